@@ -1,0 +1,25 @@
+import type { BrainRetryPolicy } from '../contract/BrainContext.js';
+
+/**
+ * .what = defaults that change atom behaviour, in one place
+ */
+
+/** bounded retries: up to 4 more attempts, exponential from 1 s, each wait at most 30 s, 90 s of waiting in all */
+export const DEFAULT_RETRY_POLICY: BrainRetryPolicy = {
+  maxRetries: 4,
+  baseDelayMs: 1_000,
+  maxDelayMs: 30_000,
+  maxTotalWaitMs: 90_000,
+};
+
+/** per-request timeout for a supplier call */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
+
+/** output budget of one generation when the caller sets none */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 8_192;
+
+/** DashScope's OpenAI-compatible endpoint (international) */
+export const DEFAULT_QWEN_BASE_URL = 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1';
+
+/** HTTP statuses worth retrying: timeout, conflict, rate limit, server errors, overloaded */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 409, 429, 500, 502, 503, 504, 529]);

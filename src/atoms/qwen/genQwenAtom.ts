@@ -1,0 +1,70 @@
+import OpenAI from 'openai';
+
+import type { BrainAtom } from '../../contract/BrainAtom.js';
+import { DEFAULT_QWEN_BASE_URL } from '../constants.js';
+import type { AtomCall, AtomRawGeneration } from '../genAtom.js';
+import { genAtom } from '../genAtom.js';
+import type { BrainModelEntry } from '../models.js';
+import { readOpenaiStream } from './readOpenaiStream.js';
+import { recoverToolCallText } from './recoverToolCallText.js';
+import { toOpenaiRequest } from './toOpenaiRequest.js';
+
+/** clients by key and url, so connections are kept alive across a loop's calls */
+const clients = new Map<string, OpenAI>();
+const getClient = (apiKey: string, baseURL: string): OpenAI => {
+  const key = `${baseURL}\n${apiKey}`;
+  let client = clients.get(key);
+  if (!client) {
+    // retries are ours (bounded, see withRetry), so the SDK's own are off
+    client = new OpenAI({ apiKey, baseURL, maxRetries: 0, logLevel: 'off' });
+    clients.set(key, client);
+  }
+  return client;
+};
+
+/** .what = one streamed Chat Completions call, normalized, with <tool_call> text recovered into calls */
+const callOpenai =
+  (model: string): AtomCall =>
+  async ({ apiKey, baseURL, request, maxOutputTokens, timeoutMs, signal }) => {
+    const stream = await getClient(apiKey, baseURL).chat.completions.create(
+      toOpenaiRequest({ model, maxTokens: maxOutputTokens, ...request }),
+      { timeout: timeoutMs, signal },
+    );
+    const result = await readOpenaiStream(stream, request.onTextDelta);
+    const native: AtomRawGeneration['toolCalls'] = result.toolCalls.map((call) => ({
+      id: call.id,
+      name: call.name,
+      raw: call.json,
+    }));
+    const recovered = native.length ? { text: result.text, toolCalls: [] } : recoverToolCallText(result.text, request.tools ?? []);
+    const toolCalls = [
+      ...native,
+      ...recovered.toolCalls.map((call, index) => ({ ...call, id: `call_recovered_${Date.now().toString(36)}_${index}` })),
+    ];
+    return {
+      text: recovered.text,
+      toolCalls,
+      stopReason: toolCalls.length ? 'tool_calls' : result.finishReason === 'length' ? 'max_tokens' : 'end',
+      tokens: result.tokens,
+    };
+  };
+
+/**
+ * .what = the qwen atom: an OpenAI-compatible Chat Completions endpoint over the openai SDK (DashScope by default)
+ * .why = one of bhrain's two suppliers; also serves vLLM, Ollama and llama.cpp servers by QWEN_BASE_URL
+ * .note = a key is required for DashScope; a self-hosted server at another url may run without one
+ */
+export const genQwenAtom = (input: { slug: string; entry: BrainModelEntry }): BrainAtom =>
+  genAtom({
+    slug: input.slug,
+    description: `Qwen ${input.entry.model} via an OpenAI-compatible Chat Completions endpoint`,
+    spec: { ...input.entry },
+    creds: {
+      supplier: 'qwen',
+      keyEnvVars: ['QWEN_API_KEY', 'DASHSCOPE_API_KEY'],
+      urlEnvVar: 'QWEN_BASE_URL',
+      defaultUrl: DEFAULT_QWEN_BASE_URL,
+      needsKey: (url) => url.includes('dashscope'),
+    },
+    call: callOpenai(input.entry.model),
+  });

@@ -1,0 +1,58 @@
+import type OpenAI from 'openai';
+
+import type { BrainMessage, BrainToolDefinition } from '../../contract/BrainMessage.js';
+
+/** .what = normalized messages as chat completions messages; tool results stay one message per call */
+const toOpenaiMessages = (system: string | undefined, messages: readonly BrainMessage[]): OpenAI.ChatCompletionMessageParam[] => [
+  ...(system ? [{ role: 'system' as const, content: system }] : []),
+  ...messages.map((message): OpenAI.ChatCompletionMessageParam => {
+    if (message.role === 'system') return { role: 'system', content: message.content };
+    if (message.role === 'user') return { role: 'user', content: message.content };
+    if (message.role === 'tool')
+      // chat completions has no is_error flag, so the failure is said in the content
+      return {
+        role: 'tool',
+        tool_call_id: message.toolCallId,
+        content: message.isError ? `ERROR: ${message.content}` : message.content,
+      };
+    return {
+      role: 'assistant',
+      content: message.content || null,
+      ...(message.toolCalls.length
+        ? {
+            tool_calls: message.toolCalls.map((call) => ({
+              id: call.id,
+              type: 'function' as const,
+              function: { name: call.name, arguments: JSON.stringify(call.input) },
+            })),
+          }
+        : {}),
+    };
+  }),
+];
+
+/**
+ * .what = builds a streaming Chat Completions request from normalized input
+ * .why = include_usage makes the final chunk carry usage (and cached_tokens), which streams otherwise omit
+ */
+export const toOpenaiRequest = (input: {
+  model: string;
+  maxTokens: number;
+  system?: string;
+  messages: readonly BrainMessage[];
+  tools?: readonly BrainToolDefinition[];
+}): OpenAI.ChatCompletionCreateParamsStreaming => ({
+  model: input.model,
+  max_tokens: input.maxTokens,
+  stream: true,
+  stream_options: { include_usage: true },
+  messages: toOpenaiMessages(input.system, input.messages),
+  ...(input.tools?.length
+    ? {
+        tools: input.tools.map((tool) => ({
+          type: 'function' as const,
+          function: { name: tool.name, description: tool.description, parameters: tool.inputSchema as Record<string, unknown> },
+        })),
+      }
+    : {}),
+});

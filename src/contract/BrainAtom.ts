@@ -1,0 +1,74 @@
+import type { z } from 'zod';
+
+import type { BrainContext } from './BrainContext.js';
+import type { BrainEpisode } from './BrainEpisode.js';
+import type { BrainAssistantMessage, BrainMessage, BrainToolDefinition } from './BrainMessage.js';
+import type { BrainCash, BrainOutput, BrainTokens } from './BrainOutput.js';
+
+/** .what = which wire protocol a supplier speaks */
+export type BrainSupplier = 'anthropic' | 'qwen';
+
+/** .what = USD per million tokens, by part */
+export interface BrainModelPrice {
+  input: number;
+  output: number;
+  cacheGet: number;
+  cacheSet: number;
+}
+
+/** .what = what the supplier guarantees for this atom: model, window, price */
+export interface BrainAtomSpec {
+  supplier: BrainSupplier;
+  model: string;
+  contextWindowTokens: number;
+  maxOutputTokens: number;
+  /** null when the model is not in the price table (self-hosted or unknown) */
+  price: BrainModelPrice | null;
+}
+
+/** .what = input of one inference call in the normalized message model */
+export interface BrainAtomGenerateInput {
+  system?: string;
+  messages: readonly BrainMessage[];
+  tools?: readonly BrainToolDefinition[];
+  maxOutputTokens?: number;
+  /** streamed text as it arrives, for progress display */
+  onTextDelta?: (text: string) => void;
+}
+
+/** .what = output of one inference call: the assistant message, why it stopped, usage and cost */
+export interface BrainAtomGeneration {
+  message: BrainAssistantMessage;
+  stopReason: 'end' | 'tool_calls' | 'max_tokens';
+  tokens: BrainTokens;
+  cash: BrainCash | null;
+  elapsedMs: number;
+  /** supplier attempts this call took (1 = no retry) */
+  attempts: number;
+}
+
+/**
+ * .what = an LLM inference endpoint: one call in, one answer out
+ * .why = the loop builds on generate() (native tool protocol); callers use ask() (episodes, structured output)
+ */
+export interface BrainAtom {
+  readonly repo: 'bhrain';
+  /** e.g. 'claude/sonnet', 'qwen/qwen3-coder-plus' */
+  readonly slug: string;
+  readonly description: string;
+  readonly spec: BrainAtomSpec;
+
+  /** one inference call with native tool calls; retries transient failures within bounds */
+  generate(input: BrainAtomGenerateInput, context?: BrainContext): Promise<BrainAtomGeneration>;
+
+  /** one question, optionally continuing an episode; returns a NEW episode */
+  ask<TOutput = string>(
+    input: {
+      say: string;
+      on?: { episode: BrainEpisode };
+      schema?: { output: z.ZodType<TOutput> };
+      system?: string;
+    },
+    context?: BrainContext,
+  ): Promise<BrainOutput<TOutput, null>>;
+}

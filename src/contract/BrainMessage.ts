@@ -1,0 +1,74 @@
+/**
+ * .what = the normalized conversation model every atom speaks and the loop keeps
+ * .why = the loop never sees vendor shapes; each atom maps these to its native protocol (tool_use blocks, tool_calls)
+ */
+export type BrainMessage = BrainSystemMessage | BrainUserMessage | BrainAssistantMessage | BrainToolMessage;
+
+/** .what = instructions; atoms hoist these into the supplier's system slot */
+export interface BrainSystemMessage {
+  readonly role: 'system';
+  readonly content: string;
+}
+
+/** .what = what the user said */
+export interface BrainUserMessage {
+  readonly role: 'user';
+  readonly content: string;
+}
+
+/** .what = what the model said: text plus the tool calls it made, in its own order */
+export interface BrainAssistantMessage {
+  readonly role: 'assistant';
+  readonly content: string;
+  readonly toolCalls: readonly BrainToolCall[];
+}
+
+/** .what = the result of one tool call, answering the call with the same id */
+export interface BrainToolMessage {
+  readonly role: 'tool';
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly content: string;
+  readonly isError: boolean;
+}
+
+/**
+ * .what = a structured request by the model to run a tool
+ * .note = inputError is set when the model's arguments were not valid JSON or did not fit the tool's schema;
+ *         such a call is answered with an error result, never executed
+ */
+export interface BrainToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly input: Record<string, unknown>;
+  readonly inputError?: string;
+}
+
+/** .what = a tool's model-facing definition: name, description, JSON schema of its input */
+export interface BrainToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchemaObject;
+}
+
+/** .what = the subset of JSON Schema that tool inputs use */
+export interface JsonSchemaObject {
+  readonly type: 'object';
+  readonly properties?: Record<string, JsonSchema>;
+  readonly required?: readonly string[];
+  readonly additionalProperties?: boolean;
+  readonly [key: string]: unknown;
+}
+
+/** .what = a JSON Schema node (open: unknown keywords are kept and passed to the supplier) */
+export interface JsonSchema {
+  readonly type?: string | readonly string[];
+  readonly description?: string;
+  readonly enum?: readonly unknown[];
+  readonly items?: JsonSchema;
+  readonly properties?: Record<string, JsonSchema>;
+  readonly required?: readonly string[];
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly [key: string]: unknown;
+}

@@ -1,0 +1,65 @@
+import type { BrainEpisode } from './BrainEpisode.js';
+import { freezeDeep } from './freeze.js';
+import { sha256hex } from './hash.js';
+
+/**
+ * .what = a chain of episodes bridged by compaction summaries
+ * .why = a repl's unit of continuity across context windows: `{ on: { series } }` continues its latest episode
+ *
+ * .note = summaries[i] is the recap that bridged episodes[i] to episodes[i + 1];
+ *         the recap is also the first exchange of episodes[i + 1], so the hash covers it
+ */
+export interface BrainSeries {
+  /** content fingerprint: sha256(episode hashes joined by "\n"), hex */
+  readonly hash: string;
+  readonly exid: string | null;
+  readonly episodes: readonly BrainEpisode[];
+  readonly summaries: readonly string[];
+}
+
+/** .what = the fingerprint of a series: derived from its episodes' fingerprints */
+export const hashBrainSeries = (input: { episodes: readonly BrainEpisode[] }): string =>
+  sha256hex(input.episodes.map((episode) => episode.hash).join('\n'));
+
+/** .what = creates a frozen series; fails when the summaries do not bridge the episodes one to one */
+export const genBrainSeries = (input: {
+  episodes: readonly BrainEpisode[];
+  summaries?: readonly string[];
+  exid?: string | null;
+}): BrainSeries => {
+  const summaries = input.summaries ?? [];
+  if (summaries.length !== Math.max(0, input.episodes.length - 1))
+    throw new Error(
+      `a series of ${input.episodes.length} episodes needs ${Math.max(0, input.episodes.length - 1)} compaction summaries between them, got ${summaries.length}`,
+    );
+  return freezeDeep({
+    hash: hashBrainSeries(input),
+    exid: input.exid ?? null,
+    episodes: [...input.episodes],
+    summaries: [...summaries],
+  });
+};
+
+/** .what = the series' current (last) episode, where `{ on: { series } }` continues */
+export const getCurrentEpisode = (series: BrainSeries): BrainEpisode | null =>
+  series.episodes[series.episodes.length - 1] ?? null;
+
+/** .what = a NEW series whose current episode is replaced by its continuation; the prior series is untouched */
+export const replaceCurrentEpisode = (input: { series: BrainSeries; episode: BrainEpisode }): BrainSeries =>
+  genBrainSeries({
+    episodes: [...input.series.episodes.slice(0, -1), input.episode],
+    summaries: input.series.summaries,
+    exid: input.series.exid,
+  });
+
+/** .what = a NEW series that starts a fresh episode after a compaction, bridged by its summary */
+export const appendCompactedEpisode = (input: {
+  series: BrainSeries;
+  summary: string;
+  episode: BrainEpisode;
+}): BrainSeries =>
+  genBrainSeries({
+    episodes: [...input.series.episodes, input.episode],
+    summaries: [...input.series.summaries, input.summary],
+    exid: input.series.exid,
+  });

@@ -1,0 +1,82 @@
+/**
+ * .what = the one error hierarchy of bhrain: every failure a caller can see is one of these
+ * .why = each class maps to one CLI exit code, and each message says what was wrong and how to fix it
+ */
+export abstract class BhrainError extends Error {
+  /** the process exit code the CLI uses for this class of failure */
+  abstract readonly exitCode: number;
+  /** a stable machine-readable code, e.g. 'BAD_REQUEST' */
+  abstract readonly code: string;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * .what = the caller asked for something invalid: a bad flag, an unknown slug, a missing or broken ref
+ * .why = the caller can fix it; exit code 2
+ */
+export class BadRequestError extends BhrainError {
+  readonly exitCode = 2;
+  readonly code: string = 'BAD_REQUEST';
+}
+
+/**
+ * .what = the conversation or input does not fit the model's context window
+ * .why = a caller-side limit, so it is a bad request; carries the numbers so the message can name the limit
+ */
+export class ContextOverflowError extends BadRequestError {
+  override readonly code = 'CONTEXT_OVERFLOW';
+  constructor(
+    message: string,
+    readonly limit: { tokens: number | null; actual: number | null },
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * .what = a failure at the LLM supplier, outside the caller: auth, unreachable, overloaded, rejected
+ * .why = exit code 4 ("LLM unreachable or auth failure"), distinct from caller mistakes and loop errors
+ */
+export class SupplierError extends BhrainError {
+  readonly exitCode = 4;
+  readonly code: string = 'SUPPLIER';
+}
+
+/** .what = the supplier refused our credentials, or none were given; the message names the env var to set */
+export class AuthFailedError extends SupplierError {
+  override readonly code = 'AUTH_FAILED';
+}
+
+/** .what = the supplier could not be reached or stayed overloaded after bounded retries */
+export class SupplierUnavailableError extends SupplierError {
+  override readonly code = 'SUPPLIER_UNAVAILABLE';
+  constructor(
+    message: string,
+    readonly attempts: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** .what = the supplier rejected the request for a reason that retries cannot fix (a 4xx other than auth or overflow) */
+export class SupplierRejectedError extends SupplierError {
+  override readonly code = 'SUPPLIER_REJECTED';
+}
+
+/** .what = the model's answer did not satisfy the requested output schema, even after one corrective retry */
+export class OutputInvalidError extends SupplierError {
+  override readonly code = 'OUTPUT_INVALID';
+  constructor(
+    message: string,
+    readonly output: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
