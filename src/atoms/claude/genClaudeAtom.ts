@@ -3,22 +3,13 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { BrainAtom } from '../../contract/BrainAtom.js';
 import type { AtomCall } from '../genAtom.js';
 import { genAtom } from '../genAtom.js';
+import { genClientCache } from '../genClientCache.js';
 import type { BrainModelEntry } from '../models.js';
 import { readAnthropicStream } from './readAnthropicStream.js';
 import { toAnthropicRequest } from './toAnthropicRequest.js';
 
-/** clients by key and url, so connections are kept alive across a loop's calls */
-const clients = new Map<string, Anthropic>();
-const getClient = (apiKey: string, baseURL: string): Anthropic => {
-  const key = `${baseURL}\n${apiKey}`;
-  let client = clients.get(key);
-  if (!client) {
-    // retries are ours (bounded, see withRetry), so the SDK's own are off
-    client = new Anthropic({ apiKey, baseURL, maxRetries: 0, logLevel: 'off' });
-    clients.set(key, client);
-  }
-  return client;
-};
+// retries are ours (bounded, see withRetry), so the SDK's own are off; we log ourselves
+const getClient = genClientCache(({ apiKey, baseURL }) => new Anthropic({ apiKey, baseURL, maxRetries: 0, logLevel: 'off' }));
 
 const STOP_REASONS: Record<string, 'end' | 'tool_calls' | 'max_tokens'> = {
   tool_use: 'tool_calls',

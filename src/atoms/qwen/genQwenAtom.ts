@@ -4,23 +4,14 @@ import type { BrainAtom } from '../../contract/BrainAtom.js';
 import { DEFAULT_QWEN_BASE_URL } from '../constants.js';
 import type { AtomCall, AtomRawGeneration } from '../genAtom.js';
 import { genAtom } from '../genAtom.js';
+import { genClientCache } from '../genClientCache.js';
 import type { BrainModelEntry } from '../models.js';
 import { readOpenaiStream } from './readOpenaiStream.js';
 import { recoverToolCallText } from './recoverToolCallText.js';
 import { toOpenaiRequest } from './toOpenaiRequest.js';
 
-/** clients by key and url, so connections are kept alive across a loop's calls */
-const clients = new Map<string, OpenAI>();
-const getClient = (apiKey: string, baseURL: string): OpenAI => {
-  const key = `${baseURL}\n${apiKey}`;
-  let client = clients.get(key);
-  if (!client) {
-    // retries are ours (bounded, see withRetry), so the SDK's own are off
-    client = new OpenAI({ apiKey, baseURL, maxRetries: 0, logLevel: 'off' });
-    clients.set(key, client);
-  }
-  return client;
-};
+// retries are ours (bounded, see withRetry), so the SDK's own are off; we log ourselves
+const getClient = genClientCache(({ apiKey, baseURL }) => new OpenAI({ apiKey, baseURL, maxRetries: 0, logLevel: 'off' }));
 
 /** .what = one streamed Chat Completions call, normalized, with <tool_call> text recovered into calls */
 const callOpenai =
