@@ -52,8 +52,43 @@ export {
   SupplierUnavailableError,
   SupplierRejectedError,
   OutputInvalidError,
+  LoopError,
 } from './contract/errors.js';
 
 // atoms
 export { genBrainAtom, BRAIN_ATOM_SLUGS } from './atoms/genBrainAtom.js';
 export { CLAUDE_MODELS, QWEN_MODELS } from './atoms/models.js';
+
+// bhrain.struct.v1: the agentic loop, its toolboxes, permission guards and memory managers
+export { genBhrain, invoke as invokeBhrain } from './archs/bhrain.struct.v1/genBhrain.js';
+export type { Bhrain } from './archs/bhrain.struct.v1/genBhrain.js';
+export { configureBhrain } from './archs/bhrain.struct.v1/BhrainConfig.js';
+export type { BhrainConfig, BhrainConfigResolved, BhrainLimits } from './archs/bhrain.struct.v1/BhrainConfig.js';
+export type { BhrainContext } from './archs/bhrain.struct.v1/BhrainContext.js';
+export type { BhrainSessionResult, BhrainTermination } from './archs/bhrain.struct.v1/BhrainSessionResult.js';
+export type {
+  BhrainEvent,
+  BhrainEventListener,
+  BhrainIterationCompletedEvent,
+  BhrainToolExecutionCompletedEvent,
+  BhrainCompactedEvent,
+} from './archs/bhrain.struct.v1/events.js';
+export type { BhrainToolBox, BhrainToolResult, BhrainToolContext } from './archs/bhrain.struct.v1/tools/BhrainToolBox.js';
+export { genFilesToolBox } from './archs/bhrain.struct.v1/tools/files/genFilesToolBox.js';
+export { genBashToolBox } from './archs/bhrain.struct.v1/tools/bash/genBashToolBox.js';
+export { genWebsearchToolBox } from './archs/bhrain.struct.v1/tools/websearch/genWebsearchToolBox.js';
+export type {
+  BhrainPermissionGuard,
+  BhrainPermissionDecision,
+  BhrainPrompter,
+} from './archs/bhrain.struct.v1/permission/BhrainPermissionGuard.js';
+export { allowAll, readOnly, promptForWrites } from './archs/bhrain.struct.v1/permission/builtinGuards.js';
+export { genRulesGuard } from './archs/bhrain.struct.v1/permission/genRulesGuard.js';
+export type { BhrainPermissionRules } from './archs/bhrain.struct.v1/permission/genRulesGuard.js';
+export type {
+  BhrainMemoryManager,
+  BhrainMemoryContext,
+  BhrainCompactionResult,
+} from './archs/bhrain.struct.v1/memory/BhrainMemoryManager.js';
+export { genSummarizeOnLimit } from './archs/bhrain.struct.v1/memory/genSummarizeOnLimit.js';
+export { genTruncate } from './archs/bhrain.struct.v1/memory/genTruncate.js';

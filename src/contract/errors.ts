@@ -80,3 +80,12 @@ export class OutputInvalidError extends SupplierError {
     super(message, options);
   }
 }
+
+/**
+ * .what = the agentic loop itself failed: a bug or an unexpected fault, not the caller nor the supplier
+ * .why = exit code 5, distinct from bad input (2) and supplier failures (4)
+ */
+export class LoopError extends BhrainError {
+  readonly exitCode = 5;
+  readonly code = 'LOOP';
+}

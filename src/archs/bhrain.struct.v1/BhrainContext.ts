@@ -1,0 +1,20 @@
+import type { BrainContext } from '../../contract/BrainContext.js';
+import type { BhrainEventListener } from './events.js';
+import type { BhrainPrompter } from './permission/BhrainPermissionGuard.js';
+
+/**
+ * .what = what the operator injects into a bhrain session, on top of the atom's context
+ * .why = where to work, how to ask the user, where to stream text and events; all swappable in tests
+ */
+export interface BhrainContext extends BrainContext {
+  /** the working directory for tools; process.cwd() when absent */
+  cwd?: string;
+  /** asks the user to approve a call the guard prompts for; absent = no way to ask, so such calls are denied */
+  prompter?: BhrainPrompter;
+  /** receives the model's text as it streams */
+  onTextDelta?: (text: string) => void;
+  /** receives every domain event of the session */
+  onEvent?: BhrainEventListener;
+  /** where full outputs of truncated tool results are kept; a temp dir per session when absent */
+  spillDir?: string;
+}

@@ -1,0 +1,25 @@
+/**
+ * .what = defaults that change bhrain.struct.v1's behaviour, in one place
+ */
+
+/** iterations before the loop stops with a partial answer */
+export const DEFAULT_MAX_ITERATIONS = 50;
+
+/** every tool result longer than this is truncated (head and tail kept, full output spilled to disk) */
+export const DEFAULT_MAX_TOOL_OUTPUT_CHARS = 30_000;
+
+/** a permission guard that has not decided by then is treated as a denial (fail closed) */
+export const DEFAULT_GUARD_TIMEOUT_MS = 10_000;
+
+/** identical consecutive calls after which the model is told it is looping */
+export const RUNAWAY_REPEAT_COUNT = 3;
+
+/** share of the context window at which the memory managers compact */
+export const DEFAULT_COMPACT_AT_RATIO = 0.8;
+
+/** tool results longer than this are condensed before they are summarized */
+export const DEFAULT_CONDENSE_TOOL_RESULT_CHARS = 2_000;
+
+/** the reply to an empty prompt: no loop is started */
+export const CLARIFICATION_REQUEST =
+  'Your request is empty. What would you like me to do? Describe the task, for example: "summarize readme.md" or "fix the failing test in src/foo.test.ts".';

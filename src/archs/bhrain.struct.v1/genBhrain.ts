@@ -1,0 +1,57 @@
+import type { BrainMessage } from '../../contract/BrainMessage.js';
+import { silentLog } from '../../contract/BrainContext.js';
+import { configureBhrain, type BhrainConfig, type BhrainConfigResolved } from './BhrainConfig.js';
+import type { BhrainContext } from './BhrainContext.js';
+import type { BhrainSessionResult } from './BhrainSessionResult.js';
+import type { BhrainEvent, BhrainEventListener } from './events.js';
+import { runLoop } from './loop/runLoop.js';
+import type { BhrainToolBox } from './tools/BhrainToolBox.js';
+import { genToolRegistry } from './tools/genToolRegistry.js';
+
+/** .what = a configured bhrain.struct.v1 brain: invoke it, change its toolboxes, subscribe to its events */
+export interface Bhrain {
+  readonly config: BhrainConfigResolved;
+  invoke: (input: { prompt: string; history?: readonly BrainMessage[] }, context?: BhrainContext) => Promise<BhrainSessionResult>;
+  toolBoxes: {
+    add: (box: BhrainToolBox) => void;
+    remove: (boxName: string) => void;
+    list: () => readonly BhrainToolBox[];
+  };
+  subscribe: (listener: BhrainEventListener) => () => void;
+}
+
+/**
+ * .what = validates a config (failing before any loop) and returns a brain over it
+ * .why = toolboxes can be added or removed at runtime; the loop sees the change on its next iteration
+ */
+export const genBhrain = (config: BhrainConfig): Bhrain => {
+  const resolved = configureBhrain(config);
+  const registry = genToolRegistry(resolved.toolBoxes);
+  const listeners = new Set<BhrainEventListener>();
+  return {
+    config: resolved,
+    toolBoxes: { add: registry.add, remove: registry.remove, list: registry.boxes },
+    subscribe: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    invoke: ({ prompt, history = [] }, context = {}) => {
+      const log = context.log ?? silentLog;
+      const emit = (event: BhrainEvent) => {
+        for (const listener of [...listeners, ...(context.onEvent ? [context.onEvent] : [])]) {
+          try {
+            listener(event);
+          } catch (error) {
+            // a broken subscriber must not break the session it observes
+            log.error(`an event subscriber threw on ${event.type}: ${(error as Error)?.message ?? error}`);
+          }
+        }
+      };
+      return runLoop({ config: resolved, registry, prompt, history, emit, context });
+    },
+  };
+};
+
+/** .what = runs one session: `invoke({ config, prompt }, context)` → the session result (seed 002, Bhrain.invoke) */
+export const invoke = (input: { config: BhrainConfig; prompt: string }, context?: BhrainContext): Promise<BhrainSessionResult> =>
+  genBhrain(input.config).invoke({ prompt: input.prompt }, context);

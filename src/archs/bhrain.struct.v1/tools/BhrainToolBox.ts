@@ -1,0 +1,37 @@
+import type { BrainLog } from '../../../contract/BrainContext.js';
+import type { BrainToolCall, BrainToolDefinition } from '../../../contract/BrainMessage.js';
+
+/**
+ * .what = the output of one tool execution, which the model reads
+ * .why = a failure is a result (success false) with an explanation, never an exception that ends the loop
+ */
+export interface BhrainToolResult {
+  callId: string;
+  success: boolean;
+  output: string;
+  /** set by the truncation policy when the output was cut */
+  truncated?: boolean;
+  /** where the full, uncut output was kept, so the model can page it with read */
+  fullOutputPath?: string;
+  /** for bash: the process exit code (null when killed by a signal or a timeout) */
+  exitCode?: number | null;
+}
+
+/** .what = what a tool execution may use: where it runs, how to log, when to stop */
+export interface BhrainToolContext {
+  /** the working directory: relative paths resolve here, bash runs here */
+  cwd: string;
+  log: BrainLog;
+  env: Record<string, string | undefined>;
+  signal?: AbortSignal;
+}
+
+/**
+ * .what = a named collection of tools: their model-facing definitions and one executor
+ * .why = the plugin unit of capability; boxes compose, and can be added or removed at runtime
+ */
+export interface BhrainToolBox {
+  name: string;
+  definitions: readonly BrainToolDefinition[];
+  execute: (input: { call: BrainToolCall }, context: BhrainToolContext) => Promise<BhrainToolResult>;
+}

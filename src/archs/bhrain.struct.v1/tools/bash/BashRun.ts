@@ -1,0 +1,19 @@
+import type { BashStreamText } from './BashStreamText.js';
+
+/**
+ * .what = what happened when one bash command ran: how it ended and what it printed
+ * .why = the runner records facts; formatting them for the model is a separate step
+ */
+export interface BashRun {
+  /** the exit code, null when the process was ended by a signal, a timeout or an abort */
+  exitCode: number | null;
+  /** the signal that ended bash itself, when it was not our own timeout or abort kill */
+  exitSignal: NodeJS.Signals | null;
+  timedOut: boolean;
+  aborted: boolean;
+  /** set when bash could not be started at all */
+  spawnError?: string;
+  stdout: BashStreamText;
+  stderr: BashStreamText;
+  elapsedMs: number;
+}

@@ -1,0 +1,106 @@
+import { stat } from 'node:fs/promises';
+
+import type { BrainToolDefinition } from '../../../../contract/BrainMessage.js';
+import type { BhrainToolBox, BhrainToolResult } from '../BhrainToolBox.js';
+import { loadToolDescription } from '../loadToolDescription.js';
+import { formatBashRun } from './formatBashRun.js';
+import { runBashCommand } from './runBashCommand.js';
+
+/**
+ * .what = a toolbox with one tool, bash: runs a shell command in the working directory and returns its output and exit code
+ * .why = the brain's general-purpose hands; bounded in time, memory and lifetime so a bad command cannot hurt the loop
+ */
+export const genBashToolBox = (options: {
+  /** used when the model gives no timeout_ms */
+  defaultTimeoutMs?: number;
+  /** a larger timeout_ms is clamped to this */
+  maxTimeoutMs?: number;
+  /** per stream: the head and tail kept in memory; the middle beyond this is dropped and counted */
+  maxCaptureBytes?: number;
+  /** how long a timed-out or aborted group has between SIGTERM and SIGKILL */
+  killGraceMs?: number;
+} = {}): BhrainToolBox => {
+  const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
+  const defaultTimeoutMs = Math.min(options.defaultTimeoutMs ?? 120_000, maxTimeoutMs);
+  const maxCaptureBytes = options.maxCaptureBytes ?? 8 * 1024 * 1024;
+  const killGraceMs = options.killGraceMs ?? 2_000;
+
+  const definition: BrainToolDefinition = {
+    name: 'bash',
+    description: loadToolDescription(new URL('./bash.txt', import.meta.url))
+      .replaceAll('{defaultTimeoutMs}', String(defaultTimeoutMs))
+      .replaceAll('{maxTimeoutMs}', String(maxTimeoutMs)),
+    inputSchema: {
+      type: 'object',
+      properties: {
+        command: {
+          type: 'string',
+          description: 'The command to run with `bash -c`, in the working directory. Pipes, redirects, && and quoting work as in a shell.',
+        },
+        // no schema maximum: a larger value is clamped (and said), not rejected
+        timeout_ms: {
+          type: 'integer',
+          minimum: 1,
+          description: `How long the command may run, in milliseconds. Default ${defaultTimeoutMs}, at most ${maxTimeoutMs}.`,
+        },
+      },
+      required: ['command'],
+      additionalProperties: false,
+    },
+  };
+
+  return {
+    name: 'bash',
+    definitions: [definition],
+    execute: async ({ call }, context): Promise<BhrainToolResult> => {
+      const failure = (output: string): BhrainToolResult => ({ callId: call.id, success: false, output });
+      if (call.name !== 'bash') return failure(`the bash toolbox has no tool named ${call.name}; its only tool is bash`);
+      if (call.inputError) return failure(call.inputError);
+      const { command, timeout_ms: requestedTimeoutMs } = call.input;
+      if (typeof command !== 'string' || command.trim() === '')
+        return failure('bash needs a non-empty string `command`, e.g. {"command": "ls -la"}');
+      if (
+        requestedTimeoutMs !== undefined &&
+        (typeof requestedTimeoutMs !== 'number' || !Number.isInteger(requestedTimeoutMs) || requestedTimeoutMs <= 0)
+      )
+        return failure(
+          `timeout_ms must be a positive integer number of milliseconds (at most ${maxTimeoutMs}), got ${JSON.stringify(requestedTimeoutMs)}`,
+        );
+      const notes: string[] = [];
+      let timeoutMs = requestedTimeoutMs ?? defaultTimeoutMs;
+      if (timeoutMs > maxTimeoutMs) {
+        notes.push(`note: timeout_ms ${timeoutMs} is above the maximum of ${maxTimeoutMs} ms; it was clamped to ${maxTimeoutMs} ms`);
+        timeoutMs = maxTimeoutMs;
+      }
+      // checked first: a missing cwd would otherwise surface as a misleading "spawn bash ENOENT"
+      const cwdIsDirectory = await stat(context.cwd).then(
+        (found) => found.isDirectory(),
+        () => false,
+      );
+      if (!cwdIsDirectory) return failure(`the working directory ${context.cwd} does not exist or is not a directory`);
+      if (context.signal?.aborted) return failure('aborted by the caller before the command started');
+
+      context.log.debug('bash: running', { command, cwd: context.cwd, timeoutMs });
+      const run = await runBashCommand(
+        { command, timeoutMs, maxCaptureBytes, killGraceMs },
+        { cwd: context.cwd, env: context.env, signal: context.signal },
+      );
+      if (run.spawnError) return failure(`could not start bash: ${run.spawnError}`);
+      context.log.debug('bash: finished', {
+        exitCode: run.exitCode,
+        exitSignal: run.exitSignal,
+        timedOut: run.timedOut,
+        aborted: run.aborted,
+        elapsedMs: run.elapsedMs,
+      });
+      const truncated = run.stdout.droppedBytes > 0 || run.stderr.droppedBytes > 0;
+      return {
+        callId: call.id,
+        success: run.exitCode === 0,
+        output: formatBashRun(run, { timeoutMs, notes }),
+        exitCode: run.exitCode,
+        ...(truncated ? { truncated } : {}),
+      };
+    },
+  };
+};

@@ -1,0 +1,32 @@
+/**
+ * .what = what a grep engine is asked: one root, one regex, an optional file glob, a cap and a time limit
+ * .why = ripgrep and the built-in engine take the same input and give the same result, so output is identical
+ */
+export interface GrepSearchInput {
+  /** absolute path of the directory or file to search */
+  root: string;
+  rootIsFile: boolean;
+  /** the regex, as the model wrote it */
+  pattern: string;
+  /** a ripgrep-style file glob: without '/' it matches names at any depth; a leading '!' excludes */
+  glob?: string;
+  /** skip node_modules directories below the root */
+  skipNodeModules: boolean;
+  /** stop after this many matches plus one (the extra one proves there are more) */
+  maxMatches: number;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** .what = one matching line: the file's absolute path, its 1-based line number, its text (maybe longer than shown) */
+export interface GrepMatch {
+  path: string;
+  line: number;
+  text: string;
+}
+
+/** .what = what a grep engine found, or why it could not search */
+export type GrepSearchResult =
+  | { kind: 'matches'; matches: GrepMatch[]; more: boolean; timedOut: boolean }
+  | { kind: 'invalid-pattern'; message: string }
+  | { kind: 'failed'; message: string };

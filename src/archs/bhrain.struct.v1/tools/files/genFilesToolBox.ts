@@ -1,0 +1,46 @@
+import type { BhrainToolBox } from '../BhrainToolBox.js';
+import { editTool } from './edit.js';
+import type { FilesTool } from './FilesTool.js';
+import { FilesToolInputError } from './FilesToolInputError.js';
+import { globTool } from './glob.js';
+import { genGrepTool } from './grep.js';
+import { readTool } from './read.js';
+import { writeTool } from './write.js';
+
+/** .what = how the files toolbox is built */
+export interface FilesToolBoxOptions {
+  /** grep's engine: ripgrep when on PATH (auto, the default), or forced, so tests and benchmarks can compare */
+  grepEngine?: 'auto' | 'rg' | 'builtin';
+}
+
+/**
+ * .what = the files toolbox: read, write, edit, glob and grep over the local file system
+ * .why = the model's structured file access: bounded outputs, errors as results it can act on, no shell involved
+ */
+export const genFilesToolBox = (options: FilesToolBoxOptions = {}): BhrainToolBox => {
+  const tools: FilesTool[] = [readTool, writeTool, editTool, globTool, genGrepTool({ engine: options.grepEngine ?? 'auto' })];
+  const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
+  const names = tools.map((tool) => tool.definition.name).join(', ');
+  return {
+    name: 'files',
+    definitions: Object.freeze(tools.map((tool) => tool.definition)),
+    execute: async ({ call }, context) => {
+      const tool = byName.get(call.name);
+      if (!tool)
+        return { callId: call.id, success: false, output: `Unknown tool "${call.name}": the files toolbox has ${names}.` };
+      if (call.inputError)
+        return { callId: call.id, success: false, output: `Invalid input for ${call.name}: ${call.inputError}` };
+      try {
+        const result = await tool.execute(call.input ?? {}, context);
+        return { callId: call.id, ...result };
+      } catch (error) {
+        // a tool failure is a result the model reads, never an exception that ends the loop
+        const message = error instanceof Error ? error.message : String(error);
+        if (error instanceof FilesToolInputError)
+          return { callId: call.id, success: false, output: `Invalid input for ${call.name}: ${message}` };
+        if (context.signal?.aborted) return { callId: call.id, success: false, output: `${call.name} was cancelled.` };
+        return { callId: call.id, success: false, output: `${call.name} failed: ${message}` };
+      }
+    },
+  };
+};

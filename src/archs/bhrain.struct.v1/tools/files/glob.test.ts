@@ -1,0 +1,124 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { silentLog } from '../../../../contract/BrainContext.js';
+import type { BhrainToolResult } from '../BhrainToolBox.js';
+import { compileGlob } from './compileGlob.js';
+import { expandBraces } from './expandBraces.js';
+import { genFilesToolBox } from './genFilesToolBox.js';
+import { globToRegExp } from './globToRegExp.js';
+
+describe('globToRegExp', () => {
+  const matches = (pattern: string, path: string) => globToRegExp(pattern).test(path);
+
+  it('matches ** at any depth, zero included', () => {
+    expect(matches('**/*.ts', 'a.ts')).toBe(true);
+    expect(matches('**/*.ts', 'src/deep/a.ts')).toBe(true);
+    expect(matches('src/**/*.ts', 'src/a.ts')).toBe(true);
+    expect(matches('src/**/*.ts', 'src/x/y/a.ts')).toBe(true);
+    expect(matches('src/**/*.ts', 'lib/a.ts')).toBe(false);
+    expect(matches('src/**', 'src/x/y')).toBe(true);
+  });
+
+  it('keeps * and ? within one path segment, and matches dotfiles', () => {
+    expect(matches('*.ts', 'a.ts')).toBe(true);
+    expect(matches('*.ts', 'src/a.ts')).toBe(false);
+    expect(matches('?.md', 'a.md')).toBe(true);
+    expect(matches('?.md', 'ab.md')).toBe(false);
+    expect(matches('*', '.env')).toBe(true);
+  });
+
+  it('expands braces, nested ones too, and matches character classes', () => {
+    expect(expandBraces('src/{a,b}/*.{ts,tsx}')).toEqual(['src/a/*.ts', 'src/a/*.tsx', 'src/b/*.ts', 'src/b/*.tsx']);
+    expect(expandBraces('{a,{b,c}}')).toEqual(['a', 'b', 'c']);
+    expect(expandBraces('{literal}')).toEqual(['{literal}']);
+    expect(matches('file[0-9].txt', 'file7.txt')).toBe(true);
+    expect(matches('file[!0-9].txt', 'file7.txt')).toBe(false);
+    expect(matches('file[abc].txt', 'fileb.txt')).toBe(true);
+    expect(matches('a.(b)+', 'a.(b)+')).toBe(true);
+  });
+
+  it('prunes directories that cannot hold a match', () => {
+    const glob = compileGlob('src/{a,b}/**/*.ts');
+    expect(glob.couldContain('src')).toBe(true);
+    expect(glob.couldContain('src/a/deep')).toBe(true);
+    expect(glob.couldContain('src/c')).toBe(false);
+    expect(glob.couldContain('test')).toBe(false);
+    expect(compileGlob('*.ts').couldContain('src')).toBe(false);
+  });
+});
+
+describe('glob', () => {
+  let cwd: string;
+  const box = genFilesToolBox();
+  const glob = (input: Record<string, unknown>): Promise<BhrainToolResult> =>
+    box.execute({ call: { id: 'call-1', name: 'glob', input } }, { cwd, log: silentLog, env: {} });
+  const touch = async (...paths: string[]) => {
+    for (const path of paths) {
+      await mkdir(dirname(join(cwd, path)), { recursive: true });
+      await writeFile(join(cwd, path), '');
+    }
+  };
+
+  beforeEach(async () => {
+    cwd = await mkdtemp(join(tmpdir(), 'bhrain-glob-'));
+  });
+  afterEach(async () => {
+    await rm(cwd, { recursive: true, force: true });
+  });
+
+  it('usecase.3: glob returns matching paths, relative to cwd and sorted', async () => {
+    await touch('src/b.ts', 'src/a.ts', 'src/lib/c.ts', 'src/readme.md', 'test/d.ts', 'a.txt');
+    const result = await glob({ pattern: 'src/**/*.ts' });
+    expect(result).toEqual({ callId: 'call-1', success: true, output: 'src/a.ts\nsrc/b.ts\nsrc/lib/c.ts' });
+  });
+
+  it('usecase.3: glob with no match is a success that says so, with a hint for patterns without "/"', async () => {
+    await touch('src/a.ts');
+    const result = await glob({ pattern: '*.ts' });
+    expect(result.success).toBe(true);
+    expect(result.output).toContain('No files matched "*.ts"');
+    expect(result.output).toContain('**/*.ts');
+  });
+
+  it('expands braces', async () => {
+    await touch('src/a.ts', 'src/b.tsx', 'src/c.js', 'lib/d.ts');
+    expect((await glob({ pattern: '{src,lib}/*.{ts,tsx}' })).output).toBe('lib/d.ts\nsrc/a.ts\nsrc/b.tsx');
+  });
+
+  it('searches under path, and shows results relative to cwd', async () => {
+    await touch('pkg/one/x.json', 'pkg/two/y.json', 'other/z.json');
+    expect((await glob({ pattern: '**/*.json', path: 'pkg' })).output).toBe('pkg/one/x.json\npkg/two/y.json');
+  });
+
+  it('caps at 1000 results with a notice of how many more matched', async () => {
+    await mkdir(join(cwd, 'many'));
+    await Promise.all(Array.from({ length: 1_005 }, (_, i) => writeFile(join(cwd, 'many', `f${String(i).padStart(4, '0')}.txt`), '')));
+    const result = await glob({ pattern: 'many/*.txt' });
+    const lines = result.output.split('\n');
+    expect(lines[0]).toBe('many/f0000.txt');
+    expect(lines[999]).toBe('many/f0999.txt');
+    expect(result.output).toContain('Showing 1,000 of 1,005 matching files; 5 more matched');
+    expect(result.output).not.toContain('f1000.txt');
+  });
+
+  it('skips .git always and node_modules unless named, and does not loop through directory symlinks', async () => {
+    await touch('.git/config.ts', 'node_modules/dep/index.ts', 'src/a.ts', '.hidden/b.ts');
+    await symlink(join(cwd, 'src'), join(cwd, 'src', 'loop'));
+    await symlink(join(cwd, 'src'), join(cwd, 'alias'));
+    const all = await glob({ pattern: '**/*.ts' });
+    // alias (a link to a sibling) is followed; src/loop (a link to its own ancestor) is not
+    expect(all.output).toBe('.hidden/b.ts\nalias/a.ts\nsrc/a.ts');
+    expect((await glob({ pattern: 'node_modules/**/*.ts' })).output).toBe('node_modules/dep/index.ts');
+  });
+
+  it('errors on a missing search path, naming similar ones', async () => {
+    await touch('source/a.ts');
+    const result = await glob({ pattern: '*.ts', path: 'sourec' });
+    expect(result.success).toBe(false);
+    expect(result.output).toContain('source');
+  });
+});

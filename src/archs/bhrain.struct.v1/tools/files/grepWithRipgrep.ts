@@ -1,0 +1,120 @@
+import { execFile } from 'node:child_process';
+import { basename, dirname, resolve } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+
+import { GREP_MAX_LINE_CHARS, GREP_RG_MAX_BUFFER_BYTES } from './constants.js';
+import type { GrepMatch, GrepSearchInput, GrepSearchResult } from './GrepSearch.js';
+
+/** per-file problems (unreadable file, vanished file) that ripgrep reports but that do not fail the search */
+const PER_FILE_ERROR = /permission denied|no such file|os error|file system loop/i;
+
+/**
+ * .what = grep through ripgrep: execFile (never a shell; the pattern is one argument after -e), output read as it
+ *         streams, and rg killed once the cap is reached
+ * .why = rg is much faster on big trees; its flags make it pick the same files as the built-in engine
+ *        (hidden files yes, ignore files no, .git and node_modules skipped, symlinks followed, sorted by path)
+ */
+export const grepWithRipgrep = (input: GrepSearchInput): Promise<GrepSearchResult> =>
+  new Promise((resolvePromise, reject) => {
+    // run inside the searched directory so an anchored glob ('src/*.ts') is relative to it, as in the built-in engine
+    const cwd = input.rootIsFile ? dirname(input.root) : input.root;
+    const target = input.rootIsFile ? basename(input.root) : '.';
+    const args = [
+      '--line-number',
+      '--no-heading',
+      '--color',
+      'never',
+      '--with-filename',
+      '--null',
+      '--no-config',
+      // '$' matches before CRLF too, as in the built-in engine, which drops the CR before testing a line
+      '--crlf',
+      '--hidden',
+      '--no-ignore',
+      '--follow',
+      '--sort',
+      'path',
+      '--max-filesize',
+      '10M',
+      // a longer line is shown as a preview: enough bytes for the characters grep keeps
+      '--max-columns',
+      String(GREP_MAX_LINE_CHARS * 4),
+      '--max-columns-preview',
+      '--glob',
+      '!.git',
+      ...(input.skipNodeModules ? ['--glob', '!node_modules'] : []),
+      ...(input.glob === undefined ? [] : ['--glob', input.glob]),
+      '-e',
+      input.pattern,
+      '--',
+      target,
+    ];
+
+    const matches: GrepMatch[] = [];
+    const decoder = new StringDecoder('utf8');
+    let pending = '';
+    let stoppedAtCap = false;
+    const takeLine = (line: string) => {
+      if (stoppedAtCap || line === '') return;
+      const nul = line.indexOf('\0');
+      const colon = line.indexOf(':', nul + 1);
+      if (nul === -1 || colon === -1) return;
+      matches.push({
+        path: resolve(cwd, line.slice(0, nul)),
+        line: Number(line.slice(nul + 1, colon)),
+        text: line.slice(colon + 1).replace(/\r$/, ''),
+      });
+      if (matches.length > input.maxMatches) {
+        stoppedAtCap = true;
+        child.kill();
+      }
+    };
+
+    const child = execFile(
+      'rg',
+      args,
+      {
+        cwd,
+        encoding: 'buffer',
+        maxBuffer: GREP_RG_MAX_BUFFER_BYTES,
+        timeout: input.timeoutMs,
+        signal: input.signal,
+        windowsHide: true,
+      },
+      (error, _stdout, stderrBytes) => {
+        if (input.signal?.aborted) return reject(input.signal.reason);
+        takeLine(pending + decoder.end());
+        pending = '';
+        const more = matches.length > input.maxMatches;
+        const found: GrepSearchResult = {
+          kind: 'matches',
+          matches: matches.slice(0, input.maxMatches),
+          more,
+          timedOut: false,
+        };
+        if (!error || stoppedAtCap) return resolvePromise(found);
+        const failure = error as { code?: unknown; killed?: boolean };
+        if (failure.code === 'ENOENT')
+          return resolvePromise({ kind: 'failed', message: 'ripgrep (rg) was not found on PATH.' });
+        // output past the buffer cap: what was read is shown, and the rest is reported as more
+        if (failure.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return resolvePromise({ ...found, more: true });
+        if (failure.killed) return resolvePromise({ ...found, timedOut: true });
+        // exit 1: nothing matched
+        if (failure.code === 1) return resolvePromise(found);
+        const fatal = stderrBytes
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => line.trim() !== '' && !PER_FILE_ERROR.test(line))
+          .join('\n');
+        if (/regex/i.test(fatal)) return resolvePromise({ kind: 'invalid-pattern', message: fatal });
+        if (matches.length > 0 || fatal === '') return resolvePromise(found);
+        resolvePromise({ kind: 'failed', message: `ripgrep failed: ${fatal}` });
+      },
+    );
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (stoppedAtCap) return;
+      const lines = (pending + decoder.write(chunk)).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) takeLine(line);
+    });
+  });

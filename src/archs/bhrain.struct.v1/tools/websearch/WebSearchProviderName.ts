@@ -1,0 +1,2 @@
+/** .what = the search providers websearch can call */
+export type WebSearchProviderName = 'tavily' | 'brave';
