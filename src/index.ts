@@ -92,3 +92,11 @@ export type {
 } from './archs/bhrain.struct.v1/memory/BhrainMemoryManager.js';
 export { genSummarizeOnLimit } from './archs/bhrain.struct.v1/memory/genSummarizeOnLimit.js';
 export { genTruncate } from './archs/bhrain.struct.v1/memory/genTruncate.js';
+
+// continuation across processes, repls, and the rhachet registry
+export { genBrainRefStore, getBhrainHome } from './continuation/genBrainRefStore.js';
+export type { BrainRefStore } from './continuation/genBrainRefStore.js';
+export { genBrainRepl } from './repls/genBrainRepl.js';
+export type { BrainRepl, BrainReplOn, BrainReplOutput } from './repls/genBrainRepl.js';
+export { getRoleRegistry } from './roles/getRoleRegistry.js';
+export type { RoleRegistryDeclaration, RoleDeclaration } from './roles/getRoleRegistry.js';

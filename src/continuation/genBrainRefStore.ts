@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+import type { BrainEpisode } from '../contract/BrainEpisode.js';
+import type { BrainSeries } from '../contract/BrainSeries.js';
+import { BadRequestError, BhrainError } from '../contract/errors.js';
+import {
+  parseBrainEpisode,
+  parseBrainSeries,
+  serializeBrainEpisode,
+  serializeBrainSeries,
+} from '../contract/serializeBrainRef.js';
+
+/** .what = where refs are kept: BHRAIN_HOME, else $XDG_STATE_HOME/bhrain, else ~/.local/state/bhrain */
+export const getBhrainHome = (env: Record<string, string | undefined> = process.env): string =>
+  env.BHRAIN_HOME || join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'bhrain');
+
+/** .what = the store could not write a ref (disk full, read-only, permissions); earlier refs are untouched */
+export class RefStoreWriteError extends BhrainError {
+  readonly exitCode = 5;
+  readonly code = 'REF_STORE_WRITE';
+}
+
+type Kind = 'episode' | 'series';
+const DIRS: Record<Kind, string> = { episode: 'episodes', series: 'series' };
+
+/**
+ * .what = a content-addressed store of episodes and series on disk, written atomically
+ * .why = refs outlive processes: `--on-series <hash>` continues from any directory; a write either lands whole or
+ *        not at all (temp file, fsync, rename), and a damaged file is detected by its hash and never served
+ */
+export const genBrainRefStore = (input: { home: string }) => {
+  const dirOf = (kind: Kind) => join(input.home, 'refs', DIRS[kind]);
+
+  const write = async (kind: Kind, hash: string, text: string): Promise<string> => {
+    const dir = dirOf(kind);
+    const path = join(dir, `${hash}.json`);
+    try {
+      await mkdir(dir, { recursive: true });
+      // content-addressed: an existing intact file already holds exactly this content
+      if (await stat(path).then((found) => found.size === Buffer.byteLength(text), () => false)) return path;
+      const temp = join(dir, `.${hash}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+      const handle = await open(temp, 'w');
+      try {
+        await handle.writeFile(text);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, path).catch(async (error) => {
+        await rm(temp, { force: true });
+        throw error;
+      });
+      return path;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new RefStoreWriteError(
+        `could not save the ${kind} ${hash} to the ref store at ${dir} (${code ?? (error as Error).message})${code === 'ENOSPC' ? ': the disk is full; free space and run again' : ''}. Earlier refs are intact`,
+        { cause: error },
+      );
+    }
+  };
+
+  /** a full hash, or a unique prefix of at least 8 characters, to the file that holds it */
+  const locate = async (kind: Kind, ref: string): Promise<string> => {
+    const flag = kind === 'episode' ? '--on-episode' : '--on-series';
+    if (!/^[0-9a-f]{8,64}$/.test(ref))
+      throw new BadRequestError(`${flag} ${ref} is not a ref: expected the hex hash (at least 8 characters) that a prior run printed`);
+    const names = await readdir(dirOf(kind)).catch(() => [] as string[]);
+    const matches = names.filter((name) => name.endsWith('.json') && name.startsWith(ref));
+    if (!matches.length)
+      throw new BadRequestError(
+        `${kind} not found: no ${kind} ${ref} in the ref store at ${dirOf(kind)}. Check the ref a prior run printed (or set BHRAIN_HOME to the store it used), or start a new ${kind} by running without ${flag}`,
+      );
+    if (matches.length > 1)
+      throw new BadRequestError(`${flag} ${ref} is ambiguous: ${matches.length} ${kind}s start with it; give more characters of the hash`);
+    return join(dirOf(kind), matches[0]);
+  };
+
+  const read = async <T>(kind: Kind, ref: string, parse: (text: string) => T & { hash: string }): Promise<T> => {
+    const path = await locate(kind, ref);
+    const text = await readFile(path, 'utf8');
+    let value: T & { hash: string };
+    try {
+      value = parse(text);
+    } catch (error) {
+      throw new BadRequestError(`the ${kind} ${ref} in the ref store is corrupt and will not be used (${(error as Error).message}); start a new ${kind}`, {
+        cause: error,
+      });
+    }
+    if (!path.endsWith(`${value.hash}.json`))
+      throw new BadRequestError(`the ${kind} file ${path} holds a ${kind} whose hash is ${value.hash}: the store is corrupt and it will not be used`);
+    return value;
+  };
+
+  return {
+    home: input.home,
+    saveEpisode: (episode: BrainEpisode) => write('episode', episode.hash, serializeBrainEpisode(episode)),
+    saveSeries: (series: BrainSeries) => write('series', series.hash, serializeBrainSeries(series)),
+    getEpisode: (ref: string) => read('episode', ref, parseBrainEpisode),
+    getSeries: (ref: string) => read('series', ref, parseBrainSeries),
+  };
+};
+
+/** .what = a ref store instance */
+export type BrainRefStore = ReturnType<typeof genBrainRefStore>;

@@ -1,0 +1,23 @@
+import type { BhrainTermination } from '../archs/bhrain.struct.v1/BhrainSessionResult.js';
+
+/**
+ * .what = the exit codes of `bhrain act` / `bhrain ask` (and the rhachet skills), documented in the readme
+ * .why = CI steps branch on them: each kind of ending has its own code
+ */
+export const EXIT_CODES = {
+  complete: 0,
+  /** an unexpected crash (a bug): a clear message, the stack with --debug */
+  crash: 1,
+  /** bad usage or input: missing input, unknown atom or arch, bad ref, bad flag */
+  badRequest: 2,
+  /** max iterations reached: the partial answer is still printed */
+  maxIterations: 3,
+  /** the LLM is unreachable, overloaded past retries, or refused the credentials */
+  supplier: 4,
+  /** the loop failed (or the ref store could not be written) */
+  loop: 5,
+} as const;
+
+/** .what = the exit code for a session that ended without throwing */
+export const exitCodeOf = (termination: BhrainTermination, errorExitCode: number | null): number =>
+  termination === 'complete' ? EXIT_CODES.complete : termination === 'max-iterations' ? EXIT_CODES.maxIterations : (errorExitCode ?? EXIT_CODES.loop);

@@ -1,0 +1,106 @@
+import { BRAIN_ATOM_SLUGS } from '../atoms/genBrainAtom.js';
+import { genSummarizeOnLimit } from '../archs/bhrain.struct.v1/memory/genSummarizeOnLimit.js';
+import { genTruncate } from '../archs/bhrain.struct.v1/memory/genTruncate.js';
+import { getBhrainHome, genBrainRefStore } from '../continuation/genBrainRefStore.js';
+import { BadRequestError, BhrainError } from '../contract/errors.js';
+import { BRAIN_REPL_ARCHS, genBrainRepl, type BrainReplOn } from '../repls/genBrainRepl.js';
+import { EXIT_CODES, exitCodeOf } from './exitCodes.js';
+import type { SkillName, SkillOptions } from './genSkillCommand.js';
+import { genProgressLog } from './genProgressLog.js';
+import { genTtyPrompter } from './genTtyPrompter.js';
+import { readSkillInput } from './readSkillInput.js';
+import { resolvePermission } from './resolvePermission.js';
+import { writeRunRecord } from './writeRunRecord.js';
+
+const MEMORY = { 'summarize-on-limit': genSummarizeOnLimit, truncate: genTruncate } as const;
+
+/** .what = every flag checked before anything runs; each failure names the flag and the valid choices */
+const validateOptions = (options: SkillOptions) => {
+  if (!BRAIN_REPL_ARCHS.includes(options.arch as (typeof BRAIN_REPL_ARCHS)[number]))
+    throw new BadRequestError(`unknown --arch '${options.arch}': choose one of ${BRAIN_REPL_ARCHS.join(', ')}`);
+  if (!options.atom) throw new BadRequestError(`missing --atom: choose one of ${BRAIN_ATOM_SLUGS.join(', ')}`);
+  if (!['text', 'json'].includes(options.output)) throw new BadRequestError(`unknown --output '${options.output}': choose text or json`);
+  if (!(options.memory in MEMORY))
+    throw new BadRequestError(`unknown --memory '${options.memory}': choose ${Object.keys(MEMORY).join(' or ')}`);
+  const maxIterations = options.maxIterations === undefined ? undefined : Number(options.maxIterations);
+  if (maxIterations !== undefined && !(Number.isInteger(maxIterations) && maxIterations >= 1))
+    throw new BadRequestError(`--max-iterations must be a whole number of at least 1, got '${options.maxIterations}'`);
+  if (options.onEpisode && options.onSeries)
+    throw new BadRequestError('give --on-episode or --on-series, not both: --on-series continues a conversation, --on-episode branches from a checkpoint');
+  return { maxIterations, memory: MEMORY[options.memory as keyof typeof MEMORY]() };
+};
+
+/**
+ * .what = one run of a skill: flags → config → loop → refs saved → record written → answer printed
+ * .why = the one implementation behind `bhrain <skill>` and the rhachet skill; returns the exit code
+ */
+export const runSkill = async (skill: SkillName, options: SkillOptions): Promise<number> => {
+  const log = genProgressLog({ stream: process.stderr, quiet: !!options.quiet });
+  try {
+    const cwd = process.cwd();
+    const { maxIterations, memory } = validateOptions(options);
+    const permissionGuard = await resolvePermission(skill === 'ask' ? 'readOnly' : options.permission, cwd);
+    const repl = genBrainRepl({ slug: `${options.arch}@${options.atom}`, config: { permissionGuard, memoryManager: memory, maxIterations } });
+    const store = genBrainRefStore({ home: getBhrainHome() });
+    const on: BrainReplOn | undefined = options.onSeries
+      ? { series: await store.getSeries(options.onSeries) }
+      : options.onEpisode
+        ? { episode: await store.getEpisode(options.onEpisode) }
+        : undefined;
+    const prompt = await readSkillInput({ flag: options.input, stdin: process.stdin });
+    if (!prompt.trim())
+      throw new BadRequestError('missing input: the task is empty. Pass it with --input "..." or pipe it on stdin');
+
+    const interactive = !!process.stdin.isTTY && !!process.stderr.isTTY;
+    const context = {
+      cwd,
+      log,
+      env: process.env,
+      prompter: interactive ? genTtyPrompter({ stdin: process.stdin, stderr: process.stderr }) : undefined,
+    };
+    const result = skill === 'ask' ? await repl.ask({ say: prompt, on }, context) : await repl.act({ do: prompt, on }, context);
+    const { session } = result;
+
+    // a run that failed keeps the refs it started from: nothing half-done is saved as a checkpoint
+    const saved = session.termination !== 'error';
+    if (saved) await Promise.all([store.saveEpisode(result.episode), store.saveSeries(result.series)]);
+    const refs = saved ? { episode: result.episode.hash, series: result.series.hash } : { episode: options.onEpisode ?? null, series: options.onSeries ?? null };
+    const metrics = {
+      iterations: session.iterations,
+      tokens: session.tokens,
+      cost: { usd: session.cash?.total ?? null },
+      elapsedMs: session.elapsedMs,
+    };
+    const record = await writeRunRecord({ cwd, skill, prompt, output: session.output, refs, metrics, transcript: session.transcript });
+    log.stop();
+
+    if (options.output === 'json')
+      process.stdout.write(
+        `${JSON.stringify({
+          output: session.output,
+          termination: session.termination,
+          episode: { hash: refs.episode },
+          series: { hash: refs.series },
+          metrics,
+          ...(session.error ? { error: { code: session.error.code, message: session.error.message } } : {}),
+        })}\n`,
+      );
+    else if (session.output) process.stdout.write(session.output.endsWith('\n') ? session.output : `${session.output}\n`);
+    if (session.error) log.error(session.error.message);
+    if (!options.quiet) {
+      process.stderr.write(`episode: ${refs.episode ?? '(none)'}\nseries: ${refs.series ?? '(none)'}\n`);
+      process.stderr.write(`record: ${record}\n`);
+    }
+    return exitCodeOf(session.termination, session.error?.exitCode ?? null);
+  } catch (error) {
+    log.stop();
+    if (error instanceof BhrainError) {
+      process.stderr.write(`bhrain ${skill}: ${error.message}\n`);
+      return error.exitCode;
+    }
+    process.stderr.write(
+      `bhrain ${skill}: unexpected failure: ${(error as Error)?.message ?? error}${options.debug ? `\n${(error as Error)?.stack}` : ' (run with --debug for the stack)'}\n`,
+    );
+    return EXIT_CODES.crash;
+  }
+};

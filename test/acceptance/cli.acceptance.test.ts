@@ -1,0 +1,165 @@
+import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+
+import { useStandin } from '../standin/useStandin.js';
+import { genConsumerRepo, runBhrain, runViaRhachet } from './runCli.js';
+
+const { standin } = useStandin();
+let home: string;
+beforeEach(async () => {
+  home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+});
+const envFor = (overrides: Record<string, string | undefined> = {}) => ({
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  BHRAIN_HOME: home,
+  ANTHROPIC_API_KEY: 'test-key',
+  ANTHROPIC_BASE_URL: standin().url,
+  QWEN_API_KEY: 'test-key',
+  QWEN_BASE_URL: standin().openaiUrl,
+  ...overrides,
+});
+const exists = (path: string) => stat(path).then(() => true, () => false);
+const sentTools = (index: number): string[] =>
+  (standin().requests[index].body.tools ?? []).map((tool: { name?: string; function?: { name: string } }) => tool.name ?? tool.function?.name);
+
+describe('usecase.11: rhachet runs the skill (npx rhachet run --repo bhrain --skill act ...)', () => {
+  it('prints the answer on stdout, progress and refs on stderr, exit 0', async () => {
+    const repo = await genConsumerRepo();
+    standin().script({ text: 'The answer is 42.' });
+    const run = await runViaRhachet({ repo, skill: 'act', args: ['--arch', 'bhrain.struct.v1', '--atom', 'qwen', '--input', 'what is the answer?'], env: envFor() });
+    expect(run.stderr).not.toMatch(/error/i);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('The answer is 42.\n');
+    expect(run.stderr).toMatch(/^episode: [0-9a-f]{64}$/m);
+    expect(run.stderr).toMatch(/^series: [0-9a-f]{64}$/m);
+    expect(JSON.stringify(standin().requests[0].body)).toContain('what is the answer?');
+  });
+
+  it('act changes files with tools; the same request under ask is refused for writes', async () => {
+    const repo = await genConsumerRepo();
+    const writeTurn = { toolCalls: [{ name: 'write', input: { path: 'hello.txt', content: 'hello' } }] };
+    standin().script(writeTurn, { text: 'wrote hello.txt' });
+    const act = await runViaRhachet({ repo, skill: 'act', args: ['--atom', 'claude/haiku', '--input', 'create hello.txt'], env: envFor() });
+    expect(act.code).toBe(0);
+    expect(await readFile(join(repo, 'hello.txt'), 'utf8')).toBe('hello');
+    expect(sentTools(0)).toEqual(['read', 'write', 'edit', 'glob', 'grep', 'bash', 'websearch']);
+
+    const other = await genConsumerRepo();
+    standin().reset();
+    standin().script(writeTurn, { text: 'I cannot write in ask mode' });
+    const ask = await runViaRhachet({ repo: other, skill: 'ask', args: ['--atom', 'claude/haiku', '--input', 'create hello.txt'], env: envFor() });
+    expect(ask.code).toBe(0);
+    expect(sentTools(0)).toEqual(['read', 'glob', 'grep', 'websearch']);
+    expect(await exists(join(other, 'hello.txt'))).toBe(false);
+    expect(JSON.stringify(standin().requests[1].body)).toMatch(/tool not found: 'write'/);
+  });
+});
+
+describe('bin/bhrain, directly', () => {
+  it('reads the task from stdin when piped (echo task | bhrain act --atom qwen)', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cwd-'));
+    standin().script({ text: 'done from stdin' });
+    const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--quiet'], cwd, env: envFor(), stdin: 'summarize the repo\n' });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('done from stdin\n');
+    expect(run.stderr).toBe('');
+    expect(JSON.stringify(standin().requests[0].body)).toContain('summarize the repo');
+  });
+
+  it('--output json prints one object of the documented shape, and writes the run record', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cwd-'));
+    standin().script({ toolCalls: [{ name: 'glob', input: { pattern: '*' } }] }, { text: 'nothing here' });
+    const run = await runBhrain({ args: ['ask', '--atom', 'claude/sonnet', '--input', 'what is here?', '--output', 'json'], cwd, env: envFor() });
+    expect(run.code).toBe(0);
+    const json = JSON.parse(run.stdout);
+    expect(json).toEqual({
+      output: 'nothing here',
+      termination: 'complete',
+      episode: { hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      series: { hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      metrics: {
+        iterations: 2,
+        tokens: { input: expect.any(Number), output: expect.any(Number), cache: { get: expect.any(Number), set: expect.any(Number) } },
+        cost: { usd: expect.any(Number) },
+        elapsedMs: expect.any(Number),
+      },
+    });
+    const [stamp] = await readdir(join(cwd, '.log', 'bhrain', 'ask'));
+    const record = join(cwd, '.log', 'bhrain', 'ask', stamp);
+    expect((await readdir(record)).sort()).toEqual(['input.md', 'metrics.json', 'output.md', 'refs.json', 'transcript.json']);
+    expect(JSON.parse(await readFile(join(record, 'refs.json'), 'utf8'))).toEqual({ episode: json.episode.hash, series: json.series.hash });
+    expect(await readFile(join(record, 'input.md'), 'utf8')).toBe('what is here?');
+  });
+
+  it('continues a series across two processes and from another directory', async () => {
+    const planDir = await mkdtemp(join(tmpdir(), 'bhrain-plan-'));
+    const doDir = await mkdtemp(join(tmpdir(), 'bhrain-do-'));
+    standin().script({ text: 'PLAN: create notes.md with a title' });
+    const plan = await runBhrain({ args: ['ask', '--atom', 'qwen', '--input', 'plan the notes file', '--output', 'json'], cwd: planDir, env: envFor() });
+    const { series } = JSON.parse(plan.stdout);
+
+    standin().script({ toolCalls: [{ name: 'write', input: { path: 'notes.md', content: '# notes\n' } }] }, { text: 'done as planned' });
+    const act = await runBhrain({ args: ['act', '--atom', 'claude/haiku', '--on-series', series.hash.slice(0, 12), '--input', 'now do it'], cwd: doDir, env: envFor() });
+    expect(act.code).toBe(0);
+    expect(act.stdout).toBe('done as planned\n');
+    expect(await readFile(join(doDir, 'notes.md'), 'utf8')).toBe('# notes\n');
+    const continued = JSON.stringify(standin().requests[1].body.messages);
+    expect(continued).toContain('plan the notes file');
+    expect(continued).toContain('PLAN: create notes.md with a title');
+    expect(standin().requests[1].protocol).toBe('anthropic');
+  });
+});
+
+describe('errors: message and exit code', () => {
+  const cases: Array<{ name: string; args: string[]; env?: Record<string, string | undefined>; stdin?: string; code: number; stderr: RegExp }> = [
+    { name: 'missing input', args: ['act', '--atom', 'qwen'], code: 2, stderr: /missing input: the task is empty\. Pass it with --input/ },
+    { name: 'missing atom', args: ['act', '--input', 'x'], code: 2, stderr: /missing --atom: choose one of claude, claude\/haiku, claude\/sonnet, claude\/opus, qwen/ },
+    { name: 'unknown atom', args: ['act', '--atom', 'gpt-5', '--input', 'x'], code: 2, stderr: /unknown atom 'gpt-5': choose one of claude, claude\/haiku/ },
+    { name: 'unknown arch', args: ['act', '--arch', 'bhrain.struct.v9', '--atom', 'qwen', '--input', 'x'], code: 2, stderr: /unknown --arch 'bhrain\.struct\.v9': choose one of bhrain\.struct\.v1/ },
+    { name: 'unknown ref', args: ['act', '--atom', 'qwen', '--on-series', 'deadbeefdeadbeef', '--input', 'x'], code: 2, stderr: /series not found: no series deadbeefdeadbeef in the ref store .* start a new series by running without --on-series/ },
+    { name: 'both refs', args: ['act', '--atom', 'qwen', '--on-series', 'aaaaaaaa', '--on-episode', 'bbbbbbbb', '--input', 'x'], code: 2, stderr: /give --on-episode or --on-series, not both/ },
+    { name: 'unknown flag', args: ['act', '--atom', 'qwen', '--inptu', 'x'], code: 2, stderr: /unknown option '--inptu'/ },
+    { name: 'bad permission', args: ['act', '--atom', 'qwen', '--permission', 'yolo', '--input', 'x'], code: 2, stderr: /--permission yolo: not a builtin guard \(allowAll, readOnly, promptForWrites\) and not a readable rules file/ },
+    { name: 'auth: no key', args: ['act', '--atom', 'claude', '--input', 'x'], env: { ANTHROPIC_API_KEY: undefined }, code: 4, stderr: /no API key for claude\/sonnet: set ANTHROPIC_API_KEY/ },
+    { name: 'llm unreachable', args: ['act', '--atom', 'qwen', '--input', 'x'], env: { QWEN_BASE_URL: 'http://127.0.0.1:9/v1' }, code: 4, stderr: /qwen\/qwen3-coder-plus failed 5 times in a row .*unreachable or overloaded/ },
+  ];
+  it.each(cases)('$name → exit $code', async ({ args, env, stdin, code, stderr }) => {
+    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-err-'));
+    const run = await runBhrain({ args, cwd, env: envFor(env), stdin });
+    expect(run.stderr).toMatch(stderr);
+    expect(run.code).toBe(code);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+  }, 120_000);
+
+  it('max iterations → exit 3 with the partial answer printed', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-err-'));
+    standin().script({ text: 'halfway', toolCalls: [{ name: 'glob', input: { pattern: '*' } }] });
+    const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--max-iterations', '1', '--input', 'x'], cwd, env: envFor() });
+    expect(run.code).toBe(3);
+    expect(run.stdout).toMatch(/^halfway\n\n\[bhrain stopped after 1 iterations/);
+  });
+
+  it('a loop-side failure (the ref store cannot be written) → exit 5, with the answer still printed', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-err-'));
+    const notADir = join(cwd, 'file');
+    await writeFile(notADir, 'x');
+    standin().script({ text: 'answer' });
+    const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--input', 'x'], cwd, env: envFor({ BHRAIN_HOME: notADir }) });
+    expect(run.code).toBe(5);
+    expect(run.stderr).toMatch(/could not save the (episode|series) .* to the ref store/);
+  });
+
+  it('a non-TTY run that needed a prompt is denied and says so', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-err-'));
+    standin().script({ toolCalls: [{ name: 'bash', input: { command: 'touch made.txt' } }] }, { text: 'approval was needed' });
+    const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--permission', 'promptForWrites', '--input', 'make a file'], cwd, env: envFor() });
+    expect(run.code).toBe(0);
+    expect(await exists(join(cwd, 'made.txt'))).toBe(false);
+    expect(run.stderr).toMatch(/✗ bash/);
+    expect(JSON.stringify(standin().requests[1].body)).toMatch(/approval was needed but there is no way to ask the user \(not an interactive terminal\)/);
+  });
+});

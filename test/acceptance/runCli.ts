@@ -1,0 +1,52 @@
+// runs the built CLI as a child process, the way a user, a CI step or rhachet does
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const PACKAGE_ROOT = join(import.meta.dirname, '..', '..');
+
+/** the result of one CLI run */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** spawns a command with piped stdio; writes `stdin` (or closes it at once) and collects everything */
+export const runProcess = (input: { command: string; args: string[]; cwd: string; env: Record<string, string | undefined>; stdin?: string }): Promise<CliRun> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(input.command, input.args, { cwd: input.cwd, env: input.env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input.stdin ?? '');
+  });
+
+/** `bhrain <args>` through bin/bhrain */
+export const runBhrain = (input: { args: string[]; cwd: string; env: Record<string, string | undefined>; stdin?: string }) =>
+  runProcess({ ...input, command: process.execPath, args: [join(PACKAGE_ROOT, 'bin', 'bhrain'), ...input.args] });
+
+/**
+ * a temp consumer repo as `rhachet roles link` leaves it: .agent/repo=bhrain/role=brain/skills linked to the package's skills
+ */
+export const genConsumerRepo = async (): Promise<string> => {
+  const repo = await mkdtemp(join(tmpdir(), 'bhrain-consumer-'));
+  const roleDir = join(repo, '.agent', 'repo=bhrain', 'role=brain');
+  await mkdir(roleDir, { recursive: true });
+  await symlink(join(PACKAGE_ROOT, 'src', 'roles', 'brain', 'skills'), join(roleDir, 'skills'));
+  return repo;
+};
+
+/** `rhachet run --repo bhrain --skill <skill> <args>`: finds the skill under .agent and runs it with bash and every arg after `run` */
+export const runViaRhachet = (input: { repo: string; skill: string; args: string[]; env: Record<string, string | undefined>; stdin?: string }) =>
+  runProcess({
+    command: 'bash',
+    args: [join(input.repo, '.agent', 'repo=bhrain', 'role=brain', 'skills', `${input.skill}.sh`), '--repo', 'bhrain', '--skill', input.skill, ...input.args],
+    cwd: input.repo,
+    env: input.env,
+    stdin: input.stdin,
+  });
