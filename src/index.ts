@@ -53,6 +53,8 @@ export {
   SupplierRejectedError,
   OutputInvalidError,
   LoopError,
+  ContinuationNotSupportedError,
+  EpisodeCompactedError,
 } from './contract/errors.js';
 
 // atoms

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 
 import type { BrainAtom } from '../contract/BrainAtom.js';
 import { silentLog, type BrainContext } from '../contract/BrainContext.js';
@@ -6,49 +6,11 @@ import { assertBrainEpisode } from '../contract/assertBrainRef.js';
 import { appendBrainExchange, type BrainEpisode } from '../contract/BrainEpisode.js';
 import { genBrainExchange } from '../contract/BrainExchange.js';
 import type { BrainMessage } from '../contract/BrainMessage.js';
+import { asPriorTurns } from '../continuation/asPriorTurns.js';
+import { instructSchema, validateAnswer } from './structuredOutput.js';
 import type { BrainOutput } from '../contract/BrainOutput.js';
-import { OutputInvalidError } from '../contract/errors.js';
+import { ContextOverflowError, ContinuationNotSupportedError, OutputInvalidError } from '../contract/errors.js';
 import { addCash, addTokens, emptyTokens } from '../contract/tokens.js';
-
-/** .what = the instruction that asks for JSON fitting a schema */
-const instructSchema = (schema: z.ZodType): string =>
-  [
-    'Answer with only a JSON value that conforms to this JSON Schema: no prose, no code fences.',
-    JSON.stringify(z.toJSONSchema(schema)),
-  ].join('\n');
-
-/** .what = the JSON value inside a model's answer, tolerating code fences and surrounding prose */
-export const readJsonAnswer = (text: string): unknown => {
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
-  const body = (fenced ? fenced[1] : text).trim();
-  try {
-    return JSON.parse(body);
-  } catch (error) {
-    const start = body.search(/[[{]/);
-    const end = Math.max(body.lastIndexOf('}'), body.lastIndexOf(']'));
-    if (start >= 0 && end > start) return JSON.parse(body.slice(start, end + 1));
-    throw error;
-  }
-};
-
-/** .what = the answer validated against the schema, or the reason it does not fit */
-const validateAnswer = <T>(text: string, schema: z.ZodType<T>): { ok: true; value: T } | { ok: false; reason: string } => {
-  let json: unknown;
-  try {
-    json = readJsonAnswer(text);
-  } catch (error) {
-    return { ok: false, reason: `it is not JSON (${(error as Error).message})` };
-  }
-  const parsed = schema.safeParse(json);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, reason: z.prettifyError(parsed.error) };
-};
-
-/** .what = prior exchanges as plain user/assistant turns: any supplier reads them, whoever produced them */
-export const asPriorTurns = (episode: BrainEpisode | null | undefined): BrainMessage[] =>
-  (episode?.exchanges ?? []).flatMap((exchange): BrainMessage[] => [
-    { role: 'user', content: exchange.input },
-    { role: 'assistant', content: exchange.output, toolCalls: [] },
-  ]);
 
 /**
  * .what = BrainAtom.ask: one question on top of an optional prior episode, optionally with a zod output schema
@@ -56,7 +18,7 @@ export const asPriorTurns = (episode: BrainEpisode | null | undefined): BrainMes
  */
 export const askAtom = async <TOutput = string>(
   input: {
-    atom: Pick<BrainAtom, 'generate' | 'slug'>;
+    atom: Pick<BrainAtom, 'generate' | 'slug' | 'spec'>;
     say: string;
     on?: { episode: BrainEpisode };
     schema?: { output: z.ZodType<TOutput> };
@@ -65,11 +27,23 @@ export const askAtom = async <TOutput = string>(
   context: BrainContext = {},
 ): Promise<BrainOutput<TOutput, null>> => {
   const started = performance.now();
+  if (input.on && input.atom.spec.continuation === false)
+    throw new ContinuationNotSupportedError(
+      `${input.atom.slug} does not support continuation: it cannot build on a prior episode. Continue this episode (error.ref.episode) on a brain that can, or ask without \`on\``,
+      { episode: input.on.episode },
+    );
   const prior = input.on ? assertBrainEpisode(input.on.episode) : null;
   const system = [input.system, input.schema ? instructSchema(input.schema.output) : undefined]
     .filter((part): part is string => !!part)
     .join('\n\n');
   const messages: BrainMessage[] = [...asPriorTurns(prior), { role: 'user', content: input.say }];
+  // edge.2: a long episode that cannot fit fails before the call, naming the limit and the way out
+  const estimated = Math.ceil((system.length + messages.reduce((sum, message) => sum + message.content.length, 0)) / 4);
+  if (estimated > input.atom.spec.contextWindowTokens)
+    throw new ContextOverflowError(
+      `the episode (${prior?.exchanges.length ?? 0} exchanges) and this request are about ${estimated} tokens, more than ${input.atom.slug}'s context window of ${input.atom.spec.contextWindowTokens} tokens: continue via a BrainRepl series (it compacts), or start a new episode`,
+      { tokens: input.atom.spec.contextWindowTokens, actual: estimated },
+    );
   let tokens = emptyTokens();
   let cash = undefined as ReturnType<typeof addCash> | undefined;
   const generate = async () => {

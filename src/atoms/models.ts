@@ -7,6 +7,8 @@ export interface BrainModelEntry {
   contextWindowTokens: number;
   maxOutputTokens: number;
   price: BrainModelPrice | null;
+  /** false for a supplier that cannot build on a prior episode */
+  continuation?: boolean;
 }
 
 /**

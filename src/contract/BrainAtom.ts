@@ -24,6 +24,8 @@ export interface BrainAtomSpec {
   maxOutputTokens: number;
   /** null when the model is not in the price table (self-hosted or unknown) */
   price: BrainModelPrice | null;
+  /** whether the supplier can continue from a prior episode; one that cannot fails fast on `on` */
+  continuation?: boolean;
 }
 
 /** .what = input of one inference call in the normalized message model */

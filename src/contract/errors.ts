@@ -89,3 +89,32 @@ export class LoopError extends BhrainError {
   readonly exitCode = 5;
   readonly code = 'LOOP';
 }
+
+/**
+ * .what = the supplier cannot continue from a prior ref; the error carries that ref
+ * .why = the caller recovers by continuing the same ref on a capable brain (refs are supplier-agnostic plaintext)
+ */
+export class ContinuationNotSupportedError extends BadRequestError {
+  override readonly code = 'CONTINUATION_NOT_SUPPORTED';
+  constructor(
+    message: string,
+    /** the ref the caller tried to continue, for recovery on another brain */
+    readonly ref: { episode?: unknown; series?: unknown },
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * .what = an episode that a series already compacted was passed as on.episode
+ * .why = a compacted episode is closed; its recap lives on in the series, which is where to continue
+ */
+export class EpisodeCompactedError extends BadRequestError {
+  override readonly code = 'EPISODE_COMPACTED';
+  constructor(
+    message: string,
+    readonly ref: { episode: unknown; series: unknown | null },
+  ) {
+    super(message);
+  }
+}

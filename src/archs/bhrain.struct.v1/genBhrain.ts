@@ -11,7 +11,11 @@ import { genToolRegistry } from './tools/genToolRegistry.js';
 /** .what = a configured bhrain.struct.v1 brain: invoke it, change its toolboxes, subscribe to its events */
 export interface Bhrain {
   readonly config: BhrainConfigResolved;
-  invoke: (input: { prompt: string; history?: readonly BrainMessage[] }, context?: BhrainContext) => Promise<BhrainSessionResult>;
+  /** history: prior messages to build on; instructions: extra system instructions for this session only */
+  invoke: (
+    input: { prompt: string; history?: readonly BrainMessage[]; instructions?: string },
+    context?: BhrainContext,
+  ) => Promise<BhrainSessionResult>;
   toolBoxes: {
     add: (box: BhrainToolBox) => void;
     remove: (boxName: string) => void;
@@ -35,7 +39,7 @@ export const genBhrain = (config: BhrainConfig): Bhrain => {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    invoke: ({ prompt, history = [] }, context = {}) => {
+    invoke: ({ prompt, history = [], instructions }, context = {}) => {
       const log = context.log ?? silentLog;
       const emit = (event: BhrainEvent) => {
         for (const listener of [...listeners, ...(context.onEvent ? [context.onEvent] : [])]) {
@@ -47,7 +51,7 @@ export const genBhrain = (config: BhrainConfig): Bhrain => {
           }
         }
       };
-      return runLoop({ config: resolved, registry, prompt, history, emit, context });
+      return runLoop({ config: resolved, registry, prompt, history, instructions, emit, context });
     },
   };
 };

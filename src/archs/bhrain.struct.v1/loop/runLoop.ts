@@ -33,6 +33,7 @@ export const runLoop = async (input: {
   registry: BhrainToolRegistry;
   prompt: string;
   history: readonly BrainMessage[];
+  instructions?: string;
   emit: (event: BhrainEvent) => void;
   context: BhrainContext;
 }): Promise<BhrainSessionResult> => {
@@ -41,7 +42,8 @@ export const runLoop = async (input: {
   const cwd = context.cwd ?? process.cwd();
   const sessionUuid = randomUUID();
   const started = performance.now();
-  const system = () => genSystemPrompt({ cwd, tools: registry.definitions(), systemPrompt: config.systemPrompt ?? undefined });
+  const extra = [config.systemPrompt, input.instructions].filter((part): part is string => !!part).join('\n\n');
+  const system = () => genSystemPrompt({ cwd, tools: registry.definitions(), systemPrompt: extra || undefined });
   const fixedTokens = () => estimateTokens(system()) + estimateTokens(JSON.stringify(registry.definitions()));
 
   let messages: BrainMessage[] = [...input.history];
