@@ -41,7 +41,7 @@ export const askAtom = async <TOutput = string>(
   const estimated = Math.ceil((system.length + messages.reduce((sum, message) => sum + message.content.length, 0)) / 4);
   if (estimated > input.atom.spec.contextWindowTokens)
     throw new ContextOverflowError(
-      `the episode (${prior?.exchanges.length ?? 0} exchanges) and this request are about ${estimated} tokens, more than ${input.atom.slug}'s context window of ${input.atom.spec.contextWindowTokens} tokens: continue via a BrainRepl series (it compacts), or start a new episode`,
+      `the episode (${prior?.exchanges.length ?? 0} exchanges) and this request are about ${estimated} tokens, more than ${input.atom.slug}'s context window of ${input.atom.spec.contextWindowTokens} tokens: continue it on a BrainRepl (which compacts a long episode into a recap), or start a new episode`,
       { tokens: input.atom.spec.contextWindowTokens, actual: estimated },
     );
   let tokens = emptyTokens();

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 
 import type { BrainEpisode } from '../contract/BrainEpisode.js';
 import type { BrainSeries } from '../contract/BrainSeries.js';
-import { BadRequestError, BhrainError } from '../contract/errors.js';
+import { BadRequestError, BhrainError, EpisodeCompactedError } from '../contract/errors.js';
 import {
   parseBrainEpisode,
   parseBrainSeries,
@@ -23,8 +23,8 @@ export class RefStoreWriteError extends BhrainError {
   readonly code = 'REF_STORE_WRITE';
 }
 
-type Kind = 'episode' | 'series';
-const DIRS: Record<Kind, string> = { episode: 'episodes', series: 'series' };
+type Kind = 'episode' | 'series' | 'compacted';
+const DIRS: Record<Kind, string> = { episode: 'episodes', series: 'series', compacted: 'compacted' };
 
 /**
  * .what = a content-addressed store of episodes and series on disk, written atomically
@@ -99,7 +99,19 @@ export const genBrainRefStore = (input: { home: string }) => {
     home: input.home,
     saveEpisode: (episode: BrainEpisode) => write('episode', episode.hash, serializeBrainEpisode(episode)),
     saveSeries: (series: BrainSeries) => write('series', series.hash, serializeBrainSeries(series)),
-    getEpisode: (ref: string) => read('episode', ref, parseBrainEpisode),
+    getEpisode: async (ref: string) => {
+      const episode = await read('episode', ref, parseBrainEpisode);
+      if (await stat(join(dirOf('compacted'), `${episode.hash}.json`)).then(() => true, () => false))
+        throw new EpisodeCompactedError(
+          `episode ${episode.hash} has been compacted: a later run summarized it into the recap that opens the next episode of its series. Continue with --on-series instead`,
+          { episode, series: null },
+        );
+      return episode;
+    },
+    /** records that a series compacted these episodes, so --on-episode refuses them in any later process */
+    markCompacted: async (hashes: readonly string[]) => {
+      for (const hash of hashes) await write('compacted', hash, '');
+    },
     getSeries: (ref: string) => read('series', ref, parseBrainSeries),
   };
 };

@@ -118,6 +118,24 @@ describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug', ({ slug }) => {
     expect(error).toBeInstanceOf(EpisodeCompactedError);
     expect(error.message).toMatch(/has been compacted.*Continue via \{ on: \{ series \} \} instead/);
     expect(error.ref.series).toBe(second.series);
+    // closed for every repl, not only the one that compacted it
+    await expect(genBrainRepl({ slug: replSlug }).ask({ say: 'more', on: { episode: first.episode } }, contextFor())).rejects.toThrow(EpisodeCompactedError);
+  });
+
+  it('edge.2: an episode larger than the window itself is summarized in parts, then continues', async () => {
+    const big = genBrainEpisode({
+      exchanges: Array.from({ length: 6 }, (_, index) => genBrainExchange({ input: `chapter ${index} for ${slug}: ${'c'.repeat(60_000)}`, output: `read chapter ${index}` })),
+    });
+    let summaries = 0;
+    standin().respond = (request) =>
+      JSON.stringify(request.body).includes('You compact a conversation') ? { text: `SUMMARY ${++summaries}` } : undefined;
+    standin().script({ text: 'continued after compaction' });
+    const repl = genBrainRepl({ slug: `bhrain.struct.v1@${slug.startsWith('claude') ? 'claude/haiku' : 'qwen/qwen-max'}`, config: { limits: { contextTokens: 20_000 } } });
+    const result = await repl.ask({ say: 'what happened?', on: { episode: big } }, contextFor());
+    expect(result.output).toBe('continued after compaction');
+    expect(summaries).toBeGreaterThan(1);
+    expect(result.series.episodes[0].hash).toBe(big.hash);
+    expect(result.series.summaries).toEqual([`SUMMARY ${summaries}`]);
   });
 
   it('boundary.2 / boundary.4 / boundary.6: invalid or forged refs and both refs at once fail clearly and create nothing', async () => {

@@ -15,6 +15,7 @@ import { pickTools } from '../archs/bhrain.struct.v1/tools/pickTools.js';
 import { genWebsearchToolBox } from '../archs/bhrain.struct.v1/tools/websearch/genWebsearchToolBox.js';
 import { asPriorTurns } from '../continuation/asPriorTurns.js';
 import { compactEpisode } from '../continuation/compactEpisode.js';
+import { isEpisodeCompacted, markEpisodeCompacted } from '../continuation/compactedEpisodes.js';
 import { assertBrainEpisode, assertBrainSeries } from '../contract/assertBrainRef.js';
 import { silentLog } from '../contract/BrainContext.js';
 import { appendBrainExchange, type BrainEpisode } from '../contract/BrainEpisode.js';
@@ -65,7 +66,8 @@ export const genBrainRepl = (
     }),
     act: genBhrain({ ...input.config, atom, toolBoxes: [genFilesToolBox(), genBashToolBox(), genWebsearchToolBox()] }),
   };
-  const compactAtTokens = brains.act.config.limits.contextTokens * REPL_COMPACT_AT_RATIO;
+  const windowTokens = brains.act.config.limits.contextTokens;
+  const compactAtTokens = windowTokens * REPL_COMPACT_AT_RATIO;
   let latest: { episode: BrainEpisode; series: BrainSeries } | null = null;
 
   /** the starting point of a call: the episode to build on and the series it belongs to, if any */
@@ -83,12 +85,13 @@ export const genBrainRepl = (
       return { series, episode: getCurrentEpisode(series) };
     }
     const episode = assertBrainEpisode(on.episode);
-    const compactedIn = latest?.series.episodes.slice(0, -1).some((closed) => closed.hash === episode.hash);
-    if (compactedIn)
+    if (isEpisodeCompacted(episode.hash)) {
+      const series = latest?.series.episodes.some((closed) => closed.hash === episode.hash) ? latest.series : null;
       throw new EpisodeCompactedError(
-        `episode ${episode.hash} has been compacted: its exchanges were summarized into the recap that opens the next episode of series ${latest!.series.hash}. Continue via { on: { series } } instead`,
-        { episode, series: latest!.series },
+        `episode ${episode.hash} has been compacted: its exchanges were summarized into the recap that opens the next episode of its series${series ? ` (${series.hash})` : ''}. Continue via { on: { series } } instead`,
+        { episode, series },
       );
+    }
     return { series: null, episode };
   };
 
@@ -105,8 +108,9 @@ export const genBrainRepl = (
 
     // a series whose current episode fills the window continues in a new episode that opens with a recap
     if (episode) {
-      const compacted = await compactEpisode({ atom, episode, pendingChars: prompt.length, compactAtTokens, context });
+      const compacted = await compactEpisode({ atom, episode, pendingChars: prompt.length, compactAtTokens, windowTokens, context });
       if (compacted) {
+        markEpisodeCompacted(episode.hash);
         series = genBrainSeries({
           episodes: [...(series ?? genBrainSeries({ episodes: [episode] })).episodes, compacted.episode],
           summaries: [...(series?.summaries ?? []), compacted.summary],

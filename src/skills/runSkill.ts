@@ -63,7 +63,12 @@ export const runSkill = async (skill: SkillName, options: SkillOptions): Promise
 
     // a run that failed keeps the refs it started from: nothing half-done is saved as a checkpoint
     const saved = session.termination !== 'error';
-    if (saved) await Promise.all([store.saveEpisode(result.episode), store.saveSeries(result.series)]);
+    if (saved)
+      await Promise.all([
+        store.saveEpisode(result.episode),
+        store.saveSeries(result.series),
+        store.markCompacted(result.series.episodes.slice(0, -1).map((episode) => episode.hash)),
+      ]);
     const refs = saved ? { episode: result.episode.hash, series: result.series.hash } : { episode: options.onEpisode ?? null, series: options.onSeries ?? null };
     const metrics = {
       iterations: session.iterations,

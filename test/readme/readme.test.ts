@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 
+import type { StandinRequest } from '../standin/types.js';
 import { useStandin } from '../standin/useStandin.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -18,13 +19,88 @@ const blocks = (fence: string) => readme.split(new RegExp(`^\`\`\`${fence}\n`, '
 const examples = blocks('ts').filter((code) => code.includes("from 'rhachet-roles-bhrain'"));
 const shellExamples = blocks('sh').filter((code) => /^bhrain /m.test(code));
 
+/** a JSON Schema node, as much of it as the generic model reads */
+interface SchemaNode {
+  type?: string | string[];
+  const?: unknown;
+  enum?: unknown[];
+  $ref?: string;
+  anyOf?: SchemaNode[];
+  oneOf?: SchemaNode[];
+  allOf?: SchemaNode[];
+  properties?: Record<string, SchemaNode>;
+  required?: string[];
+  items?: SchemaNode;
+  prefixItems?: SchemaNode[];
+  minItems?: number;
+  minLength?: number;
+  minimum?: number;
+  exclusiveMinimum?: number;
+  maximum?: number;
+  [key: string]: unknown;
+}
+
+/** the JSON Schema a request asks the answer to conform to (see instructSchema), from either protocol's system prompt */
+const readAskedSchema = (request: StandinRequest): SchemaNode | null => {
+  const body = request.body;
+  const systems: unknown[] =
+    request.protocol === 'anthropic'
+      ? [body.system]
+      : (body.messages ?? []).filter((message: { role: string }) => message.role === 'system').map((message: { content: unknown }) => message.content);
+  const texts = systems.flatMap((system): string[] => {
+    if (typeof system === 'string') return [system];
+    if (Array.isArray(system)) return system.map((block: { text?: string }) => block.text ?? '');
+    return [];
+  });
+  for (const text of texts) {
+    const match = /conforms to this JSON Schema:[^\n]*\n(.+)/.exec(text);
+    if (match) return JSON.parse(match[1]) as SchemaNode;
+  }
+  return null;
+};
+
+/** the smallest value valid for a schema: required properties only, first enum value, "x", 1, true, the fewest items */
+const minimalValueOf = (schema: SchemaNode, root: SchemaNode): unknown => {
+  if ('const' in schema) return schema.const;
+  if (schema.enum?.length) return schema.enum[0];
+  if (schema.$ref?.startsWith('#'))
+    return minimalValueOf(
+      schema.$ref
+        .slice(1)
+        .split('/')
+        .filter(Boolean)
+        .reduce<SchemaNode>((node, key) => node[key] as SchemaNode, root),
+      root,
+    );
+  const choices = schema.anyOf ?? schema.oneOf;
+  if (choices?.length) return minimalValueOf(choices.find((choice) => choice.type !== 'null') ?? choices[0], root);
+  if (schema.allOf?.length) return minimalValueOf(Object.assign({}, ...schema.allOf) as SchemaNode, root);
+  const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+  const type = types.find((candidate) => candidate !== 'null') ?? types[0] ?? (schema.properties ? 'object' : 'string');
+  if (type === 'object')
+    return Object.fromEntries((schema.required ?? []).map((key) => [key, minimalValueOf(schema.properties?.[key] ?? {}, root)]));
+  if (type === 'array') {
+    const count = Math.max(schema.minItems ?? 0, schema.prefixItems?.length ?? 0);
+    return Array.from({ length: count }, (_, index) => minimalValueOf(schema.prefixItems?.[index] ?? schema.items ?? {}, root));
+  }
+  if (type === 'number' || type === 'integer') {
+    const floor = schema.minimum ?? (schema.exclusiveMinimum === undefined ? 1 : Math.floor(schema.exclusiveMinimum) + 1);
+    return Math.min(Math.max(1, floor), schema.maximum ?? Infinity);
+  }
+  if (type === 'boolean') return true;
+  if (type === 'null') return null;
+  return 'x'.repeat(Math.max(1, schema.minLength ?? 1));
+};
+
 describe('readme examples run as written (against the stand-in)', () => {
   it('has examples to run', () => expect(examples.length).toBeGreaterThan(1));
 
   it.each(examples.map((code, index) => ({ index, code })))('example $index runs and exits 0', async ({ index, code }) => {
-    // a generic model: JSON when a schema is asked for, a short answer otherwise
-    standin().respond = (request) =>
-      JSON.stringify(request.body).includes('JSON Schema') ? { text: '{"issues": []}' } : { text: 'ready' };
+    // a generic model: the smallest valid JSON when a schema is asked for, a short answer otherwise
+    standin().respond = (request) => {
+      const schema = readAskedSchema(request);
+      return schema ? { text: JSON.stringify(minimalValueOf(schema, schema)) } : { text: 'ready' };
+    };
     await mkdir(scratch, { recursive: true });
     const file = join(scratch, `example-${index}.mjs`);
     await writeFile(file, code);
