@@ -102,3 +102,8 @@ export { genBrainRepl } from './repls/genBrainRepl.js';
 export type { BrainRepl, BrainReplOn, BrainReplOutput } from './repls/genBrainRepl.js';
 export { getRoleRegistry } from './roles/getRoleRegistry.js';
 export type { RoleRegistryDeclaration, RoleDeclaration } from './roles/getRoleRegistry.js';
+
+// BrainCli: drive the real Claude Code CLI
+export { genBrainCli, BrainCliError, CLAUDE_READ_TOOLS, CLAUDE_WRITE_TOOLS } from './clis/claude/genBrainCli.js';
+export type { BrainCli } from './clis/claude/genBrainCli.js';
+export type { CliExit } from './clis/claude/CliProcess.js';

@@ -109,12 +109,17 @@ describe('readme examples run as written (against the stand-in)', () => {
       cwd: root,
       env: {
         PATH: process.env.PATH,
+        // the BrainCli example runs the real claude CLI: an isolated home, nothing sent but to the stand-in
+        HOME: await mkdtemp(join(tmpdir(), 'bhrain-readme-home-')),
+        DISABLE_AUTOUPDATER: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_TELEMETRY: '1',
         ANTHROPIC_API_KEY: 'test',
         ANTHROPIC_BASE_URL: standin().url,
         QWEN_API_KEY: 'test',
         QWEN_BASE_URL: standin().openaiUrl,
       },
-      timeout: 20_000,
+      timeout: 30_000,
     });
     expect(stdout.length).toBeGreaterThan(0);
     expect(standin().requests.length).toBeGreaterThan(0);

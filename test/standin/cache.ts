@@ -12,6 +12,9 @@ export interface PromptPart {
   messageEnd?: boolean;
 }
 
+/** Tokens of the generation prompt (the assistant turn's opening) that follow every request's last block. */
+export const GENERATION_PROMPT_TOKENS = 3;
+
 /** Usage split of one Anthropic request: input_tokens excludes cache reads and writes, as the real API reports. */
 export interface AnthropicCacheUsage {
   total: number;
@@ -126,7 +129,8 @@ export class PromptCache {
 
   /** Account one Anthropic request: read the longest cached prefix near a breakpoint, write up to the last breakpoint. */
   anthropic(model: string, parts: PromptPart[]): AnthropicCacheUsage {
-    const total = promptTokens(parts);
+    // the assistant turn's opening follows the last block, so it is never cached: input_tokens is never 0, as on the real API
+    const total = promptTokens(parts) + GENERATION_PROMPT_TOKENS;
     const breakpoints = parts.flatMap((p, i) => (p.breakpoint ? [i] : []));
     if (breakpoints.length === 0) return { total, input: total, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0 };
     const store = this.store(`anthropic:${model}`);

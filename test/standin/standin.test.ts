@@ -2,6 +2,7 @@
 import { describe, it, expect, beforeAll, afterAll, beforeEach } from 'vitest';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { GENERATION_PROMPT_TOKENS } from './cache.js';
 import { startStandin, type Standin, type StandinRequest } from './standin.js';
 
 const MODEL = 'claude-standin-1';
@@ -420,10 +421,11 @@ describe('prompt cache accounting', () => {
       system: LONG_SYSTEM,
       messages: [turn('question one', false), { role: 'assistant', content: 'a1' }, turn('question two', true)],
     });
-    const total = (u: Anthropic.Usage) => u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
-    expect(second.usage.cache_read_input_tokens).toBe(total(first.usage));
-    expect(second.usage.cache_creation_input_tokens).toBe(total(second.usage) - total(first.usage));
-    expect(second.usage.input_tokens).toBe(0);
+    // everything up to the last block is cacheable; only the generation prompt after it is plain input
+    const cacheable = (u: Anthropic.Usage) => u.input_tokens - GENERATION_PROMPT_TOKENS + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+    expect(second.usage.cache_read_input_tokens).toBe(cacheable(first.usage));
+    expect(second.usage.cache_creation_input_tokens).toBe(cacheable(second.usage) - cacheable(first.usage));
+    expect(second.usage.input_tokens).toBe(GENERATION_PROMPT_TOKENS);
   });
 
   it('anthropic: no cache_control means no cache reads or writes; short prefixes are not cached', async () => {
