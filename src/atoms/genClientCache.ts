@@ -1,13 +1,19 @@
 /**
  * .what = one SDK client per (url, key), created on first use
- * .why = a loop makes many calls; reusing the client keeps its HTTP connections alive
+ * .why = a loop makes many calls; reusing the client keeps its HTTP connections alive; the SDK module itself is
+ *        imported only when its supplier is first called, so a claude run never loads the openai SDK and vice versa
  */
-export const genClientCache = <TClient>(create: (input: { apiKey: string; baseURL: string }) => TClient) => {
-  const clients = new Map<string, TClient>();
-  return (apiKey: string, baseURL: string): TClient => {
+export const genClientCache = <TClient>(create: (input: { apiKey: string; baseURL: string }) => Promise<TClient>) => {
+  const clients = new Map<string, Promise<TClient>>();
+  return (apiKey: string, baseURL: string): Promise<TClient> => {
     const key = `${baseURL}\n${apiKey}`;
     let client = clients.get(key);
-    if (!client) clients.set(key, (client = create({ apiKey, baseURL })));
+    if (!client) {
+      client = create({ apiKey, baseURL });
+      clients.set(key, client);
+      // a failed import must not be cached as the client forever
+      client.catch(() => clients.delete(key));
+    }
     return client;
   };
 };

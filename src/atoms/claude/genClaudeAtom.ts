@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 
 import type { BrainAtom } from '../../contract/BrainAtom.js';
 import type { AtomCall } from '../genAtom.js';
@@ -9,7 +9,10 @@ import { readAnthropicStream } from './readAnthropicStream.js';
 import { toAnthropicRequest } from './toAnthropicRequest.js';
 
 // retries are ours (bounded, see withRetry), so the SDK's own are off; we log ourselves
-const getClient = genClientCache(({ apiKey, baseURL }) => new Anthropic({ apiKey, baseURL, maxRetries: 0, logLevel: 'off' }));
+const getClient = genClientCache<Anthropic>(async ({ apiKey, baseURL }) => {
+  const { default: AnthropicClient } = await import('@anthropic-ai/sdk');
+  return new AnthropicClient({ apiKey, baseURL, maxRetries: 0, logLevel: 'off' });
+});
 
 const STOP_REASONS: Record<string, 'end' | 'tool_calls' | 'max_tokens'> = {
   tool_use: 'tool_calls',
@@ -20,7 +23,7 @@ const STOP_REASONS: Record<string, 'end' | 'tool_calls' | 'max_tokens'> = {
 const callAnthropic =
   (model: string): AtomCall =>
   async ({ apiKey, baseURL, request, maxOutputTokens, timeoutMs, signal }) => {
-    const stream = await getClient(apiKey, baseURL).messages.create(
+    const stream = await (await getClient(apiKey, baseURL)).messages.create(
       toAnthropicRequest({ model, maxTokens: maxOutputTokens, ...request }),
       { timeout: timeoutMs, signal },
     );

@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 
 import type { BrainAtom } from '../../contract/BrainAtom.js';
 import { DEFAULT_QWEN_BASE_URL } from '../constants.js';
@@ -11,13 +11,16 @@ import { recoverToolCallText } from './recoverToolCallText.js';
 import { toOpenaiRequest } from './toOpenaiRequest.js';
 
 // retries are ours (bounded, see withRetry), so the SDK's own are off; we log ourselves
-const getClient = genClientCache(({ apiKey, baseURL }) => new OpenAI({ apiKey, baseURL, maxRetries: 0, logLevel: 'off' }));
+const getClient = genClientCache<OpenAI>(async ({ apiKey, baseURL }) => {
+  const { default: OpenAIClient } = await import('openai');
+  return new OpenAIClient({ apiKey, baseURL, maxRetries: 0, logLevel: 'off' });
+});
 
 /** .what = one streamed Chat Completions call, normalized, with <tool_call> text recovered into calls */
 const callOpenai =
   (model: string): AtomCall =>
   async ({ apiKey, baseURL, request, maxOutputTokens, timeoutMs, signal }) => {
-    const stream = await getClient(apiKey, baseURL).chat.completions.create(
+    const stream = await (await getClient(apiKey, baseURL)).chat.completions.create(
       toOpenaiRequest({ model, maxTokens: maxOutputTokens, ...request }),
       { timeout: timeoutMs, signal },
     );

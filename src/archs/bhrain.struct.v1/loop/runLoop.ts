@@ -46,7 +46,8 @@ export const runLoop = async (input: {
   const system = () => genSystemPrompt({ cwd, tools: registry.definitions(), systemPrompt: extra || undefined });
   const fixedTokens = () => estimateTokens(system()) + estimateTokens(JSON.stringify(registry.definitions()));
 
-  let messages: BrainMessage[] = [...input.history];
+  // a history given by the caller may have lost results (interrupted, compacted): repaired once, up front
+  let messages: BrainMessage[] = repairToolPairs(input.history);
   const transcript: BrainMessage[] = [...input.history];
   let tokens = emptyTokens();
   let cash: BhrainSessionResult['cash'] | undefined = undefined;
@@ -104,14 +105,22 @@ export const runLoop = async (input: {
   let lastText = '';
   let measuredTokens: number | null = null; // the supplier's count of the context as of the last generation
 
+  // kept as messages change, so sizing the context costs nothing per iteration however long the history grows
+  let historyTokens = estimateMessagesTokens(messages);
+  let fixed = fixedTokens();
+  const append = (added: readonly BrainMessage[]) => {
+    messages.push(...added);
+    transcript.push(...added);
+    historyTokens += estimateMessagesTokens(added);
+  };
   const contextTokens = (sinceMeasured: readonly BrainMessage[]) =>
-    Math.max(fixedTokens() + estimateMessagesTokens(messages), (measuredTokens ?? 0) + estimateMessagesTokens(sinceMeasured));
+    Math.max(fixed + historyTokens, (measuredTokens ?? 0) + estimateMessagesTokens(sinceMeasured));
   const memoryContext = (size: number): BhrainMemoryContext => ({
     atom: config.atom,
     generate: (request) => config.atom.generate(request, context),
     contextTokens: size,
     limitTokens: config.limits.contextTokens,
-    fixedTokens: fixedTokens(),
+    fixedTokens: fixed,
     log,
   });
   const applyUpdate = (update: BhrainCompactionResult, tokensBefore: number) => {
@@ -120,7 +129,8 @@ export const runLoop = async (input: {
       return log.error(`memory manager '${config.memoryManager.name}' proposed an update without a valid message list; the context is unchanged`);
     messages = repairToolPairs(update.newMessages);
     measuredTokens = null;
-    const tokensAfter = fixedTokens() + estimateMessagesTokens(messages);
+    historyTokens = estimateMessagesTokens(messages);
+    const tokensAfter = fixed + historyTokens;
     compactions.push({ strategy: config.memoryManager.name, tokensBefore, tokensAfter });
     log.info(`context compacted by ${config.memoryManager.name}: ${tokensBefore} → ${tokensAfter} tokens`);
     emit({ type: 'Compacted', sessionUuid, strategy: config.memoryManager.name, tokensBefore, tokensAfter, occurredAt: new Date().toISOString() });
@@ -137,12 +147,15 @@ export const runLoop = async (input: {
       applyUpdate(pendingUpdate, contextTokens([]));
       pendingUpdate = null;
     }
-    messages = repairToolPairs(messages);
+    // the tool set may change between iterations (toolboxes added or removed at runtime)
+    const tools = registry.definitions();
+    const systemText = system();
+    fixed = estimateTokens(systemText) + estimateTokens(JSON.stringify(tools));
 
     let generation;
     try {
       generation = await config.atom.generate(
-        { system: system(), messages, tools: registry.definitions(), onTextDelta: context.onTextDelta },
+        { system: systemText, messages, tools, onTextDelta: context.onTextDelta },
         context,
       );
     } catch (error) {
@@ -154,8 +167,7 @@ export const runLoop = async (input: {
     cash = cash === undefined ? generation.cash : addCash(cash, generation.cash);
     const prompted = generation.tokens.input + generation.tokens.cache.get + generation.tokens.cache.set;
     measuredTokens = prompted > 0 ? prompted + generation.tokens.output : null;
-    messages.push(generation.message);
-    transcript.push(generation.message);
+    append([generation.message]);
     if (generation.message.content) lastText = generation.message.content;
 
     const calls = generation.message.toolCalls;
@@ -164,8 +176,7 @@ export const runLoop = async (input: {
       const notice = runaway.observe(calls[index]);
       return notice ? { ...result, content: `${result.content}\n\n${notice}` } : result;
     });
-    messages.push(...answered);
-    transcript.push(...answered);
+    append(answered);
 
     const size = contextTokens(answered);
     log.info(`iteration ${iteration}: ${calls.length} tool calls, context ~${size} tokens`, { iteration, toolCalls: calls.length, contextTokens: size });

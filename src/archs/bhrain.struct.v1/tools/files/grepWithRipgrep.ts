@@ -12,9 +12,17 @@ const PER_FILE_ERROR = /permission denied|no such file|os error|file system loop
  * .what = grep through ripgrep: execFile (never a shell; the pattern is one argument after -e), output read as it
  *         streams, and rg killed once the cap is reached
  * .why = rg is much faster on big trees; its flags make it pick the same files as the built-in engine
- *        (hidden files yes, ignore files no, .git and node_modules skipped, symlinks followed, sorted by path)
+ *        (hidden files yes, ignore files no, .git and node_modules skipped, symlinks followed)
+ * .note = rg searches in parallel and unsorted (the tool sorts what it shows); only when the cap is hit does it search
+ *         again sorted by path (single-threaded), so the matches kept are the same ones the built-in engine keeps
  */
-export const grepWithRipgrep = (input: GrepSearchInput): Promise<GrepSearchResult> =>
+export const grepWithRipgrep = async (input: GrepSearchInput): Promise<GrepSearchResult> => {
+  const fast = await runRipgrep(input, false);
+  return fast.kind === 'matches' && fast.more && !fast.timedOut ? runRipgrep(input, true) : fast;
+};
+
+/** .what = one ripgrep run, sorted by path or in rg's own parallel order */
+const runRipgrep = (input: GrepSearchInput, sorted: boolean): Promise<GrepSearchResult> =>
   new Promise((resolvePromise, reject) => {
     // run inside the searched directory so an anchored glob ('src/*.ts') is relative to it, as in the built-in engine
     const cwd = input.rootIsFile ? dirname(input.root) : input.root;
@@ -32,8 +40,7 @@ export const grepWithRipgrep = (input: GrepSearchInput): Promise<GrepSearchResul
       '--hidden',
       '--no-ignore',
       '--follow',
-      '--sort',
-      'path',
+      ...(sorted ? ['--sort', 'path'] : []),
       '--max-filesize',
       '10M',
       // a longer line is shown as a preview: enough bytes for the characters grep keeps
