@@ -1,0 +1,14 @@
+// npm run bench: measures bhrain beside Claude Code and Qwen Code, prints the tables, writes bench/results/latest.json
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { formatReport } from './formatReport.js';
+import { findPackageRoot } from './peers.js';
+import { runBench } from './runBench.js';
+
+const smoke = process.argv.includes('--smoke');
+const report = await runBench({ smoke, log: (line) => process.stderr.write(`${line}\n`) });
+const dir = join(findPackageRoot(), 'bench', 'results');
+await mkdir(dir, { recursive: true });
+await writeFile(join(dir, smoke ? 'smoke.json' : 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+process.stdout.write(`${formatReport(report)}\n`);

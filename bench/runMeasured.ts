@@ -1,0 +1,70 @@
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** .what = one measured process run: wall time, peak RSS of its whole process tree, exit, output */
+export interface MeasuredRun {
+  wallMs: number;
+  peakRssMb: number;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  startedAt: number;
+}
+
+const PAGE_BYTES = 4096;
+
+/** .what = the resident memory of a process tree right now, in bytes (children found through /proc ppid links) */
+const treeRssBytes = (root: number): number => {
+  const parents = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // exited between listing and reading
+    }
+  }
+  const tree = new Set([root]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, ppid] of parents) if (tree.has(ppid) && !tree.has(pid)) (tree.add(pid), (grew = true));
+  }
+  let bytes = 0;
+  for (const pid of tree) {
+    try {
+      bytes += Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * PAGE_BYTES;
+    } catch {
+      // exited
+    }
+  }
+  return bytes;
+};
+
+/**
+ * .what = runs a command to completion, sampling its process tree's RSS every 20 ms
+ * .why = agent CLIs relaunch themselves or spawn shells: the tree, not the first pid, is what a user pays for
+ */
+export const runMeasured = (input: { command: string; args: string[]; env: Record<string, string | undefined>; cwd: string; timeoutMs: number }): Promise<MeasuredRun> =>
+  new Promise((resolve, reject) => {
+    const startedAt = Date.now();
+    const started = performance.now();
+    const child = spawn(input.command, input.args, { cwd: input.cwd, env: input.env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let peak = 0;
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const sample = () => {
+      if (child.pid) peak = Math.max(peak, treeRssBytes(child.pid));
+    };
+    const sampler = setInterval(sample, 20);
+    const timer = setTimeout(() => child.kill('SIGKILL'), input.timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(sampler);
+      clearTimeout(timer);
+      resolve({ wallMs: performance.now() - started, peakRssMb: peak / 1024 / 1024, code, stdout, stderr, startedAt });
+    });
+    sample();
+  });

@@ -1,0 +1,78 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+
+import type { BenchRow, BenchSection } from '../BenchReport.js';
+import { benchLoop } from './loop.js';
+import { benchTools } from './tools.js';
+
+const smoke = { smoke: true, log: () => {} };
+
+const rgInstalled = (() => {
+  try {
+    execFileSync('rg', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** .what = the row with this metric, failing with the metrics there are when it is absent */
+const rowOf = (section: BenchSection, metric: string | RegExp): BenchRow => {
+  const row = section.rows.find((candidate) => (typeof metric === 'string' ? candidate.metric === metric : metric.test(candidate.metric)));
+  if (!row) throw new Error(`no row ${metric} in ${section.rows.map((candidate) => candidate.metric).join(', ')}`);
+  return row;
+};
+
+/** .what = a row as the report prints it: a unit, values that are numbers or null, ratios likewise */
+const expectWellFormed = (row: BenchRow) => {
+  expect(row.unit).toMatch(/\S/);
+  for (const value of [...Object.values(row.values), ...Object.values(row.ratios ?? {})])
+    expect(value === null || Number.isFinite(value)).toBe(true);
+};
+
+/** .what = a target with its text and a verdict that is a boolean, or null only when allowed */
+const expectTarget = (row: BenchRow, text: string, verdictKnown: boolean) => {
+  expect(row.target?.text).toBe(text);
+  if (verdictKnown) expect(typeof row.target?.met).toBe('boolean');
+  else expect(row.target?.met).toBeNull();
+};
+
+describe('bench sections, smoke run', () => {
+  it('given node_modules, when the tools section runs, then grep and glob rows carry numbers for bhrain and the grep target', async () => {
+    const section = await benchTools(smoke);
+    expect(section.title).toMatch(/\S/);
+    const grep = rowOf(section, 'grep: wall time');
+    expectWellFormed(grep);
+    expect(grep.values['bhrain (built-in)']).toBeGreaterThan(0);
+    if (rgInstalled) {
+      expect(grep.values['bhrain (rg engine)']).toBeGreaterThan(0);
+      expect(grep.values.rg).toBeGreaterThan(0);
+      expect(typeof grep.ratios?.['bhrain(rg)/rg']).toBe('number');
+    } else {
+      expect(grep.values.rg).toBeNull();
+      expect(section.notes.join('\n')).toContain('rg is not installed');
+    }
+    expectTarget(grep, 'grep within 1.5x of rg when rg is used', rgInstalled);
+    const glob = rowOf(section, 'glob: wall time');
+    expectWellFormed(glob);
+    expect(glob.values['bhrain (built-in)']).toBeGreaterThan(0);
+    expect(section.notes.join('\n')).toMatch(/[\d,]+ files/);
+  }, 20_000);
+
+  it('given the stand-in, when the loop section runs, then overhead, wall and heap rows carry numbers and their targets', async () => {
+    const section = await benchLoop(smoke);
+    const overhead = rowOf(section, 'loop overhead per iteration');
+    expectWellFormed(overhead);
+    expect(overhead.values.claude).toBeGreaterThanOrEqual(0);
+    expect(overhead.values.qwen).toBeGreaterThanOrEqual(0);
+    expectTarget(overhead, '< 1 ms', true);
+    const wall = rowOf(section, 'wall time per iteration (incl. HTTP, SDK, stand-in)');
+    expectWellFormed(wall);
+    expect(wall.values.claude).toBeGreaterThan(0);
+    expect(wall.values.qwen).toBeGreaterThan(0);
+    const heap = rowOf(section, /^heap growth over/);
+    expectWellFormed(heap);
+    expect(Number.isFinite(heap.values.bhrain)).toBe(true);
+    expectTarget(heap, '< 5 MB', true);
+  }, 20_000);
+});
