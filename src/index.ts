@@ -55,6 +55,7 @@ export {
   LoopError,
   ContinuationNotSupportedError,
   EpisodeCompactedError,
+  EmptyAnswerError,
 } from './contract/errors.js';
 
 // atoms

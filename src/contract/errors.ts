@@ -118,3 +118,8 @@ export class EpisodeCompactedError extends BadRequestError {
     super(message);
   }
 }
+
+/** .what = the model answered with nothing (no text, no tool call), even after being told so once */
+export class EmptyAnswerError extends SupplierError {
+  override readonly code = 'EMPTY_ANSWER';
+}

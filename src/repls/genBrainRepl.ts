@@ -144,7 +144,13 @@ export const genBrainRepl = (
       output = verdict.value;
     }
 
-    const outputText = schema && session.termination === 'complete' ? JSON.stringify(output) : session.output;
+    // a failed exchange is still a checkpoint to resume from: it records what happened, so a continuation knows
+    const outputText =
+      session.termination === 'error'
+        ? `${session.output ? `${session.output}\n\n` : ''}[bhrain: this exchange ended with an error: ${session.error?.message}]`
+        : schema && session.termination === 'complete'
+          ? JSON.stringify(output)
+          : session.output;
     const nextEpisode = appendBrainExchange({ episode, exchange: genBrainExchange({ input: prompt, output: outputText }) });
     const nextSeries = series ? replaceCurrentEpisode({ series, episode: nextEpisode }) : genBrainSeries({ episodes: [nextEpisode] });
     latest = { episode: nextEpisode, series: nextSeries };

@@ -14,7 +14,11 @@ const describeInput = (input: unknown): string => {
  * .what = the CLI's log: concise progress lines on stderr; a spinner only on a TTY; errors even when quiet
  * .why = stdout stays clean for pipes; CI logs get plain lines, never animation
  */
-export const genProgressLog = (input: { stream: NodeJS.WriteStream; quiet: boolean }): BrainLog & { stop: () => void } => {
+export const genProgressLog = (input: {
+  stream: NodeJS.WriteStream;
+  quiet: boolean;
+  redact: (text: string) => string;
+}): BrainLog & { stop: () => void } => {
   const { stream, quiet } = input;
   const animate = !!stream.isTTY && !quiet;
   let frame = 0;
@@ -29,7 +33,7 @@ export const genProgressLog = (input: { stream: NodeJS.WriteStream; quiet: boole
   const print = (line: string) => {
     if (spinning) stream.write('\r\x1b[2K');
     spinning = false;
-    stream.write(`${line}\n`);
+    stream.write(`${input.redact(line)}\n`);
   };
   const progress = (message: string, meta?: Record<string, unknown>) => {
     if (quiet) return;

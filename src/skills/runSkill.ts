@@ -2,6 +2,7 @@ import { BRAIN_ATOM_SLUGS } from '../atoms/genBrainAtom.js';
 import { genSummarizeOnLimit } from '../archs/bhrain.struct.v1/memory/genSummarizeOnLimit.js';
 import { genTruncate } from '../archs/bhrain.struct.v1/memory/genTruncate.js';
 import { getBhrainHome, genBrainRefStore } from '../continuation/genBrainRefStore.js';
+import { genSecretRedactor } from '../security/genSecretRedactor.js';
 import { BadRequestError, BhrainError } from '../contract/errors.js';
 import { BRAIN_REPL_ARCHS, genBrainRepl, type BrainReplOn } from '../repls/genBrainRepl.js';
 import { EXIT_CODES, exitCodeOf } from './exitCodes.js';
@@ -35,7 +36,9 @@ const validateOptions = (options: SkillOptions) => {
  * .why = the one implementation behind `bhrain <skill>` and the rhachet skill; returns the exit code
  */
 export const runSkill = async (skill: SkillName, options: SkillOptions): Promise<number> => {
-  const log = genProgressLog({ stream: process.stderr, quiet: !!options.quiet });
+  // secrets in the environment never reach the model, the terminal, the run record or the refs store
+  const redact = genSecretRedactor(process.env);
+  const log = genProgressLog({ stream: process.stderr, quiet: !!options.quiet, redact });
   try {
     const cwd = process.cwd();
     const { maxIterations, memory } = validateOptions(options);
@@ -47,7 +50,7 @@ export const runSkill = async (skill: SkillName, options: SkillOptions): Promise
       : options.onEpisode
         ? { episode: await store.getEpisode(options.onEpisode) }
         : undefined;
-    const prompt = await readSkillInput({ flag: options.input, stdin: process.stdin });
+    const prompt = redact(await readSkillInput({ flag: options.input, stdin: process.stdin }));
     if (!prompt.trim())
       throw new BadRequestError('missing input: the task is empty. Pass it with --input "..." or pipe it on stdin');
 
@@ -61,22 +64,20 @@ export const runSkill = async (skill: SkillName, options: SkillOptions): Promise
     const result = skill === 'ask' ? await repl.ask({ say: prompt, on }, context) : await repl.act({ do: prompt, on }, context);
     const { session } = result;
 
-    // a run that failed keeps the refs it started from: nothing half-done is saved as a checkpoint
-    const saved = session.termination !== 'error';
-    if (saved)
-      await Promise.all([
-        store.saveEpisode(result.episode),
-        store.saveSeries(result.series),
-        store.markCompacted(result.series.episodes.slice(0, -1).map((episode) => episode.hash)),
-      ]);
-    const refs = saved ? { episode: result.episode.hash, series: result.series.hash } : { episode: options.onEpisode ?? null, series: options.onSeries ?? null };
+    // every run is a checkpoint, a failed one too (its exchange records the error), so there is always a ref to resume from
+    await Promise.all([
+      store.saveEpisode(result.episode),
+      store.saveSeries(result.series),
+      store.markCompacted(result.series.episodes.slice(0, -1).map((episode) => episode.hash)),
+    ]);
+    const refs = { episode: result.episode.hash, series: result.series.hash };
     const metrics = {
       iterations: session.iterations,
       tokens: session.tokens,
       cost: { usd: session.cash?.total ?? null },
       elapsedMs: session.elapsedMs,
     };
-    const record = await writeRunRecord({ cwd, skill, prompt, output: session.output, refs, metrics, transcript: session.transcript });
+    const record = await writeRunRecord({ cwd, skill, prompt, output: session.output, refs, metrics, transcript: session.transcript, redact });
     log.stop();
 
     if (options.output === 'json')
@@ -100,11 +101,11 @@ export const runSkill = async (skill: SkillName, options: SkillOptions): Promise
   } catch (error) {
     log.stop();
     if (error instanceof BhrainError) {
-      process.stderr.write(`bhrain ${skill}: ${error.message}\n`);
+      process.stderr.write(redact(`bhrain ${skill}: ${error.message}\n`));
       return error.exitCode;
     }
     process.stderr.write(
-      `bhrain ${skill}: unexpected failure: ${(error as Error)?.message ?? error}${options.debug ? `\n${(error as Error)?.stack}` : ' (run with --debug for the stack)'}\n`,
+      redact(`bhrain ${skill}: unexpected failure: ${(error as Error)?.message ?? error}${options.debug ? `\n${(error as Error)?.stack}` : ' (run with --debug for the stack)'}\n`),
     );
     return EXIT_CODES.crash;
   }

@@ -13,16 +13,19 @@ export const writeRunRecord = async (input: {
   refs: Record<string, unknown>;
   metrics: Record<string, unknown>;
   transcript: unknown;
+  /** removes secret values from everything written */
+  redact: (text: string) => string;
 }): Promise<string> => {
   const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
   const dir = join(input.cwd, '.log', 'bhrain', input.skill, stamp);
   await mkdir(dir, { recursive: true });
+  const write = (name: string, text: string) => writeFile(join(dir, name), input.redact(text));
   await Promise.all([
-    writeFile(join(dir, 'input.md'), input.prompt),
-    writeFile(join(dir, 'output.md'), input.output),
-    writeFile(join(dir, 'refs.json'), `${JSON.stringify(input.refs, null, 2)}\n`),
-    writeFile(join(dir, 'metrics.json'), `${JSON.stringify(input.metrics, null, 2)}\n`),
-    writeFile(join(dir, 'transcript.json'), `${JSON.stringify(input.transcript, null, 2)}\n`),
+    write('input.md', input.prompt),
+    write('output.md', input.output),
+    write('refs.json', `${JSON.stringify(input.refs, null, 2)}\n`),
+    write('metrics.json', `${JSON.stringify(input.metrics, null, 2)}\n`),
+    write('transcript.json', `${JSON.stringify(input.transcript, null, 2)}\n`),
   ]);
   return dir;
 };

@@ -23,3 +23,6 @@ export const DEFAULT_CONDENSE_TOOL_RESULT_CHARS = 2_000;
 /** the reply to an empty prompt: no loop is started */
 export const CLARIFICATION_REQUEST =
   'Your request is empty. What would you like me to do? Describe the task, for example: "summarize readme.md" or "fix the failing test in src/foo.test.ts".';
+
+/** what the model is told once when it answers with nothing */
+export const EMPTY_ANSWER_NUDGE = '[bhrain: your last reply was empty. Continue the task with a tool call, or give your final answer.]';

@@ -4,6 +4,7 @@ import type { BrainAtom } from '../../contract/BrainAtom.js';
 import type { AtomCall } from '../genAtom.js';
 import { genAtom } from '../genAtom.js';
 import { genClientCache } from '../genClientCache.js';
+import { withIdleTimeout } from '../withIdleTimeout.js';
 import type { BrainModelEntry } from '../models.js';
 import { readAnthropicStream } from './readAnthropicStream.js';
 import { toAnthropicRequest } from './toAnthropicRequest.js';
@@ -27,7 +28,10 @@ const callAnthropic =
       toAnthropicRequest({ model, maxTokens: maxOutputTokens, ...request }),
       { timeout: timeoutMs, signal },
     );
-    const result = await readAnthropicStream(stream, request.onTextDelta);
+    const result = await readAnthropicStream(
+      withIdleTimeout({ stream, idleMs: timeoutMs, abort: () => stream.controller.abort() }),
+      request.onTextDelta,
+    );
     return {
       text: result.text,
       toolCalls: result.toolUses.map((use) => ({ id: use.id, name: use.name, raw: use.json })),

@@ -5,6 +5,7 @@ import { DEFAULT_QWEN_BASE_URL } from '../constants.js';
 import type { AtomCall, AtomRawGeneration } from '../genAtom.js';
 import { genAtom } from '../genAtom.js';
 import { genClientCache } from '../genClientCache.js';
+import { withIdleTimeout } from '../withIdleTimeout.js';
 import type { BrainModelEntry } from '../models.js';
 import { readOpenaiStream } from './readOpenaiStream.js';
 import { recoverToolCallText } from './recoverToolCallText.js';
@@ -24,7 +25,10 @@ const callOpenai =
       toOpenaiRequest({ model, maxTokens: maxOutputTokens, ...request }),
       { timeout: timeoutMs, signal },
     );
-    const result = await readOpenaiStream(stream, request.onTextDelta);
+    const result = await readOpenaiStream(
+      withIdleTimeout({ stream, idleMs: timeoutMs, abort: () => stream.controller.abort() }),
+      request.onTextDelta,
+    );
     const native: AtomRawGeneration['toolCalls'] = result.toolCalls.map((call) => ({
       id: call.id,
       name: call.name,

@@ -1,6 +1,7 @@
 import type { BrainLog } from '../../../contract/BrainContext.js';
 import type { BrainToolCall } from '../../../contract/BrainMessage.js';
 import type { BhrainPermissionDecision, BhrainPermissionGuard, BhrainPrompter } from '../permission/BhrainPermissionGuard.js';
+import { findOutsideWorkspace } from '../permission/findOutsideWorkspace.js';
 
 /** .what = whether a call may run, and if not, the denial the model reads */
 export type PermissionVerdict = { allowed: true } | { allowed: false; denial: string };
@@ -17,7 +18,8 @@ const within = <T>(promise: Promise<T>, timeoutMs: number, what: string): Promis
 
 /**
  * .what = consults the guard for one call, and the prompter when the guard asks for approval
- * .why = fail closed: a guard that throws, hangs or answers nonsense denies; a prompt with no way to ask denies, saying so
+ * .why = fail closed: a guard that throws, hangs or answers nonsense denies; a prompt with no way to ask denies, saying so;
+ *        a write or edit outside the workspace (../, absolute, a symlink pointing out) is always a prompt at least
  */
 export const checkPermission = async (input: {
   call: BrainToolCall;
@@ -39,6 +41,12 @@ export const checkPermission = async (input: {
       allowed: false,
       denial: `permission denied: the permission guard failed (${(error as Error).message}), so ${call.name} was not run (guards fail closed). Try another approach, or ask the user.`,
     };
+  }
+  // whatever the guard says, a write or edit that lands outside the workspace is asked about, never silently allowed
+  const outside = verdict.decision === 'deny' ? null : findOutsideWorkspace({ toolName: call.name, toolInput: call.input, cwd: input.cwd });
+  if (outside) {
+    const note = `${call.name} would change ${outside}, outside the workspace ${input.cwd}`;
+    verdict = { decision: 'prompt', reason: verdict.decision === 'prompt' && verdict.reason ? `${verdict.reason}; ${note}` : note };
   }
   if (verdict.decision === 'allow') return { allowed: true };
   const reason = verdict.reason ?? `${call.name} needs approval`;

@@ -19,6 +19,8 @@ export interface ToolCallSession {
   spillDir: string;
   log: BrainLog;
   emit: (event: BhrainEvent) => void;
+  /** removes secret values from tool output before the model, the log or a spill file sees it */
+  redact: (text: string) => string;
 }
 
 /** .what = the result of one call before truncation: refused, denied, failed or executed */
@@ -60,7 +62,7 @@ export const executeToolCall = async (call: BrainToolCall, session: ToolCallSess
   session.log.info(`tool call ${call.name}`, { callId: call.id, input: call.input });
   const result = await runCall(call, session);
   const truncated = await truncateToolOutput({
-    output: result.output,
+    output: session.redact(result.output),
     maxChars: session.maxToolOutputChars,
     spillDir: session.spillDir,
     callId: call.id,

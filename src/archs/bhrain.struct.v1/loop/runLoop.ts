@@ -4,16 +4,17 @@ import { join } from 'node:path';
 
 import { silentLog } from '../../../contract/BrainContext.js';
 import type { BrainMessage } from '../../../contract/BrainMessage.js';
-import { BhrainError, ContextOverflowError, LoopError } from '../../../contract/errors.js';
+import { BhrainError, ContextOverflowError, EmptyAnswerError, LoopError } from '../../../contract/errors.js';
 import { addCash, addTokens, emptyTokens } from '../../../contract/tokens.js';
 import type { BhrainConfigResolved } from '../BhrainConfig.js';
 import type { BhrainContext } from '../BhrainContext.js';
 import type { BhrainSessionResult } from '../BhrainSessionResult.js';
-import { CLARIFICATION_REQUEST } from '../constants.js';
+import { CLARIFICATION_REQUEST, EMPTY_ANSWER_NUDGE } from '../constants.js';
 import type { BhrainEvent } from '../events.js';
 import { genSystemPrompt } from '../genSystemPrompt.js';
 import type { BhrainCompactionResult, BhrainMemoryContext } from '../memory/BhrainMemoryManager.js';
 import type { BhrainToolRegistry } from '../tools/genToolRegistry.js';
+import { genSecretRedactor } from '../../../security/genSecretRedactor.js';
 import { genRunawayDetector } from './detectRunaway.js';
 import { estimateMessagesTokens, estimateTokens } from './estimateTokens.js';
 import { executeToolCall } from './executeToolCall.js';
@@ -94,6 +95,7 @@ export const runLoop = async (input: {
     guard: config.permissionGuard,
     prompter: context.prompter ?? null,
     toolContext: { cwd, log, env: context.env ?? process.env, signal: context.signal },
+    redact: genSecretRedactor(context.env ?? process.env),
     guardTimeoutMs: config.limits.guardTimeoutMs,
     maxToolOutputChars: config.limits.maxToolOutputChars,
     spillDir: context.spillDir ?? join(tmpdir(), 'bhrain-tool-output', sessionUuid),
@@ -103,6 +105,7 @@ export const runLoop = async (input: {
   const runaway = genRunawayDetector();
   let pendingUpdate: BhrainCompactionResult | null = null;
   let lastText = '';
+  let nudgedEmpty = false;
   let measuredTokens: number | null = null; // the supplier's count of the context as of the last generation
 
   // kept as messages change, so sizing the context costs nothing per iteration however long the history grows
@@ -196,6 +199,20 @@ export const runLoop = async (input: {
       contextTokens: size,
       occurredAt: new Date().toISOString(),
     });
+    if (!calls.length && !generation.message.content.trim()) {
+      // an empty answer ends nothing: the model is told once, then the session ends with a clear error
+      if (nudgedEmpty)
+        return finish({
+          output: lastText,
+          termination: 'error',
+          iterations: iteration,
+          error: new EmptyAnswerError(`${config.atom.slug} returned an empty answer twice in a row (no text, no tool call); the session stopped with its transcript kept`),
+        });
+      nudgedEmpty = true;
+      log.warn(`iteration ${iteration}: the model returned an empty answer; it is asked to continue`);
+      append([{ role: 'user', content: EMPTY_ANSWER_NUDGE }]);
+      continue;
+    }
     if (!calls.length) {
       if (generation.stopReason === 'max_tokens') log.warn('the answer reached the output token limit and may be cut short');
       return finish({ output: generation.message.content, termination: 'complete', iterations: iteration });

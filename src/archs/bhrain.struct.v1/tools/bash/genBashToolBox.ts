@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 
 import type { BrainToolDefinition } from '../../../../contract/BrainMessage.js';
+import { withoutSupplierKeys } from '../../../../security/genSecretRedactor.js';
 import type { BhrainToolBox, BhrainToolResult } from '../BhrainToolBox.js';
 import { loadToolDescription } from '../loadToolDescription.js';
 import { formatBashRun } from './formatBashRun.js';
@@ -83,7 +84,8 @@ export const genBashToolBox = (options: {
       context.log.debug('bash: running', { command, cwd: context.cwd, timeoutMs });
       const run = await runBashCommand(
         { command, timeoutMs, maxCaptureBytes, killGraceMs },
-        { cwd: context.cwd, env: context.env, signal: context.signal },
+        // the shell gets the caller's environment without bhrain's own supplier keys: the model never needs them
+        { cwd: context.cwd, env: withoutSupplierKeys(context.env), signal: context.signal },
       );
       if (run.spawnError) return failure(`could not start bash: ${run.spawnError}`);
       context.log.debug('bash: finished', {
