@@ -12,8 +12,11 @@ export const DEFAULT_RETRY_POLICY: BrainRetryPolicy = {
   maxTotalWaitMs: 90_000,
 };
 
-/** per-request timeout for a supplier call */
+/** per-request timeout for a supplier call: the wait for its response to start */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
+
+/** the longest silence inside a streamed response before it counts as stalled (and is retried) */
+export const DEFAULT_STREAM_IDLE_MS = 120_000;
 
 /** output budget of one generation when the caller sets none */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 8_192;

@@ -10,7 +10,7 @@ import type { BrainToolCall } from '../contract/BrainMessage.js';
 import type { BrainTokens } from '../contract/BrainOutput.js';
 import { askAtom } from './askAtom.js';
 import { computeCash } from './computeCash.js';
-import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY_POLICY } from './constants.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY_POLICY, DEFAULT_STREAM_IDLE_MS } from './constants.js';
 import { mapSupplierError } from './mapSupplierError.js';
 import { checkToolInput, readToolArguments } from './readToolArguments.js';
 import { withRetry } from './withRetry.js';
@@ -43,6 +43,8 @@ export type AtomCall = (input: {
   request: BrainAtomGenerateInput;
   maxOutputTokens: number;
   timeoutMs: number;
+  /** the longest silence allowed inside the stream */
+  idleMs: number;
   signal?: AbortSignal;
 }) => Promise<AtomRawGeneration>;
 
@@ -72,20 +74,36 @@ export const genAtom = (input: {
 }): BrainAtom => {
   const generate = async (request: BrainAtomGenerateInput, context: BrainContext = {}): Promise<BrainAtomGeneration> => {
     const { apiKey, baseURL } = resolveCreds(input.creds, input.slug, context);
+    const log = context.log ?? silentLog;
     const started = performance.now();
+    // a caller's text callback that throws is the caller's bug: logged, never retried as a supplier failure (re-billed)
+    const onTextDelta = request.onTextDelta;
+    const guarded: BrainAtomGenerateInput = onTextDelta
+      ? {
+          ...request,
+          onTextDelta: (text) => {
+            try {
+              onTextDelta(text);
+            } catch (error) {
+              log.error(`${input.slug}: the onTextDelta callback threw: ${(error as Error)?.message ?? error}; the answer goes on`);
+            }
+          },
+        }
+      : request;
     const { value: raw, attempts } = await withRetry({
       supplier: input.slug,
       policy: { ...DEFAULT_RETRY_POLICY, ...context.retry },
-      log: context.log ?? silentLog,
+      log,
       signal: context.signal,
       mapError: (error) => mapSupplierError({ error, supplier: input.slug, keyEnvVars: input.creds.keyEnvVars }),
       run: () =>
         input.call({
           apiKey,
           baseURL,
-          request,
+          request: guarded,
           maxOutputTokens: Math.min(request.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS, input.spec.maxOutputTokens),
           timeoutMs: context.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+          idleMs: context.timeoutMs ?? DEFAULT_STREAM_IDLE_MS,
           signal: context.signal,
         }),
     });

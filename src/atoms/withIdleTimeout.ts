@@ -5,20 +5,31 @@
  */
 export async function* withIdleTimeout<T>(input: { stream: AsyncIterable<T>; idleMs: number; abort: () => void }): AsyncGenerator<T> {
   const iterator = input.stream[Symbol.asyncIterator]();
-  for (;;) {
-    let timer: NodeJS.Timeout | undefined;
-    const idle = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        input.abort();
-        reject(new Error(`the response stream stalled: no data for ${input.idleMs} ms`));
-      }, input.idleMs);
-    });
-    try {
-      const next = await Promise.race([iterator.next(), idle]);
-      if (next.done) return;
-      yield next.value;
-    } finally {
-      clearTimeout(timer);
+  let open = true; // whether the request behind the stream may still be open
+  try {
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const idle = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          open = false;
+          input.abort();
+          reject(new Error(`the response stream stalled: no data for ${input.idleMs} ms`));
+        }, input.idleMs);
+      });
+      try {
+        const next = await Promise.race([iterator.next(), idle]);
+        if (next.done) {
+          open = false;
+          return;
+        }
+        yield next.value;
+      } finally {
+        clearTimeout(timer);
+      }
     }
+  } finally {
+    // a reader that stops early (a malformed event, a throwing callback) never resumes the SDK's iterator, so its own
+    // cleanup never runs: abort here, or the connection stays open (and keeps a CLI process from exiting)
+    if (open) input.abort();
   }
 }

@@ -39,20 +39,23 @@ export const genBrainRefStore = (input: { home: string }) => {
     const path = join(dir, `${hash}.json`);
     try {
       await mkdir(dir, { recursive: true });
-      // content-addressed: an existing intact file already holds exactly this content
-      if (await stat(path).then((found) => found.size === Buffer.byteLength(text), () => false)) return path;
+      // content-addressed: an existing file with exactly this content is kept; one damaged (even at the same size) is replaced
+      if (await readFile(path, 'utf8').then((found) => found === text, () => false)) return path;
       const temp = join(dir, `.${hash}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-      const handle = await open(temp, 'w');
       try {
-        await handle.writeFile(text);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, path).catch(async (error) => {
-        await rm(temp, { force: true });
+        const handle = await open(temp, 'w');
+        try {
+          await handle.writeFile(text);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await rename(temp, path);
+      } catch (error) {
+        // a partial temp file (disk full mid-write) would hold the space the user must free: it goes too
+        await rm(temp, { force: true }).catch(() => undefined);
         throw error;
-      });
+      }
       return path;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;

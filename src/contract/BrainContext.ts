@@ -27,7 +27,7 @@ export interface BrainContext {
   env?: Record<string, string | undefined>;
   /** bounds on the atom's own retries of transient supplier failures */
   retry?: Partial<BrainRetryPolicy>;
-  /** per-request timeout for supplier calls: the wait for a response, and the longest gap inside a streamed one */
+  /** supplier calls: the wait for a response (default 600 s) and the longest silence inside a stream (default 120 s) */
   timeoutMs?: number;
   signal?: AbortSignal;
 }

@@ -9,6 +9,7 @@ export interface SkillOptions {
   atom?: string;
   input?: string;
   maxIterations?: string;
+  timeoutMs?: string;
   permission?: string;
   memory: string;
   output: string;
@@ -48,6 +49,7 @@ export const genSkillCommand = (skill: SkillName, run: (skill: SkillName, option
     .option('--atom <slug>', 'the LLM: claude, claude/haiku, claude/sonnet, claude/opus, qwen, qwen/<model>')
     .option('--input <text>', 'the task; when absent, read from stdin (e.g. `echo task | bhrain act ...`)')
     .option('--max-iterations <n>', 'stop after n loop iterations, printing the partial answer (exit 3)')
+    .option('--timeout-ms <n>', 'LLM request timeout and the longest silence inside a streamed answer (default 600000 / 120000)')
     .option(
       '--permission <guard>',
       skill === 'act' ? 'allowAll (default), readOnly, promptForWrites, or a rules file (JSON: {allow, prompt, deny})' : 'ask is always readOnly',

@@ -3,6 +3,7 @@ import { genSummarizeOnLimit } from '../archs/bhrain.struct.v1/memory/genSummari
 import { genTruncate } from '../archs/bhrain.struct.v1/memory/genTruncate.js';
 import { getBhrainHome, genBrainRefStore } from '../continuation/genBrainRefStore.js';
 import { genSecretRedactor } from '../security/genSecretRedactor.js';
+import { redactBrainEpisode, redactBrainSeries } from '../security/redactBrainRefs.js';
 import { BadRequestError, BhrainError } from '../contract/errors.js';
 import { BRAIN_REPL_ARCHS, genBrainRepl, type BrainReplOn } from '../repls/genBrainRepl.js';
 import { EXIT_CODES, exitCodeOf } from './exitCodes.js';
@@ -28,7 +29,10 @@ const validateOptions = (options: SkillOptions) => {
     throw new BadRequestError(`--max-iterations must be a whole number of at least 1, got '${options.maxIterations}'`);
   if (options.onEpisode && options.onSeries)
     throw new BadRequestError('give --on-episode or --on-series, not both: --on-series continues a conversation, --on-episode branches from a checkpoint');
-  return { maxIterations, memory: MEMORY[options.memory as keyof typeof MEMORY]() };
+  const timeoutMs = options.timeoutMs === undefined ? undefined : Number(options.timeoutMs);
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs >= 1))
+    throw new BadRequestError(`--timeout-ms must be a whole number of milliseconds of at least 1, got '${options.timeoutMs}'`);
+  return { maxIterations, timeoutMs, memory: MEMORY[options.memory as keyof typeof MEMORY]() };
 };
 
 /**
@@ -41,7 +45,7 @@ export const runSkill = async (skill: SkillName, options: SkillOptions): Promise
   const log = genProgressLog({ stream: process.stderr, quiet: !!options.quiet, redact });
   try {
     const cwd = process.cwd();
-    const { maxIterations, memory } = validateOptions(options);
+    const { maxIterations, timeoutMs, memory } = validateOptions(options);
     const permissionGuard = await resolvePermission(skill === 'ask' ? 'readOnly' : options.permission, cwd);
     const repl = genBrainRepl({ slug: `${options.arch}@${options.atom}`, config: { permissionGuard, memoryManager: memory, maxIterations } });
     const store = genBrainRefStore({ home: getBhrainHome() });
@@ -59,39 +63,44 @@ export const runSkill = async (skill: SkillName, options: SkillOptions): Promise
       cwd,
       log,
       env: process.env,
+      timeoutMs,
       prompter: interactive ? genTtyPrompter({ stdin: process.stdin, stderr: process.stderr }) : undefined,
     };
     const result = skill === 'ask' ? await repl.ask({ say: prompt, on }, context) : await repl.act({ do: prompt, on }, context);
     const { session } = result;
+    // the answer may hold a secret the model decoded from a form redaction cannot match (base64): nothing printed or kept does
+    const output = redact(session.output);
+    const episode = redactBrainEpisode(result.episode, redact);
+    const series = redactBrainSeries(result.series, redact);
 
     // every run is a checkpoint, a failed one too (its exchange records the error), so there is always a ref to resume from
     await Promise.all([
-      store.saveEpisode(result.episode),
-      store.saveSeries(result.series),
-      store.markCompacted(result.series.episodes.slice(0, -1).map((episode) => episode.hash)),
+      store.saveEpisode(episode),
+      store.saveSeries(series),
+      store.markCompacted(series.episodes.slice(0, -1).map((compacted) => compacted.hash)),
     ]);
-    const refs = { episode: result.episode.hash, series: result.series.hash };
+    const refs = { episode: episode.hash, series: series.hash };
     const metrics = {
       iterations: session.iterations,
       tokens: session.tokens,
       cost: { usd: session.cash?.total ?? null },
       elapsedMs: session.elapsedMs,
     };
-    const record = await writeRunRecord({ cwd, skill, prompt, output: session.output, refs, metrics, transcript: session.transcript, redact });
+    const record = await writeRunRecord({ cwd, skill, prompt, output, refs, metrics, transcript: session.transcript, redact });
     log.stop();
 
     if (options.output === 'json')
       process.stdout.write(
         `${JSON.stringify({
-          output: session.output,
+          output,
           termination: session.termination,
           episode: { hash: refs.episode },
           series: { hash: refs.series },
           metrics,
-          ...(session.error ? { error: { code: session.error.code, message: session.error.message } } : {}),
+          ...(session.error ? { error: { code: session.error.code, message: redact(session.error.message) } } : {}),
         })}\n`,
       );
-    else if (session.output) process.stdout.write(session.output.endsWith('\n') ? session.output : `${session.output}\n`);
+    else if (output) process.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
     if (session.error) log.error(session.error.message);
     if (!options.quiet) {
       process.stderr.write(`episode: ${refs.episode ?? '(none)'}\nseries: ${refs.series ?? '(none)'}\n`);

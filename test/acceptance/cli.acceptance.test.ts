@@ -122,6 +122,7 @@ describe('errors: message and exit code', () => {
     { name: 'unknown ref', args: ['act', '--atom', 'qwen', '--on-series', 'deadbeefdeadbeef', '--input', 'x'], code: 2, stderr: /series not found: no series deadbeefdeadbeef in the ref store .* start a new series by running without --on-series/ },
     { name: 'both refs', args: ['act', '--atom', 'qwen', '--on-series', 'aaaaaaaa', '--on-episode', 'bbbbbbbb', '--input', 'x'], code: 2, stderr: /give --on-episode or --on-series, not both/ },
     { name: 'unknown flag', args: ['act', '--atom', 'qwen', '--inptu', 'x'], code: 2, stderr: /unknown option '--inptu'/ },
+    { name: 'bad timeout', args: ['act', '--atom', 'qwen', '--timeout-ms', 'soon', '--input', 'x'], code: 2, stderr: /--timeout-ms must be a whole number of milliseconds of at least 1, got 'soon'/ },
     { name: 'bad permission', args: ['act', '--atom', 'qwen', '--permission', 'yolo', '--input', 'x'], code: 2, stderr: /--permission yolo: not a builtin guard \(allowAll, readOnly, promptForWrites\) and not a readable rules file/ },
     { name: 'auth: no key', args: ['act', '--atom', 'claude', '--input', 'x'], env: { ANTHROPIC_API_KEY: undefined }, code: 4, stderr: /no API key for claude\/sonnet: set ANTHROPIC_API_KEY/ },
     { name: 'llm unreachable', args: ['act', '--atom', 'qwen', '--input', 'x'], env: { QWEN_BASE_URL: 'http://127.0.0.1:9/v1' }, code: 4, stderr: /qwen\/qwen3-coder-plus failed 5 times in a row .*unreachable or overloaded/ },

@@ -168,6 +168,41 @@ describe('anthropic', () => {
     }
   });
 
+  it('a stalled stream sends a few deltas, then nothing, until the client aborts; the stand-in lets go', async () => {
+    for (const stall of ['text', 'tool'] as const) {
+      standin.reset();
+      standin.script({ stall }, { text: 'next' });
+      const controller = new AbortController();
+      const stream = await anthropic.messages.create({ ...ask('hi'), stream: true }, { signal: controller.signal });
+      const seen: string[] = [];
+      const timer = setTimeout(() => controller.abort(), 200);
+      // the SDK ends an aborted stream quietly (no throw): what proves the stall is that it never finished
+      await (async () => {
+        for await (const event of stream) seen.push(event.type);
+      })();
+      clearTimeout(timer);
+      expect(controller.signal.aborted).toBe(true);
+      expect(seen).toContain('content_block_delta');
+      expect(seen).not.toContain('message_stop');
+      expect((await anthropic.messages.create(ask('again'))).content[0]).toMatchObject({ text: 'next' });
+    }
+  });
+
+  it('close() ends a stall that no client ever abandons, without hanging', async () => {
+    const own = await startStandin();
+    own.script({ stall: 'text' });
+    const client = new Anthropic({ apiKey: 'test', baseURL: own.url, maxRetries: 0 });
+    const stream = await client.messages.create({ ...ask('hi'), stream: true });
+    const drained = (async () => {
+      for await (const _ of stream);
+    })().catch((e: unknown) => e);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = Date.now();
+    await own.close();
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(await drained).toBeInstanceOf(Error);
+  });
+
   it('the stream helper rejects finalMessage on a cut stream', async () => {
     standin.script({ cut: 'tool' });
     await expect(anthropic.messages.stream(ask('hi')).finalMessage()).rejects.toThrow();
@@ -285,6 +320,25 @@ describe('openai', () => {
     const completion = await openai.chat.completions.create(chat('weather?'));
     expect(completion.choices[0].message.content).toBeNull();
     expect(completion.choices[0].message.tool_calls).toMatchObject([{ type: 'function', function: { name: 'weather', arguments: '{"city":"Rome"}' } }]);
+  });
+
+  it('a stalled stream sends a few chunks, then nothing, until the client aborts', async () => {
+    for (const stall of ['text', 'tool'] as const) {
+      standin.reset();
+      standin.script({ stall });
+      const controller = new AbortController();
+      const stream = await openai.chat.completions.create({ ...chat('hi'), stream: true }, { signal: controller.signal });
+      const finishes: Array<string | null | undefined> = [];
+      const timer = setTimeout(() => controller.abort(), 200);
+      // the SDK ends an aborted stream quietly (no throw): what proves the stall is that it never finished
+      await (async () => {
+        for await (const chunk of stream) finishes.push(chunk.choices[0]?.finish_reason);
+      })();
+      clearTimeout(timer);
+      expect(controller.signal.aborted).toBe(true);
+      expect(finishes.length).toBeGreaterThan(1);
+      expect(finishes.every((finish) => !finish)).toBe(true);
+    }
   });
 
   it('throws (not hangs) when the stream is cut', async () => {

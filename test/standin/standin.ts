@@ -58,21 +58,32 @@ class Exchange {
     this.res.end(text);
   }
 
-  /** Send a JSON body but destroy the socket after half of it (a non-streaming `cut`). */
-  async jsonCut(body: unknown, headers: Record<string, string>): Promise<void> {
+  /** Resolves when the client disconnects (or the server closes the socket); no timer, so it never keeps a process alive. */
+  untilGone(): Promise<void> {
+    if (this.gone || this.res.destroyed) return Promise.resolve();
+    return new Promise((resolve) => this.res.once('close', () => resolve()));
+  }
+
+  /** Send a JSON body but stop after half of it: destroy the socket (a non-streaming `cut`), or hold it open (`stall`). */
+  async jsonCut(body: unknown, headers: Record<string, string>, stall = false): Promise<void> {
     const bytes = Buffer.from(JSON.stringify(body));
     this.res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length, ...headers });
     await this.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
+    if (stall) return this.untilGone();
     this.res.socket?.destroy();
   }
 
-  /** Send SSE frames; with plan.cutAfter, destroy the socket right after that frame is flushed. */
-  async sse(plan: StreamPlan, headers: Record<string, string>): Promise<void> {
+  /**
+   * Send SSE frames; with plan.cutAfter, destroy the socket right after that frame is flushed, or (stall) send nothing
+   * more and hold the socket open until the client gives up (close() destroys it too, so a stall never outlives the server).
+   */
+  async sse(plan: StreamPlan, headers: Record<string, string>, stall = false): Promise<void> {
     this.res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
     for (const [index, frame] of plan.frames.entries()) {
       if (this.gone) return;
       await this.write(frame);
       if (index === plan.cutAfter) {
+        if (stall) return this.untilGone();
         this.res.socket?.destroy();
         return;
       }
@@ -214,15 +225,17 @@ export const startStandin = async (options: StandinOptions = {}): Promise<Standi
     if ('invalidBody' in turn) {
       return record.stream ? ex.sse(wire.invalidStream(), headers) : ex.json(200, 'not json{', headers);
     }
-    if (!('cut' in turn) && !('text' in turn) && !('toolCalls' in turn)) {
+    if (!('cut' in turn) && !('stall' in turn) && !('text' in turn) && !('toolCalls' in turn)) {
       return ex.json(400, wire.error(400, `stand-in: unknown turn kind ${JSON.stringify(turn)}`), headers);
     }
-    const cut = 'cut' in turn;
-    const answerTurn: AnswerTurn = 'cut' in turn ? cutTurn(turn.cut) : turn;
+    // a stall sends the same first half as a cut, then holds the connection open instead of destroying it
+    const stall = 'stall' in turn;
+    const cut = 'cut' in turn || stall;
+    const answerTurn: AnswerTurn = 'cut' in turn ? cutTurn(turn.cut) : 'stall' in turn ? cutTurn(turn.stall) : turn;
     const encoded = wire.encode(answerTurn, record.body, record.stream, cut);
     record.usage = encoded.usage;
-    if (encoded.plan) return ex.sse(encoded.plan, headers);
-    return cut ? ex.jsonCut(encoded.json, headers) : ex.json(200, encoded.json, headers);
+    if (encoded.plan) return ex.sse(encoded.plan, headers, stall);
+    return cut ? ex.jsonCut(encoded.json, headers, stall) : ex.json(200, encoded.json, headers);
   };
 
   /** Handle POST /v1/messages and /v1/chat/completions: record, check auth and context, pick a turn, answer. */

@@ -46,6 +46,7 @@ export type StandinTurn =
   | { toolCalls: StandinToolCall[]; text?: string }
   | { error: { status: number; retryAfterSeconds?: number; retryAfterMs?: number; message?: string } }
   | { cut: 'text' | 'tool' }
+  | { stall: 'text' | 'tool' }
   | { reset: true }
   | { invalidBody: true }
   | { delayMs: number; then: StandinTurn }

@@ -23,13 +23,13 @@ const STOP_REASONS: Record<string, 'end' | 'tool_calls' | 'max_tokens'> = {
 /** .what = one streamed Messages API call, normalized */
 const callAnthropic =
   (model: string): AtomCall =>
-  async ({ apiKey, baseURL, request, maxOutputTokens, timeoutMs, signal }) => {
+  async ({ apiKey, baseURL, request, maxOutputTokens, timeoutMs, idleMs, signal }) => {
     const stream = await (await getClient(apiKey, baseURL)).messages.create(
       toAnthropicRequest({ model, maxTokens: maxOutputTokens, ...request }),
       { timeout: timeoutMs, signal },
     );
     const result = await readAnthropicStream(
-      withIdleTimeout({ stream, idleMs: timeoutMs, abort: () => stream.controller.abort() }),
+      withIdleTimeout({ stream, idleMs, abort: () => stream.controller.abort() }),
       request.onTextDelta,
     );
     return {

@@ -20,13 +20,13 @@ const getClient = genClientCache<OpenAI>(async ({ apiKey, baseURL }) => {
 /** .what = one streamed Chat Completions call, normalized, with <tool_call> text recovered into calls */
 const callOpenai =
   (model: string): AtomCall =>
-  async ({ apiKey, baseURL, request, maxOutputTokens, timeoutMs, signal }) => {
+  async ({ apiKey, baseURL, request, maxOutputTokens, timeoutMs, idleMs, signal }) => {
     const stream = await (await getClient(apiKey, baseURL)).chat.completions.create(
       toOpenaiRequest({ model, maxTokens: maxOutputTokens, ...request }),
       { timeout: timeoutMs, signal },
     );
     const result = await readOpenaiStream(
-      withIdleTimeout({ stream, idleMs: timeoutMs, abort: () => stream.controller.abort() }),
+      withIdleTimeout({ stream, idleMs, abort: () => stream.controller.abort() }),
       request.onTextDelta,
     );
     const native: AtomRawGeneration['toolCalls'] = result.toolCalls.map((call) => ({

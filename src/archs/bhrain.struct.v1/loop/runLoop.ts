@@ -213,6 +213,8 @@ export const runLoop = async (input: {
       append([{ role: 'user', content: EMPTY_ANSWER_NUDGE }]);
       continue;
     }
+    // only empty answers in a row end the session: one that said something earns the model a fresh nudge
+    nudgedEmpty = false;
     if (!calls.length) {
       if (generation.stopReason === 'max_tokens') log.warn('the answer reached the output token limit and may be cut short');
       return finish({ output: generation.message.content, termination: 'complete', iterations: iteration });

@@ -4,7 +4,7 @@ import type { BrainToolCall } from '../../../contract/BrainMessage.js';
 import { BadRequestError } from '../../../contract/errors.js';
 import { globToRegExp } from '../tools/files/globToRegExp.js';
 import type { BhrainPermissionDecision, BhrainPermissionGuard } from './BhrainPermissionGuard.js';
-import { splitShellCommand } from './splitShellCommand.js';
+import { describeOpaqueCommand, splitShellCommand } from './splitShellCommand.js';
 
 /** .what = rules in Claude Code's style: `tool` or `tool(spec)`, evaluated deny → prompt → allow */
 export interface BhrainPermissionRules {
@@ -53,6 +53,17 @@ const matches = (rule: Rule, call: BrainToolCall, subject: string): boolean => {
 };
 
 /**
+ * .what = a command as written, and with its program's directory dropped (`/bin/rm -rf x` is also `rm -rf x`)
+ * .why = deny and prompt rules name programs; a path to the same program must not slip past them (allow rules stay exact)
+ */
+const withBareProgram = (call: BrainToolCall, subject: string): string[] => {
+  if (call.name !== 'bash') return [subject];
+  const [first, ...rest] = subject.split(' ');
+  const bare = first.split('/').pop();
+  return bare && bare !== first ? [subject, [bare, ...rest].join(' ')] : [subject];
+};
+
+/**
  * .what = a guard from allow / prompt / deny rules; a call no rule allows is prompted
  * .why = precise policy for CI and teams; a bash line is judged by every command it runs, so `;`, `&&`, `$( )`,
  *        `bash -c`, env prefixes and quoting cannot smuggle a denied command past an allowed one
@@ -67,9 +78,19 @@ export const genRulesGuard = (rules: BhrainPermissionRules, name = 'rules'): Bhr
       const subjects = subjectsOf(call, context.cwd);
       if (!subjects.length) subjects.push('');
       const first = (list: Rule[]) =>
-        subjects.flatMap((subject) => list.filter((rule) => matches(rule, call, subject)).map((rule) => ({ rule, subject })))[0];
+        subjects.flatMap((subject) =>
+          list.filter((rule) => withBareProgram(call, subject).some((variant) => matches(rule, call, variant))).map((rule) => ({ rule, subject })),
+        )[0];
       const denied = first(deny);
       if (denied) return { decision: 'deny', reason: `denied by rule \`${denied.rule.text}\` (${denied.subject})` };
+      // a command whose effect cannot be read from its words could hide a denied one: it is asked about, never allowed
+      const guarded = [...deny, ...prompt].filter((rule) => rule.tool === 'bash');
+      const opaque = call.name === 'bash' && guarded.length ? subjects.map((subject) => ({ subject, why: describeOpaqueCommand(subject) })).find((found) => found.why) : undefined;
+      if (opaque)
+        return {
+          decision: 'prompt',
+          reason: `cannot check \`${opaque.subject}\` against ${guarded.map((rule) => `\`${rule.text}\``).join(', ')}: ${opaque.why}`,
+        };
       const prompted = first(prompt);
       if (prompted) return { decision: 'prompt', reason: `rule \`${prompted.rule.text}\` asks for approval (${prompted.subject})` };
       const unallowed = subjects.find((subject) => !allow.some((rule) => matches(rule, call, subject)));

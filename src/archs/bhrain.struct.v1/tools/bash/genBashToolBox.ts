@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 
 import type { BrainToolDefinition } from '../../../../contract/BrainMessage.js';
-import { withoutSupplierKeys } from '../../../../security/genSecretRedactor.js';
+import { genCutSecretRedactor, withoutSupplierKeys } from '../../../../security/genSecretRedactor.js';
 import type { BhrainToolBox, BhrainToolResult } from '../BhrainToolBox.js';
 import { loadToolDescription } from '../loadToolDescription.js';
 import { formatBashRun } from './formatBashRun.js';
@@ -96,6 +96,12 @@ export const genBashToolBox = (options: {
         elapsedMs: run.elapsedMs,
       });
       const truncated = run.stdout.droppedBytes > 0 || run.stderr.droppedBytes > 0;
+      // a secret cut in two by the dropped middle matches no redaction of the whole value: its pieces are redacted here
+      if (truncated) {
+        const cut = genCutSecretRedactor(context.env);
+        for (const stream of [run.stdout, run.stderr])
+          if (stream.droppedBytes > 0) Object.assign(stream, { head: cut.head(stream.head), tail: cut.tail(stream.tail) });
+      }
       return {
         callId: call.id,
         success: run.exitCode === 0,

@@ -1,18 +1,64 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 
 import type { BashRun } from './BashRun.js';
 import { BoundedCapture } from './BoundedCapture.js';
 
-// process groups still running, so they can be killed if this process exits while a command runs
-const liveGroupPids = new Set<number>();
+/** every process a command starts inherits this variable, set to the run's own marker */
+const RUN_MARKER_VAR = 'BHRAIN_BASH_RUN';
+
+// process groups still running (with their runs' markers), so they can be killed if this process exits while a command runs
+const liveGroupPids = new Map<number, string>();
 let exitHookInstalled = false;
 const installExitHook = (): void => {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   // a detached group does not get the terminal's signals, so it would outlive us without this
   process.once('exit', () => {
-    for (const pid of liveGroupPids) killGroup(pid, 'SIGKILL');
+    for (const [pid, marker] of liveGroupPids) {
+      killGroup(pid, 'SIGKILL');
+      killMarked(marker);
+    }
   });
+};
+
+/**
+ * .what = SIGKILLs every process whose environment carries this run's marker, until none is left (Linux, via /proc)
+ * .why = `setsid cmd &` or a job under `set -m` leaves the process group, so killing the group misses it; the marker
+ *        is inherited through fork and exec, so it finds them (only a process that clears its environment escapes)
+ */
+const killMarked = (marker: string): void => {
+  if (process.platform !== 'linux') return;
+  const needle = Buffer.from(`${RUN_MARKER_VAR}=${marker}\0`);
+  // a process forking while we kill may add a child: a few rounds until a scan finds nobody
+  for (let round = 0; round < 5; round++) {
+    let found = 0;
+    let entries: string[];
+    try {
+      entries = readdirSync('/proc');
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+      let environ: Buffer;
+      try {
+        environ = readFileSync(`/proc/${entry}/environ`);
+      } catch {
+        continue;
+      }
+      const at = environ.indexOf(needle);
+      if (at === -1 || (at > 0 && environ[at - 1] !== 0)) continue;
+      try {
+        process.kill(Number(entry), 'SIGKILL');
+        found++;
+      } catch {
+        // already gone
+      }
+    }
+    if (!found) return;
+  }
 };
 
 // signals a whole process group; a group that is already gone (ESRCH) is fine
@@ -44,9 +90,11 @@ export const runBashCommand = (
     let finished = false;
     const timers: NodeJS.Timeout[] = [];
 
-    const env = Object.fromEntries(
-      Object.entries(context.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
-    );
+    const marker = randomBytes(8).toString('hex');
+    const env = {
+      ...Object.fromEntries(Object.entries(context.env).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+      [RUN_MARKER_VAR]: marker,
+    };
     // argv, never a concatenated string; stdin is /dev/null so a read gets EOF instead of hanging
     const child = spawn('bash', ['-c', input.command], {
       cwd: context.cwd,
@@ -57,7 +105,7 @@ export const runBashCommand = (
     const pid = child.pid;
     if (pid !== undefined) {
       installExitHook();
-      liveGroupPids.add(pid);
+      liveGroupPids.set(pid, marker);
     }
 
     const finish = (): void => {
@@ -66,8 +114,9 @@ export const runBashCommand = (
       for (const timer of timers) clearTimeout(timer);
       context.signal?.removeEventListener('abort', onAbort);
       if (pid !== undefined) {
-        // background children (`sleep 1000 &`) must not outlive the call
+        // background children (`sleep 1000 &`) must not outlive the call, nor those that left the group (setsid)
         killGroup(pid, 'SIGKILL');
+        killMarked(marker);
         liveGroupPids.delete(pid);
       }
       child.stdout.destroy();
@@ -107,6 +156,8 @@ export const runBashCommand = (
     child.on('exit', (code, signal) => {
       exit = { code, signal };
       if (pid !== undefined) killGroup(pid, 'SIGKILL');
+      // a process that left the group may hold the pipes open: killing it now lets them close without the grace wait
+      killMarked(marker);
       // the pipes close once the group is dead; a process that escaped the group (setsid) may hold them, so bound the wait
       timers.push(setTimeout(finish, input.killGraceMs));
     });

@@ -15,6 +15,9 @@ export const READ_CHUNK_BYTES = 64 * 1024;
 /** past the window, read counts lines only this far; beyond it the total is reported as "at least" */
 export const READ_MAX_SCAN_BYTES = 32 * 1024 * 1024;
 
+/** before the window, read skips at most this many bytes to find the offset line, so a far offset stays fast (~1 s) */
+export const READ_MAX_SKIP_BYTES = 512 * 1024 * 1024;
+
 /** a NUL byte in this many leading bytes marks a file as binary (the heuristic git and ripgrep use) */
 export const BINARY_SNIFF_BYTES = 8 * 1024;
 

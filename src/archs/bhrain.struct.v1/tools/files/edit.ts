@@ -1,6 +1,5 @@
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
-import { dirname } from 'node:path';
 
 import type { BrainToolDefinition } from '../../../../contract/BrainMessage.js';
 import { loadToolDescription } from '../loadToolDescription.js';
@@ -14,6 +13,7 @@ import { formatBytes } from './formatBytes.js';
 import { formatCount } from './formatCount.js';
 import { formatNumberedLine } from './formatNumberedLine.js';
 import { isBinary } from './isBinary.js';
+import { makeParentDirs } from './makeParentDirs.js';
 import { readToolInput } from './readToolInput.js';
 import { resolveToolPath } from './resolveToolPath.js';
 
@@ -167,7 +167,7 @@ export const editTool: FilesTool = {
       }
       // an empty old_string on a missing file creates it
       try {
-        await mkdir(dirname(absolutePath), { recursive: true });
+        await makeParentDirs(absolutePath);
         await writeFile(absolutePath, newString, 'utf8');
       } catch (error) {
         return { success: false, output: describeFsError({ error, action: 'create', path: shown }) };

@@ -9,6 +9,7 @@ import {
   READ_DEFAULT_LIMIT_LINES,
   READ_MAX_LINE_CHARS,
   READ_MAX_SCAN_BYTES,
+  READ_MAX_SKIP_BYTES,
 } from './constants.js';
 import { describeFsError } from './describeFsError.js';
 import { describeMissingPath } from './describeMissingPath.js';
@@ -93,8 +94,14 @@ export const readTool: FilesTool = {
       maxLineChars: READ_MAX_LINE_CHARS,
       chunkBytes: READ_CHUNK_BYTES,
       maxScanBytes: READ_MAX_SCAN_BYTES,
+      maxSkipBytes: READ_MAX_SKIP_BYTES,
       signal: context.signal,
     });
+    if (window.skipBudgetHit)
+      return {
+        success: false,
+        output: `offset ${offsetLine} was not reached: the first ${formatBytes(READ_MAX_SKIP_BYTES)} of ${shown} (${formatBytes(stats.size)} in all) hold only ${formatCount(window.countedLines)} lines, and read stops skipping there to stay fast. Use bash to jump that far (e.g. \`tail -n +${offsetLine} ${shown} | head -n ${limitLines}\`), or read a smaller offset.`,
+      };
     if (window.lines.length === 0)
       return {
         success: false,

@@ -25,6 +25,8 @@ export const readLineWindow = async (input: {
   chunkBytes: number;
   /** from the window's start, read at most this many bytes; the line count is then a lower bound */
   maxScanBytes: number;
+  /** before the window, skip at most this many bytes looking for offsetLine; past it, no lines are returned */
+  maxSkipBytes?: number;
   signal?: AbortSignal;
 }): Promise<{
   lines: WindowLine[];
@@ -36,6 +38,8 @@ export const readLineWindow = async (input: {
   invalidUtf8: boolean;
   /** some shown line ended in CRLF (the CR is not shown) */
   crlf: boolean;
+  /** the skip to offsetLine stopped after maxSkipBytes: offsetLine may exist further on */
+  skipBudgetHit: boolean;
 }> => {
   const { offsetLine, maxLineChars } = input;
   const windowEnd = offsetLine + input.limitLines;
@@ -52,7 +56,9 @@ export const readLineWindow = async (input: {
     let lineHasBytes = false;
     let position = 0;
     let scannedBytes = 0;
+    let skippedBytes = 0;
     let budgetHit = false;
+    let skipBudgetHit = false;
     let current = { text: '', chars: 0, last: '' };
 
     const validate = (bytes?: Uint8Array) => {
@@ -104,6 +110,7 @@ export const readLineWindow = async (input: {
         if (line < offsetLine) {
           // before the window: only find the line breaks
           lineHasBytes = newline === -1;
+          skippedBytes += (newline === -1 ? bytesRead : newline + 1) - start;
         } else {
           if (line < windowEnd && end > start) {
             const bytes = chunk.subarray(start, end);
@@ -123,6 +130,11 @@ export const readLineWindow = async (input: {
           break reading;
         }
       }
+      // a far offset in a huge (or sparse) file would otherwise scan it all: time grows with the file, ~3 s per GB
+      if (input.maxSkipBytes !== undefined && line < offsetLine && skippedBytes > input.maxSkipBytes) {
+        skipBudgetHit = true;
+        break;
+      }
       if (scannedBytes > input.maxScanBytes) {
         budgetHit = true;
         break;
@@ -132,7 +144,7 @@ export const readLineWindow = async (input: {
     // the last line may have no line break; if reading stopped inside a window line, show what was read
     if (lineHasBytes && line >= offsetLine && line < windowEnd) finishLine(budgetHit);
     const countedLines = line - 1 + (lineHasBytes ? 1 : 0);
-    return { lines, totalLines: budgetHit ? null : countedLines, countedLines, invalidUtf8, crlf };
+    return { lines, totalLines: budgetHit || skipBudgetHit ? null : countedLines, countedLines, invalidUtf8, crlf, skipBudgetHit };
   } finally {
     await handle.close();
   }

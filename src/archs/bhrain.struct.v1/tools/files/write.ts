@@ -1,5 +1,4 @@
-import { mkdir, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { stat, writeFile } from 'node:fs/promises';
 
 import type { BrainToolDefinition } from '../../../../contract/BrainMessage.js';
 import { loadToolDescription } from '../loadToolDescription.js';
@@ -9,6 +8,7 @@ import { displayPath } from './displayPath.js';
 import type { FilesTool } from './FilesTool.js';
 import { formatBytes } from './formatBytes.js';
 import { formatCount } from './formatCount.js';
+import { makeParentDirs } from './makeParentDirs.js';
 import { readToolInput } from './readToolInput.js';
 import { resolveToolPath } from './resolveToolPath.js';
 
@@ -48,7 +48,7 @@ export const writeTool: FilesTool = {
         output: `Cannot write ${shown}: it is a directory (EISDIR). Give the path of a file, e.g. ${shown}/<name>.`,
       };
     try {
-      await mkdir(dirname(absolutePath), { recursive: true });
+      await makeParentDirs(absolutePath);
       await writeFile(absolutePath, content, 'utf8');
     } catch (error) {
       return { success: false, output: describeFsError({ error, action: 'write', path: shown }) };
