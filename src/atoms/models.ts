@@ -1,15 +1,7 @@
-import type { BrainModelPrice, BrainSupplier } from '../contract/BrainAtom.js';
+import type { BrainAtomSpec } from '../contract/BrainAtom.js';
 
-/** .what = a model bhrain knows: its id, window, output budget and price */
-export interface BrainModelEntry {
-  supplier: BrainSupplier;
-  model: string;
-  contextWindowTokens: number;
-  maxOutputTokens: number;
-  price: BrainModelPrice | null;
-  /** false for a supplier that cannot build on a prior episode */
-  continuation?: boolean;
-}
+/** .what = a model bhrain knows: its id, window, output budget and price (an atom's spec, before the atom exists) */
+export type BrainModelEntry = BrainAtomSpec;
 
 /**
  * .what = the claude models behind the slugs, with list prices in USD per million tokens

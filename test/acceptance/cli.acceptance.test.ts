@@ -4,23 +4,14 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { useStandin } from '../standin/useStandin.js';
-import { genConsumerRepo, runBhrain, runViaRhachet } from './runCli.js';
+import { genCliEnv, genConsumerRepo, runBhrain, runViaRhachet } from './runCli.js';
 
 const { standin } = useStandin();
 let home: string;
 beforeEach(async () => {
   home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
 });
-const envFor = (overrides: Record<string, string | undefined> = {}) => ({
-  PATH: process.env.PATH,
-  HOME: process.env.HOME,
-  BHRAIN_HOME: home,
-  ANTHROPIC_API_KEY: 'test-key',
-  ANTHROPIC_BASE_URL: standin().url,
-  QWEN_API_KEY: 'test-key',
-  QWEN_BASE_URL: standin().openaiUrl,
-  ...overrides,
-});
+const envFor = (overrides: Record<string, string | undefined> = {}) => genCliEnv({ standin: standin(), home }, overrides);
 const exists = (path: string) => stat(path).then(() => true, () => false);
 const sentTools = (index: number): string[] =>
   (standin().requests[index].body.tools ?? []).map((tool: { name?: string; function?: { name: string } }) => tool.name ?? tool.function?.name);

@@ -50,3 +50,15 @@ export const runViaRhachet = (input: { repo: string; skill: string; args: string
     env: input.env,
     stdin: input.stdin,
   });
+
+/** the environment of a CLI run against the stand-in: its urls for both protocols, test keys, and a ref store of its own */
+export const genCliEnv = (input: { standin: { url: string; openaiUrl: string }; home: string }, overrides: Record<string, string | undefined> = {}) => ({
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  BHRAIN_HOME: input.home,
+  ANTHROPIC_API_KEY: 'test-key',
+  ANTHROPIC_BASE_URL: input.standin.url,
+  QWEN_API_KEY: 'test-key',
+  QWEN_BASE_URL: input.standin.openaiUrl,
+  ...overrides,
+});

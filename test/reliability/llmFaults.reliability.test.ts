@@ -15,7 +15,7 @@ import { withIdleTimeout } from '../../src/atoms/withIdleTimeout.js';
 import { genBrainRefStore } from '../../src/continuation/genBrainRefStore.js';
 import type { BrainMessage } from '../../src/contract/BrainMessage.js';
 import { EmptyAnswerError, SupplierUnavailableError } from '../../src/contract/errors.js';
-import { runBhrain } from '../acceptance/runCli.js';
+import { genCliEnv, runBhrain } from '../acceptance/runCli.js';
 import type { StandinTurn } from '../standin/standin.js';
 import { genRecordingLog, PROTOCOL_SLUGS, useStandin } from '../standin/useStandin.js';
 import { reliabilityCase } from './reliabilityCase.js';
@@ -384,15 +384,7 @@ describe.each(PROTOCOL_SLUGS)('LLM faults at the CLI (bin/bhrain) on $slug ($pro
   beforeEach(async () => {
     home = await mkdtemp(join(tmpdir(), 'bhrain-faults-home-'));
   });
-  const env = () => ({
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    BHRAIN_HOME: home,
-    ANTHROPIC_API_KEY: 'test-key',
-    ANTHROPIC_BASE_URL: standin().url,
-    QWEN_API_KEY: 'test-key',
-    QWEN_BASE_URL: standin().openaiUrl,
-  });
+  const env = () => genCliEnv({ standin: standin(), home });
   const act = async (args: string[]) => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-faults-cwd-'));
     const started = performance.now();

@@ -8,20 +8,14 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 import { genBrainRefStore } from '../../src/continuation/genBrainRefStore.js';
-import { PACKAGE_ROOT, runBhrain, runProcess, type CliRun } from '../acceptance/runCli.js';
+import { PACKAGE_ROOT, genCliEnv, runBhrain, runProcess, type CliRun } from '../acceptance/runCli.js';
 import { useStandin } from '../standin/useStandin.js';
 import { reliabilityCase } from './reliabilityCase.js';
 
 const { standin } = useStandin();
 
 const tempDir = async (name: string) => realpath(await mkdtemp(join(tmpdir(), `bhrain-rel-store-${name}-`)));
-const envFor = (home: string) => ({
-  PATH: process.env.PATH,
-  HOME: process.env.HOME,
-  BHRAIN_HOME: home,
-  ANTHROPIC_API_KEY: 'test-key',
-  ANTHROPIC_BASE_URL: standin().url,
-});
+const envFor = (home: string) => genCliEnv({ standin: standin(), home });
 
 /** the text of the last user message of a request: the task the stand-in answers */
 const taskOf = (body: { messages?: Array<{ role: string; content: unknown }> }): string => {
