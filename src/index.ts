@@ -56,6 +56,7 @@ export {
   ContinuationNotSupportedError,
   EpisodeCompactedError,
   EmptyAnswerError,
+  AbortedError,
 } from './contract/errors.js';
 
 // atoms

@@ -5,6 +5,7 @@ import { startStandin, type Standin } from '../../test/standin/standin.js';
 import type { BrainContext } from '../contract/BrainContext.js';
 import type { BrainMessage, BrainToolDefinition } from '../contract/BrainMessage.js';
 import {
+  AbortedError,
   AuthFailedError,
   BadRequestError,
   ContextOverflowError,
@@ -157,6 +158,34 @@ describe.each([
     expect(generation.attempts).toBe(5);
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     expect(standin.requests).toHaveLength(5);
+  });
+
+  it('tells the caller to discard text streamed by an attempt that is then retried', async () => {
+    standin.script({ cut: 'text' }, { text: 'the whole answer' });
+    let shown = '';
+    const generation = await atom.generate(
+      { messages: [{ role: 'user', content: 'hi' }], onTextDelta: (text) => (shown += text), onTextReset: () => (shown = '') },
+      contextFor(),
+    );
+    expect(generation.message.content).toBe('the whole answer');
+    expect(shown).toBe('the whole answer');
+  });
+
+  it('reports an abort by the caller as AbortedError, during a call and during a retry wait', async () => {
+    standin.script({ delayMs: 5_000, then: { text: 'late' } });
+    const during = new AbortController();
+    setTimeout(() => during.abort(), 100);
+    await expect(atom.generate({ messages: [{ role: 'user', content: 'hi' }] }, contextFor({ signal: during.signal }))).rejects.toThrow(AbortedError);
+
+    standin.reset();
+    standin.script({ error: { status: 529, retryAfterMs: 5_000 } }, { text: 'never' });
+    const waiting = new AbortController();
+    setTimeout(() => waiting.abort(), 100);
+    const started = Date.now();
+    const error = await atom.generate({ messages: [{ role: 'user', content: 'hi' }] }, contextFor({ signal: waiting.signal })).catch((caught) => caught);
+    expect(error).toBeInstanceOf(AbortedError);
+    expect(error.message).toMatch(/aborted by the caller/);
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it('bounds retries: exhausted attempts and a retry-after beyond the budget fail with SupplierUnavailableError', async () => {

@@ -95,6 +95,8 @@ export const genAtom = (input: {
       policy: { ...DEFAULT_RETRY_POLICY, ...context.retry },
       log,
       signal: context.signal,
+      // text streamed by a failed attempt is void: the caller is told before the retry streams the answer anew
+      onRetry: () => request.onTextReset?.(),
       mapError: (error) => mapSupplierError({ error, supplier: input.slug, keyEnvVars: input.creds.keyEnvVars }),
       run: () =>
         input.call({

@@ -1,5 +1,5 @@
 import type { BrainLog, BrainRetryPolicy } from '../contract/BrainContext.js';
-import { BhrainError, SupplierUnavailableError } from '../contract/errors.js';
+import { AbortedError, BhrainError, SupplierUnavailableError } from '../contract/errors.js';
 import { RETRYABLE_STATUSES } from './constants.js';
 
 /** .what = the status and headers of a failed supplier call, whichever SDK threw it */
@@ -72,13 +72,19 @@ export const withRetry = async <T>(input: {
   supplier: string;
   log: BrainLog;
   signal?: AbortSignal;
+  /** called before each retry, e.g. so a caller can discard text streamed by the failed attempt */
+  onRetry?: (attempt: number) => void;
 }): Promise<{ value: T; attempts: number }> => {
+  // an abort is the caller's decision: whatever the failure looks like afterwards, it is reported as an abort
+  const aborted = (cause: unknown) =>
+    new AbortedError(`${input.supplier}: the call was aborted by the caller (context.signal)`, { cause });
   let waitedMs = 0;
   for (let attempt = 1; ; attempt++) {
     try {
       return { value: await input.run(attempt), attempts: attempt };
     } catch (error) {
-      if (!isRetryable(error) || input.signal?.aborted) throw input.mapError(error);
+      if (input.signal?.aborted) throw aborted(error);
+      if (!isRetryable(error)) throw input.mapError(error);
       const retriesLeft = input.policy.maxRetries - (attempt - 1);
       if (retriesLeft <= 0)
         throw new SupplierUnavailableError(
@@ -100,7 +106,10 @@ export const withRetry = async <T>(input: {
         attempt,
         delayMs,
       });
-      await sleep(delayMs, input.signal);
+      await sleep(delayMs, input.signal).catch((error) => {
+        throw aborted(error);
+      });
+      input.onRetry?.(attempt + 1);
       waitedMs += delayMs;
     }
   }

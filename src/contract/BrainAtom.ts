@@ -36,6 +36,8 @@ export interface BrainAtomGenerateInput {
   maxOutputTokens?: number;
   /** streamed text as it arrives, for progress display */
   onTextDelta?: (text: string) => void;
+  /** the text streamed so far is void (its attempt failed and is retried): discard it */
+  onTextReset?: () => void;
 }
 
 /** .what = output of one inference call: the assistant message, why it stopped, usage and cost */

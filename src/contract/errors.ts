@@ -123,3 +123,12 @@ export class EpisodeCompactedError extends BadRequestError {
 export class EmptyAnswerError extends SupplierError {
   override readonly code = 'EMPTY_ANSWER';
 }
+
+/**
+ * .what = the caller aborted the call through context.signal
+ * .why = an abort is the caller's decision, not a supplier failure nor a bug; exit code 130, as for an interrupt
+ */
+export class AbortedError extends BhrainError {
+  readonly exitCode = 130;
+  readonly code = 'ABORTED';
+}

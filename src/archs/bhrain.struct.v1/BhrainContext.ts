@@ -13,6 +13,8 @@ export interface BhrainContext extends BrainContext {
   prompter?: BhrainPrompter;
   /** receives the model's text as it streams */
   onTextDelta?: (text: string) => void;
+  /** the text streamed so far in this generation is void (a failed attempt that is retried): discard it */
+  onTextReset?: () => void;
   /** receives every domain event of the session */
   onEvent?: BhrainEventListener;
   /** where full outputs of truncated tool results are kept; a temp dir per session when absent */

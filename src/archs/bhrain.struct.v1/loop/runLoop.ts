@@ -158,7 +158,7 @@ export const runLoop = async (input: {
     let generation;
     try {
       generation = await config.atom.generate(
-        { system: systemText, messages, tools, onTextDelta: context.onTextDelta },
+        { system: systemText, messages, tools, onTextDelta: context.onTextDelta, onTextReset: context.onTextReset },
         context,
       );
     } catch (error) {
