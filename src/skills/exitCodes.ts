@@ -16,6 +16,8 @@ export const EXIT_CODES = {
   supplier: 4,
   /** the loop failed (or the ref store could not be written) */
   loop: 5,
+  /** interrupted (SIGINT or SIGTERM): the run stopped, its refs saved */
+  interrupted: 130,
 } as const;
 
 /** .what = the exit code for a session that ended without throwing */

@@ -59,11 +59,21 @@ export const runSkill = async (skill: SkillName, options: SkillOptions): Promise
       throw new BadRequestError('missing input: the task is empty. Pass it with --input "..." or pipe it on stdin');
 
     const interactive = !!process.stdin.isTTY && !!process.stderr.isTTY;
+    // Ctrl-C or a CI cancel stops the run gracefully: tools are killed, the refs saved, exit 130; a second one exits at once
+    const interrupt = new AbortController();
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (interrupt.signal.aborted) process.exit(EXIT_CODES.interrupted);
+      log.warn(`${signal}: stopping (the run's refs are saved); send it again to exit at once`);
+      interrupt.abort();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
     const context = {
       cwd,
       log,
       env: process.env,
       timeoutMs,
+      signal: interrupt.signal,
       prompter: interactive ? genTtyPrompter({ stdin: process.stdin, stderr: process.stderr }) : undefined,
     };
     const result = skill === 'ask' ? await repl.ask({ say: prompt, on }, context) : await repl.act({ do: prompt, on }, context);

@@ -1,10 +1,11 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { useStandin } from '../standin/useStandin.js';
-import { genCliEnv, genConsumerRepo, runBhrain, runViaRhachet } from './runCli.js';
+import { genCliEnv, genConsumerRepo, PACKAGE_ROOT, runBhrain, runViaRhachet } from './runCli.js';
 
 const { standin } = useStandin();
 let home: string;
@@ -143,6 +144,27 @@ describe('errors: message and exit code', () => {
     const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--input', 'x'], cwd, env: envFor({ BHRAIN_HOME: notADir }) });
     expect(run.code).toBe(5);
     expect(run.stderr).toMatch(/could not save the (episode|series) .* to the ref store/);
+  });
+
+  it('SIGINT mid-run stops it gracefully: the running command is killed, refs are saved, exit 130', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-err-'));
+    standin().script({ toolCalls: [{ name: 'bash', input: { command: 'echo $$ > shell.pid; sleep 30' } }] }, { text: 'never reached' });
+    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'bin', 'bhrain'), 'act', '--atom', 'qwen', '--input', 'wait a while'], { cwd, env: envFor() as NodeJS.ProcessEnv });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const until = Date.now() + 10_000;
+    while (!(await exists(join(cwd, 'shell.pid'))) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = Date.now();
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(130);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(stderr).toMatch(/SIGINT: stopping/);
+    const series = /^series: ([0-9a-f]{64})$/m.exec(stderr)?.[1];
+    expect(series).toBeDefined();
+    expect(await readdir(join(home, 'refs', 'series'))).toContain(`${series}.json`);
+    const shell = Number(await readFile(join(cwd, 'shell.pid'), 'utf8'));
+    expect(() => process.kill(shell, 0)).toThrow(/ESRCH/);
   });
 
   it('a non-TTY run that needed a prompt is denied and says so', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { silentLog } from '../../../contract/BrainContext.js';
 import type { BrainMessage } from '../../../contract/BrainMessage.js';
-import { BhrainError, ContextOverflowError, EmptyAnswerError, LoopError } from '../../../contract/errors.js';
+import { AbortedError, BhrainError, ContextOverflowError, EmptyAnswerError, LoopError } from '../../../contract/errors.js';
 import { addCash, addTokens, emptyTokens } from '../../../contract/tokens.js';
 import type { BhrainConfigResolved } from '../BhrainConfig.js';
 import type { BhrainContext } from '../BhrainContext.js';
@@ -150,6 +150,13 @@ export const runLoop = async (input: {
       applyUpdate(pendingUpdate, contextTokens([]));
       pendingUpdate = null;
     }
+    if (context.signal?.aborted)
+      return finish({
+        output: lastText,
+        termination: 'error',
+        iterations: iteration - 1,
+        error: new AbortedError(`the session was aborted by the caller after ${iteration - 1} iterations; its transcript is kept`),
+      });
     // the tool set may change between iterations (toolboxes added or removed at runtime)
     const tools = registry.definitions();
     const systemText = system();
