@@ -151,3 +151,35 @@ describe('readme shell examples run as written (bhrain on PATH, against the stan
     expect(standin().requests.length).toBe(code.split('\n').filter((line) => /^(echo .*\| )?bhrain /.test(line)).length);
   });
 });
+
+describe('readme CI step example runs as written (its run script, with bhrain on PATH, against the stand-in)', () => {
+  /** the `run: |` script of every yaml block: what a CI runner would execute */
+  const ciScripts = blocks('yaml').flatMap((yaml) => {
+    const lines = yaml.split('\n');
+    const start = lines.findIndex((line) => /run: \|$/.test(line.trim()));
+    if (start < 0) return [];
+    const body = lines.slice(start + 1).filter((line) => line.trim());
+    const indent = Math.min(...body.map((line) => line.length - line.trimStart().length));
+    return [body.map((line) => line.slice(indent)).join('\n')];
+  });
+
+  it('has a CI step to run', () => expect(ciScripts.length).toBeGreaterThan(0));
+
+  it.each(ciScripts.map((script, index) => ({ index, script })))('CI step $index runs and writes its json', async ({ script }) => {
+    standin().respond = () => ({ text: 'lint fixed' });
+    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-readme-ci-'));
+    const bin = join(cwd, '.bin');
+    await mkdir(bin);
+    await symlink(join(root, 'bin', 'bhrain'), join(bin, 'bhrain'));
+    await mkdir(join(cwd, '.bhrain'));
+    await writeFile(join(cwd, '.bhrain', 'rules.json'), JSON.stringify({ allow: ['read', 'glob', 'grep', 'bash(npm run lint*)'], deny: ['bash(rm *)'] }));
+    // `npx bhrain` resolves to the installed bin; here the package's own bin is on PATH instead
+    await promisify(execFile)('bash', ['-e', '-o', 'pipefail', '-c', script.replaceAll('npx bhrain', 'bhrain')], {
+      cwd,
+      env: { PATH: `${bin}:${process.env.PATH}`, HOME: cwd, BHRAIN_HOME: join(cwd, '.state'), ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: standin().url },
+      timeout: 60_000,
+    });
+    const json = JSON.parse(await readFile(join(cwd, 'bhrain.json'), 'utf8'));
+    expect(json).toMatchObject({ output: 'lint fixed', termination: 'complete' });
+  });
+});
