@@ -114,9 +114,12 @@ export const runBashCommand = (
       for (const timer of timers) clearTimeout(timer);
       context.signal?.removeEventListener('abort', onAbort);
       if (pid !== undefined) {
-        // background children (`sleep 1000 &`) must not outlive the call, nor those that left the group (setsid)
-        killGroup(pid, 'SIGKILL');
-        killMarked(marker);
+        // background children (`sleep 1000 &`) must not outlive the call, nor those that left the group (setsid);
+        // the exit handler already swept both, so the /proc scan runs again only if the process never reported exit
+        if (!exit) {
+          killGroup(pid, 'SIGKILL');
+          killMarked(marker);
+        }
         liveGroupPids.delete(pid);
       }
       child.stdout.destroy();
