@@ -113,7 +113,7 @@ export const runSkill = async (skill: SkillName, options: SkillOptions): Promise
     else if (output) process.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
     if (session.error) log.error(session.error.message);
     if (!options.quiet) {
-      process.stderr.write(`episode: ${refs.episode ?? '(none)'}\nseries: ${refs.series ?? '(none)'}\n`);
+      process.stderr.write(`episode: ${refs.episode}\nseries: ${refs.series}\n`);
       process.stderr.write(`record: ${record}\n`);
     }
     return exitCodeOf(session.termination, session.error?.exitCode ?? null);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { silentLog } from '../../../contract/BrainContext.js';
-import type { BrainMessage } from '../../../contract/BrainMessage.js';
+import type { BrainMessage, BrainToolDefinition } from '../../../contract/BrainMessage.js';
 import { AbortedError, BhrainError, ContextOverflowError, EmptyAnswerError, LoopError } from '../../../contract/errors.js';
 import { addCash, addTokens, emptyTokens } from '../../../contract/tokens.js';
 import type { BhrainConfigResolved } from '../BhrainConfig.js';
@@ -45,7 +45,9 @@ export const runLoop = async (input: {
   const started = performance.now();
   const extra = [config.systemPrompt, input.instructions].filter((part): part is string => !!part).join('\n\n');
   const system = () => genSystemPrompt({ cwd, tools: registry.definitions(), systemPrompt: extra || undefined });
-  const fixedTokens = () => estimateTokens(system()) + estimateTokens(JSON.stringify(registry.definitions()));
+  // what every request carries besides the messages: the system prompt and the tool definitions
+  const sizeFixed = (systemText: string, tools: readonly BrainToolDefinition[]) => estimateTokens(systemText) + estimateTokens(JSON.stringify(tools));
+  let fixed = sizeFixed(system(), registry.definitions());
 
   // a history given by the caller may have lost results (interrupted, compacted): repaired once, up front
   let messages: BrainMessage[] = repairToolPairs(input.history);
@@ -79,7 +81,7 @@ export const runLoop = async (input: {
   if (!input.prompt.trim()) return finish({ output: CLARIFICATION_REQUEST, termination: 'clarification', iterations: 0 });
 
   // boundary.2: input that cannot fit the window fails before anything runs
-  const inputTokens = fixedTokens() + estimateMessagesTokens([...messages, { role: 'user', content: input.prompt }]);
+  const inputTokens = fixed + estimateMessagesTokens([...messages, { role: 'user', content: input.prompt }]);
   if (inputTokens > config.limits.contextTokens)
     throw new ContextOverflowError(
       `the input is about ${inputTokens} tokens, more than the context window of ${config.limits.contextTokens} tokens (${config.atom.slug}${config.limits.contextTokens < config.atom.spec.contextWindowTokens ? ', limits.contextTokens' : ''}): shorten the input, or split the task`,
@@ -110,7 +112,6 @@ export const runLoop = async (input: {
 
   // kept as messages change, so sizing the context costs nothing per iteration however long the history grows
   let historyTokens = estimateMessagesTokens(messages);
-  let fixed = fixedTokens();
   const append = (added: readonly BrainMessage[]) => {
     messages.push(...added);
     transcript.push(...added);
@@ -160,7 +161,7 @@ export const runLoop = async (input: {
     // the tool set may change between iterations (toolboxes added or removed at runtime)
     const tools = registry.definitions();
     const systemText = system();
-    fixed = estimateTokens(systemText) + estimateTokens(JSON.stringify(tools));
+    fixed = sizeFixed(systemText, tools);
 
     let generation;
     try {
