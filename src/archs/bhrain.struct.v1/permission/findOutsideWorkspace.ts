@@ -1,49 +1,32 @@
-import { readlinkSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+
+import { resolveRealPath } from './resolveRealPath.js';
 
 /** tools whose path input names a file they change */
 export const WRITING_TOOLS: ReadonlySet<string> = new Set(['write', 'edit']);
 
-/** symlinks followed before giving up, as the kernel's ELOOP limit */
-const MAX_SYMLINK_HOPS = 40;
-
 /**
- * .what = where a write to an absolute path lands: every symlink resolved, dangling ones too, the missing rest joined on
- * .why = a dangling symlink inside the workspace (`link -> /outside/new.txt`) is followed by open(O_CREAT), so a write
- *        through it creates the target; realpath alone fails on it and would call the path inside
+ * .what = paths inside a workspace whose contents git runs as code, unconfined, when the user next runs it
+ * .why = changing them is changing what runs outside the workspace: write and edit ask first, as for a path outside
  */
-const realpathAsFarAsExists = (path: string): string => {
-  try {
-    return realpathSync(path);
-  } catch {
-    // walked component by component, like the kernel: each prefix is a real path, so '..' in a link target is dirname
-    const pending = path.split('/').filter(Boolean);
-    let current = '/';
-    let hops = 0;
-    while (pending.length) {
-      const part = pending.shift()!;
-      if (part === '.') continue;
-      if (part === '..') {
-        current = dirname(current);
-        continue;
-      }
-      const next = join(current, part);
-      let target: string | null = null;
-      try {
-        target = readlinkSync(next);
-      } catch {
-        // not a symlink, or missing: the write lands here as named
-      }
-      if (target !== null && hops++ < MAX_SYMLINK_HOPS) {
-        if (isAbsolute(target)) current = '/';
-        pending.unshift(...target.split('/').filter(Boolean));
-        continue;
-      }
-      current = next;
-    }
-    return current;
-  }
+export const GIT_EXECUTABLE_PATHS: readonly string[] = ['.git/hooks', '.git/config'];
+
+/** .what = whether path is root or lies beneath it (both absolute, normalized) */
+export const isWithin = (root: string, path: string): boolean => {
+  const inside = relative(root, path);
+  return inside === '' || (inside !== '..' && !inside.startsWith(`..${sep}`) && !isAbsolute(inside));
 };
+
+/** .what = whether a real path inside the workspace is, or lies in, one of its GIT_EXECUTABLE_PATHS */
+export const isGitExecutable = (workspace: string, path: string): boolean =>
+  GIT_EXECUTABLE_PATHS.some((gitPath) => isWithin(join(workspace, gitPath), path));
+
+/** .what = the real path a writing call names, every symlink resolved; null for a call that writes no named file */
+export const findWriteTarget = (input: { toolName: string; toolInput: Record<string, unknown>; cwd: string }): string | null =>
+  WRITING_TOOLS.has(input.toolName) && typeof input.toolInput.path === 'string'
+    ? resolveRealPath(resolve(input.cwd, input.toolInput.path))
+    : null;
 
 /**
  * .what = the real path a writing call would change, when it lies outside the workspace; null when inside
@@ -51,9 +34,35 @@ const realpathAsFarAsExists = (path: string): string => {
  *        before such a write
  */
 export const findOutsideWorkspace = (input: { toolName: string; toolInput: Record<string, unknown>; cwd: string }): string | null => {
-  if (!WRITING_TOOLS.has(input.toolName) || typeof input.toolInput.path !== 'string') return null;
-  const workspace = realpathAsFarAsExists(resolve(input.cwd));
-  const target = realpathAsFarAsExists(resolve(input.cwd, input.toolInput.path));
-  const inside = relative(workspace, target);
-  return inside === '' || (!inside.startsWith('..') && !isAbsolute(inside)) ? null : target;
+  const target = findWriteTarget(input);
+  return target === null || isWithin(resolveRealPath(resolve(input.cwd)), target) ? null : target;
+};
+
+/**
+ * .what = the real path a writing call would change, when it is a git hook or git's config inside the workspace; null otherwise
+ * .why = git runs them as code when the user next runs it, unconfined: the guard layer asks before such a write
+ */
+export const findGitExecutableTarget = (input: { toolName: string; toolInput: Record<string, unknown>; cwd: string }): string | null => {
+  const target = findWriteTarget(input);
+  if (target === null) return null;
+  const workspace = resolveRealPath(resolve(input.cwd));
+  return isWithin(workspace, target) && isGitExecutable(workspace, target) ? target : null;
+};
+
+/**
+ * .what = the real path and link count of the existing file a writing call would change, when it has other hard links;
+ *         null otherwise
+ * .why = a hard link (`ln ../outside/t hl`) aliases a file that may lie outside, and no path check can see where the other
+ *        names are; the guard layer asks before such a write
+ */
+export const findHardLinkedTarget = (input: { toolName: string; toolInput: Record<string, unknown>; cwd: string }): { realPath: string; links: number } | null => {
+  const target = findWriteTarget(input);
+  if (target === null) return null;
+  try {
+    const stats = statSync(target);
+    return stats.isFile() && stats.nlink > 1 ? { realPath: target, links: stats.nlink } : null;
+  } catch {
+    // missing or unreadable: nothing is linked yet, and the tool reports the error itself
+    return null;
+  }
 };

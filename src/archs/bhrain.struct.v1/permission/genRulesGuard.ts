@@ -1,10 +1,12 @@
+import { lstatSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 
 import type { BrainToolCall } from '../../../contract/BrainMessage.js';
 import { BadRequestError } from '../../../contract/errors.js';
 import { globToRegExp } from '../tools/files/globToRegExp.js';
+import { analyzeShellCommand, type ShellCommand } from './analyzeShellCommand.js';
 import type { BhrainPermissionDecision, BhrainPermissionGuard } from './BhrainPermissionGuard.js';
-import { describeOpaqueCommand, splitShellCommand } from './splitShellCommand.js';
+import { resolveRealPath } from './resolveRealPath.js';
 
 /** .what = rules in Claude Code's style: `tool` or `tool(spec)`, evaluated deny → prompt → allow */
 export interface BhrainPermissionRules {
@@ -19,6 +21,17 @@ interface Rule {
   spec: string | null;
 }
 
+/** a rule's match: the rule, and what it matched, as shown in the reason */
+interface Hit {
+  rule: Rule;
+  subject: string;
+}
+
+/** tools whose rules govern every change of a file: a `write(…)` or `edit(…)` rule also judges the other tool, and bash's writes */
+const FILE_CHANGING_TOOLS: ReadonlySet<string> = new Set(['write', 'edit']);
+/** tools whose input path is matched against their rules' glob */
+const PATH_TOOLS: ReadonlySet<string> = new Set(['read', 'write', 'edit', 'glob', 'grep']);
+
 /** .what = a rule parsed, or a clear error naming the rule and the expected form */
 const parseRule = (text: string): Rule => {
   const match = /^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$/s.exec(text);
@@ -29,73 +42,165 @@ const parseRule = (text: string): Rule => {
   return { text, tool: match[1].toLowerCase(), spec: match[2]?.trim() || null };
 };
 
+const isUnrestricted = (rule: Rule): boolean => rule.spec === null || rule.spec === '*';
+
 /** .what = a bash spec as a whole-command wildcard: `*` matches anything, the rest literally */
-const matchesCommandSpec = (spec: string, command: string): boolean =>
-  new RegExp(`^${spec.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's').test(command);
+const matchesCommand = (rule: Rule, command: string): boolean =>
+  isUnrestricted(rule) ||
+  new RegExp(`^${rule.spec!.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's').test(command);
 
-/** .what = the values of a call that rules match: each command of a bash line, the path of a file tool, or the whole input */
-const subjectsOf = (call: BrainToolCall, cwd: string): string[] => {
-  if (call.name === 'bash') return splitShellCommand(String(call.input.command ?? ''));
-  const path = call.input.path;
-  if (typeof path === 'string' || ['read', 'write', 'edit', 'glob', 'grep'].includes(call.name)) {
-    const absolute = resolve(cwd, typeof path === 'string' ? path : '.');
-    const inside = relative(cwd, absolute);
-    return [inside.startsWith('..') || isAbsolute(inside) ? absolute : inside || '.'];
+const matchesPath = (rule: Rule, path: string): boolean => isUnrestricted(rule) || globToRegExp(rule.spec!).test(path);
+
+/** .what = a path relative to a directory when inside it, else absolute */
+const shownFrom = (base: string, absolute: string): string => {
+  const inside = relative(base, absolute);
+  return inside === '..' || inside.startsWith('../') || isAbsolute(inside) ? absolute : inside || '.';
+};
+
+/**
+ * .what = the places a file change lands: the path as given and its real path (symlinks resolved, dangling ones too),
+ *         each relative to the working directory when inside it
+ * .why = `write(.env)` must also catch `envlink` (a symlink to .env) and `sub/../.env`
+ */
+const placesOf = (path: string, cwd: string): string[] => {
+  const absolute = resolve(cwd, path);
+  const real = shownFrom(resolveRealPath(resolve(cwd)), resolveRealPath(absolute));
+  return [...new Set([shownFrom(resolve(cwd), absolute), real])];
+};
+
+/**
+ * .what = where a file bash writes lands, or why that cannot be known: `/proc/self/cwd` is the shell's directory, other
+ *         /proc paths depend on the process, and a hard link has other names no path rule can see
+ */
+const placeBashWrite = (path: string, cwd: string): { places: string[]; why?: string } => {
+  const named = path.replace(/^\/proc\/(self|thread-self)\/cwd(?=\/|$)/, cwd);
+  if (/^\/proc\//.test(named)) return { places: [], why: `\`${path}\` is a /proc path whose target depends on the process` };
+  const places = placesOf(named, cwd);
+  try {
+    const stats = lstatSync(resolveRealPath(resolve(cwd, named)));
+    if (stats.isFile() && stats.nlink > 1) return { places, why: `\`${path}\` has ${stats.nlink} hard links, and the rules cannot see its other names` };
+  } catch {
+    // not there yet: the write creates it, under the name checked
   }
-  return [JSON.stringify(call.input)];
+  return { places };
 };
 
-const matches = (rule: Rule, call: BrainToolCall, subject: string): boolean => {
-  if (rule.tool !== call.name.toLowerCase()) return false;
-  if (rule.spec === null || rule.spec === '*') return true;
-  if (call.name === 'bash') return matchesCommandSpec(rule.spec, subject);
-  return globToRegExp(rule.spec).test(subject);
-};
+const commandText = (command: ShellCommand): string => command.words.join(' ');
 
 /**
  * .what = a command as written, and with its program's directory dropped (`/bin/rm -rf x` is also `rm -rf x`)
  * .why = deny and prompt rules name programs; a path to the same program must not slip past them (allow rules stay exact)
  */
-const withBareProgram = (call: BrainToolCall, subject: string): string[] => {
-  if (call.name !== 'bash') return [subject];
-  const [first, ...rest] = subject.split(' ');
+const deniableTexts = (command: ShellCommand): string[] => {
+  const [first = '', ...rest] = command.words;
   const bare = first.split('/').pop();
-  return bare && bare !== first ? [subject, [bare, ...rest].join(' ')] : [subject];
+  return bare && bare !== first ? [commandText(command), [bare, ...rest].join(' ')] : [commandText(command)];
+};
+
+const listed = (rules: Rule[]): string => rules.map((rule) => `\`${rule.text}\``).join(', ');
+
+/** .what = the rules parsed, and the judgement of one call that is not bash: its path (or input) against its tool's rules */
+const judgeToolCall = (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[] }, call: BrainToolCall, cwd: string): BhrainPermissionDecision => {
+  const tool = call.name.toLowerCase();
+  const changesFile = FILE_CHANGING_TOOLS.has(tool);
+  const path = typeof call.input.path === 'string' ? call.input.path : '.';
+  const subjects = changesFile
+    ? placesOf(path, cwd)
+    : typeof call.input.path === 'string' || PATH_TOOLS.has(tool)
+      ? [shownFrom(resolve(cwd), resolve(cwd, path))]
+      : [JSON.stringify(call.input)];
+  const applies = (rule: Rule) => (changesFile ? FILE_CHANGING_TOOLS.has(rule.tool) : rule.tool === tool);
+  const first = (list: Rule[]): Hit | undefined =>
+    subjects.flatMap((subject) => list.filter((rule) => applies(rule) && matchesPath(rule, subject)).map((rule) => ({ rule, subject })))[0];
+  const denied = first(rules.deny);
+  if (denied) return { decision: 'deny', reason: `denied by rule \`${denied.rule.text}\` (${denied.subject})` };
+  const prompted = first(rules.prompt);
+  if (prompted) return { decision: 'prompt', reason: `rule \`${prompted.rule.text}\` asks for approval (${prompted.subject})` };
+  const unallowed = subjects.find((subject) => !rules.allow.some((rule) => applies(rule) && matchesPath(rule, subject)));
+  if (unallowed === undefined) return { decision: 'allow' };
+  return { decision: 'prompt', reason: `no rule allows ${call.name} (${unallowed})` };
+};
+
+/**
+ * .what = the judgement of a bash line, read from a real parse: each command it runs against `bash(…)` rules, each file
+ *         it writes (redirect, tee) against `write(…)` / `edit(…)` rules, and what it does that cannot be understood
+ */
+const judgeBashCall = async (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[] }, line: string, cwd: string): Promise<BhrainPermissionDecision> => {
+  const analysis = await analyzeShellCommand({ command: line });
+  const commands = analysis.commands.length || analysis.writes.length ? analysis.commands : [{ words: [], env: [], transparent: false }];
+  const placed = analysis.writes.map((write) => (write.path === null ? { places: [], why: write.why } : placeBashWrite(write.path, cwd)));
+  const writes = placed.filter((write) => write.places.length);
+  const unknownWrites = placed.flatMap((write) => (write.why ? [write.why] : []));
+  const ofBash = (list: Rule[]) => list.filter((rule) => rule.tool === 'bash');
+  const ofFiles = (list: Rule[]) => list.filter((rule) => FILE_CHANGING_TOOLS.has(rule.tool));
+  const first = (list: Rule[]): Hit | undefined =>
+    [
+      ...commands.flatMap((command) =>
+        ofBash(list)
+          .filter((rule) => deniableTexts(command).some((text) => matchesCommand(rule, text)))
+          .map((rule) => ({ rule, subject: commandText(command) })),
+      ),
+      ...writes.flatMap((write) =>
+        ofFiles(list)
+          .filter((rule) => write.places.some((place) => matchesPath(rule, place)))
+          .map((rule) => ({ rule, subject: `writes ${write.places.join(', really ')}` })),
+      ),
+    ][0];
+  const denied = first(rules.deny);
+  if (denied) return { decision: 'deny', reason: `denied by rule \`${denied.rule.text}\` (${denied.subject})` };
+  // what the analysis cannot read could hide a denied command or write, and must never be matched by an allow rule
+  const unrestricted = ofBash(rules.allow).some(isUnrestricted);
+  const guarded = [...ofBash(rules.deny), ...ofBash(rules.prompt), ...ofFiles(rules.deny), ...ofFiles(rules.prompt)];
+  if (analysis.unreadable.length && (guarded.length || !unrestricted))
+    return {
+      decision: 'prompt',
+      reason: `cannot check this command against ${guarded.length ? listed(guarded) : 'the allow rules'}: ${analysis.unreadable.slice(0, 3).join('; ')}`,
+    };
+  const fileGuarded = [...ofFiles(rules.deny), ...ofFiles(rules.prompt)];
+  if (unknownWrites.length && (fileGuarded.length || !unrestricted))
+    return {
+      decision: 'prompt',
+      reason: `cannot check where this command writes against ${fileGuarded.length ? listed(fileGuarded) : 'the allow rules'}: ${unknownWrites.slice(0, 3).join('; ')}`,
+    };
+  const prompted = first(rules.prompt);
+  if (prompted) return { decision: 'prompt', reason: `rule \`${prompted.rule.text}\` asks for approval (${prompted.subject})` };
+  if (unrestricted) return { decision: 'allow' };
+  const unallowed = commands.find((command) => !command.transparent && !ofBash(rules.allow).some((rule) => matchesCommand(rule, [...command.env, ...command.words].join(' '))));
+  if (unallowed) {
+    const text = [...unallowed.env, ...unallowed.words].join(' ');
+    return { decision: 'prompt', reason: `no rule allows bash${text ? ` (${text})` : ''}` };
+  }
+  const unallowedWrite = writes.find((write) => !write.places.every((place) => ofFiles(rules.allow).some((rule) => matchesPath(rule, place))));
+  if (unallowedWrite) return { decision: 'prompt', reason: `no rule allows bash to write ${unallowedWrite.places.join(', really ')} (a redirect or tee is a write: add a \`write(…)\` rule)` };
+  return { decision: 'allow' };
 };
 
 /**
  * .what = a guard from allow / prompt / deny rules; a call no rule allows is prompted
- * .why = precise policy for CI and teams; a bash line is judged by every command it runs, so `;`, `&&`, `$( )`,
- *        `bash -c`, env prefixes and quoting cannot smuggle a denied command past an allowed one
+ * .why = precise policy for CI and teams. How rules are judged:
+ *        - a bash line is parsed (tree-sitter-bash) and every simple command it would run is judged: after ; && || | &
+ *          and newlines, in $( ), backticks, <( ), here-doc expansions, case items, functions, conditions, `bash -c '…'`
+ *          and literal `eval`/`trap` strings, and through wrappers (env, sudo, timeout, nice, xargs, find -exec, …).
+ *          A deny or prompt rule also matches the program without its directory (`/bin/rm` is `rm`).
+ *        - writes are judged by file rules: `write(spec)` and `edit(spec)` rules both apply to every tool that changes a
+ *          file (write, edit) and to bash's redirect and tee targets, matched against the path as given and its real
+ *          path (symlinks resolved). With an allow-list (no plain `bash` allowed) a redirect to a file needs a
+ *          `write(…)` or `edit(…)` allow rule; /dev/null, /dev/stdout, /dev/stderr and /dev/fd/N are not files.
+ *        - what the analysis cannot fully understand (a parse error, a program only known at run time, eval-like
+ *          builtins, subscripts and arithmetic that can run code, wrappers it does not unwrap) is prompted, never
+ *          allowed, whenever a bash or file deny/prompt rule exists or bash is not allowed outright.
+ *        - on an allow-list, transparent wrappers (time, nice, timeout, `bash -c`) are skipped and what they run is
+ *          matched; sudo, xargs and find must be allowed themselves too; `VAR=x` prefixes other than locale and log
+ *          settings stay part of the command the allow rule must match.
+ *        Rules cannot promise more than this: deny rules name programs, so an interpreter given inline code
+ *        (`python -c`, `node -e`, `awk 'BEGIN{system(…)}'`) or a program that deletes by itself (`find -delete`) is
+ *        not unwrapped; an allow-list still only allows them when a rule names them. The sandbox bounds their effect.
  */
 export const genRulesGuard = (rules: BhrainPermissionRules, name = 'rules'): BhrainPermissionGuard => {
-  const deny = (rules.deny ?? []).map(parseRule);
-  const prompt = (rules.prompt ?? []).map(parseRule);
-  const allow = (rules.allow ?? []).map(parseRule);
+  const parsed = { deny: (rules.deny ?? []).map(parseRule), prompt: (rules.prompt ?? []).map(parseRule), allow: (rules.allow ?? []).map(parseRule) };
   return {
     name,
-    check: ({ call }, context): BhrainPermissionDecision => {
-      const subjects = subjectsOf(call, context.cwd);
-      if (!subjects.length) subjects.push('');
-      const first = (list: Rule[]) =>
-        subjects.flatMap((subject) =>
-          list.filter((rule) => withBareProgram(call, subject).some((variant) => matches(rule, call, variant))).map((rule) => ({ rule, subject })),
-        )[0];
-      const denied = first(deny);
-      if (denied) return { decision: 'deny', reason: `denied by rule \`${denied.rule.text}\` (${denied.subject})` };
-      // a command whose effect cannot be read from its words could hide a denied one: it is asked about, never allowed
-      const guarded = [...deny, ...prompt].filter((rule) => rule.tool === 'bash');
-      const opaque = call.name === 'bash' && guarded.length ? subjects.map((subject) => ({ subject, why: describeOpaqueCommand(subject) })).find((found) => found.why) : undefined;
-      if (opaque)
-        return {
-          decision: 'prompt',
-          reason: `cannot check \`${opaque.subject}\` against ${guarded.map((rule) => `\`${rule.text}\``).join(', ')}: ${opaque.why}`,
-        };
-      const prompted = first(prompt);
-      if (prompted) return { decision: 'prompt', reason: `rule \`${prompted.rule.text}\` asks for approval (${prompted.subject})` };
-      const unallowed = subjects.find((subject) => !allow.some((rule) => matches(rule, call, subject)));
-      if (unallowed === undefined) return { decision: 'allow' };
-      return { decision: 'prompt', reason: `no rule allows ${call.name}${unallowed ? ` (${unallowed})` : ''}` };
-    },
+    check: ({ call }, context) =>
+      call.name.toLowerCase() === 'bash' ? judgeBashCall(parsed, String(call.input.command ?? ''), context.cwd) : judgeToolCall(parsed, call, context.cwd),
   };
 };
