@@ -1,11 +1,17 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import type { SecretRedactor } from '../../../security/genSecretRedactor.js';
+
 /** the head keeps this share of the budget; the tail (where errors and summaries land) keeps the rest */
 const HEAD_SHARE = 0.6;
 
 /** a cut moves to a line boundary only if that keeps at least this share of its side's budget */
 const MIN_SHARE_AT_LINE_BOUNDARY = 0.5;
+
+/** spill files hold raw tool output (file contents, command output): only their owner may read them */
+const SPILL_FILE_MODE = 0o600;
+const SPILL_DIR_MODE = 0o700;
 
 /** .what = how many line breaks text[start, end) holds */
 const countBreaks = (text: string, start: number, end: number): number => {
@@ -22,9 +28,11 @@ const formatCount = (count: number): string => count.toLocaleString('en-US');
 
 /**
  * .what = the one truncation policy for every tool result: over maxChars, keep the head (~60%) and the tail (~40%),
- *         cut at line boundaries, spill the full output to <spillDir>/<toolName>-<callId>.txt and say how to page it
+ *         cut at line boundaries, spill the full output to <spillDir>/<toolName>-<callId>.txt (mode 0600, directories
+ *         created 0700) and say how to page it
  * .why = a huge result would crowd the context; the model still sees both ends and can read the rest on demand
- * .note = the returned output is at most maxChars plus the notice (the notice block includes its two line breaks)
+ * .note = the returned output is at most maxChars plus the notice (the notice block includes its two line breaks), plus
+ *         the length of a `[redacted:NAME]` marker on each side of the cut when a secret's piece was replaced there
  */
 export const truncateToolOutput = async (input: {
   output: string;
@@ -32,8 +40,11 @@ export const truncateToolOutput = async (input: {
   spillDir: string;
   callId: string;
   toolName: string;
+  /** when given, secrets are replaced before the output is measured, cut or spilled, and their pieces at each cut */
+  redact?: SecretRedactor;
 }): Promise<{ output: string; truncated: boolean; fullOutputPath?: string }> => {
-  const { output } = input;
+  const { redact } = input;
+  const output = redact ? redact(input.output) : input.output;
   if (output.length <= input.maxChars) return { output, truncated: false };
   const budget = Number.isFinite(input.maxChars) ? Math.max(0, Math.floor(input.maxChars)) : 0;
   const headBudget = Math.floor(budget * HEAD_SHARE);
@@ -50,8 +61,9 @@ export const truncateToolOutput = async (input: {
     if (nextBreak !== -1 && output.length - (nextBreak + 1) >= tailBudget * MIN_SHARE_AT_LINE_BOUNDARY) tailStart = nextBreak + 1;
     else if (/[\uDC00-\uDFFF]/.test(output[tailStart] ?? '')) tailStart += 1;
   }
-  const head = output.slice(0, headEnd);
-  const tail = tailBudget > 0 ? output.slice(tailStart) : '';
+  // a secret split by a cut leaves pieces that no longer match its value: they are replaced on each side of the cut
+  const head = redact ? redact.head(output.slice(0, headEnd)) : output.slice(0, headEnd);
+  const tail = tailBudget > 0 ? (redact ? redact.tail(output.slice(tailStart)) : output.slice(tailStart)) : '';
 
   // which lines of the full output were left out, so the model can page exactly them
   const totalLines = countBreaks(output, 0, output.length) + (output.endsWith('\n') ? 0 : 1);
@@ -65,8 +77,8 @@ export const truncateToolOutput = async (input: {
   const pageLimit = Math.min(2_000, Math.max(1, lastOmittedLine - firstOmittedLine + 1));
 
   const fullOutputPath = join(input.spillDir, `${safeName(input.toolName)}-${safeName(input.callId)}.txt`);
-  const saved = await mkdir(input.spillDir, { recursive: true })
-    .then(() => writeFile(fullOutputPath, output, 'utf8'))
+  const saved = await mkdir(input.spillDir, { recursive: true, mode: SPILL_DIR_MODE })
+    .then(() => writeFile(fullOutputPath, output, { encoding: 'utf8', mode: SPILL_FILE_MODE }))
     .then(() => null)
     .catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
   const where =

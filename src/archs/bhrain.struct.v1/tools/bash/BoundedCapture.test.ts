@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { BoundedCapture } from './BoundedCapture.js';
+import { CaptureBudget } from './CaptureBudget.js';
 
 describe('usecase.4 = tool execution (bash): large output is bounded', () => {
   it('keeps everything while under the budget, whatever the chunking', () => {
@@ -27,5 +28,28 @@ describe('usecase.4 = tool execution (bash): large output is bounded', () => {
     expect(head).toBe('abcd');
     expect(tail).toBe('éz'); // the last 5 bytes start with the last 2 bytes of a '€'
     expect(droppedBytes).toBe(Buffer.byteLength('abcd€€€€€€éz') - 10);
+  });
+});
+
+describe('issue 11 item 4 = the output buffered across all running calls has a total cap', () => {
+  it('given captures sharing a budget, then beyond 64 KB per half they keep only what it grants, and give it back on release', () => {
+    const budget = new CaptureBudget(1024 * 1024);
+    const big = Buffer.alloc(20 * 1024 * 1024, 'y');
+    const captures = Array.from({ length: 4 }, () => new BoundedCapture({ maxBytes: 8 * 1024 * 1024, budget }));
+    for (const capture of captures) capture.write(big);
+    const keptBytes = captures.map((capture) => capture.totalBytes - capture.droppedBytes);
+    // the first takes the whole budget; the others keep their free 64 KB head and 64 KB tail
+    expect(keptBytes).toEqual([128 * 1024 + 1024 * 1024, 128 * 1024, 128 * 1024, 128 * 1024]);
+    expect(budget.takenBytes).toBe(1024 * 1024);
+    for (const capture of captures) {
+      const { head, tail } = capture.read();
+      expect(head.length + tail.length).toBe(capture.totalBytes - capture.droppedBytes);
+      capture.release();
+    }
+    expect(budget.takenBytes).toBe(0);
+    // a capture made after the release gets its full size again
+    const later = new BoundedCapture({ maxBytes: 1024 * 1024, budget });
+    later.write(big);
+    expect(later.totalBytes - later.droppedBytes).toBe(1024 * 1024);
   });
 });

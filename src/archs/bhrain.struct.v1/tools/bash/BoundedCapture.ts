@@ -1,10 +1,19 @@
+import type { CaptureBudget } from './CaptureBudget.js';
+
+/** what a capture may always keep per half (head, tail) without asking the shared budget */
+const FLOOR_BYTES = 64 * 1024;
+
 /**
  * .what = keeps the first and the last bytes of a stream within a fixed budget, and counts what was dropped between
  * .why = a command may print gigabytes; memory stays bounded while the model still sees how the output began and ended
+ * .note = with a shared budget, memory beyond FLOOR_BYTES per half is granted by it: once it is spent, a capture keeps less
  */
 export class BoundedCapture {
-  private readonly headLimitBytes: number;
+  private headLimitBytes: number;
   private readonly tailLimitBytes: number;
+  private readonly budget: CaptureBudget | null;
+  // the bytes this capture holds of the shared budget, given back by release()
+  private chargedBytes = 0;
   // the head grows by doubling up to its limit, so a short output costs little memory
   private head: Buffer = Buffer.alloc(0);
   private headBytes = 0;
@@ -14,10 +23,17 @@ export class BoundedCapture {
   private tailBytes = 0;
   private seenBytes = 0;
 
-  public constructor(input: { maxBytes: number }) {
+  public constructor(input: { maxBytes: number; budget?: CaptureBudget }) {
     const maxBytes = Math.max(2, Math.floor(input.maxBytes));
     this.headLimitBytes = Math.floor(maxBytes / 2);
     this.tailLimitBytes = maxBytes - this.headLimitBytes;
+    this.budget = input.budget ?? null;
+  }
+
+  /** .what = gives the shared budget back what this capture took; call it once its output has been read */
+  public release(): void {
+    this.budget?.give(this.chargedBytes);
+    this.chargedBytes = 0;
   }
 
   /** .what = every byte written so far, kept or not */
@@ -35,8 +51,9 @@ export class BoundedCapture {
     this.seenBytes += chunk.length;
     let rest = chunk;
     if (this.headBytes < this.headLimitBytes) {
+      this.growHead(this.headBytes + Math.min(rest.length, this.headLimitBytes - this.headBytes));
+      // growing may have lowered the limit (the shared budget was spent)
       const taken = Math.min(rest.length, this.headLimitBytes - this.headBytes);
-      this.growHead(this.headBytes + taken);
       this.head.set(rest.subarray(0, taken), this.headBytes);
       this.headBytes += taken;
       rest = rest.subarray(taken);
@@ -59,17 +76,30 @@ export class BoundedCapture {
 
   private growHead(neededBytes: number): void {
     if (neededBytes <= this.head.length) return;
-    let sizeBytes = Math.max(this.head.length, 64 * 1024);
+    let sizeBytes = Math.max(this.head.length, FLOOR_BYTES);
     while (sizeBytes < neededBytes) sizeBytes *= 2;
-    const grown = Buffer.alloc(Math.min(sizeBytes, this.headLimitBytes));
+    sizeBytes = this.granted(this.head.length, Math.min(sizeBytes, this.headLimitBytes));
+    // a budget that is spent stops the head where it is: the rest of the stream goes to the tail
+    if (sizeBytes < neededBytes) this.headLimitBytes = sizeBytes;
+    if (sizeBytes === this.head.length) return;
+    const grown = Buffer.alloc(sizeBytes);
     grown.set(this.head.subarray(0, this.headBytes));
     this.head = grown;
   }
 
+  // the size a buffer may grow to from fromBytes: free up to FLOOR_BYTES, beyond it what the shared budget grants
+  private granted(fromBytes: number, toBytes: number): number {
+    if (!this.budget) return toBytes;
+    const wantedBytes = Math.max(0, toBytes - FLOOR_BYTES) - Math.max(0, fromBytes - FLOOR_BYTES);
+    const grantedBytes = this.budget.take(wantedBytes);
+    this.chargedBytes += grantedBytes;
+    return toBytes - (wantedBytes - grantedBytes);
+  }
+
   private writeTail(bytes: Uint8Array): void {
-    if (this.tailLimitBytes === 0) return;
-    this.tail ??= Buffer.alloc(this.tailLimitBytes);
+    this.tail ??= Buffer.alloc(this.granted(0, this.tailLimitBytes));
     const ring = this.tail;
+    if (ring.length === 0) return;
     // only the last tailLimitBytes of a big chunk can survive
     const kept = bytes.length > ring.length ? bytes.subarray(bytes.length - ring.length) : bytes;
     let writeAt = (this.tailStart + this.tailBytes) % ring.length;

@@ -8,7 +8,8 @@ import { silentLog } from '../../../../contract/BrainContext.js';
 import type { BhrainToolBox, BhrainToolContext, BhrainToolResult } from '../BhrainToolBox.js';
 import { genBashToolBox } from './genBashToolBox.js';
 
-// every bash started by a test logs its pid (= its process group id) here through BASH_ENV, so the commands stay verbatim
+// every unsandboxed bash started by a test logs its pid (= its process group id) here through BASH_ENV, so the commands
+// stay verbatim; a sandboxed bash has a pid of its own namespace, so sandboxed calls are checked by their command lines
 let scratchDir: string;
 let pgidLogPath: string;
 beforeAll(async () => {
@@ -17,18 +18,6 @@ beforeAll(async () => {
   await writeFile(join(scratchDir, 'bash_env.sh'), 'printf "%s\\n" "$$" >> "$BHRAIN_TEST_PGID_LOG"\n');
 });
 afterAll(async () => rm(scratchDir, { recursive: true, force: true }));
-
-// a process counts as alive unless it is gone or a zombie (an orphan's zombie waits for pid 1 to reap it)
-const isAlive = async (pid: number): Promise<boolean> => {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-    throw error;
-  }
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-};
 
 // the living members of a process group, read from /proc (kill(-pgid, 0) would count zombies too)
 const livingMembersOf = async (pgid: number): Promise<number[]> => {
@@ -42,6 +31,21 @@ const livingMembersOf = async (pgid: number): Promise<number[]> => {
   }
   return members;
 };
+
+// living processes whose command line contains a text (a unique sleep duration), seen from the host's /proc
+const livingWith = async (text: string): Promise<string[]> => {
+  const found: string[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const cmdline = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ');
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    if (cmdline.includes(text) && stat && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z') found.push(`${entry} ${cmdline}`);
+  }
+  return found;
+};
+
+// a sleep duration no other process uses, so its processes can be counted
+const uniqueSeconds = (): string => String(900_000 + Math.floor(Math.random() * 99_999));
 
 // no test may leave a process behind
 afterEach(async () => {
@@ -68,6 +72,7 @@ const runBash = async (
 };
 
 describe('usecase.4 = tool execution (bash)', () => {
+  // the default: the workspace-write sandbox
   const box = genBashToolBox();
 
   it('defines one bash tool with a strict schema and a description from bash.txt', () => {
@@ -155,10 +160,11 @@ describe('usecase.4 = tool execution (bash)', () => {
     });
 
     it('then a command that ignores SIGTERM still dies, by SIGKILL after the grace', async () => {
-      const result = await runBash(box, { command: "trap '' TERM; echo $$; sleep 30; echo survived", timeout_ms: 500 });
-      expect(result.output).toMatch(/^timed out after 500 ms; the process group was killed\n--- stdout ---\n\d+$/);
+      const seconds = uniqueSeconds();
+      const result = await runBash(box, { command: `trap '' TERM; echo started; sleep ${seconds}; echo survived`, timeout_ms: 500 });
+      expect(result.output).toBe('timed out after 500 ms; the process group was killed\n--- stdout ---\nstarted');
       expect(result.elapsedMs).toBeLessThan(3_500);
-      expect(await livingMembersOf(Number(result.output.split('\n').at(-1)))).toEqual([]);
+      expect(await livingWith(`sleep ${seconds}`)).toEqual([]);
     });
 
     it('then a timeout_ms above the maximum is clamped, and the result says so', async () => {
@@ -183,13 +189,20 @@ describe('usecase.4 = tool execution (bash)', () => {
   });
 
   describe('given a command that leaves a background process', () => {
-    it('then the call returns promptly and the background process is killed with the group', async () => {
-      const result = await runBash(box, { command: 'sleep 1000 & echo $!' });
+    it('then the call returns promptly and the background process is killed with the sandbox', async () => {
+      const seconds = uniqueSeconds();
+      const result = await runBash(box, { command: `sleep ${seconds} & echo $!` });
       expect(result).toMatchObject({ success: true, exitCode: 0 });
       expect(result.elapsedMs).toBeLessThan(2_000);
-      const backgroundPid = Number(result.output.split('\n').at(-1));
-      expect(backgroundPid).toBeGreaterThan(0);
-      expect(await isAlive(backgroundPid)).toBe(false);
+      expect(await livingWith(`sleep ${seconds}`)).toEqual([]);
+    });
+
+    it('then, with the sandbox off, the background process is killed with the group', async () => {
+      const seconds = uniqueSeconds();
+      const result = await runBash(genBashToolBox({ sandbox: { mode: 'off' } }), { command: `sleep ${seconds} & echo $!` });
+      expect(result).toMatchObject({ success: true, exitCode: 0 });
+      expect(result.elapsedMs).toBeLessThan(2_000);
+      expect(await livingWith(`sleep ${seconds}`)).toEqual([]);
     });
   });
 
@@ -216,5 +229,21 @@ describe('usecase.4 = tool execution (bash)', () => {
       expect(result.output).toMatch(/^exit code: 0\n--- stdout ---\ny\ny\n/);
       expect(rssGrowthBytes).toBeLessThan(100 * 1024 * 1024);
     });
+
+    it('then 40 concurrent floods share one capture budget (issue 11 item 4), so memory stays bounded across calls', async () => {
+      const shared = genBashToolBox({ maxTotalCaptureBytes: 64 * 1024 * 1024 });
+      const rssBeforeBytes = process.memoryUsage().rss;
+      let peakRssBytes = rssBeforeBytes;
+      const sampler = setInterval(() => (peakRssBytes = Math.max(peakRssBytes, process.memoryUsage().rss)), 20);
+      const results = await Promise.all(
+        Array.from({ length: 40 }, () => runBash(shared, { command: 'yes | head -c 20000000', timeout_ms: 60_000 })),
+      );
+      clearInterval(sampler);
+      for (const result of results) expect(result.output).toContain('bytes dropped from the middle of stdout: 20000000 bytes in all');
+      // each alone would keep 8 MB; together they keep the budget plus 128 KB each
+      const keptChars = results.reduce((sum, result) => sum + result.output.length, 0);
+      expect(keptChars).toBeLessThan(64 * 1024 * 1024 + 40 * 200 * 1024);
+      expect(peakRssBytes - rssBeforeBytes).toBeLessThan(300 * 1024 * 1024);
+    }, 60_000);
   });
 });

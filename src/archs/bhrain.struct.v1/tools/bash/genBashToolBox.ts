@@ -1,15 +1,31 @@
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 
 import type { BrainToolDefinition } from '../../../../contract/BrainMessage.js';
+import { BadRequestError } from '../../../../contract/errors.js';
 import { genCutSecretRedactor, withoutSupplierKeys } from '../../../../security/genSecretRedactor.js';
+import { DEFAULT_BASH_MAX_TOTAL_CAPTURE_BYTES, DEFAULT_BASH_SANDBOX_MODE } from '../../constants.js';
 import type { BhrainToolBox, BhrainToolResult } from '../BhrainToolBox.js';
 import { loadToolDescription } from '../loadToolDescription.js';
+import { BASH_SANDBOX_MODES, isBashSandboxMode, type BashSandbox, type BashSandboxMode } from './BashSandbox.js';
+import { CaptureBudget } from './CaptureBudget.js';
+import { checkBashSandbox } from './checkBashSandbox.js';
+import { findGitPathsToProtect, genBwrapArgs } from './genBwrapArgs.js';
 import { formatBashRun } from './formatBashRun.js';
 import { runBashCommand } from './runBashCommand.js';
 
+// what the model is told about where its command runs
+const SANDBOX_TEXT: Record<BashSandboxMode, string> = {
+  'workspace-write':
+    'the command runs in a sandbox. It can write only inside the working directory and /tmp; everything else (your home directory, system paths, .git/hooks, .git/config) is read-only. /tmp is private and empty at the start of each call, and discarded after it.',
+  'read-only':
+    'the command runs in a read-only sandbox: nothing is writable, not even the working directory, except /tmp, which is private and empty at the start of each call, and discarded after it.',
+  off: 'none: the command runs unconfined, with the rights of the user running bhrain.',
+};
+
 /**
  * .what = a toolbox with one tool, bash: runs a shell command in the working directory and returns its output and exit code
- * .why = the brain's general-purpose hands; bounded in time, memory and lifetime so a bad command cannot hurt the loop
+ * .why = the brain's general-purpose hands; confined by an OS sandbox (bubblewrap) and bounded in time, memory and
+ *        lifetime, so a bad command cannot hurt the machine or the loop
  */
 export const genBashToolBox = (options: {
   /** used when the model gives no timeout_ms */
@@ -18,19 +34,29 @@ export const genBashToolBox = (options: {
   maxTimeoutMs?: number;
   /** per stream: the head and tail kept in memory; the middle beyond this is dropped and counted */
   maxCaptureBytes?: number;
+  /** all running calls together: the head and tail memory they may keep beyond 64 KB per stream half */
+  maxTotalCaptureBytes?: number;
   /** how long a timed-out or aborted group has between SIGTERM and SIGKILL */
   killGraceMs?: number;
+  /** where commands run: mode workspace-write (default), read-only or off; the network is off unless allowNetwork */
+  sandbox?: BashSandbox;
 } = {}): BhrainToolBox => {
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
   const defaultTimeoutMs = Math.min(options.defaultTimeoutMs ?? 120_000, maxTimeoutMs);
   const maxCaptureBytes = options.maxCaptureBytes ?? 8 * 1024 * 1024;
+  const captureBudget = new CaptureBudget(options.maxTotalCaptureBytes ?? DEFAULT_BASH_MAX_TOTAL_CAPTURE_BYTES);
   const killGraceMs = options.killGraceMs ?? 2_000;
+  const sandboxMode = options.sandbox?.mode ?? DEFAULT_BASH_SANDBOX_MODE;
+  if (!isBashSandboxMode(sandboxMode))
+    throw new BadRequestError(`unknown bash sandbox mode ${JSON.stringify(sandboxMode)}: choose one of ${BASH_SANDBOX_MODES.join(', ')}`);
+  const allowNetwork = options.sandbox?.allowNetwork ?? false;
 
   const definition: BrainToolDefinition = {
     name: 'bash',
     description: loadToolDescription(new URL('./bash.txt', import.meta.url))
       .replaceAll('{defaultTimeoutMs}', String(defaultTimeoutMs))
-      .replaceAll('{maxTimeoutMs}', String(maxTimeoutMs)),
+      .replaceAll('{maxTimeoutMs}', String(maxTimeoutMs))
+      .replaceAll('{sandbox}', `${SANDBOX_TEXT[sandboxMode]}${sandboxMode === 'off' ? '' : allowNetwork ? ' The network is on.' : ' The network is off: no downloads, no remote APIs (a server started within the same command is reachable on localhost).'}`),
     inputSchema: {
       type: 'object',
       properties: {
@@ -81,9 +107,20 @@ export const genBashToolBox = (options: {
       if (!cwdIsDirectory) return failure(`the working directory ${context.cwd} does not exist or is not a directory`);
       if (context.signal?.aborted) return failure('aborted by the caller before the command started');
 
-      context.log.debug('bash: running', { command, cwd: context.cwd, timeoutMs });
+      // fail closed: a sandbox that cannot start refuses the call, with how to fix it
+      let sandbox: { bwrapPath: string; bwrapArgs: string[] } | undefined;
+      if (sandboxMode !== 'off') {
+        const check = await checkBashSandbox({ env: context.env });
+        if (!check.ok)
+          return failure(`bash is refused: ${check.reason}, or configure the bash toolbox with sandbox: { mode: 'off' } (CLI: --sandbox off) to run bash unconfined. Tell the user: retrying will not help.`);
+        const cwdReal = await realpath(context.cwd);
+        const gitPaths = sandboxMode === 'workspace-write' ? await findGitPathsToProtect(cwdReal) : [];
+        sandbox = { bwrapPath: check.bwrapPath, bwrapArgs: genBwrapArgs({ command, bashPath: check.bashPath, mode: sandboxMode, allowNetwork, cwd: context.cwd, cwdReal, gitPaths }) };
+      }
+
+      context.log.debug('bash: running', { command, cwd: context.cwd, timeoutMs, sandbox: sandboxMode });
       const run = await runBashCommand(
-        { command, timeoutMs, maxCaptureBytes, killGraceMs },
+        { command, timeoutMs, maxCaptureBytes, captureBudget, killGraceMs, sandbox },
         // the shell gets the caller's environment without bhrain's own supplier keys: the model never needs them
         { cwd: context.cwd, env: withoutSupplierKeys(context.env), signal: context.signal },
       );

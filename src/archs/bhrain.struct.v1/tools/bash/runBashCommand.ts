@@ -1,64 +1,21 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { constants } from 'node:os';
 
 import type { BashRun } from './BashRun.js';
 import { BoundedCapture } from './BoundedCapture.js';
+import type { CaptureBudget } from './CaptureBudget.js';
+import { BWRAP_STATUS_FD } from './genBwrapArgs.js';
 
-/** every process a command starts inherits this variable, set to the run's own marker */
-const RUN_MARKER_VAR = 'BHRAIN_BASH_RUN';
-
-// process groups still running (with their runs' markers), so they can be killed if this process exits while a command runs
-const liveGroupPids = new Map<number, string>();
+// process groups still running, so they can be killed if this process exits while a command runs
+const liveGroupPids = new Set<number>();
 let exitHookInstalled = false;
 const installExitHook = (): void => {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   // a detached group does not get the terminal's signals, so it would outlive us without this
   process.once('exit', () => {
-    for (const [pid, marker] of liveGroupPids) {
-      killGroup(pid, 'SIGKILL');
-      killMarked(marker);
-    }
+    for (const pid of liveGroupPids) killGroup(pid, 'SIGKILL');
   });
-};
-
-/**
- * .what = SIGKILLs every process whose environment carries this run's marker, until none is left (Linux, via /proc)
- * .why = `setsid cmd &` or a job under `set -m` leaves the process group, so killing the group misses it; the marker
- *        is inherited through fork and exec, so it finds them (only a process that clears its environment escapes)
- */
-const killMarked = (marker: string): void => {
-  if (process.platform !== 'linux') return;
-  const needle = Buffer.from(`${RUN_MARKER_VAR}=${marker}\0`);
-  // a process forking while we kill may add a child: a few rounds until a scan finds nobody
-  for (let round = 0; round < 5; round++) {
-    let found = 0;
-    let entries: string[];
-    try {
-      entries = readdirSync('/proc');
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-      let environ: Buffer;
-      try {
-        environ = readFileSync(`/proc/${entry}/environ`);
-      } catch {
-        continue;
-      }
-      const at = environ.indexOf(needle);
-      if (at === -1 || (at > 0 && environ[at - 1] !== 0)) continue;
-      try {
-        process.kill(Number(entry), 'SIGKILL');
-        found++;
-      } catch {
-        // already gone
-      }
-    }
-    if (!found) return;
-  }
 };
 
 // signals a whole process group; a group that is already gone (ESRCH) is fine
@@ -70,18 +27,32 @@ const killGroup = (pid: number, signal: NodeJS.Signals): void => {
   }
 };
 
+// signal names by number, to read bwrap's 128+n (it reports a command killed by signal n as that exit code);
+// reversed so the first name wins where two share a number (SIGABRT before SIGIOT)
+const SIGNAL_NAMES = new Map(Object.entries(constants.signals).reverse().map(([name, number]) => [number, name as NodeJS.Signals]));
+
 /**
- * .what = runs `bash -c <command>` in its own process group, with a timeout, bounded capture, and no survivors
+ * .what = runs `bash -c <command>` with a timeout, bounded capture, and no survivors: inside a bwrap sandbox when
+ *         one is given (its own pid namespace: everything dies with bash), else in its own process group
  * .why = a model's command may hang, ignore SIGTERM, print gigabytes, or leave background children; none may hurt the loop
  */
 export const runBashCommand = (
-  input: { command: string; timeoutMs: number; maxCaptureBytes: number; killGraceMs: number },
+  input: {
+    command: string;
+    timeoutMs: number;
+    maxCaptureBytes: number;
+    /** shared by every running call of the toolbox */
+    captureBudget?: CaptureBudget;
+    killGraceMs: number;
+    /** bwrap and its arguments (from genBwrapArgs); absent when the sandbox is off */
+    sandbox?: { bwrapPath: string; bwrapArgs: string[] };
+  },
   context: { cwd: string; env: Record<string, string | undefined>; signal?: AbortSignal },
 ): Promise<BashRun> =>
   new Promise<BashRun>((resolve) => {
     const startedAt = Date.now();
-    const stdout = new BoundedCapture({ maxBytes: input.maxCaptureBytes });
-    const stderr = new BoundedCapture({ maxBytes: input.maxCaptureBytes });
+    const stdout = new BoundedCapture({ maxBytes: input.maxCaptureBytes, budget: input.captureBudget });
+    const stderr = new BoundedCapture({ maxBytes: input.maxCaptureBytes, budget: input.captureBudget });
     const streamText = (capture: BoundedCapture) => ({ ...capture.read(), totalBytes: capture.totalBytes });
     let timedOut = false;
     let aborted = false;
@@ -89,24 +60,26 @@ export const runBashCommand = (
     let spawnError: string | undefined;
     let finished = false;
     const timers: NodeJS.Timeout[] = [];
+    // the sandbox's pid 1, as bwrap reports it; bash and its children share its process group
+    let sandboxPid: number | undefined;
 
-    const marker = randomBytes(8).toString('hex');
-    const env = {
-      ...Object.fromEntries(Object.entries(context.env).filter((entry): entry is [string, string] => entry[1] !== undefined)),
-      [RUN_MARKER_VAR]: marker,
-    };
+    const env = Object.fromEntries(Object.entries(context.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
     // argv, never a concatenated string; stdin is /dev/null so a read gets EOF instead of hanging
-    const child = spawn('bash', ['-c', input.command], {
-      cwd: context.cwd,
-      env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = input.sandbox
+      ? spawn(input.sandbox.bwrapPath, input.sandbox.bwrapArgs, { cwd: context.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] })
+      : spawn('bash', ['-c', input.command], { cwd: context.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const pid = child.pid;
     if (pid !== undefined) {
       installExitHook();
-      liveGroupPids.set(pid, marker);
+      liveGroupPids.add(pid);
     }
+    let status = '';
+    child.stdio[BWRAP_STATUS_FD]?.on('data', (chunk: Buffer) => {
+      if (sandboxPid !== undefined || status.length > 64 * 1024) return;
+      status += chunk.toString('utf8');
+      const found = /"child-pid":\s*(\d+)/.exec(status);
+      if (found) sandboxPid = Number(found[1]);
+    });
 
     const finish = (): void => {
       if (finished) return;
@@ -114,33 +87,49 @@ export const runBashCommand = (
       for (const timer of timers) clearTimeout(timer);
       context.signal?.removeEventListener('abort', onAbort);
       if (pid !== undefined) {
-        // background children (`sleep 1000 &`) must not outlive the call, nor those that left the group (setsid);
-        // the exit handler already swept both, so the /proc scan runs again only if the process never reported exit
-        if (!exit) {
-          killGroup(pid, 'SIGKILL');
-          killMarked(marker);
-        }
+        // background children (`sleep 1000 &`) must not outlive the call; in the sandbox they died with its pid 1 already
+        if (!exit) killAll();
         liveGroupPids.delete(pid);
       }
-      child.stdout.destroy();
-      child.stderr.destroy();
-      resolve({
-        exitCode: timedOut || aborted ? null : (exit?.code ?? null),
-        exitSignal: timedOut || aborted ? null : (exit?.signal ?? null),
+      for (const stream of child.stdio) stream?.destroy();
+      // bwrap that ends before reporting a sandbox never ran the command: say why, in bwrap's words
+      if (input.sandbox && sandboxPid === undefined && !spawnError && !timedOut && !aborted)
+        spawnError = `the sandbox did not start (bwrap ${exit?.signal ? `killed by ${exit.signal}` : `exit ${exit?.code}`}): ${stderr.read().head.trim() || 'no message'}`;
+      const ended = exitOf(exit);
+      const run: BashRun = {
+        exitCode: timedOut || aborted ? null : ended.code,
+        exitSignal: timedOut || aborted ? null : ended.signal,
         timedOut,
         aborted,
         spawnError,
         stdout: streamText(stdout),
         stderr: streamText(stderr),
         elapsedMs: Date.now() - startedAt,
-      });
+      };
+      stdout.release();
+      stderr.release();
+      resolve(run);
+    };
+
+    // bwrap reports a command killed by signal n as exit 128+n, as bash does for its own children
+    const exitOf = (ended: typeof exit): { code: number | null; signal: NodeJS.Signals | null } => {
+      if (!ended) return { code: null, signal: null };
+      const signal = input.sandbox && ended.code !== null && ended.code > 128 ? SIGNAL_NAMES.get(ended.code - 128) : undefined;
+      return signal ? { code: null, signal } : ended;
+    };
+
+    // SIGKILL to bwrap's group and to the sandbox's pid 1: when pid 1 dies the kernel kills its whole namespace
+    const killAll = (): void => {
+      if (pid !== undefined) killGroup(pid, 'SIGKILL');
+      if (sandboxPid !== undefined) killGroup(sandboxPid, 'SIGKILL');
     };
 
     // SIGTERM first so well-behaved commands can clean up, then SIGKILL for those that trap or ignore it
     const terminate = (): void => {
       if (pid === undefined || exit) return;
-      killGroup(pid, 'SIGTERM');
-      timers.push(setTimeout(() => killGroup(pid, 'SIGKILL'), input.killGraceMs));
+      // in the sandbox, bash's group is its pid 1's (pid 1 itself ignores SIGTERM); before bwrap reports it, bwrap's own
+      killGroup(sandboxPid ?? pid, 'SIGTERM');
+      timers.push(setTimeout(killAll, input.killGraceMs));
     };
     function onAbort(): void {
       if (exit || finished) return;
@@ -148,8 +137,8 @@ export const runBashCommand = (
       terminate();
     }
 
-    child.stdout.on('data', (chunk: Buffer) => stdout.write(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.write(chunk));
+    child.stdout?.on('data', (chunk: Buffer) => stdout.write(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => stderr.write(chunk));
     child.on('error', (error) => {
       // only a failed spawn (no pid) ends the run here; a later error (a failed kill) is not fatal
       if (pid !== undefined) return;
@@ -159,9 +148,7 @@ export const runBashCommand = (
     child.on('exit', (code, signal) => {
       exit = { code, signal };
       if (pid !== undefined) killGroup(pid, 'SIGKILL');
-      // a process that left the group may hold the pipes open: killing it now lets them close without the grace wait
-      killMarked(marker);
-      // the pipes close once the group is dead; a process that escaped the group (setsid) may hold them, so bound the wait
+      // the pipes close once the group is dead; unsandboxed, a process that left the group (setsid) may hold them: bound the wait
       timers.push(setTimeout(finish, input.killGraceMs));
     });
     child.on('close', finish);

@@ -1,0 +1,22 @@
+/** .what = the sandbox modes of bash, named as Codex names them: what a command may write */
+export const BASH_SANDBOX_MODES = ['read-only', 'workspace-write', 'off'] as const;
+
+/**
+ * .what = how bash is confined: read-only (nothing writable but a private /tmp), workspace-write (the working
+ *         directory too), or off (unconfined)
+ */
+export type BashSandboxMode = (typeof BASH_SANDBOX_MODES)[number];
+
+/**
+ * .what = the sandbox settings of the bash toolbox, as a library user or the CLI gives them
+ * .why = one shape for genBashToolBox, BhrainConfig and the CLI flags (--sandbox, --allow-network)
+ */
+export interface BashSandbox {
+  /** default workspace-write */
+  mode?: BashSandboxMode;
+  /** the network is off inside the sandbox unless this is true (no effect when mode is off) */
+  allowNetwork?: boolean;
+}
+
+/** .what = whether a value is one of the sandbox modes */
+export const isBashSandboxMode = (value: unknown): value is BashSandboxMode => BASH_SANDBOX_MODES.includes(value as BashSandboxMode);

@@ -1,0 +1,88 @@
+import { spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, realpath, stat } from 'node:fs/promises';
+import { delimiter, isAbsolute, join } from 'node:path';
+
+import { genBwrapArgs } from './genBwrapArgs.js';
+
+/**
+ * .what = whether bash can run sandboxed here: the bwrap to run, or why not and how to fix it
+ * .note = the reason ends before the opt-out, which the caller adds in its own terms (a CLI flag, a config field)
+ */
+export type BashSandboxCheck = { ok: true; bwrapPath: string; bashPath: string } | { ok: false; reason: string };
+
+// the probe's result per PATH: bwrap is looked up and tried once, not on every call
+const checked = new Map<string, Promise<BashSandboxCheck>>();
+
+/** .what = the first executable file named `name` in a PATH value; relative entries are skipped so a workspace cannot plant one */
+const findOnPath = async (name: string, pathValue: string): Promise<string | null> => {
+  for (const directory of pathValue.split(delimiter)) {
+    if (!isAbsolute(directory)) continue;
+    const candidate = join(directory, name);
+    const found = await access(candidate, constants.X_OK).then(
+      () => stat(candidate).then((entry) => entry.isFile()),
+      () => false,
+    );
+    if (found) return candidate;
+  }
+  return null;
+};
+
+/** .what = runs a read-only sandbox around `bash -c :` with every flag a real call uses; its stderr when it fails */
+const probe = (input: { bwrapPath: string; bashPath: string }, env: Record<string, string | undefined>): Promise<string | null> =>
+  new Promise((resolve) => {
+    const args = genBwrapArgs({ command: ':', bashPath: input.bashPath, mode: 'read-only', allowNetwork: false, cwd: '/', cwdReal: '/', gitPaths: [] });
+    const child = spawn(input.bwrapPath, args, {
+      env: { PATH: env.PATH },
+      // fd 3 is bwrap's status fd, read by nobody here
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+      timeout: 10_000,
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', (error) => resolve(error.message));
+    child.on('close', (code, signal) => resolve(code === 0 ? null : `${signal ? `killed by ${signal}` : `exit ${code}`}: ${stderr.trim() || 'no message'}`));
+  });
+
+/**
+ * .what = finds bwrap on the PATH of `env` and proves once that it can create the sandbox's namespaces
+ * .why = fail closed: a sandbox that was asked for and cannot start refuses bash with a fix, never a silent fallback
+ */
+export const checkBashSandbox = (input: { env: Record<string, string | undefined>; platform?: NodeJS.Platform }): Promise<BashSandboxCheck> => {
+  const platform = input.platform ?? process.platform;
+  if (platform !== 'linux')
+    return Promise.resolve({
+      ok: false,
+      reason: `bash runs in a sandbox by default, but sandboxing on ${platform} is not supported yet (bhrain uses bubblewrap, which is Linux-only)`,
+    });
+  const pathValue = input.env.PATH ?? '';
+  let check = checked.get(pathValue);
+  if (!check) {
+    check = (async (): Promise<BashSandboxCheck> => {
+      const bwrapPath = await findOnPath('bwrap', pathValue);
+      if (!bwrapPath)
+        return {
+          ok: false,
+          reason: `bash runs in a bubblewrap sandbox, but bwrap was not found on PATH: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)`,
+        };
+      // bash is found here, on the host, and run by its real path: the sandbox's private /tmp hides PATH entries under /tmp
+      const bashFound = await findOnPath('bash', pathValue);
+      const bashPath = bashFound && (await realpath(bashFound));
+      if (!bashPath) return { ok: false, reason: 'bash was not found on PATH: install bash' };
+      if (bashPath === '/tmp' || bashPath.startsWith('/tmp/'))
+        return { ok: false, reason: `bash on PATH is ${bashPath}, under /tmp, which the sandbox replaces with a private empty /tmp: put a bash outside /tmp first on PATH` };
+      const failure = await probe({ bwrapPath, bashPath }, input.env);
+      if (failure)
+        return {
+          ok: false,
+          reason:
+            `bash runs in a bubblewrap sandbox, but ${bwrapPath} could not create one (${failure}). ` +
+            'User namespaces may be disabled: enable them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 23.10+ allow bwrap in AppArmor, ' +
+            `or sysctl kernel.apparmor_restrict_unprivileged_userns=0; in a container, allow unshare in its seccomp profile)`,
+        };
+      return { ok: true, bwrapPath, bashPath };
+    })();
+    checked.set(pathValue, check);
+  }
+  return check;
+};
