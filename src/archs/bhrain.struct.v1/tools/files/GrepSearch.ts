@@ -15,6 +15,8 @@ export interface GrepSearchInput {
   /** stop after this many matches plus one (the extra one proves there are more) */
   maxMatches: number;
   timeoutMs: number;
+  /** the built-in engine's walk stops after reading this many directory entries */
+  maxWalkEntries: number;
   signal?: AbortSignal;
 }
 
@@ -27,6 +29,15 @@ export interface GrepMatch {
 
 /** .what = what a grep engine found, or why it could not search */
 export type GrepSearchResult =
-  | { kind: 'matches'; matches: GrepMatch[]; more: boolean; timedOut: boolean }
+  | {
+      kind: 'matches';
+      matches: GrepMatch[];
+      more: boolean;
+      timedOut: boolean;
+      /** built-in engine: the file the regex was still running on when the time ran out */
+      stalledOn?: string;
+      /** built-in engine: the walk stopped at its entry budget after this many entries */
+      walkStoppedAtEntries?: number;
+    }
   | { kind: 'invalid-pattern'; message: string }
   | { kind: 'failed'; message: string };

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLog } from '../../../../contract/BrainContext.js';
 import type { BhrainToolResult } from '../BhrainToolBox.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
+import type { WriteCheck } from './openInsideWorkspace.js';
 
 describe('edit', () => {
   let cwd: string;
@@ -128,6 +129,52 @@ describe('edit', () => {
     expect(await edit({ path: 'latin1.txt', old_string: 'caf', new_string: 'cafe' })).toMatchObject({
       success: false,
       output: expect.stringContaining('not valid UTF-8'),
+    });
+  });
+
+  describe('issue 11 item 3: edit reads and writes the one file it opened, where it really is', () => {
+    // the workspace is cwd/ws; cwd/outside is beside it, and nothing there may change without an approval of that file
+    let ws: string;
+    let outside: string;
+    const editIn = (input: Record<string, unknown>, writeCheck: WriteCheck | null = null) =>
+      box.execute({ call: { id: 'call-1', name: 'edit', input } }, { cwd: ws, log: silentLog, env: {}, writeCheck } as Parameters<typeof box.execute>[1]);
+    beforeEach(async () => {
+      cwd = await realpath(cwd);
+      ws = join(cwd, 'ws');
+      outside = join(cwd, 'outside');
+      await mkdir(ws);
+      await mkdir(outside);
+      await writeFile(join(outside, 't'), 'original\n');
+    });
+
+    it('refuses a hard link to a file outside (ln ../outside/t hl), which stays unchanged; the approved file is edited', async () => {
+      await link(join(outside, 't'), join(ws, 'hl'));
+      expect(await editIn({ path: 'hl', old_string: 'original', new_string: 'changed' })).toMatchObject({
+        success: false,
+        output: expect.stringMatching(/^Refused to edit hl: it has 2 hard links, so the same file may also appear outside the workspace, and changing it was not approved\. Nothing was changed\./),
+      });
+      expect(await readFile(join(outside, 't'), 'utf8')).toBe('original\n');
+      expect((await editIn({ path: 'hl', old_string: 'original', new_string: 'approved' }, { realPath: join(ws, 'hl'), approved: true })).success).toBe(true);
+      expect(await readFile(join(outside, 't'), 'utf8')).toBe('approved\n');
+    });
+
+    it('refuses symlinks that point out (a file, a directory, a dangling target to create); follows those that point inside', async () => {
+      await symlink(join(outside, 't'), join(ws, 'to-file'));
+      await symlink('../outside', join(ws, 'd'));
+      await symlink('../outside/new', join(ws, 'dangling'));
+      await writeFile(join(ws, 'inside.txt'), 'original\n');
+      await symlink('inside.txt', join(ws, 'to-inside'));
+      const attempts = [
+        { path: 'to-file', old_string: 'original', new_string: 'changed' },
+        { path: 'd/t', old_string: 'original', new_string: 'changed' },
+        { path: 'dangling', old_string: '', new_string: 'created' },
+        { path: 'd/sub/new', old_string: '', new_string: 'created' },
+      ];
+      for (const input of attempts) expect((await editIn(input)).output).toMatch(/^Refused to edit .+: it resolves to .+, outside the workspace /);
+      expect(await readdir(outside)).toEqual(['t']);
+      expect(await readFile(join(outside, 't'), 'utf8')).toBe('original\n');
+      expect((await editIn({ path: 'to-inside', old_string: 'original', new_string: 'edited' })).output).toMatch(/^Edited to-inside: 1 replacement/);
+      expect(await readFile(join(ws, 'inside.txt'), 'utf8')).toBe('edited\n');
     });
   });
 });

@@ -1,5 +1,6 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
+import type { Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 
 import type { BrainToolDefinition } from '../../../../contract/BrainMessage.js';
 import { loadToolDescription } from '../loadToolDescription.js';
@@ -13,7 +14,7 @@ import { formatBytes } from './formatBytes.js';
 import { formatCount } from './formatCount.js';
 import { formatNumberedLine } from './formatNumberedLine.js';
 import { isBinary } from './isBinary.js';
-import { makeParentDirs } from './makeParentDirs.js';
+import { openInsideWorkspace, replaceContent, type WriteToolContext, type WriteTarget } from './openInsideWorkspace.js';
 import { readToolInput } from './readToolInput.js';
 import { resolveToolPath } from './resolveToolPath.js';
 
@@ -142,6 +143,102 @@ const showChanges = (text: string, changes: { start: number; end: number }[]): s
   return shown.join('\n');
 };
 
+/** .what = the edit itself, on the file openInsideWorkspace opened: read, match, replace, write back, confirm */
+const editOpened = async (input: {
+  handle: FileHandle;
+  stats: Stats;
+  created: boolean;
+  oldString: string;
+  newString: string;
+  replaceAll: boolean;
+  shown: string;
+}): Promise<{ success: boolean; output: string }> => {
+  const { handle, stats, oldString, newString, replaceAll, shown } = input;
+  // an empty old_string on a missing file created it
+  if (input.created) {
+    try {
+      await replaceContent(handle, newString);
+    } catch (error) {
+      return { success: false, output: describeFsError({ error, action: 'create', path: shown }) };
+    }
+    const lines = countLines(newString);
+    return {
+      success: true,
+      output: `Created ${shown} with new_string (${formatCount(Buffer.byteLength(newString))} bytes, ${formatCount(lines)} line${lines === 1 ? '' : 's'}).`,
+    };
+  }
+  if (stats.size > EDIT_MAX_FILE_BYTES)
+    return {
+      success: false,
+      output: `Cannot edit ${shown}: it is ${formatBytes(stats.size)}, more than edit handles (${formatBytes(EDIT_MAX_FILE_BYTES)}). Use bash (e.g. sed) for files this large.`,
+    };
+
+  const bytes = await handle.readFile();
+  if (isBinary(bytes))
+    return { success: false, output: `Cannot edit ${shown}: it is a binary file (NUL bytes in its first 8 KB). Use bash for binary files.` };
+  if (!isUtf8(bytes))
+    return {
+      success: false,
+      output: `Cannot edit ${shown}: it is not valid UTF-8, and rewriting it as text would corrupt the bytes that are not. Use bash (e.g. sed) for this file.`,
+    };
+  const text = bytes.toString('utf8');
+  if (oldString === '') {
+    if (text !== '')
+      return {
+        success: false,
+        output: `old_string is empty, but ${shown} already exists and is not empty. Give the exact text to replace, or use write to replace the whole file.`,
+      };
+  }
+
+  // an exact match first; a CRLF file is also matched with its own line endings
+  let needle = oldString;
+  let replacement = newString;
+  let offsets = oldString === '' ? [0] : findAll(text, needle);
+  let note = '';
+  if (offsets.length === 0 && text.includes('\r\n') && oldString.includes('\n') && !oldString.includes('\r')) {
+    needle = oldString.replace(/\n/g, '\r\n');
+    replacement = newString.replace(/\r?\n/g, '\r\n');
+    offsets = findAll(text, needle);
+    if (offsets.length > 0) note = " (matched using the file's CRLF line endings)";
+  }
+  if (offsets.length === 0) return { success: false, output: explainNotFound(text, oldString, shown) };
+  if (offsets.length > 1 && !replaceAll) {
+    const locate = genLineLocator(text);
+    const where = offsets.slice(0, 20).map(locate).join(', ');
+    const more = offsets.length > 20 ? ', …' : '';
+    return {
+      success: false,
+      output: `old_string occurs ${formatCount(offsets.length)} times in ${shown} (at lines ${where}${more}), so it is ambiguous. Include more surrounding lines in old_string to make it unique, or set replace_all: true to replace every occurrence.`,
+    };
+  }
+
+  // build the new text by slices, never String.replace: new_string's "$&" must stay literal
+  const parts: string[] = [];
+  const changes: { start: number; end: number }[] = [];
+  let from = 0;
+  let length = 0;
+  for (const offset of offsets) {
+    const kept = text.slice(from, offset);
+    parts.push(kept, replacement);
+    length += kept.length;
+    changes.push({ start: length, end: length + replacement.length });
+    length += replacement.length;
+    from = offset + needle.length;
+  }
+  parts.push(text.slice(from));
+  const updated = parts.join('');
+  try {
+    await replaceContent(handle, updated);
+  } catch (error) {
+    return { success: false, output: describeFsError({ error, action: 'write', path: shown }) };
+  }
+  const count = offsets.length;
+  return {
+    success: true,
+    output: `Edited ${shown}: ${formatCount(count)} replacement${count === 1 ? '' : 's'}${note}. Updated lines:\n${showChanges(updated, changes)}`,
+  };
+};
+
 /**
  * .what = the edit tool: replaces an exact string in a file (once, or everywhere with replace_all)
  * .why = exact, unique matches make edits safe to apply blind; each refusal says how to fix the call
@@ -158,96 +255,26 @@ export const editTool: FilesTool = {
     if (oldString === newString)
       return { success: false, output: 'old_string and new_string are identical, so nothing would change. Give the new text in new_string.' };
 
-    const stats = await stat(absolutePath).catch((error: unknown) => error as NodeJS.ErrnoException);
-    if (stats instanceof Error) {
-      if (stats.code !== 'ENOENT') return { success: false, output: describeFsError({ error: stats, action: 'edit', path: shown }) };
-      if (oldString !== '') {
+    let target: WriteTarget;
+    try {
+      // opened once, where it really is, for both the read and the write: nothing can swap the file in between
+      const check = (context as WriteToolContext).writeCheck ?? null;
+      target = await openInsideWorkspace({ path: absolutePath, cwd: context.cwd, access: 'edit', create: oldString === '', check, shown });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException)?.code;
+      if (code === 'EISDIR') return { success: false, output: `Cannot edit ${shown}: it is a directory. Give the path of a file inside it.` };
+      if (code === 'ENOENT' && oldString !== '') {
         const missing = await describeMissingPath({ path: absolutePath, cwd: context.cwd, kind: 'file' });
         return { success: false, output: `${missing} To create a new file, use write (or edit with an empty old_string).` };
       }
-      // an empty old_string on a missing file creates it
-      try {
-        await makeParentDirs(absolutePath);
-        await writeFile(absolutePath, newString, 'utf8');
-      } catch (error) {
-        return { success: false, output: describeFsError({ error, action: 'create', path: shown }) };
-      }
-      const lines = countLines(newString);
-      return {
-        success: true,
-        output: `Created ${shown} with new_string (${formatCount(Buffer.byteLength(newString))} bytes, ${formatCount(lines)} line${lines === 1 ? '' : 's'}).`,
-      };
+      return { success: false, output: describeFsError({ error, action: oldString === '' ? 'create' : 'edit', path: shown }) };
     }
-    if (stats.isDirectory()) return { success: false, output: `Cannot edit ${shown}: it is a directory. Give the path of a file inside it.` };
-    if (stats.size > EDIT_MAX_FILE_BYTES)
-      return {
-        success: false,
-        output: `Cannot edit ${shown}: it is ${formatBytes(stats.size)}, more than edit handles (${formatBytes(EDIT_MAX_FILE_BYTES)}). Use bash (e.g. sed) for files this large.`,
-      };
-
-    const bytes = await readFile(absolutePath);
-    if (isBinary(bytes))
-      return { success: false, output: `Cannot edit ${shown}: it is a binary file (NUL bytes in its first 8 KB). Use bash for binary files.` };
-    if (!isUtf8(bytes))
-      return {
-        success: false,
-        output: `Cannot edit ${shown}: it is not valid UTF-8, and rewriting it as text would corrupt the bytes that are not. Use bash (e.g. sed) for this file.`,
-      };
-    const text = bytes.toString('utf8');
-    if (oldString === '') {
-      if (text !== '')
-        return {
-          success: false,
-          output: `old_string is empty, but ${shown} already exists and is not empty. Give the exact text to replace, or use write to replace the whole file.`,
-        };
-    }
-
-    // an exact match first; a CRLF file is also matched with its own line endings
-    let needle = oldString;
-    let replacement = newString;
-    let offsets = oldString === '' ? [0] : findAll(text, needle);
-    let note = '';
-    if (offsets.length === 0 && text.includes('\r\n') && oldString.includes('\n') && !oldString.includes('\r')) {
-      needle = oldString.replace(/\n/g, '\r\n');
-      replacement = newString.replace(/\r?\n/g, '\r\n');
-      offsets = findAll(text, needle);
-      if (offsets.length > 0) note = " (matched using the file's CRLF line endings)";
-    }
-    if (offsets.length === 0) return { success: false, output: explainNotFound(text, oldString, shown) };
-    if (offsets.length > 1 && !replaceAll) {
-      const locate = genLineLocator(text);
-      const where = offsets.slice(0, 20).map(locate).join(', ');
-      const more = offsets.length > 20 ? ', …' : '';
-      return {
-        success: false,
-        output: `old_string occurs ${formatCount(offsets.length)} times in ${shown} (at lines ${where}${more}), so it is ambiguous. Include more surrounding lines in old_string to make it unique, or set replace_all: true to replace every occurrence.`,
-      };
-    }
-
-    // build the new text by slices, never String.replace: new_string's "$&" must stay literal
-    const parts: string[] = [];
-    const changes: { start: number; end: number }[] = [];
-    let from = 0;
-    let length = 0;
-    for (const offset of offsets) {
-      const kept = text.slice(from, offset);
-      parts.push(kept, replacement);
-      length += kept.length;
-      changes.push({ start: length, end: length + replacement.length });
-      length += replacement.length;
-      from = offset + needle.length;
-    }
-    parts.push(text.slice(from));
-    const updated = parts.join('');
+    if (target.refusal !== null) return { success: false, output: target.refusal };
+    const { handle, stats } = target;
     try {
-      await writeFile(absolutePath, updated, 'utf8');
-    } catch (error) {
-      return { success: false, output: describeFsError({ error, action: 'write', path: shown }) };
+      return await editOpened({ handle, stats, created: target.created, oldString, newString, replaceAll, shown });
+    } finally {
+      await handle.close();
     }
-    const count = offsets.length;
-    return {
-      success: true,
-      output: `Edited ${shown}: ${formatCount(count)} replacement${count === 1 ? '' : 's'}${note}. Updated lines:\n${showChanges(updated, changes)}`,
-    };
   },
 };

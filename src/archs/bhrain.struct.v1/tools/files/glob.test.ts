@@ -8,7 +8,9 @@ import { silentLog } from '../../../../contract/BrainContext.js';
 import type { BhrainToolResult } from '../BhrainToolBox.js';
 import { compileGlob } from './compileGlob.js';
 import { expandBraces } from './expandBraces.js';
+import type { FilesTool } from './FilesTool.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
+import { genGlobTool } from './glob.js';
 import { globToRegExp } from './globToRegExp.js';
 
 describe('globToRegExp', () => {
@@ -105,14 +107,33 @@ describe('glob', () => {
     expect(result.output).not.toContain('f1000.txt');
   });
 
-  it('skips .git always and node_modules unless named, and does not loop through directory symlinks', async () => {
+  it('skips .git always and node_modules unless named', async () => {
     await touch('.git/config.ts', 'node_modules/dep/index.ts', 'src/a.ts', '.hidden/b.ts');
-    await symlink(join(cwd, 'src'), join(cwd, 'src', 'loop'));
-    await symlink(join(cwd, 'src'), join(cwd, 'alias'));
-    const all = await glob({ pattern: '**/*.ts' });
-    // alias (a link to a sibling) is followed; src/loop (a link to its own ancestor) is not
-    expect(all.output).toBe('.hidden/b.ts\nalias/a.ts\nsrc/a.ts');
+    expect((await glob({ pattern: '**/*.ts' })).output).toBe('.hidden/b.ts\nsrc/a.ts');
     expect((await glob({ pattern: 'node_modules/**/*.ts' })).output).toBe('node_modules/dep/index.ts');
+  });
+
+  it('issue 11 item 4: lists symbolic links as entries and never enters them; a linked directory named as path is searched', async () => {
+    await touch('src/a.ts', 'src/lib/b.ts');
+    await symlink(join(cwd, 'src'), join(cwd, 'src', 'lib', 'loop'));
+    await symlink(join(cwd, 'src'), join(cwd, 'alias'));
+    await symlink(join(cwd, 'src', 'a.ts'), join(cwd, 'link.ts'));
+    await symlink(join(cwd, 'nowhere'), join(cwd, 'broken.ts'));
+    expect((await glob({ pattern: '**/*' })).output).toBe('alias\nbroken.ts\nlink.ts\nsrc/a.ts\nsrc/lib/b.ts\nsrc/lib/loop');
+    expect((await glob({ pattern: '**/*.ts' })).output).toBe('broken.ts\nlink.ts\nsrc/a.ts\nsrc/lib/b.ts');
+    // named explicitly, as path or as the pattern's literal start, the link is entered one level: links inside it are not
+    expect((await glob({ pattern: '**/*', path: 'alias' })).output).toBe('alias/a.ts\nalias/lib/b.ts\nalias/lib/loop');
+    expect((await glob({ pattern: 'alias/lib/*' })).output).toBe('alias/lib/b.ts\nalias/lib/loop');
+  });
+
+  it('issue 11 item 4: stops at its entry budget with a notice that says how far it got', async () => {
+    await touch(...Array.from({ length: 30 }, (_, i) => `many/f${String(i).padStart(2, '0')}.txt`));
+    const run = (tool: FilesTool) => tool.execute({ pattern: '**/*.txt' }, { cwd, log: silentLog, env: {} });
+    const result = await run(genGlobTool({ maxEntries: 11 }));
+    // the first entry is the directory many/, then ten files
+    expect(result.output.split('\n').slice(0, 11)).toEqual([...Array.from({ length: 10 }, (_, i) => `many/f0${i}.txt`), '']);
+    expect(result.output).toMatch(/\[The search stopped after 11 directory entries and \d+\.\d s \(its budget is 11 entries or 10 s\), so it is incomplete\. Narrow the path or the pattern\.\]$/);
+    expect((await run(genGlobTool())).output.split('\n')).toHaveLength(30);
   });
 
   it('errors on a missing search path, naming similar ones', async () => {

@@ -16,7 +16,7 @@ import { isInsideNodeModules } from './isInsideNodeModules.js';
 import { readToolInput } from './readToolInput.js';
 import { resolveToolPath } from './resolveToolPath.js';
 import { splitGlobSegments } from './splitGlobSegments.js';
-import { walkTree } from './walkTree.js';
+import { WALK_MAX_ENTRIES, WALK_MAX_MS, walkTree, type WalkedEntry } from './walkTree.js';
 
 const definition: BrainToolDefinition = {
   name: 'glob',
@@ -59,13 +59,21 @@ const groupByLiteralRoot = (base: string, pattern: string): Map<string, string[]
   return groups;
 };
 
+/** .what = the notice of a walk that ran out of budget: how far it got, and how to narrow it */
+const describeWalkStop = (stop: Extract<WalkedEntry, { kind: 'stopped' }>, budget: { maxEntries: number; timeoutMs: number }) =>
+  `The search stopped after ${formatCount(stop.entries)} directory entries and ${(stop.elapsedMs / 1000).toFixed(1)} s ` +
+  `(its budget is ${formatCount(budget.maxEntries)} entries or ${budget.timeoutMs / 1000} s), so it is incomplete. Narrow the path or the pattern.`;
+
 /**
- * .what = the glob tool: files under a directory whose relative paths match a glob, sorted and capped
- * .why = the model's way to find files by name, without a shell and with pruning, loop-safe symlinks and a cap
+ * .what = generates the glob tool: files and links under a directory whose relative paths match a glob, sorted and capped
+ * .why = the model's way to find files by name, without a shell, with pruning, links listed but never entered, a cap,
+ *        and a walk budget, so no tree can make it run for ever
+ * .note = the budget defaults to WALK_MAX_ENTRIES and WALK_MAX_MS; tests pass small ones to reach it quickly
  */
-export const globTool: FilesTool = {
+export const genGlobTool = (options: { maxEntries?: number; timeoutMs?: number } = {}): FilesTool => ({
   definition,
   execute: async (input, context) => {
+    const budget = { maxEntries: options.maxEntries ?? WALK_MAX_ENTRIES, timeoutMs: options.timeoutMs ?? WALK_MAX_MS };
     const pattern = readToolInput.string(input, 'pattern', { nonEmpty: true });
     const path = readToolInput.optionalString(input, 'path');
     const searched = resolveToolPath(path === undefined || path === '' ? '.' : path, context.cwd);
@@ -87,7 +95,10 @@ export const globTool: FilesTool = {
     const base = isAbsolute(pattern) ? parse(pattern).root : searched;
     const relativePattern = isAbsolute(pattern) ? pattern.slice(parse(pattern).root.length) : pattern;
     const found = new Set<string>();
+    const deadline = Date.now() + budget.timeoutMs;
+    let stop: Extract<WalkedEntry, { kind: 'stopped' }> | undefined;
     for (const [root, patterns] of groupByLiteralRoot(base, relativePattern)) {
+      if (stop) break;
       const rootIsDirectory = await stat(root).then((rootStats) => rootStats.isDirectory()).catch(() => false);
       if (!rootIsDirectory) continue;
       const globs = patterns.map(compileGlob);
@@ -95,11 +106,17 @@ export const globTool: FilesTool = {
         root,
         skipNodeModules: !isInsideNodeModules(root) && !patterns.some((rest) => rest.includes('node_modules')),
         enterDirectory: (relativeDirectory) => globs.some((glob) => glob.couldContain(relativeDirectory)),
+        maxEntries: budget.maxEntries,
+        deadline,
         signal: context.signal,
       });
-      for await (const file of walk)
-        if (globs.some((glob) => glob.matches(file.relativePath))) found.add(file.absolutePath);
+      for await (const entry of walk) {
+        if (entry.kind === 'stopped') stop = entry;
+        // a link is listed like a file when its own path matches; what it points to is never walked
+        else if (globs.some((glob) => glob.matches(entry.relativePath))) found.add(entry.absolutePath);
+      }
     }
+    const partial = stop ? describeWalkStop(stop, budget) : undefined;
 
     if (found.size === 0) {
       const anyDepth =
@@ -108,7 +125,7 @@ export const globTool: FilesTool = {
           : '';
       return {
         success: true,
-        output: `No files matched "${pattern}" under ${shown === '.' ? 'the working directory' : shown}.${anyDepth} (.git is skipped; node_modules is skipped unless the path or pattern names it.)`,
+        output: `No files matched "${pattern}" under ${shown === '.' ? 'the working directory' : shown}.${anyDepth} (.git is skipped; node_modules is skipped unless the path or pattern names it.)${partial ? ` ${partial}` : ''}`,
       };
     }
     const paths = [...found].map((absolutePath) => displayPath(absolutePath, context.cwd)).sort(comparePaths);
@@ -117,6 +134,9 @@ export const globTool: FilesTool = {
       paths.length > shownPaths.length
         ? `\n\n[Showing ${formatCount(shownPaths.length)} of ${formatCount(paths.length)} matching files; ${formatCount(paths.length - shownPaths.length)} more matched. Narrow the search: a more specific pattern (e.g. "src/**/*.test.ts") or a subdirectory as path.]`
         : '';
-    return { success: true, output: shownPaths.join('\n') + notice };
+    return { success: true, output: shownPaths.join('\n') + notice + (partial ? `\n\n[${partial}]` : '') };
   },
-};
+});
+
+/** .what = the glob tool with its default walk budget */
+export const globTool: FilesTool = genGlobTool();

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLog } from '../../../../contract/BrainContext.js';
 import type { BhrainToolResult } from '../BhrainToolBox.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
+import { genGrepTool } from './grep.js';
 import { hasRipgrep } from './hasRipgrep.js';
 
 const hasRg = await hasRipgrep();
@@ -114,6 +115,23 @@ describe('grep', () => {
         await expect(access(join(directory, name))).rejects.toThrow();
   });
 
+  it.each(engines)('issue 11 item 4: does not follow symbolic links below the path, as rg without -L (%s)', async (engine) => {
+    // linked -> src/lib, and src/lib/loop -> src: neither is entered; a link named as path is searched
+    expect((await grepWith(engine)({ pattern: 'MATCH_UPPER' })).output).toBe('src/lib/deep.ts:1:const MATCH_UPPER = 2;');
+    expect((await grepWith(engine)({ pattern: 'MATCH_UPPER', path: 'linked' })).output).toBe('linked/deep.ts:1:const MATCH_UPPER = 2;');
+  });
+
+  it('issue 11 item 4: the built-in walk stops at its entry budget with a notice', async () => {
+    const result = await genGrepTool({ engine: 'builtin', maxWalkEntries: 3 }).execute({ pattern: 'match', path: 'src' }, { cwd, log: silentLog, env: {} });
+    expect(result).toEqual({
+      success: true,
+      // entries: src/a, src/a/inner.ts, src/a.ts
+      output:
+        'src/a/inner.ts:1:match in a directory named a\nsrc/a.ts:2:export const match = 1;\nsrc/a.ts:4:export function foo() { return "match"; }' +
+        '\n\n[The search stopped after 3 directory entries (its budget), so it is incomplete. Narrow the path or add a glob.]',
+    });
+  });
+
   it('errors on a missing search path, naming similar ones', async () => {
     const result = await grep({ pattern: 'x', path: 'scr' });
     expect(result.success).toBe(false);
@@ -151,5 +169,45 @@ describe('grep', () => {
     expect(viaRg.output).toContain(`${join(cwd, 'src', 'a.ts')}:2:`);
     expect(await grepWith('builtin')(input, { cwd: elsewhere })).toEqual(viaRg);
     await rm(elsewhere, { recursive: true, force: true });
+  });
+});
+
+describe('issue 11 item 4: a runaway regex in the built-in grep', () => {
+  let cwd: string;
+  // (a+)+$ against many a's and then a b tries every way to split the a's: 2^60 steps, for ever in practice
+  const RUNAWAY = '(a+)+$';
+  beforeAll(async () => {
+    cwd = await mkdtemp(join(tmpdir(), 'bhrain-grep-runaway-'));
+    await writeFile(join(cwd, 'early.txt'), 'aaa\n');
+    await writeFile(join(cwd, 'trap.txt'), `${'a'.repeat(60)}b\n`);
+  });
+  afterAll(async () => {
+    await rm(cwd, { recursive: true, force: true });
+  });
+
+  it('stops at the deadline with a result that names the file and says to simplify the regex or install ripgrep', async () => {
+    const startedAt = Date.now();
+    const result = await genGrepTool({ engine: 'builtin', timeoutMs: 1_000 }).execute({ pattern: RUNAWAY }, { cwd, log: silentLog, env: {} });
+    expect(Date.now() - startedAt).toBeLessThan(3_000);
+    expect(result).toEqual({
+      success: false,
+      output:
+        'early.txt:1:aaa\n\n[The regex was still running on trap.txt when the search stopped after 1 s: it took too long. ' +
+        'Nested quantifiers such as (a+)+ or (.*)* can take exponential time on some lines; simplify the pattern, ' +
+        'or install ripgrep (rg), whose regex engine runs in linear time and which grep then uses. These results are partial.]',
+    });
+  });
+
+  it('stops at once when the run is aborted', async () => {
+    const controller = new AbortController();
+    const pending = genFilesToolBox({ grepEngine: 'builtin' }).execute(
+      { call: { id: 'call-1', name: 'grep', input: { pattern: RUNAWAY, path: 'trap.txt' } } },
+      { cwd, log: silentLog, env: {}, signal: controller.signal },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const abortedAt = Date.now();
+    controller.abort();
+    expect(await pending).toEqual({ callId: 'call-1', success: false, output: 'grep was cancelled.' });
+    expect(Date.now() - abortedAt).toBeLessThan(500);
   });
 });

@@ -16,6 +16,7 @@ import { hasRipgrep } from './hasRipgrep.js';
 import { isInsideNodeModules } from './isInsideNodeModules.js';
 import { readToolInput } from './readToolInput.js';
 import { resolveToolPath } from './resolveToolPath.js';
+import { WALK_MAX_ENTRIES } from './walkTree.js';
 
 const definition: BrainToolDefinition = {
   name: 'grep',
@@ -59,13 +60,22 @@ const cutLine = (text: string): string => {
   return `${kept}… [line cut at ${GREP_MAX_LINE_CHARS} chars]`;
 };
 
+/** .what = why a runaway regex stopped, and what to do about it */
+const describeStall = (stalledOn: string, timeoutMs: number, cwd: string): string =>
+  `The regex was still running on ${displayPath(stalledOn, cwd)} when the search stopped after ${timeoutMs / 1000} s: it took too long. ` +
+  'Nested quantifiers such as (a+)+ or (.*)* can take exponential time on some lines; simplify the pattern, ' +
+  'or install ripgrep (rg), whose regex engine runs in linear time and which grep then uses.';
+
 /**
  * .what = generates the grep tool over an engine: regex search of file contents, `path:line:text`, sorted and capped
  * .why = one output format whatever the engine, so the model, tests and benchmarks see the same thing from rg or the built-in
+ * .note = timeoutMs and maxWalkEntries default to the tool's budget; tests pass small ones to reach it quickly
  */
-export const genGrepTool = (options: { engine: GrepEngine }): FilesTool => ({
+export const genGrepTool = (options: { engine: GrepEngine; timeoutMs?: number; maxWalkEntries?: number }): FilesTool => ({
   definition,
   execute: async (input, context) => {
+    const timeoutMs = options.timeoutMs ?? GREP_TIMEOUT_MS;
+    const maxWalkEntries = options.maxWalkEntries ?? WALK_MAX_ENTRIES;
     const pattern = readToolInput.string(input, 'pattern', { nonEmpty: true });
     const path = readToolInput.optionalString(input, 'path');
     const glob = readToolInput.optionalString(input, 'glob') || undefined;
@@ -89,7 +99,8 @@ export const genGrepTool = (options: { engine: GrepEngine }): FilesTool => ({
       // node_modules is searched when the search starts inside it or the glob names it
       skipNodeModules: !isInsideNodeModules(root) && !(glob ?? '').includes('node_modules'),
       maxMatches: GREP_MAX_MATCHES,
-      timeoutMs: GREP_TIMEOUT_MS,
+      timeoutMs,
+      maxWalkEntries,
       signal: context.signal,
     });
     if (result.kind === 'invalid-pattern')
@@ -100,10 +111,22 @@ export const genGrepTool = (options: { engine: GrepEngine }): FilesTool => ({
     if (result.kind === 'failed') return { success: false, output: result.message };
 
     const among = glob === undefined ? '' : ` among files matching "${glob}"`;
+    const stall = result.stalledOn === undefined ? undefined : describeStall(result.stalledOn, timeoutMs, context.cwd);
+    const walkBudget =
+      result.walkStoppedAtEntries === undefined
+        ? undefined
+        : `The search stopped after ${formatCount(result.walkStoppedAtEntries)} directory entries (its budget), so it is incomplete. Narrow the path or add a glob.`;
     if (result.matches.length === 0) {
-      const partial = result.timedOut ? ` The search stopped after ${GREP_TIMEOUT_MS / 1000} s, so it may be incomplete.` : '';
+      const partial = stall
+        ? ` ${stall}`
+        : result.timedOut
+          ? ` The search stopped after ${timeoutMs / 1000} s, so it may be incomplete.`
+          : walkBudget
+            ? ` ${walkBudget}`
+            : '';
       const where = shown === '.' ? 'the working directory' : shown;
-      return { success: true, output: `No matches for ${JSON.stringify(pattern)} in ${where}${among}.${partial}` };
+      // a runaway regex is a failure the model must act on, not an answer
+      return { success: !stall, output: `No matches for ${JSON.stringify(pattern)} in ${where}${among}.${partial}` };
     }
     const lines = result.matches
       .map((match) => ({ ...match, shownPath: displayPath(match.path, context.cwd) }))
@@ -114,8 +137,10 @@ export const genGrepTool = (options: { engine: GrepEngine }): FilesTool => ({
       notices.push(
         `[Showing the first ${formatCount(result.matches.length)} matches; there are more. Narrow the search: a more specific pattern, a subdirectory as path, or a glob such as "*.ts".]`,
       );
-    if (result.timedOut)
-      notices.push(`[The search stopped after ${GREP_TIMEOUT_MS / 1000} s, so these results are partial. Narrow the path or add a glob.]`);
-    return { success: true, output: [lines.join('\n'), ...notices].join('\n\n') };
+    if (stall) notices.push(`[${stall} These results are partial.]`);
+    else if (result.timedOut)
+      notices.push(`[The search stopped after ${timeoutMs / 1000} s, so these results are partial. Narrow the path or add a glob.]`);
+    if (walkBudget) notices.push(`[${walkBudget}]`);
+    return { success: !stall, output: [lines.join('\n'), ...notices].join('\n\n') };
   },
 });

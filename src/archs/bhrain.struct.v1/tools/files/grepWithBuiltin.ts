@@ -4,73 +4,127 @@ import { basename } from 'node:path';
 import { compileGrepGlob } from './compileGrepGlob.js';
 import { compileGrepRegExp } from './compileGrepRegExp.js';
 import { GREP_FILE_CONCURRENCY, GREP_MAX_FILE_BYTES } from './constants.js';
+import { genLineMatcher } from './genLineMatcher.js';
 import type { GrepMatch, GrepSearchInput, GrepSearchResult } from './GrepSearch.js';
 import { isBinary } from './isBinary.js';
-import { walkTree, type WalkedFile } from './walkTree.js';
+import { walkTree, type WalkedEntry } from './walkTree.js';
 
-/** .what = the matching lines of one file; skips binaries and files over the size cap, as ripgrep does */
-const searchFile = async (path: string, regex: RegExp, maxMatches: number): Promise<GrepMatch[]> => {
+/** .what = a file's bytes when grep should search it: not a binary and not over the size cap, as ripgrep skips those */
+const readSearchable = async (path: string): Promise<Uint8Array | null> => {
   const stats = await stat(path).catch(() => null);
-  if (!stats || stats.size > GREP_MAX_FILE_BYTES) return [];
+  if (!stats || stats.size > GREP_MAX_FILE_BYTES) return null;
   const bytes = await readFile(path).catch(() => null);
-  if (!bytes || isBinary(bytes)) return [];
-  // ripgrep drops a UTF-8 byte-order mark
-  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
-  const matches: GrepMatch[] = [];
-  let line = 1;
-  for (let start = 0; start < text.length && matches.length <= maxMatches; line++) {
-    const newline = text.indexOf('\n', start);
-    const end = newline === -1 ? text.length : newline;
-    const content = text.charCodeAt(end - 1) === 13 && end > start ? text.slice(start, end - 1) : text.slice(start, end);
-    if (regex.test(content)) matches.push({ path, line, text: content });
-    if (newline === -1) break;
-    start = newline + 1;
-  }
-  return matches;
+  return !bytes || isBinary(bytes) ? null : bytes;
 };
 
+/** .what = why a search ended before its walk did: the deadline, the abort signal, or the worker's failure */
+type Interruption = { kind: 'deadline' } | { kind: 'aborted' } | { kind: 'failed'; error: Error };
+
 /**
- * .what = grep without ripgrep: walks the tree, reads files a few at a time, tests the regex on each line
- * .why = grep must work where rg is not installed, and give the same lines in the same order as the rg engine
- * .note = skips .git always, node_modules when walking from a parent, binaries (NUL in the first 8 KB), files over 10 MB
+ * .what = grep without ripgrep: walks the tree and reads files a few at a time here, tests the regex in a worker
+ * .why = grep must work where rg is not installed, give the same lines in the same order as the rg engine, and never
+ *        let a runaway regex hold the event loop: the deadline or an abort ends the worker at once
+ * .note = skips .git always, node_modules when walking from a parent, symbolic links below the root, binaries (NUL in
+ *         the first 8 KB), files over 10 MB
  */
 export const grepWithBuiltin = async (input: GrepSearchInput): Promise<GrepSearchResult> => {
   const compiled = compileGrepRegExp(input.pattern);
   if ('error' in compiled) return { kind: 'invalid-pattern', message: compiled.error };
   const filter = input.glob === undefined ? undefined : compileGrepGlob(input.glob);
   const deadline = Date.now() + input.timeoutMs;
-  const files: AsyncIterable<WalkedFile> | WalkedFile[] = input.rootIsFile
-    ? [{ absolutePath: input.root, relativePath: basename(input.root) }]
+  const files: AsyncIterable<WalkedEntry> | WalkedEntry[] = input.rootIsFile
+    ? [{ kind: 'file', absolutePath: input.root, relativePath: basename(input.root) }]
     : walkTree({
         root: input.root,
         skipNodeModules: input.skipNodeModules,
         enterDirectory: filter ? (relativePath) => !filter.excludesDirectory(relativePath) : undefined,
+        maxEntries: input.maxWalkEntries,
+        deadline,
         signal: input.signal,
       });
 
-  const matches: GrepMatch[] = [];
-  let batch: Promise<GrepMatch[]>[] = [];
-  // results are taken in walk order, so a batch read in parallel still yields sorted output
-  const drain = async (): Promise<boolean> => {
-    for (const found of await Promise.all(batch)) {
-      matches.push(...found);
-      if (matches.length > input.maxMatches) return true;
+  const matcher = genLineMatcher({ regex: compiled.regex, maxMatches: input.maxMatches });
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort = () => {};
+  // settles at whichever comes first, even while the worker is inside one long match
+  const interrupted = new Promise<Interruption>((resolve) => {
+    timer = setTimeout(() => resolve({ kind: 'deadline' }), input.timeoutMs);
+    onAbort = () => resolve({ kind: 'aborted' });
+    if (input.signal?.aborted) onAbort();
+    input.signal?.addEventListener('abort', onAbort, { once: true });
+    void matcher.failed.then((error) => resolve({ kind: 'failed', error }));
+  });
+
+  try {
+    const matches: GrepMatch[] = [];
+    let batch: Promise<GrepMatch[]>[] = [];
+    let stop: Interruption | undefined;
+    // results are taken in walk order, so a batch read in parallel still yields sorted output; each file's answer is
+    // kept as it comes, so the files matched before an interruption stay in the result
+    const drain = async (): Promise<boolean> => {
+      const taken = batch;
+      batch = [];
+      for (const pending of taken) {
+        const found = await Promise.race([pending, interrupted]);
+        if (!Array.isArray(found)) {
+          stop = found;
+          return true;
+        }
+        matches.push(...found);
+        if (matches.length > input.maxMatches) return true;
+      }
+      return false;
+    };
+    let handedOver = Promise.resolve();
+    let walkStop: Extract<WalkedEntry, { kind: 'stopped' }> | undefined;
+    let ended = false;
+    for await (const file of files) {
+      if (file.kind === 'stopped') {
+        walkStop = file;
+        break;
+      }
+      // links are not followed, as ripgrep without -L skips them
+      if (file.kind === 'link') continue;
+      if (filter && !input.rootIsFile && !filter.includesFile(file.relativePath)) continue;
+      // files are read in parallel but handed to the worker in walk order, so a file that stalls the regex holds up
+      // only the files after it, never one before it
+      const path = file.absolutePath;
+      const read = readSearchable(path);
+      const turn = handedOver;
+      let handOver = () => {};
+      handedOver = new Promise((resolve) => (handOver = resolve));
+      batch.push(
+        (async () => {
+          const bytes = await read;
+          await turn;
+          const answer = bytes ? matcher.match(path, bytes) : Promise.resolve([]);
+          handOver();
+          return (await answer).map((match) => ({ path, ...match }));
+        })(),
+      );
+      if (batch.length >= GREP_FILE_CONCURRENCY && (await drain())) {
+        ended = true;
+        break;
+      }
     }
-    batch = [];
-    return false;
-  };
-  let timedOut = false;
-  for await (const file of files) {
-    if (filter && !input.rootIsFile && !filter.includesFile(file.relativePath)) continue;
-    batch.push(searchFile(file.absolutePath, compiled.regex, input.maxMatches));
-    if (batch.length < GREP_FILE_CONCURRENCY) continue;
-    if (await drain()) break;
-    if (Date.now() > deadline) {
-      timedOut = true;
-      break;
-    }
+    if (!ended) await drain();
+    if (stop?.kind === 'aborted') throw input.signal?.reason;
+    if (stop?.kind === 'failed') return { kind: 'failed', message: `The built-in grep failed: ${stop.error.message}` };
+    // the file the worker was still matching when time ran out: most likely a runaway regex
+    const stalledOn = stop?.kind === 'deadline' ? matcher.busyWith() : undefined;
+    const more = matches.length > input.maxMatches;
+    const timedOut = (stop?.kind === 'deadline' || walkStop?.reason === 'time') && !more;
+    return {
+      kind: 'matches',
+      matches: matches.slice(0, input.maxMatches),
+      more,
+      timedOut,
+      ...(timedOut && stalledOn !== undefined ? { stalledOn } : {}),
+      ...(walkStop?.reason === 'entries' && !more ? { walkStoppedAtEntries: walkStop.entries } : {}),
+    };
+  } finally {
+    clearTimeout(timer);
+    input.signal?.removeEventListener('abort', onAbort);
+    await matcher.close();
   }
-  if (matches.length <= input.maxMatches) await drain();
-  const more = matches.length > input.maxMatches;
-  return { kind: 'matches', matches: matches.slice(0, input.maxMatches), more, timedOut: timedOut && !more };
 };

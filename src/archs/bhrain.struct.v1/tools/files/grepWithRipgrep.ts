@@ -12,7 +12,8 @@ const PER_FILE_ERROR = /permission denied|no such file|os error|file system loop
  * .what = grep through ripgrep: execFile (never a shell; the pattern is one argument after -e), output read as it
  *         streams, and rg killed once the cap is reached
  * .why = rg is much faster on big trees; its flags make it pick the same files as the built-in engine
- *        (hidden files yes, ignore files no, .git and node_modules skipped, symlinks followed)
+ *        (hidden files yes, ignore files no, .git and node_modules skipped, symbolic links below the root not
+ *        followed: no --follow, so a DAG of linked directories cannot multiply the paths)
  * .note = rg searches in parallel and unsorted (the tool sorts what it shows); only when the cap is hit does it search
  *         again sorted by path (single-threaded), so the matches kept are the same ones the built-in engine keeps
  */
@@ -39,7 +40,6 @@ const runRipgrep = (input: GrepSearchInput, sorted: boolean): Promise<GrepSearch
       '--crlf',
       '--hidden',
       '--no-ignore',
-      '--follow',
       ...(sorted ? ['--sort', 'path'] : []),
       '--max-filesize',
       '10M',

@@ -1,5 +1,3 @@
-import { stat, writeFile } from 'node:fs/promises';
-
 import type { BrainToolDefinition } from '../../../../contract/BrainMessage.js';
 import { loadToolDescription } from '../loadToolDescription.js';
 import { countLines } from './countLines.js';
@@ -8,7 +6,7 @@ import { displayPath } from './displayPath.js';
 import type { FilesTool } from './FilesTool.js';
 import { formatBytes } from './formatBytes.js';
 import { formatCount } from './formatCount.js';
-import { makeParentDirs } from './makeParentDirs.js';
+import { openInsideWorkspace, replaceContent, type WriteTarget, type WriteToolContext } from './openInsideWorkspace.js';
 import { readToolInput } from './readToolInput.js';
 import { resolveToolPath } from './resolveToolPath.js';
 
@@ -31,7 +29,8 @@ const definition: BrainToolDefinition = {
 
 /**
  * .what = the write tool: puts exactly the given content in a file, creating parent directories
- * .why = the model's way to create files; the result confirms what happened so it need not read the file back
+ * .why = the model's way to create files; the result confirms what happened so it need not read the file back; the file
+ *        is opened where it really is, and must be the file the permission check judged (see openInsideWorkspace)
  */
 export const writeTool: FilesTool = {
   definition,
@@ -41,21 +40,27 @@ export const writeTool: FilesTool = {
     const absolutePath = resolveToolPath(path, context.cwd);
     const shown = displayPath(absolutePath, context.cwd);
 
-    const before = await stat(absolutePath).catch(() => null);
-    if (before?.isDirectory())
-      return {
-        success: false,
-        output: `Cannot write ${shown}: it is a directory (EISDIR). Give the path of a file, e.g. ${shown}/<name>.`,
-      };
+    let target: WriteTarget;
     try {
-      await makeParentDirs(absolutePath);
-      await writeFile(absolutePath, content, 'utf8');
+      // the real path is resolved as the file is opened, so a link made after the permission check cannot redirect it
+      const check = (context as WriteToolContext).writeCheck ?? null;
+      target = await openInsideWorkspace({ path: absolutePath, cwd: context.cwd, access: 'write', create: true, check, shown });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException)?.code === 'EISDIR')
+        return { success: false, output: `Cannot write ${shown}: it is a directory (EISDIR). Give the path of a file, e.g. ${shown}/<name>.` };
+      return { success: false, output: describeFsError({ error, action: 'write', path: shown }) };
+    }
+    if (target.refusal !== null) return { success: false, output: target.refusal };
+    try {
+      await replaceContent(target.handle, content);
     } catch (error) {
       return { success: false, output: describeFsError({ error, action: 'write', path: shown }) };
+    } finally {
+      await target.handle.close();
     }
     const bytes = Buffer.byteLength(content, 'utf8');
     const lines = countLines(content);
-    const what = before ? `Overwrote ${shown} (it was ${formatBytes(before.size)})` : `Created ${shown}`;
+    const what = target.created ? `Created ${shown}` : `Overwrote ${shown} (it was ${formatBytes(target.stats.size)})`;
     return {
       success: true,
       output: `${what}: wrote ${formatCount(bytes)} byte${bytes === 1 ? '' : 's'}, ${formatCount(lines)} line${lines === 1 ? '' : 's'}.`,
