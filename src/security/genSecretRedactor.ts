@@ -18,45 +18,92 @@ export const BHRAIN_SUPPLIER_KEY_VARS: readonly string[] = [
 export const withoutSupplierKeys = (env: Record<string, string | undefined>): Record<string, string | undefined> =>
   Object.fromEntries(Object.entries(env).filter(([name]) => !BHRAIN_SUPPLIER_KEY_VARS.includes(name)));
 
-/** .what = the env's secret values with their names, longest first, so a secret that contains another is replaced whole */
-const secretsOf = (env: Record<string, string | undefined>): Array<[string, string]> =>
+/** .what = a value as it sits inside a JSON string */
+const jsonEscaped = (value: string): string => JSON.stringify(value).slice(1, -1);
+
+/**
+ * .what = the forms a secret takes in text: raw; JSON-escaped once (a record, an SDK error quoting a body) and twice
+ *         (JSON inside JSON: tool-call arguments, an error body in a JSON line); and escaped with ASCII only (python, jq -a)
+ * .why = an encoder turns `"`, `\`, newlines and control characters into escapes, and the raw value no longer matches
+ */
+const formsOf = (value: string): string[] => {
+  const once = jsonEscaped(value);
+  const ascii = once.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return [...new Set([value, once, jsonEscaped(once), ascii])];
+};
+
+/** .what = every form of the env's secret values with its var's name, longest first, so a secret that contains another is replaced whole */
+const secretFormsOf = (env: Record<string, string | undefined>): Array<[string, string]> =>
   Object.entries(env)
     .filter((entry): entry is [string, string] => SECRET_NAME.test(entry[0]) && typeof entry[1] === 'string' && entry[1].length >= MIN_SECRET_CHARS)
+    .flatMap(([name, value]) => formsOf(value).map((form): [string, string] => [name, form]))
     .sort((a, b) => b[1].length - a[1].length);
 
 /** a piece of a secret at least this long, left at a cut, is redacted; a shorter one tells nothing */
 const MIN_SECRET_PIECE_CHARS = 4;
 
+/** .what = the longest piece of a secret form that `matches` accepts, with its length, or null */
+const longestPiece = (
+  forms: ReadonlyArray<[string, string]>,
+  text: string,
+  pieceOf: (form: string, length: number) => string,
+  matches: (piece: string) => boolean,
+): { name: string; length: number } | null => {
+  let found: { name: string; length: number } | null = null;
+  for (const [name, form] of forms)
+    for (let length = Math.min(form.length - 1, text.length); length >= Math.max(MIN_SECRET_PIECE_CHARS, (found?.length ?? 0) + 1); length--)
+      if (matches(pieceOf(form, length))) {
+        found = { name, length };
+        break;
+      }
+  return found;
+};
+
 /**
  * .what = redacts the piece of a secret left at a cut: a head that ends with a secret's start, a tail that begins with its end
- * .why = a capture that drops the middle of a stream (bash keeps head and tail) can cut a secret in two, and neither
- *        half matches the whole value the redactor looks for
+ * .why = a capture that drops the middle of a stream (bash keeps head and tail), or a line shortened for display, can
+ *        cut a secret in two, and neither half matches the whole value the redactor looks for
  */
 export const genCutSecretRedactor = (env: Record<string, string | undefined>) => {
-  const secrets = secretsOf(env);
+  const forms = secretFormsOf(env);
   return {
     head: (text: string): string => {
-      for (const [name, value] of secrets)
-        for (let length = Math.min(value.length - 1, text.length); length >= MIN_SECRET_PIECE_CHARS; length--)
-          if (text.endsWith(value.slice(0, length))) return `${text.slice(0, text.length - length)}[redacted:${name}]`;
-      return text;
+      const found = longestPiece(forms, text, (form, length) => form.slice(0, length), (piece) => text.endsWith(piece));
+      return found ? `${text.slice(0, text.length - found.length)}[redacted:${found.name}]` : text;
     },
     tail: (text: string): string => {
-      for (const [name, value] of secrets)
-        for (let length = Math.min(value.length - 1, text.length); length >= MIN_SECRET_PIECE_CHARS; length--)
-          if (text.startsWith(value.slice(value.length - length))) return `[redacted:${name}]${text.slice(length)}`;
-      return text;
+      const found = longestPiece(forms, text, (form, length) => form.slice(form.length - length), (piece) => text.startsWith(piece));
+      return found ? `[redacted:${found.name}]${text.slice(found.length)}` : text;
     },
   };
 };
 
 /**
- * .what = replaces the values of secret-looking env vars (…_API_KEY, …TOKEN, …SECRET, …PASSWORD) with `[redacted:NAME]`
- * .why = a secret that reaches a tool's output would travel to the LLM supplier, the logs, the run records and the
- *        refs store; redacting where text enters the conversation and where it is written keeps it out of all of them
+ * .what = replaces secrets in text; `head` and `tail` also replace the piece of one left where the text was cut
+ * .why = one value carries both, so whoever cuts text (a progress line, a truncated output) has the cut redaction at hand
  */
-export const genSecretRedactor = (env: Record<string, string | undefined>): ((text: string) => string) => {
-  const secrets = secretsOf(env);
-  if (!secrets.length) return (text) => text;
-  return (text) => secrets.reduce((redacted, [name, value]) => (redacted.includes(value) ? redacted.split(value).join(`[redacted:${name}]`) : redacted), text);
+export interface SecretRedactor {
+  (text: string): string;
+  /** for text cut after its end: a secret's start that it ends with is replaced */
+  head: (text: string) => string;
+  /** for text cut before its start: a secret's end that it begins with is replaced */
+  tail: (text: string) => string;
+}
+
+/** .what = a regex source that matches the text literally */
+const literally = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * .what = replaces the values of secret-looking env vars (…_API_KEY, …TOKEN, …SECRET, …PASSWORD) with `[redacted:NAME]`,
+ *         raw or JSON-escaped
+ * .why = a secret that reaches a tool's output would travel to the LLM supplier, the logs, the run records and the
+ *        refs store; redacting where text enters the conversation and before it is encoded or cut keeps it out of all of them
+ */
+export const genSecretRedactor = (env: Record<string, string | undefined>): SecretRedactor => {
+  const forms = secretFormsOf(env);
+  const nameOf = new Map(forms.map(([name, form]) => [form, name]));
+  // one pass over the text; alternatives longest first, so the longest form starting at a position wins
+  const pattern = forms.length ? new RegExp(forms.map(([, form]) => literally(form)).join('|'), 'g') : null;
+  const redact = (text: string): string => (pattern ? text.replace(pattern, (form) => `[redacted:${nameOf.get(form)}]`) : text);
+  return Object.assign(redact, genCutSecretRedactor(env));
 };
