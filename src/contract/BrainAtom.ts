@@ -38,6 +38,8 @@ export interface BrainAtomGenerateInput {
   onTextDelta?: (text: string) => void;
   /** the text streamed so far is void (its attempt failed and is retried): discard it */
   onTextReset?: () => void;
+  /** an attempt failed and is retried after delayMs (after onTextReset); for progress and events */
+  onRetry?: (retry: { attempt: number; delayMs: number; reason: string }) => void;
 }
 
 /** .what = output of one inference call: the assistant message, why it stopped, usage and cost */

@@ -1,22 +1,22 @@
 import type { BrainExchange } from './BrainExchange.js';
 import { freezeDeep } from './freeze.js';
-import { sha256hex } from './hash.js';
+import { sha256hexOfFields } from './hash.js';
 
 /**
  * .what = one context window of exchanges, as of the moment it was created
  * .why = the unit of continuation: `{ on: { episode } }` resumes from exactly this state, any number of times
  */
 export interface BrainEpisode {
-  /** content fingerprint: sha256(exchange hashes joined by "\n"), hex */
+  /** content fingerprint: sha256 of the JSON array ["BrainEpisode", exid, [exchange hashes]], hex */
   readonly hash: string;
   /** the supplier's own id for this episode (e.g. a CLI session id), when it has one */
   readonly exid: string | null;
   readonly exchanges: readonly BrainExchange[];
 }
 
-/** .what = the fingerprint of an episode: derived from its exchanges' fingerprints */
-export const hashBrainEpisode = (input: { exchanges: readonly BrainExchange[] }): string =>
-  sha256hex(input.exchanges.map((exchange) => exchange.hash).join('\n'));
+/** .what = the fingerprint of an episode: its exid and its exchanges' fingerprints, in order */
+export const hashBrainEpisode = (input: { exchanges: readonly BrainExchange[]; exid?: string | null }): string =>
+  sha256hexOfFields(['BrainEpisode', input.exid ?? null, input.exchanges.map((exchange) => exchange.hash)]);
 
 /** .what = creates a frozen episode from exchanges */
 export const genBrainEpisode = (input: {

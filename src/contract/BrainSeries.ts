@@ -1,25 +1,29 @@
 import type { BrainEpisode } from './BrainEpisode.js';
 import { freezeDeep } from './freeze.js';
-import { sha256hex } from './hash.js';
+import { sha256hexOfFields } from './hash.js';
 
 /**
  * .what = a chain of episodes bridged by compaction summaries
  * .why = a repl's unit of continuity across context windows: `{ on: { series } }` continues its latest episode
  *
  * .note = summaries[i] is the recap that bridged episodes[i] to episodes[i + 1];
- *         the recap is also the first exchange of episodes[i + 1], so the hash covers it
+ *         the recap is also the first exchange of episodes[i + 1]; the hash covers both
  */
 export interface BrainSeries {
-  /** content fingerprint: sha256(episode hashes joined by "\n"), hex */
+  /** content fingerprint: sha256 of the JSON array ["BrainSeries", exid, [episode hashes], [summaries]], hex */
   readonly hash: string;
   readonly exid: string | null;
   readonly episodes: readonly BrainEpisode[];
   readonly summaries: readonly string[];
 }
 
-/** .what = the fingerprint of a series: derived from its episodes' fingerprints */
-export const hashBrainSeries = (input: { episodes: readonly BrainEpisode[] }): string =>
-  sha256hex(input.episodes.map((episode) => episode.hash).join('\n'));
+/** .what = the fingerprint of a series: its exid, its episodes' fingerprints and its summaries, in order */
+export const hashBrainSeries = (input: {
+  episodes: readonly BrainEpisode[];
+  summaries?: readonly string[];
+  exid?: string | null;
+}): string =>
+  sha256hexOfFields(['BrainSeries', input.exid ?? null, input.episodes.map((episode) => episode.hash), input.summaries ?? []]);
 
 /** .what = creates a frozen series; fails when the summaries do not bridge the episodes one to one */
 export const genBrainSeries = (input: {
@@ -33,7 +37,7 @@ export const genBrainSeries = (input: {
       `a series of ${input.episodes.length} episodes needs ${Math.max(0, input.episodes.length - 1)} compaction summaries between them, got ${summaries.length}`,
     );
   return freezeDeep({
-    hash: hashBrainSeries(input),
+    hash: hashBrainSeries({ ...input, summaries }),
     exid: input.exid ?? null,
     episodes: [...input.episodes],
     summaries: [...summaries],

@@ -37,6 +37,7 @@ export const assertBrainSeries = (value: unknown): BrainSeries => {
     Array.isArray(series.episodes) &&
     series.episodes.length > 0 &&
     Array.isArray(series.summaries) &&
+    series.summaries.every((summary) => typeof summary === 'string') &&
     series.episodes.every((episode) => isEpisodeShaped(episode) && isEpisodeIntact(episode)) &&
     series.hash === hashBrainSeries(series);
   if (!valid)

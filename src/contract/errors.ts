@@ -24,6 +24,14 @@ export class BadRequestError extends BhrainError {
 }
 
 /**
+ * .what = a serialized ref of a schemaVersion this bhrain cannot read (written by a newer one)
+ * .why = a bad request, not damage: the fix is to upgrade bhrain, so readers report it apart from a corrupt ref
+ */
+export class RefSchemaVersionError extends BadRequestError {
+  override readonly code = 'REF_SCHEMA_VERSION';
+}
+
+/**
  * .what = the conversation or input does not fit the model's context window
  * .why = a caller-side limit, so it is a bad request; carries the numbers so the message can name the limit
  */

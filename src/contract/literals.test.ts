@@ -17,9 +17,9 @@ import {
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe('BrainExchange', () => {
-  it('hashes sha256(input + "\\n" + output) and is frozen (immutability)', () => {
+  it('hashes sha256 of the JSON array ["BrainExchange", input, output, exid] and is frozen (immutability)', () => {
     const exchange = genBrainExchange({ input: 'hi', output: 'hello' });
-    expect(exchange.hash).toBe(sha('hi\nhello'));
+    expect(exchange.hash).toBe(sha('["BrainExchange","hi","hello",null]'));
     expect(exchange.exid).toBeNull();
     expect(Object.isFrozen(exchange)).toBe(true);
     expect(() => {
@@ -37,9 +37,10 @@ describe('BrainEpisode', () => {
   const first = genBrainExchange({ input: 'q1', output: 'a1' });
   const second = genBrainExchange({ input: 'q2', output: 'a2' });
 
-  it('hashes sha256 of exchange hashes joined by newline (unique identifier generation)', () => {
+  it('hashes sha256 of the JSON array ["BrainEpisode", exid, [exchange hashes]] (unique identifier generation)', () => {
     const episode = genBrainEpisode({ exchanges: [first, second] });
-    expect(episode.hash).toBe(sha(`${first.hash}\n${second.hash}`));
+    expect(episode.hash).toBe(sha(`["BrainEpisode",null,["${first.hash}","${second.hash}"]]`));
+    expect(genBrainEpisode({ exchanges: [first, second], exid: 'sess-1' }).hash).not.toBe(episode.hash);
     expect(genBrainEpisode({ exchanges: [second, first] }).hash).not.toBe(episode.hash);
   });
 
@@ -89,9 +90,9 @@ describe('BrainSeries', () => {
   const recap = genBrainExchange({ input: 'recap of the prior episode', output: 'understood' });
   const episodeB = genBrainEpisode({ exchanges: [recap] });
 
-  it('hashes sha256 of episode hashes joined by newline (unique identifier generation)', () => {
+  it('hashes sha256 of the JSON array ["BrainSeries", exid, [episode hashes], [summaries]] (unique identifier generation)', () => {
     const series = genBrainSeries({ episodes: [episodeA] });
-    expect(series.hash).toBe(sha(episodeA.hash));
+    expect(series.hash).toBe(sha(`["BrainSeries",null,["${episodeA.hash}"],[]]`));
   });
 
   it('accumulates episodes with a compaction summary between them (episode accumulation, compaction summary storage)', () => {
@@ -99,7 +100,8 @@ describe('BrainSeries', () => {
     const two = appendCompactedEpisode({ series: one, summary: 'the user asked q1', episode: episodeB });
     expect(two.episodes).toHaveLength(2);
     expect(two.summaries).toEqual(['the user asked q1']);
-    expect(two.hash).toBe(sha(`${episodeA.hash}\n${episodeB.hash}`));
+    expect(two.hash).toBe(sha(`["BrainSeries",null,["${episodeA.hash}","${episodeB.hash}"],["the user asked q1"]]`));
+    expect(appendCompactedEpisode({ series: one, summary: 'the user asked q2', episode: episodeB }).hash).not.toBe(two.hash);
     expect(one.episodes).toHaveLength(1);
     expect(() => genBrainSeries({ episodes: [episodeA, episodeB] })).toThrow(/needs 1 compaction summaries/);
   });
