@@ -5,7 +5,7 @@ import type {
   BrainAtomSpec,
 } from '../contract/BrainAtom.js';
 import { silentLog, type BrainContext, type BrainCreds } from '../contract/BrainContext.js';
-import { AuthFailedError } from '../contract/errors.js';
+import { AuthFailedError, BadRequestError } from '../contract/errors.js';
 import type { BrainToolCall } from '../contract/BrainMessage.js';
 import type { BrainTokens } from '../contract/BrainOutput.js';
 import { askAtom } from './askAtom.js';
@@ -24,21 +24,40 @@ export interface AtomRawGeneration {
   tokens: BrainTokens;
 }
 
+/**
+ * .what = how a call authenticates: an API key or a bearer token (ANTHROPIC_AUTH_TOKEN), passed to the SDK as such
+ * .note = @anthropic-ai/sdk 1.12 sends either one as `Authorization: Bearer`; the kind decides precedence and error texts
+ */
+export interface AtomAuth {
+  kind: 'apiKey' | 'bearer';
+  value: string;
+  /** where it came from, to name in errors: an env var or a context.creds field */
+  from: string;
+}
+
 /** .what = where an atom reads its credentials and endpoint from */
 export interface AtomCredsSpec {
   /** key in context.creds */
   supplier: 'anthropic' | 'qwen';
   /** env vars that may hold the key, in order of preference */
   keyEnvVars: readonly string[];
+  /** env vars that may hold a bearer token; they win over keyEnvVars, as in Claude Code */
+  tokenEnvVars?: readonly string[];
   urlEnvVar: string;
   defaultUrl: string;
   /** whether a key is required at this url (a self-hosted server may need none) */
   needsKey: (url: string) => boolean;
+  /** endpoint suffixes a user may paste that the SDK appends itself; stripped from the base URL (e.g. /v1 for anthropic) */
+  urlSuffixes: RegExp;
+  /** the path the SDK appends to the base URL for one call, to show the full endpoint in a 404 */
+  callPath: string;
+  /** what a base URL for this protocol looks like, said when the endpoint answers 404 */
+  urlHint: string;
 }
 
 /** .what = the vendor-specific part of an atom: one streamed call over its SDK */
 export type AtomCall = (input: {
-  apiKey: string;
+  auth: AtomAuth;
   baseURL: string;
   request: BrainAtomGenerateInput;
   maxOutputTokens: number;
@@ -48,17 +67,62 @@ export type AtomCall = (input: {
   signal?: AbortSignal;
 }) => Promise<AtomRawGeneration>;
 
-const resolveCreds = (spec: AtomCredsSpec, slug: string, context: BrainContext): { apiKey: string; baseURL: string } => {
+/**
+ * .what = a base URL checked and put in the form its SDK expects: http(s), no trailing slash, no endpoint suffix
+ * .why = anthropic's SDK appends /v1/messages and openai's /chat/completions, so `.../v1` is wrong for one and needed
+ *        by the other; a suffix the SDK adds itself is stripped, a URL that is not one fails before any request
+ */
+const readBaseUrl = (input: { raw: string; from: string; spec: AtomCredsSpec }): string => {
+  const raw = input.raw.trim();
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = null;
+  }
+  if (!url || !['http:', 'https:'].includes(url.protocol))
+    throw new BadRequestError(
+      `${input.from} '${input.raw}' is not an http(s) URL: give the supplier's base URL, e.g. ${input.spec.defaultUrl}`,
+    );
+  return raw.replace(/\/+$/, '').replace(input.spec.urlSuffixes, '').replace(/\/+$/, '');
+};
+
+const resolveCreds = (input: {
+  spec: AtomCredsSpec;
+  slug: string;
+  context: BrainContext;
+  /** the atom's own endpoint (genBrainAtom's baseUrl, the CLI's --base-url), already checked */
+  baseUrl: string | undefined;
+}): { auth: AtomAuth; baseURL: string; warning: string | null } => {
+  const { spec, slug, context } = input;
   const env = context.env ?? process.env;
   const creds: BrainCreds = context.creds?.[spec.supplier] ?? {};
-  const baseURL = creds.url ?? env[spec.urlEnvVar] ?? spec.defaultUrl;
-  const apiKey = creds.apiKey ?? spec.keyEnvVars.map((name) => env[name]).find((value) => !!value);
-  if (apiKey) return { apiKey, baseURL };
+  // the atom's own endpoint, then the caller's creds, then the env var, then the supplier's default
+  const baseURL =
+    input.baseUrl ??
+    (creds.url
+      ? readBaseUrl({ raw: creds.url, from: `context.creds.${spec.supplier}.url`, spec })
+      : env[spec.urlEnvVar]
+        ? readBaseUrl({ raw: env[spec.urlEnvVar]!, from: spec.urlEnvVar, spec })
+        : spec.defaultUrl);
+  // a key passed in code is the caller's explicit choice: the environment is not read for another
+  if (creds.apiKey) return { auth: { kind: 'apiKey', value: creds.apiKey, from: `context.creds.${spec.supplier}.apiKey` }, baseURL, warning: null };
+  const tokenVar = (spec.tokenEnvVars ?? []).find((name) => !!env[name]);
+  const keyVar = spec.keyEnvVars.find((name) => !!env[name]);
+  // Claude Code's order: ANTHROPIC_AUTH_TOKEN (bearer, for gateways) before ANTHROPIC_API_KEY; said once, never silent
+  const warning =
+    tokenVar && keyVar
+      ? `${tokenVar} and ${keyVar} are both set: ${slug} authenticates with ${tokenVar} (Authorization: Bearer), as Claude Code does. Unset one of them to silence this warning`
+      : null;
+  if (tokenVar) return { auth: { kind: 'bearer', value: env[tokenVar]!, from: tokenVar }, baseURL, warning };
+  if (keyVar) return { auth: { kind: 'apiKey', value: env[keyVar]!, from: keyVar }, baseURL, warning };
   if (spec.needsKey(baseURL))
     throw new AuthFailedError(
-      `no API key for ${slug}: set ${spec.keyEnvVars.join(' or ')} (or pass context.creds.${spec.supplier}.apiKey)`,
+      `no API key for ${slug} at ${baseURL}: set ${spec.keyEnvVars.join(' or ')}${
+        spec.tokenEnvVars?.length ? `, or ${spec.tokenEnvVars.join(' or ')} for a gateway's bearer token` : ''
+      } (library: pass context.creds.${spec.supplier}.apiKey)`,
     );
-  return { apiKey: 'none', baseURL };
+  return { auth: { kind: 'apiKey', value: 'none', from: 'none' }, baseURL, warning: null };
 };
 
 /**
@@ -71,10 +135,20 @@ export const genAtom = (input: {
   spec: BrainAtomSpec;
   creds: AtomCredsSpec;
   call: AtomCall;
+  /** the supplier endpoint for this atom; beats context.creds.<supplier>.url and the env var */
+  baseUrl?: string;
 }): BrainAtom => {
+  // a bad endpoint fails when the atom is made (before a run starts), naming the flag that set it
+  const baseUrl =
+    input.baseUrl === undefined ? undefined : readBaseUrl({ raw: input.baseUrl, from: "--base-url (genBrainAtom's baseUrl)", spec: input.creds });
+  let warned = false;
   const generate = async (request: BrainAtomGenerateInput, context: BrainContext = {}): Promise<BrainAtomGeneration> => {
-    const { apiKey, baseURL } = resolveCreds(input.creds, input.slug, context);
+    const { auth, baseURL, warning } = resolveCreds({ spec: input.creds, slug: input.slug, context, baseUrl });
     const log = context.log ?? silentLog;
+    if (warning && !warned) {
+      warned = true;
+      log.warn(warning);
+    }
     const started = performance.now();
     // a caller's text callback that throws is the caller's bug: logged, never retried as a supplier failure (re-billed)
     const onTextDelta = request.onTextDelta;
@@ -96,11 +170,22 @@ export const genAtom = (input: {
       log,
       signal: context.signal,
       // text streamed by a failed attempt is void: the caller is told before the retry streams the answer anew
-      onRetry: () => request.onTextReset?.(),
-      mapError: (error) => mapSupplierError({ error, supplier: input.slug, keyEnvVars: input.creds.keyEnvVars }),
+      onRetry: (retry) => {
+        request.onTextReset?.();
+        request.onRetry?.(retry);
+      },
+      mapError: (error) =>
+        mapSupplierError({
+          error,
+          supplier: input.slug,
+          model: input.spec.model,
+          credential: auth.from,
+          keyEnvVars: [...(input.creds.tokenEnvVars ?? []), ...input.creds.keyEnvVars],
+          endpoint: { url: `${baseURL}${input.creds.callPath}`, hint: input.creds.urlHint, urlEnvVar: input.creds.urlEnvVar },
+        }),
       run: () =>
         input.call({
-          apiKey,
+          auth,
           baseURL,
           request: guarded,
           maxOutputTokens: Math.min(request.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS, input.spec.maxOutputTokens),

@@ -35,6 +35,13 @@ export const CLAUDE_MODELS: Record<'haiku' | 'sonnet' | 'opus', BrainModelEntry>
 export const CLAUDE_DEFAULT = 'sonnet' as const;
 
 /**
+ * .what = window and budget assumed for a claude model id outside the table (a dated id, a newer model, a gateway's alias)
+ * .note = every Claude model since Claude 2.1 has a window of at least 200k tokens; 8k of output per call is the default
+ *         budget anyway, and fits every current model
+ */
+export const CLAUDE_UNKNOWN_MODEL = { contextWindowTokens: 200_000, maxOutputTokens: 8_192 };
+
+/**
  * .what = qwen models on DashScope's compatible mode, with international list prices in USD per million tokens
  * .note = any other `qwen/<model>` is allowed (vLLM, Ollama, llama.cpp servers) with an unknown price and QWEN_UNKNOWN_MODEL's window
  */

@@ -48,10 +48,11 @@ export const readToolArguments = (input: {
   try {
     parsed = input.raw.trim() === '' ? {} : JSON.parse(input.raw);
   } catch (error) {
-    const excerpt = input.raw.length > 200 ? `${input.raw.slice(0, 200)}…` : input.raw;
+    // the raw text is not quoted back: it may hold a secret, which redaction recognises only in a value it can parse
+    const problem = (error as Error).message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
     return {
       input: {},
-      inputError: `the arguments of ${input.name} are not valid JSON (${(error as Error).message}); received: ${excerpt}. Call ${input.name} again with a JSON object`,
+      inputError: `the arguments of ${input.name} are not valid JSON (${problem}; ${input.raw.length} characters received). Call ${input.name} again with a JSON object`,
     };
   }
   return checkToolInput({ value: parsed, name: input.name, tools: input.tools });

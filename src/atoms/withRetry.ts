@@ -59,9 +59,19 @@ const describeFailure = (error: unknown): string => {
   return status ? `HTTP ${status}: ${message}` : message;
 };
 
+/** .what = a retry about to happen: the attempt it will be (2 = the first retry), the wait before it, and why */
+export interface SupplierRetry {
+  attempt: number;
+  delayMs: number;
+  /** the last attempt's failure: `HTTP <status>: <message>`, or the error's text */
+  reason: string;
+}
+
 /**
  * .what = runs a supplier call with bounded retries of transient failures, honouring retry-after
  * .why = the SDKs' own retries honour retry-after without a cap; ours are bounded in count and in total wait
+ * .note = exhausted retries say what a CLI user can do (wait, or pass --timeout-ms / retry flags where they exist) and,
+ *         in parentheses, the library field a caller would change
  */
 export const withRetry = async <T>(input: {
   run: (attempt: number) => Promise<T>;
@@ -72,12 +82,15 @@ export const withRetry = async <T>(input: {
   supplier: string;
   log: BrainLog;
   signal?: AbortSignal;
-  /** called before each retry, e.g. so a caller can discard text streamed by the failed attempt */
-  onRetry?: (attempt: number) => void;
+  /**
+   * called once per retry, before its wait: to discard text streamed by the failed attempt, or to report the retry;
+   * a hook that throws is logged, and the retry goes on
+   */
+  onRetry?: (retry: SupplierRetry) => void;
 }): Promise<{ value: T; attempts: number }> => {
   // an abort is the caller's decision: whatever the failure looks like afterwards, it is reported as an abort
   const aborted = (cause: unknown) =>
-    new AbortedError(`${input.supplier}: the call was aborted by the caller (context.signal)`, { cause });
+    new AbortedError(`${input.supplier}: the call was interrupted (Ctrl-C, SIGTERM, or the caller's abort signal)`, { cause });
   let waitedMs = 0;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -88,7 +101,7 @@ export const withRetry = async <T>(input: {
       const retriesLeft = input.policy.maxRetries - (attempt - 1);
       if (retriesLeft <= 0)
         throw new SupplierUnavailableError(
-          `${input.supplier} failed ${attempt} times in a row (last: ${describeFailure(error)}); the supplier is unreachable or overloaded. Try again later, or raise context.retry.maxRetries`,
+          `${input.supplier} failed ${attempt} times in a row (last: ${describeFailure(error)}); the supplier is unreachable or overloaded. Try again later (library: raise context.retry.maxRetries)`,
           attempt,
           { cause: error },
         );
@@ -98,18 +111,23 @@ export const withRetry = async <T>(input: {
       const budgetLeftMs = input.policy.maxTotalWaitMs - waitedMs;
       if (delayMs > budgetLeftMs)
         throw new SupplierUnavailableError(
-          `${input.supplier} failed (${describeFailure(error)}) and ${askedMs !== null ? 'asked to retry after' : 'the next backoff is'} ${(delayMs / 1000).toFixed(1)} s, beyond the remaining retry budget of ${(budgetLeftMs / 1000).toFixed(1)} s. Try again later, or raise context.retry.maxTotalWaitMs`,
+          `${input.supplier} failed (${describeFailure(error)}) and ${askedMs !== null ? 'asked to retry after' : 'the next backoff is'} ${(delayMs / 1000).toFixed(1)} s, beyond the remaining retry budget of ${(budgetLeftMs / 1000).toFixed(1)} s. Try again in ${Math.ceil(delayMs / 1000)} s or later (library: raise context.retry.maxTotalWaitMs)`,
           attempt,
           { cause: error },
         );
-      input.log.warn(`${input.supplier}: attempt ${attempt} failed (${describeFailure(error)}); retry in ${delayMs} ms`, {
+      const reason = describeFailure(error);
+      input.log.warn(`${input.supplier}: attempt ${attempt} failed (${reason}); retry in ${delayMs} ms`, {
         attempt,
         delayMs,
       });
+      try {
+        input.onRetry?.({ attempt: attempt + 1, delayMs, reason });
+      } catch (hookError) {
+        input.log.error(`${input.supplier}: the onRetry hook threw: ${(hookError as Error)?.message ?? hookError}; the retry goes on`);
+      }
       await sleep(delayMs, input.signal).catch((error) => {
         throw aborted(error);
       });
-      input.onRetry?.(attempt + 1);
       waitedMs += delayMs;
     }
   }

@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
 import type { BrainAtom } from '../../contract/BrainAtom.js';
+import { DEFAULT_ANTHROPIC_BASE_URL } from '../constants.js';
 import type { AtomCall } from '../genAtom.js';
 import { genAtom } from '../genAtom.js';
 import { genClientCache } from '../genClientCache.js';
@@ -9,10 +10,16 @@ import type { BrainModelEntry } from '../models.js';
 import { readAnthropicStream } from './readAnthropicStream.js';
 import { toAnthropicRequest } from './toAnthropicRequest.js';
 
-// retries are ours (bounded, see withRetry), so the SDK's own are off; we log ourselves
-const getClient = genClientCache<Anthropic>(async ({ apiKey, baseURL }) => {
+// retries are ours (bounded, see withRetry), so the SDK's own are off; we log ourselves. Exactly one credential is
+// passed and the other is null, so the SDK never reads a second one from process.env behind our back
+const getClient = genClientCache<Anthropic>(async ({ auth, baseURL }) => {
   const { default: AnthropicClient } = await import('@anthropic-ai/sdk');
-  return new AnthropicClient({ apiKey, baseURL, maxRetries: 0, logLevel: 'off' });
+  return new AnthropicClient({
+    ...(auth.kind === 'bearer' ? { apiKey: null, authToken: auth.value } : { apiKey: auth.value, authToken: null }),
+    baseURL,
+    maxRetries: 0,
+    logLevel: 'off',
+  });
 });
 
 const STOP_REASONS: Record<string, 'end' | 'tool_calls' | 'max_tokens'> = {
@@ -23,8 +30,8 @@ const STOP_REASONS: Record<string, 'end' | 'tool_calls' | 'max_tokens'> = {
 /** .what = one streamed Messages API call, normalized */
 const callAnthropic =
   (model: string): AtomCall =>
-  async ({ apiKey, baseURL, request, maxOutputTokens, timeoutMs, idleMs, signal }) => {
-    const stream = await (await getClient(apiKey, baseURL)).messages.create(
+  async ({ auth, baseURL, request, maxOutputTokens, timeoutMs, idleMs, signal }) => {
+    const stream = await (await getClient({ auth, baseURL })).messages.create(
       toAnthropicRequest({ model, maxTokens: maxOutputTokens, ...request }),
       { timeout: timeoutMs, signal },
     );
@@ -42,19 +49,26 @@ const callAnthropic =
 
 /**
  * .what = the claude atom: Anthropic's Messages API over @anthropic-ai/sdk, streaming, native tool_use, prompt caching
- * .why = one of bhrain's two suppliers; creds from context.creds.anthropic or ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL
+ * .why = one of bhrain's two suppliers; creds from context.creds.anthropic or ANTHROPIC_AUTH_TOKEN (bearer, for a
+ *        gateway) / ANTHROPIC_API_KEY, endpoint from baseUrl, context.creds.anthropic.url or ANTHROPIC_BASE_URL
+ * .note = the base URL is the host, without /v1 (the SDK appends /v1/messages); a trailing /v1 is accepted and stripped
  */
-export const genClaudeAtom = (input: { slug: string; entry: BrainModelEntry }): BrainAtom =>
+export const genClaudeAtom = (input: { slug: string; entry: BrainModelEntry; baseUrl?: string; description?: string }): BrainAtom =>
   genAtom({
     slug: input.slug,
-    description: `Anthropic ${input.entry.model} via the Messages API`,
+    description: input.description ?? `Anthropic ${input.entry.model} via the Messages API`,
     spec: { ...input.entry },
+    baseUrl: input.baseUrl,
     creds: {
       supplier: 'anthropic',
       keyEnvVars: ['ANTHROPIC_API_KEY'],
+      tokenEnvVars: ['ANTHROPIC_AUTH_TOKEN'],
       urlEnvVar: 'ANTHROPIC_BASE_URL',
-      defaultUrl: 'https://api.anthropic.com',
+      defaultUrl: DEFAULT_ANTHROPIC_BASE_URL,
       needsKey: () => true,
+      urlSuffixes: /\/v1(\/messages)?$/,
+      callPath: '/v1/messages',
+      urlHint: `an Anthropic base URL is the part before /v1/messages, without /v1 (e.g. ${DEFAULT_ANTHROPIC_BASE_URL}, or http://localhost:4000/anthropic for a gateway)`,
     },
     call: callAnthropic(input.entry.model),
   });

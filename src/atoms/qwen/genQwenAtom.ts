@@ -12,16 +12,17 @@ import { recoverToolCallText } from './recoverToolCallText.js';
 import { toOpenaiRequest } from './toOpenaiRequest.js';
 
 // retries are ours (bounded, see withRetry), so the SDK's own are off; we log ourselves
-const getClient = genClientCache<OpenAI>(async ({ apiKey, baseURL }) => {
+// the openai SDK sends every credential as a bearer token
+const getClient = genClientCache<OpenAI>(async ({ auth, baseURL }) => {
   const { default: OpenAIClient } = await import('openai');
-  return new OpenAIClient({ apiKey, baseURL, maxRetries: 0, logLevel: 'off' });
+  return new OpenAIClient({ apiKey: auth.value, baseURL, maxRetries: 0, logLevel: 'off' });
 });
 
 /** .what = one streamed Chat Completions call, normalized, with <tool_call> text recovered into calls */
 const callOpenai =
   (model: string): AtomCall =>
-  async ({ apiKey, baseURL, request, maxOutputTokens, timeoutMs, idleMs, signal }) => {
-    const stream = await (await getClient(apiKey, baseURL)).chat.completions.create(
+  async ({ auth, baseURL, request, maxOutputTokens, timeoutMs, idleMs, signal }) => {
+    const stream = await (await getClient({ auth, baseURL })).chat.completions.create(
       toOpenaiRequest({ model, maxTokens: maxOutputTokens, ...request }),
       { timeout: timeoutMs, signal },
     );
@@ -49,20 +50,25 @@ const callOpenai =
 
 /**
  * .what = the qwen atom: an OpenAI-compatible Chat Completions endpoint over the openai SDK (DashScope by default)
- * .why = one of bhrain's two suppliers; also serves vLLM, Ollama and llama.cpp servers by QWEN_BASE_URL
- * .note = a key is required for DashScope; a self-hosted server at another url may run without one
+ * .why = one of bhrain's two suppliers; also serves vLLM, Ollama and llama.cpp servers by baseUrl or QWEN_BASE_URL
+ * .note = a key is required for DashScope; a self-hosted server at another url may run without one. The base URL
+ *         includes /v1 (the SDK appends /chat/completions); a pasted .../chat/completions is stripped
  */
-export const genQwenAtom = (input: { slug: string; entry: BrainModelEntry }): BrainAtom =>
+export const genQwenAtom = (input: { slug: string; entry: BrainModelEntry; baseUrl?: string; description?: string }): BrainAtom =>
   genAtom({
     slug: input.slug,
-    description: `Qwen ${input.entry.model} via an OpenAI-compatible Chat Completions endpoint`,
+    description: input.description ?? `Qwen ${input.entry.model} via an OpenAI-compatible Chat Completions endpoint`,
     spec: { ...input.entry },
+    baseUrl: input.baseUrl,
     creds: {
       supplier: 'qwen',
       keyEnvVars: ['QWEN_API_KEY', 'DASHSCOPE_API_KEY'],
       urlEnvVar: 'QWEN_BASE_URL',
       defaultUrl: DEFAULT_QWEN_BASE_URL,
       needsKey: (url) => url.includes('dashscope'),
+      urlSuffixes: /\/chat\/completions$/,
+      callPath: '/chat/completions',
+      urlHint: 'an OpenAI-compatible base URL usually ends in /v1 (e.g. http://localhost:8000/v1)',
     },
     call: callOpenai(input.entry.model),
   });
