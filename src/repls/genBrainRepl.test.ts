@@ -12,7 +12,7 @@ import { CLAUDE_MODELS } from '../atoms/models.js';
 import { RECAP_PREFIX } from '../continuation/compactEpisode.js';
 import { genBrainEpisode } from '../contract/BrainEpisode.js';
 import { genBrainExchange } from '../contract/BrainExchange.js';
-import { BadRequestError, ContinuationNotSupportedError, EpisodeCompactedError } from '../contract/errors.js';
+import { BadRequestError, ContinuationNotSupportedError, EpisodeCompactedError, OutputInvalidError } from '../contract/errors.js';
 import { genBrainRepl } from './genBrainRepl.js';
 
 const { standin, contextFor } = useStandin();
@@ -215,4 +215,93 @@ describe('contract.3: memory efficiency', () => {
     const growthMb = (process.memoryUsage().heapUsed - before) / 1024 / 1024;
     expect(growthMb).toBeLessThan(5);
   }, 120_000);
+});
+
+describe.each(PROTOCOL_SLUGS)('issue 12 json-schema on $slug', ({ slug }) => {
+  const replSlug = `bhrain.struct.v1@${slug}`;
+  const jsonSchema = {
+    type: 'object',
+    properties: { risk: { enum: ['low', 'high'] }, reasons: { type: 'array', items: { type: 'string' } } },
+    required: ['risk', 'reasons'],
+    additionalProperties: false,
+  };
+
+  it('issue 12 json-schema: a plain JSON Schema is validated by ajv; a mismatch is retried once with the validation errors, then the validated value is the output', async () => {
+    standin().script({ text: '{"risk":"medium","extra":1}' }, { text: '```json\n{"risk":"high","reasons":["touches auth"]}\n```' });
+    const result = await genBrainRepl({ slug: replSlug }).act({ do: 'assess the change', schema: { jsonSchema } }, contextFor());
+    expect(result.output).toEqual({ risk: 'high', reasons: ['touches auth'] });
+    expect(result.session.termination).toBe('complete');
+    expect(result.session.error).toBeNull();
+    // the model saw the schema, then exactly what was wrong with its answer
+    expect(JSON.stringify(standin().requests[0].body)).toContain(`conforms to this JSON Schema: no prose, no code fences.\\n${JSON.stringify(JSON.stringify(jsonSchema)).slice(1, -1)}`);
+    expect(sent(1)).toContain(
+      "Your answer does not fit the required schema: (root) must have required property 'reasons'; (root) must NOT have additional properties: 'extra'; /risk must be equal to one of the allowed values: \\\"low\\\", \\\"high\\\"",
+    );
+    expect(standin().requests).toHaveLength(2);
+    // one call, two sessions: the result counts both
+    expect(result.session.iterations).toBe(2);
+    expect(result.metrics.size.tokens.input).toBe(standin().requests.reduce((sum, request) => sum + (request.usage!.input - (request.protocol === 'openai' ? request.usage!.cacheRead : 0)), 0));
+    expect(result.episode.exchanges[0].output).toBe('{"risk":"high","reasons":["touches auth"]}');
+  });
+
+  it('issue 12 json-schema: after a second mismatch the result carries an OutputInvalidError with the raw answer and the errors; the refs are still returned', async () => {
+    standin().script({ text: 'low risk, I think' }, { text: '{"risk":"low"}' });
+    const result = await genBrainRepl({ slug: replSlug }).ask({ say: 'assess', schema: { jsonSchema } }, contextFor());
+    expect(standin().requests).toHaveLength(2);
+    expect(result.session.termination).toBe('error');
+    expect(result.session.error).toBeInstanceOf(OutputInvalidError);
+    expect(result.session.error?.message).toBe(
+      `${replSlug} did not return output that fits the schema, after one corrective turn: (root) must have required property 'reasons'`,
+    );
+    expect((result.session.error as OutputInvalidError).output).toBe('{"risk":"low"}');
+    expect(result.output).toBe('{"risk":"low"}');
+    expect(result.episode.exchanges[0].output).toMatch(/^\{"risk":"low"\}\n\n\[bhrain: this exchange ended with an error: .*must have required property 'reasons'\]$/);
+    expect(result.series.episodes).toEqual([result.episode]);
+  });
+
+  it('issue 12 json-schema: a zod schema still types and validates as before, through the same path', async () => {
+    standin().script({ text: '{"n":"one"}' }, { text: '{"n":1}' });
+    const result = await genBrainRepl({ slug: replSlug }).ask({ say: 'a number', schema: { output: z.object({ n: z.number() }) } }, contextFor());
+    expect(result.output.n + 1).toBe(2);
+    expect(sent(1)).toMatch(/does not fit the required schema: \/n Invalid input: expected number, received string/);
+  });
+});
+
+describe('issue 12 json-schema: schemas that cannot be used', () => {
+  const repl = () => genBrainRepl({ slug: 'bhrain.struct.v1@claude/haiku' });
+  const ask = (jsonSchema: unknown) => repl().ask({ say: 'x', schema: { jsonSchema: jsonSchema as object } }, contextFor());
+
+  it('issue 12 json-schema: a schema ajv rejects is a BadRequestError naming the problem, before any request', async () => {
+    await expect(ask({ type: 'object', properties: { a: { type: 'strin' } } })).rejects.toThrow(BadRequestError);
+    await expect(ask({ type: 'object', properties: { a: { type: 'strin' } } })).rejects.toThrow(
+      /^the output schema \(--json-schema; schema\.jsonSchema in the library\) is not a valid JSON Schema: schema is invalid: data\/properties\/a\/type must be equal to one of the allowed values/,
+    );
+    // a typo is not a constraint silently dropped
+    await expect(ask({ type: 'object', requird: ['a'] })).rejects.toThrow(/is not a valid JSON Schema: strict mode: unknown keyword: "requird"\. Fix the schema and run again/);
+    await expect(ask({ $ref: '#/$defs/missing' })).rejects.toThrow(/is not a valid JSON Schema: can't resolve reference #\/\$defs\/missing/);
+    await expect(ask({ $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' })).rejects.toThrow(
+      /declares \$schema "http:\/\/json-schema\.org\/draft-04\/schema#", a draft bhrain does not read: use https:\/\/json-schema\.org\/draft\/2020-12\/schema, https:\/\/json-schema\.org\/draft\/2019-09\/schema, http:\/\/json-schema\.org\/draft-07\/schema/,
+    );
+    await expect(ask(['not', 'a', 'schema'])).rejects.toThrow(/must be a JSON object, got an array/);
+    expect(standin().requests).toHaveLength(0);
+  });
+
+  it('issue 12 json-schema: draft-07 and 2020-12 schemas both work, chosen by $schema', async () => {
+    standin().script({ text: '["a", 1]' }, { text: '["a", 1]' });
+    const draft7 = await ask({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'array', items: [{ type: 'string' }, { type: 'number' }] });
+    const draft2020 = await ask({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }] });
+    expect([draft7.output, draft2020.output]).toEqual([['a', 1], ['a', 1]]);
+  });
+});
+
+describe('issue 12 budgets: a repl call is one budget', () => {
+  it('issue 12 budgets: the corrective turn of a schema counts toward the same budget: with it spent, no second request is sent', async () => {
+    standin().script({ text: '{"risk":"medium"}' }, { text: '{"risk":"high"}' });
+    const repl = genBrainRepl({ slug: 'bhrain.struct.v1@claude/haiku', config: { limits: { maxTokens: 100 } } });
+    const result = await repl.ask({ say: 'assess', schema: { jsonSchema: { type: 'object', properties: { risk: { enum: ['low', 'high'] } } } } }, contextFor());
+    expect(standin().requests).toHaveLength(1);
+    expect(result.session.termination).toBe('budget');
+    expect(result.session.budgetReached).toMatchObject({ limit: 'maxTokens', cap: 100 });
+    expect(result.session.output).toMatch(/^\{"risk":"medium"\}\n\n\[bhrain stopped before the task was complete: the token budget was reached/);
+  });
 });

@@ -3,11 +3,12 @@ import type { z } from 'zod';
 
 import { genBrainAtom } from '../atoms/genBrainAtom.js';
 import type { BrainAtom } from '../contract/BrainAtom.js';
-import { instructSchema, validateAnswer } from '../atoms/structuredOutput.js';
+import { compileOutputSchema, instructSchema, validateAnswer } from '../atoms/structuredOutput.js';
 import type { BhrainConfig } from '../archs/bhrain.struct.v1/BhrainConfig.js';
 import type { BhrainContext } from '../archs/bhrain.struct.v1/BhrainContext.js';
 import type { BhrainSessionResult } from '../archs/bhrain.struct.v1/BhrainSessionResult.js';
 import { genBhrain } from '../archs/bhrain.struct.v1/genBhrain.js';
+import { addRequestSpend, addSpend, emptySpend, type BhrainSpend } from '../archs/bhrain.struct.v1/loop/checkBudget.js';
 import { READ_ONLY_TOOLS, readOnly } from '../archs/bhrain.struct.v1/permission/builtinGuards.js';
 import { genBashToolBox } from '../archs/bhrain.struct.v1/tools/bash/genBashToolBox.js';
 import { genFilesToolBox } from '../archs/bhrain.struct.v1/tools/files/genFilesToolBox.js';
@@ -34,8 +35,49 @@ export const REPL_COMPACT_AT_RATIO = 0.6;
 /** .what = continue from exactly one of: an episode (branch, revive) or a series (linear continuation) */
 export type BrainReplOn = PickOne<{ episode: BrainEpisode; series: BrainSeries }>;
 
-/** .what = a repl call's output plus the loop session behind it (termination, transcript) */
+/**
+ * .what = a repl call's output plus the loop session behind it (termination, transcript, tool calls)
+ * .note = with a schema, output is the validated value when session.termination is 'complete'; otherwise (max-iterations,
+ *         budget, error: an OutputInvalidError in session.error when the answer did not fit after one corrective turn) it
+ *         is the answer's text, as in session.output
+ */
 export type BrainReplOutput<TOutput = string> = BrainOutput<TOutput, BrainSeries> & { session: BhrainSessionResult };
+
+/** .what = the shape a repl call's answer must have: a zod schema (typed) or a plain JSON Schema object (validated by ajv) */
+export type BrainReplSchema<TOutput = unknown> = { output: z.ZodType<TOutput>; jsonSchema?: never } | { jsonSchema: object; output?: never };
+
+/** .what = a repl call; a zod schema types the output, a JSON Schema leaves it unknown, none makes it the answer's text */
+export interface BrainReplCall<TInput> {
+  <TOutput = string>(call: TInput & { on?: BrainReplOn; schema?: { output: z.ZodType<TOutput> } }, context?: BhrainContext): Promise<BrainReplOutput<TOutput>>;
+  (call: TInput & { on?: BrainReplOn; schema?: { jsonSchema: object } }, context?: BhrainContext): Promise<BrainReplOutput<unknown>>;
+}
+
+/** .what = the spend of a finished session, toward the budget of what follows it in the same call */
+const spendOf = (session: BhrainSessionResult): BhrainSpend => ({
+  tokens: session.tokens,
+  // a session without requests has no cash; one whose price was unknown has none either, and stays unknown (fail closed)
+  cash: session.cash ?? (session.iterations ? null : emptySpend().cash),
+  elapsedMs: session.elapsedMs,
+  requests: session.iterations,
+});
+
+/** .what = a session and its corrective turn as one: the second's ending and context, both sessions' spend and calls */
+const mergeSessions = (first: BhrainSessionResult, second: BhrainSessionResult): BhrainSessionResult => ({
+  ...second,
+  iterations: first.iterations + second.iterations,
+  tokens: addTokens(first.tokens, second.tokens),
+  cash: addCash(first.cash, second.cash),
+  elapsedMs: first.elapsedMs + second.elapsedMs,
+  transcript: [...first.transcript, ...second.transcript.slice(first.messages.length)],
+  compactions: [...first.compactions, ...second.compactions],
+  toolCalls: {
+    made: first.toolCalls.made + second.toolCalls.made,
+    failed: first.toolCalls.failed + second.toolCalls.failed,
+    denied: first.toolCalls.denied + second.toolCalls.denied,
+    promptedDenied: first.toolCalls.promptedDenied + second.toolCalls.promptedDenied,
+    denials: [...first.toolCalls.denials, ...second.toolCalls.denials],
+  },
+});
 
 /** .what = reads `arch@atom` (the arch defaults to bhrain.struct.v1) */
 const parseReplSlug = (slug: string): { arch: string; atom: string } => {
@@ -50,7 +92,10 @@ const parseReplSlug = (slug: string): { arch: string; atom: string } => {
  *         (`bhrain.struct.v1@claude/sonnet`, or just the atom's slug) or an atom of your own
  * .why = every call returns NEW episode and series refs; continuing from a ref sees the context exactly as of that
  *        ref; a series that outgrows the window is compacted into a recap episode, transparently
- * .note = the repl keeps only its latest refs, so memory does not grow with the number of calls
+ * .note = the repl keeps only its latest refs, so memory does not grow with the number of calls. With a schema ({ output:
+ *         zod } or { jsonSchema }), an answer that does not fit gets one corrective turn with the validation errors; a
+ *         second miss ends the call with an OutputInvalidError in session.error (never thrown: the refs still come back).
+ *         One call is one budget: a recap of the series and the corrective turn count toward config.limits with the loop
  */
 export const genBrainRepl = (
   input: ({ slug: string; atom?: never } | { atom: BrainAtom; slug?: never }) & { config?: Omit<BhrainConfig, 'atom' | 'toolBoxes'> },
@@ -64,7 +109,7 @@ export const genBrainRepl = (
       permissionGuard: readOnly,
       toolBoxes: [pickTools(genFilesToolBox(), [...READ_ONLY_TOOLS]), genWebsearchToolBox()],
     }),
-    act: genBhrain({ ...input.config, atom, toolBoxes: [genFilesToolBox(), genBashToolBox(), genWebsearchToolBox()] }),
+    act: genBhrain({ ...input.config, atom, toolBoxes: [genFilesToolBox(), genBashToolBox({ sandbox: input.config?.sandbox }), genWebsearchToolBox()] }),
   };
   const windowTokens = brains.act.config.limits.contextTokens;
   const compactAtTokens = windowTokens * REPL_COMPACT_AT_RATIO;
@@ -99,16 +144,30 @@ export const genBrainRepl = (
     mode: 'ask' | 'act',
     prompt: string,
     on: BrainReplOn | undefined,
-    schema: z.ZodType<TOutput> | undefined,
+    schemaInput: BrainReplSchema<TOutput> | undefined,
     context: BhrainContext = {},
   ): Promise<BrainReplOutput<TOutput>> => {
+    const started = performance.now();
     const log = context.log ?? silentLog;
+    // a schema that cannot be used fails before any request
+    const schema = schemaInput ? compileOutputSchema<TOutput>(schemaInput.output ?? { jsonSchema: schemaInput.jsonSchema! }) : null;
     const prior = resolveOn(on);
     let { episode, series } = prior;
 
+    // a recap's requests are spend like any other: measured, and counted toward the session's budget
+    let recapSpend = emptySpend();
+    const measuredAtom: BrainAtom = {
+      ...atom,
+      generate: async (request, generateContext) => {
+        const generation = await atom.generate(request, generateContext);
+        recapSpend = addRequestSpend(recapSpend, generation);
+        return generation;
+      },
+    };
+
     // a series whose current episode fills the window continues in a new episode that opens with a recap
     if (episode) {
-      const compacted = await compactEpisode({ atom, episode, pendingChars: prompt.length, compactAtTokens, windowTokens, context });
+      const compacted = await compactEpisode({ atom: measuredAtom, episode, pendingChars: prompt.length, compactAtTokens, windowTokens, context });
       if (compacted) {
         markEpisodeCompacted(episode.hash);
         series = genBrainSeries({
@@ -122,27 +181,51 @@ export const genBrainRepl = (
     }
 
     const instructions = schema ? instructSchema(schema) : undefined;
-    let session = await brains[mode].invoke({ prompt, history: asPriorTurns(episode), instructions }, context);
-    let tokens = session.tokens;
-    let cash = session.cash;
+    const recapped = { ...recapSpend, elapsedMs: performance.now() - started };
+    let session = await brains[mode].invoke({ prompt, history: asPriorTurns(episode), instructions, spentBefore: recapped }, context);
     let output = session.output as unknown as TOutput;
     if (schema && session.termination === 'complete') {
       let verdict = validateAnswer(session.output, schema);
       if (!verdict.ok) {
-        // one corrective turn on top of the same session
+        // one corrective turn on top of the same session, within what is left of the same budget
+        const first = session;
+        const spentBefore = { ...addSpend(recapSpend, spendOf(first)), elapsedMs: performance.now() - started };
         const retry = await brains[mode].invoke(
-          { prompt: `Your answer does not fit the required schema: ${verdict.reason}\nReply again with only the corrected JSON.`, history: session.messages, instructions },
+          {
+            prompt: `Your answer does not fit the required schema: ${verdict.reason}\nReply again with only the corrected JSON.`,
+            history: first.messages,
+            instructions,
+            spentBefore,
+          },
           context,
         );
-        tokens = addTokens(tokens, retry.tokens);
-        cash = addCash(cash, retry.cash);
-        session = { ...retry, transcript: [...session.transcript, ...retry.transcript.slice(session.messages.length)] };
-        verdict = validateAnswer(session.output, schema);
+        session = mergeSessions(first, retry);
+        // a corrective turn cut short (budget, error) ends as it ended, keeping the first answer when it said nothing new;
+        // only a complete one is judged again
+        const saidNothing = !retry.transcript.slice(first.messages.length).some((message) => message.role === 'assistant' && message.content.trim());
+        if (retry.termination !== 'complete' && saidNothing)
+          session = { ...session, output: [first.output, retry.output].filter((text) => !!text).join('\n\n') };
+        if (retry.termination === 'complete') verdict = validateAnswer(retry.output, schema);
       }
-      if (!verdict.ok)
-        throw new OutputInvalidError(`${slug} did not return output that fits the schema, after one corrective turn: ${verdict.reason}`, session.output);
-      output = verdict.value;
+      if (session.termination === 'complete' && !verdict.ok) {
+        const error = new OutputInvalidError(
+          `${slug} did not return output that fits the schema, after one corrective turn: ${verdict.reason}`,
+          session.output,
+        );
+        session = { ...session, termination: 'error', error };
+      }
+      // the validated value, or (when the session did not complete with one) the answer's text
+      output = verdict.ok && session.termination === 'complete' ? verdict.value : (session.output as unknown as TOutput);
     }
+    // the call's spend includes the recap's requests and time
+    if (recapSpend.requests)
+      session = {
+        ...session,
+        tokens: addTokens(recapSpend.tokens, session.tokens),
+        cash: addCash(recapSpend.cash, session.cash),
+        elapsedMs: session.elapsedMs + Math.round(recapped.elapsedMs),
+      };
+    const { tokens, cash } = session;
 
     // a failed exchange is still a checkpoint to resume from: it records what happened, so a continuation knows
     const outputText =
@@ -173,11 +256,12 @@ export const genBrainRepl = (
   return {
     repo: 'bhrain' as const,
     slug,
-    /** read-only tools; with a schema, the output is validated and typed */
-    ask: <TOutput = string>(call: { say: string; on?: BrainReplOn; schema?: { output: z.ZodType<TOutput> } }, context?: BhrainContext) =>
-      run<TOutput>('ask', call.say, call.on, call.schema?.output, context),
-    /** full tools: read, write, edit, glob, grep, bash, websearch */
-    act: (call: { do: string; on?: BrainReplOn }, context?: BhrainContext) => run<string>('act', call.do, call.on, undefined, context),
+    /** read-only tools; with a schema ({ output: zod } or { jsonSchema }), the output is validated (and typed, with zod) */
+    ask: ((call: { say: string; on?: BrainReplOn; schema?: BrainReplSchema<unknown> }, context?: BhrainContext) =>
+      run('ask', call.say, call.on, call.schema, context)) as BrainReplCall<{ say: string }>,
+    /** full tools: read, write, edit, glob, grep, bash, websearch; a schema works as for ask */
+    act: ((call: { do: string; on?: BrainReplOn; schema?: BrainReplSchema<unknown> }, context?: BhrainContext) =>
+      run('act', call.do, call.on, call.schema, context)) as BrainReplCall<{ do: string }>,
   };
 };
 

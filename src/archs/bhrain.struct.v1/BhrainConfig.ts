@@ -3,25 +3,33 @@ import { z } from 'zod';
 import { genBrainAtom } from '../../atoms/genBrainAtom.js';
 import type { BrainAtom } from '../../contract/BrainAtom.js';
 import { BadRequestError } from '../../contract/errors.js';
-import { DEFAULT_GUARD_TIMEOUT_MS, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOOL_OUTPUT_CHARS } from './constants.js';
+import { DEFAULT_GUARD_TIMEOUT_MS, DEFAULT_MAX_CONCURRENT_TOOL_CALLS, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOOL_OUTPUT_CHARS } from './constants.js';
+import type { BhrainBudget } from './loop/checkBudget.js';
 import type { BhrainMemoryManager } from './memory/BhrainMemoryManager.js';
 import { genSummarizeOnLimit } from './memory/genSummarizeOnLimit.js';
 import { allowAll } from './permission/builtinGuards.js';
 import type { BhrainPermissionGuard } from './permission/BhrainPermissionGuard.js';
 import type { BhrainToolBox } from './tools/BhrainToolBox.js';
+import { BASH_SANDBOX_MODES, type BashSandbox } from './tools/bash/BashSandbox.js';
 import { genToolRegistry } from './tools/genToolRegistry.js';
 import { genBashToolBox } from './tools/bash/genBashToolBox.js';
 import { genFilesToolBox } from './tools/files/genFilesToolBox.js';
 import { genWebsearchToolBox } from './tools/websearch/genWebsearchToolBox.js';
 
-/** .what = the limits a session works within */
-export interface BhrainLimits {
+/**
+ * .what = the limits a session works within
+ * .note = the budget (maxBudgetUsd, maxTokens, maxWallTimeMs) is checked before every request to the model; at a cap the
+ *         session ends with termination 'budget' and its partial answer; absent = no cap
+ */
+export interface BhrainLimits extends BhrainBudget {
   /** the context window to stay within; the atom's window when absent */
   contextTokens: number;
   /** every tool result longer than this is truncated, the full output spilled to disk */
   maxToolOutputChars: number;
   /** a guard that has not decided by then denies */
   guardTimeoutMs: number;
+  /** the tool calls of one turn that run at once, at most */
+  maxConcurrentToolCalls: number;
 }
 
 /**
@@ -39,6 +47,11 @@ export interface BhrainConfig {
   maxIterations?: number;
   systemPrompt?: string;
   limits?: Partial<BhrainLimits>;
+  /**
+   * where the default bash toolbox runs commands: { mode: 'workspace-write' (default) | 'read-only' | 'off', allowNetwork }
+   * .note = with toolBoxes of your own, give it to genBashToolBox({ sandbox }) instead
+   */
+  sandbox?: BashSandbox;
 }
 
 /** .what = a configuration with every default applied and validated */
@@ -79,11 +92,22 @@ const schemaConfig = z.object({
   permissionGuard: z.object({ name: z.string(), check: fn('permissionGuard.check') }).loose().optional(),
   maxIterations: z.number().int('maxIterations must be a whole number').min(1).max(10_000).optional(),
   systemPrompt: z.string().optional(),
+  sandbox: z
+    .object({
+      mode: z.enum(BASH_SANDBOX_MODES, { error: `sandbox.mode must be one of ${BASH_SANDBOX_MODES.join(', ')}` }).optional(),
+      allowNetwork: z.boolean().optional(),
+    })
+    .strict()
+    .optional(),
   limits: z
     .object({
       contextTokens: z.number().int().min(1_000).optional(),
       maxToolOutputChars: z.number().int().min(1_000).optional(),
       guardTimeoutMs: z.number().int().min(1).optional(),
+      maxConcurrentToolCalls: z.number().int().min(1).optional(),
+      maxBudgetUsd: z.number({ error: 'limits.maxBudgetUsd must be a number of US dollars' }).positive('limits.maxBudgetUsd must be more than 0 US dollars').finite().optional(),
+      maxTokens: z.number({ error: 'limits.maxTokens must be a number of tokens' }).int('limits.maxTokens must be a whole number of tokens').positive('limits.maxTokens must be at least 1').optional(),
+      maxWallTimeMs: z.number({ error: 'limits.maxWallTimeMs must be a number of milliseconds' }).positive('limits.maxWallTimeMs must be more than 0 ms').finite().optional(),
     })
     .strict()
     .optional(),
@@ -97,7 +121,12 @@ export const configureBhrain = (config: BhrainConfig): BhrainConfigResolved => {
   const parsed = schemaConfig.safeParse(config);
   if (!parsed.success) throw new BadRequestError(`invalid bhrain.struct.v1 config:\n${z.prettifyError(parsed.error)}`);
   const atom = typeof config.atom === 'string' ? genBrainAtom({ slug: config.atom }) : config.atom;
-  const toolBoxes = config.toolBoxes ?? [genFilesToolBox(), genBashToolBox(), genWebsearchToolBox()];
+  // fail closed: a USD cap over a model without a price could never stop the run
+  if (config.limits?.maxBudgetUsd !== undefined && atom.spec.price === null)
+    throw new BadRequestError(
+      `the price of ${atom.spec.model} is unknown, so --max-budget-usd (limits.maxBudgetUsd) cannot be enforced; use a model with a known price, or cap the run with --max-tokens (limits.maxTokens) or --max-wall-time (limits.maxWallTimeMs) instead`,
+    );
+  const toolBoxes = config.toolBoxes ?? [genFilesToolBox(), genBashToolBox({ sandbox: config.sandbox }), genWebsearchToolBox()];
   genToolRegistry(toolBoxes); // fails on a tool name offered twice
   return {
     uuid: config.uuid ?? null,
@@ -111,6 +140,10 @@ export const configureBhrain = (config: BhrainConfig): BhrainConfigResolved => {
       contextTokens: Math.min(config.limits?.contextTokens ?? atom.spec.contextWindowTokens, atom.spec.contextWindowTokens),
       maxToolOutputChars: config.limits?.maxToolOutputChars ?? DEFAULT_MAX_TOOL_OUTPUT_CHARS,
       guardTimeoutMs: config.limits?.guardTimeoutMs ?? DEFAULT_GUARD_TIMEOUT_MS,
+      maxConcurrentToolCalls: config.limits?.maxConcurrentToolCalls ?? DEFAULT_MAX_CONCURRENT_TOOL_CALLS,
+      maxBudgetUsd: config.limits?.maxBudgetUsd,
+      maxTokens: config.limits?.maxTokens,
+      maxWallTimeMs: config.limits?.maxWallTimeMs,
     },
   };
 };

@@ -1,9 +1,36 @@
 import type { BrainMessage } from '../../contract/BrainMessage.js';
 import type { BrainCash, BrainTokens } from '../../contract/BrainOutput.js';
 import type { BhrainError } from '../../contract/errors.js';
+import type { BhrainBudgetReached } from './loop/checkBudget.js';
 
-/** .what = why a session ended */
-export type BhrainTermination = 'complete' | 'max-iterations' | 'error' | 'clarification';
+/** .what = why a session ended; 'budget' = a limit of maxBudgetUsd, maxTokens or maxWallTimeMs was reached */
+export type BhrainTermination = 'complete' | 'max-iterations' | 'budget' | 'error' | 'clarification';
+
+/** .what = who denied a tool call: the permission guard, the user at a prompt, or nobody could be asked (no prompter) */
+export type BhrainDenialSource = 'guard' | 'prompt' | 'no-prompter';
+
+/** .what = a tool call that was not run because it was denied, and why */
+export interface BhrainToolCallDenial {
+  callId: string;
+  toolName: string;
+  reason: string;
+  by: BhrainDenialSource;
+}
+
+/**
+ * .what = the tool calls of a session, counted
+ * .note = made = every call answered; failed = answered with an error that was not a denial (invalid arguments, an
+ *         unknown tool, a tool that failed or threw); denied = denied by the guard, refused at a prompt, or needing a
+ *         prompt with no way to ask; promptedDenied = the denied ones that needed a prompt (refused, or no way to ask).
+ *         So made = succeeded + failed + denied
+ */
+export interface BhrainToolCallCounts {
+  made: number;
+  failed: number;
+  denied: number;
+  promptedDenied: number;
+  denials: BhrainToolCallDenial[];
+}
 
 /**
  * .what = what one invocation produced: the answer, why it ended, what it cost, and everything that was said
@@ -11,7 +38,7 @@ export type BhrainTermination = 'complete' | 'max-iterations' | 'error' | 'clari
  */
 export interface BhrainSessionResult {
   sessionUuid: string;
-  /** the final answer; for max-iterations, the partial answer and an explanation; for error, what was said before it */
+  /** the final answer; for max-iterations and budget, the partial answer and an explanation; for error, what was said before it */
   output: string;
   termination: BhrainTermination;
   iterations: number;
@@ -25,4 +52,8 @@ export interface BhrainSessionResult {
   compactions: Array<{ strategy: string; tokensBefore: number; tokensAfter: number }>;
   /** set when termination is 'error' */
   error: BhrainError | null;
+  /** the tool calls made, failed and denied, with each denial's reason */
+  toolCalls: BhrainToolCallCounts;
+  /** set when termination is 'budget': the limit reached, what was spent toward it, and its cap */
+  budgetReached: BhrainBudgetReached | null;
 }

@@ -11,6 +11,9 @@ export const DEFAULT_MAX_TOOL_OUTPUT_CHARS = 30_000;
 /** a permission guard that has not decided by then is treated as a denial (fail closed) */
 export const DEFAULT_GUARD_TIMEOUT_MS = 10_000;
 
+/** how many tool calls of one turn run at once, at most (limits.maxConcurrentToolCalls) */
+export const DEFAULT_MAX_CONCURRENT_TOOL_CALLS = 8;
+
 /** identical consecutive calls after which the model is told it is looping */
 export const RUNAWAY_REPEAT_COUNT = 3;
 
@@ -26,3 +29,9 @@ export const CLARIFICATION_REQUEST =
 
 /** what the model is told once when it answers with nothing */
 export const EMPTY_ANSWER_NUDGE = '[bhrain: your last reply was empty. Continue the task with a tool call, or give your final answer.]';
+
+/** bash runs in this sandbox unless told otherwise; a sandbox that cannot start refuses bash (fail closed) */
+export const DEFAULT_BASH_SANDBOX_MODE = 'workspace-write' as const;
+
+/** the output bytes that all running bash calls of one toolbox may keep in memory together */
+export const DEFAULT_BASH_MAX_TOTAL_CAPTURE_BYTES = 16 * 1024 * 1024;

@@ -1,8 +1,32 @@
+import type { BrainCash, BrainTokens } from '../../contract/BrainOutput.js';
+import type { BhrainDenialSource, BhrainTermination } from './BhrainSessionResult.js';
+
 /**
- * .what = the domain events of a bhrain session: records of what happened, emitted to subscribers
- * .why = observability without coupling: a caller can trace, meter or persist a run from these alone
+ * .what = the domain events of a bhrain session: records of what happened, emitted to subscribers as it happens
+ * .why = observability without coupling: a caller can trace, meter or persist a run from these alone (the CLI's
+ *        `--output stream-json` writes them one per line)
+ * .note = order within a session: SessionStarted; then per iteration any RequestRetried, ToolCallStarted and
+ *         ToolExecutionCompleted per call, IterationCompleted, any Compacted; SessionCompleted last. A session that throws
+ *         before it starts (a bad input) emits nothing
  */
-export type BhrainEvent = BhrainIterationCompletedEvent | BhrainToolExecutionCompletedEvent | BhrainCompactedEvent;
+export type BhrainEvent =
+  | BhrainSessionStartedEvent
+  | BhrainIterationCompletedEvent
+  | BhrainToolCallStartedEvent
+  | BhrainToolExecutionCompletedEvent
+  | BhrainCompactedEvent
+  | BhrainRequestRetriedEvent
+  | BhrainSessionCompletedEvent;
+
+/** .what = a session began: which atom runs it, and where its tools work */
+export interface BhrainSessionStartedEvent {
+  type: 'SessionStarted';
+  sessionUuid: string;
+  /** the atom's slug, e.g. claude/sonnet */
+  atom: string;
+  cwd: string;
+  occurredAt: string;
+}
 
 /** .what = one loop iteration finished (a generation, and the tool calls it asked for) */
 export interface BhrainIterationCompletedEvent {
@@ -18,6 +42,17 @@ export interface BhrainIterationCompletedEvent {
   occurredAt: string;
 }
 
+/** .what = one tool call is about to be answered (checked for permission, then run) */
+export interface BhrainToolCallStartedEvent {
+  type: 'ToolCallStarted';
+  sessionUuid: string;
+  callId: string;
+  toolName: string;
+  /** the call's arguments, with the secrets of the session's environment redacted */
+  input: unknown;
+  occurredAt: string;
+}
+
 /** .what = one tool call was answered (executed, denied, or refused) */
 export interface BhrainToolExecutionCompletedEvent {
   type: 'ToolExecutionCompleted';
@@ -26,6 +61,11 @@ export interface BhrainToolExecutionCompletedEvent {
   toolName: string;
   durationMs: number;
   success: boolean;
+  /** the result as the model reads it: truncated, secrets redacted */
+  output: string;
+  isError: boolean;
+  /** set when the call was not run because it was denied: by the guard, by the user at a prompt, or with no way to ask */
+  denied: null | { by: BhrainDenialSource; reason: string };
   occurredAt: string;
 }
 
@@ -36,6 +76,31 @@ export interface BhrainCompactedEvent {
   strategy: string;
   tokensBefore: number;
   tokensAfter: number;
+  occurredAt: string;
+}
+
+/** .what = a request to the model failed transiently and is about to be sent again */
+export interface BhrainRequestRetriedEvent {
+  type: 'RequestRetried';
+  sessionUuid: string;
+  /** the attempt about to be made: 2 for the first retry */
+  attempt: number;
+  /** the wait before it */
+  delayMs: number;
+  /** why the last attempt failed: the HTTP status and the error's text */
+  reason: string;
+  occurredAt: string;
+}
+
+/** .what = a session ended: why, and what it spent */
+export interface BhrainSessionCompletedEvent {
+  type: 'SessionCompleted';
+  sessionUuid: string;
+  termination: BhrainTermination;
+  iterations: number;
+  tokens: BrainTokens;
+  cash: BrainCash | null;
+  elapsedMs: number;
   occurredAt: string;
 }
 

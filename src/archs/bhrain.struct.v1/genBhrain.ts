@@ -4,6 +4,7 @@ import { configureBhrain, type BhrainConfig, type BhrainConfigResolved } from '.
 import type { BhrainContext } from './BhrainContext.js';
 import type { BhrainSessionResult } from './BhrainSessionResult.js';
 import type { BhrainEvent, BhrainEventListener } from './events.js';
+import type { BhrainSpend } from './loop/checkBudget.js';
 import { runLoop } from './loop/runLoop.js';
 import type { BhrainToolBox } from './tools/BhrainToolBox.js';
 import { genToolRegistry } from './tools/genToolRegistry.js';
@@ -11,9 +12,12 @@ import { genToolRegistry } from './tools/genToolRegistry.js';
 /** .what = a configured bhrain.struct.v1 brain: invoke it, change its toolboxes, subscribe to its events */
 export interface Bhrain {
   readonly config: BhrainConfigResolved;
-  /** history: prior messages to build on; instructions: extra system instructions for this session only */
+  /**
+   * history: prior messages to build on; instructions: extra system instructions for this session only;
+   * spentBefore: spend made before this session that counts toward its budget (limits.maxBudgetUsd, maxTokens, maxWallTimeMs)
+   */
   invoke: (
-    input: { prompt: string; history?: readonly BrainMessage[]; instructions?: string },
+    input: { prompt: string; history?: readonly BrainMessage[]; instructions?: string; spentBefore?: BhrainSpend },
     context?: BhrainContext,
   ) => Promise<BhrainSessionResult>;
   toolBoxes: {
@@ -39,7 +43,7 @@ export const genBhrain = (config: BhrainConfig): Bhrain => {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    invoke: ({ prompt, history = [], instructions }, context = {}) => {
+    invoke: ({ prompt, history = [], instructions, spentBefore }, context = {}) => {
       const log = context.log ?? silentLog;
       const emit = (event: BhrainEvent) => {
         for (const listener of [...listeners, ...(context.onEvent ? [context.onEvent] : [])]) {
@@ -51,7 +55,7 @@ export const genBhrain = (config: BhrainConfig): Bhrain => {
           }
         }
       };
-      return runLoop({ config: resolved, registry, prompt, history, instructions, emit, context });
+      return runLoop({ config: resolved, registry, prompt, history, instructions, spentBefore, emit, context });
     },
   };
 };

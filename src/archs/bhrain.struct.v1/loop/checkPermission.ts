@@ -1,10 +1,18 @@
 import type { BrainLog } from '../../../contract/BrainContext.js';
 import type { BrainToolCall } from '../../../contract/BrainMessage.js';
+import type { BhrainDenialSource } from '../BhrainSessionResult.js';
 import type { BhrainPermissionDecision, BhrainPermissionGuard, BhrainPrompter } from '../permission/BhrainPermissionGuard.js';
-import { findOutsideWorkspace } from '../permission/findOutsideWorkspace.js';
+import { findGitExecutableTarget, findHardLinkedTarget, findOutsideWorkspace, findWriteTarget } from '../permission/findOutsideWorkspace.js';
+import type { WriteCheck } from '../tools/files/openInsideWorkspace.js';
 
-/** .what = whether a call may run, and if not, the denial the model reads */
-export type PermissionVerdict = { allowed: true } | { allowed: false; denial: string };
+/**
+ * .what = whether a call may run, and if not, the denial the model reads, who denied it and why; for a write or edit, the
+ *         file judged, and whether the user approved it although it lands outside the workspace, in git's hooks or config,
+ *         or in a hard-linked file
+ */
+export type PermissionVerdict =
+  | { allowed: true; writeCheck: WriteCheck | null }
+  | { allowed: false; denial: string; by: BhrainDenialSource; reason: string };
 
 /** .what = resolves a promise, or rejects when it has not settled in time */
 const within = <T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> =>
@@ -19,7 +27,9 @@ const within = <T>(promise: Promise<T>, timeoutMs: number, what: string): Promis
 /**
  * .what = consults the guard for one call, and the prompter when the guard asks for approval
  * .why = fail closed: a guard that throws, hangs or answers nonsense denies; a prompt with no way to ask denies, saying so;
- *        a write or edit outside the workspace (../, absolute, a symlink pointing out) is always a prompt at least
+ *        a write or edit outside the workspace (../, absolute, a symlink pointing out), into a git hook or git's config, or
+ *        into a file with other hard links is always a prompt at least; it runs right before the call, after any bash call
+ *        of the turn that could have made a link (runToolCalls)
  */
 export const checkPermission = async (input: {
   call: BrainToolCall;
@@ -40,28 +50,53 @@ export const checkPermission = async (input: {
     return {
       allowed: false,
       denial: `permission denied: the permission guard failed (${(error as Error).message}), so ${call.name} was not run (guards fail closed). Try another approach, or ask the user.`,
+      by: 'guard',
+      reason: `the permission guard failed: ${(error as Error).message}`,
     };
   }
-  // whatever the guard says, a write or edit that lands outside the workspace is asked about, never silently allowed
-  const outside = verdict.decision === 'deny' ? null : findOutsideWorkspace({ toolName: call.name, toolInput: call.input, cwd: input.cwd });
-  if (outside) {
-    const note = `${call.name} would change ${outside}, outside the workspace ${input.cwd}`;
+  // whatever the guard says, a write or edit that lands outside the workspace, in what git runs, or in a file that also
+  // has a name elsewhere, is asked about, never silently allowed; the tool then changes only the file judged here
+  const where = { toolName: call.name, toolInput: call.input, cwd: input.cwd };
+  const judged = findWriteTarget(where);
+  const outside = verdict.decision === 'deny' ? null : findOutsideWorkspace(where);
+  const linked = verdict.decision === 'deny' ? null : findHardLinkedTarget(where);
+  const gitExecutable = verdict.decision === 'deny' ? null : findGitExecutableTarget(where);
+  const notes = [
+    ...(outside ? [`${call.name} would change ${outside}, outside the workspace ${input.cwd}`] : []),
+    ...(gitExecutable ? [`${call.name} would change ${gitExecutable}, which git runs as code outside any sandbox (.git/hooks, .git/config)`] : []),
+    ...(linked ? [`${call.name} would change ${linked.realPath}, which has ${linked.links} hard links (another name for it may lie outside the workspace)`] : []),
+  ];
+  if (notes.length) {
+    const note = notes.join('; ');
     verdict = { decision: 'prompt', reason: verdict.decision === 'prompt' && verdict.reason ? `${verdict.reason}; ${note}` : note };
   }
-  if (verdict.decision === 'allow') return { allowed: true };
+  if (verdict.decision === 'allow') return { allowed: true, writeCheck: judged === null ? null : { realPath: judged, approved: false } };
   const reason = verdict.reason ?? `${call.name} needs approval`;
   if (verdict.decision === 'deny')
-    return { allowed: false, denial: `permission denied: ${reason}. ${call.name} was not run; adjust your approach.` };
+    return { allowed: false, denial: `permission denied: ${reason}. ${call.name} was not run; adjust your approach.`, by: 'guard', reason };
   if (!input.prompter)
     return {
       allowed: false,
       denial: `permission denied: ${reason}, and approval was needed but there is no way to ask the user (not an interactive terminal). ${call.name} was not run; proceed without it or explain what approval is needed.`,
+      by: 'no-prompter',
+      reason,
     };
   try {
-    if (await input.prompter({ call, reason })) return { allowed: true };
-    return { allowed: false, denial: `permission denied: the user declined ${call.name} (${reason}). Do not retry it; take another approach.` };
+    // an approval covers the outside, git and hard-link notes only when they were part of the question
+    if (await input.prompter({ call, reason })) return { allowed: true, writeCheck: judged === null ? null : { realPath: judged, approved: notes.length > 0 } };
+    return {
+      allowed: false,
+      denial: `permission denied: the user declined ${call.name} (${reason}). Do not retry it; take another approach.`,
+      by: 'prompt',
+      reason: `the user declined: ${reason}`,
+    };
   } catch (error) {
     input.log.error(`prompting the user for ${call.name} failed; the call is denied`, { error: String(error) });
-    return { allowed: false, denial: `permission denied: asking the user for approval failed (${(error as Error).message}). ${call.name} was not run.` };
+    return {
+      allowed: false,
+      denial: `permission denied: asking the user for approval failed (${(error as Error).message}). ${call.name} was not run.`,
+      by: 'prompt',
+      reason: `asking the user for approval failed: ${(error as Error).message}`,
+    };
   }
 };

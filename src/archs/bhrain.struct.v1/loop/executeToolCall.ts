@@ -1,8 +1,12 @@
 import type { BrainLog } from '../../../contract/BrainContext.js';
+import type { SecretRedactor } from '../../../security/genSecretRedactor.js';
+import { redactDeep } from '../../../security/redactDeep.js';
 import type { BrainToolCall, BrainToolMessage } from '../../../contract/BrainMessage.js';
+import type { BhrainDenialSource } from '../BhrainSessionResult.js';
 import type { BhrainEvent } from '../events.js';
 import type { BhrainPermissionGuard, BhrainPrompter } from '../permission/BhrainPermissionGuard.js';
 import type { BhrainToolContext, BhrainToolResult } from '../tools/BhrainToolBox.js';
+import type { WriteToolContext } from '../tools/files/openInsideWorkspace.js';
 import type { BhrainToolRegistry } from '../tools/genToolRegistry.js';
 import { truncateToolOutput } from '../tools/truncateToolOutput.js';
 import { checkPermission } from './checkPermission.js';
@@ -19,13 +23,25 @@ export interface ToolCallSession {
   spillDir: string;
   log: BrainLog;
   emit: (event: BhrainEvent) => void;
-  /** removes secret values from tool output before the model, the log or a spill file sees it */
-  redact: (text: string) => string;
+  /** removes secret values from tool input and output before the model, the log or a spill file sees them */
+  redact: SecretRedactor;
+}
+
+/** .what = one call answered: the result message the model reads, and who denied the call and why when it was denied */
+export interface ToolCallOutcome {
+  message: BrainToolMessage;
+  denied: null | { by: BhrainDenialSource; reason: string };
 }
 
 /** .what = the result of one call before truncation: refused, denied, failed or executed */
-const runCall = async (call: BrainToolCall, session: ToolCallSession): Promise<Omit<BhrainToolResult, 'callId'>> => {
+const runCall = async (
+  call: BrainToolCall,
+  session: ToolCallSession,
+): Promise<Omit<BhrainToolResult, 'callId'> & { denied?: ToolCallOutcome['denied'] }> => {
   if (call.inputError) return { success: false, output: call.inputError };
+  // calls wait for earlier ones in the turn (runToolCalls): none starts once the session was aborted
+  if (session.toolContext.signal?.aborted)
+    return { success: false, output: `${call.name} was not run: the session was aborted before this call's turn came.` };
   const box = session.registry.find(call.name);
   if (!box) {
     const available = session.registry.definitions().map((definition) => definition.name);
@@ -42,9 +58,11 @@ const runCall = async (call: BrainToolCall, session: ToolCallSession): Promise<O
     guardTimeoutMs: session.guardTimeoutMs,
     log: session.log,
   });
-  if (!permission.allowed) return { success: false, output: permission.denial };
+  if (!permission.allowed) return { success: false, output: permission.denial, denied: { by: permission.by, reason: permission.reason } };
   try {
-    const result = await box.execute({ call }, session.toolContext);
+    // write and edit make sure, as they open it, that the file is the one judged here (see openInsideWorkspace)
+    const toolContext: WriteToolContext = { ...session.toolContext, writeCheck: permission.writeCheck };
+    const result = await box.execute({ call }, toolContext);
     return { ...result, output: String(result.output ?? '') };
   } catch (error) {
     // a throwing tool is a result the model reads, with the error itself, not a code
@@ -54,25 +72,32 @@ const runCall = async (call: BrainToolCall, session: ToolCallSession): Promise<O
 };
 
 /**
- * .what = answers one tool call: input check, lookup, permission, execution, truncation, log and event
- * .why = every call gets exactly one result, whatever fails along the way
+ * .what = answers one tool call: input check, lookup, permission, execution, truncation, log and events
+ * .why = every call gets exactly one result, whatever fails along the way, and says whether it was denied and by whom;
+ *        a notice (the loop's runaway notice) is appended after truncation, so the result and its event say the same
  */
-export const executeToolCall = async (call: BrainToolCall, session: ToolCallSession): Promise<BrainToolMessage> => {
+export const executeToolCall = async (call: BrainToolCall, session: ToolCallSession, notice: string | null = null): Promise<ToolCallOutcome> => {
   const started = performance.now();
-  session.log.info(`tool call ${call.name}`, { callId: call.id, input: call.input });
+  const input = redactDeep(call.input, session.redact);
+  session.log.info(`tool call ${call.name}`, { callId: call.id, input });
+  session.emit({ type: 'ToolCallStarted', sessionUuid: session.sessionUuid, callId: call.id, toolName: call.name, input, occurredAt: new Date().toISOString() });
   const result = await runCall(call, session);
+  const denied = result.denied ? { by: result.denied.by, reason: session.redact(result.denied.reason) } : null;
   const truncated = await truncateToolOutput({
-    output: session.redact(result.output),
+    output: result.output,
+    redact: session.redact,
     maxChars: session.maxToolOutputChars,
     spillDir: session.spillDir,
     callId: call.id,
     toolName: call.name,
   });
+  const content = notice ? `${truncated.output}\n\n${notice}` : truncated.output;
   const durationMs = Math.round(performance.now() - started);
   session.log.info(`tool result ${call.name} (${result.success ? 'ok' : 'error'}, ${durationMs} ms)`, {
     callId: call.id,
     success: result.success,
     output: truncated.output,
+    ...(denied ? { denied } : {}),
     ...(truncated.fullOutputPath ? { fullOutputPath: truncated.fullOutputPath } : {}),
   });
   session.emit({
@@ -82,7 +107,10 @@ export const executeToolCall = async (call: BrainToolCall, session: ToolCallSess
     toolName: call.name,
     durationMs,
     success: result.success,
+    output: content,
+    isError: !result.success,
+    denied,
     occurredAt: new Date().toISOString(),
   });
-  return { role: 'tool', toolCallId: call.id, toolName: call.name, content: truncated.output, isError: !result.success };
+  return { message: { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError: !result.success }, denied };
 };

