@@ -13,6 +13,8 @@ export {
   serializeBrainSeries,
   parseBrainEpisode,
   parseBrainSeries,
+  parseBrainRef,
+  type ParsedBrainRef,
 } from './contract/serializeBrainRef.js';
 export { asPlaintextExchange, asPlaintextEpisode, asPlaintextSeries } from './contract/asPlaintext.js';
 export { assertBrainEpisode, assertBrainSeries } from './contract/assertBrainRef.js';
@@ -57,6 +59,7 @@ export {
   EpisodeCompactedError,
   EmptyAnswerError,
   AbortedError,
+  RefSchemaVersionError,
 } from './contract/errors.js';
 
 // atoms
@@ -69,17 +72,30 @@ export type { Bhrain } from './archs/bhrain.struct.v1/genBhrain.js';
 export { configureBhrain } from './archs/bhrain.struct.v1/BhrainConfig.js';
 export type { BhrainConfig, BhrainConfigResolved, BhrainLimits } from './archs/bhrain.struct.v1/BhrainConfig.js';
 export type { BhrainContext } from './archs/bhrain.struct.v1/BhrainContext.js';
-export type { BhrainSessionResult, BhrainTermination } from './archs/bhrain.struct.v1/BhrainSessionResult.js';
+export type {
+  BhrainSessionResult,
+  BhrainTermination,
+  BhrainToolCallCounts,
+  BhrainToolCallDenial,
+  BhrainDenialSource,
+} from './archs/bhrain.struct.v1/BhrainSessionResult.js';
+export type { BhrainSpend, BhrainBudgetReached } from './archs/bhrain.struct.v1/loop/checkBudget.js';
 export type {
   BhrainEvent,
   BhrainEventListener,
+  BhrainSessionStartedEvent,
   BhrainIterationCompletedEvent,
+  BhrainToolCallStartedEvent,
   BhrainToolExecutionCompletedEvent,
   BhrainCompactedEvent,
+  BhrainRequestRetriedEvent,
+  BhrainSessionCompletedEvent,
 } from './archs/bhrain.struct.v1/events.js';
 export type { BhrainToolBox, BhrainToolResult, BhrainToolContext } from './archs/bhrain.struct.v1/tools/BhrainToolBox.js';
 export { genFilesToolBox } from './archs/bhrain.struct.v1/tools/files/genFilesToolBox.js';
 export { genBashToolBox } from './archs/bhrain.struct.v1/tools/bash/genBashToolBox.js';
+export { BASH_SANDBOX_MODES } from './archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
+export type { BashSandbox, BashSandboxMode } from './archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
 export { genWebsearchToolBox } from './archs/bhrain.struct.v1/tools/websearch/genWebsearchToolBox.js';
 export type {
   BhrainPermissionGuard,
@@ -101,7 +117,7 @@ export { genTruncate } from './archs/bhrain.struct.v1/memory/genTruncate.js';
 export { genBrainRefStore, getBhrainHome } from './continuation/genBrainRefStore.js';
 export type { BrainRefStore } from './continuation/genBrainRefStore.js';
 export { genBrainRepl } from './repls/genBrainRepl.js';
-export type { BrainRepl, BrainReplOn, BrainReplOutput } from './repls/genBrainRepl.js';
+export type { BrainRepl, BrainReplOn, BrainReplOutput, BrainReplSchema } from './repls/genBrainRepl.js';
 export { getRoleRegistry } from './roles/getRoleRegistry.js';
 export type { RoleRegistryDeclaration, RoleDeclaration } from './roles/getRoleRegistry.js';
 

@@ -16,10 +16,22 @@ export const EXIT_CODES = {
   supplier: 4,
   /** the loop failed (or the ref store could not be written) */
   loop: 5,
+  /** a budget (--max-budget-usd, --max-tokens, --max-wall-time) was reached: the partial answer is printed */
+  budget: 6,
+  /** --fail-on-denied was given and a tool call was denied */
+  denied: 7,
+  /** --json-schema: the answer did not validate, after one retry with the validation error */
+  outputInvalid: 8,
   /** interrupted (SIGINT or SIGTERM): the run stopped, its refs saved */
   interrupted: 130,
 } as const;
 
 /** .what = the exit code for a session that ended without throwing */
 export const exitCodeOf = (termination: BhrainTermination, errorExitCode: number | null): number =>
-  termination === 'complete' ? EXIT_CODES.complete : termination === 'max-iterations' ? EXIT_CODES.maxIterations : (errorExitCode ?? EXIT_CODES.loop);
+  termination === 'complete'
+    ? EXIT_CODES.complete
+    : termination === 'max-iterations'
+      ? EXIT_CODES.maxIterations
+      : termination === 'budget'
+        ? EXIT_CODES.budget
+        : (errorExitCode ?? EXIT_CODES.loop);

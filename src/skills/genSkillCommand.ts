@@ -3,18 +3,34 @@ import { Command, Option } from 'commander';
 /** .what = the two skills: act may change things, ask only reads */
 export type SkillName = 'act' | 'ask';
 
+/** .what = the output formats of a skill run */
+export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
+
 /** .what = the parsed flags of a skill run */
 export interface SkillOptions {
   arch: string;
   atom?: string;
+  model?: string;
+  baseUrl?: string;
   input?: string;
   maxIterations?: string;
+  maxBudgetUsd?: string;
+  maxTokens?: string;
+  maxWallTime?: string;
   timeoutMs?: string;
   permission?: string;
+  failOnDenied?: boolean;
+  sandbox?: string;
+  allowNetwork?: boolean;
   memory: string;
   output: string;
+  includePartial?: boolean;
+  jsonSchema?: string;
   onEpisode?: string;
   onSeries?: string;
+  recordDir?: string;
+  /** false with --no-record */
+  record: boolean;
   quiet?: boolean;
   debug?: boolean;
 }
@@ -22,50 +38,74 @@ export interface SkillOptions {
 const EXAMPLES: Record<SkillName, string> = {
   act: `
 Examples:
-  $ bhrain act --atom claude/sonnet --input "fix the failing test in src/math.test.ts"
+  $ bhrain act --atom claude/sonnet "fix the failing test in src/math.test.ts"
   $ echo "add a .gitignore for node" | bhrain act --atom qwen
-  $ bhrain act --atom qwen --on-series 3f2a9c1e --input "now do it"     # continue a plan made by \`bhrain ask\`
-  $ bhrain act --atom claude --permission rules.json --output json       # rules: {"allow":["bash(npm test*)"],"deny":["bash(rm *)"]}
-  $ npx rhachet run --repo bhrain --skill act --atom qwen --input "..."  # the same, through rhachet`,
+  $ bhrain act --atom qwen --on-series 3f2a9c1e "now do it"            # continue a plan made by \`bhrain ask\`
+  $ bhrain act --atom claude --permission rules.json --fail-on-denied -o json "..."   # rules: {"allow":["bash(npm test*)"],"deny":["bash(rm *)"]}
+  $ bhrain act --atom qwen --max-budget-usd 0.50 --max-wall-time 10m "..." # stop at a spend or time cap (exit 6)
+  $ bhrain act --atom qwen --allow-network "npm install, then fix the build" # bash may reach the network
+  $ bhrain act --atom qwen --sandbox off "..."                         # bash unconfined (no bubblewrap, or macOS)
+  $ npx rhachet run --repo bhrain --skill act --atom qwen --input "..." # the same, through rhachet`,
   ask: `
 Examples:
-  $ bhrain ask --atom claude/haiku --input "where is the retry policy defined?"
-  $ git diff | bhrain ask --atom qwen --input "review this diff" --output json
-  $ bhrain ask --atom qwen --input "plan the refactor of src/loop"      # prints refs; continue with --on-series`,
+  $ bhrain ask --atom claude/haiku "where is the retry policy defined?"
+  $ git diff | bhrain ask --atom qwen "review this diff" -o json      # piped stdin is context for the prompt
+  $ bhrain ask --atom qwen --json-schema '{"type":"object","required":["files"]}' "which files define the loop?"
+  $ bhrain ask --atom qwen -o stream-json "plan the refactor of src/loop" # one JSON event per line, live`,
 };
 
 /**
  * .what = the commander command for one skill, shared by `bhrain <skill>` and the rhachet skill entries
  * .why = one definition of the flags everywhere; the run itself is loaded only when a run happens (a fast --help)
  */
-export const genSkillCommand = (skill: SkillName, run: (skill: SkillName, options: SkillOptions) => Promise<number>): Command =>
-  new Command(skill)
+export const genSkillCommand = (skill: SkillName, run: (skill: SkillName, options: SkillOptions, prompt: string[]) => Promise<number>): Command => {
+  const command = new Command(skill)
     .description(
       skill === 'act'
         ? 'run the agent on a task with full tools (read, write, edit, glob, grep, bash, websearch)'
         : 'ask the agent a question with read-only tools (read, glob, grep, websearch); nothing is changed',
     )
+    .argument('[prompt...]', 'the task (or give it with --input); piped stdin is added to it as context')
     .option('--arch <arch>', 'the brain architecture', 'bhrain.struct.v1')
-    .option('--atom <slug>', 'the LLM: claude, claude/haiku, claude/sonnet, claude/opus, qwen, qwen/<model>')
-    .option('--input <text>', 'the task; when absent, read from stdin (e.g. `echo task | bhrain act ...`)')
+    .option('-a, --atom <slug>', 'the LLM: claude, claude/haiku, claude/sonnet, claude/opus, claude/claude-<id>, qwen, qwen/<model>')
+    .option('-m, --model <id>', "any model id of the atom's supplier (an unknown id is warned about and its cost is null)")
+    .option('--base-url <url>', "the supplier's endpoint (default: ANTHROPIC_BASE_URL / QWEN_BASE_URL, else the supplier's own)")
+    .option('-i, --input <text>', 'the task; without it and without a prompt argument, stdin is the task')
     .option('--max-iterations <n>', 'stop after n loop iterations, printing the partial answer (exit 3)')
+    .option('--max-budget-usd <usd>', 'stop before a request once the run has cost this much (exit 6)')
+    .option('--max-tokens <n>', 'stop before a request once the run has used this many tokens, all kinds summed (exit 6)')
+    .option('--max-wall-time <duration>', 'stop before a request once the run has lasted this long: 90s, 10m, 1h, or ms (exit 6)')
     .option('--timeout-ms <n>', 'LLM request timeout and the longest silence inside a streamed answer (default 600000 / 120000)')
     .option(
       '--permission <guard>',
       skill === 'act' ? 'allowAll (default), readOnly, promptForWrites, or a rules file (JSON: {allow, prompt, deny})' : 'ask is always readOnly',
     )
+    .option('--fail-on-denied', 'exit 7 when any tool call was denied, even if the run completed')
+    .option(
+      '--sandbox <mode>',
+      skill === 'act'
+        ? 'where bash runs: workspace-write (default: only the working directory and a private /tmp are writable), read-only, or off (unconfined)'
+        : 'ask is always read-only (only read-only is accepted)',
+    )
     .option('--memory <strategy>', 'summarize-on-limit or truncate', 'summarize-on-limit')
-    .option('--output <format>', 'text (the answer only, for pipes) or json (one object)', 'text')
-    .option('--on-episode <ref>', 'continue from a saved episode (branch or revive)')
-    .option('--on-series <ref>', 'continue a saved series')
-    .option('--quiet', 'no progress on stderr (errors still show)')
+    .option('-o, --output <format>', 'text (the answer only, for pipes), json (one object), or stream-json (one event per line)', 'text')
+    .option('--include-partial', 'stream-json: add the answer text as it streams (text_delta events)')
+    .option('--json-schema <json|file>', 'the answer must be JSON valid against this JSON Schema: retried once, then exit 8')
+    .option('--on-episode <ref>', 'continue from a saved episode (a hash, a prefix, or @file from `bhrain export`)')
+    .option('--on-series <ref>', 'continue a saved series (a hash, a prefix, or @file from `bhrain export`)')
+    .option('--record-dir <dir>', 'write the run record here instead of $BHRAIN_HOME/runs/<id>/')
+    .option('--no-record', 'write no run record')
+    .option('-q, --quiet', 'no progress or refs on stderr (errors still show)')
     .option('--debug', 'show stacks of unexpected errors')
     // rhachet passes its own flags through to the skill: accepted and ignored
     .addOption(new Option('--repo <slug>').hideHelp())
     .addOption(new Option('--role <slug>').hideHelp())
     .addOption(new Option('--skill <slug>').hideHelp())
     .addHelpText('after', EXAMPLES[skill])
-    .allowExcessArguments(false)
-    .action(async (options: SkillOptions) => {
-      process.exitCode = await run(skill, options);
+    .action(async (prompt: string[], options: SkillOptions) => {
+      process.exitCode = await run(skill, options, prompt);
     });
+  // ask runs no bash: the flag exists only where it can take effect
+  if (skill === 'act') command.option('--allow-network', 'let bash reach the network (off in the sandbox by default)');
+  return command;
+};

@@ -1,6 +1,10 @@
-// `bhrain act ...` and `bhrain ask ...`: the same skills as the rhachet entries, without rhachet
+// `bhrain act ...` and `bhrain ask ...`: the same skills as the rhachet entries, without rhachet; plus the commands
+// that read what runs left behind (runs, show, export)
 import { Command } from 'commander';
 
+import { genExportCommand } from './genExportCommand.js';
+import { genRunsCommand } from './genRunsCommand.js';
+import { genShowCommand } from './genShowCommand.js';
 import { genSkillCommand } from './genSkillCommand.js';
 import { parseSkillArgv, runSkillLazily } from './runSkillEntry.js';
 
@@ -8,5 +12,8 @@ const program = new Command('bhrain')
   .description('bhrain: an agentic loop you control (act: change things; ask: read-only)')
   .addCommand(genSkillCommand('act', runSkillLazily))
   .addCommand(genSkillCommand('ask', runSkillLazily))
+  .addCommand(genRunsCommand())
+  .addCommand(genShowCommand())
+  .addCommand(genExportCommand())
   .showHelpAfterError();
 await parseSkillArgv(program, process.argv);

@@ -1,62 +1,163 @@
-import { BRAIN_ATOM_SLUGS } from '../atoms/genBrainAtom.js';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+
+import { BRAIN_ATOM_SLUGS, genBrainAtom } from '../atoms/genBrainAtom.js';
 import { genSummarizeOnLimit } from '../archs/bhrain.struct.v1/memory/genSummarizeOnLimit.js';
 import { genTruncate } from '../archs/bhrain.struct.v1/memory/genTruncate.js';
+import { DEFAULT_BASH_SANDBOX_MODE } from '../archs/bhrain.struct.v1/constants.js';
+import type { BhrainEvent } from '../archs/bhrain.struct.v1/events.js';
+import { BASH_SANDBOX_MODES, isBashSandboxMode, type BashSandbox } from '../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
+import { checkBashSandbox } from '../archs/bhrain.struct.v1/tools/bash/checkBashSandbox.js';
 import { getBhrainHome, genBrainRefStore } from '../continuation/genBrainRefStore.js';
+import { AbortedError, BadRequestError, BhrainError, OutputInvalidError } from '../contract/errors.js';
 import { genSecretRedactor } from '../security/genSecretRedactor.js';
 import { redactBrainEpisode, redactBrainSeries } from '../security/redactBrainRefs.js';
-import { BadRequestError, BhrainError } from '../contract/errors.js';
+import { redactDeep } from '../security/redactDeep.js';
 import { BRAIN_REPL_ARCHS, genBrainRepl, type BrainReplOn } from '../repls/genBrainRepl.js';
 import { EXIT_CODES, exitCodeOf } from './exitCodes.js';
-import type { SkillName, SkillOptions } from './genSkillCommand.js';
+import { OUTPUT_FORMATS, type SkillName, type SkillOptions } from './genSkillCommand.js';
 import { genProgressLog } from './genProgressLog.js';
 import { genTtyPrompter } from './genTtyPrompter.js';
 import { readSkillInput } from './readSkillInput.js';
+import { resolveOnRef } from './resolveOnRef.js';
 import { resolvePermission } from './resolvePermission.js';
-import { writeRunRecord } from './writeRunRecord.js';
+import { openRunRecord } from './runRecord.js';
+import { genUsageErrorJson, OUTPUT_SCHEMA_VERSION, type SkillOutputJson } from './skillOutputJson.js';
 
 const MEMORY = { 'summarize-on-limit': genSummarizeOnLimit, truncate: genTruncate } as const;
+
+/**
+ * .what = the bash sandbox the flags ask for: ask and --permission readOnly default to read-only, act to workspace-write
+ * .why = ask promises that nothing is changed, so it accepts no other mode
+ */
+const resolveSandbox = (skill: SkillName, options: SkillOptions): BashSandbox => {
+  if (options.sandbox !== undefined && !isBashSandboxMode(options.sandbox))
+    throw new BadRequestError(`unknown --sandbox '${options.sandbox}': choose one of ${BASH_SANDBOX_MODES.join(', ')}`);
+  if (skill === 'ask' && options.sandbox !== undefined && options.sandbox !== 'read-only')
+    throw new BadRequestError(`ask is always read-only: --sandbox ${options.sandbox} is not allowed (omit it, or pass --sandbox read-only)`);
+  const mode = options.sandbox ?? (skill === 'ask' || options.permission === 'readOnly' ? 'read-only' : DEFAULT_BASH_SANDBOX_MODE);
+  return { mode, allowNetwork: !!options.allowNetwork };
+};
+
+/** .what = a flag's value as a number within bounds, or a BadRequestError naming the flag and what it takes */
+const readNumber = (flag: string, value: string | undefined, check: { integer?: boolean; min: number; what: string }): number | undefined => {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number < check.min || (check.integer && !Number.isInteger(number)))
+    throw new BadRequestError(`${flag} must be ${check.what}, got '${value}'`);
+  return number;
+};
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** .what = a duration flag (`90s`, `10m`, `1h`, `1500ms`, or a bare number of milliseconds) in milliseconds */
+const readDurationMs = (flag: string, value: string | undefined): number | undefined => {
+  if (value === undefined) return undefined;
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
+  const ms = match ? Number(match[1]) * DURATION_UNITS_MS[match[2] ?? 'ms'] : NaN;
+  if (!(ms >= 1)) throw new BadRequestError(`${flag} must be a duration such as 90s, 10m, 1h or 1500ms, got '${value}'`);
+  return ms;
+};
+
+/** .what = the --json-schema value: inline JSON, or a file holding it */
+const readJsonSchema = async (value: string | undefined, cwd: string): Promise<object | undefined> => {
+  if (value === undefined) return undefined;
+  const text = value.trim().startsWith('{')
+    ? value
+    : await readFile(resolve(cwd, value), 'utf8').catch((error: NodeJS.ErrnoException) => {
+        throw new BadRequestError(`--json-schema ${value}: not inline JSON (it does not start with {) and not a readable file (${error.code ?? error.message})`);
+      });
+  try {
+    const schema = JSON.parse(text);
+    if (schema && typeof schema === 'object' && !Array.isArray(schema)) return schema;
+  } catch (error) {
+    throw new BadRequestError(`--json-schema: not valid JSON (${(error as Error).message})`);
+  }
+  throw new BadRequestError('--json-schema: a JSON Schema is a JSON object, e.g. {"type":"object","required":["files"]}');
+};
 
 /** .what = every flag checked before anything runs; each failure names the flag and the valid choices */
 const validateOptions = (options: SkillOptions) => {
   if (!BRAIN_REPL_ARCHS.includes(options.arch as (typeof BRAIN_REPL_ARCHS)[number]))
     throw new BadRequestError(`unknown --arch '${options.arch}': choose one of ${BRAIN_REPL_ARCHS.join(', ')}`);
   if (!options.atom) throw new BadRequestError(`missing --atom: choose one of ${BRAIN_ATOM_SLUGS.join(', ')}`);
-  if (!['text', 'json'].includes(options.output)) throw new BadRequestError(`unknown --output '${options.output}': choose text or json`);
+  if (!OUTPUT_FORMATS.includes(options.output as (typeof OUTPUT_FORMATS)[number]))
+    throw new BadRequestError(`unknown --output '${options.output}': choose ${OUTPUT_FORMATS.join(', ')}`);
+  if (options.includePartial && options.output !== 'stream-json') throw new BadRequestError('--include-partial needs --output stream-json');
   if (!(options.memory in MEMORY))
     throw new BadRequestError(`unknown --memory '${options.memory}': choose ${Object.keys(MEMORY).join(' or ')}`);
-  const maxIterations = options.maxIterations === undefined ? undefined : Number(options.maxIterations);
-  if (maxIterations !== undefined && !(Number.isInteger(maxIterations) && maxIterations >= 1))
-    throw new BadRequestError(`--max-iterations must be a whole number of at least 1, got '${options.maxIterations}'`);
   if (options.onEpisode && options.onSeries)
     throw new BadRequestError('give --on-episode or --on-series, not both: --on-series continues a conversation, --on-episode branches from a checkpoint');
-  const timeoutMs = options.timeoutMs === undefined ? undefined : Number(options.timeoutMs);
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs >= 1))
-    throw new BadRequestError(`--timeout-ms must be a whole number of milliseconds of at least 1, got '${options.timeoutMs}'`);
-  return { maxIterations, timeoutMs, memory: MEMORY[options.memory as keyof typeof MEMORY]() };
+  if (options.recordDir !== undefined && !options.record) throw new BadRequestError('give --record-dir or --no-record, not both');
+  return {
+    maxIterations: readNumber('--max-iterations', options.maxIterations, { integer: true, min: 1, what: 'a whole number of at least 1' }),
+    timeoutMs: readNumber('--timeout-ms', options.timeoutMs, { integer: true, min: 1, what: 'a whole number of milliseconds of at least 1' }),
+    limits: {
+      maxBudgetUsd: readNumber('--max-budget-usd', options.maxBudgetUsd, { min: Number.MIN_VALUE, what: 'a positive amount of US dollars, e.g. 0.50' }),
+      maxTokens: readNumber('--max-tokens', options.maxTokens, { integer: true, min: 1, what: 'a whole number of tokens of at least 1' }),
+      maxWallTimeMs: readDurationMs('--max-wall-time', options.maxWallTime),
+    },
+    memory: MEMORY[options.memory as keyof typeof MEMORY](),
+  };
 };
 
+/** .what = the exit code of an error that ended a run */
+const exitCodeOfError = (error: BhrainError): number => (error instanceof OutputInvalidError ? EXIT_CODES.outputInvalid : error.exitCode);
+
 /**
- * .what = one run of a skill: flags → config → loop → refs saved → record written → answer printed
- * .why = the one implementation behind `bhrain <skill>` and the rhachet skill; returns the exit code
+ * .what = one run of a skill: flags → config → loop → answer printed → refs saved → record written
+ * .why = the one implementation behind `bhrain <skill>` and the rhachet skill; returns the exit code. The answer is
+ *        delivered before anything that can fail after it, and a failure after it changes the exit code (5), never
+ *        swallows it; with --output json or stream-json, stdout ends with exactly one result object in every case
  */
-export const runSkill = async (skill: SkillName, options: SkillOptions): Promise<number> => {
+export const runSkill = async (skill: SkillName, options: SkillOptions, args: readonly string[] = []): Promise<number> => {
   // secrets in the environment never reach the model, the terminal, the run record or the refs store
   const redact = genSecretRedactor(process.env);
-  const log = genProgressLog({ stream: process.stderr, quiet: !!options.quiet, redact });
+  const log = genProgressLog({ stream: process.stderr, quiet: !!options.quiet, redact, env: process.env });
+  const machine = options.output === 'json' || options.output === 'stream-json';
+  const writeLine = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
+  const warnings: string[] = [];
+  const warn = (message: string) => {
+    warnings.push(message);
+    log.warn(message);
+  };
+  let atomSlug: string | null = null;
+  const runRecord = { current: null as Awaited<ReturnType<typeof openRunRecord>> | null };
   try {
     const cwd = process.cwd();
-    const { maxIterations, timeoutMs, memory } = validateOptions(options);
+    const { maxIterations, timeoutMs, limits, memory } = validateOptions(options);
+    const sandbox = resolveSandbox(skill, options);
+    const outputSchema = await readJsonSchema(options.jsonSchema, cwd);
+    // fail at start, not at the model's first bash call: act runs bash, and a sandbox that cannot start refuses it
+    if (skill === 'act' && sandbox.mode !== 'off') {
+      const check = await checkBashSandbox({ env: process.env });
+      if (!check.ok) throw new BadRequestError(`${check.reason}, or run with --sandbox off to run bash unconfined`);
+    }
     const permissionGuard = await resolvePermission(skill === 'ask' ? 'readOnly' : options.permission, cwd);
-    const repl = genBrainRepl({ slug: `${options.arch}@${options.atom}`, config: { permissionGuard, memoryManager: memory, maxIterations } });
+    const atom = genBrainAtom({ slug: options.atom!, model: options.model, baseUrl: options.baseUrl });
+    atomSlug = atom.slug;
+    if (atom.spec.price === null && limits.maxBudgetUsd !== undefined)
+      throw new BadRequestError(
+        `--max-budget-usd cannot be enforced on model ${atom.spec.model}: its price is unknown. Cap the run with --max-tokens or --max-wall-time instead`,
+      );
+    if (atom.spec.price === null)
+      warn(`unknown model ${atom.spec.model}: its cost is reported as null; its context window is assumed to be ${atom.spec.contextWindowTokens} tokens`);
+    const repl = genBrainRepl({ atom, config: { permissionGuard, memoryManager: memory, maxIterations, sandbox, limits } });
     const store = genBrainRefStore({ home: getBhrainHome() });
     const on: BrainReplOn | undefined = options.onSeries
-      ? { series: await store.getSeries(options.onSeries) }
+      ? { series: await resolveOnRef({ spec: options.onSeries, kind: 'series' }, { store, log }) }
       : options.onEpisode
-        ? { episode: await store.getEpisode(options.onEpisode) }
+        ? { episode: await resolveOnRef({ spec: options.onEpisode, kind: 'episode' }, { store, log }) }
         : undefined;
-    const prompt = redact(await readSkillInput({ flag: options.input, stdin: process.stdin }));
-    if (!prompt.trim())
-      throw new BadRequestError('missing input: the task is empty. Pass it with --input "..." or pipe it on stdin');
+    const prompt = redact(await readSkillInput({ flag: options.input, args, stdin: process.stdin }, { warn }));
+    if (!prompt.trim()) throw new BadRequestError('missing input: the task is empty. Give it as an argument, with --input "...", or on stdin');
+    runRecord.current = await openRunRecord({
+      home: getBhrainHome(),
+      recordDir: options.record ? options.recordDir : null,
+      skill,
+      atom: atom.slug,
+      cwd,
+    }, { warn });
 
     const interactive = !!process.stdin.isTTY && !!process.stderr.isTTY;
     // Ctrl-C or a CI cancel stops the run gracefully: tools are killed, the refs saved, exit 130; a second one exits at once
@@ -68,64 +169,107 @@ export const runSkill = async (skill: SkillName, options: SkillOptions): Promise
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    const stream = options.output === 'stream-json';
+    if (stream) writeLine({ type: 'start', schemaVersion: OUTPUT_SCHEMA_VERSION, skill, atom: atom.slug, cwd, record: runRecord.current.dir });
     const context = {
       cwd,
       log,
       env: process.env,
       timeoutMs,
       signal: interrupt.signal,
-      prompter: interactive ? genTtyPrompter({ stdin: process.stdin, stderr: process.stderr }) : undefined,
+      spillDir: runRecord.current.spillDir,
+      prompter: interactive ? genTtyPrompter({ stdin: process.stdin, stderr: process.stderr, redact, pause: log.pause }) : undefined,
+      onEvent: stream ? (event: BhrainEvent) => writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...event }, redact)) : undefined,
+      onTextDelta: stream && options.includePartial ? (text: string) => writeLine({ type: 'TextDelta', schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(text) }) : undefined,
     };
-    const result = skill === 'ask' ? await repl.ask({ say: prompt, on }, context) : await repl.act({ do: prompt, on }, context);
+    const schema = outputSchema ? { jsonSchema: outputSchema } : undefined;
+    const result =
+      skill === 'ask' ? await repl.ask({ say: prompt, on, schema }, context) : await repl.act({ do: prompt, on, schema }, context);
     const { session } = result;
     // the answer may hold a secret the model decoded from a form redaction cannot match (base64): nothing printed or kept does
     const output = redact(session.output);
+    const structured = schema && session.termination === 'complete' ? redactDeep(result.output, redact) : undefined;
     const episode = redactBrainEpisode(result.episode, redact);
     const series = redactBrainSeries(result.series, redact);
+    const sessionError = session.error;
+    // a run stopped by Ctrl-C or SIGTERM ends in error AbortedError: scripts read it as interrupted (exit 130)
+    const termination = sessionError instanceof AbortedError ? 'interrupted' : session.termination;
+    let exitCode = sessionError ? exitCodeOfError(sessionError) : exitCodeOf(session.termination, null);
+
+    // the answer first: it was paid for, and nothing that fails after it may take it away
+    if (!machine && output) process.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
+    log.stop();
 
     // every run is a checkpoint, a failed one too (its exchange records the error), so there is always a ref to resume from
+    const failures: string[] = [];
     await Promise.all([
       store.saveEpisode(episode),
       store.saveSeries(series),
       store.markCompacted(series.episodes.slice(0, -1).map((compacted) => compacted.hash)),
-    ]);
-    const refs = { episode: episode.hash, series: series.hash };
+    ]).catch((error: Error) => failures.push(`the refs could not be saved: ${redact(error.message)}`));
     const metrics = {
       iterations: session.iterations,
       tokens: session.tokens,
       cost: { usd: session.cash?.total ?? null },
       elapsedMs: session.elapsedMs,
     };
-    const record = await writeRunRecord({ cwd, skill, prompt, output, refs, metrics, transcript: session.transcript, redact });
-    log.stop();
+    const { toolCalls } = session;
+    const record = await runRecord.current
+      .finish({
+        prompt,
+        output,
+        termination,
+        refs: { episode: episode.hash, series: series.hash },
+        metrics,
+        transcript: session.transcript,
+        error: sessionError ? { code: sessionError.code, message: redact(sessionError.message) } : null,
+        redact,
+      })
+      .catch((error: Error) => {
+        failures.push(`the run record could not be written: ${redact(error.message)}`);
+        return null;
+      });
+    if (failures.length && exitCode === EXIT_CODES.complete) exitCode = EXIT_CODES.loop;
+    if (options.failOnDenied && toolCalls.denied > 0 && exitCode === EXIT_CODES.complete) exitCode = EXIT_CODES.denied;
 
-    if (options.output === 'json')
-      process.stdout.write(
-        `${JSON.stringify({
-          output,
-          termination: session.termination,
-          episode: { hash: refs.episode },
-          series: { hash: refs.series },
-          metrics,
-          ...(session.error ? { error: { code: session.error.code, message: redact(session.error.message) } } : {}),
-        })}\n`,
-      );
-    else if (output) process.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
-    if (session.error) log.error(session.error.message);
-    if (!options.quiet) {
-      process.stderr.write(`episode: ${refs.episode}\nseries: ${refs.series}\n`);
-      process.stderr.write(`record: ${record}\n`);
+    if (machine) {
+      const json: SkillOutputJson = {
+        type: 'result',
+        schemaVersion: OUTPUT_SCHEMA_VERSION,
+        skill,
+        atom: atom.slug,
+        output: structured ?? output,
+        termination,
+        exitCode,
+        episode: { hash: episode.hash },
+        series: { hash: series.hash },
+        record,
+        metrics,
+        toolCalls: { ...toolCalls, denials: toolCalls.denials.map((denial) => ({ callId: denial.callId, tool: denial.toolName, reason: redact(denial.reason), by: denial.by })) },
+        warnings,
+        error: sessionError ? { code: sessionError.code, message: redact(sessionError.message) } : failures.length ? { code: 'PERSIST', message: failures.join('; ') } : null,
+      };
+      writeLine(json);
     }
-    return exitCodeOf(session.termination, session.error?.exitCode ?? null);
+    if (sessionError) log.error(sessionError.message);
+    for (const failure of failures) log.error(`${failure} (the answer above is complete)`);
+    if (exitCode === EXIT_CODES.denied) log.error(`${toolCalls.denied} tool call(s) were denied, and --fail-on-denied was given`);
+    if (!options.quiet) {
+      process.stderr.write(`episode: ${episode.hash}\nseries: ${series.hash}\n`);
+      if (record) process.stderr.write(`record: ${record}\n`);
+    }
+    return exitCode;
   } catch (error) {
     log.stop();
-    if (error instanceof BhrainError) {
-      process.stderr.write(redact(`bhrain ${skill}: ${error.message}\n`));
-      return error.exitCode;
+    await runRecord.current?.dispose();
+    const known = error instanceof BhrainError;
+    const exitCode = known ? exitCodeOfError(error) : EXIT_CODES.crash;
+    const message = redact(known ? error.message : `unexpected failure: ${(error as Error)?.message ?? error}`);
+    process.stderr.write(`bhrain ${skill}: ${message}${!known ? (options.debug ? `\n${redact(String((error as Error)?.stack))}` : ' (run with --debug for the stack)') : ''}\n`);
+    if (machine) {
+      const termination = error instanceof BadRequestError ? 'usage' : exitCode === EXIT_CODES.interrupted ? 'interrupted' : 'error';
+      writeLine({ ...genUsageErrorJson(message, { skill, code: known ? error.code : 'CRASH', exitCode }), atom: atomSlug, warnings, termination });
     }
-    process.stderr.write(
-      redact(`bhrain ${skill}: unexpected failure: ${(error as Error)?.message ?? error}${options.debug ? `\n${(error as Error)?.stack}` : ' (run with --debug for the stack)'}\n`),
-    );
-    return EXIT_CODES.crash;
+    return exitCode;
   }
 };

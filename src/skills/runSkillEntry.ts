@@ -1,27 +1,52 @@
+import { readFileSync } from 'node:fs';
+
 import { CommanderError, type Command } from 'commander';
 
 import { EXIT_CODES } from './exitCodes.js';
 import type { SkillName, SkillOptions } from './genSkillCommand.js';
+import { genUsageErrorJson } from './skillOutputJson.js';
+
+/** .what = the package's version, read once from its package.json (dist/skills/ → ../../package.json) */
+export const BHRAIN_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
 /** .what = runs a skill, loading the heavy modules (SDKs, loop) only now, so --help stays fast */
-export const runSkillLazily = async (skill: SkillName, options: SkillOptions): Promise<number> => {
+export const runSkillLazily = async (skill: SkillName, options: SkillOptions, prompt: string[]): Promise<number> => {
   const { runSkill } = await import('./runSkill.js');
-  return runSkill(skill, options);
+  return runSkill(skill, options, prompt);
+};
+
+/** .what = the --output value in an argv, as commander would read it (`-o json`, `--output=json`, `-ojson`) */
+const findOutputFormat = (argv: readonly string[]): string | undefined => {
+  for (let index = argv.length - 1; index >= 0; index--) {
+    const arg = argv[index];
+    if (arg === '--output' || arg === '-o') return argv[index + 1];
+    const joined = /^(?:--output=|-o)(.+)$/.exec(arg);
+    if (joined) return joined[1];
+  }
+  return undefined;
 };
 
 /**
- * .what = parses argv with a command, mapping usage errors to exit 2 and help to exit 0
- * .why = commander exits 1 on a usage error; bhrain's contract is 2 for bad usage
+ * .what = parses argv with a command, mapping usage errors to exit 2 and help or --version to exit 0
+ * .why = commander exits 1 on a usage error; bhrain's contract is 2 for bad usage, and with --output json (or
+ *        stream-json) stdout still gets one JSON object, so `> bhrain.json` never leaves an empty file
  */
 export const parseSkillArgv = async (command: Command, argv: string[]): Promise<void> => {
   const commands = [command, ...command.commands];
-  for (const each of commands) each.exitOverride();
+  for (const each of commands) {
+    each.exitOverride();
+    each.version(BHRAIN_VERSION, '-V, --version', 'print the version');
+  }
   try {
     await command.parseAsync(argv);
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
-    process.exitCode = ['commander.helpDisplayed', 'commander.help', 'commander.version'].includes(error.code)
-      ? EXIT_CODES.complete
-      : EXIT_CODES.badRequest;
+    if (['commander.helpDisplayed', 'commander.help', 'commander.version'].includes(error.code)) {
+      process.exitCode = EXIT_CODES.complete;
+      return;
+    }
+    process.exitCode = EXIT_CODES.badRequest;
+    const format = findOutputFormat(argv);
+    if (format === 'json' || format === 'stream-json') process.stdout.write(`${JSON.stringify(genUsageErrorJson(error.message.replace(/^error: /, '')))}\n`);
   }
 };
