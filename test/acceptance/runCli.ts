@@ -1,6 +1,6 @@
 // runs the built CLI as a child process, the way a user, a CI step or rhachet does
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, symlink } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -62,3 +62,16 @@ export const genCliEnv = (input: { standin: { url: string; openaiUrl: string }; 
   QWEN_BASE_URL: input.standin.openaiUrl,
   ...overrides,
 });
+
+/** .what = every regular file under a directory, read as text (symlinks are not followed): what a run left on disk */
+export const readTree = async (dir: string): Promise<Array<{ path: string; text: string }>> => {
+  const found: Array<{ path: string; text: string }> = [];
+  const visit = async (path: string) => {
+    const stats = await lstat(path).catch(() => null);
+    if (!stats) return;
+    if (stats.isDirectory()) for (const name of await readdir(path)) await visit(join(path, name));
+    else if (stats.isFile()) found.push({ path, text: await readFile(path, 'utf8') });
+  };
+  await visit(dir);
+  return found;
+};
