@@ -15,7 +15,7 @@ import { invoke } from '../../src/archs/bhrain.struct.v1/genBhrain.js';
 import { genBashToolBox } from '../../src/archs/bhrain.struct.v1/tools/bash/genBashToolBox.js';
 import { genFilesToolBox } from '../../src/archs/bhrain.struct.v1/tools/files/genFilesToolBox.js';
 import type { BhrainSessionResult } from '../../src/archs/bhrain.struct.v1/BhrainSessionResult.js';
-import { runBhrain } from '../acceptance/runCli.js';
+import { readTree, runBhrain } from '../acceptance/runCli.js';
 import type { StandinToolCall } from '../standin/types.js';
 import { useStandin } from '../standin/useStandin.js';
 import { reliabilityCase } from './reliabilityCase.js';
@@ -234,7 +234,7 @@ describe('rules-guard patterns cannot be bypassed', () => {
     'time rm -rf victim',
     '(rm -rf victim)',
     '{ rm -rf victim; }',
-    // bypasses found by this suite, fixed in permission/splitShellCommand.ts and genRulesGuard.ts
+    // bypasses found by this suite, fixed in permission/analyzeShellCommand.ts and genRulesGuard.ts
     '/bin/rm -rf victim',
     '/usr/bin/env rm -rf victim',
     'bash -lc "rm -rf victim"',
@@ -349,19 +349,6 @@ describe('secrets in the environment never appear in logs, run records, the refs
   };
   const values = Object.values(secrets);
 
-  /** every file under a directory, read as text */
-  const readTree = async (dir: string): Promise<Array<{ path: string; text: string }>> => {
-    const found: Array<{ path: string; text: string }> = [];
-    const visit = async (path: string) => {
-      const stats = await lstat(path).catch(() => null);
-      if (!stats) return;
-      if (stats.isDirectory()) for (const name of await readdir(path)) await visit(join(path, name));
-      else if (stats.isFile()) found.push({ path, text: await readFile(path, 'utf8') });
-    };
-    await visit(dir);
-    return found;
-  };
-
   reliabilityCase('a model that runs env, echoes and cats the secrets, floods them past the spill cap, and echoes back any secret it sees', async () => {
     const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-rel-secrets-')));
     const cwd = join(base, 'repo');
@@ -389,7 +376,7 @@ describe('secrets in the environment never appear in logs, run records, the refs
           { name: 'grep', input: { pattern: 'SECRET', path: 'config', glob: '.env' } },
           // the bhrain process's own environment holds the API key it needs: read it through /proc
           { name: 'bash', input: { command: "tr '\\0' '\\n' < /proc/$PPID/environ | grep -E 'KEY|TOKEN|PASSWORD'" } },
-          // more than the 30,000-character cap, so the full output is spilled to a file under TMPDIR
+          // more than the 30,000-character cap, so the full output is spilled to a file in the run record
           { name: 'bash', input: { command: 'for i in $(seq 1 2000); do echo "$i $GITHUB_TOKEN $AWS_SECRET_ACCESS_KEY"; done' } },
           { name: 'write', input: { path: 'copy.txt', content: 'no secret here' } },
         ],
@@ -410,21 +397,23 @@ describe('secrets in the environment never appear in logs, run records, the refs
     const requests = standin().requests;
     const secondBody = JSON.stringify(requests[1].body);
     expect(secondBody).toContain('[redacted:GITHUB_TOKEN]');
-    expect(secondBody).toContain('[redacted:ANTHROPIC_API_KEY]');
+    // the supplier key never reaches bash: it is left out of its environment, and the sandbox's pid namespace hides
+    // bhrain's own /proc/<pid>/environ (so the /proc/$PPID read finds nothing, not even a redacted key)
+    expect(secondBody).not.toContain('ANTHROPIC_API_KEY=');
     expect(secondBody).toContain('[redacted:DB_PASSWORD]');
     expect(secondBody).toContain('[… truncated:');
 
     const written = [
       { path: 'stdout', text: run.stdout },
       { path: 'stderr', text: run.stderr },
-      ...(await readTree(join(cwd, '.log'))),
       ...(await readTree(home)),
       ...(await readTree(spill)),
       ...requests.map((request, index) => ({ path: `request ${index} body`, text: JSON.stringify(request.body) })),
       // the API key is the credential the supplier must receive; nothing else may travel in the headers
       ...requests.map((request, index) => ({ path: `request ${index} headers`, text: JSON.stringify({ ...request.headers, authorization: undefined, 'x-api-key': undefined }) })),
     ];
-    expect(written.filter((file) => file.path.includes('bhrain-tool-output')).length).toBeGreaterThan(0);
+    // the full output was spilled into the run's record, under the home
+    expect(written.filter((file) => file.path.startsWith(join(home, 'runs')) && file.path.includes('/spill/')).length).toBeGreaterThan(0);
     expect(written.filter((file) => file.path.includes(join('refs', 'series'))).length).toBe(1);
     const leaks = written.flatMap((file) => values.filter((value) => file.text.includes(value)).map((value) => `${value} in ${file.path}`));
     expect(leaks).toEqual([]);
@@ -479,7 +468,6 @@ describe('secrets in the environment never appear in logs, run records, the refs
     const written = [
       { path: 'stdout', text: run.stdout },
       { path: 'stderr', text: run.stderr },
-      ...(await readTree(join(cwd, '.log'))),
       ...(await readTree(home)),
     ];
     const leaks = written.flatMap((file) => values.filter((value) => file.text.includes(value)).map((value) => `${value} in ${file.path}`));

@@ -429,8 +429,8 @@ describe.each(PROTOCOL_SLUGS)('LLM faults at the CLI (bin/bhrain) on $slug ($pro
       expect(run.stderr).not.toMatch(/^\s+at /m);
       expect(run.elapsedMs).toBeLessThan(10_000);
       // the run record keeps the partial transcript: the tool call that ran before the burst, and its result
-      const [stamp] = await readdir(join(run.cwd, '.log', 'bhrain', 'act'));
-      const transcript = JSON.parse(await readFile(join(run.cwd, '.log', 'bhrain', 'act', stamp, 'transcript.json'), 'utf8'));
+      const [id] = await readdir(join(home, 'runs'));
+      const transcript = JSON.parse(await readFile(join(home, 'runs', id, 'transcript.json'), 'utf8'));
       expect(transcript.map((message: BrainMessage) => message.role)).toEqual(['user', 'assistant', 'tool']);
       expect(transcript[1].toolCalls).toMatchObject([{ name: 'glob', input: { pattern: '*' } }]);
       await expectResumable({ stderr: run.stderr, firstInput: 'list the files then summarize', ending: '[bhrain: this exchange ended with an error: ' });
@@ -446,8 +446,8 @@ describe.each(PROTOCOL_SLUGS)('LLM faults at the CLI (bin/bhrain) on $slug ($pro
       expect(run.code).toBe(3);
       expect(run.stdout).toMatch(/^globbing again\n\n\[bhrain stopped after 3 iterations/);
       expect(standin().requests).toHaveLength(3);
-      const [stamp] = await readdir(join(run.cwd, '.log', 'bhrain', 'act'));
-      const transcript = await readFile(join(run.cwd, '.log', 'bhrain', 'act', stamp, 'transcript.json'), 'utf8');
+      const [id] = await readdir(join(home, 'runs'));
+      const transcript = await readFile(join(home, 'runs', id, 'transcript.json'), 'utf8');
       expect(transcript).toContain('this is call 3 in a row to glob with the same arguments');
       standin().respond = null;
       await expectResumable({ stderr: run.stderr, firstInput: 'find the config forever', ending: '[bhrain stopped after 3 iterations' });

@@ -150,8 +150,9 @@ describe('20 concurrent CLI runs share one store', () => {
     expect(new Set(runs.map((run) => run.series)).size).toBe(20);
     const { episodes, series } = await storeFiles(home);
     expect([...episodes, ...series].filter((name) => !name.endsWith('.json'))).toEqual([]);
-    // 20 run records in one working directory, none overwritten
-    expect(await readdir(join(cwd, '.log', 'bhrain', 'act'))).toHaveLength(20);
+    // 20 run records in one home, none overwritten, and nothing in the working directory
+    expect(await readdir(join(home, 'runs'))).toHaveLength(20);
+    expect(await readdir(cwd)).toEqual([]);
 
     // and 10 more at once, all continuing the same series: 10 new series, each with both exchanges
     const continued = await Promise.all(
@@ -265,10 +266,13 @@ describe('a full disk', () => {
 
       const full = await disk.act({ cwd, task: 'after the disk filled up' });
       expect(full.code).toBe(5);
-      expect(full.stdout).toBe('');
-      expect(full.stderr).toMatch(
-        /^bhrain act: could not save the (episode|series|compacted) [0-9a-f]{64} to the ref store at .+ \(ENOSPC\): the disk is full; free space and run again\. Earlier refs are intact\n$/,
+      // the answer is delivered all the same, and the failure said once in the JSON and once on stderr
+      const fullJson = JSON.parse(full.stdout);
+      expect(fullJson).toMatchObject({ output: 'answer to after the disk filled up', exitCode: 5, error: { code: 'PERSIST' } });
+      expect(fullJson.error.message).toMatch(
+        /could not save the (episode|series|compacted) [0-9a-f]{64} to the ref store at .+ \(ENOSPC\): the disk is full; free space and run again\. Earlier refs are intact/,
       );
+      expect(full.stderr).toMatch(/^error: the refs could not be saved: could not save the .+ the disk is full; .+\(the answer above is complete\)$/m);
       // a continuation of the earlier series on the full disk fails the same way, and does not touch it
       const continued = await disk.act({ cwd, task: 'continue on a full disk', extra: ['--on-series', earlier.series!] });
       expect(continued.code).toBe(5);
@@ -318,7 +322,7 @@ describe('a corrupt file in the store', () => {
     const requestsBefore = standin().requests.length;
     const onSeries = await act({ cwd, home, task: 'continue', extra: ['--on-series', original.series!.slice(0, 12)] });
     expect(onSeries.code).toBe(2);
-    expect(onSeries.stdout).toBe('');
+    expect(JSON.parse(onSeries.stdout)).toMatchObject({ termination: 'usage', exitCode: 2, output: null, error: { code: 'BAD_REQUEST' } });
     expect(onSeries.stderr).toMatch(
       new RegExp(`^bhrain act: the series ${original.series!.slice(0, 12)} in the ref store is corrupt and will not be used \\(corrupt exchange: its content hashes to [0-9a-f]{64} but it claims [0-9a-f]{64}; the ref was altered or damaged\\); start a new series\\n$`),
     );

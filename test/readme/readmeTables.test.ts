@@ -1,0 +1,55 @@
+// issue 12: the readme's flag table, exit code table and JSON section are checked against the code
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+
+import { EXIT_CODES } from '../../src/skills/exitCodes.js';
+import { genSkillCommand } from '../../src/skills/genSkillCommand.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const readme = await readFile(join(root, 'readme.md'), 'utf8');
+
+/** .what = the rows of the first markdown table after a heading, as arrays of cell texts */
+const tableAfter = (heading: string): string[][] => {
+  const start = readme.indexOf(`\n${heading}\n`);
+  expect(start, `the readme has a "${heading}" section`).toBeGreaterThan(-1);
+  const lines = readme.slice(start).split('\n');
+  const first = lines.findIndex((line) => line.startsWith('|'));
+  const rows: string[][] = [];
+  for (const line of lines.slice(first + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(line.slice(1, -1).split(/(?<!\\)\|/).map((cell) => cell.trim()));
+  }
+  return rows;
+};
+
+describe('the readme is true to the code (issue 12)', () => {
+  it('the flags table lists exactly the flags act and ask accept', () => {
+    const documented = new Set(tableAfter('### Flags').flatMap(([cell]) => [...cell.matchAll(/--[a-z][a-z-]*/g)].map((match) => match[0])));
+    const noop = async () => 0;
+    const accepted = new Set(
+      [genSkillCommand('act', noop), genSkillCommand('ask', noop)].flatMap((command) =>
+        command.options.filter((option) => !option.hidden).map((option) => option.long!),
+      ),
+    );
+    accepted.add('--help');
+    accepted.add('--version');
+    expect([...documented].sort()).toEqual([...accepted].sort());
+  });
+
+  it('the exit code table lists exactly the exit codes', () => {
+    const documented = tableAfter('### Exit codes').map(([code]) => Number(code));
+    expect(documented.sort((a, b) => a - b)).toEqual(Object.values(EXIT_CODES).sort((a, b) => a - b));
+  });
+
+  it('the JSON example in the readme is valid against the published schema, and names every field of it', async () => {
+    const schema = JSON.parse(await readFile(join(root, 'schemas', 'output.schema.json'), 'utf8'));
+    const section = readme.slice(readme.indexOf('`--output json` prints'));
+    const example = JSON.parse(section.slice(section.indexOf('```json\n') + 8, section.indexOf('\n```', section.indexOf('```json\n'))));
+    const validate = new Ajv2020({ strict: true }).compile(schema);
+    expect(validate(example) ? [] : validate.errors).toEqual([]);
+    expect(Object.keys(example).sort()).toEqual(Object.keys(schema.properties).sort());
+  });
+});
