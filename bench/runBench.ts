@@ -4,10 +4,11 @@ import type { BenchOptions, BenchReport, BenchSection } from './BenchReport.js';
 import { benchCompaction } from './sections/compaction.js';
 import { benchHarness } from './sections/harness.js';
 import { benchLoop } from './sections/loop.js';
+import { benchSandbox } from './sections/sandbox.js';
 import { benchTools } from './sections/tools.js';
 
 /** the sections in the order they print */
-export const BENCH_SECTIONS: Array<(options: BenchOptions) => Promise<BenchSection>> = [benchHarness, benchLoop, benchCompaction, benchTools];
+export const BENCH_SECTIONS: Array<(options: BenchOptions) => Promise<BenchSection>> = [benchHarness, benchLoop, benchCompaction, benchTools, benchSandbox];
 
 /**
  * .what = runs every section and gathers the report

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { BenchRow, BenchSection } from '../BenchReport.js';
 import { benchLoop } from './loop.js';
+import { benchSandbox } from './sandbox.js';
 import { benchTools } from './tools.js';
 
 const smoke = { smoke: true, log: () => {} };
@@ -57,6 +58,17 @@ describe('bench sections, smoke run', () => {
     expectWellFormed(glob);
     expect(glob.values['bhrain (built-in)']).toBeGreaterThan(0);
     expect(section.notes.join('\n')).toMatch(/[\d,]+ files/);
+  }, 20_000);
+
+  it('given bubblewrap, when the sandbox section runs, then off and workspace-write carry per-call times and the overhead its target', async () => {
+    const section = await benchSandbox(smoke);
+    const medians = rowOf(section, 'bash `true`: wall time per call, median');
+    expectWellFormed(medians);
+    expect(medians.values.off).toBeGreaterThan(0);
+    expect(medians.values['workspace-write']).toBeGreaterThan(0);
+    const overhead = rowOf(section, 'sandbox overhead per call (difference of medians)');
+    expectWellFormed(overhead);
+    expectTarget(overhead, '<= 15 ms per call', true);
   }, 20_000);
 
   it('given the stand-in, when the loop section runs, then overhead, wall and heap rows carry numbers and their targets', async () => {

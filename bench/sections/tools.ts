@@ -25,7 +25,7 @@ const FULL_RUNS = 7;
  */
 const RG_ENGINE_ARGS = (pattern: string): string[] => [
   '--line-number', '--no-heading', '--color', 'never', '--with-filename', '--null', '--no-config', '--crlf', '--hidden',
-  '--no-ignore', '--follow', '--max-filesize', '10M', '--max-columns', '2000', '--max-columns-preview',
+  '--no-ignore', '--max-filesize', '10M', '--max-columns', '2000', '--max-columns-preview',
   '--glob', '!.git', '-e', pattern, '--', '.',
 ];
 
@@ -150,9 +150,9 @@ export const benchTools = async (options: BenchOptions): Promise<BenchSection> =
   const fileCount = countFiles(tree);
   options.log(`tools: ${fileCount} files under node_modules; rg ${rg ? 'found' : 'not found'}; ${runs} run(s) each`);
 
-  // grep: same pattern, same tree; raw rg gets the file-set flags our rg engine uses (hidden, no ignore files, follow links)
+  // grep: same pattern, same tree; raw rg gets the file-set flags our rg engine uses (hidden, no ignore files, links not followed)
   const grepInput = { pattern: GREP_PATTERN, path: 'node_modules' };
-  const rgGrepArgs = ['--line-number', '--no-heading', '--color', 'never', '--hidden', '--no-ignore', '--follow', '-e', GREP_PATTERN, 'node_modules'];
+  const rgGrepArgs = ['--line-number', '--no-heading', '--color', 'never', '--hidden', '--no-ignore', '-e', GREP_PATTERN, 'node_modules'];
   const boxRg = genFilesToolBox({ grepEngine: 'rg' });
   const boxBuiltin = genFilesToolBox({ grepEngine: 'builtin' });
 
@@ -188,7 +188,7 @@ export const benchTools = async (options: BenchOptions): Promise<BenchSection> =
 
   // glob: our glob always walks with the built-in engine; rg --files is the baseline
   const globInput = { pattern: GLOB_PATTERN, path: 'node_modules' };
-  const rgGlobArgs = ['--files', '--hidden', '--no-ignore', '--follow', '-g', '*.d.ts', 'node_modules'];
+  const rgGlobArgs = ['--files', '--hidden', '--no-ignore', '-g', '*.d.ts', 'node_modules'];
   const globOurs = await timeMedian(runs, () => runTool(boxBuiltin, 'glob', globInput, root));
   options.log(`tools: glob (built-in) ${globOurs.medianMs} ms`);
   const globRaw = rg ? await timeMedian(runs, () => runRg(rgGlobArgs, root, Number.POSITIVE_INFINITY)) : null;
@@ -204,9 +204,9 @@ export const benchTools = async (options: BenchOptions): Promise<BenchSection> =
   notes.push(
     `Tree: ${tree} (${fileCount.toLocaleString('en-US')} files, symlinks not counted). Median of ${runs} run(s)${runs > 1 ? ' after one warm-up run (page cache warm)' : ', no warm-up'}; wall time of the whole call, process spawn included.`,
     `grep /${GREP_PATTERN}/ over node_modules: bhrain (rg engine) found ${grepOurRg ? countGrepLines(grepOurRg.last.output) : '-'} lines, bhrain (built-in) ${countGrepLines(grepBuiltin.last.output)}, raw rg ${grepRaw ? grepRaw.last.lines : '-'}. ` +
-      `Compared: our grep tool through genFilesToolBox (execFile rg with --follow --hidden --no-ignore --crlf --max-columns …, unsorted and parallel unless the cap is hit, output parsed, sorted and formatted, killed at ${OUTPUT_CAP_LINES} matches) vs \`rg --line-number --no-heading --color never --hidden --no-ignore --follow -e <pattern> node_modules\` spawned from node, stdout counted and rg killed at ${OUTPUT_CAP_LINES} lines (the same files; raw rg searches unsorted, with all threads). ` +
+      `Compared: our grep tool through genFilesToolBox (execFile rg with --hidden --no-ignore --crlf --max-columns …, unsorted and parallel unless the cap is hit, output parsed, sorted and formatted, killed at ${OUTPUT_CAP_LINES} matches) vs \`rg --line-number --no-heading --color never --hidden --no-ignore -e <pattern> node_modules\` spawned from node, stdout counted and rg killed at ${OUTPUT_CAP_LINES} lines (the same files; raw rg searches unsorted, with all threads). ` +
       `"rg (our engine's flags)" is rg run the same way with exactly the flags our engine passes, so bhrain(rg) against it is our own cost: spawn via execFile, parsing, sorting and formatting.`,
-    `glob ${GLOB_PATTERN} under node_modules: bhrain found ${countGlobFiles(globOurs.last.output)} files (it prints at most 1,000, but walks and sorts all of them), raw rg ${globRaw ? globRaw.last.lines : '-'} (\`rg --files --hidden --no-ignore --follow -g '*.d.ts' node_modules\`, not cut, since our glob also walks the whole tree). The issue's target names grep only, so glob has no verdict.`,
+    `glob ${GLOB_PATTERN} under node_modules: bhrain found ${countGlobFiles(globOurs.last.output)} files (it prints at most 1,000, but walks and sorts all of them), raw rg ${globRaw ? globRaw.last.lines : '-'} (\`rg --files --hidden --no-ignore -g '*.d.ts' node_modules\`, not cut, since our glob also walks the whole tree). The issue's target names grep only, so glob has no verdict.`,
   );
   if (grepRatio !== null && sameFlagsRatio !== null && grepRatio > GREP_TARGET_RATIO)
     notes.push(
