@@ -1,5 +1,7 @@
+import type { GitIgnores } from './loadGitIgnores.js';
+
 /**
- * .what = what a grep engine is asked: one root, one regex, an optional file glob, a cap and a time limit
+ * .what = what a grep engine is asked: one root, one regex, an optional file glob, what to skip, a cap and a time limit
  * .why = ripgrep and the built-in engine take the same input and give the same result, so output is identical
  */
 export interface GrepSearchInput {
@@ -12,6 +14,10 @@ export interface GrepSearchInput {
   glob?: string;
   /** skip node_modules directories below the root */
   skipNodeModules: boolean;
+  /** skip directories whose names start with '.' below the root (.git is skipped always) */
+  skipHiddenDirectories: boolean;
+  /** git's ignore rules around the root, when grep skips what git ignores; the rg engine lets rg read them itself */
+  gitIgnores?: GitIgnores;
   /** stop after this many matches plus one (the extra one proves there are more) */
   maxMatches: number;
   timeoutMs: number;

@@ -1,15 +1,15 @@
 /**
  * .what = orders paths component by component ('a/b' before 'a.txt'), like a sorted depth-first walk
  * .why = ripgrep's --sort path walks in this order; glob and both grep engines sort the same way so output is identical
+ * .note = compares code units with '/' below every other character, which is the same order without splitting the
+ *         paths, so sorting 100,000 paths stays cheap
  */
 export const comparePaths = (left: string, right: string): number => {
-  const leftParts = left.split('/');
-  const rightParts = right.split('/');
-  const count = Math.min(leftParts.length, rightParts.length);
-  for (let index = 0; index < count; index++) {
-    const a = leftParts[index];
-    const b = rightParts[index];
-    if (a !== b) return a < b ? -1 : 1;
+  const length = Math.min(left.length, right.length);
+  for (let index = 0; index < length; index++) {
+    const a = left.charCodeAt(index);
+    const b = right.charCodeAt(index);
+    if (a !== b) return a === 47 ? -1 : b === 47 ? 1 : a - b;
   }
-  return leftParts.length - rightParts.length;
+  return left.length - right.length;
 };

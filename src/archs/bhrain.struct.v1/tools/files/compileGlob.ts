@@ -1,41 +1,30 @@
-import { expandBraces } from './expandBraces.js';
-import { globSegmentToRegExpSource } from './globSegmentToRegExpSource.js';
-import { globToRegExp } from './globToRegExp.js';
-import { splitGlobSegments } from './splitGlobSegments.js';
+import picomatch from 'picomatch';
+
+import { escapeGlobLiterals, GLOB_OPTIONS, globMatcher } from './globToRegExp.js';
 
 /**
  * .what = a glob ready for a tree walk: whether a file path matches, and whether a directory could hold a match
  * .why = pruning directories that cannot match ('src/**' never enters 'test/') keeps glob fast in big trees
+ * .note = paths are '/'-separated and relative to where the glob applies; a directory is pruned segment by segment,
+ *         each matched by picomatch, until a '**' (which may hold anything) or the end of the directory's path
  */
-export const compileGlob = (
-  pattern: string,
-): { matches: (relativePath: string) => boolean; couldContain: (relativeDirectory: string) => boolean } => {
-  const regex = globToRegExp(pattern);
-  const alternatives = expandBraces(pattern).map((expanded) =>
-    splitGlobSegments(expanded).map((segment) =>
-      segment === '**' ? ('**' as const) : new RegExp(`^${globSegmentToRegExpSource(segment)}$`, 's'),
-    ),
-  );
-  /** whether directory segments dir[j…] can be followed by a path that pattern segments[i…] match */
-  const canPrefix = (segments: (RegExp | '**')[], directory: string[]): boolean => {
-    const seen = new Set<number>();
-    const visit = (i: number, j: number): boolean => {
-      if (j === directory.length) return i < segments.length;
-      if (i === segments.length) return false;
-      const key = i * (directory.length + 1) + j;
-      if (seen.has(key)) return false;
-      seen.add(key);
-      const segment = segments[i];
-      if (segment === '**') return visit(i + 1, j) || visit(i, j + 1);
-      return segment.test(directory[j]) && visit(i + 1, j + 1);
-    };
-    return visit(0, 0);
-  };
+export const compileGlob = (pattern: string): { matches: (relativePath: string) => boolean; couldContain: (relativeDirectory: string) => boolean } => {
+  const escaped = escapeGlobLiterals(pattern);
+  const parts = picomatch.scan(escaped, { parts: true }).parts ?? [escaped];
+  // the parts are escaped already
+  const partMatchers = parts.map((part) => picomatch(part, GLOB_OPTIONS));
   return {
-    matches: (relativePath) => regex.test(relativePath),
+    matches: globMatcher(pattern),
     couldContain: (relativeDirectory) => {
-      const directory = relativeDirectory.split('/').filter((segment) => segment !== '');
-      return alternatives.some((segments) => canPrefix(segments, directory));
+      const segments = relativeDirectory.split('/');
+      for (let index = 0; index < segments.length; index++) {
+        // the directory is as deep as the whole pattern: nothing inside it can match
+        if (index >= parts.length) return false;
+        // a '**', or braces holding a '/', may match any depth
+        if (parts[index] === '**' || parts[index].includes('/')) return true;
+        if (!partMatchers[index](segments[index])) return false;
+      }
+      return parts.length > segments.length;
     },
   };
 };

@@ -1,21 +1,24 @@
-import { globToRegExp } from './globToRegExp.js';
+import { globMatcher } from './globToRegExp.js';
+import type { WalkSelection } from './walkFiles.js';
 
 /**
  * .what = grep's file filter, with ripgrep's --glob meaning: no '/' matches a name at any depth, a '/' anchors it to
- *         the search root, a leading '!' excludes (and prunes matching directories)
+ *         the search root, a leading '!' excludes; a path the glob matches is kept even when git ignores it, and any
+ *         other file is dropped, as rg's overrides do
  * .why = the built-in engine must pick exactly the files ripgrep picks for the same glob
+ * .note = a trailing '/**' matches what is inside a directory, not the directory itself, as in rg
  */
-export const compileGrepGlob = (
-  glob: string,
-): { includesFile: (relativePath: string) => boolean; excludesDirectory: (relativePath: string) => boolean } => {
+export const compileGrepGlob = (glob: string): { select: (relativePath: string, isDirectory: boolean) => WalkSelection } => {
   const negated = glob.startsWith('!');
   const body = (negated ? glob.slice(1) : glob).replace(/\/+$/, '');
+  // a leading '/' anchors too
   const anchored = body.includes('/');
-  const regex = globToRegExp(body.replace(/^\/+/, ''));
-  const test = (relativePath: string) =>
-    regex.test(anchored ? relativePath : relativePath.slice(relativePath.lastIndexOf('/') + 1));
+  const matches = globMatcher(body.replace(/^\/+/, '').replace(/\/\*\*$/, '/**/*'));
   return {
-    includesFile: (relativePath) => (negated ? !test(relativePath) : test(relativePath)),
-    excludesDirectory: (relativePath) => negated && test(relativePath),
+    select: (relativePath, isDirectory) => {
+      const matched = matches(anchored ? relativePath : relativePath.slice(relativePath.lastIndexOf('/') + 1));
+      if (negated) return matched ? 'exclude' : undefined;
+      return matched ? 'include' : isDirectory ? undefined : 'exclude';
+    },
   };
 };

@@ -32,8 +32,8 @@ describe('genFilesToolBox', () => {
       read: ['path', 'offset', 'limit'],
       write: ['path', 'content'],
       edit: ['path', 'old_string', 'new_string', 'replace_all'],
-      glob: ['pattern', 'path'],
-      grep: ['pattern', 'path', 'glob'],
+      glob: ['pattern', 'path', 'include_ignored'],
+      grep: ['pattern', 'path', 'glob', 'include_ignored'],
     });
     for (const definition of box.definitions) {
       expect(definition.inputSchema.additionalProperties).toBe(false);

@@ -1,5 +1,7 @@
 import { stat } from 'node:fs/promises';
-import { isAbsolute, parse, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, parse, resolve } from 'node:path';
+
+import picomatch from 'picomatch';
 
 import type { BrainToolDefinition } from '../../../../contract/BrainMessage.js';
 import { loadToolDescription } from '../loadToolDescription.js';
@@ -9,14 +11,12 @@ import { GLOB_MAX_RESULTS } from './constants.js';
 import { describeFsError } from './describeFsError.js';
 import { describeMissingPath } from './describeMissingPath.js';
 import { displayPath } from './displayPath.js';
-import { expandBraces } from './expandBraces.js';
 import type { FilesTool } from './FilesTool.js';
 import { formatCount } from './formatCount.js';
-import { isInsideNodeModules } from './isInsideNodeModules.js';
+import { genSearchSkips } from './genSearchSkips.js';
 import { readToolInput } from './readToolInput.js';
 import { resolveToolPath } from './resolveToolPath.js';
-import { splitGlobSegments } from './splitGlobSegments.js';
-import { WALK_MAX_ENTRIES, WALK_MAX_MS, walkTree, type WalkedEntry } from './walkTree.js';
+import { WALK_MAX_ENTRIES, WALK_MAX_MS, walkFiles, type WalkStop } from './walkFiles.js';
 
 const definition: BrainToolDefinition = {
   name: 'glob',
@@ -32,35 +32,33 @@ const definition: BrainToolDefinition = {
         type: 'string',
         description: 'The directory to search under (default: the working directory).',
       },
+      include_ignored: {
+        type: 'boolean',
+        description: 'Also list files git ignores, hidden directories and node_modules (default: false). .git is always skipped.',
+      },
     },
     required: ['pattern'],
     additionalProperties: false,
   },
 };
 
-/** a segment with any of these is a pattern, not a literal directory name */
-const GLOB_META = /[*?[\\{]/;
-
 /**
- * .what = splits each brace alternative into the literal directory it starts in and the pattern left to match there
- * .why = 'src/archs/**' starts walking in src/archs instead of reading the whole tree and discarding it
+ * .what = a pattern split into the literal directory it starts in and the glob left to match there
+ * .why = 'src/archs/**' starts walking in src/archs instead of reading the whole tree and discarding it; a plain path
+ *        ('src/a.ts') is its directory and the name to match there
  */
-const groupByLiteralRoot = (base: string, pattern: string): Map<string, string[]> => {
-  const groups = new Map<string, string[]>();
-  for (const expanded of expandBraces(pattern)) {
-    const segments = splitGlobSegments(expanded);
-    let literal = 0;
-    // the last segment names files, so it never becomes part of the root
-    while (literal < segments.length - 1 && !GLOB_META.test(segments[literal])) literal++;
-    const root = resolve(base, ...segments.slice(0, literal));
-    const rest = segments.slice(literal).join('/');
-    groups.set(root, [...(groups.get(root) ?? []), rest]);
-  }
-  return groups;
+const splitLiteralRoot = (base: string, pattern: string): { root: string; glob: string } => {
+  // an absolute pattern carries its own root
+  const from = isAbsolute(pattern) ? parse(pattern).root : base;
+  const relative = isAbsolute(pattern) ? pattern.slice(parse(pattern).root.length) : pattern;
+  const scanned = picomatch.scan(relative);
+  if (scanned.isGlob) return { root: resolve(from, scanned.base), glob: scanned.glob };
+  const literal = relative.replace(/\/+$/, '');
+  return { root: resolve(from, dirname(literal)), glob: basename(literal) };
 };
 
 /** .what = the notice of a walk that ran out of budget: how far it got, and how to narrow it */
-const describeWalkStop = (stop: Extract<WalkedEntry, { kind: 'stopped' }>, budget: { maxEntries: number; timeoutMs: number }) =>
+const describeWalkStop = (stop: WalkStop, budget: { maxEntries: number; timeoutMs: number }) =>
   `The search stopped after ${formatCount(stop.entries)} directory entries and ${(stop.elapsedMs / 1000).toFixed(1)} s ` +
   `(its budget is ${formatCount(budget.maxEntries)} entries or ${budget.timeoutMs / 1000} s), so it is incomplete. Narrow the path or the pattern.`;
 
@@ -91,45 +89,41 @@ export const genGlobTool = (options: { maxEntries?: number; timeoutMs?: number }
         output: `${shown} is a file, not a directory: glob searches under a directory. Use read to see the file, or pass its directory as path.`,
       };
 
-    // an absolute pattern carries its own root
-    const base = isAbsolute(pattern) ? parse(pattern).root : searched;
-    const relativePattern = isAbsolute(pattern) ? pattern.slice(parse(pattern).root.length) : pattern;
-    const found = new Set<string>();
-    const deadline = Date.now() + budget.timeoutMs;
-    let stop: Extract<WalkedEntry, { kind: 'stopped' }> | undefined;
-    for (const [root, patterns] of groupByLiteralRoot(base, relativePattern)) {
-      if (stop) break;
-      const rootIsDirectory = await stat(root).then((rootStats) => rootStats.isDirectory()).catch(() => false);
-      if (!rootIsDirectory) continue;
-      const globs = patterns.map(compileGlob);
-      const walk = walkTree({
-        root,
-        skipNodeModules: !isInsideNodeModules(root) && !patterns.some((rest) => rest.includes('node_modules')),
-        enterDirectory: (relativeDirectory) => globs.some((glob) => glob.couldContain(relativeDirectory)),
-        maxEntries: budget.maxEntries,
-        deadline,
-        signal: context.signal,
-      });
-      for await (const entry of walk) {
-        if (entry.kind === 'stopped') stop = entry;
-        // a link is listed like a file when its own path matches; what it points to is never walked
-        else if (globs.some((glob) => glob.matches(entry.relativePath))) found.add(entry.absolutePath);
-      }
-    }
-    const partial = stop ? describeWalkStop(stop, budget) : undefined;
+    const includeIgnored = readToolInput.optionalBoolean(input, 'include_ignored') ?? false;
+    const { root, glob } = splitLiteralRoot(searched, pattern);
+    const rootIsDirectory = await stat(root).then((rootStats) => rootStats.isDirectory()).catch(() => false);
+    const compiled = compileGlob(glob);
+    const walk = rootIsDirectory
+      ? await walkFiles({
+          root,
+          ...(await genSearchSkips({ root, glob, includeIgnored })),
+          select: (relativePath, isDirectory) =>
+            (isDirectory ? compiled.couldContain(relativePath) : compiled.matches(relativePath)) ? undefined : 'exclude',
+          maxEntries: budget.maxEntries,
+          deadline: Date.now() + budget.timeoutMs,
+          signal: context.signal,
+        })
+      : { files: [] };
+    const partial = 'stop' in walk && walk.stop ? describeWalkStop(walk.stop, budget) : undefined;
 
-    if (found.size === 0) {
+    if (walk.files.length === 0) {
       const anyDepth =
-        !relativePattern.includes('/') && !relativePattern.startsWith('**')
-          ? ` The pattern has no "/", so it matches only files directly in ${shown === '.' ? 'the working directory' : shown}; use "**/${relativePattern}" to match at any depth.`
+        !pattern.includes('/') && !pattern.startsWith('**')
+          ? ` The pattern has no "/", so it matches only files directly in ${shown === '.' ? 'the working directory' : shown}; use "**/${pattern}" to match at any depth.`
           : '';
+      const skipped = includeIgnored
+        ? '(.git is skipped.)'
+        : '(Files git ignores, hidden directories and node_modules are skipped unless the path or pattern names them; include_ignored: true lists them. .git is always skipped.)';
       return {
         success: true,
-        output: `No files matched "${pattern}" under ${shown === '.' ? 'the working directory' : shown}.${anyDepth} (.git is skipped; node_modules is skipped unless the path or pattern names it.)${partial ? ` ${partial}` : ''}`,
+        output: `No files matched "${pattern}" under ${shown === '.' ? 'the working directory' : shown}.${anyDepth} ${skipped}${partial ? ` ${partial}` : ''}`,
       };
     }
-    const paths = [...found].map((absolutePath) => displayPath(absolutePath, context.cwd)).sort(comparePaths);
-    const shownPaths = paths.slice(0, GLOB_MAX_RESULTS);
+    // every file is under root: shown as root's display path and the part below it, sorted by that part
+    const shownRoot = displayPath(root, context.cwd);
+    const below = (root.endsWith('/') ? root : `${root}/`).length;
+    const paths = walk.files.map((file) => file.slice(below)).sort(comparePaths);
+    const shownPaths = paths.slice(0, GLOB_MAX_RESULTS).map((file) => (shownRoot === '.' ? file : `${shownRoot === '/' ? '' : shownRoot}/${file}`));
     const notice =
       paths.length > shownPaths.length
         ? `\n\n[Showing ${formatCount(shownPaths.length)} of ${formatCount(paths.length)} matching files; ${formatCount(paths.length - shownPaths.length)} more matched. Narrow the search: a more specific pattern (e.g. "src/**/*.test.ts") or a subdirectory as path.]`

@@ -1,27 +1,27 @@
-import { expandBraces } from './expandBraces.js';
-import { globSegmentToRegExpSource } from './globSegmentToRegExpSource.js';
-import { splitGlobSegments } from './splitGlobSegments.js';
+import picomatch from 'picomatch';
 
 /**
- * .what = a glob as a RegExp over '/'-separated relative paths: '**' any depth (zero included), '*' '?' within a segment,
- *         '{a,b}' alternatives, '[abc]' classes
- * .why = Node 20 has no fs.glob; one small matcher serves the glob tool and the built-in grep's file filter
+ * .what = the glob dialect of the files tools and permission rules, as picomatch options: '*' and '**' match dotfiles,
+ *         '[!a-z]' negates a class, a leading '!' is plain text (grep's glob handles it itself), no extglobs
+ * .why = glob, grep's file filter and path rules all read a glob the same way, and the way rg's globs do
  */
-export const globToRegExp = (pattern: string): RegExp => {
-  const alternatives = expandBraces(pattern).map((expanded) => {
-    const segments = splitGlobSegments(expanded);
-    let source = '';
-    let needsSeparator = false;
-    segments.forEach((segment, index) => {
-      const last = index === segments.length - 1;
-      if (segment !== '**') {
-        source += (needsSeparator ? '/' : '') + globSegmentToRegExpSource(segment);
-        needsSeparator = true;
-      } else if (last) source += needsSeparator ? '/.*' : '.*';
-      // a leading or middle '**' absorbs zero or more whole segments, with their separators
-      else source += needsSeparator ? '(?:/.*)?' : '(?:.*/)?';
-    });
-    return source;
-  });
-  return new RegExp(`^(?:${alternatives.join('|')})$`, 's');
-};
+export const GLOB_OPTIONS: picomatch.PicomatchOptions = { dot: true, posix: true, nonegate: true, noextglob: true };
+
+/**
+ * .what = a glob with ( ) | and " escaped, which picomatch would read as a regex group, alternation or quotes
+ * .why = they are plain characters in file names ('app/(marketing)/page.tsx') and in rg's globs
+ */
+export const escapeGlobLiterals = (pattern: string): string => pattern.replace(/\\.|[()|"]/g, (match) => (match.length === 2 ? match : `\\${match}`));
+
+/**
+ * .what = a glob as a test of '/'-separated paths: '**' any depth (zero included), '*' '?' within a segment,
+ *         '{a,b}' alternatives, '[abc]' classes
+ * .why = glob and grep's file filter match paths with it; picomatch compiles it
+ */
+export const globMatcher = (pattern: string): ((path: string) => boolean) => picomatch(escapeGlobLiterals(pattern), GLOB_OPTIONS);
+
+/**
+ * .what = the same glob as a RegExp
+ * .why = the permission rules match a path against a glob
+ */
+export const globToRegExp = (pattern: string): RegExp => picomatch.makeRe(escapeGlobLiterals(pattern), GLOB_OPTIONS);

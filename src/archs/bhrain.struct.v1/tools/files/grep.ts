@@ -13,10 +13,10 @@ import type { GrepSearchInput, GrepSearchResult } from './GrepSearch.js';
 import { grepWithBuiltin } from './grepWithBuiltin.js';
 import { grepWithRipgrep } from './grepWithRipgrep.js';
 import { hasRipgrep } from './hasRipgrep.js';
-import { isInsideNodeModules } from './isInsideNodeModules.js';
+import { genSearchSkips } from './genSearchSkips.js';
 import { readToolInput } from './readToolInput.js';
 import { resolveToolPath } from './resolveToolPath.js';
-import { WALK_MAX_ENTRIES } from './walkTree.js';
+import { WALK_MAX_ENTRIES } from './walkFiles.js';
 
 const definition: BrainToolDefinition = {
   name: 'grep',
@@ -32,6 +32,10 @@ const definition: BrainToolDefinition = {
       glob: {
         type: 'string',
         description: 'Only search files matching this glob, e.g. "*.ts", "src/**/*.{ts,tsx}", or "!*.test.ts" to exclude.',
+      },
+      include_ignored: {
+        type: 'boolean',
+        description: 'Also search files git ignores, hidden directories and node_modules (default: false). .git is always skipped.',
       },
     },
     required: ['pattern'],
@@ -79,6 +83,7 @@ export const genGrepTool = (options: { engine: GrepEngine; timeoutMs?: number; m
     const pattern = readToolInput.string(input, 'pattern', { nonEmpty: true });
     const path = readToolInput.optionalString(input, 'path');
     const glob = readToolInput.optionalString(input, 'glob') || undefined;
+    const includeIgnored = readToolInput.optionalBoolean(input, 'include_ignored') ?? false;
     const root = resolveToolPath(path === undefined || path === '' ? '.' : path, context.cwd);
     const shown = displayPath(root, context.cwd);
 
@@ -91,13 +96,16 @@ export const genGrepTool = (options: { engine: GrepEngine; timeoutMs?: number; m
     if (!stats.isDirectory() && !stats.isFile())
       return { success: false, output: `${shown} is neither a file nor a directory, so it cannot be searched.` };
 
+    // a file named as the path is searched whatever git says of it, as rg does
+    const skips = stats.isFile()
+      ? { skipHiddenDirectories: false, skipNodeModules: false }
+      : await genSearchSkips({ root, glob: glob ?? '', includeIgnored });
     const result = await search(options.engine, {
       root,
       rootIsFile: stats.isFile(),
       pattern,
       glob,
-      // node_modules is searched when the search starts inside it or the glob names it
-      skipNodeModules: !isInsideNodeModules(root) && !(glob ?? '').includes('node_modules'),
+      ...skips,
       maxMatches: GREP_MAX_MATCHES,
       timeoutMs,
       maxWalkEntries,

@@ -1,18 +1,21 @@
-import { readFile, stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { lstat, readFile, stat } from 'node:fs/promises';
 
+import { comparePaths } from './comparePaths.js';
 import { compileGrepGlob } from './compileGrepGlob.js';
 import { compileGrepRegExp } from './compileGrepRegExp.js';
 import { GREP_FILE_CONCURRENCY, GREP_MAX_FILE_BYTES } from './constants.js';
 import { genLineMatcher } from './genLineMatcher.js';
 import type { GrepMatch, GrepSearchInput, GrepSearchResult } from './GrepSearch.js';
 import { isBinary } from './isBinary.js';
-import { walkTree, type WalkedEntry } from './walkTree.js';
+import { walkFiles, type WalkStop } from './walkFiles.js';
 
-/** .what = a file's bytes when grep should search it: not a binary and not over the size cap, as ripgrep skips those */
-const readSearchable = async (path: string): Promise<Uint8Array | null> => {
-  const stats = await stat(path).catch(() => null);
-  if (!stats || stats.size > GREP_MAX_FILE_BYTES) return null;
+/**
+ * .what = a file's bytes when grep should search it: a regular file (a link only when named as the path), not a
+ *         binary and not over the size cap, as ripgrep without -L skips links and skips those
+ */
+const readSearchable = async (path: string, followLink: boolean): Promise<Uint8Array | null> => {
+  const stats = await (followLink ? stat(path) : lstat(path)).catch(() => null);
+  if (!stats || !stats.isFile() || stats.size > GREP_MAX_FILE_BYTES) return null;
   const bytes = await readFile(path).catch(() => null);
   return !bytes || isBinary(bytes) ? null : bytes;
 };
@@ -24,25 +27,15 @@ type Interruption = { kind: 'deadline' } | { kind: 'aborted' } | { kind: 'failed
  * .what = grep without ripgrep: walks the tree and reads files a few at a time here, tests the regex in a worker
  * .why = grep must work where rg is not installed, give the same lines in the same order as the rg engine, and never
  *        let a runaway regex hold the event loop: the deadline or an abort ends the worker at once
- * .note = skips .git always, node_modules when walking from a parent, symbolic links below the root, binaries (NUL in
- *         the first 8 KB), files over 10 MB
+ * .note = skips .git always; what git ignores, hidden directories and node_modules as asked; symbolic links below the
+ *         root, binaries (NUL in the first 8 KB), files over 10 MB; files are searched in path order, as rg --sort path
  */
 export const grepWithBuiltin = async (input: GrepSearchInput): Promise<GrepSearchResult> => {
   const compiled = compileGrepRegExp(input.pattern);
   if ('error' in compiled) return { kind: 'invalid-pattern', message: compiled.error };
   const filter = input.glob === undefined ? undefined : compileGrepGlob(input.glob);
   const deadline = Date.now() + input.timeoutMs;
-  const files: AsyncIterable<WalkedEntry> | WalkedEntry[] = input.rootIsFile
-    ? [{ kind: 'file', absolutePath: input.root, relativePath: basename(input.root) }]
-    : walkTree({
-        root: input.root,
-        skipNodeModules: input.skipNodeModules,
-        enterDirectory: filter ? (relativePath) => !filter.excludesDirectory(relativePath) : undefined,
-        maxEntries: input.maxWalkEntries,
-        deadline,
-        signal: input.signal,
-      });
-
+  // the regex worker starts while the tree is walked
   const matcher = genLineMatcher({ regex: compiled.regex, maxMatches: input.maxMatches });
   let timer: NodeJS.Timeout | undefined;
   let onAbort = () => {};
@@ -56,10 +49,25 @@ export const grepWithBuiltin = async (input: GrepSearchInput): Promise<GrepSearc
   });
 
   try {
+    const walk = input.rootIsFile
+      ? { files: [input.root] }
+      : await walkFiles({
+          root: input.root,
+          gitIgnores: input.gitIgnores,
+          skipHiddenDirectories: input.skipHiddenDirectories,
+          skipNodeModules: input.skipNodeModules,
+          select: filter?.select,
+          maxEntries: input.maxWalkEntries,
+          deadline,
+          signal: input.signal,
+        });
+    const walkStop: WalkStop | undefined = 'stop' in walk ? walk.stop : undefined;
+    // in rg's --sort path order, so the matches kept at the cap are the ones rg keeps
+    const files = walk.files.sort(comparePaths);
     const matches: GrepMatch[] = [];
     let batch: Promise<GrepMatch[]>[] = [];
     let stop: Interruption | undefined;
-    // results are taken in walk order, so a batch read in parallel still yields sorted output; each file's answer is
+    // results are taken in path order, so a batch read in parallel still yields sorted output; each file's answer is
     // kept as it comes, so the files matched before an interruption stay in the result
     const drain = async (): Promise<boolean> => {
       const taken = batch;
@@ -76,20 +84,12 @@ export const grepWithBuiltin = async (input: GrepSearchInput): Promise<GrepSearc
       return false;
     };
     let handedOver = Promise.resolve();
-    let walkStop: Extract<WalkedEntry, { kind: 'stopped' }> | undefined;
     let ended = false;
-    for await (const file of files) {
-      if (file.kind === 'stopped') {
-        walkStop = file;
-        break;
-      }
-      // links are not followed, as ripgrep without -L skips them
-      if (file.kind === 'link') continue;
-      if (filter && !input.rootIsFile && !filter.includesFile(file.relativePath)) continue;
-      // files are read in parallel but handed to the worker in walk order, so a file that stalls the regex holds up
+    // a walk stopped by the clock leaves no time to read what it found
+    for (const path of walkStop?.reason === 'time' ? [] : files) {
+      // files are read in parallel but handed to the worker in path order, so a file that stalls the regex holds up
       // only the files after it, never one before it
-      const path = file.absolutePath;
-      const read = readSearchable(path);
+      const read = readSearchable(path, input.rootIsFile);
       const turn = handedOver;
       let handOver = () => {};
       handedOver = new Promise((resolve) => (handOver = resolve));

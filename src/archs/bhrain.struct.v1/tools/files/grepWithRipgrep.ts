@@ -12,8 +12,9 @@ const PER_FILE_ERROR = /permission denied|no such file|os error|file system loop
  * .what = grep through ripgrep: execFile (never a shell; the pattern is one argument after -e), output read as it
  *         streams, and rg killed once the cap is reached
  * .why = rg is much faster on big trees; its flags make it pick the same files as the built-in engine
- *        (hidden files yes, ignore files no, .git and node_modules skipped, symbolic links below the root not
- *        followed: no --follow, so a DAG of linked directories cannot multiply the paths)
+ *        (hidden files yes, .gitignore files as asked but no .ignore or .rgignore, .git always skipped, hidden
+ *        directories and node_modules as asked, symbolic links below the root not followed: no --follow, so a DAG
+ *        of linked directories cannot multiply the paths)
  * .note = rg searches in parallel and unsorted (the tool sorts what it shows); only when the cap is hit does it search
  *         again sorted by path (single-threaded), so the matches kept are the same ones the built-in engine keeps
  */
@@ -39,7 +40,8 @@ const runRipgrep = (input: GrepSearchInput, sorted: boolean): Promise<GrepSearch
       // '$' matches before CRLF too, as in the built-in engine, which drops the CR before testing a line
       '--crlf',
       '--hidden',
-      '--no-ignore',
+      // git's ignore files (rg's own .ignore and .rgignore are not read by the built-in engine)
+      ...(input.gitIgnores ? ['--no-ignore-dot'] : ['--no-ignore']),
       ...(sorted ? ['--sort', 'path'] : []),
       '--max-filesize',
       '10M',
@@ -47,10 +49,12 @@ const runRipgrep = (input: GrepSearchInput, sorted: boolean): Promise<GrepSearch
       '--max-columns',
       String(GREP_MAX_LINE_CHARS * 4),
       '--max-columns-preview',
+      // among globs the last that matches decides: the model's glob first, so it can never reopen what is skipped always
+      ...(input.glob === undefined ? [] : ['--glob', input.glob]),
+      ...(input.skipNodeModules ? ['--glob', '!node_modules'] : []),
+      ...(input.skipHiddenDirectories ? ['--glob', '!.*/'] : []),
       '--glob',
       '!.git',
-      ...(input.skipNodeModules ? ['--glob', '!node_modules'] : []),
-      ...(input.glob === undefined ? [] : ['--glob', input.glob]),
       '-e',
       input.pattern,
       '--',
