@@ -112,6 +112,14 @@ export type {
 } from './archs/bhrain.struct.v1/memory/BhrainMemoryManager.js';
 export { genSummarizeOnLimit } from './archs/bhrain.struct.v1/memory/genSummarizeOnLimit.js';
 export { genTruncate } from './archs/bhrain.struct.v1/memory/genTruncate.js';
+export {
+  loadProjectInstructions,
+  PROJECT_INSTRUCTION_FILE_NAMES,
+  DEFAULT_PROJECT_INSTRUCTIONS_MAX_BYTES,
+} from './archs/bhrain.struct.v1/instructions/loadProjectInstructions.js';
+export type { ProjectInstructions, ProjectInstructionFile } from './archs/bhrain.struct.v1/instructions/loadProjectInstructions.js';
+export { readGitStatus } from './archs/bhrain.struct.v1/instructions/readGitStatus.js';
+export type { BhrainGitStatus } from './archs/bhrain.struct.v1/instructions/readGitStatus.js';
 
 // continuation across processes, repls, and the rhachet registry
 export { genBrainRefStore, getBhrainHome } from './continuation/genBrainRefStore.js';

@@ -45,7 +45,20 @@ export interface BhrainConfig {
   memoryManager?: BhrainMemoryManager;
   permissionGuard?: BhrainPermissionGuard;
   maxIterations?: number;
+  /** appended to bhrain's system prompt, after the project instructions */
   systemPrompt?: string;
+  /**
+   * the project's instructions, put in the system prompt in a <project-instructions> block, so no compaction removes them;
+   * `(await loadProjectInstructions({ cwd })).text` reads AGENTS.md and CLAUDE.md as the CLI does. Absent = none: the
+   * library reads no instruction file by itself
+   */
+  instructions?: string;
+  /**
+   * true: the system prompt states the git repository the cwd is in, its branch and how dirty the tree is (counts only),
+   * from one `git status` call at the start of each session (1 s at most, skipped outside a repository or without git).
+   * Absent = false: the library runs no process of its own unless asked
+   */
+  gitStatus?: boolean;
   limits?: Partial<BhrainLimits>;
   /**
    * where the default bash toolbox runs commands: { mode: 'workspace-write' (default) | 'read-only' | 'off', allowNetwork }
@@ -63,6 +76,8 @@ export interface BhrainConfigResolved {
   permissionGuard: BhrainPermissionGuard;
   maxIterations: number;
   systemPrompt: string | null;
+  instructions: string | null;
+  gitStatus: boolean;
   limits: BhrainLimits;
 }
 
@@ -92,6 +107,8 @@ const schemaConfig = z.object({
   permissionGuard: z.object({ name: z.string(), check: fn('permissionGuard.check') }).loose().optional(),
   maxIterations: z.number().int('maxIterations must be a whole number').min(1).max(10_000).optional(),
   systemPrompt: z.string().optional(),
+  instructions: z.string({ error: 'instructions must be a string: the text of the project instructions, e.g. (await loadProjectInstructions({ cwd })).text' }).optional(),
+  gitStatus: z.boolean({ error: 'gitStatus must be true or false' }).optional(),
   sandbox: z
     .object({
       mode: z.enum(BASH_SANDBOX_MODES, { error: `sandbox.mode must be one of ${BASH_SANDBOX_MODES.join(', ')}` }).optional(),
@@ -136,6 +153,8 @@ export const configureBhrain = (config: BhrainConfig): BhrainConfigResolved => {
     permissionGuard: config.permissionGuard ?? allowAll,
     maxIterations: config.maxIterations ?? DEFAULT_MAX_ITERATIONS,
     systemPrompt: config.systemPrompt ?? null,
+    instructions: config.instructions?.trim() ? config.instructions : null,
+    gitStatus: config.gitStatus ?? false,
     limits: {
       contextTokens: Math.min(config.limits?.contextTokens ?? atom.spec.contextWindowTokens, atom.spec.contextWindowTokens),
       maxToolOutputChars: config.limits?.maxToolOutputChars ?? DEFAULT_MAX_TOOL_OUTPUT_CHARS,

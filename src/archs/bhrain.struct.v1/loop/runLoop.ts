@@ -13,6 +13,7 @@ import type { BhrainSessionResult, BhrainToolCallCounts } from '../BhrainSession
 import { CLARIFICATION_REQUEST, EMPTY_ANSWER_NUDGE } from '../constants.js';
 import type { BhrainEvent } from '../events.js';
 import { genSystemPrompt } from '../genSystemPrompt.js';
+import { readGitStatus } from '../instructions/readGitStatus.js';
 import type { BhrainCompactionResult, BhrainMemoryContext } from '../memory/BhrainMemoryManager.js';
 import type { BhrainToolRegistry } from '../tools/genToolRegistry.js';
 import { genSecretRedactor } from '../../../security/genSecretRedactor.js';
@@ -71,7 +72,10 @@ export const runLoop = async (input: {
   const sessionUuid = randomUUID();
   const started = performance.now();
   const extra = [config.systemPrompt, input.instructions].filter((part): part is string => !!part).join('\n\n');
-  const system = () => genSystemPrompt({ cwd, tools: registry.definitions(), systemPrompt: extra || undefined });
+  // read once per session: the system prompt stays the same across its iterations (a cacheable prefix)
+  const git = config.gitStatus ? await readGitStatus({ cwd }, { env: context.env, log }) : null;
+  const system = () =>
+    genSystemPrompt({ cwd, tools: registry.definitions(), git, instructions: config.instructions ?? undefined, systemPrompt: extra || undefined });
   // what every request carries besides the messages: the system prompt and the tool definitions
   const sizeFixed = (systemText: string, tools: readonly BrainToolDefinition[]) => estimateTokens(systemText) + estimateTokens(JSON.stringify(tools));
   let fixed = sizeFixed(system(), registry.definitions());
