@@ -2,8 +2,7 @@ import { Command } from 'commander';
 
 import { silentLog, type BrainLog } from '../contract/BrainContext.js';
 import { BadRequestError, BhrainError, EpisodeCompactedError } from '../contract/errors.js';
-import { serializeBrainEpisode, serializeBrainSeries } from '../contract/serializeBrainRef.js';
-import { genBrainRefStore, getBhrainHome, type BrainRefStore } from '../continuation/genBrainRefStore.js';
+import type { BrainRefStore } from '../continuation/genBrainRefStore.js';
 import { EXIT_CODES } from './exitCodes.js';
 
 /**
@@ -27,6 +26,8 @@ const exportBrainRef = async (input: { ref: string }, context: { store: BrainRef
     throw new BadRequestError(
       `${input.ref} is ambiguous: ${found.series.length} series and ${found.episodes.length} episodes start with it; give more characters of the hash`,
     );
+  // loaded here, not at start: zod comes with them, and `bhrain --help` should not pay for it
+  const { serializeBrainEpisode, serializeBrainSeries } = await import('../contract/serializeBrainRef.js');
   if (found.series.length) return `${serializeBrainSeries(await context.store.getSeries(found.series[0], context), { indent: 2 })}\n`;
   try {
     return `${serializeBrainEpisode(await context.store.getEpisode(found.episodes[0], context), { indent: 2 })}\n`;
@@ -55,6 +56,7 @@ export const genExportCommand = (): Command =>
       // only a migration notice is logged: stdout holds the file alone
       const log: BrainLog = { ...silentLog, warn: (message) => process.stderr.write(`warning: ${message}\n`) };
       try {
+        const { genBrainRefStore, getBhrainHome } = await import('../continuation/genBrainRefStore.js');
         process.stdout.write(await exportBrainRef({ ref }, { store: genBrainRefStore({ home: getBhrainHome() }), log }));
         process.exitCode = EXIT_CODES.complete;
       } catch (error) {

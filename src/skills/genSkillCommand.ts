@@ -1,5 +1,7 @@
 import { Command, Option } from 'commander';
 
+import { pickExplicitFlags, type SkillSettingsFlags } from './settings/SkillSettings.js';
+
 /** .what = the two skills: act may change things, ask only reads */
 export type SkillName = 'act' | 'ask';
 
@@ -31,6 +33,10 @@ export interface SkillOptions {
   recordDir?: string;
   /** false with --no-record */
   record: boolean;
+  appendSystemPrompt?: string;
+  systemPromptFile?: string;
+  /** false with --no-project-instructions */
+  projectInstructions: boolean;
   quiet?: boolean;
   debug?: boolean;
 }
@@ -45,6 +51,7 @@ Examples:
   $ bhrain act --atom qwen --max-budget-usd 0.50 --max-wall-time 10m "..." # stop at a spend or time cap (exit 6)
   $ bhrain act --atom qwen --allow-network "npm install, then fix the build" # bash may reach the network
   $ bhrain act --atom qwen --sandbox off "..."                         # bash unconfined (no bubblewrap, or macOS)
+  $ bhrain act --atom qwen --append-system-prompt "reply in French" "..." # AGENTS.md / CLAUDE.md are read too, unless --no-project-instructions
   $ npx rhachet run --repo bhrain --skill act --atom qwen --input "..." # the same, through rhachet`,
   ask: `
 Examples:
@@ -58,7 +65,10 @@ Examples:
  * .what = the commander command for one skill, shared by `bhrain <skill>` and the rhachet skill entries
  * .why = one definition of the flags everywhere; the run itself is loaded only when a run happens (a fast --help)
  */
-export const genSkillCommand = (skill: SkillName, run: (skill: SkillName, options: SkillOptions, prompt: string[]) => Promise<number>): Command => {
+export const genSkillCommand = (
+  skill: SkillName,
+  run: (skill: SkillName, options: SkillOptions, prompt: string[], flags: SkillSettingsFlags) => Promise<number>,
+): Command => {
   const command = new Command(skill)
     .description(
       skill === 'act'
@@ -87,6 +97,9 @@ export const genSkillCommand = (skill: SkillName, run: (skill: SkillName, option
         ? 'where bash runs: workspace-write (default: only the working directory and a private /tmp are writable), read-only, or off (unconfined)'
         : 'ask is always read-only (only read-only is accepted)',
     )
+    .option('--append-system-prompt <text>', "text added at the end of bhrain's system prompt")
+    .option('--system-prompt-file <file>', "a file whose text is added at the end of bhrain's system prompt (before --append-system-prompt)")
+    .option('--no-project-instructions', 'do not read AGENTS.md / CLAUDE.md (from the repository root down to here, and the user-level ones)')
     .option('--memory <strategy>', 'summarize-on-limit or truncate', 'summarize-on-limit')
     .option('-o, --output <format>', 'text (the answer only, for pipes), json (one object), or stream-json (one event per line)', 'text')
     .option('--include-partial', 'stream-json: add the answer text as it streams (text_delta events)')
@@ -102,8 +115,9 @@ export const genSkillCommand = (skill: SkillName, run: (skill: SkillName, option
     .addOption(new Option('--role <slug>').hideHelp())
     .addOption(new Option('--skill <slug>').hideHelp())
     .addHelpText('after', EXAMPLES[skill])
-    .action(async (prompt: string[], options: SkillOptions) => {
-      process.exitCode = await run(skill, options, prompt);
+    .action(async (prompt: string[], options: SkillOptions, command: Command) => {
+      // only the flags given on the command line are a settings layer: commander's defaults must not mask the files
+      process.exitCode = await run(skill, options, prompt, pickExplicitFlags(command));
     });
   // ask runs no bash: the flag exists only where it can take effect
   if (skill === 'act') command.option('--allow-network', 'let bash reach the network (off in the sandbox by default)');

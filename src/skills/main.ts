@@ -1,7 +1,8 @@
 // `bhrain act ...` and `bhrain ask ...`: the same skills as the rhachet entries, without rhachet; plus the commands
-// that read what runs left behind (runs, show, export)
+// that read what runs left behind (runs, show, export), and config: the resolved settings
 import { Command } from 'commander';
 
+import { genConfigCommand } from './genConfigCommand.js';
 import { genExportCommand } from './genExportCommand.js';
 import { genRunsCommand } from './genRunsCommand.js';
 import { genShowCommand } from './genShowCommand.js';
@@ -15,5 +16,6 @@ const program = new Command('bhrain')
   .addCommand(genRunsCommand())
   .addCommand(genShowCommand())
   .addCommand(genExportCommand())
+  .addCommand(genConfigCommand())
   .showHelpAfterError();
 await parseSkillArgv(program, process.argv);

@@ -1,12 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 
 import { BRAIN_ATOM_SLUGS, genBrainAtom } from '../atoms/genBrainAtom.js';
 import { genSummarizeOnLimit } from '../archs/bhrain.struct.v1/memory/genSummarizeOnLimit.js';
 import { genTruncate } from '../archs/bhrain.struct.v1/memory/genTruncate.js';
-import { DEFAULT_BASH_SANDBOX_MODE } from '../archs/bhrain.struct.v1/constants.js';
+import { loadProjectInstructions } from '../archs/bhrain.struct.v1/instructions/loadProjectInstructions.js';
 import type { BhrainEvent } from '../archs/bhrain.struct.v1/events.js';
-import { BASH_SANDBOX_MODES, isBashSandboxMode, type BashSandbox } from '../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
+import { genRulesGuard } from '../archs/bhrain.struct.v1/permission/genRulesGuard.js';
+import { getBhrainConfigDir } from '../archs/bhrain.struct.v1/instructions/getBhrainConfigDir.js';
 import { checkBashSandbox } from '../archs/bhrain.struct.v1/tools/bash/checkBashSandbox.js';
 import { getBhrainHome, genBrainRefStore } from '../continuation/genBrainRefStore.js';
 import { AbortedError, BadRequestError, BhrainError, OutputInvalidError } from '../contract/errors.js';
@@ -22,42 +23,11 @@ import { readSkillInput } from './readSkillInput.js';
 import { resolveOnRef } from './resolveOnRef.js';
 import { resolvePermission } from './resolvePermission.js';
 import { openRunRecord } from './runRecord.js';
+import { resolveSkillSettings, SETTINGS_FILE_NAME } from './settings/resolveSkillSettings.js';
+import type { MemoryStrategy, SkillSettingsFlags } from './settings/SkillSettings.js';
 import { genUsageErrorJson, OUTPUT_SCHEMA_VERSION, type SkillOutputJson } from './skillOutputJson.js';
 
-const MEMORY = { 'summarize-on-limit': genSummarizeOnLimit, truncate: genTruncate } as const;
-
-/**
- * .what = the bash sandbox the flags ask for: ask and --permission readOnly default to read-only, act to workspace-write
- * .why = ask promises that nothing is changed, so it accepts no other mode
- */
-const resolveSandbox = (skill: SkillName, options: SkillOptions): BashSandbox => {
-  if (options.sandbox !== undefined && !isBashSandboxMode(options.sandbox))
-    throw new BadRequestError(`unknown --sandbox '${options.sandbox}': choose one of ${BASH_SANDBOX_MODES.join(', ')}`);
-  if (skill === 'ask' && options.sandbox !== undefined && options.sandbox !== 'read-only')
-    throw new BadRequestError(`ask is always read-only: --sandbox ${options.sandbox} is not allowed (omit it, or pass --sandbox read-only)`);
-  const mode = options.sandbox ?? (skill === 'ask' || options.permission === 'readOnly' ? 'read-only' : DEFAULT_BASH_SANDBOX_MODE);
-  return { mode, allowNetwork: !!options.allowNetwork };
-};
-
-/** .what = a flag's value as a number within bounds, or a BadRequestError naming the flag and what it takes */
-const readNumber = (flag: string, value: string | undefined, check: { integer?: boolean; min: number; what: string }): number | undefined => {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!Number.isFinite(number) || number < check.min || (check.integer && !Number.isInteger(number)))
-    throw new BadRequestError(`${flag} must be ${check.what}, got '${value}'`);
-  return number;
-};
-
-const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
-/** .what = a duration flag (`90s`, `10m`, `1h`, `1500ms`, or a bare number of milliseconds) in milliseconds */
-const readDurationMs = (flag: string, value: string | undefined): number | undefined => {
-  if (value === undefined) return undefined;
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
-  const ms = match ? Number(match[1]) * DURATION_UNITS_MS[match[2] ?? 'ms'] : NaN;
-  if (!(ms >= 1)) throw new BadRequestError(`${flag} must be a duration such as 90s, 10m, 1h or 1500ms, got '${value}'`);
-  return ms;
-};
+const MEMORY: Record<MemoryStrategy, typeof genTruncate> = { 'summarize-on-limit': genSummarizeOnLimit, truncate: genTruncate };
 
 /** .what = the --json-schema value: inline JSON, or a file holding it */
 const readJsonSchema = async (value: string | undefined, cwd: string): Promise<object | undefined> => {
@@ -76,29 +46,37 @@ const readJsonSchema = async (value: string | undefined, cwd: string): Promise<o
   throw new BadRequestError('--json-schema: a JSON Schema is a JSON object, e.g. {"type":"object","required":["files"]}');
 };
 
-/** .what = every flag checked before anything runs; each failure names the flag and the valid choices */
+/**
+ * .what = what the flags add at the end of the system prompt: --system-prompt-file's text, then --append-system-prompt's
+ * .why = a file that cannot be read, or is not text, is the caller's mistake: exit 2 naming the flag, before anything runs
+ */
+const readSystemPromptAdditions = async (options: SkillOptions, appendSystemPrompt: string | undefined, cwd: string): Promise<string | undefined> => {
+  let fromFile: string | undefined;
+  if (options.systemPromptFile !== undefined) {
+    const file = options.systemPromptFile;
+    const bytes = await readFile(resolve(cwd, file)).catch((error: NodeJS.ErrnoException) => {
+      throw new BadRequestError(`--system-prompt-file ${file}: not a readable file (${error.code ?? error.message}); give the path of a text file`);
+    });
+    try {
+      fromFile = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw new BadRequestError(`--system-prompt-file ${file}: not UTF-8 text; give the path of a text file`);
+    }
+  }
+  const parts = [fromFile, appendSystemPrompt].filter((part): part is string => !!part?.trim());
+  return parts.length ? parts.map((part) => part.trim()).join('\n\n') : undefined;
+};
+
+/** .what = the flags that are not settings, checked before anything runs; each failure names the flag and the valid choices */
 const validateOptions = (options: SkillOptions) => {
   if (!BRAIN_REPL_ARCHS.includes(options.arch as (typeof BRAIN_REPL_ARCHS)[number]))
     throw new BadRequestError(`unknown --arch '${options.arch}': choose one of ${BRAIN_REPL_ARCHS.join(', ')}`);
-  if (!options.atom) throw new BadRequestError(`missing --atom: choose one of ${BRAIN_ATOM_SLUGS.join(', ')}`);
   if (!OUTPUT_FORMATS.includes(options.output as (typeof OUTPUT_FORMATS)[number]))
     throw new BadRequestError(`unknown --output '${options.output}': choose ${OUTPUT_FORMATS.join(', ')}`);
   if (options.includePartial && options.output !== 'stream-json') throw new BadRequestError('--include-partial needs --output stream-json');
-  if (!(options.memory in MEMORY))
-    throw new BadRequestError(`unknown --memory '${options.memory}': choose ${Object.keys(MEMORY).join(' or ')}`);
   if (options.onEpisode && options.onSeries)
     throw new BadRequestError('give --on-episode or --on-series, not both: --on-series continues a conversation, --on-episode branches from a checkpoint');
   if (options.recordDir !== undefined && !options.record) throw new BadRequestError('give --record-dir or --no-record, not both');
-  return {
-    maxIterations: readNumber('--max-iterations', options.maxIterations, { integer: true, min: 1, what: 'a whole number of at least 1' }),
-    timeoutMs: readNumber('--timeout-ms', options.timeoutMs, { integer: true, min: 1, what: 'a whole number of milliseconds of at least 1' }),
-    limits: {
-      maxBudgetUsd: readNumber('--max-budget-usd', options.maxBudgetUsd, { min: Number.MIN_VALUE, what: 'a positive amount of US dollars, e.g. 0.50' }),
-      maxTokens: readNumber('--max-tokens', options.maxTokens, { integer: true, min: 1, what: 'a whole number of tokens of at least 1' }),
-      maxWallTimeMs: readDurationMs('--max-wall-time', options.maxWallTime),
-    },
-    memory: MEMORY[options.memory as keyof typeof MEMORY](),
-  };
 };
 
 /** .what = the exit code of an error that ended a run */
@@ -110,7 +88,13 @@ const exitCodeOfError = (error: BhrainError): number => (error instanceof Output
  *        delivered before anything that can fail after it, and a failure after it changes the exit code (5), never
  *        swallows it; with --output json or stream-json, stdout ends with exactly one result object in every case
  */
-export const runSkill = async (skill: SkillName, options: SkillOptions, args: readonly string[] = []): Promise<number> => {
+export const runSkill = async (
+  skill: SkillName,
+  options: SkillOptions,
+  args: readonly string[] = [],
+  /** the settings flags given explicitly (pickExplicitFlags); the env, the settings files and the defaults fill in the rest */
+  flags: SkillSettingsFlags = {},
+): Promise<number> => {
   // secrets in the environment never reach the model, the terminal, the run record or the refs store
   const redact = genSecretRedactor(process.env);
   const log = genProgressLog({ stream: process.stderr, quiet: !!options.quiet, redact, env: process.env });
@@ -125,16 +109,32 @@ export const runSkill = async (skill: SkillName, options: SkillOptions, args: re
   const runRecord = { current: null as Awaited<ReturnType<typeof openRunRecord>> | null };
   try {
     const cwd = process.cwd();
-    const { maxIterations, timeoutMs, limits, memory } = validateOptions(options);
-    const sandbox = resolveSandbox(skill, options);
+    validateOptions(options);
+    // flags > env > project > user > defaults; a bad settings file is a bad request naming the file and the key
+    const settings = await resolveSkillSettings({ skill, flags, cwd }, { env: process.env });
+    for (const warning of settings.warnings) warn(warning);
+    const { values } = settings;
+    if (!values.atom)
+      throw new BadRequestError(
+        `missing --atom: choose one of ${BRAIN_ATOM_SLUGS.join(', ')}; or set "atom" once in .bhrain/settings.json (the project), ${join(getBhrainConfigDir(process.env), SETTINGS_FILE_NAME)} (yours) or BHRAIN_ATOM`,
+      );
+    const { maxIterations, timeoutMs } = values;
+    const limits = { maxBudgetUsd: values.maxBudgetUsd, maxTokens: values.maxTokens, maxWallTimeMs: values.maxWallTime };
+    const memory = MEMORY[values.memory]();
+    const sandbox = { mode: values.sandbox, allowNetwork: values.allowNetwork };
     const outputSchema = await readJsonSchema(options.jsonSchema, cwd);
+    const systemPrompt = await readSystemPromptAdditions(options, values.appendSystemPrompt, cwd);
     // fail at start, not at the model's first bash call: act runs bash, and a sandbox that cannot start refuses it
     if (skill === 'act' && sandbox.mode !== 'off') {
       const check = await checkBashSandbox({ env: process.env });
       if (!check.ok) throw new BadRequestError(`${check.reason}, or run with --sandbox off to run bash unconfined`);
     }
-    const permissionGuard = await resolvePermission(skill === 'ask' ? 'readOnly' : options.permission, cwd);
-    const atom = genBrainAtom({ slug: options.atom!, model: options.model, baseUrl: options.baseUrl });
+    // a builtin name or a rules file (a flag), or inline rules (a settings file, named after it)
+    const permissionGuard =
+      typeof values.permission === 'string'
+        ? await resolvePermission(values.permission, cwd)
+        : genRulesGuard(values.permission, `rules(${settings.sources.permission.replace(/^(project|user):/, '')})`);
+    const atom = genBrainAtom({ slug: values.atom, model: values.model, baseUrl: values.baseUrl });
     atomSlug = atom.slug;
     if (atom.spec.price === null && limits.maxBudgetUsd !== undefined)
       throw new BadRequestError(
@@ -142,7 +142,24 @@ export const runSkill = async (skill: SkillName, options: SkillOptions, args: re
       );
     if (atom.spec.price === null)
       warn(`unknown model ${atom.spec.model}: its cost is reported as null; its context window is assumed to be ${atom.spec.contextWindowTokens} tokens`);
-    const repl = genBrainRepl({ atom, config: { permissionGuard, memoryManager: memory, maxIterations, sandbox, limits } });
+    // AGENTS.md / CLAUDE.md from the user's config dir and the repository down to here: warnings (cut, unreadable) are shown
+    const projectInstructions = values.projectInstructions
+      ? await loadProjectInstructions({ cwd }, { env: process.env, log: { ...log, warn } })
+      : null;
+    const repl = genBrainRepl({
+      atom,
+      config: {
+        permissionGuard,
+        memoryManager: memory,
+        maxIterations,
+        sandbox,
+        limits,
+        // secrets in the environment never reach the model, from these files and flags neither
+        systemPrompt: systemPrompt === undefined ? undefined : redact(systemPrompt),
+        instructions: projectInstructions?.text ? redact(projectInstructions.text) : undefined,
+        gitStatus: true,
+      },
+    });
     const store = genBrainRefStore({ home: getBhrainHome() });
     const on: BrainReplOn | undefined = options.onSeries
       ? { series: await resolveOnRef({ spec: options.onSeries, kind: 'series' }, { store, log }) }

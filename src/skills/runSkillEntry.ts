@@ -4,15 +4,16 @@ import { CommanderError, type Command } from 'commander';
 
 import { EXIT_CODES } from './exitCodes.js';
 import type { SkillName, SkillOptions } from './genSkillCommand.js';
+import type { SkillSettingsFlags } from './settings/SkillSettings.js';
 import { genUsageErrorJson } from './skillOutputJson.js';
 
 /** .what = the package's version, read once from its package.json (dist/skills/ → ../../package.json) */
 export const BHRAIN_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
 /** .what = runs a skill, loading the heavy modules (SDKs, loop) only now, so --help stays fast */
-export const runSkillLazily = async (skill: SkillName, options: SkillOptions, prompt: string[]): Promise<number> => {
+export const runSkillLazily = async (skill: SkillName, options: SkillOptions, prompt: string[], flags: SkillSettingsFlags): Promise<number> => {
   const { runSkill } = await import('./runSkill.js');
-  return runSkill(skill, options, prompt);
+  return runSkill(skill, options, prompt, flags);
 };
 
 /** .what = the --output value in an argv, as commander would read it (`-o json`, `--output=json`, `-ojson`) */

@@ -51,11 +51,15 @@ export const runViaRhachet = (input: { repo: string; skill: string; args: string
     stdin: input.stdin,
   });
 
-/** the environment of a CLI run against the stand-in: its urls for both protocols, test keys, and a ref store of its own */
+/**
+ * the environment of a CLI run against the stand-in: its urls for both protocols, test keys, a ref store of its own,
+ * and a config dir of its own (so the developer's own settings.json and AGENTS.md never reach a test)
+ */
 export const genCliEnv = (input: { standin: { url: string; openaiUrl: string }; home: string }, overrides: Record<string, string | undefined> = {}) => ({
   PATH: process.env.PATH,
   HOME: process.env.HOME,
   BHRAIN_HOME: input.home,
+  BHRAIN_CONFIG_DIR: join(input.home, 'config'),
   ANTHROPIC_API_KEY: 'test-key',
   ANTHROPIC_BASE_URL: input.standin.url,
   QWEN_API_KEY: 'test-key',

@@ -1,0 +1,92 @@
+// `bhrain config` through the built CLI: the resolved settings and the source of each, for the working directory
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+import { runBhrain } from './runCli.js';
+
+/** .what = a real git repository with a subdirectory, a user settings dir of its own, and an env that points at them */
+const given = async (files: { user?: unknown; project?: unknown } = {}) => {
+  const root = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-config-')));
+  const repo = join(root, 'repo');
+  const sub = join(repo, 'src');
+  await mkdir(sub, { recursive: true });
+  execFileSync('git', ['init', '-q', repo]);
+  const configDir = join(root, 'config');
+  const userFile = join(configDir, 'settings.json');
+  const projectFile = join(repo, '.bhrain', 'settings.json');
+  const write = async (path: string, content: unknown) => {
+    await mkdir(join(path, '..'), { recursive: true });
+    await writeFile(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+  };
+  if (files.user !== undefined) await write(userFile, files.user);
+  if (files.project !== undefined) await write(projectFile, files.project);
+  const env = { PATH: process.env.PATH, HOME: root, BHRAIN_CONFIG_DIR: configDir, BHRAIN_HOME: join(root, 'state') };
+  return { root, repo, sub, env, userFile, projectFile };
+};
+
+describe('bhrain config (issue 13 settings)', () => {
+  it('issue 13 bhrain config: prints each resolved setting with its source, as a table', async () => {
+    const { sub, env, userFile, projectFile } = await given({ user: { atom: 'claude/haiku', maxIterations: 12 }, project: { atom: 'qwen', maxWallTime: '10m' } });
+    const run = await runBhrain({ args: ['config', '--max-iterations', '3'], cwd: sub, env: { ...env, BHRAIN_MODEL: 'qwen3-coder-plus' } });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toBe(`settings of \`bhrain act\` in ${sub} (precedence: flag > env > project > user > default)`);
+    const row = (key: string) => lines.find((line) => line.startsWith(`${key} `))?.split(/\s{2,}/);
+    expect(row('atom')).toEqual(['atom', 'qwen', `project:${projectFile}`]);
+    expect(row('model')).toEqual(['model', 'qwen3-coder-plus', 'env:BHRAIN_MODEL']);
+    expect(row('maxIterations')).toEqual(['maxIterations', '3', 'flag']);
+    expect(row('maxWallTime')).toEqual(['maxWallTime', '10m', `project:${projectFile}`]);
+    expect(row('memory')).toEqual(['memory', 'summarize-on-limit', 'default']);
+    expect(row('sandbox')).toEqual(['sandbox', 'workspace-write', 'default']);
+    expect(run.stdout).toContain(`\n  user     ${userFile}\n`);
+    expect(run.stdout).toContain(`\n  project  ${projectFile}\n  project  ${join(sub, '.bhrain', 'settings.json')}  (not found)\n`);
+  });
+
+  it('issue 13 bhrain config: -o json prints one object with schemaVersion, each setting as {value, source}', async () => {
+    const rules = { allow: ['bash(npm test*)'], deny: ['bash(rm *)'] };
+    const { repo, env, userFile, projectFile } = await given({ user: { baseUrl: { qwen: 'http://127.0.0.1:8000/v1' } }, project: { atom: 'qwen', permission: rules } });
+    const run = await runBhrain({ args: ['config', '-o', 'json'], cwd: repo, env });
+    expect(run.code).toBe(0);
+    const json = JSON.parse(run.stdout);
+    expect(json).toMatchObject({ schemaVersion: 1, skill: 'act', cwd: repo, warnings: [] });
+    expect(json.settings).toMatchObject({
+      atom: { value: 'qwen', source: `project:${projectFile}` },
+      baseUrl: { value: 'http://127.0.0.1:8000/v1', source: `user:${userFile}` },
+      permission: { value: rules, source: `project:${projectFile}` },
+      maxIterations: { value: 50, source: 'default' },
+      maxBudgetUsd: { value: null, source: 'default' },
+    });
+    expect(json.files).toEqual([
+      { layer: 'user', path: userFile, found: true },
+      { layer: 'project', path: projectFile, found: true },
+    ]);
+    // a flag given to config shows its effect; --for ask shows ask's fixed read-only settings
+    const flagged = JSON.parse((await runBhrain({ args: ['config', '-o', 'json', '-a', 'claude/sonnet', '--for', 'ask'], cwd: repo, env })).stdout);
+    expect(flagged.settings).toMatchObject({ atom: { value: 'claude/sonnet', source: 'flag' }, permission: { value: 'readOnly' }, sandbox: { value: 'read-only' } });
+  });
+
+  it('issue 13 bhrain config: a bad settings key is exit 2, naming the file and the key', async () => {
+    const { repo, env, projectFile } = await given({ project: { atomm: 'qwen' } });
+    const run = await runBhrain({ args: ['config'], cwd: repo, env });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(`bhrain config: unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, sandbox, allowNetwork, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, appendSystemPrompt\n`);
+    const json = await runBhrain({ args: ['config', '-o', 'json'], cwd: repo, env });
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({ exitCode: 2, error: { code: 'BAD_REQUEST', message: expect.stringContaining(`unknown key 'atomm' in ${projectFile}`) } });
+  });
+
+  it('issue 13 bhrain config: a bad value and invalid JSON are exit 2, naming the file, the key or the position', async () => {
+    const { repo, env, userFile } = await given({ user: { memory: 'forget' } });
+    const bad = await runBhrain({ args: ['config'], cwd: repo, env });
+    expect([bad.code, bad.stderr]).toEqual([2, `bhrain config: bad value for 'memory' in ${userFile}: expected one of summarize-on-limit, truncate, got "forget"\n`]);
+    await writeFile(userFile, '{ "atom": "qwen" ');
+    const broken = await runBhrain({ args: ['config'], cwd: repo, env });
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(new RegExp(`^bhrain config: invalid JSON in ${userFile} at line 1, column 18: `));
+  });
+});
