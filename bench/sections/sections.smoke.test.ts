@@ -39,7 +39,7 @@ const expectTarget = (row: BenchRow, text: string, verdictKnown: boolean) => {
 };
 
 describe('bench sections, smoke run', () => {
-  it('given node_modules, when the tools section runs, then grep and glob rows carry numbers for bhrain and the grep target', async () => {
+  it('given node_modules, when the tools section runs, then grep and glob rows carry numbers for bhrain, and the grep and glob targets', async () => {
     const section = await benchTools(smoke);
     expect(section.title).toMatch(/\S/);
     const grep = rowOf(section, 'grep: wall time');
@@ -58,6 +58,12 @@ describe('bench sections, smoke run', () => {
     expectWellFormed(glob);
     expect(glob.values['bhrain (built-in)']).toBeGreaterThan(0);
     expect(section.notes.join('\n')).toMatch(/[\d,]+ files/);
+    // issue 13: glob over a generated git tree against rg --files, with its target
+    const tree = rowOf(section, /^glob \*\*\/\* over a generated [\d,]+-file git tree/);
+    expectWellFormed(tree);
+    expect(tree.values['bhrain (built-in)']).toBeGreaterThan(0);
+    expectTarget(tree, 'glob within 2x of rg --files', rgInstalled);
+    if (rgInstalled) expect(section.notes.join('\n')).toMatch(/bhrain listed ([\d,]+) files.*, rg \1 \(/);
   }, 20_000);
 
   it('given bubblewrap, when the sandbox section runs, then off and workspace-write carry per-call times and the overhead its target', async () => {

@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,14 +21,26 @@ const OUTPUT_CAP_LINES = 1_000;
 const FULL_RUNS = 7;
 
 /**
- * .what = the arguments our rg engine passes (a copy of grepWithRipgrep's, for a pattern searched from inside the tree)
+ * .what = the arguments our rg engine passes (a copy of grepWithRipgrep's, for a pattern searched from inside
+ *         node_modules, which git ignores, so without ignore files, and skipping hidden directories)
  * .why = rg run raw with exactly these splits the gap to plain rg into rg's own cost of the flags and our process handling
  */
 const RG_ENGINE_ARGS = (pattern: string): string[] => [
   '--line-number', '--no-heading', '--color', 'never', '--with-filename', '--null', '--no-config', '--crlf', '--hidden',
   '--no-ignore', '--max-filesize', '10M', '--max-columns', '2000', '--max-columns-preview',
-  '--glob', '!.git', '-e', pattern, '--', '.',
+  '--glob', '!.*/', '--glob', '!.git', '-e', pattern, '--', '.',
 ];
+
+/** files in the generated tree of a full run, and of a smoke run */
+const TREE_FILES = 100_000;
+const TREE_FILES_SMOKE = 2_000;
+
+/** the target the issue sets for glob over the generated tree */
+const GLOB_TARGET = 'glob within 2x of rg --files';
+const GLOB_TARGET_RATIO = 2;
+
+/** rg's flags that list the files our glob lists: dotfiles yes, hidden directories, node_modules and .git no, git's ignore files yes */
+const RG_FILES_ARGS = ['--files', '--no-config', '--hidden', '--no-ignore-dot', '--glob', '!node_modules', '--glob', '!.*/', '--glob', '!.git'];
 
 /** the target the issue sets for grep */
 const GREP_TARGET = 'grep within 1.5x of rg when rg is used';
@@ -78,6 +91,56 @@ const countFiles = (root: string): number => {
     }
   }
   return count;
+};
+
+/**
+ * .what = a git repository of `files` files in a temp dir, about a fifth of them skipped: a tenth in dist/ and coverage/
+ *         (root .gitignore), a package's generated/ (its own .gitignore), node_modules/ and a hidden .cache/, and one in
+ *         ten of the rest a *.log (root .gitignore)
+ * .why = glob and rg --files walk the same tree with the same rules; the ignored part is what both must skip
+ */
+const genFileTree = (files: number): { root: string; visible: number } => {
+  const root = mkdtempSync(join(tmpdir(), 'bhrain-bench-tree-'));
+  try {
+    execFileSync('git', ['init', '-q'], { cwd: root, stdio: 'ignore', timeout: 10_000 });
+  } catch {
+    // without git, a .git directory is what marks a repository for rg and for us
+    mkdirSync(join(root, '.git'));
+  }
+  writeFileSync(join(root, '.gitignore'), 'node_modules/\ndist/\ncoverage/\n*.log\nbench/results/*.tmp\n');
+  const put = (directory: string, count: number, name: (index: number) => string) => {
+    mkdirSync(join(root, directory), { recursive: true });
+    for (let index = 0; index < count; index++) writeFileSync(join(root, directory, name(index)), '');
+  };
+  const perDirectory = 100;
+  const ignored = Math.floor(files / 10);
+  let visible = 1;
+  let written = 1;
+  // the visible part: packages/pN/src/mM/ with 100 files each (one in ten a .log, which is ignored)
+  for (let directory = 0; written < files - ignored; directory++) {
+    const packageDirectory = `packages/p${Math.floor(directory / 10)}`;
+    if (directory % 10 === 0) {
+      put(packageDirectory, 0, () => '');
+      writeFileSync(join(root, packageDirectory, '.gitignore'), 'generated/\n');
+      written++;
+      visible++;
+    }
+    const count = Math.min(perDirectory, files - ignored - written);
+    put(`${packageDirectory}/src/m${directory % 10}`, count, (index) => `f${index}.${index % 10 === 0 ? 'log' : index % 3 ? 'ts' : 'md'}`);
+    written += count;
+    visible += count - Math.ceil(count / 10);
+  }
+  // the ignored part, spread over each kind of rule
+  const share = Math.floor((files - written) / 5);
+  for (const [directory, count] of [
+    ['dist', share],
+    ['coverage/lcov', share],
+    ['packages/p0/generated', share],
+    ['node_modules/dep', share],
+    ['.cache/blobs', files - written - 4 * share],
+  ] as const)
+    put(directory, count, (index) => `g${index}.js`);
+  return { root, visible };
 };
 
 /**
@@ -137,8 +200,10 @@ const countGlobFiles = (output: string): number => {
 };
 
 /**
- * .what = tools section: our grep (rg engine and built-in) and glob over the repo's node_modules vs raw ripgrep
- * .why = the issue's target: grep within 1.5x of rg when rg is used; the built-in shows what a machine without rg gets
+ * .what = tools section: our grep (rg engine and built-in) and glob over the repo's node_modules, and glob over a
+ *         generated 100,000-file git tree, vs raw ripgrep
+ * .why = the targets: grep within 1.5x of rg when rg is used; glob within 2x of rg --files on the big tree; the built-in
+ *        grep shows what a machine without rg gets
  */
 export const benchTools = async (options: BenchOptions): Promise<BenchSection> => {
   const root = findRepoRoot();
@@ -150,9 +215,10 @@ export const benchTools = async (options: BenchOptions): Promise<BenchSection> =
   const fileCount = countFiles(tree);
   options.log(`tools: ${fileCount} files under node_modules; rg ${rg ? 'found' : 'not found'}; ${runs} run(s) each`);
 
-  // grep: same pattern, same tree; raw rg gets the file-set flags our rg engine uses (hidden, no ignore files, links not followed)
+  // grep: same pattern, same tree; raw rg gets the file-set flags our rg engine uses there (hidden files, no ignore files:
+  // node_modules is ignored by git, and a path named explicitly is searched whole; hidden directories skipped; links not followed)
   const grepInput = { pattern: GREP_PATTERN, path: 'node_modules' };
-  const rgGrepArgs = ['--line-number', '--no-heading', '--color', 'never', '--hidden', '--no-ignore', '-e', GREP_PATTERN, 'node_modules'];
+  const rgGrepArgs = ['--line-number', '--no-heading', '--color', 'never', '--hidden', '--no-ignore', '--glob', '!.*/', '-e', GREP_PATTERN, 'node_modules'];
   const boxRg = genFilesToolBox({ grepEngine: 'rg' });
   const boxBuiltin = genFilesToolBox({ grepEngine: 'builtin' });
 
@@ -188,7 +254,7 @@ export const benchTools = async (options: BenchOptions): Promise<BenchSection> =
 
   // glob: our glob always walks with the built-in engine; rg --files is the baseline
   const globInput = { pattern: GLOB_PATTERN, path: 'node_modules' };
-  const rgGlobArgs = ['--files', '--hidden', '--no-ignore', '-g', '*.d.ts', 'node_modules'];
+  const rgGlobArgs = ['--files', '--hidden', '--no-ignore', '-g', '*.d.ts', '-g', '!.*/', 'node_modules'];
   const globOurs = await timeMedian(runs, () => runTool(boxBuiltin, 'glob', globInput, root));
   options.log(`tools: glob (built-in) ${globOurs.medianMs} ms`);
   const globRaw = rg ? await timeMedian(runs, () => runRg(rgGlobArgs, root, Number.POSITIVE_INFINITY)) : null;
@@ -201,12 +267,37 @@ export const benchTools = async (options: BenchOptions): Promise<BenchSection> =
     ratios: { 'built-in/rg': ratio(globOurs.medianMs, globRaw?.medianMs ?? null) },
   });
 
+  // glob over a generated tree vs rg --files: the same walk, the same ignore rules
+  const generated = genFileTree(options.smoke ? TREE_FILES_SMOKE : TREE_FILES);
+  let treeGlob;
+  let treeRg;
+  try {
+    options.log(`tools: generated ${options.smoke ? TREE_FILES_SMOKE : TREE_FILES} files in ${generated.root}`);
+    treeGlob = await timeMedian(runs, () => runTool(boxBuiltin, 'glob', { pattern: '**/*' }, generated.root));
+    options.log(`tools: glob over the generated tree ${treeGlob.medianMs} ms`);
+    treeRg = rg ? await timeMedian(runs, () => runRg(RG_FILES_ARGS, generated.root, Number.POSITIVE_INFINITY)) : null;
+    options.log(`tools: rg --files over the generated tree ${treeRg?.medianMs ?? '-'} ms`);
+  } finally {
+    rmSync(generated.root, { recursive: true, force: true });
+  }
+  if (!treeGlob.last.success) throw new Error(`glob over the generated tree failed: ${treeGlob.last.output}`);
+  const treeRatio = ratio(treeGlob.medianMs, treeRg?.medianMs ?? null);
+  const treeFiles = (options.smoke ? TREE_FILES_SMOKE : TREE_FILES).toLocaleString('en-US');
+  rows.push({
+    metric: `glob **/* over a generated ${treeFiles}-file git tree: wall time`,
+    unit: 'ms',
+    values: { 'bhrain (built-in)': treeGlob.medianMs, rg: treeRg?.medianMs ?? null },
+    ratios: { 'built-in/rg': treeRatio },
+    target: { text: GLOB_TARGET, met: treeRatio === null ? null : treeRatio <= GLOB_TARGET_RATIO },
+  });
+
   notes.push(
     `Tree: ${tree} (${fileCount.toLocaleString('en-US')} files, symlinks not counted). Median of ${runs} run(s)${runs > 1 ? ' after one warm-up run (page cache warm)' : ', no warm-up'}; wall time of the whole call, process spawn included.`,
     `grep /${GREP_PATTERN}/ over node_modules: bhrain (rg engine) found ${grepOurRg ? countGrepLines(grepOurRg.last.output) : '-'} lines, bhrain (built-in) ${countGrepLines(grepBuiltin.last.output)}, raw rg ${grepRaw ? grepRaw.last.lines : '-'}. ` +
-      `Compared: our grep tool through genFilesToolBox (execFile rg with --hidden --no-ignore --crlf --max-columns …, unsorted and parallel unless the cap is hit, output parsed, sorted and formatted, killed at ${OUTPUT_CAP_LINES} matches) vs \`rg --line-number --no-heading --color never --hidden --no-ignore -e <pattern> node_modules\` spawned from node, stdout counted and rg killed at ${OUTPUT_CAP_LINES} lines (the same files; raw rg searches unsorted, with all threads). ` +
+      `Compared: our grep tool through genFilesToolBox (execFile rg with --hidden --no-ignore --glob '!.*/' --crlf --max-columns …, unsorted and parallel unless the cap is hit, output parsed, sorted and formatted, killed at ${OUTPUT_CAP_LINES} matches) vs \`rg --line-number --no-heading --color never --hidden --no-ignore --glob '!.*/' -e <pattern> node_modules\` spawned from node, stdout counted and rg killed at ${OUTPUT_CAP_LINES} lines (the same files; raw rg searches unsorted, with all threads). ` +
       `"rg (our engine's flags)" is rg run the same way with exactly the flags our engine passes, so bhrain(rg) against it is our own cost: spawn via execFile, parsing, sorting and formatting.`,
-    `glob ${GLOB_PATTERN} under node_modules: bhrain found ${countGlobFiles(globOurs.last.output)} files (it prints at most 1,000, but walks and sorts all of them), raw rg ${globRaw ? globRaw.last.lines : '-'} (\`rg --files --hidden --no-ignore -g '*.d.ts' node_modules\`, not cut, since our glob also walks the whole tree). The issue's target names grep only, so glob has no verdict.`,
+    `glob ${GLOB_PATTERN} under node_modules: bhrain found ${countGlobFiles(globOurs.last.output)} files (it prints at most 1,000, but walks and sorts all of them), raw rg ${globRaw ? globRaw.last.lines : '-'} (\`rg --files --hidden --no-ignore -g '*.d.ts' -g '!.*/' node_modules\`, not cut, since our glob also walks the whole tree).`,
+    `glob **/* over a generated git repository of ${treeFiles} files (packages/pN/src/mM/; about a fifth skipped: dist/, coverage/, *.log, a nested .gitignore's generated/, node_modules/, a hidden .cache/): bhrain listed ${countGlobFiles(treeGlob.last.output)} files (it prints at most 1,000, but walks and sorts all of them), rg ${treeRg ? treeRg.last.lines : '-'} (\`rg ${RG_FILES_ARGS.join(' ')}\`, the same file set: plain \`rg --files\` also drops dotfiles such as .gitignore), ${generated.visible} expected. Both read .gitignore files; the tree is written once, so the page cache is warm.`,
   );
   if (grepRatio !== null && sameFlagsRatio !== null && grepRatio > GREP_TARGET_RATIO)
     notes.push(
@@ -216,5 +307,5 @@ export const benchTools = async (options: BenchOptions): Promise<BenchSection> =
     );
   if (!rg)
     notes.push('rg is not installed (apt-get install ripgrep): only the built-in engine was measured; the rg values and the grep target verdict are null.');
-  return { title: 'Tools: grep and glob over node_modules vs ripgrep', rows, notes };
+  return { title: 'Tools: grep and glob over node_modules and a generated tree vs ripgrep', rows, notes };
 };
