@@ -1,38 +1,115 @@
-import type { BrainToolDefinition, JsonSchema } from '../contract/BrainMessage.js';
+import { Ajv, type ErrorObject, type Options as AjvOptions, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+
+import type { BrainToolDefinition } from '../contract/BrainMessage.js';
+import { BadRequestError } from '../contract/errors.js';
 
 const typeOf = (value: unknown): string =>
   value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;
 
-const fitsType = (value: unknown, type: string): boolean => {
-  const actual = typeOf(value);
-  return actual === type || (type === 'number' && actual === 'integer');
+/**
+ * .what = tool arguments an atom could read only in part, with the problem the model must be told
+ * .why = a recovery that would have to guess (a missing closer, a repeated parameter) must not run the tool on the guess;
+ *        the call still reaches the loop, as an inputError quoting the problem, so the model retries
+ */
+export class UnreadToolInput {
+  constructor(
+    readonly partial: Record<string, unknown>,
+    readonly problem: string,
+  ) {}
+}
+
+/**
+ * .what = how ajv reads a tool's input schema
+ * .why = tool schemas come from our tools, library callers and (later) MCP servers, written for suppliers that ignore
+ *        keywords they do not know, so unknown keywords are ignored here too (strict off); formats are annotations, not
+ *        checked (ajv-formats is not a dependency): a tool checks its own paths, urls and dates; verbose keeps the
+ *        offending value, so a message can say what was received
+ */
+const AJV_OPTIONS: AjvOptions = { allErrors: true, strict: false, addUsedSchema: false, validateFormats: false, verbose: true, logger: false };
+
+/** .what = one ajv instance per draft a tool schema may declare; draft-07 (what suppliers document) when none */
+const ajvFor = (() => {
+  const made = new Map<string, Ajv>();
+  const classOf = (declared: unknown) =>
+    /2020-12/.test(String(declared)) ? Ajv2020 : /2019-09/.test(String(declared)) ? Ajv2019 : Ajv;
+  return (declared: unknown): Ajv => {
+    const Class = classOf(declared);
+    const key = Class.name;
+    if (!made.has(key)) made.set(key, new Class(AJV_OPTIONS));
+    return made.get(key)!;
+  };
+})();
+
+/** .what = compiled validators, once per schema object (tool definitions are long-lived values) */
+const compiled = new WeakMap<object, ValidateFunction>();
+
+const compileToolSchema = (tool: BrainToolDefinition): ValidateFunction => {
+  const schema = tool.inputSchema as object;
+  const cached = compiled.get(schema);
+  if (cached) return cached;
+  let validate: ValidateFunction;
+  try {
+    validate = ajvFor((schema as { $schema?: unknown }).$schema).compile(schema);
+  } catch (error) {
+    throw new BadRequestError(
+      `the input schema of tool ${tool.name} is not a valid JSON Schema: ${(error as Error).message}. Fix the tool definition`,
+      { cause: error },
+    );
+  }
+  compiled.set(schema, validate);
+  return validate;
 };
 
-/** .what = the problems of a value against a JSON schema node (the subset tools use), as readable lines */
-export const checkJsonSchema = (value: unknown, schema: JsonSchema, path = 'input'): string[] => {
-  const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type as string];
-  if (types.length && !types.some((type) => fitsType(value, type)))
-    return [`${path} must be ${types.join(' or ')}, got ${typeOf(value)}`];
-  const problems: string[] = [];
-  if (schema.enum && !schema.enum.some((option) => option === value))
-    problems.push(`${path} must be one of ${schema.enum.map((option) => JSON.stringify(option)).join(', ')}`);
-  if (typeof value === 'number') {
-    if (typeof schema.minimum === 'number' && value < schema.minimum) problems.push(`${path} must be >= ${schema.minimum}`);
-    if (typeof schema.maximum === 'number' && value > schema.maximum) problems.push(`${path} must be <= ${schema.maximum}`);
+/** .what = an ajv instance path (/a/0/b) written as the model reads it (input.a[0].b) */
+const toPath = (instancePath: string): string =>
+  'input' +
+  instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : /^[A-Za-z_$][\w$]*$/.test(part) ? `.${part}` : `[${JSON.stringify(part)}]`))
+    .join('');
+
+/** .what = one ajv error as a line the model can act on: where, and what is wrong there */
+const describeError = (error: ErrorObject): string => {
+  const path = toPath(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'type':
+      return `${path} must be ${String(params.type).split(',').join(' or ')}, got ${typeOf(error.data)}`;
+    case 'required':
+      return `${path}.${String(params.missingProperty)} is required`;
+    case 'additionalProperties':
+      return `${path}.${String(params.additionalProperty)} is not a known field`;
+    case 'enum':
+      return `${path} must be one of ${(params.allowedValues as unknown[]).map((option) => JSON.stringify(option)).join(', ')}, got ${JSON.stringify(error.data)}`;
+    case 'const':
+      return `${path} must be ${JSON.stringify(params.allowedValue)}, got ${JSON.stringify(error.data)}`;
+    default:
+      return `${path} ${error.message ?? `fails ${error.keyword}`}`;
   }
-  if (Array.isArray(value) && schema.items)
-    value.forEach((item, index) => problems.push(...checkJsonSchema(item, schema.items!, `${path}[${index}]`)));
-  if (typeOf(value) === 'object') {
-    const record = value as Record<string, unknown>;
-    for (const key of schema.required ?? [])
-      if (record[key] === undefined) problems.push(`${path}.${key} is required`);
-    for (const [key, child] of Object.entries(record)) {
-      const childSchema = schema.properties?.[key];
-      if (childSchema) problems.push(...checkJsonSchema(child, childSchema, `${path}.${key}`));
-      else if (schema.additionalProperties === false) problems.push(`${path}.${key} is not a known field`);
-    }
-  }
-  return problems;
+};
+
+/**
+ * .what = ajv's errors as readable lines; the branch errors of an anyOf/oneOf are folded into that one line
+ * .why = "must match a schema in anyOf" alone does not say what each choice wanted
+ */
+const describeErrors = (errors: readonly ErrorObject[]): string[] => {
+  const unions = errors.filter((error) => error.keyword === 'anyOf' || error.keyword === 'oneOf');
+  const insideUnion = (error: ErrorObject) =>
+    unions.some((union) => union !== error && error.schemaPath.startsWith(`${union.schemaPath}/`));
+  return errors
+    .filter((error) => !insideUnion(error))
+    .map((error) => {
+      if (error.keyword !== 'anyOf' && error.keyword !== 'oneOf') return describeError(error);
+      const branches = errors.filter((other) => other.schemaPath.startsWith(`${error.schemaPath}/`)).map(describeError);
+      const passing = (error.params as { passingSchemas?: unknown }).passingSchemas;
+      if (error.keyword === 'oneOf' && Array.isArray(passing))
+        return `${toPath(error.instancePath)} must match exactly one of its oneOf choices, but matches ${passing.length} (choices ${passing.join(', ')})`;
+      return `${toPath(error.instancePath)} must match one of its ${error.keyword} choices: ${branches.join(', or ') || error.message}`;
+    });
 };
 
 /**
@@ -58,12 +135,20 @@ export const readToolArguments = (input: {
   return checkToolInput({ value: parsed, name: input.name, tools: input.tools });
 };
 
-/** .what = checks already-parsed arguments against the tool's schema */
+/**
+ * .what = checks already-parsed arguments against the tool's JSON Schema, with ajv (compiled once per schema)
+ * .why = anyOf, oneOf, enum, const, nested objects and arrays are enforced the same way for every tool
+ */
 export const checkToolInput = (input: {
   value: unknown;
   name: string;
   tools: readonly BrainToolDefinition[];
 }): { input: Record<string, unknown>; inputError?: string } => {
+  if (input.value instanceof UnreadToolInput)
+    return {
+      input: input.value.partial,
+      inputError: `the call to ${input.name} could not be read exactly: ${input.value.problem}. Call ${input.name} again with every parameter closed by </parameter> and the call closed by </function></tool_call>`,
+    };
   if (typeOf(input.value) !== 'object')
     return {
       input: {},
@@ -72,11 +157,11 @@ export const checkToolInput = (input: {
   const record = input.value as Record<string, unknown>;
   const tool = input.tools.find((candidate) => candidate.name === input.name);
   if (!tool) return { input: record }; // an unknown tool is answered by the loop, which lists the tools that exist
-  const problems = checkJsonSchema(record, tool.inputSchema as JsonSchema);
-  return problems.length
-    ? {
-        input: record,
-        inputError: `the arguments of ${input.name} do not fit its schema: ${problems.join('; ')}. Call ${input.name} again with corrected arguments`,
-      }
-    : { input: record };
+  const validate = compileToolSchema(tool);
+  if (validate(record)) return { input: record };
+  const problems = describeErrors(validate.errors ?? []);
+  return {
+    input: record,
+    inputError: `the arguments of ${input.name} do not fit its schema: ${problems.join('; ')}. Call ${input.name} again with corrected arguments`,
+  };
 };
