@@ -20,7 +20,9 @@ export interface AtomRawGeneration {
   text: string;
   /** raw: the JSON text the model streamed; value: arguments already parsed (e.g. recovered from <tool_call> text) */
   toolCalls: Array<{ id: string; name: string; raw: string } | { id: string; name: string; value: unknown }>;
-  stopReason: 'end' | 'tool_calls' | 'max_tokens';
+  stopReason: BrainAtomGeneration['stopReason'];
+  /** calls the output-token limit cut off: reported with stopReason max_tokens, never run */
+  truncatedToolCalls?: BrainAtomGeneration['truncatedToolCalls'];
   tokens: BrainTokens;
 }
 
@@ -205,6 +207,7 @@ export const genAtom = (input: {
     return {
       message: { role: 'assistant', content: raw.text, toolCalls },
       stopReason: toolCalls.length ? 'tool_calls' : raw.stopReason === 'tool_calls' ? 'end' : raw.stopReason,
+      ...(raw.truncatedToolCalls?.length ? { truncatedToolCalls: raw.truncatedToolCalls } : {}),
       tokens: raw.tokens,
       cash: computeCash(raw.tokens, input.spec.price),
       elapsedMs: performance.now() - started,

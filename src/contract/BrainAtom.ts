@@ -42,10 +42,27 @@ export interface BrainAtomGenerateInput {
   onRetry?: (retry: { attempt: number; delayMs: number; reason: string }) => void;
 }
 
+/**
+ * .what = why a generation stopped, mapped truly from the supplier's stop reason
+ * .note = end: a finished answer; tool_calls: calls to run; max_tokens: the output-token limit cut the answer or a call;
+ *         refusal: the model declined (anthropic stop_reason refusal, openai refusal / content_filter), never retried;
+ *         pause_turn: anthropic paused a long turn, continued by sending the assistant content back
+ */
+export type BrainStopReason = 'end' | 'tool_calls' | 'max_tokens' | 'refusal' | 'pause_turn';
+
+/** .what = a tool call the output-token limit cut off mid-arguments: its name and how much of its arguments arrived */
+export interface BrainTruncatedToolCall {
+  id: string;
+  name: string;
+  receivedChars: number;
+}
+
 /** .what = output of one inference call: the assistant message, why it stopped, usage and cost */
 export interface BrainAtomGeneration {
   message: BrainAssistantMessage;
-  stopReason: 'end' | 'tool_calls' | 'max_tokens';
+  stopReason: BrainStopReason;
+  /** calls cut off by the output-token limit (stopReason max_tokens): reported, never run, never in message.toolCalls */
+  truncatedToolCalls?: BrainTruncatedToolCall[];
   tokens: BrainTokens;
   cash: BrainCash | null;
   elapsedMs: number;

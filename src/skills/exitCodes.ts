@@ -22,6 +22,8 @@ export const EXIT_CODES = {
   denied: 7,
   /** --json-schema: the answer did not validate, after one retry with the validation error */
   outputInvalid: 8,
+  /** the model refused the request (a refusal stop reason): the refusal text is printed, nothing is retried */
+  refusal: 9,
   /** interrupted (SIGINT or SIGTERM): the run stopped, its refs saved */
   interrupted: 130,
 } as const;
@@ -34,4 +36,6 @@ export const exitCodeOf = (termination: BhrainTermination, errorExitCode: number
       ? EXIT_CODES.maxIterations
       : termination === 'budget'
         ? EXIT_CODES.budget
-        : (errorExitCode ?? EXIT_CODES.loop);
+        : termination === 'refusal'
+          ? EXIT_CODES.refusal
+          : (errorExitCode ?? EXIT_CODES.loop);

@@ -3,8 +3,11 @@ import type { BrainCash, BrainTokens } from '../../contract/BrainOutput.js';
 import type { BhrainError } from '../../contract/errors.js';
 import type { BhrainBudgetReached } from './loop/checkBudget.js';
 
-/** .what = why a session ended; 'budget' = a limit of maxBudgetUsd, maxTokens or maxWallTimeMs was reached */
-export type BhrainTermination = 'complete' | 'max-iterations' | 'budget' | 'error' | 'clarification';
+/**
+ * .what = why a session ended; 'budget' = a limit of maxBudgetUsd, maxTokens or maxWallTimeMs was reached;
+ *         'refusal' = the model declined to answer (the refusal text is the output; never retried)
+ */
+export type BhrainTermination = 'complete' | 'max-iterations' | 'budget' | 'error' | 'clarification' | 'refusal';
 
 /** .what = who denied a tool call: the permission guard, the user at a prompt, or nobody could be asked (no prompter) */
 export type BhrainDenialSource = 'guard' | 'prompt' | 'no-prompter';
@@ -38,7 +41,7 @@ export interface BhrainToolCallCounts {
  */
 export interface BhrainSessionResult {
   sessionUuid: string;
-  /** the final answer; for max-iterations and budget, the partial answer and an explanation; for error, what was said before it */
+  /** the final answer; for max-iterations and budget, the partial answer and an explanation; for refusal, the refusal text; for error, what was said before it */
   output: string;
   termination: BhrainTermination;
   iterations: number;

@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 
 import type { BrainAtom } from '../../contract/BrainAtom.js';
 import { DEFAULT_ANTHROPIC_BASE_URL } from '../constants.js';
-import type { AtomCall } from '../genAtom.js';
+import type { AtomCall, AtomRawGeneration } from '../genAtom.js';
 import { genAtom } from '../genAtom.js';
 import { genClientCache } from '../genClientCache.js';
 import { withIdleTimeout } from '../withIdleTimeout.js';
@@ -22,9 +22,24 @@ const getClient = genClientCache<Anthropic>(async ({ auth, baseURL }) => {
   });
 });
 
-const STOP_REASONS: Record<string, 'end' | 'tool_calls' | 'max_tokens'> = {
+// every stop reason mapped truly; end_turn, stop_sequence (and one we do not know yet) end the answer
+const STOP_REASONS: Record<string, AtomRawGeneration['stopReason']> = {
   tool_use: 'tool_calls',
   max_tokens: 'max_tokens',
+  // the response filled the context window: cut like max_tokens
+  model_context_window_exceeded: 'max_tokens',
+  refusal: 'refusal',
+  pause_turn: 'pause_turn',
+};
+
+/** .what = whether streamed tool arguments are whole JSON; the last call of a max_tokens response may be cut mid-way */
+const isWholeJson = (json: string): boolean => {
+  try {
+    JSON.parse(json);
+    return true;
+  } catch {
+    return false;
+  }
 };
 
 /** .what = one streamed Messages API call, normalized */
@@ -39,10 +54,17 @@ const callAnthropic =
       withIdleTimeout({ stream, idleMs, abort: () => stream.controller.abort() }),
       request.onTextDelta,
     );
+    const stopReason = STOP_REASONS[result.stopReason ?? ''] ?? 'end';
+    // a refusal is the answer: its text shown, any call it began never run
+    if (stopReason === 'refusal') return { text: result.text, toolCalls: [], stopReason, tokens: result.tokens };
+    // the output-token limit cut the last tool_use mid-input: reported as such, never run half-parsed
+    const last = result.toolUses[result.toolUses.length - 1];
+    const cut = stopReason === 'max_tokens' && last && !isWholeJson(last.json) ? last : null;
     return {
       text: result.text,
-      toolCalls: result.toolUses.map((use) => ({ id: use.id, name: use.name, raw: use.json })),
-      stopReason: STOP_REASONS[result.stopReason ?? ''] ?? 'end',
+      toolCalls: result.toolUses.filter((use) => use !== cut).map((use) => ({ id: use.id, name: use.name, raw: use.json })),
+      stopReason,
+      ...(cut ? { truncatedToolCalls: [{ id: cut.id, name: cut.name, receivedChars: cut.json.length }] } : {}),
       tokens: result.tokens,
     };
   };

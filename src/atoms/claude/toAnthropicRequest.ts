@@ -54,6 +54,11 @@ export const toAnthropicRequest = (input: {
     .filter((text): text is string => !!text)
     .join('\n\n');
   const turns = toTurns(input.messages);
+  // a paused turn (pause_turn) is continued by sending its assistant content back last; the api refuses a final
+  // assistant text that ends in whitespace
+  const lastTurn = turns[turns.length - 1];
+  const lastBlock = lastTurn?.role === 'assistant' ? lastTurn.content[lastTurn.content.length - 1] : undefined;
+  if (lastBlock?.type === 'text') lastTurn.content[lastTurn.content.length - 1] = { ...lastBlock, text: lastBlock.text.trimEnd() || '(paused)' };
   const userTurnIndexes = turns.flatMap((turn, index) => (turn.role === 'user' ? [index] : []));
   for (const index of userTurnIndexes.slice(-2)) {
     const turn = turns[index];

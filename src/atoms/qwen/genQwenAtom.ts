@@ -18,6 +18,21 @@ const getClient = genClientCache<OpenAI>(async ({ auth, baseURL }) => {
   return new OpenAIClient({ apiKey: auth.value, baseURL, maxRetries: 0, logLevel: 'off' });
 });
 
+/**
+ * .what = the last call of a response cut by the output-token limit, when its arguments are not whole JSON
+ * .why = only the last call can be cut (calls stream in order); running it half-parsed would write half a file
+ */
+const cutToolCall = <T extends { json: string }>(calls: readonly T[]): T | null => {
+  const last = calls[calls.length - 1];
+  if (!last) return null;
+  try {
+    JSON.parse(last.json);
+    return null;
+  } catch {
+    return last;
+  }
+};
+
 /** .what = one streamed Chat Completions call, normalized, with <tool_call> text recovered into calls */
 const callOpenai =
   (model: string): AtomCall =>
@@ -30,11 +45,14 @@ const callOpenai =
       withIdleTimeout({ stream, idleMs, abort: () => stream.controller.abort() }),
       request.onTextDelta,
     );
-    const native: AtomRawGeneration['toolCalls'] = result.toolCalls.map((call) => ({
-      id: call.id,
-      name: call.name,
-      raw: call.json,
-    }));
+    // a refusal (delta.refusal, or content_filter) is the answer: its text shown, its calls never run
+    if (result.refusal || result.finishReason === 'content_filter')
+      return { text: result.refusal || result.text, toolCalls: [], stopReason: 'refusal', tokens: result.tokens };
+    // the output-token limit cut the last call mid-arguments: it is reported, never run half-parsed
+    const cut = result.finishReason === 'length' ? cutToolCall(result.toolCalls) : null;
+    const native: AtomRawGeneration['toolCalls'] = result.toolCalls
+      .filter((call) => call !== cut)
+      .map((call) => ({ id: call.id, name: call.name, raw: call.json }));
     const recovered = native.length ? { text: result.text, toolCalls: [] } : recoverToolCallText(result.text, request.tools ?? []);
     const toolCalls = [
       ...native,
@@ -44,6 +62,7 @@ const callOpenai =
       text: recovered.text,
       toolCalls,
       stopReason: toolCalls.length ? 'tool_calls' : result.finishReason === 'length' ? 'max_tokens' : 'end',
+      ...(cut ? { truncatedToolCalls: [{ id: cut.id, name: cut.name, receivedChars: cut.json.length }] } : {}),
       tokens: result.tokens,
     };
   };

@@ -6,12 +6,34 @@ import type { BrainTokens } from '../../contract/BrainOutput.js';
 export interface OpenaiStreamResult {
   text: string;
   toolCalls: Array<{ id: string; name: string; json: string }>;
+  /** what the model said when it declined (delta.refusal), '' when it did not */
+  refusal: string;
   finishReason: string | null;
   tokens: BrainTokens;
 }
 
+/** .what = whether a call's arguments so far are a whole JSON value (a finished call) */
+const isWholeJson = (json: string): boolean => {
+  if (!json.trim()) return false;
+  try {
+    JSON.parse(json);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** .what = one tool call being assembled, and whether the deltas now arriving at its index replay it */
+interface CallSlot {
+  call: { id: string; name: string; json: string };
+  replay: boolean;
+}
+
 /**
- * .what = accumulates chat.completion.chunk deltas into text, tool calls (raw JSON, by index) and usage
+ * .what = accumulates chat.completion.chunk deltas into text, refusal, tool calls (raw JSON) and usage
+ * .why = OpenAI-compatible servers do not all stream tool calls the same way; the assembly is robust to what they send:
+ *        a new id at an index already used starts a new call; a name sent again is not appended (no read_fileread_file);
+ *        a finished call replayed under its id (arguments again) is not duplicated
  * .note = openai counts cached tokens inside prompt_tokens; they are split out into cache.get here
  */
 export const readOpenaiStream = async (
@@ -19,7 +41,11 @@ export const readOpenaiStream = async (
   onTextDelta?: (text: string) => void,
 ): Promise<OpenaiStreamResult> => {
   let text = '';
-  const calls: Array<{ id: string; name: string; json: string }> = [];
+  let refusal = '';
+  const calls: Array<CallSlot['call']> = [];
+  // the call each index routes to now, and every call by id (a replay may come at any index)
+  const slots = new Map<number, CallSlot>();
+  const byId = new Map<string, CallSlot['call']>();
   let finishReason: string | null = null;
   const tokens: BrainTokens = { input: 0, output: 0, cache: { get: 0, set: 0 } };
   for await (const chunk of stream) {
@@ -28,10 +54,31 @@ export const readOpenaiStream = async (
       text += choice.delta.content;
       onTextDelta?.(choice.delta.content);
     }
+    const refused = (choice?.delta as { refusal?: string | null } | undefined)?.refusal;
+    if (refused) refusal += refused;
     for (const delta of choice?.delta?.tool_calls ?? []) {
-      const call = (calls[delta.index] ??= { id: '', name: '', json: '' });
-      if (delta.id) call.id = delta.id;
-      if (delta.function?.name) call.name += delta.function.name;
+      const id = delta.id || '';
+      const known = id ? byId.get(id) : undefined;
+      let slot = slots.get(delta.index);
+      if (known) {
+        // the same id again: a continuation, or (when the call is already whole) a replay whose deltas are dropped
+        const replay = isWholeJson(known.json);
+        if (slot?.call !== known || slot.replay !== replay) slots.set(delta.index, (slot = { call: known, replay }));
+      } else if (!slot || (id && slot.call.id && slot.call.id !== id)) {
+        // a first delta, or a new id at a reused index: a new call
+        slot = { call: { id: '', name: '', json: '' }, replay: false };
+        calls.push(slot.call);
+        slots.set(delta.index, slot);
+      }
+      if (slot.replay) continue;
+      const call = slot.call;
+      if (id && !call.id) {
+        call.id = id;
+        byId.set(id, call);
+      }
+      const name = delta.function?.name;
+      // a name is sent whole by most servers and in fragments by a few: appended only when it is not a resend
+      if (name && name !== call.name) call.name = call.name && !name.startsWith(call.name) ? call.name + name : name;
       if (delta.function?.arguments) call.json += delta.function.arguments;
     }
     if (choice?.finish_reason) finishReason = choice.finish_reason;
@@ -46,7 +93,10 @@ export const readOpenaiStream = async (
   if (finishReason === null) throw new Error('the response stream ended without a finish_reason (connection cut mid-message)');
   return {
     text,
-    toolCalls: calls.filter(Boolean).map((call, index) => ({ ...call, id: call.id || `call_${index}` })),
+    toolCalls: calls
+      .filter((call) => call.name || call.json)
+      .map((call, index) => ({ ...call, id: call.id || `call_${index}` })),
+    refusal,
     finishReason,
     tokens,
   };

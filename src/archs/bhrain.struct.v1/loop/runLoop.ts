@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { BrainAtomGenerateInput, BrainAtomGeneration } from '../../../contract/BrainAtom.js';
+import type { BrainAtomGenerateInput, BrainAtomGeneration, BrainTruncatedToolCall } from '../../../contract/BrainAtom.js';
 import { silentLog } from '../../../contract/BrainContext.js';
 import type { BrainMessage, BrainToolDefinition } from '../../../contract/BrainMessage.js';
 import { AbortedError, BhrainError, ContextOverflowError, EmptyAnswerError, LoopError } from '../../../contract/errors.js';
@@ -38,6 +38,13 @@ const tallyToolCalls = (counts: BhrainToolCallCounts, outcomes: readonly ToolCal
     ],
   };
 };
+
+/**
+ * .what = what the model is told when the output-token limit cut its tool call(s) off mid-arguments
+ * .why = the call was not run (half-parsed arguments would write half a file); a smaller step fits the limit
+ */
+const describeTruncatedToolCalls = (calls: readonly BrainTruncatedToolCall[]): string =>
+  `[bhrain: your last tool call (${calls.map((call) => `${call.name}, ${call.receivedChars} characters of arguments received`).join('; ')}) was cut off by the output-token limit and was not run. Continue in smaller steps so each call fits the output limit: e.g. write a big file in parts (write the first part, then add the rest with further edit calls), or split a long command or edit into several.]`;
 
 const isMessageList = (value: unknown): value is BrainMessage[] =>
   Array.isArray(value) &&
@@ -319,6 +326,27 @@ export const runLoop = async (input: {
         contextTokens: size,
         occurredAt: new Date().toISOString(),
       });
+      // a refusal ends the session as such: its text is the answer, and the refused request is never sent again
+      if (generation.stopReason === 'refusal') {
+        log.warn(`iteration ${iteration}: ${config.atom.slug} refused the request (stop reason refusal); it is not retried`);
+        return finish({
+          output: generation.message.content.trim() ? generation.message.content : `[${config.atom.slug} refused the request (stop reason refusal) and gave no text]`,
+          termination: 'refusal',
+          iterations: iteration,
+        });
+      }
+      // a call cut off by the output-token limit was not run: the model is told so, and to continue in smaller steps
+      const truncated = generation.truncatedToolCalls ?? [];
+      if (truncated.length) {
+        log.warn(`iteration ${iteration}: ${truncated.map((call) => call.name).join(', ')} was cut off by the output-token limit and not run; the model is asked to continue in smaller steps`);
+        append([{ role: 'user', content: describeTruncatedToolCalls(truncated) }]);
+        nudgedEmpty = false;
+        if (!calls.length) continue;
+      } else if (generation.stopReason === 'pause_turn' && !calls.length) {
+        // anthropic paused a long turn: its content, already appended, is sent back as is and the model continues it
+        log.info(`iteration ${iteration}: the supplier paused the turn (pause_turn); it is continued`);
+        continue;
+      }
       if (!calls.length && !generation.message.content.trim()) {
         // an empty answer ends nothing: the model is told once, then the session ends with a clear error
         if (nudgedEmpty)
