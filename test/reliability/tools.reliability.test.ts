@@ -171,7 +171,8 @@ describe('read: faults and bad input', () => {
     const farOffset = await measure(files, 'read', { path: 'log.txt', offset: 5_000 }, cwd);
     expect(farOffset.success).toBe(false);
     expect(farOffset.output).toMatch(/^offset 5000 was not reached: the first 512\.0 MB of log\.txt \(1\.0 GB in all\) hold only 101 lines, and read stops skipping there to stay fast\. Use bash to jump that far \(e\.g\. `tail -n \+5000 log\.txt \| head -n 2000`\)/);
-    expect(farOffset.elapsedMs).toBeLessThan(5_000);
+    // the message proves where it stopped; the time only proves it does not hang (512 MB of zeros took 2-6 s in CI)
+    expect(farOffset.elapsedMs).toBeLessThan(15_000);
     expect(farOffset.rssGrowthBytes).toBeLessThan(100 * MB);
     expect(farOffset.heapGrowthBytes).toBeLessThan(100 * MB);
   });
