@@ -32,6 +32,8 @@ export type {
   BrainAtomGeneration,
   BrainModelPrice,
   BrainSupplier,
+  BrainStopReason,
+  BrainThinking,
 } from './contract/BrainAtom.js';
 export type {
   BrainMessage,
@@ -41,6 +43,8 @@ export type {
   BrainToolMessage,
   BrainToolCall,
   BrainToolDefinition,
+  BrainReasoning,
+  BrainReasoningBlock,
   JsonSchema,
   JsonSchemaObject,
 } from './contract/BrainMessage.js';

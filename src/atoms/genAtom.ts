@@ -3,10 +3,11 @@ import type {
   BrainAtomGenerateInput,
   BrainAtomGeneration,
   BrainAtomSpec,
+  BrainThinking,
 } from '../contract/BrainAtom.js';
 import { silentLog, type BrainContext, type BrainCreds } from '../contract/BrainContext.js';
 import { AuthFailedError, BadRequestError } from '../contract/errors.js';
-import type { BrainToolCall } from '../contract/BrainMessage.js';
+import type { BrainReasoning, BrainToolCall } from '../contract/BrainMessage.js';
 import type { BrainTokens } from '../contract/BrainOutput.js';
 import { askAtom } from './askAtom.js';
 import { computeCash } from './computeCash.js';
@@ -23,8 +24,30 @@ export interface AtomRawGeneration {
   stopReason: BrainAtomGeneration['stopReason'];
   /** calls the output-token limit cut off: reported with stopReason max_tokens, never run */
   truncatedToolCalls?: BrainAtomGeneration['truncatedToolCalls'];
+  /** what the model reasoned this turn (thinking blocks, reasoning_content, <think> text), kept apart from text */
+  reasoning?: BrainReasoning;
   tokens: BrainTokens;
 }
+
+/** .what = the smallest thinking budget each protocol takes (anthropic refuses budget_tokens below 1024) */
+const MIN_THINKING_BUDGET: Record<AtomCredsSpec['supplier'], number> = { anthropic: 1024, qwen: 1 };
+
+/**
+ * .what = a thinking option checked: 'off', or a whole budget of tokens at least the supplier's minimum
+ * .why = a bad budget fails before any request, naming the flag and what it takes, instead of a supplier 400
+ */
+export const checkThinking = (input: { thinking: BrainThinking | undefined; supplier: AtomCredsSpec['supplier'] }): void => {
+  const { thinking } = input;
+  if (thinking === undefined || thinking === 'off') return;
+  const min = MIN_THINKING_BUDGET[input.supplier];
+  const budget = (thinking as { budgetTokens?: unknown } | null)?.budgetTokens;
+  if (typeof budget !== 'number' || !Number.isInteger(budget) || budget < min)
+    throw new BadRequestError(
+      `--thinking '${String(budget ?? thinking)}' is not a thinking budget: give a whole number of tokens of at least ${min}${
+        input.supplier === 'anthropic' ? ' (Anthropic\'s minimum)' : ''
+      }, or off (the atom's thinking)`,
+    );
+};
 
 /**
  * .what = how a call authenticates: an API key or a bearer token (ANTHROPIC_AUTH_TOKEN), passed to the SDK as such
@@ -139,7 +162,10 @@ export const genAtom = (input: {
   call: AtomCall;
   /** the supplier endpoint for this atom; beats context.creds.<supplier>.url and the env var */
   baseUrl?: string;
+  /** the thinking every generate() uses unless its input gives its own */
+  thinking?: BrainThinking;
 }): BrainAtom => {
+  checkThinking({ thinking: input.thinking, supplier: input.creds.supplier });
   // a bad endpoint fails when the atom is made (before a run starts), naming the flag that set it
   const baseUrl =
     input.baseUrl === undefined ? undefined : readBaseUrl({ raw: input.baseUrl, from: "--base-url (genBrainAtom's baseUrl)", spec: input.creds });
@@ -152,20 +178,27 @@ export const genAtom = (input: {
       log.warn(warning);
     }
     const started = performance.now();
-    // a caller's text callback that throws is the caller's bug: logged, never retried as a supplier failure (re-billed)
-    const onTextDelta = request.onTextDelta;
-    const guarded: BrainAtomGenerateInput = onTextDelta
-      ? {
-          ...request,
-          onTextDelta: (text) => {
+    const thinking = request.thinking ?? input.thinking;
+    checkThinking({ thinking, supplier: input.creds.supplier });
+    // a caller's callback that throws is the caller's bug: logged, never retried as a supplier failure (re-billed)
+    const guard = (name: 'onTextDelta' | 'onReasoningDelta') => {
+      const callback = request[name];
+      return callback
+        ? (text: string) => {
             try {
-              onTextDelta(text);
+              callback(text);
             } catch (error) {
-              log.error(`${input.slug}: the onTextDelta callback threw: ${(error as Error)?.message ?? error}; the answer goes on`);
+              log.error(`${input.slug}: the ${name} callback threw: ${(error as Error)?.message ?? error}; the answer goes on`);
             }
-          },
-        }
-      : request;
+          }
+        : undefined;
+    };
+    const guarded: BrainAtomGenerateInput = {
+      ...request,
+      ...(thinking ? { thinking } : {}),
+      onTextDelta: guard('onTextDelta'),
+      onReasoningDelta: guard('onReasoningDelta'),
+    };
     const { value: raw, attempts } = await withRetry({
       supplier: input.slug,
       policy: { ...DEFAULT_RETRY_POLICY, ...context.retry },
@@ -205,9 +238,10 @@ export const genAtom = (input: {
         : checkToolInput({ value: call.value, name: call.name, tools })),
     }));
     return {
-      message: { role: 'assistant', content: raw.text, toolCalls },
+      message: { role: 'assistant', content: raw.text, toolCalls, ...(raw.reasoning ? { reasoning: raw.reasoning } : {}) },
       stopReason: toolCalls.length ? 'tool_calls' : raw.stopReason === 'tool_calls' ? 'end' : raw.stopReason,
       ...(raw.truncatedToolCalls?.length ? { truncatedToolCalls: raw.truncatedToolCalls } : {}),
+      ...(raw.reasoning ? { reasoning: raw.reasoning.text } : {}),
       tokens: raw.tokens,
       cash: computeCash(raw.tokens, input.spec.price),
       elapsedMs: performance.now() - started,

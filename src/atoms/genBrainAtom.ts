@@ -1,4 +1,4 @@
-import type { BrainAtom } from '../contract/BrainAtom.js';
+import type { BrainAtom, BrainThinking } from '../contract/BrainAtom.js';
 import { BadRequestError } from '../contract/errors.js';
 import { genClaudeAtom } from './claude/genClaudeAtom.js';
 import {
@@ -54,9 +54,10 @@ const describeUnknown = (entry: BrainModelEntry): string =>
  * .why = one way to name a model everywhere (library, CLI, repl slugs); an unknown slug is an error listing the
  *        choices; any model id works, known ids keep their price and window, others are priced null (spec.price)
  * .note = baseUrl beats context.creds.<supplier>.url and ANTHROPIC_BASE_URL / QWEN_BASE_URL; for claude give it with or
- *         without /v1, for qwen with /v1 (an OpenAI-compatible server's base URL)
+ *         without /v1, for qwen with /v1 (an OpenAI-compatible server's base URL); thinking is the default of every
+ *         generate() (claude: extended thinking, budget at least 1024; qwen: DashScope's enable_thinking)
  */
-export const genBrainAtom = (input: { slug: string; model?: string; baseUrl?: string }): BrainAtom => {
+export const genBrainAtom = (input: { slug: string; model?: string; baseUrl?: string; thinking?: BrainThinking }): BrainAtom => {
   if (input.model !== undefined && !/^\S+$/.test(input.model))
     throw new BadRequestError(
       `--model '${input.model}' is not a model id: give the supplier's id without spaces, e.g. claude-sonnet-4-6 or qwen3-coder-plus (genBrainAtom's model)`,
@@ -73,6 +74,7 @@ export const genBrainAtom = (input: { slug: string; model?: string; baseUrl?: st
         slug: `claude/${name}`,
         entry,
         baseUrl: input.baseUrl,
+        thinking: input.thinking,
         description: `Anthropic ${entry.model} via the Messages API${known ? '' : describeUnknown(entry)}`,
       });
     }
@@ -83,6 +85,7 @@ export const genBrainAtom = (input: { slug: string; model?: string; baseUrl?: st
       slug: `qwen/${name}`,
       entry,
       baseUrl: input.baseUrl,
+      thinking: input.thinking,
       description: `Qwen ${entry.model} via an OpenAI-compatible Chat Completions endpoint${known ? '' : describeUnknown(entry)}`,
     });
   }

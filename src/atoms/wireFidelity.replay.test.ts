@@ -407,6 +407,16 @@ describe('issue 14 wire (openai): qwen3-coder and hermes <tool_call> text stream
       .map(([key, value]) => `<parameter=${key}>\n${value}\n</parameter>\n`)
       .join('')}</function>\n</tool_call>`;
 
+  it('issue 14 wire (openai): markup that turns out to be a tool call is not left shown as answer text (a reset, then the answer)', async () => {
+    const text = `Writing.\n${xml('write', { path: 'a.md', content: 'hi' })}`;
+    server.replay(openaiBody(contentDeltas(chop(text, 6)), 'stop'));
+    let shown = '';
+    const generation = await qwen({ onTextDelta: (delta) => (shown += delta), onTextReset: () => (shown = '') });
+    expect(generation.message.toolCalls).toHaveLength(1);
+    expect(shown).toBe(generation.message.content);
+    expect(shown).not.toContain('<tool_call>');
+  });
+
   it('issue 14 wire (openai): a qwen3-coder call streamed in 7-character deltas (tags cut mid-way) is recovered, the text before it is the answer', async () => {
     const text = `I'll write it now.\n\n${xml('write', { path: 'hello.py', content: 'print("hi")\n' })}`;
     server.replay(openaiBody(contentDeltas(chop(text, 7)), 'stop'));

@@ -34,6 +34,10 @@ export interface BrainAtomGenerateInput {
   messages: readonly BrainMessage[];
   tools?: readonly BrainToolDefinition[];
   maxOutputTokens?: number;
+  /** extended thinking: a token budget for the model to reason in before it answers, or 'off'; beats the atom's own */
+  thinking?: BrainThinking;
+  /** streamed reasoning text as it arrives (never part of the answer text) */
+  onReasoningDelta?: (text: string) => void;
   /** streamed text as it arrives, for progress display */
   onTextDelta?: (text: string) => void;
   /** the text streamed so far is void (its attempt failed and is retried): discard it */
@@ -41,6 +45,13 @@ export interface BrainAtomGenerateInput {
   /** an attempt failed and is retried after delayMs (after onTextReset); for progress and events */
   onRetry?: (retry: { attempt: number; delayMs: number; reason: string }) => void;
 }
+
+/**
+ * .what = whether the model reasons before it answers: a budget of thinking tokens, or 'off'
+ * .note = claude: extended thinking (budget at least 1024 tokens, counted within the output tokens); qwen: DashScope's
+ *         enable_thinking / thinking_budget (a server that reasons by its own setting ignores it)
+ */
+export type BrainThinking = { budgetTokens: number } | 'off';
 
 /**
  * .what = why a generation stopped, mapped truly from the supplier's stop reason
@@ -63,6 +74,9 @@ export interface BrainAtomGeneration {
   stopReason: BrainStopReason;
   /** calls cut off by the output-token limit (stopReason max_tokens): reported, never run, never in message.toolCalls */
   truncatedToolCalls?: BrainTruncatedToolCall[];
+  /** the reasoning text of this turn (also on message.reasoning), absent when the model sent none */
+  reasoning?: string;
+  /** output tokens include the reasoning tokens: suppliers bill thinking as output */
   tokens: BrainTokens;
   cash: BrainCash | null;
   elapsedMs: number;

@@ -21,7 +21,26 @@ export interface BrainAssistantMessage {
   readonly role: 'assistant';
   readonly content: string;
   readonly toolCalls: readonly BrainToolCall[];
+  /** what the model thought before it answered, when the supplier sent it; never part of the answer (content) */
+  readonly reasoning?: BrainReasoning;
 }
+
+/**
+ * .what = a turn's reasoning: its readable text and, for claude, the signed blocks the API needs back unchanged
+ * .why = anthropic rejects a tool-use turn whose thinking blocks are not sent back with the results; OpenAI-compatible
+ *        servers (DeepSeek, Qwen3 thinking mode) want reasoning_content back after a tool call
+ */
+export interface BrainReasoning {
+  /** the reasoning as text: claude's thinking, reasoning_content, or a <think> block ('' when only redacted) */
+  readonly text: string;
+  /** anthropic thinking / redacted_thinking blocks with their signatures, in order, sent back exactly as received */
+  readonly blocks?: readonly BrainReasoningBlock[];
+}
+
+/** .what = one anthropic reasoning block, kept opaque: sent back byte for byte, never edited */
+export type BrainReasoningBlock =
+  | { readonly type: 'thinking'; readonly thinking: string; readonly signature: string }
+  | { readonly type: 'redacted_thinking'; readonly data: string };
 
 /** .what = the result of one tool call, answering the call with the same id */
 export interface BrainToolMessage {

@@ -14,6 +14,8 @@ export interface SkillOptions {
   atom?: string;
   model?: string;
   baseUrl?: string;
+  /** extended thinking: a budget of tokens, or off */
+  thinking?: string;
   input?: string;
   maxIterations?: string;
   maxBudgetUsd?: string;
@@ -80,6 +82,7 @@ export const genSkillCommand = (
     .option('-a, --atom <slug>', 'the LLM: claude, claude/haiku, claude/sonnet, claude/opus, claude/claude-<id>, qwen, qwen/<model>')
     .option('-m, --model <id>', "any model id of the atom's supplier (an unknown id is warned about and its cost is null)")
     .option('--base-url <url>', "the supplier's endpoint (default: ANTHROPIC_BASE_URL / QWEN_BASE_URL, else the supplier's own)")
+    .option('--thinking <budget|off>', 'let the model reason first, in up to this many tokens (claude: at least 1024, billed as output), or off')
     .option('-i, --input <text>', 'the task; without it and without a prompt argument, stdin is the task')
     .option('--max-iterations <n>', 'stop after n loop iterations, printing the partial answer (exit 3)')
     .option('--max-budget-usd <usd>', 'stop before a request once the run has cost this much (exit 6)')
@@ -102,7 +105,7 @@ export const genSkillCommand = (
     .option('--no-project-instructions', 'do not read AGENTS.md / CLAUDE.md (from the repository root down to here, and the user-level ones)')
     .option('--memory <strategy>', 'summarize-on-limit or truncate', 'summarize-on-limit')
     .option('-o, --output <format>', 'text (the answer only, for pipes), json (one object), or stream-json (one event per line)', 'text')
-    .option('--include-partial', 'stream-json: add the answer text as it streams (text_delta events)')
+    .option('--include-partial', 'stream-json: add the answer text as it streams (TextDelta events) and the model\'s reasoning (ReasoningDelta events)')
     .option('--json-schema <json|file>', 'the answer must be JSON valid against this JSON Schema: retried once, then exit 8')
     .option('--on-episode <ref>', 'continue from a saved episode (a hash, a prefix, or @file from `bhrain export`)')
     .option('--on-series <ref>', 'continue a saved series (a hash, a prefix, or @file from `bhrain export`)')

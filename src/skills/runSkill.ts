@@ -10,6 +10,7 @@ import { genRulesGuard } from '../archs/bhrain.struct.v1/permission/genRulesGuar
 import { getBhrainConfigDir } from '../archs/bhrain.struct.v1/instructions/getBhrainConfigDir.js';
 import { checkBashSandbox } from '../archs/bhrain.struct.v1/tools/bash/checkBashSandbox.js';
 import { getBhrainHome, genBrainRefStore } from '../continuation/genBrainRefStore.js';
+import type { BrainAtom, BrainThinking } from '../contract/BrainAtom.js';
 import { AbortedError, BadRequestError, BhrainError, OutputInvalidError } from '../contract/errors.js';
 import { genSecretRedactor } from '../security/genSecretRedactor.js';
 import { redactBrainEpisode, redactBrainSeries } from '../security/redactBrainRefs.js';
@@ -66,6 +67,28 @@ const readSystemPromptAdditions = async (options: SkillOptions, appendSystemProm
   const parts = [fromFile, appendSystemPrompt].filter((part): part is string => !!part?.trim());
   return parts.length ? parts.map((part) => part.trim()).join('\n\n') : undefined;
 };
+
+/**
+ * .what = --thinking as the atom's thinking option: off, or a whole number of tokens (the atom checks its minimum)
+ * .why = a typo fails before the run starts, naming the flag and what it takes
+ */
+const readThinking = (value: string | undefined): BrainThinking | undefined => {
+  if (value === undefined) return undefined;
+  if (value.trim() === 'off') return 'off';
+  if (!/^\d+$/.test(value.trim()))
+    throw new BadRequestError(`--thinking '${value}' is not a thinking budget: give a whole number of tokens (claude: at least 1024), or off`);
+  return { budgetTokens: Number(value.trim()) };
+};
+
+/**
+ * .what = the atom, with every generate() streaming its reasoning to onReasoningDelta (unless the caller gives its own)
+ * .why = stream-json with --include-partial shows the model's reasoning as ReasoningDelta events, apart from the answer's
+ *        TextDelta events; the loop itself only passes text deltas
+ */
+const withReasoningDeltas = (atom: BrainAtom, onReasoningDelta: (text: string) => void): BrainAtom => ({
+  ...atom,
+  generate: (input, context) => atom.generate({ ...input, onReasoningDelta: input.onReasoningDelta ?? onReasoningDelta }, context),
+});
 
 /** .what = the flags that are not settings, checked before anything runs; each failure names the flag and the valid choices */
 const validateOptions = (options: SkillOptions) => {
@@ -134,7 +157,7 @@ export const runSkill = async (
       typeof values.permission === 'string'
         ? await resolvePermission(values.permission, cwd)
         : genRulesGuard(values.permission, `rules(${settings.sources.permission.replace(/^(project|user):/, '')})`);
-    const atom = genBrainAtom({ slug: values.atom, model: values.model, baseUrl: values.baseUrl });
+    const atom = genBrainAtom({ slug: values.atom, model: values.model, baseUrl: values.baseUrl, thinking: readThinking(options.thinking) });
     atomSlug = atom.slug;
     if (atom.spec.price === null && limits.maxBudgetUsd !== undefined)
       throw new BadRequestError(
@@ -146,8 +169,11 @@ export const runSkill = async (
     const projectInstructions = values.projectInstructions
       ? await loadProjectInstructions({ cwd }, { env: process.env, log: { ...log, warn } })
       : null;
+    const partial = options.output === 'stream-json' && !!options.includePartial;
     const repl = genBrainRepl({
-      atom,
+      atom: partial
+        ? withReasoningDeltas(atom, (text) => writeLine({ type: 'ReasoningDelta', schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(text) }))
+        : atom,
       config: {
         permissionGuard,
         memoryManager: memory,
@@ -198,6 +224,8 @@ export const runSkill = async (
       prompter: interactive ? genTtyPrompter({ stdin: process.stdin, stderr: process.stderr, redact, pause: log.pause }) : undefined,
       onEvent: stream ? (event: BhrainEvent) => writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...event }, redact)) : undefined,
       onTextDelta: stream && options.includePartial ? (text: string) => writeLine({ type: 'TextDelta', schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(text) }) : undefined,
+      // the text streamed so far is void (a retried attempt, or <tool_call> markup that was a call): consumers drop it
+      onTextReset: stream && options.includePartial ? () => writeLine({ type: 'TextReset', schemaVersion: OUTPUT_SCHEMA_VERSION }) : undefined,
     };
     const schema = outputSchema ? { jsonSchema: outputSchema } : undefined;
     const result =

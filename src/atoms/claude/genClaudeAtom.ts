@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
-import type { BrainAtom } from '../../contract/BrainAtom.js';
+import type { BrainAtom, BrainThinking } from '../../contract/BrainAtom.js';
+import { BadRequestError } from '../../contract/errors.js';
 import { DEFAULT_ANTHROPIC_BASE_URL } from '../constants.js';
 import type { AtomCall, AtomRawGeneration } from '../genAtom.js';
 import { genAtom } from '../genAtom.js';
@@ -42,21 +43,46 @@ const isWholeJson = (json: string): boolean => {
   }
 };
 
+/**
+ * .what = max_tokens for a request: the answer's share plus the thinking budget, within the model's output limit
+ * .why = anthropic counts thinking within max_tokens and refuses a budget that is not below it; a budget the model's
+ *        limit cannot hold fails before the request, naming both numbers
+ */
+const toMaxTokens = (input: { maxOutputTokens: number; modelMaxOutputTokens: number; thinking?: BrainThinking }): number => {
+  if (!input.thinking || input.thinking === 'off') return input.maxOutputTokens;
+  const maxTokens = Math.min(input.maxOutputTokens + input.thinking.budgetTokens, input.modelMaxOutputTokens);
+  if (input.thinking.budgetTokens >= maxTokens)
+    throw new BadRequestError(
+      `--thinking ${input.thinking.budgetTokens} does not fit: the model writes at most ${input.modelMaxOutputTokens} output tokens, thinking included; give a budget below ${input.modelMaxOutputTokens}`,
+    );
+  return maxTokens;
+};
+
 /** .what = one streamed Messages API call, normalized */
 const callAnthropic =
-  (model: string): AtomCall =>
+  (model: string, modelMaxOutputTokens: number): AtomCall =>
   async ({ auth, baseURL, request, maxOutputTokens, timeoutMs, idleMs, signal }) => {
     const stream = await (await getClient({ auth, baseURL })).messages.create(
-      toAnthropicRequest({ model, maxTokens: maxOutputTokens, ...request }),
+      toAnthropicRequest({ model, ...request, maxTokens: toMaxTokens({ maxOutputTokens, modelMaxOutputTokens, thinking: request.thinking }) }),
       { timeout: timeoutMs, signal },
     );
     const result = await readAnthropicStream(
       withIdleTimeout({ stream, idleMs, abort: () => stream.controller.abort() }),
       request.onTextDelta,
+      request.onReasoningDelta,
     );
+    // thinking blocks are kept whole with their signatures, to be sent back before this turn's tool_use blocks
+    const reasoning = result.reasoningBlocks.length
+      ? {
+          reasoning: {
+            text: result.reasoningBlocks.flatMap((block) => (block.type === 'thinking' ? [block.thinking] : [])).join('\n\n'),
+            blocks: result.reasoningBlocks,
+          },
+        }
+      : {};
     const stopReason = STOP_REASONS[result.stopReason ?? ''] ?? 'end';
     // a refusal is the answer: its text shown, any call it began never run
-    if (stopReason === 'refusal') return { text: result.text, toolCalls: [], stopReason, tokens: result.tokens };
+    if (stopReason === 'refusal') return { text: result.text, toolCalls: [], stopReason, ...reasoning, tokens: result.tokens };
     // the output-token limit cut the last tool_use mid-input: reported as such, never run half-parsed
     const last = result.toolUses[result.toolUses.length - 1];
     const cut = stopReason === 'max_tokens' && last && !isWholeJson(last.json) ? last : null;
@@ -65,6 +91,7 @@ const callAnthropic =
       toolCalls: result.toolUses.filter((use) => use !== cut).map((use) => ({ id: use.id, name: use.name, raw: use.json })),
       stopReason,
       ...(cut ? { truncatedToolCalls: [{ id: cut.id, name: cut.name, receivedChars: cut.json.length }] } : {}),
+      ...reasoning,
       tokens: result.tokens,
     };
   };
@@ -75,12 +102,19 @@ const callAnthropic =
  *        gateway) / ANTHROPIC_API_KEY, endpoint from baseUrl, context.creds.anthropic.url or ANTHROPIC_BASE_URL
  * .note = the base URL is the host, without /v1 (the SDK appends /v1/messages); a trailing /v1 is accepted and stripped
  */
-export const genClaudeAtom = (input: { slug: string; entry: BrainModelEntry; baseUrl?: string; description?: string }): BrainAtom =>
+export const genClaudeAtom = (input: {
+  slug: string;
+  entry: BrainModelEntry;
+  baseUrl?: string;
+  description?: string;
+  thinking?: BrainThinking;
+}): BrainAtom =>
   genAtom({
     slug: input.slug,
     description: input.description ?? `Anthropic ${input.entry.model} via the Messages API`,
     spec: { ...input.entry },
     baseUrl: input.baseUrl,
+    thinking: input.thinking,
     creds: {
       supplier: 'anthropic',
       keyEnvVars: ['ANTHROPIC_API_KEY'],
@@ -92,5 +126,5 @@ export const genClaudeAtom = (input: { slug: string; entry: BrainModelEntry; bas
       callPath: '/v1/messages',
       urlHint: `an Anthropic base URL is the part before /v1/messages, without /v1 (e.g. ${DEFAULT_ANTHROPIC_BASE_URL}, or http://localhost:4000/anthropic for a gateway)`,
     },
-    call: callAnthropic(input.entry.model),
+    call: callAnthropic(input.entry.model, input.entry.maxOutputTokens),
   });

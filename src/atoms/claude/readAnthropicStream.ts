@@ -1,11 +1,14 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
+import type { BrainReasoningBlock } from '../../contract/BrainMessage.js';
 import type { BrainTokens } from '../../contract/BrainOutput.js';
 
 /** .what = what one streamed anthropic message amounts to, before tool arguments are parsed */
 export interface AnthropicStreamResult {
   text: string;
   toolUses: Array<{ id: string; name: string; json: string }>;
+  /** thinking and redacted_thinking blocks with their signatures, in stream order, as received */
+  reasoningBlocks: BrainReasoningBlock[];
   stopReason: string | null;
   tokens: BrainTokens;
 }
@@ -17,8 +20,14 @@ export interface AnthropicStreamResult {
 export const readAnthropicStream = async (
   stream: AsyncIterable<Anthropic.RawMessageStreamEvent>,
   onTextDelta?: (text: string) => void,
+  onReasoningDelta?: (text: string) => void,
 ): Promise<AnthropicStreamResult> => {
-  const blocks: Array<{ type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; json: string; preset: unknown }> = [];
+  const blocks: Array<
+    | { type: 'text'; text: string }
+    | { type: 'tool_use'; id: string; name: string; json: string; preset: unknown }
+    | { type: 'thinking'; thinking: string; signature: string }
+    | { type: 'redacted_thinking'; data: string }
+  > = [];
   const tokens: BrainTokens = { input: 0, output: 0, cache: { get: 0, set: 0 } };
   let stopReason: string | null = null;
   let stopped = false;
@@ -35,6 +44,8 @@ export const readAnthropicStream = async (
       if (block.type === 'text') blocks[event.index] = { type: 'text', text: block.text };
       if (block.type === 'tool_use')
         blocks[event.index] = { type: 'tool_use', id: block.id, name: block.name, json: '', preset: block.input };
+      if (block.type === 'thinking') blocks[event.index] = { type: 'thinking', thinking: block.thinking ?? '', signature: block.signature ?? '' };
+      if (block.type === 'redacted_thinking') blocks[event.index] = { type: 'redacted_thinking', data: block.data };
     }
     if (event.type === 'content_block_delta') {
       const block = blocks[event.index];
@@ -43,6 +54,11 @@ export const readAnthropicStream = async (
         onTextDelta?.(event.delta.text);
       }
       if (event.delta.type === 'input_json_delta' && block?.type === 'tool_use') block.json += event.delta.partial_json;
+      if (event.delta.type === 'thinking_delta' && block?.type === 'thinking') {
+        block.thinking += event.delta.thinking;
+        onReasoningDelta?.(event.delta.thinking);
+      }
+      if (event.delta.type === 'signature_delta' && block?.type === 'thinking') block.signature += event.delta.signature;
     }
     if (event.type === 'message_delta') {
       stopReason = event.delta.stop_reason ?? stopReason;
@@ -62,6 +78,13 @@ export const readAnthropicStream = async (
       block?.type === 'tool_use'
         ? [{ id: block.id, name: block.name, json: block.json || (block.preset ? JSON.stringify(block.preset) : '') }]
         : [],
+    ),
+    reasoningBlocks: blocks.flatMap((block): BrainReasoningBlock[] =>
+      block?.type === 'thinking'
+        ? [{ type: 'thinking', thinking: block.thinking, signature: block.signature }]
+        : block?.type === 'redacted_thinking'
+          ? [{ type: 'redacted_thinking', data: block.data }]
+          : [],
     ),
     stopReason,
     tokens,

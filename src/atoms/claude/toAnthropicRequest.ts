@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
+import type { BrainThinking } from '../../contract/BrainAtom.js';
 import type { BrainMessage, BrainToolDefinition } from '../../contract/BrainMessage.js';
 
 type ContentBlock = Anthropic.ContentBlockParam;
@@ -25,6 +26,9 @@ const toTurns = (messages: readonly BrainMessage[]): Turn[] => {
         is_error: message.isError,
       });
     if (message.role === 'assistant') {
+      // signed thinking blocks go back first and unchanged: the api checks their signatures and refuses a tool-use
+      // turn sent without them while thinking is on
+      for (const block of message.reasoning?.blocks ?? []) push('assistant', { ...block });
       // the api refuses empty text blocks, so an empty answer without calls is kept as a marker
       if (message.content || !message.toolCalls.length)
         push('assistant', { type: 'text', text: message.content || '(empty response)' });
@@ -49,6 +53,8 @@ export const toAnthropicRequest = (input: {
   system?: string;
   messages: readonly BrainMessage[];
   tools?: readonly BrainToolDefinition[];
+  /** extended thinking; its budget counts within maxTokens, so the caller gives maxTokens above it */
+  thinking?: BrainThinking;
 }): Anthropic.MessageCreateParamsStreaming => {
   const system = [input.system, ...input.messages.filter((message) => message.role === 'system').map((m) => m.content)]
     .filter((text): text is string => !!text)
@@ -74,6 +80,7 @@ export const toAnthropicRequest = (input: {
     model: input.model,
     max_tokens: input.maxTokens,
     stream: true,
+    ...(input.thinking && input.thinking !== 'off' ? { thinking: { type: 'enabled', budget_tokens: input.thinking.budgetTokens } } : {}),
     ...(system ? { system: [{ type: 'text', text: system, cache_control: CACHE }] } : {}),
     ...(tools.length ? { tools } : {}),
     messages: turns,

@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 
-import type { BrainAtom } from '../../contract/BrainAtom.js';
+import type { BrainAtom, BrainThinking } from '../../contract/BrainAtom.js';
 import { DEFAULT_QWEN_BASE_URL } from '../constants.js';
 import type { AtomCall, AtomRawGeneration } from '../genAtom.js';
 import { genAtom } from '../genAtom.js';
@@ -9,6 +9,7 @@ import { withIdleTimeout } from '../withIdleTimeout.js';
 import type { BrainModelEntry } from '../models.js';
 import { readOpenaiStream } from './readOpenaiStream.js';
 import { recoverToolCallText } from './recoverToolCallText.js';
+import { genThinkFilter, splitThinkText } from './splitThinkText.js';
 import { toOpenaiRequest } from './toOpenaiRequest.js';
 
 // retries are ours (bounded, see withRetry), so the SDK's own are off; we log ourselves
@@ -41,13 +42,21 @@ const callOpenai =
       toOpenaiRequest({ model, maxTokens: maxOutputTokens, ...request }),
       { timeout: timeoutMs, signal },
     );
-    const result = await readOpenaiStream(
+    // a <think> block in the content (a server without a reasoning parser) streams as reasoning, not as answer text
+    const filter = genThinkFilter({ onText: request.onTextDelta, onReasoning: request.onReasoningDelta });
+    const streamed = await readOpenaiStream(
       withIdleTimeout({ stream, idleMs, abort: () => stream.controller.abort() }),
-      request.onTextDelta,
+      request.onTextDelta || request.onReasoningDelta ? filter.push : undefined,
+      request.onReasoningDelta,
     );
+    filter.end();
+    const think = splitThinkText(streamed.text);
+    const reasoningText = [streamed.reasoning, think.reasoning].filter((part) => part.trim()).join('\n\n');
+    const reasoning = reasoningText ? { reasoning: { text: reasoningText } } : {};
+    const result = { ...streamed, text: think.text };
     // a refusal (delta.refusal, or content_filter) is the answer: its text shown, its calls never run
     if (result.refusal || result.finishReason === 'content_filter')
-      return { text: result.refusal || result.text, toolCalls: [], stopReason: 'refusal', tokens: result.tokens };
+      return { text: result.refusal || result.text, toolCalls: [], stopReason: 'refusal', ...reasoning, tokens: result.tokens };
     // the output-token limit cut the last call mid-arguments: it is reported, never run half-parsed
     const cut = result.finishReason === 'length' ? cutToolCall(result.toolCalls) : null;
     const native: AtomRawGeneration['toolCalls'] = result.toolCalls
@@ -58,11 +67,17 @@ const callOpenai =
       ...native,
       ...recovered.toolCalls.map((call, index) => ({ ...call, id: `call_recovered_${Date.now().toString(36)}_${index}` })),
     ];
+    // the <tool_call> markup already streamed as text was a call, not the answer: what was shown is replaced by the answer
+    if (recovered.toolCalls.length && request.onTextDelta) {
+      request.onTextReset?.();
+      if (recovered.text) request.onTextDelta(recovered.text);
+    }
     return {
       text: recovered.text,
       toolCalls,
       stopReason: toolCalls.length ? 'tool_calls' : result.finishReason === 'length' ? 'max_tokens' : 'end',
       ...(cut ? { truncatedToolCalls: [{ id: cut.id, name: cut.name, receivedChars: cut.json.length }] } : {}),
+      ...reasoning,
       tokens: result.tokens,
     };
   };
@@ -73,12 +88,19 @@ const callOpenai =
  * .note = a key is required for DashScope; a self-hosted server at another url may run without one. The base URL
  *         includes /v1 (the SDK appends /chat/completions); a pasted .../chat/completions is stripped
  */
-export const genQwenAtom = (input: { slug: string; entry: BrainModelEntry; baseUrl?: string; description?: string }): BrainAtom =>
+export const genQwenAtom = (input: {
+  slug: string;
+  entry: BrainModelEntry;
+  baseUrl?: string;
+  description?: string;
+  thinking?: BrainThinking;
+}): BrainAtom =>
   genAtom({
     slug: input.slug,
     description: input.description ?? `Qwen ${input.entry.model} via an OpenAI-compatible Chat Completions endpoint`,
     spec: { ...input.entry },
     baseUrl: input.baseUrl,
+    thinking: input.thinking,
     creds: {
       supplier: 'qwen',
       keyEnvVars: ['QWEN_API_KEY', 'DASHSCOPE_API_KEY'],

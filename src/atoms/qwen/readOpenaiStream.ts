@@ -8,6 +8,8 @@ export interface OpenaiStreamResult {
   toolCalls: Array<{ id: string; name: string; json: string }>;
   /** what the model said when it declined (delta.refusal), '' when it did not */
   refusal: string;
+  /** delta.reasoning_content (DashScope, vLLM, DeepSeek) or delta.reasoning (newer vLLM, OpenRouter), '' when none */
+  reasoning: string;
   finishReason: string | null;
   tokens: BrainTokens;
 }
@@ -39,8 +41,10 @@ interface CallSlot {
 export const readOpenaiStream = async (
   stream: AsyncIterable<OpenAI.ChatCompletionChunk>,
   onTextDelta?: (text: string) => void,
+  onReasoningDelta?: (text: string) => void,
 ): Promise<OpenaiStreamResult> => {
   let text = '';
+  let reasoning = '';
   let refusal = '';
   const calls: Array<CallSlot['call']> = [];
   // the call each index routes to now, and every call by id (a replay may come at any index)
@@ -53,6 +57,13 @@ export const readOpenaiStream = async (
     if (choice?.delta?.content) {
       text += choice.delta.content;
       onTextDelta?.(choice.delta.content);
+    }
+    // not in the openai types: servers with a reasoning parser send the thinking apart from the content
+    const thought = choice?.delta as { reasoning_content?: string | null; reasoning?: string | null } | undefined;
+    const reasoned = thought?.reasoning_content || thought?.reasoning;
+    if (typeof reasoned === 'string' && reasoned) {
+      reasoning += reasoned;
+      onReasoningDelta?.(reasoned);
     }
     const refused = (choice?.delta as { refusal?: string | null } | undefined)?.refusal;
     if (refused) refusal += refused;
@@ -97,6 +108,7 @@ export const readOpenaiStream = async (
       .filter((call) => call.name || call.json)
       .map((call, index) => ({ ...call, id: call.id || `call_${index}` })),
     refusal,
+    reasoning,
     finishReason,
     tokens,
   };

@@ -1,5 +1,6 @@
 import type OpenAI from 'openai';
 
+import type { BrainThinking } from '../../contract/BrainAtom.js';
 import type { BrainMessage, BrainToolDefinition } from '../../contract/BrainMessage.js';
 
 /** .what = normalized messages as chat completions messages; tool results stay one message per call */
@@ -15,9 +16,12 @@ const toOpenaiMessages = (system: string | undefined, messages: readonly BrainMe
         tool_call_id: message.toolCallId,
         content: message.isError ? `ERROR: ${message.content}` : message.content,
       };
+    // the turn's reasoning goes back as reasoning_content: DeepSeek answers 400 without it after a tool call, and
+    // Qwen3's template keeps it in context; a server that does not know the field ignores it
     return {
       role: 'assistant',
       content: message.content || null,
+      ...(message.reasoning?.text ? { reasoning_content: message.reasoning.text } : {}),
       ...(message.toolCalls.length
         ? {
             tool_calls: message.toolCalls.map((call) => ({
@@ -41,11 +45,15 @@ export const toOpenaiRequest = (input: {
   system?: string;
   messages: readonly BrainMessage[];
   tools?: readonly BrainToolDefinition[];
+  /** DashScope's enable_thinking / thinking_budget; sent only when given, so other servers see nothing new */
+  thinking?: BrainThinking;
 }): OpenAI.ChatCompletionCreateParamsStreaming => ({
   model: input.model,
   max_tokens: input.maxTokens,
   stream: true,
   stream_options: { include_usage: true },
+  ...(input.thinking === 'off' ? { enable_thinking: false } : {}),
+  ...(input.thinking && input.thinking !== 'off' ? { enable_thinking: true, thinking_budget: input.thinking.budgetTokens } : {}),
   messages: toOpenaiMessages(input.system, input.messages),
   ...(input.tools?.length
     ? {
