@@ -10,7 +10,7 @@ import { genRulesGuard } from '../archs/bhrain.struct.v1/permission/genRulesGuar
 import { getBhrainConfigDir } from '../archs/bhrain.struct.v1/instructions/getBhrainConfigDir.js';
 import { checkBashSandbox } from '../archs/bhrain.struct.v1/tools/bash/checkBashSandbox.js';
 import { getBhrainHome, genBrainRefStore } from '../continuation/genBrainRefStore.js';
-import type { BrainAtom, BrainThinking } from '../contract/BrainAtom.js';
+import type { BrainThinking } from '../contract/BrainAtom.js';
 import { AbortedError, BadRequestError, BhrainError, OutputInvalidError } from '../contract/errors.js';
 import { genSecretRedactor } from '../security/genSecretRedactor.js';
 import { redactBrainEpisode, redactBrainSeries } from '../security/redactBrainRefs.js';
@@ -79,16 +79,6 @@ const readThinking = (value: string | undefined): BrainThinking | undefined => {
     throw new BadRequestError(`--thinking '${value}' is not a thinking budget: give a whole number of tokens (claude: at least 1024), or off`);
   return { budgetTokens: Number(value.trim()) };
 };
-
-/**
- * .what = the atom, with every generate() streaming its reasoning to onReasoningDelta (unless the caller gives its own)
- * .why = stream-json with --include-partial shows the model's reasoning as ReasoningDelta events, apart from the answer's
- *        TextDelta events; the loop itself only passes text deltas
- */
-const withReasoningDeltas = (atom: BrainAtom, onReasoningDelta: (text: string) => void): BrainAtom => ({
-  ...atom,
-  generate: (input, context) => atom.generate({ ...input, onReasoningDelta: input.onReasoningDelta ?? onReasoningDelta }, context),
-});
 
 /** .what = the flags that are not settings, checked before anything runs; each failure names the flag and the valid choices */
 const validateOptions = (options: SkillOptions) => {
@@ -169,11 +159,8 @@ export const runSkill = async (
     const projectInstructions = values.projectInstructions
       ? await loadProjectInstructions({ cwd }, { env: process.env, log: { ...log, warn } })
       : null;
-    const partial = options.output === 'stream-json' && !!options.includePartial;
     const repl = genBrainRepl({
-      atom: partial
-        ? withReasoningDeltas(atom, (text) => writeLine({ type: 'ReasoningDelta', schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(text) }))
-        : atom,
+      atom,
       config: {
         permissionGuard,
         memoryManager: memory,
@@ -226,6 +213,8 @@ export const runSkill = async (
       onTextDelta: stream && options.includePartial ? (text: string) => writeLine({ type: 'TextDelta', schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(text) }) : undefined,
       // the text streamed so far is void (a retried attempt, or <tool_call> markup that was a call): consumers drop it
       onTextReset: stream && options.includePartial ? () => writeLine({ type: 'TextReset', schemaVersion: OUTPUT_SCHEMA_VERSION }) : undefined,
+      onReasoningDelta:
+        stream && options.includePartial ? (text: string) => writeLine({ type: 'ReasoningDelta', schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(text) }) : undefined,
     };
     const schema = outputSchema ? { jsonSchema: outputSchema } : undefined;
     const result =

@@ -15,6 +15,8 @@ export interface BhrainContext extends BrainContext {
   onTextDelta?: (text: string) => void;
   /** the text streamed so far in this generation is void (a failed attempt that is retried): discard it */
   onTextReset?: () => void;
+  /** receives the model's reasoning (thinking, reasoning_content, <think>) as it streams, apart from the answer's text */
+  onReasoningDelta?: (text: string) => void;
   /** receives every domain event of the session */
   onEvent?: BhrainEventListener;
   /** where full outputs of truncated tool results are kept; a temp dir per session when absent */

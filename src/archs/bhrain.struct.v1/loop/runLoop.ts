@@ -286,7 +286,14 @@ export const runLoop = async (input: {
 
       let generation;
       try {
-        generation = await generate({ system: systemText, messages, tools, onTextDelta: context.onTextDelta, onTextReset: context.onTextReset });
+        generation = await generate({
+          system: systemText,
+          messages,
+          tools,
+          onTextDelta: context.onTextDelta,
+          onTextReset: context.onTextReset,
+          onReasoningDelta: context.onReasoningDelta,
+        });
       } catch (error) {
         // the wall-time deadline cut the request short: a budget stop, not a failure
         const cut = context.signal?.aborted ? null : budgetReached();
