@@ -1,8 +1,9 @@
 // issue 14 item 4 (reasoning is dropped): recorded-shape streams replayed byte for byte through the real SDKs; what
 // bhrain keeps of the model's reasoning and what it sends back on the next request, seen at the server
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse, startRawReplay, type RawReplay } from '../../test/standin/rawReplay.js';
+import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse } from '../../test/standin/rawReplay.js';
+import { useRawReplay } from '../../test/standin/useRawReplay.js';
 import type { BrainAtomGenerateInput } from '../contract/BrainAtom.js';
 import type { BrainContext } from '../contract/BrainContext.js';
 import type { BrainMessage, BrainToolDefinition } from '../contract/BrainMessage.js';
@@ -11,18 +12,8 @@ import { BadRequestError } from '../contract/errors.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from './constants.js';
 import { genBrainAtom } from './genBrainAtom.js';
 
-let server: RawReplay;
-beforeAll(async () => {
-  server = await startRawReplay();
-});
-afterAll(async () => server.close());
-beforeEach(() => server.reset());
-
-const context = (): BrainContext => ({
-  creds: { anthropic: { apiKey: 'test', url: server.url }, qwen: { apiKey: 'test', url: server.openaiUrl } },
-  retry: { maxRetries: 0, baseDelayMs: 5, maxDelayMs: 20, maxTotalWaitMs: 2_000 },
-  env: {},
-});
+const { replayer, contextFor } = useRawReplay();
+const context = (): BrainContext => contextFor({ maxRetries: 0 });
 const tools: BrainToolDefinition[] = [
   { name: 'read_file', description: 'reads a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
 ];
@@ -70,23 +61,23 @@ const twoTurns = async (atom: ReturnType<typeof genBrainAtom>, extra: Partial<Br
 
 describe('issue 14 reasoning: claude extended thinking can be enabled and its signed blocks go back with the tool results', () => {
   it('thinking { budgetTokens } sends thinking enabled with the budget, and max_tokens leaves the answer its share above it', async () => {
-    server.replay(anthropicBody(textBlock(0, 'ok'), 'end_turn'));
+    replayer().replay(anthropicBody(textBlock(0, 'ok'), 'end_turn'));
     await genBrainAtom({ slug: 'claude/haiku', thinking: { budgetTokens: 2048 } }).generate({ messages: [{ role: 'user', content: 'hi' }] }, context());
-    const body = server.requests[0].body as any;
+    const body = replayer().requests[0].body as any;
     expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
     expect(body.max_tokens).toBe(DEFAULT_MAX_OUTPUT_TOKENS + 2048);
   });
 
   it('without thinking, or with off, the request carries no thinking field (unchanged)', async () => {
-    server.replay(anthropicBody(textBlock(0, 'ok'), 'end_turn'), anthropicBody(textBlock(0, 'ok'), 'end_turn'));
+    replayer().replay(anthropicBody(textBlock(0, 'ok'), 'end_turn'), anthropicBody(textBlock(0, 'ok'), 'end_turn'));
     await genBrainAtom({ slug: 'claude/haiku' }).generate({ messages: [{ role: 'user', content: 'hi' }] }, context());
     await genBrainAtom({ slug: 'claude/haiku', thinking: { budgetTokens: 2048 } }).generate({ messages: [{ role: 'user', content: 'hi' }], thinking: 'off' }, context());
-    expect(server.requests.map((request) => (request.body as any).thinking)).toEqual([undefined, undefined]);
-    expect((server.requests[1].body as any).max_tokens).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
+    expect(replayer().requests.map((request) => (request.body as any).thinking)).toEqual([undefined, undefined]);
+    expect((replayer().requests[1].body as any).max_tokens).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
   });
 
   it('a thinking turn with a tool call: thinking and redacted_thinking blocks, signatures intact, go back first in that assistant turn', async () => {
-    server.replay(
+    replayer().replay(
       anthropicBody(
         [...thinkingBlock(0, ['The user wants a.ts. ', 'I should read it.'], SIGNATURE), ...redactedBlock(1, REDACTED), ...textBlock(2, 'Reading it.'), ...toolUseBlock(3, 'toolu_1', 'read_file', '{"path":"a.ts"}')],
         'tool_use',
@@ -100,7 +91,7 @@ describe('issue 14 reasoning: claude extended thinking can be enabled and its si
       { type: 'thinking', thinking: 'The user wants a.ts. I should read it.', signature: SIGNATURE },
       { type: 'redacted_thinking', data: REDACTED },
     ]);
-    const sent = (server.requests[1].body as any).messages;
+    const sent = (replayer().requests[1].body as any).messages;
     expect(sent[1]).toEqual({
       role: 'assistant',
       content: [
@@ -117,16 +108,16 @@ describe('issue 14 reasoning: claude extended thinking can be enabled and its si
   });
 
   it('a thinking turn with only a tool call (no text) sends [thinking, tool_use], with no empty text block between', async () => {
-    server.replay(
+    replayer().replay(
       anthropicBody([...thinkingBlock(0, ['Read it.'], SIGNATURE), ...toolUseBlock(1, 'toolu_2', 'read_file', '{"path":"a.ts"}')], 'tool_use'),
       anthropicBody(textBlock(0, 'done'), 'end_turn'),
     );
     await twoTurns(genBrainAtom({ slug: 'claude/haiku', thinking: { budgetTokens: 4000 } }));
-    expect((server.requests[1].body as any).messages[1].content.map((block: any) => block.type)).toEqual(['thinking', 'tool_use']);
+    expect((replayer().requests[1].body as any).messages[1].content.map((block: any) => block.type)).toEqual(['thinking', 'tool_use']);
   });
 
   it('thinking streams to onReasoningDelta, never to onTextDelta', async () => {
-    server.replay(anthropicBody([...thinkingBlock(0, ['Hmm, ', 'two plus two.'], SIGNATURE), ...textBlock(1, '4')], 'end_turn'));
+    replayer().replay(anthropicBody([...thinkingBlock(0, ['Hmm, ', 'two plus two.'], SIGNATURE), ...textBlock(1, '4')], 'end_turn'));
     const text: string[] = [];
     const reasoning: string[] = [];
     await genBrainAtom({ slug: 'claude/haiku', thinking: { budgetTokens: 1024 } }).generate(
@@ -140,44 +131,44 @@ describe('issue 14 reasoning: claude extended thinking can be enabled and its si
   it('a budget below 1024 fails when the atom is made, naming the flag and the minimum; no request is sent', () => {
     expect(() => genBrainAtom({ slug: 'claude/haiku', thinking: { budgetTokens: 500 } })).toThrow(BadRequestError);
     expect(() => genBrainAtom({ slug: 'claude/haiku', thinking: { budgetTokens: 500 } })).toThrow(/--thinking '500'.*at least 1024/);
-    expect(server.requests).toHaveLength(0);
+    expect(replayer().requests).toHaveLength(0);
   });
 
   it("a budget the model's output limit cannot hold fails before the request, naming both numbers", async () => {
     const atom = genBrainAtom({ slug: 'claude/haiku', thinking: { budgetTokens: 64_000 } });
     await expect(atom.generate({ messages: [{ role: 'user', content: 'hi' }] }, context())).rejects.toThrow(/--thinking 64000 does not fit.*64000 output tokens/);
-    expect(server.requests).toHaveLength(0);
+    expect(replayer().requests).toHaveLength(0);
   });
 });
 
 describe('issue 14 reasoning: reasoning_content is kept per assistant turn and sent back on the next request (openai-compatible)', () => {
   it('a reasoning_content turn with a tool call: exposed as reasoning, sent back as reasoning_content on that assistant message', async () => {
-    server.replay(
+    replayer().replay(
       openaiBody([{ reasoning_content: 'I need ' }, { reasoning_content: 'to read a.ts.' }, callDelta('call_1', 'read_file', '{"path":"a.ts"}')], 'tool_calls'),
       openaiBody([{ reasoning_content: 'It is one line.' }, { content: 'a.ts exports a.' }], 'stop'),
     );
     const { first, second } = await twoTurns(genBrainAtom({ slug: 'qwen/qwen-plus' }));
     expect(first.reasoning).toBe('I need to read a.ts.');
     expect(first.message).toMatchObject({ content: '', reasoning: { text: 'I need to read a.ts.' } });
-    const sent = (server.requests[1].body as any).messages;
+    const sent = (replayer().requests[1].body as any).messages;
     expect(sent[1]).toMatchObject({ role: 'assistant', content: null, reasoning_content: 'I need to read a.ts.', tool_calls: [{ id: 'call_1' }] });
     expect(second).toMatchObject({ reasoning: 'It is one line.', message: { content: 'a.ts exports a.' } });
   });
 
   it('delta.reasoning (newer vLLM, OpenRouter) is kept the same way', async () => {
-    server.replay(openaiBody([{ reasoning: 'Short.' }, { content: 'Yes.' }], 'stop'));
+    replayer().replay(openaiBody([{ reasoning: 'Short.' }, { content: 'Yes.' }], 'stop'));
     const generation = await genBrainAtom({ slug: 'qwen/qwen-plus' }).generate({ messages: [{ role: 'user', content: 'ok?' }] }, context());
     expect(generation).toMatchObject({ reasoning: 'Short.', message: { content: 'Yes.', reasoning: { text: 'Short.' } } });
   });
 
   it('a turn without reasoning sends no reasoning_content (other servers see nothing new)', async () => {
-    server.replay(openaiBody([callDelta('call_1', 'read_file', '{"path":"a.ts"}')], 'tool_calls'), openaiBody([{ content: 'done' }], 'stop'));
+    replayer().replay(openaiBody([callDelta('call_1', 'read_file', '{"path":"a.ts"}')], 'tool_calls'), openaiBody([{ content: 'done' }], 'stop'));
     await twoTurns(genBrainAtom({ slug: 'qwen/qwen-plus' }));
-    expect((server.requests[1].body as any).messages[1]).not.toHaveProperty('reasoning_content');
+    expect((replayer().requests[1].body as any).messages[1]).not.toHaveProperty('reasoning_content');
   });
 
   it('reasoning_content streams to onReasoningDelta, never to onTextDelta', async () => {
-    server.replay(openaiBody([{ reasoning_content: 'a' }, { reasoning_content: 'b' }, { content: 'answer' }], 'stop'));
+    replayer().replay(openaiBody([{ reasoning_content: 'a' }, { reasoning_content: 'b' }, { content: 'answer' }], 'stop'));
     const text: string[] = [];
     const reasoning: string[] = [];
     await genBrainAtom({ slug: 'qwen/qwen-plus' }).generate(
@@ -188,11 +179,11 @@ describe('issue 14 reasoning: reasoning_content is kept per assistant turn and s
   });
 
   it("thinking on a qwen atom sends DashScope's enable_thinking and thinking_budget; off sends enable_thinking false", async () => {
-    server.replay(openaiBody([{ content: 'a' }], 'stop'), openaiBody([{ content: 'b' }], 'stop'));
+    replayer().replay(openaiBody([{ content: 'a' }], 'stop'), openaiBody([{ content: 'b' }], 'stop'));
     const atom = genBrainAtom({ slug: 'qwen/qwen-plus', thinking: { budgetTokens: 500 } });
     await atom.generate({ messages: [{ role: 'user', content: 'q' }] }, context());
     await atom.generate({ messages: [{ role: 'user', content: 'q' }], thinking: 'off' }, context());
-    expect(server.requests.map((request) => [(request.body as any).enable_thinking, (request.body as any).thinking_budget])).toEqual([
+    expect(replayer().requests.map((request) => [(request.body as any).enable_thinking, (request.body as any).thinking_budget])).toEqual([
       [true, 500],
       [false, undefined],
     ]);
@@ -201,7 +192,7 @@ describe('issue 14 reasoning: reasoning_content is kept per assistant turn and s
 
 describe('issue 14 reasoning: a <think> prefix from a server without a reasoning parser is split out of the answer', () => {
   const ask = async (deltas: string[], finishReason = 'stop') => {
-    server.replay(openaiBody(deltas.map((content) => ({ content })), finishReason));
+    replayer().replay(openaiBody(deltas.map((content) => ({ content })), finishReason));
     const text: string[] = [];
     const reasoning: string[] = [];
     const generation = await genBrainAtom({ slug: 'qwen/qwen-plus' }).generate(
@@ -248,7 +239,7 @@ describe('issue 14 reasoning: a <think> prefix from a server without a reasoning
 
 describe('issue 14 reasoning: never in episodes or their plaintext, counted in tokens and cost', () => {
   it("ask() with a thinking claude: the episode's output and plaintext hold the answer, not the thinking; usage counts what the server billed", async () => {
-    server.replay(anthropicBody([...thinkingBlock(0, ['SECRET-THOUGHT weighing options.'], SIGNATURE), ...textBlock(1, 'Use a map.')], 'end_turn'));
+    replayer().replay(anthropicBody([...thinkingBlock(0, ['SECRET-THOUGHT weighing options.'], SIGNATURE), ...textBlock(1, 'Use a map.')], 'end_turn'));
     const output = await genBrainAtom({ slug: 'claude/haiku', thinking: { budgetTokens: 1024 } }).ask({ say: 'list or map?' }, context());
     expect(output.output).toBe('Use a map.');
     expect(asPlaintextEpisode(output.episode)).not.toContain('SECRET-THOUGHT');
@@ -259,7 +250,7 @@ describe('issue 14 reasoning: never in episodes or their plaintext, counted in t
   });
 
   it('qwen reasoning_content is not in the episode either', async () => {
-    server.replay(openaiBody([{ reasoning_content: 'SECRET-THOUGHT' }, { content: 'Fine.' }], 'stop'));
+    replayer().replay(openaiBody([{ reasoning_content: 'SECRET-THOUGHT' }, { content: 'Fine.' }], 'stop'));
     const output = await genBrainAtom({ slug: 'qwen/qwen-plus' }).ask({ say: 'ok?' }, context());
     expect(output.output).toBe('Fine.');
     expect(asPlaintextEpisode(output.episode)).not.toContain('SECRET-THOUGHT');

@@ -1,23 +1,14 @@
 // Recorded-shape streams replayed byte for byte through the real SDKs: stop reasons and tool-call assembly (issue 14)
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse, startRawReplay, type RawReplay } from '../../test/standin/rawReplay.js';
+import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse } from '../../test/standin/rawReplay.js';
+import { useRawReplay } from '../../test/standin/useRawReplay.js';
 import type { BrainContext } from '../contract/BrainContext.js';
 import type { BrainToolDefinition } from '../contract/BrainMessage.js';
 import { genBrainAtom } from './genBrainAtom.js';
 
-let server: RawReplay;
-beforeAll(async () => {
-  server = await startRawReplay();
-});
-afterAll(async () => server.close());
-beforeEach(() => server.reset());
-
-const context = (): BrainContext => ({
-  creds: { anthropic: { apiKey: 'test', url: server.url }, qwen: { apiKey: 'test', url: server.openaiUrl } },
-  retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20, maxTotalWaitMs: 2_000 },
-  env: {},
-});
+const { replayer, contextFor } = useRawReplay();
+const context = (): BrainContext => contextFor();
 const tools: BrainToolDefinition[] = [
   { name: 'read_file', description: 'reads a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
   { name: 'write', description: 'writes a file', inputSchema: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] } },
@@ -54,7 +45,7 @@ const openaiBody = (deltas: Array<Record<string, unknown>>, finishReason: string
 describe('issue 14 stop reasons: a tool call cut off by the output-token limit is max_tokens, never run (anthropic)', () => {
   it('a tool_use whose input the max_tokens stop cut mid-string is reported as max_tokens with the cut call, not as tool_calls', async () => {
     const partial = '{"path": "big.ts", "content": "line 1\\nline 2\\nli';
-    server.replay(anthropicBody(toolUseBlock(0, 'toolu_cut', 'write', [partial]), 'max_tokens'));
+    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_cut', 'write', [partial]), 'max_tokens'));
     const generation = await claude();
     expect(generation.stopReason).toBe('max_tokens');
     expect(generation.message.toolCalls).toEqual([]);
@@ -62,7 +53,7 @@ describe('issue 14 stop reasons: a tool call cut off by the output-token limit i
   });
 
   it('a whole call before the cut one is kept and run; only the cut one is reported', async () => {
-    server.replay(
+    replayer().replay(
       anthropicBody(
         [...textBlock(0, 'Reading, then writing.'), ...toolUseBlock(1, 'toolu_ok', 'read_file', ['{"path": ', '"a.ts"}']), ...toolUseBlock(2, 'toolu_cut', 'write', ['{"path": "b.ts", "con'])],
         'max_tokens',
@@ -75,21 +66,21 @@ describe('issue 14 stop reasons: a tool call cut off by the output-token limit i
   });
 
   it('text cut by max_tokens (no call) stays max_tokens with nothing truncated', async () => {
-    server.replay(anthropicBody(textBlock(0, 'The answer is forty'), 'max_tokens'));
+    replayer().replay(anthropicBody(textBlock(0, 'The answer is forty'), 'max_tokens'));
     const generation = await claude();
     expect(generation).toMatchObject({ stopReason: 'max_tokens', message: { content: 'The answer is forty', toolCalls: [] } });
     expect(generation.truncatedToolCalls).toBeUndefined();
   });
 
   it('model_context_window_exceeded is a cut answer too (max_tokens)', async () => {
-    server.replay(anthropicBody(toolUseBlock(0, 'toolu_win', 'write', ['{"path": "c.ts"']), 'model_context_window_exceeded'));
+    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_win', 'write', ['{"path": "c.ts"']), 'model_context_window_exceeded'));
     const generation = await claude();
     expect(generation.stopReason).toBe('max_tokens');
     expect(generation.truncatedToolCalls?.map((call) => call.name)).toEqual(['write']);
   });
 
   it('a whole tool_use under tool_use stays tool_calls (no false cut)', async () => {
-    server.replay(anthropicBody(toolUseBlock(0, 'toolu_1', 'read_file', ['{"path": "a.ts"}']), 'tool_use'));
+    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_1', 'read_file', ['{"path": "a.ts"}']), 'tool_use'));
     const generation = await claude();
     expect(generation.stopReason).toBe('tool_calls');
     expect(generation.truncatedToolCalls).toBeUndefined();
@@ -98,25 +89,25 @@ describe('issue 14 stop reasons: a tool call cut off by the output-token limit i
 
 describe('issue 14 stop reasons: refusal and pause_turn (anthropic)', () => {
   it('stop_reason refusal is a refusal with its text, in one request (never retried as an empty answer)', async () => {
-    server.replay(anthropicBody(textBlock(0, 'I cannot help with that request.'), 'refusal'));
+    replayer().replay(anthropicBody(textBlock(0, 'I cannot help with that request.'), 'refusal'));
     const generation = await claude();
     expect(generation).toMatchObject({ stopReason: 'refusal', message: { content: 'I cannot help with that request.', toolCalls: [] }, attempts: 1 });
-    expect(server.requests).toHaveLength(1);
+    expect(replayer().requests).toHaveLength(1);
   });
 
   it('a refusal that stopped a tool_use mid-way runs no call', async () => {
-    server.replay(anthropicBody([...textBlock(0, 'Let me'), ...toolUseBlock(1, 'toolu_r', 'write', ['{"path": "x.sh", "content": "rm'])], 'refusal'));
+    replayer().replay(anthropicBody([...textBlock(0, 'Let me'), ...toolUseBlock(1, 'toolu_r', 'write', ['{"path": "x.sh", "content": "rm'])], 'refusal'));
     const generation = await claude();
     expect(generation).toMatchObject({ stopReason: 'refusal', message: { content: 'Let me', toolCalls: [] } });
   });
 
   it('an empty refusal (no text) is still a refusal, not an empty end', async () => {
-    server.replay(anthropicBody([], 'refusal'));
+    replayer().replay(anthropicBody([], 'refusal'));
     expect((await claude()).stopReason).toBe('refusal');
   });
 
   it('pause_turn is reported as pause_turn (the loop sends the content back to continue)', async () => {
-    server.replay(anthropicBody(textBlock(0, 'Still working on it.'), 'pause_turn'));
+    replayer().replay(anthropicBody(textBlock(0, 'Still working on it.'), 'pause_turn'));
     const generation = await claude();
     expect(generation).toMatchObject({ stopReason: 'pause_turn', message: { content: 'Still working on it.' } });
   });
@@ -124,7 +115,7 @@ describe('issue 14 stop reasons: refusal and pause_turn (anthropic)', () => {
 
 describe('issue 14 stop reasons: cut-off calls and refusals (openai-compatible)', () => {
   it('finish_reason length with partial tool-call arguments is max_tokens with the cut call, not tool_calls with invalid JSON', async () => {
-    server.replay(
+    replayer().replay(
       openaiBody([callDelta(0, { id: 'call_cut', name: 'write', arguments: '' }), callDelta(0, { arguments: '{"path": "big.ts", ' }), callDelta(0, { arguments: '"content": "line 1\\nli' })], 'length'),
     );
     const generation = await qwen();
@@ -134,7 +125,7 @@ describe('issue 14 stop reasons: cut-off calls and refusals (openai-compatible)'
   });
 
   it('finish_reason length after a whole call and a cut one keeps the whole one', async () => {
-    server.replay(
+    replayer().replay(
       openaiBody(
         [callDelta(0, { id: 'call_a', name: 'read_file', arguments: '{"path": "a.ts"}' }), callDelta(1, { id: 'call_b', name: 'write', arguments: '{"path": "b' })],
         'length',
@@ -146,39 +137,39 @@ describe('issue 14 stop reasons: cut-off calls and refusals (openai-compatible)'
   });
 
   it('a call cut before any argument arrived under length is reported, not run with empty arguments', async () => {
-    server.replay(openaiBody([callDelta(0, { id: 'call_e', name: 'write' })], 'length'));
+    replayer().replay(openaiBody([callDelta(0, { id: 'call_e', name: 'write' })], 'length'));
     const generation = await qwen();
     expect(generation).toMatchObject({ stopReason: 'max_tokens', message: { toolCalls: [] }, truncatedToolCalls: [{ name: 'write', receivedChars: 0 }] });
   });
 
   it('text cut by length (no call) stays max_tokens with nothing truncated', async () => {
-    server.replay(openaiBody([{ content: 'The answer is forty' }], 'length'));
+    replayer().replay(openaiBody([{ content: 'The answer is forty' }], 'length'));
     const generation = await qwen();
     expect(generation).toMatchObject({ stopReason: 'max_tokens', message: { content: 'The answer is forty' } });
     expect(generation.truncatedToolCalls).toBeUndefined();
   });
 
   it('delta.refusal is a refusal whose text is the refusal', async () => {
-    server.replay(openaiBody([{ refusal: "I'm sorry, " }, { refusal: 'I cannot assist with that.' }], 'stop'));
+    replayer().replay(openaiBody([{ refusal: "I'm sorry, " }, { refusal: 'I cannot assist with that.' }], 'stop'));
     const generation = await qwen();
     expect(generation).toMatchObject({ stopReason: 'refusal', message: { content: "I'm sorry, I cannot assist with that.", toolCalls: [] }, attempts: 1 });
-    expect(server.requests).toHaveLength(1);
+    expect(replayer().requests).toHaveLength(1);
   });
 
   it('finish_reason content_filter is a refusal, with whatever text came before it', async () => {
-    server.replay(openaiBody([{ content: 'Here is how to' }], 'content_filter'));
+    replayer().replay(openaiBody([{ content: 'Here is how to' }], 'content_filter'));
     expect(await qwen()).toMatchObject({ stopReason: 'refusal', message: { content: 'Here is how to', toolCalls: [] } });
   });
 
   it('a refusal with a tool call begun runs no call', async () => {
-    server.replay(openaiBody([callDelta(0, { id: 'call_r', name: 'write', arguments: '{"path": "x"}' })], 'content_filter'));
+    replayer().replay(openaiBody([callDelta(0, { id: 'call_r', name: 'write', arguments: '{"path": "x"}' })], 'content_filter'));
     expect(await qwen()).toMatchObject({ stopReason: 'refusal', message: { toolCalls: [] } });
   });
 });
 
 describe('issue 14 index reuse: openai-compatible tool-call deltas are assembled robustly', () => {
   it('a new id at a reused index starts a new call (two calls, not one merged)', async () => {
-    server.replay(
+    replayer().replay(
       openaiBody(
         [
           callDelta(0, { id: 'call_1', name: 'read_file', arguments: '{"path": "a.ts"}' }),
@@ -196,7 +187,7 @@ describe('issue 14 index reuse: openai-compatible tool-call deltas are assembled
   });
 
   it('a name sent again in a later delta is not appended (no read_fileread_file)', async () => {
-    server.replay(
+    replayer().replay(
       openaiBody(
         [callDelta(0, { id: 'call_1', name: 'read_file', arguments: '' }), callDelta(0, { name: 'read_file', arguments: '{"path": ' }), callDelta(0, { name: 'read_file', arguments: '"a.ts"}' })],
         'tool_calls',
@@ -206,12 +197,12 @@ describe('issue 14 index reuse: openai-compatible tool-call deltas are assembled
   });
 
   it('a name streamed in fragments is still joined', async () => {
-    server.replay(openaiBody([callDelta(0, { id: 'call_1', name: 'read_' }), callDelta(0, { name: 'file', arguments: '{"path": "a.ts"}' })], 'tool_calls'));
+    replayer().replay(openaiBody([callDelta(0, { id: 'call_1', name: 'read_' }), callDelta(0, { name: 'file', arguments: '{"path": "a.ts"}' })], 'tool_calls'));
     expect((await qwen()).message.toolCalls.map((call) => call.name)).toEqual(['read_file']);
   });
 
   it('a finished call replayed under its id (arguments again, in one delta) is not duplicated', async () => {
-    server.replay(
+    replayer().replay(
       openaiBody(
         [callDelta(0, { id: 'call_1', name: 'read_file', arguments: '{"path": "a.ts"}' }), callDelta(0, { id: 'call_1', name: 'read_file', arguments: '{"path": "a.ts"}' })],
         'tool_calls',
@@ -221,7 +212,7 @@ describe('issue 14 index reuse: openai-compatible tool-call deltas are assembled
   });
 
   it('a finished call replayed under its id with the arguments in later id-less deltas is not appended to', async () => {
-    server.replay(
+    replayer().replay(
       openaiBody(
         [
           callDelta(0, { id: 'call_1', name: 'read_file', arguments: '{"path": "a.ts"}' }),
@@ -236,7 +227,7 @@ describe('issue 14 index reuse: openai-compatible tool-call deltas are assembled
   });
 
   it('an id sent on every delta of one call is a continuation, assembled once', async () => {
-    server.replay(
+    replayer().replay(
       openaiBody(
         [callDelta(0, { id: 'call_1', name: 'write', arguments: '{"path": "n.md", ' }), callDelta(0, { id: 'call_1', arguments: '"content": "# notes' }), callDelta(0, { id: 'call_1', arguments: '\\n"}' })],
         'tool_calls',
@@ -246,7 +237,7 @@ describe('issue 14 index reuse: openai-compatible tool-call deltas are assembled
   });
 
   it('parallel calls at their own indexes, interleaved, stay apart', async () => {
-    server.replay(
+    replayer().replay(
       openaiBody(
         [
           callDelta(0, { id: 'call_a', name: 'read_file', arguments: '{"path": ' }),
@@ -264,7 +255,7 @@ describe('issue 14 index reuse: openai-compatible tool-call deltas are assembled
   });
 
   it('a replayed call at another index is still recognised by its id', async () => {
-    server.replay(
+    replayer().replay(
       openaiBody(
         [callDelta(0, { id: 'call_1', name: 'read_file', arguments: '{"path": "a.ts"}' }), callDelta(1, { id: 'call_1', name: 'read_file', arguments: '{"path": "a.ts"}' })],
         'tool_calls',

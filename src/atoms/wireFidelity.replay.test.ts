@@ -4,28 +4,16 @@
 // SSE framing rules those SDKs' decoders follow (CRLF, comments, `data:` without a space, [DONE], ping, error events)
 import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse, startRawReplay, type RawReplay } from '../../test/standin/rawReplay.js';
+import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse } from '../../test/standin/rawReplay.js';
+import { useRawReplay } from '../../test/standin/useRawReplay.js';
 import type { BrainContext } from '../contract/BrainContext.js';
 import type { BrainToolDefinition } from '../contract/BrainMessage.js';
 import { genBrainAtom } from './genBrainAtom.js';
 
-let server: RawReplay;
-beforeAll(async () => {
-  server = await startRawReplay();
-});
-afterAll(async () => server.close());
-beforeEach(() => server.reset());
-
-const context = (urls?: { anthropic: string; openai: string }): BrainContext => ({
-  creds: {
-    anthropic: { apiKey: 'test', url: urls?.anthropic ?? server.url },
-    qwen: { apiKey: 'test', url: urls?.openai ?? server.openaiUrl },
-  },
-  retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20, maxTotalWaitMs: 2_000 },
-  env: {},
-});
+const { replayer, contextFor } = useRawReplay();
+const context = (urls?: { anthropic: string; openai: string }): BrainContext => contextFor({ urls });
 const tools: BrainToolDefinition[] = [
   { name: 'read_file', description: 'reads a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
   {
@@ -146,23 +134,23 @@ const insideMultiByte = (bytes: Buffer): number[] => {
 describe('issue 14 wire (openai): text answers', () => {
   it('issue 14 wire (openai): text streamed in one-character deltas is joined exactly, with usage from the last chunk (include_usage)', async () => {
     const answer = 'The file has 3 lines:\n- a\n- b\n- c';
-    server.replay(openaiBody(contentDeltas(chop(answer, 1)), 'stop'));
+    replayer().replay(openaiBody(contentDeltas(chop(answer, 1)), 'stop'));
     const seen: string[] = [];
     const generation = await qwen({ onTextDelta: (text) => seen.push(text) });
     expect(generation).toMatchObject({ stopReason: 'end', message: { content: answer, toolCalls: [] }, tokens: { input: 12, output: 9 } });
     expect(seen.join('')).toBe(answer);
-    expect(server.requests[0].body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    expect(replayer().requests[0].body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
   it('issue 14 wire (openai): cached prompt tokens (prompt_tokens_details.cached_tokens) are split out of input into cache.get', async () => {
     const chunks: Array<Record<string, unknown>> = openaiChunks({ deltas: [{ content: 'ok' }], finishReason: 'stop' });
     chunks[chunks.length - 1] = { ...chunks[chunks.length - 1], usage: { prompt_tokens: 1000, completion_tokens: 5, total_tokens: 1005, prompt_tokens_details: { cached_tokens: 800 } } };
-    server.replay(openaiSse(chunks));
+    replayer().replay(openaiSse(chunks));
     expect((await qwen()).tokens).toEqual({ input: 200, output: 5, cache: { get: 800, set: 0 } });
   });
 
   it('issue 14 wire (openai): empty and null content deltas add nothing and are not streamed as text', async () => {
-    server.replay(openaiBody([{ content: '' }, { content: 'Hello' }, { content: null }, { content: '' }, { content: ', world' }], 'stop'));
+    replayer().replay(openaiBody([{ content: '' }, { content: 'Hello' }, { content: null }, { content: '' }, { content: ', world' }], 'stop'));
     const seen: string[] = [];
     const generation = await qwen({ onTextDelta: (text) => seen.push(text) });
     expect(generation.message.content).toBe('Hello, world');
@@ -172,23 +160,23 @@ describe('issue 14 wire (openai): text answers', () => {
   it('issue 14 wire (openai): a chunk with empty choices mid-stream (a keep-alive chunk) is skipped', async () => {
     const chunks: Array<Record<string, unknown>> = openaiChunks({ deltas: [{ content: 'one ' }, { content: 'two' }], finishReason: 'stop' });
     chunks.splice(2, 0, { id: 'chatcmpl-replay01', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'qwen-plus', choices: [] });
-    server.replay(openaiSse(chunks));
+    replayer().replay(openaiSse(chunks));
     expect((await qwen()).message.content).toBe('one two');
   });
 
   it('issue 14 wire (openai): anything after data: [DONE] is ignored', async () => {
     const late = JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'qwen-plus', choices: [{ index: 0, delta: { content: ' LATE' }, finish_reason: null }] });
-    server.replay(`${openaiBody([{ content: 'done' }], 'stop')}data: ${late}\n\n`);
+    replayer().replay(`${openaiBody([{ content: 'done' }], 'stop')}data: ${late}\n\n`);
     expect((await qwen()).message.content).toBe('done');
   });
 
   it('issue 14 wire (openai): a stream that closes after the finish chunk without data: [DONE] still answers', async () => {
-    server.replay(openaiBody([{ content: 'no done marker' }], 'stop').replace('data: [DONE]\n\n', ''));
+    replayer().replay(openaiBody([{ content: 'no done marker' }], 'stop').replace('data: [DONE]\n\n', ''));
     expect(await qwen()).toMatchObject({ stopReason: 'end', message: { content: 'no done marker' }, attempts: 1 });
   });
 
   it('issue 14 wire (openai): CRLF line endings frame the same events as LF', async () => {
-    server.replay(openaiBody([{ content: 'line one\n' }, { content: 'line two' }], 'stop').replace(/\n\n/g, '\r\n\r\n'));
+    replayer().replay(openaiBody([{ content: 'line one\n' }, { content: 'line two' }], 'stop').replace(/\n\n/g, '\r\n\r\n'));
     expect((await qwen()).message.content).toBe('line one\nline two');
   });
 
@@ -196,12 +184,12 @@ describe('issue 14 wire (openai): text answers', () => {
     const body = openaiBody([{ content: 'a' }, { content: 'b' }], 'stop')
       .split('\n\n')
       .join('\n\n: ping - 2025-01-01 00:00:00\n\n');
-    server.replay(`: OPENROUTER PROCESSING\n\n${body}`);
+    replayer().replay(`: OPENROUTER PROCESSING\n\n${body}`);
     expect((await qwen()).message.content).toBe('ab');
   });
 
   it('issue 14 wire (openai): a data: field without the space after the colon is read the same', async () => {
-    server.replay(openaiBody([{ content: 'tight' }, { content: ' framing' }], 'stop').replace(/^data: /gm, 'data:'));
+    replayer().replay(openaiBody([{ content: 'tight' }, { content: ' framing' }], 'stop').replace(/^data: /gm, 'data:'));
     expect((await qwen()).message.content).toBe('tight framing');
   });
 
@@ -230,7 +218,7 @@ describe('issue 14 wire (openai): text answers', () => {
   });
 
   it('issue 14 wire (openai): a stream cut before any finish_reason is retried, and the retry answers', async () => {
-    server.replay('data: ' + JSON.stringify(openaiChunks({ deltas: [{ content: 'half' }], finishReason: 'stop' })[1]) + '\n\n', openaiBody([{ content: 'whole' }], 'stop'));
+    replayer().replay('data: ' + JSON.stringify(openaiChunks({ deltas: [{ content: 'half' }], finishReason: 'stop' })[1]) + '\n\n', openaiBody([{ content: 'whole' }], 'stop'));
     const resets: number[] = [];
     const generation = await qwen({ onTextReset: () => resets.push(1) });
     expect(generation).toMatchObject({ message: { content: 'whole' }, attempts: 2 });
@@ -239,7 +227,7 @@ describe('issue 14 wire (openai): text answers', () => {
 
   it('issue 14 wire (openai): an in-stream {"error": …} chunk (as vLLM and OpenRouter send) fails the attempt and is retried', async () => {
     const error = `data: ${JSON.stringify({ error: { message: 'upstream overloaded', type: 'server_error', code: 503 } })}\n\n`;
-    server.replay(`data: ${JSON.stringify(openaiChunks({ deltas: [], finishReason: 'stop' })[0])}\n\n${error}`, openaiBody([{ content: 'recovered' }], 'stop'));
+    replayer().replay(`data: ${JSON.stringify(openaiChunks({ deltas: [], finishReason: 'stop' })[0])}\n\n${error}`, openaiBody([{ content: 'recovered' }], 'stop'));
     expect(await qwen()).toMatchObject({ message: { content: 'recovered' }, attempts: 2 });
   });
 });
@@ -247,7 +235,7 @@ describe('issue 14 wire (openai): text answers', () => {
 describe('issue 14 wire (openai): native tool_calls', () => {
   it('issue 14 wire (openai): arguments streamed one character per delta are joined into the exact input', async () => {
     const args = JSON.stringify({ path: 'src/a b.ts', content: 'const x = {"k": [1, 2]};\n\ttabbed\\back' });
-    server.replay(openaiBody(streamedCall(0, 'call_1', 'write', chop(args, 1)), 'tool_calls'));
+    replayer().replay(openaiBody(streamedCall(0, 'call_1', 'write', chop(args, 1)), 'tool_calls'));
     const generation = await qwen();
     expect(generation.stopReason).toBe('tool_calls');
     expect(generation.message.toolCalls).toEqual([{ id: 'call_1', name: 'write', input: JSON.parse(args) }]);
@@ -257,14 +245,14 @@ describe('issue 14 wire (openai): native tool_calls', () => {
     const args = '{"path": "q.txt", "content": "say \\"hi\\"\\nbye"}';
     const slash = args.indexOf('\\"');
     const newline = args.indexOf('\\n');
-    server.replay(openaiBody(streamedCall(0, 'call_e', 'write', cutAt(args, slash + 1, newline + 1)), 'tool_calls'));
+    replayer().replay(openaiBody(streamedCall(0, 'call_e', 'write', cutAt(args, slash + 1, newline + 1)), 'tool_calls'));
     expect((await qwen()).message.toolCalls[0].input).toEqual({ path: 'q.txt', content: 'say "hi"\nbye' });
   });
 
   it('issue 14 wire (openai): arguments split inside a \\ud83d\\ude00 escape pair (mid-escape) are joined exactly', async () => {
     const args = '{"path": "e.md", "content": "smile \\ud83d\\ude00 \\u00e9"}';
     const at = args.indexOf('\\ude00');
-    server.replay(openaiBody(streamedCall(0, 'call_s', 'write', cutAt(args, at - 3, at + 3, args.indexOf('\\u00e9') + 4)), 'tool_calls'));
+    replayer().replay(openaiBody(streamedCall(0, 'call_s', 'write', cutAt(args, at - 3, at + 3, args.indexOf('\\u00e9') + 4)), 'tool_calls'));
     expect((await qwen()).message.toolCalls[0].input).toEqual({ path: 'e.md', content: 'smile 😀 é' });
   });
 
@@ -272,7 +260,7 @@ describe('issue 14 wire (openai): native tool_calls', () => {
     const args = JSON.stringify({ path: 'u.md', content: 'a😀b🎉c 中文 é' });
     const pieces = cutAt(args, args.indexOf('😀') + 1, args.indexOf('🎉') + 1);
     expect(pieces[0].endsWith('\ud83d')).toBe(true);
-    server.replay(openaiBody(streamedCall(0, 'call_u', 'write', pieces), 'tool_calls'));
+    replayer().replay(openaiBody(streamedCall(0, 'call_u', 'write', pieces), 'tool_calls'));
     expect((await qwen()).message.toolCalls[0].input).toEqual({ path: 'u.md', content: 'a😀b🎉c 中文 é' });
   });
 
@@ -287,7 +275,7 @@ describe('issue 14 wire (openai): native tool_calls', () => {
   });
 
   it('issue 14 wire (openai): three parallel calls whose deltas interleave stay apart, in index order, after text', async () => {
-    server.replay(
+    replayer().replay(
       openaiBody(
         [
           { content: 'Reading three files.' },
@@ -312,35 +300,35 @@ describe('issue 14 wire (openai): native tool_calls', () => {
   });
 
   it('issue 14 wire (openai): a whole call in one delta (Ollama and llama.cpp style) is one call', async () => {
-    server.replay(openaiBody([callDelta(0, { id: 'call_w', name: 'read_file', arguments: '{"path":"w.ts"}' })], 'tool_calls'));
+    replayer().replay(openaiBody([callDelta(0, { id: 'call_w', name: 'read_file', arguments: '{"path":"w.ts"}' })], 'tool_calls'));
     expect((await qwen()).message.toolCalls).toEqual([{ id: 'call_w', name: 'read_file', input: { path: 'w.ts' } }]);
   });
 
   it('issue 14 wire (openai): a call with empty arguments to a tool without parameters is a call with input {}', async () => {
-    server.replay(openaiBody([callDelta(0, { id: 'call_t', name: 'list_todos', arguments: '' })], 'tool_calls'));
+    replayer().replay(openaiBody([callDelta(0, { id: 'call_t', name: 'list_todos', arguments: '' })], 'tool_calls'));
     expect(await qwen()).toMatchObject({ stopReason: 'tool_calls', message: { toolCalls: [{ id: 'call_t', name: 'list_todos', input: {} }] } });
   });
 
   it('issue 14 wire (openai): tool calls that end with finish_reason stop (some vLLM versions) are still run as tool_calls', async () => {
-    server.replay(openaiBody(streamedCall(0, 'call_st', 'read_file', ['{"path": ', '"s.ts"}']), 'stop'));
+    replayer().replay(openaiBody(streamedCall(0, 'call_st', 'read_file', ['{"path": ', '"s.ts"}']), 'stop'));
     expect(await qwen()).toMatchObject({ stopReason: 'tool_calls', message: { toolCalls: [{ name: 'read_file', input: { path: 's.ts' } }] } });
   });
 
   it('issue 14 wire (openai): arguments that are not JSON become an inputError naming the tool, and the call still reaches the loop', async () => {
-    server.replay(openaiBody(streamedCall(0, 'call_bad', 'read_file', ["{'path': 'a.ts'}"]), 'tool_calls'));
+    replayer().replay(openaiBody(streamedCall(0, 'call_bad', 'read_file', ["{'path': 'a.ts'}"]), 'tool_calls'));
     const [call] = (await qwen()).message.toolCalls;
     expect(call).toMatchObject({ id: 'call_bad', name: 'read_file', input: {} });
     expect(call.inputError).toMatch(/^the arguments of read_file are not valid JSON \(.*; 16 characters received\)\. Call read_file again with a JSON object$/);
   });
 
   it('issue 14 wire (openai): arguments that miss a required property get a schema inputError', async () => {
-    server.replay(openaiBody(streamedCall(0, 'call_req', 'write', ['{"path": "x.md"}']), 'tool_calls'));
+    replayer().replay(openaiBody(streamedCall(0, 'call_req', 'write', ['{"path": "x.md"}']), 'tool_calls'));
     const [call] = (await qwen()).message.toolCalls;
     expect(call.input).toEqual({ path: 'x.md' });
     expect(call.inputError).toMatch(/^the arguments of write do not fit its schema: .*content.*Call write again with corrected arguments$/);
   });
   it('issue 14 wire (openai): a call streamed without any id (older llama.cpp) gets a generated id and still runs', async () => {
-    server.replay(openaiBody([{ tool_calls: [{ index: 0, function: { name: 'read_file', arguments: '{"path": ' } }] }, { tool_calls: [{ index: 0, function: { arguments: '"n.ts"}' } }] }], 'tool_calls'));
+    replayer().replay(openaiBody([{ tool_calls: [{ index: 0, function: { name: 'read_file', arguments: '{"path": ' } }] }, { tool_calls: [{ index: 0, function: { arguments: '"n.ts"}' } }] }], 'tool_calls'));
     const [call] = (await qwen()).message.toolCalls;
     expect(call).toMatchObject({ name: 'read_file', input: { path: 'n.ts' } });
     expect(call.id).toMatch(/\S/);
@@ -351,19 +339,19 @@ describe('issue 14 wire (openai): native tool_calls', () => {
     // drop the separate usage chunk; the finish chunk carries the usage instead
     chunks.pop();
     chunks[chunks.length - 1] = { ...chunks[chunks.length - 1], usage: { prompt_tokens: 40, completion_tokens: 3, total_tokens: 43 } };
-    server.replay(openaiSse(chunks));
+    replayer().replay(openaiSse(chunks));
     expect((await qwen()).tokens).toEqual({ input: 40, output: 3, cache: { get: 0, set: 0 } });
   });
   it('issue 14 wire (openai): the last arguments delta and finish_reason in the same chunk (vLLM) both count', async () => {
     const chunks: Array<Record<string, unknown>> = openaiChunks({ deltas: [callDelta(0, { id: 'call_v', name: 'read_file', arguments: '{"path": ' })], finishReason: 'tool_calls' });
     const finish = chunks[2] as { choices: Array<Record<string, unknown>> };
     chunks[2] = { ...finish, choices: [{ ...finish.choices[0], delta: callDelta(0, { arguments: '"v.ts"}' }) }] };
-    server.replay(openaiSse(chunks));
+    replayer().replay(openaiSse(chunks));
     expect(await qwen()).toMatchObject({ stopReason: 'tool_calls', message: { toolCalls: [{ id: 'call_v', name: 'read_file', input: { path: 'v.ts' } }] } });
   });
 
   it('issue 14 wire (openai): DashScope-style continuation deltas (id "", name "" or null, arguments null) are not new calls and add nothing', async () => {
-    server.replay(
+    replayer().replay(
       openaiBody(
         [
           { tool_calls: [{ index: 0, id: 'call_ds', type: 'function', function: { name: 'read_file', arguments: null } }] },
@@ -378,7 +366,7 @@ describe('issue 14 wire (openai): native tool_calls', () => {
   });
 
   it('issue 14 wire (openai): parallel calls sent without an index (some compatible servers omit it) are told apart by id', async () => {
-    server.replay(
+    replayer().replay(
       openaiBody(
         [
           { tool_calls: [{ id: 'call_x', type: 'function', function: { name: 'read_file', arguments: '{"path": "x.ts"}' } }] },
@@ -396,7 +384,7 @@ describe('issue 14 wire (openai): native tool_calls', () => {
   it('issue 14 wire (openai): a chunk whose JSON is spread over several data: lines of one event (SSE multi-line data) is read whole', async () => {
     const body = openaiBody(streamedCall(0, 'call_m', 'read_file', ['{"path": "m.ts"}']), 'tool_calls').replace(/^data: (\{.*),"model":/gm, 'data: $1,\ndata: "model":');
     expect(body).toMatch(/\ndata: "model":/);
-    server.replay(body);
+    replayer().replay(body);
     expect((await qwen()).message.toolCalls).toEqual([{ id: 'call_m', name: 'read_file', input: { path: 'm.ts' } }]);
   });
 });
@@ -409,7 +397,7 @@ describe('issue 14 wire (openai): qwen3-coder and hermes <tool_call> text stream
 
   it('issue 14 wire (openai): markup that turns out to be a tool call is not left shown as answer text (a reset, then the answer)', async () => {
     const text = `Writing.\n${xml('write', { path: 'a.md', content: 'hi' })}`;
-    server.replay(openaiBody(contentDeltas(chop(text, 6)), 'stop'));
+    replayer().replay(openaiBody(contentDeltas(chop(text, 6)), 'stop'));
     let shown = '';
     const generation = await qwen({ onTextDelta: (delta) => (shown += delta), onTextReset: () => (shown = '') });
     expect(generation.message.toolCalls).toHaveLength(1);
@@ -419,7 +407,7 @@ describe('issue 14 wire (openai): qwen3-coder and hermes <tool_call> text stream
 
   it('issue 14 wire (openai): a qwen3-coder call streamed in 7-character deltas (tags cut mid-way) is recovered, the text before it is the answer', async () => {
     const text = `I'll write it now.\n\n${xml('write', { path: 'hello.py', content: 'print("hi")\n' })}`;
-    server.replay(openaiBody(contentDeltas(chop(text, 7)), 'stop'));
+    replayer().replay(openaiBody(contentDeltas(chop(text, 7)), 'stop'));
     const generation = await qwen();
     expect(generation.stopReason).toBe('tool_calls');
     expect(generation.message.content).toBe("I'll write it now.");
@@ -440,7 +428,7 @@ describe('issue 14 wire (openai): qwen3-coder and hermes <tool_call> text stream
       '</tool_call>',
       'done',
     ].join('\n');
-    server.replay(openaiBody(contentDeltas(chop(xml('write', { path: 'notes.md', content }), 5)), 'stop'));
+    replayer().replay(openaiBody(contentDeltas(chop(xml('write', { path: 'notes.md', content }), 5)), 'stop'));
     const generation = await qwen();
     expect(generation.message.toolCalls).toHaveLength(1);
     expect(generation.message.toolCalls[0]).toMatchObject({ name: 'write', input: { path: 'notes.md', content } });
@@ -450,14 +438,14 @@ describe('issue 14 wire (openai): qwen3-coder and hermes <tool_call> text stream
 
   it('issue 14 wire (openai): a call without the <tool_call> opener (vLLM fallback_no_tags) is still a call', async () => {
     const text = 'Checking.\n<function=read_file>\n<parameter=path>\nsrc/index.ts\n</parameter>\n</function>';
-    server.replay(openaiBody(contentDeltas(chop(text, 4)), 'stop'));
+    replayer().replay(openaiBody(contentDeltas(chop(text, 4)), 'stop'));
     const generation = await qwen();
     expect(generation).toMatchObject({ stopReason: 'tool_calls', message: { content: 'Checking.', toolCalls: [{ name: 'read_file', input: { path: 'src/index.ts' } }] } });
   });
 
   it('issue 14 wire (openai): a missing </parameter> never merges two parameters: the call carries an inputError quoting the problem', async () => {
     const text = '<tool_call>\n<function=write>\n<parameter=path>\na.txt\n<parameter=content>\nhello\n</parameter>\n</function>\n</tool_call>';
-    server.replay(openaiBody(contentDeltas(chop(text, 6)), 'stop'));
+    replayer().replay(openaiBody(contentDeltas(chop(text, 6)), 'stop'));
     const [call] = (await qwen()).message.toolCalls;
     expect(call.name).toBe('write');
     expect(call.inputError).toMatch(/^the call to write could not be read exactly: <parameter=path> is not closed by <\/parameter> before "<parameter=content>/);
@@ -465,21 +453,21 @@ describe('issue 14 wire (openai): qwen3-coder and hermes <tool_call> text stream
 
   it('issue 14 wire (openai): a qwen3-coder call cut mid-parameter by finish_reason length is not run', async () => {
     const text = '<tool_call>\n<function=write>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\nline one\nline tw';
-    server.replay(openaiBody(contentDeltas(chop(text, 9)), 'length'));
+    replayer().replay(openaiBody(contentDeltas(chop(text, 9)), 'length'));
     const generation = await qwen();
     const [call] = generation.message.toolCalls;
     expect(call.inputError).toMatch(/<parameter=content> is not closed by <\/parameter> \(the text ends inside it\)/);
   });
 
   it('issue 14 wire (openai): anyOf [integer, null] and oneOf [boolean, array] values are typed by the schema', async () => {
-    server.replay(openaiBody(contentDeltas(chop(xml('wait', { seconds: '30', loud: 'False' }), 8)), 'stop'));
+    replayer().replay(openaiBody(contentDeltas(chop(xml('wait', { seconds: '30', loud: 'False' }), 8)), 'stop'));
     const [call] = (await qwen()).message.toolCalls;
     expect(call).toMatchObject({ name: 'wait', input: { seconds: 30, loud: false } });
     expect(call.inputError).toBeUndefined();
   });
 
   it('issue 14 wire (openai): nullable values — "null" for anyOf [integer, null] and for ["string","null"] is null, other text stays text', async () => {
-    server.replay(
+    replayer().replay(
       openaiBody(contentDeltas(chop(xml('wait', { seconds: 'null', note: 'null' }), 8)), 'stop'),
       openaiBody(contentDeltas(chop(xml('wait', { seconds: 'None', note: '42' }), 8)), 'stop'),
     );
@@ -488,7 +476,7 @@ describe('issue 14 wire (openai): qwen3-coder and hermes <tool_call> text stream
   });
 
   it('issue 14 wire (openai): a value that fits no branch of anyOf stays text and the schema check tells the model', async () => {
-    server.replay(openaiBody(contentDeltas(chop(xml('wait', { seconds: 'soon' }), 8)), 'stop'));
+    replayer().replay(openaiBody(contentDeltas(chop(xml('wait', { seconds: 'soon' }), 8)), 'stop'));
     const [call] = (await qwen()).message.toolCalls;
     expect(call.input).toEqual({ seconds: 'soon' });
     expect(call.inputError).toMatch(/^the arguments of wait do not fit its schema: .*seconds/);
@@ -496,31 +484,31 @@ describe('issue 14 wire (openai): qwen3-coder and hermes <tool_call> text stream
 
   it('issue 14 wire (openai): two qwen3-coder calls in one streamed answer are two calls, in order', async () => {
     const text = `${xml('read_file', { path: 'a.ts' })}\n${xml('read_file', { path: 'b.ts' })}`;
-    server.replay(openaiBody(contentDeltas(chop(text, 11)), 'stop'));
+    replayer().replay(openaiBody(contentDeltas(chop(text, 11)), 'stop'));
     expect((await qwen()).message.toolCalls.map((call) => call.input)).toEqual([{ path: 'a.ts' }, { path: 'b.ts' }]);
   });
 
   it('issue 14 wire (openai): hermes {"name","arguments"} inside <tool_call>, streamed in deltas, is a call', async () => {
     const text = 'Let me look.\n<tool_call>\n{"name": "read_file", "arguments": {"path": "README.md"}}\n</tool_call>';
-    server.replay(openaiBody(contentDeltas(chop(text, 5)), 'stop'));
+    replayer().replay(openaiBody(contentDeltas(chop(text, 5)), 'stop'));
     const generation = await qwen();
     expect(generation).toMatchObject({ stopReason: 'tool_calls', message: { content: 'Let me look.', toolCalls: [{ name: 'read_file', input: { path: 'README.md' } }] } });
   });
 
   it('issue 14 wire (openai): a hermes json string value holding a literal </tool_call> is kept', async () => {
     const text = '<tool_call>\n{"name": "write", "arguments": {"path": "a", "content": "x </tool_call> y"}}\n</tool_call>';
-    server.replay(openaiBody(contentDeltas(chop(text, 3)), 'stop'));
+    replayer().replay(openaiBody(contentDeltas(chop(text, 3)), 'stop'));
     expect((await qwen()).message.toolCalls[0]).toMatchObject({ name: 'write', input: { path: 'a', content: 'x </tool_call> y' } });
   });
 
   it('issue 14 wire (openai): prose that only mentions <tool_call> or <function=name> stays the answer (no call)', async () => {
     const text = 'I would use <tool_call> here, and the format is <function=name> followed by parameters.';
-    server.replay(openaiBody(contentDeltas(chop(text, 6)), 'stop'));
+    replayer().replay(openaiBody(contentDeltas(chop(text, 6)), 'stop'));
     expect(await qwen()).toMatchObject({ stopReason: 'end', message: { content: text, toolCalls: [] } });
   });
 
   it('issue 14 wire (openai): native tool_calls win over <tool_call> text in the content (no double call)', async () => {
-    server.replay(
+    replayer().replay(
       openaiBody([{ content: xml('read_file', { path: 'text.ts' }) }, ...streamedCall(0, 'call_n', 'read_file', ['{"path": "native.ts"}'])], 'tool_calls'),
     );
     expect((await qwen()).message.toolCalls).toEqual([{ id: 'call_n', name: 'read_file', input: { path: 'native.ts' } }]);
@@ -530,7 +518,7 @@ describe('issue 14 wire (openai): qwen3-coder and hermes <tool_call> text stream
 describe('issue 14 wire (anthropic): text and usage', () => {
   it('issue 14 wire (anthropic): text in one-character text_delta events is joined exactly and streamed in order', async () => {
     const answer = 'Done — wrote 2 files.\n```ts\nconst a = "x";\n```';
-    server.replay(anthropicBody(textBlock(0, chop(answer, 1)), 'end_turn'));
+    replayer().replay(anthropicBody(textBlock(0, chop(answer, 1)), 'end_turn'));
     const seen: string[] = [];
     const generation = await claude({ onTextDelta: (text) => seen.push(text) });
     expect(generation).toMatchObject({ stopReason: 'end', message: { content: answer, toolCalls: [] }, attempts: 1 });
@@ -543,7 +531,7 @@ describe('issue 14 wire (anthropic): text and usage', () => {
       message: { ...(event.message as object), usage: { input_tokens: 21, output_tokens: 1, cache_read_input_tokens: 15000, cache_creation_input_tokens: 340 } },
     }));
     events = patchEvent(events, -2, () => ({ usage: { output_tokens: 77 } }));
-    server.replay(anthropicSse(events));
+    replayer().replay(anthropicSse(events));
     expect((await claude()).tokens).toEqual({ input: 21, output: 77, cache: { get: 15000, set: 340 } });
   });
 
@@ -551,14 +539,14 @@ describe('issue 14 wire (anthropic): text and usage', () => {
     const events = patchEvent(anthropicMessageEvents({ content: textBlock(0, ['ok']), stopReason: 'end_turn' }), -2, () => ({
       usage: { input_tokens: 30, output_tokens: 12, cache_read_input_tokens: 900, cache_creation_input_tokens: 5 },
     }));
-    server.replay(anthropicSse(events));
+    replayer().replay(anthropicSse(events));
     expect((await claude()).tokens).toEqual({ input: 30, output: 12, cache: { get: 900, set: 5 } });
   });
 
   it('issue 14 wire (anthropic): ping events before and between content events are skipped', async () => {
     const events = anthropicMessageEvents({ content: textBlock(0, ['Hel', 'lo']), stopReason: 'end_turn' });
     const body = events.map((event) => anthropicSse([event]) + 'event: ping\ndata: {"type": "ping"}\n\n').join('');
-    server.replay(body);
+    replayer().replay(body);
     expect((await claude()).message.content).toBe('Hello');
   });
 
@@ -566,12 +554,12 @@ describe('issue 14 wire (anthropic): text and usage', () => {
     const events = patchEvent(anthropicMessageEvents({ content: textBlock(0, ['answer: 42']), stopReason: 'stop_sequence' }), -2, () => ({
       delta: { stop_reason: 'stop_sequence', stop_sequence: '\n\nHuman:' },
     }));
-    server.replay(anthropicSse(events));
+    replayer().replay(anthropicSse(events));
     expect(await claude()).toMatchObject({ stopReason: 'end', message: { content: 'answer: 42', toolCalls: [] } });
   });
 
   it('issue 14 wire (anthropic): text present in content_block_start is kept before the deltas', async () => {
-    server.replay(
+    replayer().replay(
       anthropicBody(
         [{ type: 'content_block_start', index: 0, content_block: { type: 'text', text: 'Pre' } }, { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'fix' } }, { type: 'content_block_stop', index: 0 }],
         'end_turn',
@@ -581,12 +569,12 @@ describe('issue 14 wire (anthropic): text and usage', () => {
   });
 
   it('issue 14 wire (anthropic): two text blocks are joined in index order', async () => {
-    server.replay(anthropicBody([...textBlock(0, ['First. ']), ...textBlock(1, ['Second.'])], 'end_turn'));
+    replayer().replay(anthropicBody([...textBlock(0, ['First. ']), ...textBlock(1, ['Second.'])], 'end_turn'));
     expect((await claude()).message.content).toBe('First. Second.');
   });
 
   it('issue 14 wire (anthropic): unknown event types and an unknown content block with its own delta type are ignored', async () => {
-    server.replay(
+    replayer().replay(
       anthropicBody(
         [
           { type: 'future_event', detail: { anything: true } },
@@ -603,7 +591,7 @@ describe('issue 14 wire (anthropic): text and usage', () => {
 
   it('issue 14 wire (anthropic): citations_delta on a text block does not enter the text', async () => {
     const citation = { type: 'char_location', cited_text: 'The sky is blue.', document_index: 0, document_title: 'doc', start_char_index: 0, end_char_index: 16 };
-    server.replay(
+    replayer().replay(
       anthropicBody(
         [
           { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: [] } },
@@ -618,7 +606,7 @@ describe('issue 14 wire (anthropic): text and usage', () => {
   });
 
   it('issue 14 wire (anthropic): server_tool_use and web_search_tool_result blocks are not local tool calls; the text around them is the answer', async () => {
-    server.replay(
+    replayer().replay(
       anthropicBody(
         [
           ...textBlock(0, ['Searching. ']),
@@ -636,20 +624,20 @@ describe('issue 14 wire (anthropic): text and usage', () => {
   });
 
   it('issue 14 wire (anthropic): CRLF line endings frame the same events as LF', async () => {
-    server.replay(anthropicBody(textBlock(0, ['crlf ', 'framed']), 'end_turn').replace(/\n/g, '\r\n'));
+    replayer().replay(anthropicBody(textBlock(0, ['crlf ', 'framed']), 'end_turn').replace(/\n/g, '\r\n'));
     expect((await claude()).message.content).toBe('crlf framed');
   });
 
   it('issue 14 wire (anthropic): event: and data: fields without the space after the colon, and comment lines, are read the same', async () => {
     const body = anthropicBody(textBlock(0, ['tight']), 'end_turn').replace(/^event: /gm, 'event:').replace(/^data: /gm, 'data:');
-    server.replay(`: keep-alive\n\n${body.split('\n\n').join('\n\n: comment\n\n')}`);
+    replayer().replay(`: keep-alive\n\n${body.split('\n\n').join('\n\n: comment\n\n')}`);
     expect((await claude()).message.content).toBe('tight');
   });
 
   it('issue 14 wire (anthropic): an event whose JSON is spread over several data: lines (SSE multi-line data) is read whole', async () => {
     const body = anthropicBody(textBlock(0, ['multi', '-line']), 'end_turn').replace(/^data: (\{"type":"content_block_delta",)/gm, 'data: $1\ndata: ');
     expect(body).toMatch(/content_block_delta",\ndata: /);
-    server.replay(body);
+    replayer().replay(body);
     expect((await claude()).message.content).toBe('multi-line');
   });
 
@@ -667,7 +655,7 @@ describe('issue 14 wire (anthropic): text and usage', () => {
 describe('issue 14 wire (anthropic): tool_use input_json_delta', () => {
   it('issue 14 wire (anthropic): input split inside strings and keys (the API sends an empty first partial_json) is joined exactly', async () => {
     const input = { path: 'src/deep/file name.ts', content: 'export const x = 1;\n' };
-    server.replay(anthropicBody(toolUseBlock(0, 'toolu_1', 'write', ['', ...chop(JSON.stringify(input), 3)]), 'tool_use'));
+    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_1', 'write', ['', ...chop(JSON.stringify(input), 3)]), 'tool_use'));
     const generation = await claude();
     expect(generation).toMatchObject({ stopReason: 'tool_calls', message: { toolCalls: [{ id: 'toolu_1', name: 'write', input }] } });
   });
@@ -675,21 +663,21 @@ describe('issue 14 wire (anthropic): tool_use input_json_delta', () => {
   it('issue 14 wire (anthropic): input split between a backslash and the quote it escapes (\\") is joined exactly', async () => {
     const json = '{"path": "q.txt", "content": "he said \\"yes\\" then \\\\ left"}';
     const at = json.indexOf('\\"');
-    server.replay(anthropicBody(toolUseBlock(0, 'toolu_q', 'write', cutAt(json, at + 1, json.indexOf('\\\\') + 1)), 'tool_use'));
+    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_q', 'write', cutAt(json, at + 1, json.indexOf('\\\\') + 1)), 'tool_use'));
     expect((await claude()).message.toolCalls[0].input).toEqual({ path: 'q.txt', content: 'he said "yes" then \\ left' });
   });
 
   it('issue 14 wire (anthropic): input split in the middle of a \\u00e9 escape is joined exactly', async () => {
     const json = '{"path": "caf\\u00e9.md", "content": "na\\u00efve"}';
     const at = json.indexOf('\\u00e9');
-    server.replay(anthropicBody(toolUseBlock(0, 'toolu_u', 'write', cutAt(json, at + 1, at + 4)), 'tool_use'));
+    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_u', 'write', cutAt(json, at + 1, at + 4)), 'tool_use'));
     expect((await claude()).message.toolCalls[0].input).toEqual({ path: 'café.md', content: 'naïve' });
   });
 
   it('issue 14 wire (anthropic): input split between the two escapes of a surrogate pair (\\ud83d|\\ude80) is joined exactly', async () => {
     const json = '{"path": "r.md", "content": "launch \\ud83d\\ude80!"}';
     const at = json.indexOf('\\ude80');
-    server.replay(anthropicBody(toolUseBlock(0, 'toolu_s', 'write', cutAt(json, at - 2, at, at + 2)), 'tool_use'));
+    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_s', 'write', cutAt(json, at - 2, at, at + 2)), 'tool_use'));
     expect((await claude()).message.toolCalls[0].input).toEqual({ path: 'r.md', content: 'launch 🚀!' });
   });
 
@@ -697,7 +685,7 @@ describe('issue 14 wire (anthropic): tool_use input_json_delta', () => {
     const json = JSON.stringify({ path: 'p.md', content: 'x😀y 日本 ü' });
     const pieces = cutAt(json, json.indexOf('😀') + 1);
     expect(pieces[0].endsWith('\ud83d')).toBe(true);
-    server.replay(anthropicBody(toolUseBlock(0, 'toolu_r', 'write', pieces), 'tool_use'));
+    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_r', 'write', pieces), 'tool_use'));
     expect((await claude()).message.toolCalls[0].input).toEqual({ path: 'p.md', content: 'x😀y 日本 ü' });
   });
 
@@ -712,7 +700,7 @@ describe('issue 14 wire (anthropic): tool_use input_json_delta', () => {
   });
 
   it('issue 14 wire (anthropic): parallel tool_use blocks after text are separate calls, in block order', async () => {
-    server.replay(
+    replayer().replay(
       anthropicBody(
         [...textBlock(0, ['Reading both.']), ...toolUseBlock(1, 'toolu_a', 'read_file', ['{"path":', ' "a.ts"}']), ...toolUseBlock(2, 'toolu_b', 'read_file', ['{"pa', 'th": "b.ts"}'])],
         'tool_use',
@@ -730,12 +718,12 @@ describe('issue 14 wire (anthropic): tool_use input_json_delta', () => {
   });
 
   it('issue 14 wire (anthropic): a tool_use with no input deltas (input {}) is a call with input {}', async () => {
-    server.replay(anthropicBody(toolUseBlock(0, 'toolu_e', 'list_todos', []), 'tool_use'));
+    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_e', 'list_todos', []), 'tool_use'));
     expect((await claude()).message.toolCalls).toEqual([{ id: 'toolu_e', name: 'list_todos', input: {} }]);
   });
 
   it('issue 14 wire (anthropic): a tool_use whose whole input arrives in content_block_start (no deltas, as some gateways send) keeps that input', async () => {
-    server.replay(
+    replayer().replay(
       anthropicBody(
         [{ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_pre', name: 'read_file', input: { path: 'pre.ts' } } }, { type: 'content_block_stop', index: 0 }],
         'tool_use',
@@ -745,18 +733,18 @@ describe('issue 14 wire (anthropic): tool_use input_json_delta', () => {
   });
 
   it('issue 14 wire (anthropic): a tool_use with one empty partial_json is a call with input {}', async () => {
-    server.replay(anthropicBody(toolUseBlock(0, 'toolu_e2', 'list_todos', ['']), 'tool_use'));
+    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_e2', 'list_todos', ['']), 'tool_use'));
     expect((await claude()).message.toolCalls).toEqual([{ id: 'toolu_e2', name: 'list_todos', input: {} }]);
   });
 
   it('issue 14 wire (anthropic): ping events between input_json_delta events do not disturb the input', async () => {
     const events = anthropicMessageEvents({ content: toolUseBlock(0, 'toolu_p', 'read_file', ['{"path"', ': "p', 'ing.ts"}']), stopReason: 'tool_use' });
-    server.replay(events.map((event) => `event: ping\ndata: {"type": "ping"}\n\n${anthropicSse([event])}`).join(''));
+    replayer().replay(events.map((event) => `event: ping\ndata: {"type": "ping"}\n\n${anthropicSse([event])}`).join(''));
     expect((await claude()).message.toolCalls).toEqual([{ id: 'toolu_p', name: 'read_file', input: { path: 'ping.ts' } }]);
   });
 
   it('issue 14 wire (anthropic): input that does not fit the schema gets an inputError naming the tool', async () => {
-    server.replay(anthropicBody(toolUseBlock(0, 'toolu_x', 'read_file', ['{"path": 42}']), 'tool_use'));
+    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_x', 'read_file', ['{"path": 42}']), 'tool_use'));
     const [call] = (await claude()).message.toolCalls;
     expect(call).toMatchObject({ id: 'toolu_x', name: 'read_file', input: { path: 42 } });
     expect(call.inputError).toMatch(/^the arguments of read_file do not fit its schema: input\.path .*Call read_file again with corrected arguments$/);
@@ -768,28 +756,28 @@ describe('issue 14 wire (anthropic): errors mid-stream', () => {
 
   it('issue 14 wire (anthropic): an overloaded_error event after message_start fails the attempt; the retry answers and the text resets', async () => {
     const start = anthropicSse(anthropicMessageEvents({ content: [], stopReason: 'end_turn' }).slice(0, 1));
-    server.replay(`${start}${anthropicSse(textBlock(0, ['partial']).slice(0, 2))}${overloaded}`, anthropicBody(textBlock(0, ['whole answer']), 'end_turn'));
+    replayer().replay(`${start}${anthropicSse(textBlock(0, ['partial']).slice(0, 2))}${overloaded}`, anthropicBody(textBlock(0, ['whole answer']), 'end_turn'));
     const seen: string[] = [];
     let resets = 0;
     const generation = await claude({ onTextDelta: (text) => seen.push(text), onTextReset: () => (resets += 1) });
     expect(generation).toMatchObject({ message: { content: 'whole answer' }, attempts: 2 });
-    expect(server.requests).toHaveLength(2);
+    expect(replayer().requests).toHaveLength(2);
     expect(resets).toBe(1);
     expect(seen).toEqual(['partial', 'whole answer']);
   });
 
   it('issue 14 wire (anthropic): overloaded_error on every attempt ends in a typed error naming the supplier and the overload', async () => {
-    server.replay(overloaded, overloaded, overloaded);
+    replayer().replay(overloaded, overloaded, overloaded);
     await expect(claude()).rejects.toMatchObject({
       name: 'SupplierUnavailableError',
       message: expect.stringMatching(/^claude\/haiku failed 3 times in a row \(last: .*"overloaded_error".*\); the supplier is unreachable or overloaded/),
     });
-    expect(server.requests).toHaveLength(3);
+    expect(replayer().requests).toHaveLength(3);
   });
 
   it('issue 14 wire (anthropic): a stream that ends without message_stop is retried, not taken as a whole answer', async () => {
     const events = anthropicMessageEvents({ content: textBlock(0, ['cut']), stopReason: 'end_turn' });
-    server.replay(anthropicSse(events.slice(0, -2)), anthropicBody(textBlock(0, ['complete']), 'end_turn'));
+    replayer().replay(anthropicSse(events.slice(0, -2)), anthropicBody(textBlock(0, ['complete']), 'end_turn'));
     expect(await claude()).toMatchObject({ message: { content: 'complete' }, attempts: 2 });
   });
 });
