@@ -134,6 +134,6 @@ export { getRoleRegistry } from './roles/getRoleRegistry.js';
 export type { RoleRegistryDeclaration, RoleDeclaration } from './roles/getRoleRegistry.js';
 
 // BrainCli: drive the real Claude Code CLI
-export { genBrainCli, BrainCliError, CLAUDE_READ_TOOLS, CLAUDE_WRITE_TOOLS } from './clis/claude/genBrainCli.js';
+export { genBrainCli, BrainCliError, BrainCliTimeoutError, BRAIN_CLI_CALL_TIMEOUT_MS, CLAUDE_READ_TOOLS, CLAUDE_WRITE_TOOLS } from './clis/claude/genBrainCli.js';
 export type { BrainCli } from './clis/claude/genBrainCli.js';
 export type { CliExit } from './clis/claude/CliProcess.js';

@@ -1,7 +1,10 @@
 import { spawn as spawnChild } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import { constants } from 'node:os';
 
 import pty from '@lydell/node-pty';
+
+import { signalGroup } from '../../security/signalGroup.js';
 
 /** .what = how a CLI process ended */
 export interface CliExit {
@@ -14,30 +17,26 @@ export interface CliExit {
  * .why = the handle drives both modes the same way: raw bytes in, raw bytes out, exactly one exit
  */
 export interface CliProcess {
-  pid: number;
+  /** null when the spawn itself failed (the error is in `tail` and `exited`) */
+  pid: number | null;
   write: (data: string) => void;
   onData: (listener: (chunk: string) => void) => void;
   /** resolves once, when the process has exited */
   exited: Promise<CliExit>;
   /** SIGTERM to the whole process group, SIGKILL after the grace; resolves when it has exited */
   kill: () => Promise<CliExit>;
-  /** the tail of what the process wrote to stderr (piped processes only), for error messages */
-  stderr?: () => string;
+  /** the tail of what the process wrote to stderr (piped) or to its screen (PTY), for error messages */
+  tail: () => string;
 }
+
+/** the env var that marks every process a CLI starts, so its leftovers can be found after it died */
+export const CLI_TAG_ENV = 'BHRAIN_CLI_RUN';
+const TAIL_CHARS = 8_192;
 
 const KILL_GRACE_MS = 2_000;
 
-/** .what = signals a process group, ignoring one that is already gone */
-const signalGroup = (pid: number, signal: NodeJS.Signals) => {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // already gone
-  }
-};
-
 /** .what = the kill of a process group: SIGTERM, then SIGKILL if it lingers, then the exit */
-const genKill = (pid: number, exited: Promise<CliExit>, isDone: () => boolean) => async (): Promise<CliExit> => {
+const genKill = (pid: number | null, exited: Promise<CliExit>, isDone: () => boolean) => async (): Promise<CliExit> => {
   if (!isDone()) {
     signalGroup(pid, 'SIGTERM');
     const timer = setTimeout(() => signalGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
@@ -55,7 +54,7 @@ export const spawnPiped = (input: { command: string; args: string[]; cwd: string
   let stderr = '';
   let done = false;
   child.stderr.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString('utf8')).slice(-8_192);
+    stderr = (stderr + chunk.toString('utf8')).slice(-TAIL_CHARS);
   });
   // a write after the process died must not throw out of the caller's event loop
   child.stdin.on('error', () => {});
@@ -70,13 +69,15 @@ export const spawnPiped = (input: { command: string; args: string[]; cwd: string
       resolve({ code: null, signal: null });
     });
   });
+  // a failed spawn (e.g. ENOENT) has no pid: nothing to signal, ever
+  const pid = child.pid ?? null;
   return {
-    pid: child.pid ?? -1,
+    pid,
     write: (data) => void child.stdin.write(data),
     onData: (listener) => void child.stdout.on('data', (chunk: Buffer) => listener(chunk.toString('utf8'))),
     exited,
-    kill: genKill(child.pid ?? -1, exited, () => done),
-    stderr: () => stderr,
+    kill: genKill(pid, exited, () => done),
+    tail: () => stderr,
   };
 };
 
@@ -90,6 +91,8 @@ export const spawnPty = (input: { command: string; args: string[]; cwd: string; 
     env: { ...input.env, TERM: 'xterm-256color' } as Record<string, string>,
   });
   let done = false;
+  let screen = '';
+  term.onData((chunk) => void (screen = (screen + chunk).slice(-TAIL_CHARS)));
   const exited = new Promise<CliExit>((resolve) => {
     term.onExit(({ exitCode, signal }) => {
       done = true;
@@ -102,7 +105,32 @@ export const spawnPty = (input: { command: string; args: string[]; cwd: string; 
     onData: (listener) => void term.onData(listener),
     exited,
     kill: genKill(term.pid, exited, () => done),
+    tail: () => screen,
   };
+};
+
+/**
+ * .what = SIGKILLs every process whose environment carries `BHRAIN_CLI_RUN=<tag>`; resolves to how many it signalled
+ * .why = the claude CLI starts each Bash tool in its own session, so a CLI killed with -9 leaves them running, reparented
+ *        to init, outside any group bhrain knows; the inherited tag is what still ties them to the handle (Linux: /proc)
+ */
+export const killTagged = async (tag: string): Promise<number> => {
+  const marker = Buffer.from(`${CLI_TAG_ENV}=${tag}\0`);
+  const pids = await readdir('/proc').catch(() => [] as string[]);
+  const found = await Promise.all(
+    pids
+      .filter((name) => /^\d+$/.test(name) && Number(name) > 1 && Number(name) !== process.pid)
+      .map(async (name) => ((await readFile(`/proc/${name}/environ`).catch(() => null))?.includes(marker) ? Number(name) : null)),
+  );
+  const tagged = found.filter((pid): pid is number => pid !== null);
+  for (const pid of tagged) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return tagged.length;
 };
 
 /** .what = the name of a signal number, e.g. 15 → SIGTERM */

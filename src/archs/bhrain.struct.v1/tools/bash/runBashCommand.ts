@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 
+import { signalGroup } from '../../../../security/signalGroup.js';
 import type { BashRun } from './BashRun.js';
 import { BoundedCapture } from './BoundedCapture.js';
 import type { CaptureBudget } from './CaptureBudget.js';
@@ -14,17 +15,8 @@ const installExitHook = (): void => {
   exitHookInstalled = true;
   // a detached group does not get the terminal's signals, so it would outlive us without this
   process.once('exit', () => {
-    for (const pid of liveGroupPids) killGroup(pid, 'SIGKILL');
+    for (const pid of liveGroupPids) signalGroup(pid, 'SIGKILL');
   });
-};
-
-// signals a whole process group; a group that is already gone (ESRCH) is fine
-const killGroup = (pid: number, signal: NodeJS.Signals): void => {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: nothing left to kill; EPERM cannot happen for our own children
-  }
 };
 
 // signal names by number, to read bwrap's 128+n (it reports a command killed by signal n as that exit code);
@@ -120,15 +112,15 @@ export const runBashCommand = (
 
     // SIGKILL to bwrap's group and to the sandbox's pid 1: when pid 1 dies the kernel kills its whole namespace
     const killAll = (): void => {
-      if (pid !== undefined) killGroup(pid, 'SIGKILL');
-      if (sandboxPid !== undefined) killGroup(sandboxPid, 'SIGKILL');
+      if (pid !== undefined) signalGroup(pid, 'SIGKILL');
+      if (sandboxPid !== undefined) signalGroup(sandboxPid, 'SIGKILL');
     };
 
     // SIGTERM first so well-behaved commands can clean up, then SIGKILL for those that trap or ignore it
     const terminate = (): void => {
       if (pid === undefined || exit) return;
       // in the sandbox, bash's group is its pid 1's (pid 1 itself ignores SIGTERM); before bwrap reports it, bwrap's own
-      killGroup(sandboxPid ?? pid, 'SIGTERM');
+      signalGroup(sandboxPid ?? pid, 'SIGTERM');
       timers.push(setTimeout(killAll, input.killGraceMs));
     };
     function onAbort(): void {
@@ -147,7 +139,7 @@ export const runBashCommand = (
     });
     child.on('exit', (code, signal) => {
       exit = { code, signal };
-      if (pid !== undefined) killGroup(pid, 'SIGKILL');
+      if (pid !== undefined) signalGroup(pid, 'SIGKILL');
       // the pipes close once the group is dead; unsandboxed, a process that left the group (setsid) may hold them: bound the wait
       timers.push(setTimeout(finish, input.killGraceMs));
     });
