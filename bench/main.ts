@@ -7,8 +7,13 @@ import { findPackageRoot } from './peers.js';
 import { runBench } from './runBench.js';
 
 const smoke = process.argv.includes('--smoke');
-const report = await runBench({ smoke, log: (line) => process.stderr.write(`${line}\n`) });
-const dir = join(findPackageRoot(), 'bench', 'results');
-await mkdir(dir, { recursive: true });
-await writeFile(join(dir, smoke ? 'smoke.json' : 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+// --only <section>: one section, printed but not saved, so a partial run never overwrites the full report
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '') : undefined;
+const report = await runBench({ smoke, only, log: (line) => process.stderr.write(`${line}\n`) });
+if (only === undefined) {
+  const dir = join(findPackageRoot(), 'bench', 'results');
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, smoke ? 'smoke.json' : 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+}
 process.stdout.write(`${formatReport(report)}\n`);

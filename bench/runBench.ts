@@ -1,23 +1,33 @@
 import { cpus, totalmem } from 'node:os';
 
 import type { BenchOptions, BenchReport, BenchSection } from './BenchReport.js';
+import { benchBrainCli } from './sections/brainCli.js';
 import { benchCompaction } from './sections/compaction.js';
 import { benchHarness } from './sections/harness.js';
 import { benchLoop } from './sections/loop.js';
 import { benchSandbox } from './sections/sandbox.js';
 import { benchTools } from './sections/tools.js';
 
-/** the sections in the order they print */
-export const BENCH_SECTIONS: Array<(options: BenchOptions) => Promise<BenchSection>> = [benchHarness, benchLoop, benchCompaction, benchTools, benchSandbox];
+/** the sections by name (`--only <name>`), in the order they print */
+export const BENCH_SECTIONS: Record<string, (options: BenchOptions) => Promise<BenchSection>> = {
+  harness: benchHarness,
+  loop: benchLoop,
+  compaction: benchCompaction,
+  tools: benchTools,
+  sandbox: benchSandbox,
+  brainCli: benchBrainCli,
+};
 
 /**
  * .what = runs every section and gathers the report
  * .why = one run measures bhrain and its peers on the same stand-in and the same machine, so ratios are fair
  */
-export const runBench = async (options: BenchOptions): Promise<BenchReport> => {
+export const runBench = async (options: BenchOptions & { only?: string }): Promise<BenchReport> => {
   const started = performance.now();
+  if (options.only !== undefined && !BENCH_SECTIONS[options.only])
+    throw new Error(`unknown bench section '${options.only}' for --only: choose one of ${Object.keys(BENCH_SECTIONS).join(', ')}`);
   const sections: BenchSection[] = [];
-  for (const section of BENCH_SECTIONS) sections.push(await section(options));
+  for (const [name, section] of Object.entries(BENCH_SECTIONS)) if (options.only === undefined || options.only === name) sections.push(await section(options));
   return {
     date: new Date().toISOString(),
     machine: {

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 
 import type { BenchRow, BenchSection } from '../BenchReport.js';
+import { benchBrainCli } from './brainCli.js';
 import { benchLoop } from './loop.js';
 import { benchSandbox } from './sandbox.js';
 import { benchTools } from './tools.js';
@@ -93,4 +94,29 @@ describe('bench sections, smoke run', () => {
     expect(Number.isFinite(heap.values.bhrain)).toBe(true);
     expectTarget(heap, '< 5 MB', true);
   }, 20_000);
+
+  it('issue 15: given the built library and the real claude CLI, when the BrainCli boot section runs, then boot, floor, overhead and RSS rows carry numbers and their targets', async () => {
+    const section = await benchBrainCli(smoke);
+    expect(section.notes.filter((note) => note.startsWith('not measured'))).toEqual([]);
+    const boot = rowOf(section, /^boot → ready, dispatch: bhrain/);
+    expectWellFormed(boot);
+    expect(boot.values.median).toBeGreaterThan(0);
+    expect(boot.values.min).toBeLessThanOrEqual(boot.values.median!);
+    expect(boot.values.max).toBeGreaterThanOrEqual(boot.values.median!);
+    expectTarget(boot, '≤ 250 ms', true);
+    const floor = rowOf(section, /^boot → ready, dispatch: floor/);
+    expectWellFormed(floor);
+    expect(floor.values.median).toBeGreaterThan(0);
+    const overhead = rowOf(section, /^bhrain overhead \(boot − floor/);
+    expectWellFormed(overhead);
+    // one run in smoke: the overhead is that pair's difference (to rounding)
+    expect(overhead.values.median).toBeCloseTo(boot.values.median! - floor.values.median!, 0);
+    const rss = rowOf(section, /^RSS of the caller after boot/);
+    expectWellFormed(rss);
+    // a node process that imported the library holds tens of MB; less means the probe measured nothing real
+    expect(rss.values.median).toBeGreaterThan(20);
+    expectTarget(rss, '< 150 MB', true);
+    // the floor replays the args genBrainCli spawned: dispatch over stream-json
+    expect(section.notes.join('\n')).toMatch(/-p --output-format stream-json --input-format stream-json/);
+  }, 60_000);
 });
