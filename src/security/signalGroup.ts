@@ -11,3 +11,24 @@ export const signalGroup = (pid: number | null | undefined, signal: NodeJS.Signa
     // ESRCH: nothing left to kill; EPERM cannot happen for our own children
   }
 };
+
+// detached groups still running, SIGKILLed if this process exits first
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+/**
+ * .what = remembers a detached process group to SIGKILL if this process exits while it runs; forget it once it is gone
+ * .why = a detached group does not get the terminal's signals, so without this it would outlive us
+ */
+export const liveGroupsAtExit = {
+  add: (pid: number): void => {
+    if (!exitHookInstalled) {
+      exitHookInstalled = true;
+      process.once('exit', () => {
+        for (const live of liveGroups) signalGroup(live, 'SIGKILL');
+      });
+    }
+    liveGroups.add(pid);
+  },
+  delete: (pid: number): void => void liveGroups.delete(pid),
+};

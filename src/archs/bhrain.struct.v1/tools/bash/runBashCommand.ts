@@ -1,23 +1,11 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 
-import { signalGroup } from '../../../../security/signalGroup.js';
+import { liveGroupsAtExit, signalGroup } from '../../../../security/signalGroup.js';
 import type { BashRun } from './BashRun.js';
 import { BoundedCapture } from './BoundedCapture.js';
 import type { CaptureBudget } from './CaptureBudget.js';
 import { BWRAP_STATUS_FD } from './genBwrapArgs.js';
-
-// process groups still running, so they can be killed if this process exits while a command runs
-const liveGroupPids = new Set<number>();
-let exitHookInstalled = false;
-const installExitHook = (): void => {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  // a detached group does not get the terminal's signals, so it would outlive us without this
-  process.once('exit', () => {
-    for (const pid of liveGroupPids) signalGroup(pid, 'SIGKILL');
-  });
-};
 
 // signal names by number, to read bwrap's 128+n (it reports a command killed by signal n as that exit code);
 // reversed so the first name wins where two share a number (SIGABRT before SIGIOT)
@@ -62,8 +50,7 @@ export const runBashCommand = (
       : spawn('bash', ['-c', input.command], { cwd: context.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const pid = child.pid;
     if (pid !== undefined) {
-      installExitHook();
-      liveGroupPids.add(pid);
+      liveGroupsAtExit.add(pid);
     }
     let status = '';
     child.stdio[BWRAP_STATUS_FD]?.on('data', (chunk: Buffer) => {
@@ -81,7 +68,7 @@ export const runBashCommand = (
       if (pid !== undefined) {
         // background children (`sleep 1000 &`) must not outlive the call; in the sandbox they died with its pid 1 already
         if (!exit) killAll();
-        liveGroupPids.delete(pid);
+        liveGroupsAtExit.delete(pid);
       }
       for (const stream of child.stdio) stream?.destroy();
       // bwrap that ends before reporting a sandbox never ran the command: say why, in bwrap's words
