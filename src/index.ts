@@ -101,6 +101,9 @@ export { genBashToolBox } from './archs/bhrain.struct.v1/tools/bash/genBashToolB
 export { BASH_SANDBOX_MODES } from './archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
 export type { BashSandbox, BashSandboxMode } from './archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
 export { genWebsearchToolBox } from './archs/bhrain.struct.v1/tools/websearch/genWebsearchToolBox.js';
+export { genMcpToolBox, McpServerStartError } from './archs/bhrain.struct.v1/tools/mcp/genMcpToolBox.js';
+export type { McpServerConfig, McpToolBox } from './archs/bhrain.struct.v1/tools/mcp/genMcpToolBox.js';
+export { attachMcpToolBox } from './archs/bhrain.struct.v1/tools/mcp/attachMcpToolBox.js';
 export type {
   BhrainPermissionGuard,
   BhrainPermissionDecision,
