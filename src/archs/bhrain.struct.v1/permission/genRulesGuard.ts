@@ -1,6 +1,8 @@
 import { lstatSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 
+import picomatch from 'picomatch';
+
 import type { BrainToolCall } from '../../../contract/BrainMessage.js';
 import { BadRequestError } from '../../../contract/errors.js';
 import { globToRegExp } from '../tools/files/globToRegExp.js';
@@ -17,8 +19,11 @@ export interface BhrainPermissionRules {
 
 interface Rule {
   text: string;
+  /** the tool name as written (lowercased): a name, or a glob such as `mcp__github__*` */
   tool: string;
   spec: string | null;
+  /** whether the rule's tool name (or glob) names a tool */
+  named: (toolName: string) => boolean;
 }
 
 /** a rule's match: the rule, and what it matched, as shown in the reason */
@@ -32,14 +37,29 @@ const FILE_CHANGING_TOOLS: ReadonlySet<string> = new Set(['write', 'edit']);
 /** tools whose input path is matched against their rules' glob */
 const PATH_TOOLS: ReadonlySet<string> = new Set(['read', 'write', 'edit', 'glob', 'grep']);
 
-/** .what = a rule parsed, or a clear error naming the rule and the expected form */
+/** .what = the prefix of every MCP tool's name (`mcp__<server>__<tool>`) */
+const MCP_TOOL_PREFIX = 'mcp__';
+
+/**
+ * .what = a rule parsed, or a clear error naming the rule and the expected form
+ * .why = a tool name may be a glob (`mcp__github__*`, picomatch); an MCP tool takes no spec (bhrain cannot know what
+ *        its input means), so a spec on an MCP tool's rule fails here, loud, instead of never matching
+ */
 const parseRule = (text: string): Rule => {
-  const match = /^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$/s.exec(text);
+  const match = /^\s*([A-Za-z_*?[{][\w\-*?[\]{},]*)\s*(?:\((.*)\))?\s*$/s.exec(text);
   if (!match)
     throw new BadRequestError(
-      `invalid permission rule '${text}': expected \`tool\` or \`tool(spec)\`, e.g. \`bash(npm run test:*)\`, \`write(src/**)\`, \`read\``,
+      `invalid permission rule '${text}': expected \`tool\` or \`tool(spec)\`, e.g. \`bash(npm run test:*)\`, \`write(src/**)\`, \`read\`, \`mcp__github__*\``,
     );
-  return { text, tool: match[1].toLowerCase(), spec: match[2]?.trim() || null };
+  const tool = match[1].toLowerCase();
+  const spec = match[2]?.trim() || null;
+  if (tool.startsWith(MCP_TOOL_PREFIX) && spec !== null && spec !== '*')
+    throw new BadRequestError(
+      `invalid permission rule '${text}': MCP tools take whole-tool rules only (their input has no path or command to match); write \`${match[1]}\``,
+    );
+  const isGlob = picomatch.scan(tool).isGlob;
+  const matcher = isGlob ? picomatch(tool, { dot: true, nonegate: true }) : null;
+  return { text, tool, spec, named: (toolName) => (matcher ? matcher(toolName.toLowerCase()) : toolName.toLowerCase() === tool) };
 };
 
 const isUnrestricted = (rule: Rule): boolean => rule.spec === null || rule.spec === '*';
@@ -99,17 +119,33 @@ const deniableTexts = (command: ShellCommand): string[] => {
 
 const listed = (rules: Rule[]): string => rules.map((rule) => `\`${rule.text}\``).join(', ');
 
+/** .what = whether a rule governs file changes: it names write or edit (a glob such as `*` names both) */
+const changesFiles = (rule: Rule): boolean => [...FILE_CHANGING_TOOLS].some((tool) => rule.named(tool));
+
+/** .what = the judgement of a tool judged whole (an MCP tool): by the rules that name it and have no spec */
+const judgeWholeTool = (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[] }, toolName: string): BhrainPermissionDecision => {
+  const first = (list: Rule[]) => list.find((rule) => isUnrestricted(rule) && rule.named(toolName));
+  const denied = first(rules.deny);
+  if (denied) return { decision: 'deny', reason: `denied by rule \`${denied.text}\` (${toolName})` };
+  const prompted = first(rules.prompt);
+  if (prompted) return { decision: 'prompt', reason: `rule \`${prompted.text}\` asks for approval (${toolName})` };
+  if (first(rules.allow)) return { decision: 'allow' };
+  return { decision: 'prompt', reason: `no rule allows ${toolName} (MCP tools run outside the sandbox: allow them with a rule such as \`${toolName}\` or \`${toolName.split('__').slice(0, 2).join('__')}__*\`)` };
+};
+
 /** .what = the rules parsed, and the judgement of one call that is not bash: its path (or input) against its tool's rules */
 const judgeToolCall = (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[] }, call: BrainToolCall, cwd: string): BhrainPermissionDecision => {
   const tool = call.name.toLowerCase();
   const changesFile = FILE_CHANGING_TOOLS.has(tool);
+  // an MCP tool is judged whole: only rules without a spec name it
+  if (tool.startsWith(MCP_TOOL_PREFIX)) return judgeWholeTool(rules, call.name);
   const path = typeof call.input.path === 'string' ? call.input.path : '.';
   const subjects = changesFile
     ? placesOf(path, cwd)
     : typeof call.input.path === 'string' || PATH_TOOLS.has(tool)
       ? [shownFrom(resolve(cwd), resolve(cwd, path))]
       : [JSON.stringify(call.input)];
-  const applies = (rule: Rule) => (changesFile ? FILE_CHANGING_TOOLS.has(rule.tool) : rule.tool === tool);
+  const applies = (rule: Rule) => (changesFile ? changesFiles(rule) : rule.named(tool));
   const first = (list: Rule[]): Hit | undefined =>
     subjects.flatMap((subject) => list.filter((rule) => applies(rule) && matchesPath(rule, subject)).map((rule) => ({ rule, subject })))[0];
   const denied = first(rules.deny);
@@ -131,8 +167,8 @@ const judgeBashCall = async (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[
   const placed = analysis.writes.map((write) => (write.path === null ? { places: [], why: write.why } : placeBashWrite(write.path, cwd)));
   const writes = placed.filter((write) => write.places.length);
   const unknownWrites = placed.flatMap((write) => (write.why ? [write.why] : []));
-  const ofBash = (list: Rule[]) => list.filter((rule) => rule.tool === 'bash');
-  const ofFiles = (list: Rule[]) => list.filter((rule) => FILE_CHANGING_TOOLS.has(rule.tool));
+  const ofBash = (list: Rule[]) => list.filter((rule) => rule.named('bash'));
+  const ofFiles = (list: Rule[]) => list.filter(changesFiles);
   const first = (list: Rule[]): Hit | undefined =>
     [
       ...commands.flatMap((command) =>
@@ -192,6 +228,8 @@ const judgeBashCall = async (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[
  *        - on an allow-list, transparent wrappers (time, nice, timeout, `bash -c`) are skipped and what they run is
  *          matched; sudo, xargs and find must be allowed themselves too; `VAR=x` prefixes other than locale and log
  *          settings stay part of the command the allow rule must match.
+ *        - a rule's tool name may be a glob (`mcp__github__*`, `mcp__*`); an MCP tool (`mcp__<server>__<tool>`) is judged
+ *          whole, by the rules without a spec that name it, since bhrain cannot know what its input means.
  *        Rules cannot promise more than this: deny rules name programs, so an interpreter given inline code
  *        (`python -c`, `node -e`, `awk 'BEGIN{system(…)}'`) or a program that deletes by itself (`find -delete`) is
  *        not unwrapped; an allow-list still only allows them when a rule names them. The sandbox bounds their effect.
