@@ -7,7 +7,7 @@ import { compileOutputSchema, instructSchema, validateAnswer } from '../atoms/st
 import type { BhrainConfig } from '../archs/bhrain.struct.v1/BhrainConfig.js';
 import type { BhrainContext } from '../archs/bhrain.struct.v1/BhrainContext.js';
 import type { BhrainSessionResult } from '../archs/bhrain.struct.v1/BhrainSessionResult.js';
-import { genBhrain } from '../archs/bhrain.struct.v1/genBhrain.js';
+import { genBhrain, type Bhrain } from '../archs/bhrain.struct.v1/genBhrain.js';
 import { addRequestSpend, addSpend, emptySpend, type BhrainSpend } from '../archs/bhrain.struct.v1/loop/checkBudget.js';
 import { READ_ONLY_TOOLS, readOnly } from '../archs/bhrain.struct.v1/permission/builtinGuards.js';
 import { genBashToolBox } from '../archs/bhrain.struct.v1/tools/bash/genBashToolBox.js';
@@ -256,6 +256,8 @@ export const genBrainRepl = (
   return {
     repo: 'bhrain' as const,
     slug,
+    /** the brains behind ask and act: add or remove toolboxes at runtime (the CLI offers MCP servers' tools this way) */
+    brains: brains as { readonly ask: Pick<Bhrain, 'toolBoxes'>; readonly act: Pick<Bhrain, 'toolBoxes'> },
     /** read-only tools; with a schema ({ output: zod } or { jsonSchema }), the output is validated (and typed, with zod) */
     ask: ((call: { say: string; on?: BrainReplOn; schema?: BrainReplSchema<unknown> }, context?: BhrainContext) =>
       run('ask', call.say, call.on, call.schema, context)) as BrainReplCall<{ say: string }>,

@@ -41,6 +41,10 @@ export interface SkillOptions {
   projectInstructions: boolean;
   quiet?: boolean;
   debug?: boolean;
+  /** --mcp-config, repeatable: MCP config files ({"mcpServers": {...}}) */
+  mcpConfig?: string[];
+  strictMcpConfig?: boolean;
+  mcpRequired?: boolean;
 }
 
 const EXAMPLES: Record<SkillName, string> = {
@@ -53,6 +57,7 @@ Examples:
   $ bhrain act --atom qwen --max-budget-usd 0.50 --max-wall-time 10m "..." # stop at a spend or time cap (exit 6)
   $ bhrain act --atom qwen --allow-network "npm install, then fix the build" # bash may reach the network
   $ bhrain act --atom qwen --sandbox off "..."                         # bash unconfined (no bubblewrap, or macOS)
+  $ bhrain act --atom qwen --mcp-config mcp.json "open an issue for the failing test"  # {"mcpServers":{"github":{"command":"npx","args":["-y","@modelcontextprotocol/server-github"]}}}
   $ bhrain act --atom qwen --append-system-prompt "reply in French" "..." # AGENTS.md / CLAUDE.md are read too, unless --no-project-instructions
   $ npx rhachet run --repo bhrain --skill act --atom qwen --input "..." # the same, through rhachet`,
   ask: `
@@ -103,6 +108,15 @@ export const genSkillCommand = (
     .option('--append-system-prompt <text>', "text added at the end of bhrain's system prompt")
     .option('--system-prompt-file <file>', "a file whose text is added at the end of bhrain's system prompt (before --append-system-prompt)")
     .option('--no-project-instructions', 'do not read AGENTS.md / CLAUDE.md (from the repository root down to here, and the user-level ones)')
+    .option(
+      '--mcp-config <file>',
+      skill === 'act'
+        ? 'MCP servers to start, from a JSON file {"mcpServers": {...}} (repeatable); .mcp.json and the settings files are read too'
+        : 'read and checked, but ask is read-only and starts no MCP server: bhrain cannot know what an MCP tool changes (use act with allow rules)',
+      (file: string, files: string[] = []) => [...files, file],
+    )
+    .option('--strict-mcp-config', 'start only the MCP servers of the --mcp-config files (ignore .mcp.json and the settings files)')
+    .option('--mcp-required', 'stop with exit 2, before any model request, when an MCP server does not start (default: go on without it)')
     .option('--memory <strategy>', 'summarize-on-limit or truncate', 'summarize-on-limit')
     .option('-o, --output <format>', 'text (the answer only, for pipes), json (one object), or stream-json (one event per line)', 'text')
     .option('--include-partial', 'stream-json: add the answer text as it streams (TextDelta events) and the model\'s reasoning (ReasoningDelta events)')

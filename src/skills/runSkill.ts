@@ -22,6 +22,8 @@ import { genProgressLog } from './genProgressLog.js';
 import { genTtyPrompter } from './genTtyPrompter.js';
 import { readSkillInput } from './readSkillInput.js';
 import { resolveOnRef } from './resolveOnRef.js';
+import { resolveMcpServers } from './mcp/resolveMcpServers.js';
+import { readMcpTimeoutMs, startMcpServers, type McpServersRunning } from './mcp/startMcpServers.js';
 import { resolvePermission } from './resolvePermission.js';
 import { openRunRecord } from './runRecord.js';
 import { resolveSkillSettings, SETTINGS_FILE_NAME } from './settings/resolveSkillSettings.js';
@@ -120,6 +122,8 @@ export const runSkill = async (
   };
   let atomSlug: string | null = null;
   const runRecord = { current: null as Awaited<ReturnType<typeof openRunRecord>> | null };
+  // every MCP server started is closed (its process group killed) on every way out of the run
+  const mcp = { current: null as McpServersRunning | null };
   try {
     const cwd = process.cwd();
     validateOptions(options);
@@ -147,6 +151,31 @@ export const runSkill = async (
       typeof values.permission === 'string'
         ? await resolvePermission(values.permission, cwd)
         : genRulesGuard(values.permission, `rules(${settings.sources.permission.replace(/^(project|user):/, '')})`);
+    // MCP servers: every source read and checked now (a bad file is exit 2); they start once the run is set up
+    const mcpServers = await resolveMcpServers(
+      {
+        cwd,
+        configFiles: options.mcpConfig ?? [],
+        strict: !!options.strictMcpConfig,
+        settings: settings.mcp.settings,
+        approval: settings.mcp.approval,
+        userSettingsPath: settings.mcp.userPath,
+      },
+      { env: process.env },
+    );
+    // --mcp-required asks for every configured server: one left unapproved stops the run as a failed one would
+    if (options.mcpRequired && mcpServers.skipped.length) throw new BadRequestError(`--mcp-required: ${mcpServers.skipped.join('; ')}`);
+    for (const notice of mcpServers.skipped) warn(notice);
+    const mcpTimeoutMs = readMcpTimeoutMs(process.env);
+    // read-only offers no MCP tool: bhrain cannot know what one changes, so such a run starts none
+    const readOnlyRun = skill === 'ask' || values.permission === 'readOnly';
+    if (readOnlyRun && mcpServers.servers.length) {
+      const names = mcpServers.servers.map((server) => `'${server.name}'`).join(', ');
+      const why = `${skill === 'ask' ? 'ask is read-only' : 'the permission is readOnly'}, and bhrain cannot know what an MCP tool changes`;
+      const how = `to use MCP tools without writes, run act with rules that allow them, e.g. --permission rules.json with {"allow": ["read", "glob", "grep", "websearch", "mcp__<server>__*"]}`;
+      if (options.mcpRequired) throw new BadRequestError(`--mcp-required: MCP server(s) ${names} cannot run here: ${why}; ${how}`);
+      warn(`MCP server(s) ${names} not started: ${why}; ${how}`);
+    }
     const atom = genBrainAtom({ slug: values.atom, model: values.model, baseUrl: values.baseUrl, thinking: readThinking(options.thinking) });
     atomSlug = atom.slug;
     if (atom.spec.price === null && limits.maxBudgetUsd !== undefined)
@@ -199,6 +228,12 @@ export const runSkill = async (
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    // after the signal handlers: a Ctrl-C while they start still closes them. Their tools go to act's brain
+    if (!readOnlyRun && mcpServers.servers.length)
+      mcp.current = await startMcpServers(
+        { servers: mcpServers.servers, timeoutMs: mcpTimeoutMs, required: !!options.mcpRequired, brain: repl.brains.act },
+        { cwd, env: process.env, log, signal: interrupt.signal },
+      );
     const stream = options.output === 'stream-json';
     if (stream) writeLine({ type: 'start', schemaVersion: OUTPUT_SCHEMA_VERSION, skill, atom: atom.slug, cwd, record: runRecord.current.dir });
     const context = {
@@ -305,5 +340,7 @@ export const runSkill = async (
       writeLine({ ...genUsageErrorJson(message, { skill, code: known ? error.code : 'CRASH', exitCode }), atom: atomSlug, warnings, termination });
     }
     return exitCode;
+  } finally {
+    await mcp.current?.close();
   }
 };

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { genRulesGuard, type BhrainPermissionRules } from '../../archs/bhrain.struct.v1/permission/genRulesGuard.js';
 import { BASH_SANDBOX_MODES } from '../../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
 import { BadRequestError } from '../../contract/errors.js';
+import { checkMcpServers } from '../mcp/resolveMcpServers.js';
 import {
   BUILTIN_GUARD_NAMES,
   isHttpUrl,
@@ -56,6 +57,16 @@ const PERMISSION_SCHEMA = z.unknown().transform((value, ctx): string | BhrainPer
 
 const URL_SCHEMA = z.string().refine(isHttpUrl);
 
+/** MCP servers in Claude Code's `.mcp.json` shape, each issue worded by checkMcpServers */
+const MCP_SERVERS_SCHEMA = z.unknown().transform((value, ctx) => {
+  const { servers, issues } = checkMcpServers(value);
+  for (const issue of issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path, params: { explained: true } });
+  return servers;
+});
+
+/** .what = the settings-file keys that are not run settings: MCP servers, and the user's approval of the project's */
+export const MCP_SETTINGS_KEYS = ['mcpServers', 'enableAllProjectMcpServers', 'enabledMcpjsonServers'] as const;
+
 /**
  * .what = the shape of a settings file: every key optional, no other key allowed
  * .why = a typo (`atomm`) or a bad value is an error, never silently ignored
@@ -78,6 +89,9 @@ export const SETTINGS_FILE_SCHEMA = z.strictObject({
     .optional(),
   projectInstructions: z.boolean().optional(),
   appendSystemPrompt: z.string().optional(),
+  mcpServers: MCP_SERVERS_SCHEMA.optional(),
+  enableAllProjectMcpServers: z.boolean().optional(),
+  enabledMcpjsonServers: z.array(z.string()).optional(),
 });
 
 /** .what = a settings file's content once validated (maxWallTime in milliseconds) */
@@ -85,7 +99,7 @@ export type SettingsFile = z.output<typeof SETTINGS_FILE_SCHEMA>;
 
 /** .what = the keys an object at a path of the settings file may have, for an "unknown key" message */
 const validKeysAt = (path: readonly PropertyKey[]): readonly string[] => {
-  if (path.length === 0) return Object.keys(SETTING_KEYS);
+  if (path.length === 0) return [...Object.keys(SETTING_KEYS), ...MCP_SETTINGS_KEYS];
   if (path[0] === 'baseUrl') return SETTINGS_SUPPLIERS;
   if (path[0] === 'permission') return RULE_KINDS;
   return [];
@@ -96,6 +110,8 @@ const expectsAt = (path: readonly PropertyKey[]): string => {
   if (path[0] === 'baseUrl' && path.length > 1) return 'an http(s) URL, e.g. "http://localhost:8000/v1"';
   if (path[0] === 'permission' && path.length === 2) return 'a list of rule strings, e.g. ["bash(npm test*)", "write(src/**)"]';
   if (path[0] === 'permission' && path.length > 2) return 'a rule string, e.g. "bash(npm test*)" or "write(src/**)"';
+  if (path[0] === 'enableAllProjectMcpServers') return 'true or false';
+  if (path[0] === 'enabledMcpjsonServers') return 'a list of MCP server names, e.g. ["github"]';
   return SETTING_KEYS[path[0] as SettingKey]?.expects ?? 'a valid value';
 };
 
@@ -176,6 +192,11 @@ export const readSettingsFile = async (input: { path: string; layer: SettingsLay
   if (input.layer === 'project' && settings.baseUrl)
     throw new BadRequestError(
       `baseUrl is not allowed in a project settings file (${input.path}): a repository could send your API key to a server of its choosing. Set it in your user settings file, with ANTHROPIC_BASE_URL / QWEN_BASE_URL, or with --base-url`,
+    );
+  const approval = (['enableAllProjectMcpServers', 'enabledMcpjsonServers'] as const).find((key) => settings[key] !== undefined);
+  if (input.layer === 'project' && approval)
+    throw new BadRequestError(
+      `${approval} is not allowed in a project settings file (${input.path}): a repository cannot approve its own MCP servers, which run commands outside the sandbox. Set it in your user settings file`,
     );
   if (settings.atom !== undefined) {
     const wrong = await checkAtomSlug(settings.atom);

@@ -4,7 +4,9 @@ import { dirname, join, resolve } from 'node:path';
 import { DEFAULT_BASH_SANDBOX_MODE, DEFAULT_MAX_ITERATIONS } from '../../archs/bhrain.struct.v1/constants.js';
 import { getBhrainConfigDir } from '../../archs/bhrain.struct.v1/instructions/getBhrainConfigDir.js';
 import { BASH_SANDBOX_MODES, isBashSandboxMode } from '../../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
+import type { McpServerConfig } from '../../archs/bhrain.struct.v1/tools/mcp/genMcpToolBox.js';
 import { BadRequestError } from '../../contract/errors.js';
+import type { McpProjectApproval } from '../mcp/resolveMcpServers.js';
 import type { SkillName } from '../genSkillCommand.js';
 import { checkAtomSlug, readSettingsFile, type SettingsFile, type SettingsLayer } from './readSettingsFile.js';
 import {
@@ -42,6 +44,12 @@ export interface ResolvedSkillSettings {
   /** the user file, then the project files from the repository root down to cwd (later ones win) */
   files: SettingsFileFound[];
   warnings: string[];
+  /** the MCP servers of the settings files (user first, then project files farthest first), and the user's approval of the project's */
+  mcp: {
+    settings: Array<{ layer: SettingsLayer; path: string; servers: Record<string, McpServerConfig> }>;
+    approval: McpProjectApproval;
+    userPath: string;
+  };
 }
 
 /** a layer's values, as the file schema types them; baseUrl by supplier */
@@ -236,5 +244,13 @@ export const resolveSkillSettings = async (
     warnings.push(`sandbox off comes from ${sources.sandbox.slice('project:'.length)}: bash runs unconfined (pass --sandbox workspace-write to confine it)`);
   if (values.allowNetwork && sources.allowNetwork.startsWith('project:'))
     warnings.push(`allowNetwork comes from ${sources.allowNetwork.slice('project:'.length)}: bash may reach the network`);
-  return { values, sources, files, warnings };
+  const mcp = {
+    settings: [
+      ...(user?.mcpServers ? [{ layer: 'user' as const, path: userPath, servers: user.mcpServers }] : []),
+      ...projectPaths.flatMap((path, index) => (projects[index]?.mcpServers ? [{ layer: 'project' as const, path, servers: projects[index]!.mcpServers! }] : [])),
+    ],
+    approval: { enableAllProjectMcpServers: user?.enableAllProjectMcpServers ?? false, enabledMcpjsonServers: user?.enabledMcpjsonServers ?? [] },
+    userPath,
+  };
+  return { values, sources, files, warnings, mcp };
 };
