@@ -48,3 +48,17 @@ export const median = (values: readonly number[]): number | null => {
 /** .what = a / b rounded to 2 decimals, or null when either is unknown */
 export const ratio = (a: number | null, b: number | null): number | null =>
   a === null || b === null || b === 0 ? null : Math.round((a / b) * 100) / 100;
+
+const roundTenth = (value: number): number => Math.round(value * 10) / 10;
+
+/** .what = a row of median, min and max over the runs (nulls when nothing was measured) */
+export const spreadRow = (metric: string, unit: string, values: readonly number[], target?: { text: string; met: (medianValue: number) => boolean }): BenchRow => {
+  const middle = median(values);
+  return {
+    metric,
+    unit,
+    values: { median: middle === null ? null : roundTenth(middle), min: values.length ? roundTenth(Math.min(...values)) : null, max: values.length ? roundTenth(Math.max(...values)) : null },
+    ...(target ? { target: { text: target.text, met: middle === null ? null : target.met(middle) } } : {}),
+  };
+};
+

@@ -5,6 +5,7 @@ import { benchBrainCli } from './sections/brainCli.js';
 import { benchCompaction } from './sections/compaction.js';
 import { benchHarness } from './sections/harness.js';
 import { benchLoop } from './sections/loop.js';
+import { benchMcp } from './sections/mcp.js';
 import { benchSandbox } from './sections/sandbox.js';
 import { benchTools } from './sections/tools.js';
 
@@ -16,6 +17,7 @@ export const BENCH_SECTIONS: Record<string, (options: BenchOptions) => Promise<B
   tools: benchTools,
   sandbox: benchSandbox,
   brainCli: benchBrainCli,
+  mcp: benchMcp,
 };
 
 /**

@@ -8,7 +8,7 @@ import { genBrainCli } from 'rhachet-roles-bhrain';
 
 import { CLAUDE_CLI_API_KEY, genClaudeCliWorld } from '../../test/standin/genClaudeCliWorld.js';
 import { startStandin } from '../../test/standin/standin.js';
-import { median, type BenchOptions, type BenchRow, type BenchSection } from '../BenchReport.js';
+import { median, spreadRow, type BenchOptions, type BenchRow, type BenchSection } from '../BenchReport.js';
 import { findPackageRoot } from '../peers.js';
 
 /** timed boots per subject in a full run; bhrain and the floor alternate, so drift in the machine's load hits both alike */
@@ -143,19 +143,6 @@ const measureRssAfterBoot = (world: CliWorld): Promise<number> =>
       }
     });
   });
-
-const round = (value: number): number => Math.round(value * 10) / 10;
-
-/** .what = a row of median, min and max over the runs (nulls when nothing was measured) */
-const spreadRow = (metric: string, unit: string, values: readonly number[], target?: { text: string; met: (medianValue: number) => boolean }): BenchRow => {
-  const middle = median(values);
-  return {
-    metric,
-    unit,
-    values: { median: middle === null ? null : round(middle), min: values.length ? round(Math.min(...values)) : null, max: values.length ? round(Math.max(...values)) : null },
-    ...(target ? { target: { text: target.text, met: middle === null ? null : target.met(middle) } } : {}),
-  };
-};
 
 /**
  * .what = BrainCli boot section: boot → ready in dispatch through the built library vs the bare CLI answering `initialize`,

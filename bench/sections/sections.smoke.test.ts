@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { BenchRow, BenchSection } from '../BenchReport.js';
 import { benchBrainCli } from './brainCli.js';
 import { benchLoop } from './loop.js';
+import { benchMcp } from './mcp.js';
 import { benchSandbox } from './sandbox.js';
 import { benchTools } from './tools.js';
 
@@ -119,4 +120,47 @@ describe('bench sections, smoke run', () => {
     // the floor replays the args genBrainCli spawned: dispatch over stream-json
     expect(section.notes.join('\n')).toMatch(/-p --output-format stream-json --input-format stream-json/);
   }, 60_000);
+
+  it('issue 16: given the built library and real MCP servers, when the mcp section runs, then start, floor, concurrency, close and bhrain act rows carry numbers, and the second-server target its verdict', async () => {
+    const section = await benchMcp(smoke);
+    expect(section.notes.filter((note) => note.startsWith('not measured'))).toEqual([]);
+    const one = rowOf(section, /^one stdio server: genMcpToolBox/);
+    expectWellFormed(one);
+    // a real server is a node process that must load and answer initialize and tools/list: never under a few ms
+    expect(one.values.median).toBeGreaterThan(5);
+    expect(one.values.min).toBeLessThanOrEqual(one.values.median!);
+    expect(one.values.max).toBeGreaterThanOrEqual(one.values.median!);
+    const floor = rowOf(section, /^floor: bare SDK Client/);
+    expectWellFormed(floor);
+    expect(floor.values.median).toBeGreaterThan(5);
+    const overhead = rowOf(section, 'bhrain overhead (one − floor, per run)');
+    expectWellFormed(overhead);
+    expect(overhead.values.median).toBeCloseTo(one.values.median! - floor.values.median!, 0);
+    for (const pair of ['everything + filesystem', 'everything × 2']) {
+      const two = rowOf(section, `two servers at once (${pair}): wall`);
+      expectWellFormed(two);
+      expect(two.values.median).toBeGreaterThan(5);
+      const adds = rowOf(section, `second server adds (${pair} − one, per run)`);
+      expectWellFormed(adds);
+      // one run in smoke: what the second adds is that round's difference (to rounding)
+      expect(adds.values.median).toBeCloseTo(two.values.median! - one.values.median!, 0);
+      expectTarget(adds, "< 0.5 × one server's start", true);
+    }
+    const cpu = rowOf(section, /^CPU \(user \+ sys\) of that server process/);
+    expectWellFormed(cpu);
+    // read from /proc/<pid>/stat of the box's pid: zero would mean the pid is not the server
+    expect(cpu.values.median).toBeGreaterThan(0);
+    const close = rowOf(section, /^close\(\): one stdio server/);
+    expectWellFormed(close);
+    expect(close.values.median).toBeGreaterThanOrEqual(0);
+    // the user's view: bhrain act with 0, 1 and 2 servers from --mcp-config, and what each server adds
+    for (const count of [0, 1, 2]) {
+      const wall = rowOf(section, `bhrain act --input hi, ${count} server(s) via --mcp-config: wall`);
+      expectWellFormed(wall);
+      expect(wall.values.median).toBeGreaterThan(0);
+    }
+    // one run each in smoke, so these differences are noise-bound: their presence and shape are what is checked here
+    expectWellFormed(rowOf(section, 'bhrain act: the first server adds (1 server − 0, per run)'));
+    expectWellFormed(rowOf(section, 'bhrain act: the second server adds (2 servers − 1, per run)'));
+  }, 90_000);
 });
