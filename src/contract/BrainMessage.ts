@@ -63,11 +63,24 @@ export interface BrainToolCall {
   readonly inputError?: string;
 }
 
-/** .what = a tool's model-facing definition: name, description, JSON schema of its input */
+/**
+ * .what = a tool's model-facing definition: name, description, JSON schema of its input, and seed 002's strict and examples
+ * .why = examples teach usage the schema cannot (seed 002 [3]); atoms render them into the description the model reads
+ */
 export interface BrainToolDefinition {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: JsonSchemaObject;
+  /** enforce exact schema match: anthropic's `strict`, OpenAI-compatible `function.strict`; omitted when absent */
+  readonly strict?: boolean;
+  /** example calls, rendered after the description (renderToolDescription); each input must fit inputSchema */
+  readonly examples?: readonly BrainToolExample[];
+}
+
+/** .what = one example call of a tool (seed 002's BhrainToolExample): an input, and what it shows */
+export interface BrainToolExample {
+  readonly input: Record<string, unknown>;
+  readonly description?: string;
 }
 
 /** .what = the subset of JSON Schema that tool inputs use */

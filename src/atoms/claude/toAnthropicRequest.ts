@@ -2,6 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 
 import type { BrainThinking } from '../../contract/BrainAtom.js';
 import type { BrainMessage, BrainToolDefinition } from '../../contract/BrainMessage.js';
+import { renderToolDescription } from '../renderToolDescription.js';
 
 type ContentBlock = Anthropic.ContentBlockParam;
 type Turn = { role: 'user' | 'assistant'; content: ContentBlock[] };
@@ -72,8 +73,10 @@ export const toAnthropicRequest = (input: {
   }
   const tools: Anthropic.Tool[] = (input.tools ?? []).map((tool) => ({
     name: tool.name,
-    description: tool.description,
+    description: renderToolDescription(tool),
     input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
+    // sent only when the definition says, so a tool without it asks nothing new of the API
+    ...(tool.strict === undefined ? {} : { strict: tool.strict }),
   }));
   if (!system && tools.length) tools[tools.length - 1] = { ...tools[tools.length - 1], cache_control: CACHE };
   return {

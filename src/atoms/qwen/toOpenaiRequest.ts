@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 
 import type { BrainThinking } from '../../contract/BrainAtom.js';
 import type { BrainMessage, BrainToolDefinition } from '../../contract/BrainMessage.js';
+import { renderToolDescription } from '../renderToolDescription.js';
 
 /** .what = normalized messages as chat completions messages; tool results stay one message per call */
 const toOpenaiMessages = (system: string | undefined, messages: readonly BrainMessage[]): OpenAI.ChatCompletionMessageParam[] => [
@@ -59,7 +60,12 @@ export const toOpenaiRequest = (input: {
     ? {
         tools: input.tools.map((tool) => ({
           type: 'function' as const,
-          function: { name: tool.name, description: tool.description, parameters: tool.inputSchema as Record<string, unknown> },
+          function: {
+            name: tool.name,
+            description: renderToolDescription(tool),
+            parameters: tool.inputSchema as Record<string, unknown>,
+            ...(tool.strict === undefined ? {} : { strict: tool.strict }),
+          },
         })),
       }
     : {}),
