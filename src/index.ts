@@ -73,7 +73,7 @@ export { CLAUDE_MODELS, QWEN_MODELS } from './atoms/models.js';
 // bhrain.struct.v1: the agentic loop, its toolboxes, permission guards and memory managers
 export { genBhrain, invoke as invokeBhrain } from './archs/bhrain.struct.v1/genBhrain.js';
 export type { Bhrain } from './archs/bhrain.struct.v1/genBhrain.js';
-export { configureBhrain } from './archs/bhrain.struct.v1/BhrainConfig.js';
+export { configureBhrain, hashBhrainConfig } from './archs/bhrain.struct.v1/BhrainConfig.js';
 export type { BhrainConfig, BhrainConfigResolved, BhrainLimits } from './archs/bhrain.struct.v1/BhrainConfig.js';
 export type { BhrainContext } from './archs/bhrain.struct.v1/BhrainContext.js';
 export type {
@@ -82,7 +82,17 @@ export type {
   BhrainToolCallCounts,
   BhrainToolCallDenial,
   BhrainDenialSource,
+  BhrainSession,
+  BhrainSessionStatus,
+  BhrainSessionTokenUsage,
+  BhrainSubagentRecord,
 } from './archs/bhrain.struct.v1/BhrainSessionResult.js';
+export { BUILTIN_SUBAGENT_TYPES } from './archs/bhrain.struct.v1/subagents/BhrainSubagentDefinition.js';
+export type {
+  BhrainSubagentDefinition,
+  BhrainSubagentsConfig,
+  BhrainBuiltinSubagentType,
+} from './archs/bhrain.struct.v1/subagents/BhrainSubagentDefinition.js';
 export type { BhrainSpend, BhrainBudgetReached } from './archs/bhrain.struct.v1/loop/checkBudget.js';
 export type {
   BhrainEvent,
@@ -94,6 +104,9 @@ export type {
   BhrainCompactedEvent,
   BhrainRequestRetriedEvent,
   BhrainSessionCompletedEvent,
+  BhrainSubagentStartedEvent,
+  BhrainSubagentCompletedEvent,
+  BhrainSubagentMetrics,
 } from './archs/bhrain.struct.v1/events.js';
 export type { BhrainToolBox, BhrainToolResult, BhrainToolContext } from './archs/bhrain.struct.v1/tools/BhrainToolBox.js';
 export { genFilesToolBox } from './archs/bhrain.struct.v1/tools/files/genFilesToolBox.js';

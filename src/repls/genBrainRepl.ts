@@ -70,6 +70,7 @@ const mergeSessions = (first: BhrainSessionResult, second: BhrainSessionResult):
   elapsedMs: first.elapsedMs + second.elapsedMs,
   transcript: [...first.transcript, ...second.transcript.slice(first.messages.length)],
   compactions: [...first.compactions, ...second.compactions],
+  subagents: [...first.subagents, ...second.subagents],
   toolCalls: {
     made: first.toolCalls.made + second.toolCalls.made,
     failed: first.toolCalls.failed + second.toolCalls.failed,

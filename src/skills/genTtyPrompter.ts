@@ -1,10 +1,23 @@
 import { createInterface } from 'node:readline/promises';
 
-import type { BhrainPrompter } from '../archs/bhrain.struct.v1/permission/BhrainPermissionGuard.js';
+import type { BhrainPromptAnswer, BhrainPrompter } from '../archs/bhrain.struct.v1/permission/BhrainPermissionGuard.js';
 import { redactDeep } from '../security/redactDeep.js';
 
 /**
- * .what = asks the user at the terminal to approve a call: y to allow, anything else denies
+ * .what = reads a typed answer: y/yes allows once, a/always allows and remembers (only when something can be
+ *         remembered), anything else denies
+ * .why = fail closed: an unclear answer, or 'a' where nothing was offered to remember, is a no
+ */
+export const readPromptAnswer = (input: { typed: string; canRemember: boolean }): BhrainPromptAnswer => {
+  const typed = input.typed.trim();
+  if (/^y(es)?$/i.test(typed)) return true;
+  if (input.canRemember && /^a(lways)?$/i.test(typed)) return 'always';
+  return false;
+};
+
+/**
+ * .what = asks the user at the terminal to approve a call: y allows once, a allows and stops asking for the patterns
+ *         shown (for this session), anything else denies
  * .why = the prompt decision of a guard needs a person; offered only when stdin and stderr are a TTY; secrets in the
  *        call's input are shown redacted, as everywhere else; the progress spinner pauses while the question waits
  */
@@ -15,12 +28,16 @@ export const genTtyPrompter =
     redact: (text: string) => string;
     pause: <T>(during: () => Promise<T>) => Promise<T>;
   }): BhrainPrompter =>
-  ({ call, reason }) =>
+  ({ call, reason, remember }) =>
     input.pause(async () => {
       const reader = createInterface({ input: input.stdin, output: input.stderr });
+      const canRemember = (remember ?? []).length > 0;
+      const choices = canRemember
+        ? `\n  y = yes, once; a = yes, and don't ask again this session for ${remember.map((pattern) => input.redact(pattern)).join(', ')}; n = no [y/a/N] `
+        : ' [y/N] ';
       try {
-        const answer = await reader.question(`\nallow ${call.name} ${JSON.stringify(redactDeep(call.input, input.redact))}?\n  (${reason}) [y/N] `);
-        return /^y(es)?$/i.test(answer.trim());
+        const typed = await reader.question(`\nallow ${call.name} ${JSON.stringify(redactDeep(call.input, input.redact))}?\n  (${reason})${choices}`);
+        return readPromptAnswer({ typed, canRemember });
       } finally {
         reader.close();
       }

@@ -1,14 +1,26 @@
+import { createHash } from 'node:crypto';
+
 import { z } from 'zod';
 
 import { genBrainAtom } from '../../atoms/genBrainAtom.js';
 import type { BrainAtom } from '../../contract/BrainAtom.js';
 import { BadRequestError } from '../../contract/errors.js';
-import { DEFAULT_GUARD_TIMEOUT_MS, DEFAULT_MAX_CONCURRENT_TOOL_CALLS, DEFAULT_MAX_ITERATIONS, DEFAULT_MAX_TOOL_OUTPUT_CHARS } from './constants.js';
+import {
+  DEFAULT_GUARD_TIMEOUT_MS,
+  DEFAULT_MAX_CONCURRENT_TOOL_CALLS,
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+  DEFAULT_SUBAGENT_MAX_DEPTH,
+  MAX_SUBAGENT_MAX_DEPTH,
+  TASK_TOOL_NAME,
+} from './constants.js';
 import type { BhrainBudget } from './loop/checkBudget.js';
 import type { BhrainMemoryManager } from './memory/BhrainMemoryManager.js';
 import { genSummarizeOnLimit } from './memory/genSummarizeOnLimit.js';
 import { allowAll } from './permission/builtinGuards.js';
 import type { BhrainPermissionGuard } from './permission/BhrainPermissionGuard.js';
+import { BUILTIN_SUBAGENTS } from './subagents/builtinSubagents.js';
+import type { BhrainSubagentsConfig, BhrainSubagentsResolved, BhrainSubagentTypeResolved } from './subagents/BhrainSubagentDefinition.js';
 import type { BhrainToolBox } from './tools/BhrainToolBox.js';
 import { BASH_SANDBOX_MODES, type BashSandbox } from './tools/bash/BashSandbox.js';
 import { genToolRegistry } from './tools/genToolRegistry.js';
@@ -65,6 +77,11 @@ export interface BhrainConfig {
    * .note = with toolBoxes of your own, give it to genBashToolBox({ sandbox }) instead
    */
   sandbox?: BashSandbox;
+  /**
+   * the task tool, which spawns subagents (child sessions with a fresh context): true for explore, plan and
+   * general-purpose with a depth limit of 1, or { maxDepth, types } with custom types. Absent = off (the CLI's act turns it on)
+   */
+  subagents?: boolean | BhrainSubagentsConfig;
 }
 
 /** .what = a configuration with every default applied and validated */
@@ -79,6 +96,8 @@ export interface BhrainConfigResolved {
   instructions: string | null;
   gitStatus: boolean;
   limits: BhrainLimits;
+  /** null = no task tool */
+  subagents: BhrainSubagentsResolved | null;
 }
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', `${what} must be a function`);
@@ -93,12 +112,39 @@ const schemaToolBox = z.object({
   ),
   execute: fn('toolbox.execute'),
 });
+const schemaAtom = z.union([
+  z.string().min(1),
+  z.object({ slug: z.string(), generate: fn('atom.generate'), spec: z.object({ contextWindowTokens: z.number() }).loose() }).loose(),
+]);
+const schemaSubagents = z.union([
+  z.boolean({ error: 'subagents must be true, false or { maxDepth?, types? }' }),
+  z
+    .object({
+      maxDepth: z
+        .number({ error: 'subagents.maxDepth must be a number' })
+        .int('subagents.maxDepth must be a whole number')
+        .min(1, 'subagents.maxDepth must be at least 1 (to turn subagents off, set subagents: false)')
+        .max(MAX_SUBAGENT_MAX_DEPTH, `subagents.maxDepth must be at most ${MAX_SUBAGENT_MAX_DEPTH}`)
+        .optional(),
+      types: z
+        .array(
+          z
+            .object({
+              name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a subagent type name is 1-64 letters, digits, _ or -'),
+              description: z.string().min(1, 'a subagent type needs a description: the model reads it to choose a type'),
+              systemPrompt: z.string().min(1, 'a subagent type needs a systemPrompt'),
+              toolBoxes: z.array(schemaToolBox).optional(),
+              atom: schemaAtom.optional(),
+            })
+            .strict(),
+        )
+        .optional(),
+    })
+    .strict(),
+]);
 const schemaConfig = z.object({
   uuid: z.string().optional(),
-  atom: z.union([
-    z.string().min(1),
-    z.object({ slug: z.string(), generate: fn('atom.generate'), spec: z.object({ contextWindowTokens: z.number() }).loose() }).loose(),
-  ]),
+  atom: schemaAtom,
   toolBoxes: z.array(schemaToolBox).optional(),
   memoryManager: z
     .object({ name: z.string(), shouldUpdate: fn('memoryManager.shouldUpdate'), getUpdate: fn('memoryManager.getUpdate') })
@@ -128,7 +174,75 @@ const schemaConfig = z.object({
     })
     .strict()
     .optional(),
+  subagents: schemaSubagents.optional(),
 }).strict();
+
+/** .what = the subagent types a config turns on: the built-in ones, with custom types added or replacing them by name */
+const resolveSubagents = (config: BhrainConfig): BhrainSubagentsResolved | null => {
+  if (!config.subagents) return null;
+  const given = config.subagents === true ? {} : config.subagents;
+  const types = new Map<string, BhrainSubagentTypeResolved>(Object.values(BUILTIN_SUBAGENTS).map((type) => [type.name, type]));
+  const seen = new Set<string>();
+  for (const custom of given.types ?? []) {
+    if (seen.has(custom.name))
+      throw new BadRequestError(`subagents.types names '${custom.name}' twice: each custom subagent type needs its own name`);
+    seen.add(custom.name);
+    if (custom.toolBoxes) genToolRegistry(custom.toolBoxes); // a tool offered twice fails here, not in the child
+    if (custom.toolBoxes?.some((box) => box.definitions.some((definition) => definition.name === TASK_TOOL_NAME)))
+      throw new BadRequestError(`subagent type '${custom.name}' offers a tool named '${TASK_TOOL_NAME}', which is the subagent tool's own name: rename that tool`);
+    types.set(custom.name, {
+      name: custom.name,
+      description: custom.description,
+      systemPrompt: custom.systemPrompt,
+      tools: custom.toolBoxes ?? 'read-only',
+      atom: custom.atom === undefined ? null : typeof custom.atom === 'string' ? genBrainAtom({ slug: custom.atom }) : custom.atom,
+    });
+  }
+  return { maxDepth: given.maxDepth ?? DEFAULT_SUBAGENT_MAX_DEPTH, types: [...types.values()] };
+};
+
+/** .what = a value with its keys sorted at every level, so JSON.stringify gives one text per meaning */
+const canonical = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(canonical)
+    : value && typeof value === 'object'
+      ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]))
+      : value;
+
+/**
+ * .what = the configUuid of a session (seed 002 Bhrain.Session): a sha256 over the resolved config's canonical JSON, shaped
+ *         as a uuid (the first 32 hex digits, 8-4-4-4-12)
+ * .why = equal configs give equal uuids, across processes, so sessions can be grouped by the config they ran with; the
+ *        plugins are hashed by what identifies them (atom slug and model, toolbox names and tool definitions, the
+ *        guard's and memory manager's names, the subagent types), never by their code
+ */
+export const hashBhrainConfig = (config: BhrainConfigResolved, toolBoxes: readonly BhrainToolBox[] = config.toolBoxes): string => {
+  const boxes = (list: readonly BhrainToolBox[]) => list.map((box) => ({ name: box.name, definitions: box.definitions }));
+  const identity = {
+    uuid: config.uuid,
+    atom: { slug: config.atom.slug, model: config.atom.spec.model },
+    toolBoxes: boxes(toolBoxes),
+    memoryManager: config.memoryManager.name,
+    permissionGuard: config.permissionGuard.name,
+    maxIterations: config.maxIterations,
+    systemPrompt: config.systemPrompt,
+    instructions: config.instructions,
+    gitStatus: config.gitStatus,
+    limits: config.limits,
+    subagents: config.subagents && {
+      maxDepth: config.subagents.maxDepth,
+      types: config.subagents.types.map((type) => ({
+        name: type.name,
+        description: type.description,
+        systemPrompt: type.systemPrompt,
+        tools: typeof type.tools === 'string' ? type.tools : boxes(type.tools),
+        atom: type.atom?.slug ?? null,
+      })),
+    },
+  };
+  const hex = createHash('sha256').update(JSON.stringify(canonical(identity))).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+};
 
 /**
  * .what = validates a configuration and applies defaults, before any loop starts
@@ -145,6 +259,17 @@ export const configureBhrain = (config: BhrainConfig): BhrainConfigResolved => {
     );
   const toolBoxes = config.toolBoxes ?? [genFilesToolBox(), genBashToolBox({ sandbox: config.sandbox }), genWebsearchToolBox()];
   genToolRegistry(toolBoxes); // fails on a tool name offered twice
+  const subagents = resolveSubagents(config);
+  if (subagents && toolBoxes.some((box) => box.definitions.some((definition) => definition.name === TASK_TOOL_NAME)))
+    throw new BadRequestError(
+      `a toolbox offers a tool named '${TASK_TOOL_NAME}', which subagents (config.subagents) need for themselves: rename that tool, or turn subagents off`,
+    );
+  // fail closed, as for the parent: a child on an unpriced atom could spend past a USD cap unseen
+  const unpriced = subagents?.types.find((type) => type.atom && type.atom.spec.price === null);
+  if (config.limits?.maxBudgetUsd !== undefined && unpriced)
+    throw new BadRequestError(
+      `the price of ${unpriced.atom!.spec.model} (subagent type '${unpriced.name}') is unknown, so --max-budget-usd (limits.maxBudgetUsd) cannot be enforced over its spend; give that subagent a model with a known price, or cap the run with --max-tokens (limits.maxTokens) or --max-wall-time (limits.maxWallTimeMs) instead`,
+    );
   return {
     uuid: config.uuid ?? null,
     atom,
@@ -164,5 +289,6 @@ export const configureBhrain = (config: BhrainConfig): BhrainConfigResolved => {
       maxTokens: config.limits?.maxTokens,
       maxWallTimeMs: config.limits?.maxWallTimeMs,
     },
+    subagents,
   };
 };

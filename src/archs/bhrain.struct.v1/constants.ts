@@ -39,3 +39,12 @@ export const DEFAULT_BASH_SANDBOX_MODE = 'workspace-write' as const;
  *         peaked at 375-412 MB of RSS (the target is 400); at 8 MB, 262-308 MB
  */
 export const DEFAULT_BASH_MAX_TOTAL_CAPTURE_BYTES = 8 * 1024 * 1024;
+
+/** subagent nesting allowed when subagents are on: 1 = the session may spawn children, its children may not (seed 002 open question 2) */
+export const DEFAULT_SUBAGENT_MAX_DEPTH = 1;
+
+/** the deepest nesting a config may ask for: each level multiplies what one task can spend */
+export const MAX_SUBAGENT_MAX_DEPTH = 5;
+
+/** the name of the tool that spawns a subagent */
+export const TASK_TOOL_NAME = 'task';

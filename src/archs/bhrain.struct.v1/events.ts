@@ -7,7 +7,9 @@ import type { BhrainDenialSource, BhrainTermination } from './BhrainSessionResul
  *        `--output stream-json` writes them one per line)
  * .note = order within a session: SessionStarted; then per iteration any RequestRetried, ToolCallStarted and
  *         ToolExecutionCompleted per call, IterationCompleted, any Compacted; SessionCompleted last. A session that throws
- *         before it starts (a bad input) emits nothing
+ *         before it starts (a bad input) emits nothing. A task call emits SubagentStarted and SubagentCompleted between its
+ *         ToolCallStarted and ToolExecutionCompleted; the child's own events are not emitted to the parent's subscribers
+ *         (its transcript is in result.subagents)
  */
 export type BhrainEvent =
   | BhrainSessionStartedEvent
@@ -16,7 +18,9 @@ export type BhrainEvent =
   | BhrainToolExecutionCompletedEvent
   | BhrainCompactedEvent
   | BhrainRequestRetriedEvent
-  | BhrainSessionCompletedEvent;
+  | BhrainSessionCompletedEvent
+  | BhrainSubagentStartedEvent
+  | BhrainSubagentCompletedEvent;
 
 /** .what = a session began: which atom runs it, and where its tools work */
 export interface BhrainSessionStartedEvent {
@@ -101,6 +105,42 @@ export interface BhrainSessionCompletedEvent {
   tokens: BrainTokens;
   cash: BrainCash | null;
   elapsedMs: number;
+  occurredAt: string;
+}
+
+/** .what = what a subagent spent: its iterations, tokens, cost and time, its own subagents' included */
+export interface BhrainSubagentMetrics {
+  iterations: number;
+  tokens: BrainTokens;
+  cash: BrainCash | null;
+  elapsedMs: number;
+}
+
+/** .what = a task call spawned a child session (seed 002 Bhrain.Session.Subagent) */
+export interface BhrainSubagentStartedEvent {
+  type: 'SubagentStarted';
+  /** the child's session */
+  sessionUuid: string;
+  parentSessionUuid: string;
+  /** the task call that spawned it */
+  callId: string;
+  subagentType: string;
+  description: string;
+  /** the atom the child runs on */
+  atom: string;
+  occurredAt: string;
+}
+
+/** .what = a child session ended: COMPLETED with an answer, or FAILED (error, abort, max-iterations, budget, refusal) */
+export interface BhrainSubagentCompletedEvent {
+  type: 'SubagentCompleted';
+  sessionUuid: string;
+  parentSessionUuid: string;
+  callId: string;
+  subagentType: string;
+  status: 'COMPLETED' | 'FAILED';
+  termination: BhrainTermination;
+  metrics: BhrainSubagentMetrics;
   occurredAt: string;
 }
 

@@ -2,7 +2,7 @@ import type { BrainMessage } from '../../contract/BrainMessage.js';
 import { silentLog } from '../../contract/BrainContext.js';
 import { configureBhrain, type BhrainConfig, type BhrainConfigResolved } from './BhrainConfig.js';
 import type { BhrainContext } from './BhrainContext.js';
-import type { BhrainSessionResult } from './BhrainSessionResult.js';
+import type { BhrainSession, BhrainSessionResult } from './BhrainSessionResult.js';
 import type { BhrainEvent, BhrainEventListener } from './events.js';
 import type { BhrainSpend } from './loop/checkBudget.js';
 import { runLoop } from './loop/runLoop.js';
@@ -12,6 +12,11 @@ import { genToolRegistry } from './tools/genToolRegistry.js';
 /** .what = a configured bhrain.struct.v1 brain: invoke it, change its toolboxes, subscribe to its events */
 export interface Bhrain {
   readonly config: BhrainConfigResolved;
+  /**
+   * the session entity of the latest invocation (seed 002 §2.1), live: ACTIVE while it runs, with its iterations and tokens
+   * so far; COMPLETED or TERMINATED once it ended (as in its result's session). null before the first invocation
+   */
+  readonly session: BhrainSession | null;
   /**
    * history: prior messages to build on; instructions: extra system instructions for this session only;
    * spentBefore: spend made before this session that counts toward its budget (limits.maxBudgetUsd, maxTokens, maxWallTimeMs)
@@ -36,8 +41,12 @@ export const genBhrain = (config: BhrainConfig): Bhrain => {
   const resolved = configureBhrain(config);
   const registry = genToolRegistry(resolved.toolBoxes);
   const listeners = new Set<BhrainEventListener>();
+  let latest: { session: BhrainSession | null } = { session: null };
   return {
     config: resolved,
+    get session() {
+      return latest.session;
+    },
     toolBoxes: { add: registry.add, remove: registry.remove, list: registry.boxes },
     subscribe: (listener) => {
       listeners.add(listener);
@@ -55,7 +64,11 @@ export const genBhrain = (config: BhrainConfig): Bhrain => {
           }
         }
       };
-      return runLoop({ config: resolved, registry, prompt, history, instructions, spentBefore, emit, context });
+      // each invocation keeps its own slot: a session that started earlier and ends later does not overwrite a newer one
+      const mine: { session: BhrainSession | null } = { session: null };
+      latest = mine;
+      const onSession = (session: BhrainSession) => void (mine.session = session);
+      return runLoop({ config: resolved, registry, prompt, history, instructions, spentBefore, emit, context, onSession });
     },
   };
 };

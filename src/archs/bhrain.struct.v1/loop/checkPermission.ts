@@ -2,6 +2,7 @@ import type { BrainLog } from '../../../contract/BrainContext.js';
 import type { BrainToolCall } from '../../../contract/BrainMessage.js';
 import type { BhrainDenialSource } from '../BhrainSessionResult.js';
 import type { BhrainPermissionDecision, BhrainPermissionGuard, BhrainPrompter } from '../permission/BhrainPermissionGuard.js';
+import type { BhrainSessionApprovals } from '../permission/genSessionApprovals.js';
 import { findGitExecutableTarget, findHardLinkedTarget, findOutsideWorkspace, findWriteTarget } from '../permission/findOutsideWorkspace.js';
 import type { WriteCheck } from '../tools/files/openInsideWorkspace.js';
 
@@ -27,6 +28,7 @@ const within = <T>(promise: Promise<T>, timeoutMs: number, what: string): Promis
 /**
  * .what = consults the guard for one call, and the prompter when the guard asks for approval
  * .why = fail closed: a guard that throws, hangs or answers nonsense denies; a prompt with no way to ask denies, saying so;
+ *        a prompt the session's remembered approvals cover is allowed without asking (only the guard's prompt, see below);
  *        a write or edit outside the workspace (../, absolute, a symlink pointing out), into a git hook or git's config, or
  *        into a file with other hard links is always a prompt at least; it runs right before the call, after any bash call
  *        of the turn that could have made a link (runToolCalls)
@@ -38,6 +40,8 @@ export const checkPermission = async (input: {
   cwd: string;
   guardTimeoutMs: number;
   log: BrainLog;
+  /** what the user approved for the rest of this session; absent = nothing is remembered, and 'always' is not offered */
+  approvals?: BhrainSessionApprovals | null;
 }): Promise<PermissionVerdict> => {
   const { call, guard } = input;
   let verdict: BhrainPermissionDecision;
@@ -81,9 +85,22 @@ export const checkPermission = async (input: {
       by: 'no-prompter',
       reason,
     };
+  // a remembered approval answers only the guard's own question: never the outside, git or hard-link notes, never a deny
+  const approvals = notes.length ? null : (input.approvals ?? null);
+  if (approvals && (await approvals.covers({ call, cwd: input.cwd }))) {
+    input.log.info(`${call.name} allowed by an approval remembered this session`, { callId: call.id, reason });
+    return { allowed: true, writeCheck: judged === null ? null : { realPath: judged, approved: false } };
+  }
   try {
+    const remember = approvals ? await approvals.offer({ call, decision: verdict, cwd: input.cwd }) : [];
+    const answer = await input.prompter({ call, reason, remember });
+    if (answer === 'always' && remember.length) {
+      approvals!.remember(remember);
+      // the patterns are not logged: they quote the command, which may hold a secret the log would not redact
+      input.log.info(`the user approved ${call.name} for the rest of this session (${remember.length} pattern(s))`, { callId: call.id });
+    }
     // an approval covers the outside, git and hard-link notes only when they were part of the question
-    if (await input.prompter({ call, reason })) return { allowed: true, writeCheck: judged === null ? null : { realPath: judged, approved: notes.length > 0 } };
+    if (answer === true || answer === 'always') return { allowed: true, writeCheck: judged === null ? null : { realPath: judged, approved: notes.length > 0 } };
     return {
       allowed: false,
       denial: `permission denied: the user declined ${call.name} (${reason}). Do not retry it; take another approach.`,

@@ -5,6 +5,7 @@ import type { BrainToolCall, BrainToolMessage } from '../../../contract/BrainMes
 import type { BhrainDenialSource } from '../BhrainSessionResult.js';
 import type { BhrainEvent } from '../events.js';
 import type { BhrainPermissionGuard, BhrainPrompter } from '../permission/BhrainPermissionGuard.js';
+import type { BhrainSessionApprovals } from '../permission/genSessionApprovals.js';
 import type { BhrainToolContext, BhrainToolResult } from '../tools/BhrainToolBox.js';
 import type { WriteToolContext } from '../tools/files/openInsideWorkspace.js';
 import type { BhrainToolRegistry } from '../tools/genToolRegistry.js';
@@ -17,6 +18,8 @@ export interface ToolCallSession {
   registry: BhrainToolRegistry;
   guard: BhrainPermissionGuard;
   prompter: BhrainPrompter | null;
+  /** approvals a person gave "for this session" at a prompt; they answer later prompts they cover */
+  approvals?: BhrainSessionApprovals | null;
   toolContext: BhrainToolContext;
   guardTimeoutMs: number;
   maxToolOutputChars: number;
@@ -54,6 +57,7 @@ const runCall = async (
     call,
     guard: session.guard,
     prompter: session.prompter,
+    approvals: session.approvals,
     cwd: session.toolContext.cwd,
     guardTimeoutMs: session.guardTimeoutMs,
     log: session.log,

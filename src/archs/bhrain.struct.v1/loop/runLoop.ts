@@ -7,17 +7,21 @@ import { silentLog } from '../../../contract/BrainContext.js';
 import type { BrainMessage, BrainToolDefinition } from '../../../contract/BrainMessage.js';
 import { AbortedError, BhrainError, ContextOverflowError, EmptyAnswerError, LoopError } from '../../../contract/errors.js';
 import { addCash, addTokens, emptyTokens } from '../../../contract/tokens.js';
-import type { BhrainConfigResolved } from '../BhrainConfig.js';
+import { hashBhrainConfig, type BhrainConfigResolved } from '../BhrainConfig.js';
 import type { BhrainContext } from '../BhrainContext.js';
-import type { BhrainSessionResult, BhrainToolCallCounts } from '../BhrainSessionResult.js';
+import type { BhrainSession, BhrainSessionResult, BhrainSubagentRecord, BhrainToolCallCounts } from '../BhrainSessionResult.js';
 import { CLARIFICATION_REQUEST, EMPTY_ANSWER_NUDGE } from '../constants.js';
 import type { BhrainEvent } from '../events.js';
 import { genSystemPrompt } from '../genSystemPrompt.js';
 import { readGitStatus } from '../instructions/readGitStatus.js';
 import type { BhrainCompactionResult, BhrainMemoryContext } from '../memory/BhrainMemoryManager.js';
+import { genSessionApprovals, type BhrainSessionApprovals } from '../permission/genSessionApprovals.js';
+import { attachTaskTool } from '../subagents/withTaskTool.js';
 import type { BhrainToolRegistry } from '../tools/genToolRegistry.js';
 import { genSecretRedactor } from '../../../security/genSecretRedactor.js';
-import { addRequestSpend, addSpend, checkBudget, describeBudgetReached, emptySpend, type BhrainBudgetReached, type BhrainSpend } from './checkBudget.js';
+import { checkBudget, describeBudgetReached, type BhrainBudgetReached, type BhrainSpend } from './checkBudget.js';
+import { genSpendLedger, type BhrainSpendLedger } from './genSpendLedger.js';
+import { trackSession } from './trackSession.js';
 import { genRunawayDetector } from './detectRunaway.js';
 import { estimateMessagesTokens, estimateTokens } from './estimateTokens.js';
 import { repairToolPairs } from './repairToolPairs.js';
@@ -61,6 +65,9 @@ const isMessageList = (value: unknown): value is BrainMessage[] =>
  * .note = the calls of one response run in a fixed order, at most 8 at once (runToolCalls): first bash and every other
  *         call that may change the file system, concurrently; then write and edit one at a time in the model's order, each
  *         checked right before it runs; then read, glob and grep; results are appended in the model's order
+ * .note = with config.subagents, the session offers the task tool (below subagents.maxDepth): each call runs a child
+ *         session of this loop (subagents/runSubagent) that shares this session's budget (one ledger), signal and
+ *         prompter; the child's tokens and cost are added to this session's, its record to result.subagents
  */
 export const runLoop = async (input: {
   config: BhrainConfigResolved;
@@ -72,12 +79,36 @@ export const runLoop = async (input: {
   spentBefore?: BhrainSpend;
   emit: (event: BhrainEvent) => void;
   context: BhrainContext;
+  /** the session's uuid; a new one when absent (a subagent's is chosen by its parent, to announce it first) */
+  sessionUuid?: string;
+  /** how deep this session is nested: 0 for the caller's, 1 for its subagents, ... */
+  depth?: number;
+  /** the budget's ledger of a parent session, for a subagent; absent = a new one over spentBefore */
+  ledger?: BhrainSpendLedger;
+  /** receives the session entity at its start, after every iteration and subagent, and at its end */
+  onSession?: (session: BhrainSession) => void;
+  /** the approvals remembered in a parent session, for a subagent; absent = a new, empty set */
+  approvals?: BhrainSessionApprovals;
 }): Promise<BhrainSessionResult> => {
-  const { config, registry, context, emit } = input;
+  const { config, context, emit } = input;
   const log = context.log ?? silentLog;
   const cwd = context.cwd ?? process.cwd();
-  const sessionUuid = randomUUID();
+  const sessionUuid = input.sessionUuid ?? randomUUID();
+  const depth = input.depth ?? 0;
   const started = performance.now();
+  // one ledger per session tree: a child's requests count toward the budget its parent and siblings check
+  const ledger = input.ledger ?? genSpendLedger({ spentBefore: input.spentBefore, startedAtMs: started });
+  const subagents: BhrainSubagentRecord[] = [];
+  // "don't ask again" holds for the whole session tree: a child is not asked again what its parent's user approved
+  const approvals = input.approvals ?? genSessionApprovals();
+  let tracker: ReturnType<typeof trackSession> | null = null;
+  // the child's spend is this session's too: its result and session entity show the whole tree's
+  const registry = attachTaskTool({ config, registry: input.registry, sessionUuid, depth, ledger, approvals, context, emit, run: runLoop }, ({ record, descendants }) => {
+    tokens = addTokens(tokens, record.tokens);
+    cash = cash === undefined ? record.cash : addCash(cash, record.cash);
+    subagents.push(...descendants, record);
+    tracker?.update({ iterationCount: tracker.current().iterationCount, tokens });
+  });
   const extra = [config.systemPrompt, input.instructions].filter((part): part is string => !!part).join('\n\n');
   // read once per session: the system prompt stays the same across its iterations (a cacheable prefix)
   const git = config.gitStatus ? await readGitStatus({ cwd }, { env: context.env, log }) : null;
@@ -92,13 +123,12 @@ export const runLoop = async (input: {
   const transcript: BrainMessage[] = [...input.history];
   let tokens = emptyTokens();
   let cash: BhrainSessionResult['cash'] | undefined = undefined;
-  const spentBefore = input.spentBefore ?? emptySpend();
-  let spent = emptySpend();
   let toolCalls: BhrainToolCallCounts = { made: 0, failed: 0, denied: 0, promptedDenied: 0, denials: [] };
   const compactions: BhrainSessionResult['compactions'] = [];
   const finish = (
     rest: Pick<BhrainSessionResult, 'output' | 'termination' | 'iterations'> & { error?: BhrainError; budgetReached?: BhrainBudgetReached },
   ): BhrainSessionResult => {
+    const session = tracker!.end({ termination: rest.termination, iterationCount: rest.iterations, tokens });
     const result: BhrainSessionResult = {
       sessionUuid,
       output: rest.output,
@@ -113,6 +143,8 @@ export const runLoop = async (input: {
       error: rest.error ?? null,
       toolCalls,
       budgetReached: rest.budgetReached ?? null,
+      session,
+      subagents,
     };
     log.info(`session ${rest.termination} after ${rest.iterations} iterations`, {
       termination: rest.termination,
@@ -141,6 +173,7 @@ export const runLoop = async (input: {
       `the input is about ${inputTokens} tokens, more than the context window of ${config.limits.contextTokens} tokens (${config.atom.slug}${config.limits.contextTokens < config.atom.spec.contextWindowTokens ? ', limits.contextTokens' : ''}): shorten the input, or split the task`,
       { tokens: config.limits.contextTokens, actual: inputTokens },
     );
+  tracker = trackSession({ uuid: sessionUuid, configUuid: hashBhrainConfig(config, input.registry.boxes()), onChange: input.onSession });
   emit({ type: 'SessionStarted', sessionUuid, atom: config.atom.slug, cwd, occurredAt: new Date().toISOString() });
 
   // boundary.1: an empty request gets a clarification, and no loop
@@ -151,7 +184,7 @@ export const runLoop = async (input: {
   const forwardAbort = () => stop.abort(context.signal?.reason);
   if (context.signal?.aborted) forwardAbort();
   else context.signal?.addEventListener('abort', forwardAbort, { once: true });
-  const wallLeftMs = config.limits.maxWallTimeMs === undefined ? null : config.limits.maxWallTimeMs - spentBefore.elapsedMs;
+  const wallLeftMs = config.limits.maxWallTimeMs === undefined ? null : config.limits.maxWallTimeMs - ledger.spentNow().elapsedMs;
   let deadlinePassed = false;
   const deadline =
     wallLeftMs === null
@@ -161,8 +194,8 @@ export const runLoop = async (input: {
           stop.abort(new Error(`the wall-time budget of ${config.limits.maxWallTimeMs} ms was reached`));
         }, Math.max(0, wallLeftMs));
 
-  // what the session spent so far (and the caller before it), toward the budget; every request is counted here
-  const spentNow = (): BhrainSpend => addSpend(spentBefore, { ...spent, elapsedMs: performance.now() - started });
+  // what the session tree spent so far (and the caller before it), toward the budget; every request is counted there
+  const spentNow = (): BhrainSpend => ledger.spentNow();
   const budgetReached = (): BhrainBudgetReached | null => {
     const reached = checkBudget({ spent: spentNow(), budget: config.limits });
     if (reached || !deadlinePassed || config.limits.maxWallTimeMs === undefined) return reached;
@@ -183,7 +216,7 @@ export const runLoop = async (input: {
       const generation = await config.atom.generate(withRetryHook, { ...context, signal: requestStop.signal });
       tokens = addTokens(tokens, generation.tokens);
       cash = cash === undefined ? generation.cash : addCash(cash, generation.cash);
-      spent = addRequestSpend(spent, generation);
+      ledger.add(generation);
       return generation;
     } finally {
       stop.signal.removeEventListener('abort', forward);
@@ -198,6 +231,7 @@ export const runLoop = async (input: {
     registry,
     guard: config.permissionGuard,
     prompter: context.prompter ?? null,
+    approvals,
     toolContext: { cwd, log, env: context.env ?? process.env, signal: stop.signal },
     redact: genSecretRedactor(context.env ?? process.env),
     guardTimeoutMs: config.limits.guardTimeoutMs,
@@ -333,6 +367,7 @@ export const runLoop = async (input: {
         contextTokens: size,
         occurredAt: new Date().toISOString(),
       });
+      tracker.update({ iterationCount: iteration, tokens });
       // a refusal ends the session as such: its text is the answer, and the refused request is never sent again
       if (generation.stopReason === 'refusal') {
         log.warn(`iteration ${iteration}: ${config.atom.slug} refused the request (stop reason refusal); it is not retried`);

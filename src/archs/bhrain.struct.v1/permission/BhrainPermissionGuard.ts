@@ -4,6 +4,8 @@ import type { BrainToolCall } from '../../../contract/BrainMessage.js';
 export interface BhrainPermissionDecision {
   decision: 'allow' | 'deny' | 'prompt';
   reason?: string;
+  /** on a prompt: the rule that asked (e.g. `bash(npm test*)`), which "don't ask again this session" remembers */
+  pattern?: string;
 }
 
 /** .what = what a guard may consult besides the call: where the session works */
@@ -24,7 +26,15 @@ export interface BhrainPermissionGuard {
 }
 
 /**
- * .what = asks the user to approve one call; resolves true to allow
+ * .what = the user's answer to a prompt: true = allow once, false = deny, 'always' = allow, and allow the calls the
+ *         offered patterns cover for the rest of this session without asking
+ * .why = seed 002 open question 5; a boolean stays a valid answer, so prompters written before keep working
+ */
+export type BhrainPromptAnswer = boolean | 'always';
+
+/**
+ * .what = asks the user to approve one call; `remember` lists the rule patterns 'always' would remember (empty: 'always'
+ *         is not offered, and counts as a one-time yes)
  * .why = injected through context: a TTY prompt in the CLI, a callback in a library, absent in CI (then prompt = deny)
  */
-export type BhrainPrompter = (input: { call: BrainToolCall; reason: string }) => Promise<boolean>;
+export type BhrainPrompter = (input: { call: BrainToolCall; reason: string; remember: readonly string[] }) => Promise<BhrainPromptAnswer>;

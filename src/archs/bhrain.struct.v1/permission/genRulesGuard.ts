@@ -128,7 +128,7 @@ const judgeWholeTool = (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[] }, 
   const denied = first(rules.deny);
   if (denied) return { decision: 'deny', reason: `denied by rule \`${denied.text}\` (${toolName})` };
   const prompted = first(rules.prompt);
-  if (prompted) return { decision: 'prompt', reason: `rule \`${prompted.text}\` asks for approval (${toolName})` };
+  if (prompted) return { decision: 'prompt', reason: `rule \`${prompted.text}\` asks for approval (${toolName})`, pattern: prompted.text };
   if (first(rules.allow)) return { decision: 'allow' };
   return { decision: 'prompt', reason: `no rule allows ${toolName} (MCP tools run outside the sandbox: allow them with a rule such as \`${toolName}\` or \`${toolName.split('__').slice(0, 2).join('__')}__*\`)` };
 };
@@ -151,7 +151,7 @@ const judgeToolCall = (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[] }, c
   const denied = first(rules.deny);
   if (denied) return { decision: 'deny', reason: `denied by rule \`${denied.rule.text}\` (${denied.subject})` };
   const prompted = first(rules.prompt);
-  if (prompted) return { decision: 'prompt', reason: `rule \`${prompted.rule.text}\` asks for approval (${prompted.subject})` };
+  if (prompted) return { decision: 'prompt', reason: `rule \`${prompted.rule.text}\` asks for approval (${prompted.subject})`, pattern: prompted.rule.text };
   const unallowed = subjects.find((subject) => !rules.allow.some((rule) => applies(rule) && matchesPath(rule, subject)));
   if (unallowed === undefined) return { decision: 'allow' };
   return { decision: 'prompt', reason: `no rule allows ${call.name} (${unallowed})` };
@@ -199,7 +199,7 @@ const judgeBashCall = async (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[
       reason: `cannot check where this command writes against ${fileGuarded.length ? listed(fileGuarded) : 'the allow rules'}: ${unknownWrites.slice(0, 3).join('; ')}`,
     };
   const prompted = first(rules.prompt);
-  if (prompted) return { decision: 'prompt', reason: `rule \`${prompted.rule.text}\` asks for approval (${prompted.subject})` };
+  if (prompted) return { decision: 'prompt', reason: `rule \`${prompted.rule.text}\` asks for approval (${prompted.subject})`, pattern: prompted.rule.text };
   if (unrestricted) return { decision: 'allow' };
   const unallowed = commands.find((command) => !command.transparent && !ofBash(rules.allow).some((rule) => matchesCommand(rule, [...command.env, ...command.words].join(' '))));
   if (unallowed) {
