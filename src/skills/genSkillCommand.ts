@@ -39,6 +39,8 @@ export interface SkillOptions {
   systemPromptFile?: string;
   /** false with --no-project-instructions */
   projectInstructions: boolean;
+  /** act: false with --no-subagents */
+  subagents?: boolean;
   quiet?: boolean;
   debug?: boolean;
   /** --mcp-config, repeatable: MCP config files ({"mcpServers": {...}}) */
@@ -138,5 +140,7 @@ export const genSkillCommand = (
     });
   // ask runs no bash: the flag exists only where it can take effect
   if (skill === 'act') command.option('--allow-network', 'let bash reach the network (off in the sandbox by default)');
+  // ask is read-only and answers itself: delegation is act's
+  if (skill === 'act') command.option('--no-subagents', 'do not offer the task tool (explore, plan and general-purpose subagents in fresh contexts)');
   return command;
 };

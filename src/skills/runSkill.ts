@@ -200,6 +200,8 @@ export const runSkill = async (
         systemPrompt: systemPrompt === undefined ? undefined : redact(systemPrompt),
         instructions: projectInstructions?.text ? redact(projectInstructions.text) : undefined,
         gitStatus: true,
+        // act delegates to subagents in fresh contexts (the task tool) unless --no-subagents
+        subagents: skill === 'act' && options.subagents !== false,
       },
     });
     const store = genBrainRefStore({ home: getBhrainHome() });

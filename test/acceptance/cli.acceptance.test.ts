@@ -44,7 +44,7 @@ describe('usecase.11: rhachet runs the skill (npx rhachet run --repo bhrain --sk
     const act = await runViaRhachet({ repo, skill: 'act', args: ['--atom', 'claude/haiku', '--input', 'create hello.txt'], env: envFor() });
     expect(act.code).toBe(0);
     expect(await readFile(join(repo, 'hello.txt'), 'utf8')).toBe('hello');
-    expect(sentTools(0)).toEqual(['read', 'write', 'edit', 'glob', 'grep', 'bash', 'websearch']);
+    expect(sentTools(0)).toEqual(['read', 'write', 'edit', 'glob', 'grep', 'bash', 'websearch', 'task']);
 
     const other = await genConsumerRepo();
     standin().reset();
