@@ -1,9 +1,8 @@
-import { Ajv, type ErrorObject, type Options as AjvOptions, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv, ErrorObject, Options as AjvOptions, ValidateFunction } from 'ajv';
 
 import type { BrainToolDefinition } from '../contract/BrainMessage.js';
 import { BadRequestError } from '../contract/errors.js';
+import { loadAjv } from './loadAjv.js';
 
 const typeOf = (value: unknown): string =>
   value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;
@@ -32,8 +31,10 @@ const AJV_OPTIONS: AjvOptions = { allErrors: true, strict: false, addUsedSchema:
 /** .what = one ajv instance per draft a tool schema may declare; draft-07 (what suppliers document) when none */
 const ajvFor = (() => {
   const made = new Map<string, Ajv>();
-  const classOf = (declared: unknown) =>
-    /2020-12/.test(String(declared)) ? Ajv2020 : /2019-09/.test(String(declared)) ? Ajv2019 : Ajv;
+  const classOf = (declared: unknown) => {
+    const { Ajv, Ajv2019, Ajv2020 } = loadAjv();
+    return /2020-12/.test(String(declared)) ? Ajv2020 : /2019-09/.test(String(declared)) ? Ajv2019 : Ajv;
+  };
   return (declared: unknown): Ajv => {
     const Class = classOf(declared);
     const key = Class.name;

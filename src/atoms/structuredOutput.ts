@@ -1,9 +1,8 @@
-import { Ajv, type ErrorObject, type Options as AjvOptions } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv, ErrorObject, Options as AjvOptions } from 'ajv';
 import { z } from 'zod';
 
 import { BadRequestError } from '../contract/errors.js';
+import { loadAjv } from './loadAjv.js';
 
 /**
  * .what = the shape an answer must have: a zod schema (library callers, typed), or a plain JSON Schema object (the CLI's
@@ -19,9 +18,9 @@ export interface CompiledOutputSchema<T = unknown> {
 
 /** .what = the JSON Schema drafts a --json-schema may declare in $schema, and the ajv class for each; 2020-12 when absent */
 const DRAFTS = [
-  { names: ['https://json-schema.org/draft/2020-12/schema', 'http://json-schema.org/draft/2020-12/schema'], Class: Ajv2020 },
-  { names: ['https://json-schema.org/draft/2019-09/schema', 'http://json-schema.org/draft/2019-09/schema'], Class: Ajv2019 },
-  { names: ['http://json-schema.org/draft-07/schema', 'https://json-schema.org/draft-07/schema'], Class: Ajv },
+  { names: ['https://json-schema.org/draft/2020-12/schema', 'http://json-schema.org/draft/2020-12/schema'], Class: 'Ajv2020' },
+  { names: ['https://json-schema.org/draft/2019-09/schema', 'http://json-schema.org/draft/2019-09/schema'], Class: 'Ajv2019' },
+  { names: ['http://json-schema.org/draft-07/schema', 'https://json-schema.org/draft-07/schema'], Class: 'Ajv' },
 ] as const;
 
 /**
@@ -69,7 +68,7 @@ const compileJsonSchema = (jsonSchema: unknown): CompiledOutputSchema => {
     );
   let validate: ReturnType<Ajv['compile']>;
   try {
-    validate = new draft.Class(AJV_OPTIONS).compile(jsonSchema);
+    validate = new (loadAjv()[draft.Class])(AJV_OPTIONS).compile(jsonSchema);
   } catch (error) {
     throw new BadRequestError(`${WHERE} is not a valid JSON Schema: ${(error as Error).message}. Fix the schema and run again`, { cause: error });
   }
