@@ -6,11 +6,13 @@ import { benchCompaction } from './sections/compaction.js';
 import { benchHarness } from './sections/harness.js';
 import { benchLoop } from './sections/loop.js';
 import { benchMcp } from './sections/mcp.js';
+import { benchOneTurn } from './sections/oneTurn.js';
 import { benchSandbox } from './sections/sandbox.js';
 import { benchTools } from './sections/tools.js';
 
 /** the sections by name (`--only <name>`), in the order they print */
 export const BENCH_SECTIONS: Record<string, (options: BenchOptions) => Promise<BenchSection>> = {
+  oneTurn: benchOneTurn,
   harness: benchHarness,
   loop: benchLoop,
   compaction: benchCompaction,

@@ -5,10 +5,17 @@ import { join } from 'node:path';
 import { startStandin, type Standin, type StandinRequest } from '../../test/standin/standin.js';
 import { median, ratio, type BenchOptions, type BenchRow, type BenchSection } from '../BenchReport.js';
 import { genPeers, type Peer } from '../peers.js';
-import { runMeasured } from '../runMeasured.js';
+import { runMeasured, type MeasuredRun } from '../runMeasured.js';
 
-const TASK_ITERATIONS = 20;
-const PROMPT = `Run the shell command \`echo step N\` for N = 1 to ${TASK_ITERATIONS}, one tool call at a time, then reply "done".`;
+/** the steps of the harness task; its rows compare every peer on it */
+export const TASK_ITERATIONS = 20;
+
+/** runs per peer in a full run; peers alternate within each round, so drift in the machine's load hits all alike */
+const FULL_RUNS = 7;
+
+/** .what = the task prompt: one `echo step N` shell call per step, then "done" */
+const genTaskPrompt = (iterations: number): string =>
+  `Run the shell command \`echo step N\` for N = 1 to ${iterations}, one tool call at a time, then reply "done".`;
 
 /** .what = how many tool results a request carries, in either protocol */
 const toolResultsIn = (request: StandinRequest): number =>
@@ -36,6 +43,35 @@ const readCacheUsage = (requests: readonly StandinRequest[]) => {
   };
 };
 
+/** .what = one completed task run: what the process cost and what the stand-in saw */
+export interface TaskRun {
+  run: MeasuredRun;
+  /** the requests of the task itself (side requests, such as title generation, left out) */
+  shellRequests: StandinRequest[];
+}
+
+/**
+ * .what = runs a peer on the `iterations`-step task against the stand-in, in a fresh home and cwd; throws when it
+ *         exits non-zero or the model never saw all the tool results
+ * .why = the harness and one-turn sections time the same task the same way
+ */
+export const runPeerTask = async (peer: Peer, standin: Standin, iterations: number): Promise<TaskRun> => {
+  standin.reset();
+  standin.respond = genTaskModel(peer, iterations);
+  const home = await mkdtemp(join(tmpdir(), 'bhrain-bench-home-'));
+  const cwd = await mkdtemp(join(tmpdir(), 'bhrain-bench-cwd-'));
+  try {
+    const run = await runMeasured({ ...peer.task({ prompt: genTaskPrompt(iterations), standinUrl: standin.url, home }), cwd, timeoutMs: 180_000 });
+    const shellRequests = standin.requests.filter((request) => toolResultsIn(request) > 0 || JSON.stringify(request.body.tools ?? []).includes(peer.shellCall('x').name));
+    const answered = shellRequests.some((request) => toolResultsIn(request) >= iterations);
+    if (run.code !== 0 || !answered)
+      throw new Error(`exit ${run.code}, ${shellRequests.length} model requests: ${(run.stderr || run.stdout).trim().slice(-300)}`);
+    return { run, shellRequests };
+  } finally {
+    await Promise.all([rm(home, { recursive: true, force: true }), rm(cwd, { recursive: true, force: true })]);
+  }
+};
+
 interface PeerResult {
   helpMs: number | null;
   wallMs: number | null;
@@ -47,54 +83,63 @@ interface PeerResult {
   failure: string | null;
 }
 
-const measurePeer = async (peer: Peer, standin: Standin, options: BenchOptions): Promise<PeerResult> => {
-  const runs = options.smoke ? 1 : 5;
+/** .what = what the rounds gathered for one peer so far */
+interface PeerRuns {
+  helps: number[];
+  walls: number[];
+  rss: number[];
+  firsts: number[];
+  last: { requests: number; cacheShare: number | null; promptTokens: number };
+  failure: string | null;
+}
+
+/**
+ * .what = measures the peers in alternating rounds: every peer's --help, then every peer's task, round by round
+ * .why = one peer's runs all at once would take the machine's load of that moment; a round spreads it over all
+ */
+const measurePeers = async (peers: readonly Peer[], standin: Standin, options: BenchOptions): Promise<Record<string, PeerResult>> => {
+  const runs = options.smoke ? 1 : FULL_RUNS;
   const iterations = options.smoke ? 2 : TASK_ITERATIONS;
-  const helps: number[] = [];
-  for (let index = 0; index < (options.smoke ? 1 : 10); index++) {
-    const help = await runMeasured({ ...peer.help(), env: { PATH: process.env.PATH, HOME: tmpdir() }, cwd: tmpdir(), timeoutMs: 30_000 });
-    helps.push(help.wallMs);
-  }
-  const walls: number[] = [];
-  const rss: number[] = [];
-  const firsts: number[] = [];
-  let last = { requests: 0, cacheShare: null as number | null, promptTokens: 0 };
-  for (let index = 0; index < runs; index++) {
-    standin.reset();
-    standin.respond = genTaskModel(peer, iterations);
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-bench-home-'));
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-bench-cwd-'));
-    const run = await runMeasured({ ...peer.task({ prompt: PROMPT, standinUrl: standin.url, home }), cwd, timeoutMs: 180_000 });
-    const shellRequests = standin.requests.filter((request) => toolResultsIn(request) > 0 || JSON.stringify(request.body.tools ?? []).includes(peer.shellCall('x').name));
-    const answered = shellRequests.some((request) => toolResultsIn(request) >= iterations);
-    await Promise.all([rm(home, { recursive: true, force: true }), rm(cwd, { recursive: true, force: true })]);
-    if (run.code !== 0 || !answered)
-      return {
-        helpMs: median(helps),
-        wallMs: null,
-        peakRssMb: null,
-        firstRequestMs: null,
-        requests: null,
-        cacheShare: null,
-        promptTokens: null,
-        failure: `exit ${run.code}, ${shellRequests.length} model requests: ${(run.stderr || run.stdout).trim().slice(-300)}`,
-      };
-    walls.push(run.wallMs);
-    rss.push(run.peakRssMb);
-    if (standin.requests[0]) firsts.push(standin.requests[0].at - run.startedAt);
-    last = { requests: standin.requests.length, ...readCacheUsage(shellRequests) };
-    options.log(`  ${peer.name}: run ${index + 1}/${runs}: ${Math.round(run.wallMs)} ms, ${Math.round(run.peakRssMb)} MB, ${standin.requests.length} requests`);
-  }
-  return {
-    helpMs: median(helps),
-    wallMs: median(walls),
-    peakRssMb: median(rss),
-    firstRequestMs: median(firsts),
-    requests: last.requests,
-    cacheShare: last.cacheShare,
-    promptTokens: last.promptTokens,
-    failure: null,
-  };
+  const gathered = Object.fromEntries(
+    peers.map((peer): [string, PeerRuns] => [peer.name, { helps: [], walls: [], rss: [], firsts: [], last: { requests: 0, cacheShare: null, promptTokens: 0 }, failure: null }]),
+  );
+  for (let index = 0; index < (options.smoke ? 1 : 10); index++)
+    for (const peer of peers) {
+      const help = await runMeasured({ ...peer.help(), env: { PATH: process.env.PATH, HOME: tmpdir() }, cwd: tmpdir(), timeoutMs: 30_000 });
+      gathered[peer.name].helps.push(help.wallMs);
+    }
+  for (let index = 0; index < runs; index++)
+    for (const peer of peers) {
+      const into = gathered[peer.name];
+      if (into.failure) continue;
+      try {
+        const { run, shellRequests } = await runPeerTask(peer, standin, iterations);
+        into.walls.push(run.wallMs);
+        into.rss.push(run.peakRssMb);
+        if (standin.requests[0]) into.firsts.push(standin.requests[0].at - run.startedAt);
+        into.last = { requests: standin.requests.length, ...readCacheUsage(shellRequests) };
+        options.log(`  ${peer.name}: run ${index + 1}/${runs}: ${Math.round(run.wallMs)} ms, ${Math.round(run.peakRssMb)} MB, ${standin.requests.length} requests`);
+      } catch (error) {
+        into.failure = error instanceof Error ? error.message : String(error);
+      }
+    }
+  return Object.fromEntries(
+    Object.entries(gathered).map(([name, into]): [string, PeerResult] => [
+      name,
+      into.failure
+        ? { helpMs: median(into.helps), wallMs: null, peakRssMb: null, firstRequestMs: null, requests: null, cacheShare: null, promptTokens: null, failure: into.failure }
+        : {
+            helpMs: median(into.helps),
+            wallMs: median(into.walls),
+            peakRssMb: median(into.rss),
+            firstRequestMs: median(into.firsts),
+            requests: into.last.requests,
+            cacheShare: into.last.cacheShare,
+            promptTokens: into.last.promptTokens,
+            failure: null,
+          },
+    ]),
+  );
 };
 
 const round = (value: number | null, digits = 0) => (value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits);
@@ -109,15 +154,14 @@ export const benchHarness = async (options: BenchOptions): Promise<BenchSection>
   const notes: string[] = [];
   const results: Record<string, PeerResult> = {};
   try {
+    const peers: Peer[] = [];
     for (const peer of genPeers()) {
-      if (peer.unavailable) {
-        notes.push(`${peer.name}: not measured: ${peer.unavailable}`);
-        continue;
-      }
-      options.log(`harness: ${peer.name}`);
-      results[peer.name] = await measurePeer(peer, standin, options);
-      if (results[peer.name].failure) notes.push(`${peer.name}: the task did not complete: ${results[peer.name].failure}`);
+      if (peer.unavailable) notes.push(`${peer.name}: not measured: ${peer.unavailable}`);
+      else peers.push(peer);
     }
+    options.log(`harness: ${peers.map((peer) => peer.name).join(', ')}, alternating`);
+    Object.assign(results, await measurePeers(peers, standin, options));
+    for (const peer of peers) if (results[peer.name].failure) notes.push(`${peer.name}: the task did not complete: ${results[peer.name].failure}`);
   } finally {
     await standin.close();
   }
@@ -153,7 +197,7 @@ export const benchHarness = async (options: BenchOptions): Promise<BenchSection>
   tokens.target = { text: 'bhrain ≤ Claude Code', met: tokens.ratios!['bhrain/claude code'] === null ? null : tokens.ratios!['bhrain/claude code']! <= 1 };
   const requests = row('model requests for the task', 'count', 'requests');
   notes.push(
-    'each value is the median of the runs; the peak RSS sums every process of the tree (shells, relaunched children), sampled every 20 ms; the cache share is read from the stand-in\'s prompt-cache accounting (1,024-token minimum, as the real API); qwen protocol rows compare bhrain on the openai wire protocol with Qwen Code',
+    `each value is the median of ${options.smoke ? 1 : FULL_RUNS} runs per peer, the peers alternating round by round (bhrain, Claude Code, bhrain, Qwen Code, …); the one-turn section gives min–max of bhrain against Claude Code; the peak RSS sums every process of the tree (shells, relaunched children), sampled every 20 ms; the cache share is read from the stand-in's prompt-cache accounting (1,024-token minimum, as the real API); qwen protocol rows compare bhrain on the openai wire protocol with Qwen Code`,
   );
   return { title: 'Harness overhead, cold start and prompt cache (bhrain vs Claude Code vs Qwen Code)', rows: [wall, rss, help, first, cache, tokens, requests], notes };
 };

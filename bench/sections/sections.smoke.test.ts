@@ -5,6 +5,7 @@ import type { BenchRow, BenchSection } from '../BenchReport.js';
 import { benchBrainCli } from './brainCli.js';
 import { benchLoop } from './loop.js';
 import { benchMcp } from './mcp.js';
+import { benchOneTurn } from './oneTurn.js';
 import { benchSandbox } from './sandbox.js';
 import { benchTools } from './tools.js';
 
@@ -163,4 +164,41 @@ describe('bench sections, smoke run', () => {
     expectWellFormed(rowOf(section, 'bhrain act: the first server adds (1 server − 0, per run)'));
     expectWellFormed(rowOf(section, 'bhrain act: the second server adds (2 servers − 1, per run)'));
   }, 90_000);
+
+  it('issue 18: given the stand-in, bhrain and Claude Code, when the one-turn section runs alternating, then the one-turn, slope, 20-step wall and RSS rows carry median and min–max, ratios, and targets with verdicts', async () => {
+    const section = await benchOneTurn(smoke);
+    expect(section.notes.filter((note) => note.startsWith('not measured') || /: not measured:/.test(note))).toEqual([]);
+    // one round in smoke: median, min and max are that one run
+    const expectSpread = (row: BenchRow) => {
+      expectWellFormed(row);
+      expect(row.values.median).toBeGreaterThan(0);
+      expect(row.values.min).toBeLessThanOrEqual(row.values.median!);
+      expect(row.values.max).toBeGreaterThanOrEqual(row.values.median!);
+    };
+    const pairs: [RegExp, string | undefined][] = [
+      [/^one-turn answer .*spawn → exit/, '≤ 0.35x Claude Code'],
+      [/^wall time, 2-step bash task/, undefined],
+      [/^wall time, 42-step bash task/, undefined],
+      [/^wall time, 20-step bash task/, '≤ 0.33x Claude Code'],
+      [/^peak RSS of the process tree, 20-step bash task/, '≤ 0.4x Claude Code'],
+    ];
+    for (const [metric, target] of pairs) {
+      const bhrain = rowOf(section, new RegExp(`${metric.source}.*: bhrain$`));
+      const claude = rowOf(section, new RegExp(`${metric.source}.*: Claude Code$`));
+      expectSpread(bhrain);
+      expectSpread(claude);
+      expect(bhrain.ratios?.['bhrain/claude code']).toBeCloseTo(bhrain.values.median! / claude.values.median!, 1);
+      if (target) expectTarget(bhrain, target, true);
+    }
+    // the 42-step run does 40 more tool calls than the 2-step run: its wall is longer, so the slope is a positive time
+    const slope = rowOf(section, /^per-iteration slope .*: bhrain$/);
+    expectWellFormed(slope);
+    expect(slope.values.median).toBeGreaterThan(0);
+    expect(slope.values.median).toBeCloseTo((rowOf(section, /^wall time, 42-step.*: bhrain$/).values.median! - rowOf(section, /^wall time, 2-step.*: bhrain$/).values.median!) / 40, 0);
+    expectTarget(slope, '≤ 8 ms per iteration', true);
+    expect(typeof slope.ratios?.['bhrain/claude code']).toBe('number');
+    const claudeSlope = rowOf(section, /^per-iteration slope .*: Claude Code$/);
+    expectWellFormed(claudeSlope);
+    expect(claudeSlope.values.median).toBeGreaterThan(0);
+  }, 120_000);
 });
