@@ -4,7 +4,7 @@ import { constants } from 'node:os';
 
 import pty from '@lydell/node-pty';
 
-import { signalGroup } from '../../security/signalGroup.js';
+import { endGroup } from '../../security/signalGroup.js';
 
 /** .what = how a CLI process ended */
 export interface CliExit {
@@ -35,16 +35,9 @@ const TAIL_CHARS = 8_192;
 
 const KILL_GRACE_MS = 2_000;
 
-/** .what = the kill of a process group: SIGTERM, then SIGKILL if it lingers, then the exit */
+/** .what = the kill of a process group (endGroup), resolving to how the leader exited */
 const genKill = (pid: number | null, exited: Promise<CliExit>, isDone: () => boolean) => async (): Promise<CliExit> => {
-  if (!isDone()) {
-    signalGroup(pid, 'SIGTERM');
-    const timer = setTimeout(() => signalGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
-    await exited;
-    clearTimeout(timer);
-  }
-  // children that outlived the leader (a tool's shell) go with the group
-  signalGroup(pid, 'SIGKILL');
+  await endGroup({ pid, exited, running: !isDone(), graceMs: KILL_GRACE_MS });
   return exited;
 };
 

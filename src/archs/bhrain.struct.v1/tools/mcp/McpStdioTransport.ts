@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-import { liveGroupsAtExit, signalGroup } from '../../../../security/signalGroup.js';
+import { endGroup, liveGroupsAtExit, signalGroup } from '../../../../security/signalGroup.js';
 
 /** how much of a server's stderr is kept, for the messages that say why it failed */
 export const MCP_STDERR_TAIL_BYTES = 8 * 1024;
@@ -136,17 +136,8 @@ export class McpStdioTransport implements Transport {
     const child = this.child;
     const pid = child?.pid;
     if (!child || pid === undefined) return;
-    if (!this.exited) {
-      child.stdin?.end();
-      signalGroup(pid, 'SIGTERM');
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([this.exitedPromise, new Promise<void>((resolve) => (timer = setTimeout(resolve, MCP_KILL_GRACE_MS)))]);
-      clearTimeout(timer);
-      signalGroup(pid, 'SIGKILL');
-      await this.exitedPromise;
-    }
-    // members that ignored SIGTERM, or left after the leader died, go too
-    signalGroup(pid, 'SIGKILL');
+    if (!this.exited) child.stdin?.end();
+    await endGroup({ pid, exited: this.exitedPromise ?? Promise.resolve(), running: !this.exited, graceMs: MCP_KILL_GRACE_MS });
     liveGroupsAtExit.delete(pid);
     // the rest of stderr is what says why it failed: read it all, unless a process that left the group holds the pipes
     let drainTimer: NodeJS.Timeout | undefined;
