@@ -241,6 +241,28 @@ describe('BrainCli under bad input and faults (issue 15)', () => {
     expect(handle.mode).toBeNull();
   }, 30_000);
 
+  it('issue 15.4: a CLI that never becomes ready is killed at the boot timeout, and boot rejects saying so', async () => {
+    // given an executable that starts and then says nothing, ever
+    const marker = `bhrain-marker-${randomUUID().slice(0, 8)}`;
+    markers.push(marker);
+    const dir = await mkdtemp(join(tmpdir(), 'bhrain-silent-cli-'));
+    const executable = join(dir, 'claude');
+    await writeFile(executable, `#!/bin/sh\nnode -e "setInterval(()=>{},1000)" ${marker}\n`);
+    await chmod(executable, 0o755);
+    const { handle } = await genCli({ executable });
+
+    // when booted with a 1 s timeout, then boot rejects in about that time, and nothing of it is left running
+    const { error, elapsedMs } = await rejectionOf(handle.executor.boot({ mode: 'dispatch', timeoutMs: 1_000 }));
+    expect(error).toBeInstanceOf(BrainCliError);
+    expect(error.message).toMatch(/not ready within 1000 ms/);
+    expect(elapsedMs).toBeGreaterThanOrEqual(900);
+    expect(elapsedMs).toBeLessThan(8_000);
+    expect(handle.pid).toBeNull();
+    expect(handle.mode).toBeNull();
+    await sleep(300);
+    expect(processesCarrying(marker)).toEqual([]);
+  }, 30_000);
+
   it('issue 15.6: a claude on PATH is found when the package is absent; the package binary wins when present', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'bhrain-path-claude-'));
     const onPath = join(dir, 'claude');

@@ -38,7 +38,7 @@ export class BrainCliTimeoutError extends BrainCliError {
 
 /** how long an ask or act may run when the caller sets no timeoutMs: a long act, not a hung endpoint */
 export const BRAIN_CLI_CALL_TIMEOUT_MS = 600_000;
-/** how long a boot may take before the CLI counts as hung at start-up */
+/** how long a boot may take, unless boot({ timeoutMs }) says otherwise, before the CLI counts as hung at start-up */
 const BOOT_TIMEOUT_MS = 30_000;
 /** the escape that turns bracketed paste on: the interactive TUI sends it when its prompt is ready for input */
 const TUI_READY = '\x1b[?2004h';
@@ -168,7 +168,7 @@ export const genBrainCli = (
   };
 
   /** spawns the CLI and resolves once it is ready: it answered `initialize` (dispatch), or its TUI prompt takes input (interact) */
-  const start = async (nextMode: Mode, nextToolset: Toolset): Promise<void> => {
+  const start = async (nextMode: Mode, nextToolset: Toolset, timeoutMs = BOOT_TIMEOUT_MS): Promise<void> => {
     await kill();
     assertDirectory(context.cwd);
     series ??= randomUUID();
@@ -228,7 +228,7 @@ export const genBrainCli = (
       spawned.write(`${JSON.stringify({ type: 'control_request', request_id: requestId, request: { subtype: 'initialize' } })}\n`);
     let timer: NodeJS.Timeout | undefined;
     const hung = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new BrainCliError(`the claude CLI was not ready within ${BOOT_TIMEOUT_MS / 1000} s of starting; it was killed`)), BOOT_TIMEOUT_MS);
+      timer = setTimeout(() => reject(new BrainCliError(`the claude CLI was not ready within ${timeoutMs} ms of starting; it was killed`)), timeoutMs);
     });
     try {
       await Promise.race([isReady, hung]);
@@ -366,10 +366,12 @@ export const genBrainCli = (
     act: (call: { prompt: string; timeoutMs?: number; signal?: AbortSignal }) => dispatch('act', call),
     executor: {
       /** kills any running process, then starts one in the mode asked for, resuming the series; resolves once it is ready */
-      boot: async (options: { mode: Mode }): Promise<void> => {
+      boot: async (options: { mode: Mode; timeoutMs?: number }): Promise<void> => {
         if (options.mode !== 'dispatch' && options.mode !== 'interact')
           throw new BadRequestError(`unknown mode '${String(options.mode)}': choose dispatch or interact`);
-        await start(options.mode, 'ask');
+        if (options.timeoutMs !== undefined && !(options.timeoutMs > 0))
+          throw new BadRequestError(`boot's timeoutMs must be a positive number of milliseconds, got ${options.timeoutMs}`);
+        await start(options.mode, 'ask', options.timeoutMs);
       },
       /** a no-op when nothing runs; also kills what a crashed CLI left running */
       kill,
