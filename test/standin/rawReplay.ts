@@ -2,7 +2,8 @@
 // For stream shapes the scripted stand-in cannot produce (refusals, cut-off tool calls, reused tool-call indexes,
 // replayed calls): the body is written exactly as given, so the real SDKs parse what a vendor would have sent.
 import { createServer, type IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+
+import { listenOnLoopback } from './listenOnLoopback.js';
 
 /** .what = one request the replay server received: which protocol path, and its parsed JSON body */
 export interface RawReplayRequest {
@@ -40,7 +41,6 @@ const readBody = async (req: IncomingMessage): Promise<string> => {
  */
 export const startRawReplay = async (): Promise<RawReplay> => {
   const queue: string[] = [];
-  const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     void (async () => {
       const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
@@ -68,16 +68,7 @@ export const startRawReplay = async (): Promise<RawReplay> => {
       res.end(Buffer.from(next, 'utf8'));
     })().catch((error: Error) => res.destroy(error));
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as { port: number };
-  const url = `http://127.0.0.1:${port}`;
+  const { url, close } = await listenOnLoopback(server);
   const replay: RawReplay = {
     url,
     openaiUrl: `${url}/v1`,
@@ -88,11 +79,7 @@ export const startRawReplay = async (): Promise<RawReplay> => {
       queue.length = 0;
       replay.requests.length = 0;
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        for (const socket of sockets) socket.destroy();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
+    close,
   };
   return replay;
 };

@@ -1,6 +1,5 @@
 // The LLM stand-in: a local HTTP server speaking the Anthropic Messages and OpenAI Chat Completions APIs, scripted by tests.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { cutTurn, randomId, toAnswer, type AnswerTurn, type StreamPlan } from './answer.js';
 import {
@@ -13,6 +12,7 @@ import {
 } from './anthropic.js';
 import { openaiCompletion, openaiErrorBody, openaiInvalidStream, openaiOverflowMessage, openaiStream } from './openai.js';
 import { anthropicPromptParts, openaiPromptParts, promptTokens, PromptCache } from './cache.js';
+import { listenOnLoopback } from './listenOnLoopback.js';
 import type { Standin, StandinOptions, StandinRequest, StandinTurn, StandinUsage } from './types.js';
 
 /** The public types, re-exported so callers import everything from standin.js. */
@@ -177,7 +177,7 @@ export const startStandin = async (options: StandinOptions = {}): Promise<Standi
   const cache = new PromptCache(options.cacheMinTokens ?? 1024);
   const wires = { anthropic: anthropicWire(cache), openai: openaiWire(cache) };
   const queue: StandinTurn[] = [];
-  const sockets = new Set<Socket>();
+  let closeServer: () => Promise<void> = async () => {};
 
   const standin: Standin = {
     url: '',
@@ -192,13 +192,7 @@ export const startStandin = async (options: StandinOptions = {}): Promise<Standi
       standin.respond = null;
       cache.clear();
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        if (!server.listening) return resolve();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-        for (const socket of sockets) socket.destroy();
-      }),
+    close: () => closeServer(),
   };
 
   /** Serve one turn on a model route (recursing through `delayMs`). */
@@ -313,16 +307,9 @@ export const startStandin = async (options: StandinOptions = {}): Promise<Standi
       else res.destroy();
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  standin.url = `http://127.0.0.1:${port}`;
+  const listening = await listenOnLoopback(server);
+  closeServer = listening.close;
+  standin.url = listening.url;
   standin.openaiUrl = `${standin.url}/v1`;
   return standin;
 };
