@@ -6,6 +6,7 @@ import { DEFAULT_ANTHROPIC_BASE_URL } from '../constants.js';
 import type { AtomCall, AtomRawGeneration } from '../genAtom.js';
 import { genAtom } from '../genAtom.js';
 import { genClientCache } from '../genClientCache.js';
+import { nodeHttpFetch } from '../nodeHttpFetch.js';
 import { withIdleTimeout } from '../withIdleTimeout.js';
 import type { BrainModelEntry } from '../models.js';
 import { readAnthropicStream } from './readAnthropicStream.js';
@@ -20,6 +21,7 @@ const getClient = genClientCache<Anthropic>(async ({ auth, baseURL }) => {
     baseURL,
     maxRetries: 0,
     logLevel: 'off',
+    fetch: nodeHttpFetch,
   });
 });
 

@@ -5,6 +5,7 @@ import { DEFAULT_QWEN_BASE_URL } from '../constants.js';
 import type { AtomCall, AtomRawGeneration } from '../genAtom.js';
 import { genAtom } from '../genAtom.js';
 import { genClientCache } from '../genClientCache.js';
+import { nodeHttpFetch } from '../nodeHttpFetch.js';
 import { withIdleTimeout } from '../withIdleTimeout.js';
 import type { BrainModelEntry } from '../models.js';
 import { readOpenaiStream } from './readOpenaiStream.js';
@@ -16,7 +17,7 @@ import { toOpenaiRequest } from './toOpenaiRequest.js';
 // the openai SDK sends every credential as a bearer token
 const getClient = genClientCache<OpenAI>(async ({ auth, baseURL }) => {
   const { default: OpenAIClient } = await import('openai');
-  return new OpenAIClient({ apiKey: auth.value, baseURL, maxRetries: 0, logLevel: 'off' });
+  return new OpenAIClient({ apiKey: auth.value, baseURL, maxRetries: 0, logLevel: 'off', fetch: nodeHttpFetch });
 });
 
 /**

@@ -1,0 +1,66 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
+
+// one keep-alive pool per protocol: a loop's calls reuse their connection; idle sockets are unref'd by node's Agent,
+// so a pooled connection never keeps the process alive
+const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
+
+/** statuses whose response has no body: a Response built with one would throw */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+const toBodyBytes = (body: RequestInit['body']): Uint8Array | null | undefined => {
+  if (body === undefined || body === null) return null;
+  if (typeof body === 'string') return Buffer.from(body);
+  if (body instanceof Uint8Array) return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  return undefined;
+};
+
+/**
+ * .what = the fetch the SDKs are given: node:http(s) under a WHATWG Response, streamed, aborted by the signal; a body it
+ *         does not send itself (a form, a stream) goes to the global fetch
+ * .why = node's global fetch (undici) compiles its HTTP parser from wasm on first use and V8 finishes that compile
+ *        before the process may exit: about 100 ms on every one-shot run, more than the rest of a one-turn answer's
+ *        own work. node:http's parser is native. Redirects are not followed (an API endpoint does not redirect; a 3xx
+ *        reaches the SDK as an error naming the status)
+ */
+export const nodeHttpFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+  const bytes = toBodyBytes(init.body);
+  if (input instanceof Request || bytes === undefined) return globalThis.fetch(input, init);
+  const url = new URL(input);
+  const protocol = url.protocol as keyof typeof agents;
+  if (!agents[protocol]) return globalThis.fetch(input, init);
+  const { signal } = init;
+  signal?.throwIfAborted();
+  const headers: Record<string, string> = {};
+  new Headers(init.headers).forEach((value, name) => {
+    headers[name] = value;
+  });
+  if (bytes) headers['content-length'] = String(bytes.byteLength);
+  const send = protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<Response>((resolve, reject) => {
+    const request = send(url, { method: init.method ?? 'GET', headers, agent: agents[protocol] });
+    // before the response, the request fails with the reason; after it, the body does
+    let received: IncomingMessage | null = null;
+    const onAbort = () => (received ?? request).destroy(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    // as undici does: a failure before the response is a TypeError('fetch failed') carrying the socket's error
+    request.once('error', (error) => {
+      signal?.removeEventListener('abort', onAbort);
+      reject(signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause: error }));
+    });
+    request.once('response', (response: IncomingMessage) => {
+      received = response;
+      const responseHeaders = new Headers();
+      for (let index = 0; index < response.rawHeaders.length; index += 2)
+        responseHeaders.append(response.rawHeaders[index], response.rawHeaders[index + 1]);
+      response.once('close', () => signal?.removeEventListener('abort', onAbort));
+      const status = response.statusCode ?? 0;
+      const body = NULL_BODY_STATUSES.has(status) || init.method === 'HEAD' ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
+      if (!body) response.resume();
+      resolve(new Response(body, { status, statusText: response.statusMessage, headers: responseHeaders }));
+    });
+    request.end(bytes ?? undefined);
+  });
+};
