@@ -1,0 +1,47 @@
+// bundles the CLI entry (dist/skills/main.js, as tsc built it) into dist/cli/: one file to start, and one chunk per lazy
+// import (the loop, each supplier's SDK, MCP), so a run loads what it uses in a few files instead of ~600 modules.
+// The library keeps its unbundled ESM in dist/
+import { readFile, rm } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+const outdir = join(dist, 'cli');
+
+// packages that find their own files beside them at run time (a wasm grammar, a native addon): loaded from node_modules
+const EXTERNAL = ['web-tree-sitter', 'tree-sitter-bash', '@lydell/node-pty'];
+
+// our modules read files beside them (tool descriptions, package.json, the grammar's path) relative to their own URL: in
+// the bundle, import.meta.url is rewritten to the URL the module has in dist/, so those reads find the same files
+const keepModuleUrls = {
+  name: 'keep-module-urls',
+  setup: (bundler) => {
+    bundler.onLoad({ filter: /\/dist\/.*\.js$/ }, async ({ path }) => {
+      const source = await readFile(path, 'utf8');
+      const from = relative(outdir, path).split('\\').join('/');
+      return { contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(from)}, import.meta.url).href`), loader: 'js' };
+    });
+  },
+};
+
+await rm(outdir, { recursive: true, force: true });
+await build({
+  entryPoints: { main: join(dist, 'skills', 'main.js') },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: EXTERNAL,
+  plugins: [keepModuleUrls],
+  // the CJS dependencies bundled into ESM still call require() for node's builtins
+  banner: { js: "import { createRequire as __bhrainCreateRequire } from 'node:module'; const require = __bhrainCreateRequire(import.meta.url);" },
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
