@@ -1,8 +1,9 @@
 // npm run bench: measures bhrain beside Claude Code and Qwen Code, prints the tables, writes bench/results/latest.json
-import { mkdir, writeFile } from 'node:fs/promises';
+// and the readme's bench block from it
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { formatReport } from './formatReport.js';
+import { formatReport, replaceReadmeBench } from './formatReport.js';
 import { findPackageRoot } from './peers.js';
 import { runBench } from './runBench.js';
 
@@ -15,5 +16,9 @@ if (only === undefined) {
   const dir = join(findPackageRoot(), 'bench', 'results');
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, smoke ? 'smoke.json' : 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  if (!smoke) {
+    const readme = join(findPackageRoot(), 'readme.md');
+    await writeFile(readme, replaceReadmeBench(await readFile(readme, 'utf8'), report));
+  }
 }
 process.stdout.write(`${formatReport(report)}\n`);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 
+import { replaceReadmeBench } from '../../bench/formatReport.js';
 import { EXIT_CODES } from '../../src/skills/exitCodes.js';
 import { genSkillCommand } from '../../src/skills/genSkillCommand.js';
 
@@ -26,6 +27,12 @@ const tableAfter = (heading: string): string[][] => {
 };
 
 describe('the readme is true to the code (issue 12)', () => {
+  it('issue 18: the bench tables are the last full bench run (bench/results/latest.json), as npm run bench writes them', async () => {
+    const report = JSON.parse(await readFile(join(root, 'bench', 'results', 'latest.json'), 'utf8'));
+    expect(report.smoke).toBe(false);
+    expect(readme).toBe(replaceReadmeBench(readme, report));
+  });
+
   it('the flags table lists exactly the flags act and ask accept', () => {
     const documented = new Set(tableAfter('### Flags').flatMap(([cell]) => [...cell.matchAll(/--[a-z][a-z-]*/g)].map((match) => match[0])));
     const noop = async () => 0;
