@@ -141,11 +141,9 @@ export const runSkill = async (
     const sandbox = { mode: values.sandbox, allowNetwork: values.allowNetwork };
     const outputSchema = await readJsonSchema(options.jsonSchema, cwd);
     const systemPrompt = await readSystemPromptAdditions(options, values.appendSystemPrompt, cwd);
-    // fail at start, not at the model's first bash call: act runs bash, and a sandbox that cannot start refuses it
-    if (skill === 'act' && sandbox.mode !== 'off') {
-      const check = await checkBashSandbox({ env: process.env });
-      if (!check.ok) throw new BadRequestError(`${check.reason}, or run with --sandbox off to run bash unconfined`);
-    }
+    // fail at start, not at the model's first bash call: act runs bash, and a sandbox that cannot start refuses it. The
+    // probe (a bwrap process) runs while the rest is set up, and is awaited before anything is written
+    const sandboxCheck = skill === 'act' && sandbox.mode !== 'off' ? checkBashSandbox({ env: process.env }) : null;
     // a builtin name or a rules file (a flag), or inline rules (a settings file, named after it)
     const permissionGuard =
       typeof values.permission === 'string'
@@ -212,6 +210,8 @@ export const runSkill = async (
         : undefined;
     const prompt = redact(await readSkillInput({ flag: options.input, args, stdin: process.stdin }, { warn }));
     if (!prompt.trim()) throw new BadRequestError('missing input: the task is empty. Give it as an argument, with --input "...", or on stdin');
+    const check = await sandboxCheck;
+    if (check && !check.ok) throw new BadRequestError(`${check.reason}, or run with --sandbox off to run bash unconfined`);
     runRecord.current = await openRunRecord({
       home: getBhrainHome(),
       recordDir: options.record ? options.recordDir : null,
@@ -272,12 +272,14 @@ export const runSkill = async (
     log.stop();
 
     // every run is a checkpoint, a failed one too (its exchange records the error), so there is always a ref to resume from
-    const failures: string[] = [];
-    await Promise.all([
+    const refsSaved = Promise.all([
       store.saveEpisode(episode),
       store.saveSeries(series),
       store.markCompacted(series.episodes.slice(0, -1).map((compacted) => compacted.hash)),
-    ]).catch((error: Error) => failures.push(`the refs could not be saved: ${redact(error.message)}`));
+    ]).then(
+      () => null,
+      (error: Error) => `the refs could not be saved: ${redact(error.message)}`,
+    );
     const metrics = {
       iterations: session.iterations,
       tokens: session.tokens,
@@ -285,21 +287,27 @@ export const runSkill = async (
       elapsedMs: session.elapsedMs,
     };
     const { toolCalls } = session;
-    const record = await runRecord.current
-      .finish({
-        prompt,
-        output,
-        termination,
-        refs: { episode: episode.hash, series: series.hash },
-        metrics,
-        transcript: session.transcript,
-        error: sessionError ? { code: sessionError.code, message: redact(sessionError.message) } : null,
-        redact,
-      })
-      .catch((error: Error) => {
-        failures.push(`the run record could not be written: ${redact(error.message)}`);
-        return null;
-      });
+    // the refs and the run record are written at the same time: the record names the refs by hash, known already
+    const [refsFailure, recorded] = await Promise.all([
+      refsSaved,
+      runRecord.current
+        .finish({
+          prompt,
+          output,
+          termination,
+          refs: { episode: episode.hash, series: series.hash },
+          metrics,
+          transcript: session.transcript,
+          error: sessionError ? { code: sessionError.code, message: redact(sessionError.message) } : null,
+          redact,
+        })
+        .then(
+          (dir) => ({ dir, failure: null }),
+          (error: Error) => ({ dir: null, failure: `the run record could not be written: ${redact(error.message)}` }),
+        ),
+    ]);
+    const record = recorded.dir;
+    const failures = [refsFailure, recorded.failure].filter((failure): failure is string => failure !== null);
     if (failures.length && exitCode === EXIT_CODES.complete) exitCode = EXIT_CODES.loop;
     if (options.failOnDenied && toolCalls.denied > 0 && exitCode === EXIT_CODES.complete) exitCode = EXIT_CODES.denied;
 
