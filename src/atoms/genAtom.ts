@@ -12,6 +12,7 @@ import type { BrainTokens } from '../contract/BrainOutput.js';
 import { askAtom } from './askAtom.js';
 import { computeCash } from './computeCash.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY_POLICY, DEFAULT_STREAM_IDLE_MS } from './constants.js';
+import { preloadAjv } from './loadAjv.js';
 import { mapSupplierError } from './mapSupplierError.js';
 import { checkToolInput, readToolArguments } from './readToolArguments.js';
 import { withRetry } from './withRetry.js';
@@ -230,6 +231,7 @@ export const genAtom = (input: {
         }),
     });
     const tools = request.tools ?? [];
+    if (raw.toolCalls.length) await preloadAjv();
     const toolCalls: BrainToolCall[] = raw.toolCalls.map((call) => ({
       id: call.id,
       name: call.name,

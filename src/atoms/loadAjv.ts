@@ -2,8 +2,6 @@ import { createRequire } from 'node:module';
 
 import type { Ajv } from 'ajv';
 
-const require = createRequire(import.meta.url);
-
 /** .what = the ajv classes for draft-07, 2019-09 and 2020-12 */
 export interface AjvClasses {
   Ajv: typeof Ajv;
@@ -14,13 +12,27 @@ export interface AjvClasses {
 let loaded: AjvClasses | null = null;
 
 /**
- * .what = ajv's classes, required (it is CommonJS) on the first schema a run compiles
- * .why = ajv is about a hundred modules: loading them at start-up cost every run ~50 ms before its first request,
- *        though most runs validate nothing until a tool call arrives
+ * .what = loads ajv ahead of its first (synchronous) use: in the bundled CLI it is one chunk, not ~100 CommonJS files
+ * .why = ajv is needed only once a tool call or a schema arrives; required from node_modules it took ~30 ms, imported
+ *        from the CLI's bundle ~9 ms. Callers that can wait (the atom, before it reads tool calls) call this first
  */
-export const loadAjv = (): AjvClasses =>
-  (loaded ??= {
-    Ajv: require('ajv').Ajv,
-    Ajv2019: require('ajv/dist/2019').Ajv2019,
-    Ajv2020: require('ajv/dist/2020').Ajv2020,
-  });
+export const preloadAjv = async (): Promise<void> => {
+  if (loaded) return;
+  // each is CommonJS: its module.exports (the default import, under node and in esbuild's bundle alike) holds the class
+  const [ajv, ajv2019, ajv2020] = await Promise.all([import('ajv'), import('ajv/dist/2019.js'), import('ajv/dist/2020.js')]);
+  loaded ??= {
+    Ajv: (ajv.default as unknown as AjvClasses).Ajv,
+    Ajv2019: (ajv2019.default as unknown as AjvClasses).Ajv2019,
+    Ajv2020: (ajv2020.default as unknown as AjvClasses).Ajv2020,
+  };
+};
+
+/**
+ * .what = ajv's classes: those preloaded, or else required (it is CommonJS) from node_modules now
+ * .why = the schema compilers are synchronous; a caller that did not preload still gets a working ajv, only slower
+ */
+export const loadAjv = (): AjvClasses => {
+  if (loaded) return loaded;
+  const require = createRequire(import.meta.url);
+  return (loaded = { Ajv: require('ajv').Ajv, Ajv2019: require('ajv/dist/2019').Ajv2019, Ajv2020: require('ajv/dist/2020').Ajv2020 });
+};

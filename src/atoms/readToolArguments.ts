@@ -21,12 +21,14 @@ export class UnreadToolInput {
 
 /**
  * .what = how ajv reads a tool's input schema
- * .why = tool schemas come from our tools, library callers and (later) MCP servers, written for suppliers that ignore
+ * .why = tool schemas come from our tools, library callers and MCP servers, written for suppliers that ignore
  *        keywords they do not know, so unknown keywords are ignored here too (strict off); formats are annotations, not
  *        checked (ajv-formats is not a dependency): a tool checks its own paths, urls and dates; verbose keeps the
- *        offending value, so a message can say what was received
+ *        offending value, so a message can say what was received. A schema is not checked against its draft's
+ *        meta-schema (compiling that validator cost ~20 ms of each run's first tool call): ajv's own keyword checks
+ *        still reject a malformed keyword (`minimum: "one"`, `type: "strng"`, `required: "a"`, an unresolved $ref)
  */
-const AJV_OPTIONS: AjvOptions = { allErrors: true, strict: false, addUsedSchema: false, validateFormats: false, verbose: true, logger: false };
+const AJV_OPTIONS: AjvOptions = { allErrors: true, strict: false, addUsedSchema: false, validateFormats: false, verbose: true, logger: false, validateSchema: false };
 
 /** .what = one ajv instance per draft a tool schema may declare; draft-07 (what suppliers document) when none */
 const ajvFor = (() => {

@@ -2,8 +2,9 @@ import type { PickOne } from 'type-fns';
 import type { z } from 'zod';
 
 import { genBrainAtom } from '../atoms/genBrainAtom.js';
-import type { BrainAtom } from '../contract/BrainAtom.js';
+import { preloadAjv } from '../atoms/loadAjv.js';
 import { compileOutputSchema, instructSchema, validateAnswer } from '../atoms/structuredOutput.js';
+import type { BrainAtom } from '../contract/BrainAtom.js';
 import type { BhrainConfig } from '../archs/bhrain.struct.v1/BhrainConfig.js';
 import type { BhrainContext } from '../archs/bhrain.struct.v1/BhrainContext.js';
 import type { BhrainSessionResult } from '../archs/bhrain.struct.v1/BhrainSessionResult.js';
@@ -151,6 +152,7 @@ export const genBrainRepl = (
     const started = performance.now();
     const log = context.log ?? silentLog;
     // a schema that cannot be used fails before any request
+    if (schemaInput?.jsonSchema !== undefined) await preloadAjv();
     const schema = schemaInput ? compileOutputSchema<TOutput>(schemaInput.output ?? { jsonSchema: schemaInput.jsonSchema! }) : null;
     const prior = resolveOn(on);
     let { episode, series } = prior;
