@@ -1,5 +1,5 @@
 import type { Ajv, ErrorObject, Options as AjvOptions } from 'ajv';
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { BadRequestError } from '../contract/errors.js';
 import { loadAjv } from './loadAjv.js';

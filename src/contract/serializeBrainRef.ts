@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import type { BrainLog } from './BrainContext.js';
 import { genBrainEpisode, hashBrainEpisode, type BrainEpisode } from './BrainEpisode.js';

@@ -1,5 +1,5 @@
 import { expectTypeOf, test } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 
 import type { BrainEpisode } from '../contract/BrainEpisode.js';
 import type { BrainSeries } from '../contract/BrainSeries.js';

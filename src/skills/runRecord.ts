@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-import { z } from 'zod';
+import * as z from 'zod';
 
 import type { BrainTokens } from '../contract/BrainOutput.js';
 import { BadRequestError, BhrainError } from '../contract/errors.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { genBrainAtom } from '../../atoms/genBrainAtom.js';
 import type { BrainAtom } from '../../contract/BrainAtom.js';

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
-import { z } from 'zod';
+import * as z from 'zod';
 
 import type { McpServerConfig } from '../../archs/bhrain.struct.v1/tools/mcp/genMcpToolBox.js';
 import { BadRequestError } from '../../contract/errors.js';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { genRulesGuard, type BhrainPermissionRules } from '../../archs/bhrain.struct.v1/permission/genRulesGuard.js';
 import { BASH_SANDBOX_MODES } from '../../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
