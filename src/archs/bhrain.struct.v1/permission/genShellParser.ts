@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 
-import { Language, Parser, type Tree } from 'web-tree-sitter';
+import type { Parser, Tree } from 'web-tree-sitter';
 
 /** the bash grammar, resolved through the package so it is found from src/, dist/ and an installed package alike */
 const GRAMMAR_PATH = createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm');
@@ -13,6 +13,8 @@ let loading: Promise<Parser> | null = null;
  */
 const loadBashParser = (): Promise<Parser> => {
   loading ??= (async () => {
+    // imported here, not at the top: a run that never judges a bash line never loads tree-sitter (150 KB of glue)
+    const { Language, Parser } = await import('web-tree-sitter');
     await Parser.init();
     const parser = new Parser();
     parser.setLanguage(await Language.load(GRAMMAR_PATH));

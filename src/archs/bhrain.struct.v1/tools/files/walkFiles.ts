@@ -1,8 +1,6 @@
 import * as fs from 'node:fs';
 import { resolve } from 'node:path';
 
-import { fdir } from 'fdir';
-
 import type { GitIgnores } from './loadGitIgnores.js';
 
 /** a walk stops after reading this many directory entries, so no tree, however large, makes glob or grep run for ever */
@@ -52,6 +50,8 @@ export const walkFiles = async (input: {
   signal?: AbortSignal;
 }): Promise<WalkResult> => {
   const startedAt = Date.now();
+  // imported on the first walk, not at start: fdir requires picomatch from node_modules as it loads
+  const { fdir } = await import('fdir');
   const root = resolve(input.root);
   // fdir names every directory with a trailing '/', the root included
   const prefix = root.endsWith('/') ? root : `${root}/`;
