@@ -1,5 +1,3 @@
-import type Anthropic from '@anthropic-ai/sdk';
-
 import type { BrainAtom, BrainThinking } from '../../contract/BrainAtom.js';
 import { BadRequestError } from '../../contract/errors.js';
 import { DEFAULT_ANTHROPIC_BASE_URL } from '../constants.js';
@@ -9,14 +7,15 @@ import { genClientCache } from '../genClientCache.js';
 import { nodeHttpFetch } from '../nodeHttpFetch.js';
 import { withIdleTimeout } from '../withIdleTimeout.js';
 import type { BrainModelEntry } from '../models.js';
+import type { AnthropicMessagesClient } from './AnthropicMessagesClient.js';
 import { readAnthropicStream } from './readAnthropicStream.js';
 import { toAnthropicRequest } from './toAnthropicRequest.js';
 
 // retries are ours (bounded, see withRetry), so the SDK's own are off; we log ourselves. Exactly one credential is
 // passed and the other is null, so the SDK never reads a second one from process.env behind our back
-const getClient = genClientCache<Anthropic>(async ({ auth, baseURL }) => {
-  const { default: AnthropicClient } = await import('@anthropic-ai/sdk');
-  return new AnthropicClient({
+const getClient = genClientCache<AnthropicMessagesClient>(async ({ auth, baseURL }) => {
+  const { AnthropicMessagesClient: Client } = await import('./AnthropicMessagesClient.js');
+  return new Client({
     ...(auth.kind === 'bearer' ? { apiKey: null, authToken: auth.value } : { apiKey: auth.value, authToken: null }),
     baseURL,
     maxRetries: 0,
