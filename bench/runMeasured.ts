@@ -42,10 +42,19 @@ const treeRssBytes = (root: number): number => {
 };
 
 /**
- * .what = runs a command to completion, sampling its process tree's RSS every 20 ms
- * .why = agent CLIs relaunch themselves or spawn shells: the tree, not the first pid, is what a user pays for
+ * .what = runs a command to completion, sampling its process tree's RSS every 20 ms unless told not to (peakRssMb 0)
+ * .why = agent CLIs relaunch themselves or spawn shells: the tree, not the first pid, is what a user pays for. A sample
+ *        reads all of /proc on this process's event loop, which also serves the stand-in: a run timed for its wall
+ *        alone (one turn, the slope's tasks) is not sampled, so the sampling does not delay its model's answers
  */
-export const runMeasured = (input: { command: string; args: string[]; env: Record<string, string | undefined>; cwd: string; timeoutMs: number }): Promise<MeasuredRun> =>
+export const runMeasured = (input: {
+  command: string;
+  args: string[];
+  env: Record<string, string | undefined>;
+  cwd: string;
+  timeoutMs: number;
+  sampleRss?: boolean;
+}): Promise<MeasuredRun> =>
   new Promise((resolve, reject) => {
     const startedAt = Date.now();
     const started = performance.now();
@@ -58,7 +67,8 @@ export const runMeasured = (input: { command: string; args: string[]; env: Recor
     const sample = () => {
       if (child.pid) peak = Math.max(peak, treeRssBytes(child.pid));
     };
-    const sampler = setInterval(sample, 20);
+    const sampling = input.sampleRss !== false;
+    const sampler = setInterval(() => sampling && sample(), 20);
     const timer = setTimeout(() => child.kill('SIGKILL'), input.timeoutMs);
     child.on('error', reject);
     child.on('close', (code) => {
@@ -66,5 +76,5 @@ export const runMeasured = (input: { command: string; args: string[]; env: Recor
       clearTimeout(timer);
       resolve({ wallMs: performance.now() - started, peakRssMb: peak / 1024 / 1024, code, stdout, stderr, startedAt });
     });
-    sample();
+    if (sampling) sample();
   });

@@ -55,13 +55,13 @@ export interface TaskRun {
  *         exits non-zero or the model never saw all the tool results
  * .why = the harness and one-turn sections time the same task the same way
  */
-export const runPeerTask = async (peer: Peer, standin: Standin, iterations: number): Promise<TaskRun> => {
+export const runPeerTask = async (peer: Peer, standin: Standin, iterations: number, options: { sampleRss: boolean } = { sampleRss: true }): Promise<TaskRun> => {
   standin.reset();
   standin.respond = genTaskModel(peer, iterations);
   const home = await mkdtemp(join(tmpdir(), 'bhrain-bench-home-'));
   const cwd = await mkdtemp(join(tmpdir(), 'bhrain-bench-cwd-'));
   try {
-    const run = await runMeasured({ ...peer.task({ prompt: genTaskPrompt(iterations), standinUrl: standin.url, home }), cwd, timeoutMs: 180_000 });
+    const run = await runMeasured({ ...peer.task({ prompt: genTaskPrompt(iterations), standinUrl: standin.url, home }), cwd, timeoutMs: 180_000, sampleRss: options.sampleRss });
     const shellRequests = standin.requests.filter((request) => toolResultsIn(request) > 0 || JSON.stringify(request.body.tools ?? []).includes(peer.shellCall('x').name));
     const answered = shellRequests.some((request) => toolResultsIn(request) >= iterations);
     if (run.code !== 0 || !answered)

@@ -43,7 +43,7 @@ const runOneTurn = async (peer: Peer, standin: Standin): Promise<number> => {
   const home = await mkdtemp(join(tmpdir(), 'bhrain-bench-home-'));
   const cwd = await mkdtemp(join(tmpdir(), 'bhrain-bench-cwd-'));
   try {
-    const run = await runMeasured({ ...peer.task({ prompt: 'hi', standinUrl: standin.url, home }), cwd, timeoutMs: 60_000 });
+    const run = await runMeasured({ ...peer.task({ prompt: 'hi', standinUrl: standin.url, home }), cwd, timeoutMs: 60_000, sampleRss: false });
     if (run.code !== 0 || run.stdout.trim() !== 'ok')
       throw new Error(`${peer.name} one-turn exited ${run.code} after ${Math.round(run.wallMs)} ms, stdout ${JSON.stringify(run.stdout.slice(-200))}: ${run.stderr.trim().slice(-300)}`);
     return run.wallMs;
@@ -85,8 +85,8 @@ export const benchOneTurn = async (options: BenchOptions): Promise<BenchSection>
     for (let round = 0; missing.length === 0 && round < rounds; round++) {
       // each measure alternates bhrain, Claude Code before the next, so a burst of load lands on both
       for (const peer of peers) runs[peer.name].oneTurnMs.push(await runOneTurn(peer, standin));
-      for (const peer of peers) runs[peer.name].shortMs.push((await runPeerTask(peer, standin, SHORT_STEPS)).run.wallMs);
-      for (const peer of peers) runs[peer.name].longMs.push((await runPeerTask(peer, standin, LONG_STEPS)).run.wallMs);
+      for (const peer of peers) runs[peer.name].shortMs.push((await runPeerTask(peer, standin, SHORT_STEPS, { sampleRss: false })).run.wallMs);
+      for (const peer of peers) runs[peer.name].longMs.push((await runPeerTask(peer, standin, LONG_STEPS, { sampleRss: false })).run.wallMs);
       for (const peer of peers) {
         const { run } = await runPeerTask(peer, standin, TASK_ITERATIONS);
         runs[peer.name].taskMs.push(run.wallMs);
@@ -122,7 +122,7 @@ export const benchOneTurn = async (options: BenchOptions): Promise<BenchSection>
     ...pairRows(`peak RSS of the process tree, ${TASK_ITERATIONS}-step bash task`, 'MB', runs, 'taskRssMb', { text: `≤ ${TARGET_RSS_RATIO}x Claude Code`, maxRatio: TARGET_RSS_RATIO }),
   ];
   notes.push(
-    `${rounds} round(s); in each, every measure runs bhrain then Claude Code before the next measure (bhrain, claude, bhrain, claude, …); median and min–max over the rounds, ratios are of medians; bhrain is \`bhrain act --atom claude/haiku --input <prompt> --quiet\`, Claude Code is \`claude -p <prompt> --model claude-haiku-4-5 --allowedTools Bash --output-format text\` (bench/peers.ts), both against one stand-in with zero model latency; the slope is per round, (w${LONG_STEPS} − w${SHORT_STEPS}) / ${LONG_STEPS - SHORT_STEPS}, and includes the bash spawn (bhrain's default sandbox, workspace-write); peak RSS sums the process tree, sampled every 20 ms`,
+    `${rounds} round(s); in each, every measure runs bhrain then Claude Code before the next measure (bhrain, claude, bhrain, claude, …); median and min–max over the rounds, ratios are of medians; bhrain is \`bhrain act --atom claude/haiku --input <prompt> --quiet\`, Claude Code is \`claude -p <prompt> --model claude-haiku-4-5 --allowedTools Bash --output-format text\` (bench/peers.ts), both against one stand-in with zero model latency; the slope is per round, (w${LONG_STEPS} − w${SHORT_STEPS}) / ${LONG_STEPS - SHORT_STEPS}, and includes the bash spawn (bhrain's default sandbox, workspace-write); peak RSS sums the process tree, sampled every 20 ms in the ${TASK_ITERATIONS}-step runs only (a sample reads all of /proc on the event loop that serves the stand-in, so the one-turn and slope runs, timed for their wall alone, are not sampled); bhrain's compile cache (node 22+) is cold in every run, since each run gets a fresh HOME`,
   );
   return { title: 'One-turn answer, per-iteration slope and peak RSS, alternating (bhrain vs Claude Code)', rows, notes };
 };
