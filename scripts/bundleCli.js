@@ -1,6 +1,6 @@
-// bundles the CLI entry (dist/skills/main.js, as tsc built it) into dist/cli/: one file to start, and one chunk per lazy
-// import (the loop, each supplier's SDK, MCP), so a run loads what it uses in a few files instead of ~600 modules.
-// The library keeps its unbundled ESM in dist/
+// bundles the CLI entries (dist/skills/{main,act,ask}.js, as tsc built them) into dist/cli/: one file each to start,
+// and one chunk per lazy import (the loop, each supplier's SDK, MCP), so a run loads what it uses in a few files instead
+// of ~600 modules. The library keeps its unbundled ESM in dist/
 import { readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +29,8 @@ const keepModuleUrls = {
 
 await rm(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: { main: join(dist, 'skills', 'main.js') },
+  // bhrain, and the act and ask entries rhachet runs (src/roles/brain/skills/*.sh)
+  entryPoints: { main: join(dist, 'skills', 'main.js'), act: join(dist, 'skills', 'act.js'), ask: join(dist, 'skills', 'ask.js') },
   outdir,
   bundle: true,
   splitting: true,

@@ -1,4 +1,5 @@
-// the rhachet skill entry `act`: src/roles/brain/skills/act.sh execs this with rhachet's argument list
+// the rhachet skill entry `act`: src/roles/brain/skills/act.sh execs its bundle (dist/cli/act.js) with rhachet's arguments
+import './enableCompileCache.js';
 import { genSkillCommand } from './genSkillCommand.js';
 import { parseSkillArgv, runSkillLazily } from './runSkillEntry.js';
 

@@ -1,4 +1,5 @@
-// the rhachet skill entry `ask`: src/roles/brain/skills/ask.sh execs this with rhachet's argument list
+// the rhachet skill entry `ask`: src/roles/brain/skills/ask.sh execs its bundle (dist/cli/ask.js) with rhachet's arguments
+import './enableCompileCache.js';
 import { genSkillCommand } from './genSkillCommand.js';
 import { parseSkillArgv, runSkillLazily } from './runSkillEntry.js';
 

@@ -1,5 +1,6 @@
 // `bhrain act ...` and `bhrain ask ...`: the same skills as the rhachet entries, without rhachet; plus the commands
 // that read what runs left behind (runs, show, export), and config: the resolved settings
+import './enableCompileCache.js';
 import { Command } from 'commander';
 
 import { genConfigCommand } from './genConfigCommand.js';
