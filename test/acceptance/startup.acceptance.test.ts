@@ -1,0 +1,87 @@
+// issue 18: what a run loads. Timing belongs to the bench (npm run bench); this proves the structure that makes start-up
+// lean, which a refactor could silently undo: the CLI runs from its bundle, and a run loads only what it uses
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { startStandin, type Standin } from '../standin/standin.js';
+import { genCliEnv, PACKAGE_ROOT } from './runCli.js';
+
+const RECORDER = join(import.meta.dirname, 'fixtures', 'recordModuleLoads.mjs');
+
+let standin: Standin;
+beforeAll(async () => {
+  standin = await startStandin();
+});
+afterAll(async () => standin.close());
+
+/** .what = runs `node --import recorder <entry> <args>` in a temp dir; the modules it loaded, relative to the package */
+const runRecorded = async (entry: string, args: string[], files: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string; loaded: string[] }> => {
+  const cwd = await mkdtemp(join(tmpdir(), 'bhrain-startup-'));
+  for (const [name, text] of Object.entries(files)) await writeFile(join(cwd, name), text);
+  const home = await mkdtemp(join(tmpdir(), 'bhrain-startup-home-'));
+  const loads = join(home, 'loads.txt');
+  const env = { ...genCliEnv({ standin, home }), BHRAIN_TEST_LOADS: loads, NODE_DISABLE_COMPILE_CACHE: '1' };
+  const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', RECORDER, join(PACKAGE_ROOT, entry), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  const loaded = (await readFile(loads, 'utf8'))
+    .split('\n')
+    .filter((line) => line && !line.startsWith('node:') && !line.includes('/test/acceptance/fixtures/'))
+    .map((line) => line.replace(/^file:\/\//, '').replace(`${PACKAGE_ROOT}/`, ''));
+  return { ...run, loaded: [...new Set(loaded)] };
+};
+
+const bashCall = (command: string) => ({ toolCalls: [{ name: 'bash', input: { command } }] });
+
+describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothing more', () => {
+  it('a one-turn claude answer loads only dist/cli/ files: no node_modules file, no tree-sitter, ajv, openai SDK or MCP', async () => {
+    standin.reset();
+    standin.respond = () => ({ text: 'ok' });
+    const run = await runRecorded('bin/bhrain', ['act', '--atom', 'claude/haiku', '--input', 'hi', '--quiet']);
+    expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: 0, stdout: 'ok\n', stderr: '' });
+    expect(run.loaded.filter((path) => !path.startsWith('dist/cli/') && path !== 'bin/bhrain')).toEqual([]);
+    expect(run.loaded.filter((path) => /\/(openai|ajv|2019|2020|genMcpToolBox|client)-[A-Z0-9]+\.js$/.test(path))).toEqual([]);
+    expect(run.loaded.some((path) => /\/AnthropicMessagesClient-[A-Z0-9]+\.js$/.test(path))).toBe(true);
+  });
+
+  it('a one-turn qwen answer does not load the Anthropic SDK', async () => {
+    standin.reset();
+    standin.respond = () => ({ text: 'ok' });
+    const run = await runRecorded('bin/bhrain', ['act', '--atom', 'qwen/qwen3-coder-plus', '--input', 'hi', '--quiet']);
+    expect(run.code).toBe(0);
+    expect(run.loaded.filter((path) => /\/AnthropicMessagesClient-[A-Z0-9]+\.js$/.test(path))).toEqual([]);
+    expect(run.loaded.some((path) => /\/openai-[A-Z0-9]+\.js$/.test(path))).toBe(true);
+  });
+
+  it('a bash step judged by rules loads ajv from the bundle and the bash grammar (tree-sitter), once the model calls the tool', async () => {
+    standin.reset();
+    let step = 0;
+    standin.respond = () => (step++ === 0 ? bashCall('echo one') : { text: 'done' });
+    const rules = JSON.stringify({ allow: ['bash(echo *)'] });
+    const run = await runRecorded('bin/bhrain', ['act', '--atom', 'claude/haiku', '--input', 'run echo one', '--quiet', '--permission', 'rules.json'], { 'rules.json': rules });
+    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 0, stdout: 'done\n' });
+    expect(run.loaded.some((path) => /\/ajv-[A-Z0-9]+\.js$/.test(path))).toBe(true);
+    expect(run.loaded.filter((path) => path.startsWith('node_modules/')).map((path) => path.split('/').slice(1, 2)[0])).toEqual(['web-tree-sitter']);
+  });
+
+  it("rhachet's act entry runs from the bundle too (dist/cli/act.js), and --help loads neither zod nor the loop", async () => {
+    standin.reset();
+    standin.respond = () => ({ text: 'ok' });
+    const act = await runRecorded('dist/cli/act.js', ['--atom', 'claude/haiku', '--input', 'hi', '--quiet']);
+    expect(act.code).toBe(0);
+    expect(act.loaded.filter((path) => !path.startsWith('dist/cli/'))).toEqual([]);
+    const help = await runRecorded('bin/bhrain', ['--help']);
+    expect(help.code).toBe(0);
+    expect(help.loaded.filter((path) => /\/runSkill-[A-Z0-9]+\.js$/.test(path))).toEqual([]);
+    expect(help.loaded.length).toBeLessThan(10);
+  });
+});
