@@ -1,5 +1,4 @@
 import { spawn as spawnChild } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
 import { constants } from 'node:os';
 
 import pty from '@lydell/node-pty';
@@ -100,30 +99,6 @@ export const spawnPty = (input: { command: string; args: string[]; cwd: string; 
     kill: genKill(term.pid, exited, () => done),
     tail: () => screen,
   };
-};
-
-/**
- * .what = SIGKILLs every process whose environment carries `BHRAIN_CLI_RUN=<tag>`; resolves to how many it signalled
- * .why = the claude CLI starts each Bash tool in its own session, so a CLI killed with -9 leaves them running, reparented
- *        to init, outside any group bhrain knows; the inherited tag is what still ties them to the handle (Linux: /proc)
- */
-export const killTagged = async (tag: string): Promise<number> => {
-  const marker = Buffer.from(`${CLI_TAG_ENV}=${tag}\0`);
-  const pids = await readdir('/proc').catch(() => [] as string[]);
-  const found = await Promise.all(
-    pids
-      .filter((name) => /^\d+$/.test(name) && Number(name) > 1 && Number(name) !== process.pid)
-      .map(async (name) => ((await readFile(`/proc/${name}/environ`).catch(() => null))?.includes(marker) ? Number(name) : null)),
-  );
-  const tagged = found.filter((pid): pid is number => pid !== null);
-  for (const pid of tagged) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return tagged.length;
 };
 
 /** .what = the name of a signal number, e.g. 15 → SIGTERM */

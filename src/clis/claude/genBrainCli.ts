@@ -9,7 +9,8 @@ import { genBrainExchange } from '../../contract/BrainExchange.js';
 import type { BrainOutput } from '../../contract/BrainOutput.js';
 import { genBrainSeries, type BrainSeries } from '../../contract/BrainSeries.js';
 import { AbortedError, BadRequestError, BhrainError } from '../../contract/errors.js';
-import { CLI_TAG_ENV, killTagged, spawnPiped, spawnPty, type CliExit, type CliProcess } from './CliProcess.js';
+import { killTagged } from '../../security/killTagged.js';
+import { CLI_TAG_ENV, spawnPiped, spawnPty, type CliExit, type CliProcess } from './CliProcess.js';
 import { readResultMetrics, type ClaudeResultEvent } from './readResultEvent.js';
 import { resolveClaudeBinary } from './resolveClaudeBinary.js';
 
@@ -164,7 +165,8 @@ export const genBrainCli = (
   const kill = async (): Promise<void> => {
     const current = proc;
     if (current) await current.kill();
-    if (everBooted) await killTagged(tag);
+    // the CLI starts each Bash tool in a session of its own, reparented to init when the CLI dies: the tag finds them
+    if (everBooted) await killTagged({ name: CLI_TAG_ENV, value: tag });
   };
 
   /** spawns the CLI and resolves once it is ready: it answered `initialize` (dispatch), or its TUI prompt takes input (interact) */

@@ -219,6 +219,35 @@ describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', (
     });
   });
 
+  describe('given the sandbox off and a command whose processes try to outlive it (issue 18: no pid namespace, so the group and a tag scan)', () => {
+    const off = genBashToolBox({ sandbox: { mode: 'off' } });
+
+    it('then those that leave the group (setsid, set -m, a new session) are found by the call’s tag and killed, promptly', async () => {
+      const seconds = uniqueSeconds();
+      const command = [
+        `setsid sleep ${seconds} > /dev/null 2>&1 &`,
+        `setsid -f sleep ${seconds}`,
+        `(setsid sleep ${seconds} &)`,
+        // job control: a group of its own, holding stdout open, which would make the call wait out the grace
+        `set -m; sleep ${seconds} &`,
+        `nohup sleep ${seconds} > /dev/null 2>&1 &`,
+        'sleep 0.2; echo launched',
+      ].join('\n');
+      const result = await runBash(off, command);
+      expect(result.output).toBe('exit code: 0\n--- stdout ---\nlaunched');
+      expect(result.elapsedMs).toBeLessThan(1_500);
+      expect(await livingWith(`sleep ${seconds}`)).toEqual([]);
+    });
+
+    it('then one that clears its environment and leaves the group outlives the call (the readme’s known limit)', async () => {
+      const seconds = uniqueSeconds();
+      await runBash(off, `env -i setsid sleep ${seconds} > /dev/null 2>&1 &\nsleep 0.2`);
+      const left = await livingWith(`sleep ${seconds}`);
+      for (const found of left) process.kill(Number(found.split(' ')[0]), 'SIGKILL');
+      expect(left.length).toBe(1);
+    });
+  });
+
   describe('given no bwrap on PATH', () => {
     let pathDir: string;
     beforeAll(async () => {

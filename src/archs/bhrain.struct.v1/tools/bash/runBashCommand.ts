@@ -1,11 +1,16 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { constants } from 'node:os';
 
+import { killTagged } from '../../../../security/killTagged.js';
 import { liveGroupsAtExit, signalGroup } from '../../../../security/signalGroup.js';
 import type { BashRun } from './BashRun.js';
 import { BoundedCapture } from './BoundedCapture.js';
 import type { CaptureBudget } from './CaptureBudget.js';
 import { BWRAP_STATUS_FD } from './genBwrapArgs.js';
+
+/** unsandboxed, every process a command starts inherits this variable, set to the call's own random value */
+export const BASH_TAG_ENV = 'BHRAIN_BASH_CALL';
 
 // signal names by number, to read bwrap's 128+n (it reports a command killed by signal n as that exit code);
 // reversed so the first name wins where two share a number (SIGABRT before SIGIOT)
@@ -13,7 +18,8 @@ const SIGNAL_NAMES = new Map(Object.entries(constants.signals).reverse().map(([n
 
 /**
  * .what = runs `bash -c <command>` with a timeout, bounded capture, and no survivors: inside a bwrap sandbox when
- *         one is given (its own pid namespace: everything dies with bash), else in its own process group
+ *         one is given (its own pid namespace: everything dies with bash), else in its own process group, followed by
+ *         a bounded /proc scan for the processes that left the group but carry the call's tag (killTagged)
  * .why = a model's command may hang, ignore SIGTERM, print gigabytes, or leave background children; none may hurt the loop
  */
 export const runBashCommand = (
@@ -44,6 +50,10 @@ export const runBashCommand = (
     let sandboxPid: number | undefined;
 
     const env = Object.fromEntries(Object.entries(context.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    // no pid namespace without the sandbox: the tag is what finds a process that left the group (setsid, set -m)
+    const tag = input.sandbox ? null : { name: BASH_TAG_ENV, value: randomBytes(8).toString('hex') };
+    if (tag) env[tag.name] = tag.value;
+    const sweep = (): Promise<unknown> => (tag ? killTagged(tag) : Promise.resolve());
     // argv, never a concatenated string; stdin is /dev/null so a read gets EOF instead of hanging
     const child = input.sandbox
       ? spawn(input.sandbox.bwrapPath, input.sandbox.bwrapArgs, { cwd: context.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] })
@@ -87,7 +97,8 @@ export const runBashCommand = (
       };
       stdout.release();
       stderr.release();
-      resolve(run);
+      // the call ends once nothing it started is left
+      void sweep().then(() => resolve(run));
     };
 
     // bwrap reports a command killed by signal n as exit 128+n, as bash does for its own children
@@ -127,7 +138,9 @@ export const runBashCommand = (
     child.on('exit', (code, signal) => {
       exit = { code, signal };
       if (pid !== undefined) signalGroup(pid, 'SIGKILL');
-      // the pipes close once the group is dead; unsandboxed, a process that left the group (setsid) may hold them: bound the wait
+      // the pipes close once the group is dead; unsandboxed, a process that left the group (setsid) may hold them: the
+      // tag finds it now, and the wait is bounded for one that cleared its environment
+      void sweep();
       timers.push(setTimeout(finish, input.killGraceMs));
     });
     child.on('close', finish);
