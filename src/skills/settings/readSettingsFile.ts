@@ -33,69 +33,73 @@ export const checkAtomSlug = async (slug: string): Promise<string | null> => {
 
 const RULE_KINDS = ['allow', 'prompt', 'deny'] as const;
 
-/** inline permission rules: each rule is parsed as the rules file's are, so a bad one is reported at load */
-const RULES_SCHEMA = z
-  .strictObject({ allow: z.array(z.string()).optional(), prompt: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
-  .superRefine((rules, ctx) => {
-    for (const kind of RULE_KINDS)
-      (rules[kind] ?? []).forEach((rule, index) => {
-        try {
-          genRulesGuard({ [kind]: [rule] });
-        } catch (error) {
-          ctx.addIssue({ code: 'custom', message: (error as Error).message, path: [kind, index], params: { explained: true } });
-        }
-      });
-  });
-
-/** a guard name when a string, inline rules when an object: each checked on its own, so the error fits the form given */
-const PERMISSION_SCHEMA = z.unknown().transform((value, ctx): string | BhrainPermissionRules => {
-  const parsed = (typeof value === 'string' ? z.enum(BUILTIN_GUARD_NAMES) : RULES_SCHEMA).safeParse(value);
-  if (parsed.success) return parsed.data;
-  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue });
-  return z.NEVER;
-});
-
-const URL_SCHEMA = z.string().refine(isHttpUrl);
-
-/** MCP servers in Claude Code's `.mcp.json` shape, each issue worded by checkMcpServers */
-const MCP_SERVERS_SCHEMA = z.unknown().transform((value, ctx) => {
-  const { servers, issues } = checkMcpServers(value);
-  for (const issue of issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path, params: { explained: true } });
-  return servers;
-});
-
 /** .what = the settings-file keys that are not run settings: MCP servers, and the user's approval of the project's */
 export const MCP_SETTINGS_KEYS = ['mcpServers', 'enableAllProjectMcpServers', 'enabledMcpjsonServers'] as const;
 
 /**
- * .what = the shape of a settings file: every key optional, no other key allowed
- * .why = a typo (`atomm`) or a bad value is an error, never silently ignored
+ * .what = the shape of a settings file: every key optional, no other key allowed; built on first use
+ * .why = a typo (`atomm`) or a bad value is an error, never silently ignored. Building it costs ~10 ms of zod at start,
+ *        so a run without a settings file never pays it
  */
-export const SETTINGS_FILE_SCHEMA = z.strictObject({
-  atom: z.string().min(1).optional(),
-  model: z.string().regex(/^\S+$/).optional(),
-  baseUrl: z.strictObject({ claude: URL_SCHEMA.optional(), qwen: URL_SCHEMA.optional() }).optional(),
-  permission: PERMISSION_SCHEMA.optional(),
-  sandbox: z.enum(BASH_SANDBOX_MODES).optional(),
-  allowNetwork: z.boolean().optional(),
-  maxIterations: z.int().min(1).optional(),
-  memory: z.enum(MEMORY_STRATEGIES).optional(),
-  timeoutMs: z.int().min(1).optional(),
-  maxBudgetUsd: z.number().positive().optional(),
-  maxTokens: z.int().min(1).optional(),
-  maxWallTime: z
-    .union([z.int().min(1), z.string().refine((value) => parseDurationMs(value) !== null)])
-    .transform((value) => (typeof value === 'number' ? value : parseDurationMs(value)!))
-    .optional(),
-  projectInstructions: z.boolean().optional(),
-  appendSystemPrompt: z.string().optional(),
-  mcpServers: MCP_SERVERS_SCHEMA.optional(),
-  enableAllProjectMcpServers: z.boolean().optional(),
-  enabledMcpjsonServers: z.array(z.string()).optional(),
-});
+const genSettingsFileSchema = () => {
+  /** inline permission rules: each rule is parsed as the rules file's are, so a bad one is reported at load */
+  const rulesSchema = z
+    .strictObject({ allow: z.array(z.string()).optional(), prompt: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
+    .superRefine((rules, ctx) => {
+      for (const kind of RULE_KINDS)
+        (rules[kind] ?? []).forEach((rule, index) => {
+          try {
+            genRulesGuard({ [kind]: [rule] });
+          } catch (error) {
+            ctx.addIssue({ code: 'custom', message: (error as Error).message, path: [kind, index], params: { explained: true } });
+          }
+        });
+    });
+
+  /** a guard name when a string, inline rules when an object: each checked on its own, so the error fits the form given */
+  const permissionSchema = z.unknown().transform((value, ctx): string | BhrainPermissionRules => {
+    const parsed = (typeof value === 'string' ? z.enum(BUILTIN_GUARD_NAMES) : rulesSchema).safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue });
+    return z.NEVER;
+  });
+
+  const urlSchema = z.string().refine(isHttpUrl);
+
+  /** MCP servers in Claude Code's `.mcp.json` shape, each issue worded by checkMcpServers */
+  const mcpServersSchema = z.unknown().transform((value, ctx) => {
+    const { servers, issues } = checkMcpServers(value);
+    for (const issue of issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path, params: { explained: true } });
+    return servers;
+  });
+
+  return z.strictObject({
+    atom: z.string().min(1).optional(),
+    model: z.string().regex(/^\S+$/).optional(),
+    baseUrl: z.strictObject({ claude: urlSchema.optional(), qwen: urlSchema.optional() }).optional(),
+    permission: permissionSchema.optional(),
+    sandbox: z.enum(BASH_SANDBOX_MODES).optional(),
+    allowNetwork: z.boolean().optional(),
+    maxIterations: z.int().min(1).optional(),
+    memory: z.enum(MEMORY_STRATEGIES).optional(),
+    timeoutMs: z.int().min(1).optional(),
+    maxBudgetUsd: z.number().positive().optional(),
+    maxTokens: z.int().min(1).optional(),
+    maxWallTime: z
+      .union([z.int().min(1), z.string().refine((value) => parseDurationMs(value) !== null)])
+      .transform((value) => (typeof value === 'number' ? value : parseDurationMs(value)!))
+      .optional(),
+    projectInstructions: z.boolean().optional(),
+    appendSystemPrompt: z.string().optional(),
+    mcpServers: mcpServersSchema.optional(),
+    enableAllProjectMcpServers: z.boolean().optional(),
+    enabledMcpjsonServers: z.array(z.string()).optional(),
+  });
+};
+let settingsFileSchema: ReturnType<typeof genSettingsFileSchema> | null = null;
 
 /** .what = a settings file's content once validated (maxWallTime in milliseconds) */
-export type SettingsFile = z.output<typeof SETTINGS_FILE_SCHEMA>;
+export type SettingsFile = z.output<ReturnType<typeof genSettingsFileSchema>>;
 
 /** .what = the keys an object at a path of the settings file may have, for an "unknown key" message */
 const validKeysAt = (path: readonly PropertyKey[]): readonly string[] => {
@@ -186,7 +190,7 @@ export const readSettingsFile = async (input: { path: string; layer: SettingsLay
   }
   if (!json || typeof json !== 'object' || Array.isArray(json))
     throw new BadRequestError(`${input.path} must hold a JSON object of settings, e.g. {"atom": "qwen"}; valid keys are ${Object.keys(SETTING_KEYS).join(', ')}`);
-  const parsed = SETTINGS_FILE_SCHEMA.safeParse(json);
+  const parsed = (settingsFileSchema ??= genSettingsFileSchema()).safeParse(json);
   if (!parsed.success) throw new BadRequestError(parsed.error.issues.flatMap((issue) => formatIssue(issue, { path: input.path, json })).join('; '));
   const settings = parsed.data;
   if (input.layer === 'project' && settings.baseUrl)
