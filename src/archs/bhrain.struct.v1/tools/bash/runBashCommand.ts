@@ -53,7 +53,9 @@ export const runBashCommand = (
     // no pid namespace without the sandbox: the tag is what finds a process that left the group (setsid, set -m)
     const tag = input.sandbox ? null : { name: BASH_TAG_ENV, value: randomBytes(8).toString('hex') };
     if (tag) env[tag.name] = tag.value;
-    const sweep = (): Promise<unknown> => (tag ? killTagged(tag) : Promise.resolve());
+    // one scan per call: started when bash exits (freeing pipes an escaped process holds), awaited before the result
+    let swept: Promise<unknown> | null = null;
+    const sweep = (): Promise<unknown> => (swept ??= tag ? killTagged(tag) : Promise.resolve());
     // argv, never a concatenated string; stdin is /dev/null so a read gets EOF instead of hanging
     const child = input.sandbox
       ? spawn(input.sandbox.bwrapPath, input.sandbox.bwrapArgs, { cwd: context.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] })
