@@ -10,7 +10,7 @@ import type { CaptureBudget } from './CaptureBudget.js';
 import { BWRAP_STATUS_FD } from './genBwrapArgs.js';
 
 /** unsandboxed, every process a command starts inherits this variable, set to the call's own random value */
-export const BASH_TAG_ENV = 'BHRAIN_BASH_CALL';
+const BASH_TAG_ENV = 'BHRAIN_BASH_CALL';
 
 // signal names by number, to read bwrap's 128+n (it reports a command killed by signal n as that exit code);
 // reversed so the first name wins where two share a number (SIGABRT before SIGIOT)
