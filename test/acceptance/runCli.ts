@@ -60,6 +60,8 @@ export const genCliEnv = (input: { standin: { url: string; openaiUrl: string }; 
   HOME: process.env.HOME,
   BHRAIN_HOME: input.home,
   BHRAIN_CONFIG_DIR: join(input.home, 'config'),
+  // node 22+: the CLI's compile cache (bhrain's own cache, like its refs) stays in the run's home, not the user's ~/.cache
+  XDG_CACHE_HOME: join(input.home, 'cache'),
   ANTHROPIC_API_KEY: 'test-key',
   ANTHROPIC_BASE_URL: input.standin.url,
   QWEN_API_KEY: 'test-key',
