@@ -1,13 +1,12 @@
 // issue 18: what a run loads. Timing belongs to the bench (npm run bench); this proves the structure that makes start-up
 // lean, which a refactor could silently undo: the CLI runs from its bundle, and a run loads only what it uses
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startStandin, type Standin } from '../standin/standin.js';
-import { genCliEnv, PACKAGE_ROOT } from './runCli.js';
+import { genCliEnv, PACKAGE_ROOT, runProcess, type CliRun } from './runCli.js';
 
 const RECORDER = join(import.meta.dirname, 'fixtures', 'recordModuleLoads.mjs');
 
@@ -18,21 +17,13 @@ beforeAll(async () => {
 afterAll(async () => standin.close());
 
 /** .what = runs `node --import recorder <entry> <args>` in a temp dir; the modules it loaded, relative to the package */
-const runRecorded = async (entry: string, args: string[], files: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string; loaded: string[] }> => {
+const runRecorded = async (entry: string, args: string[], files: Record<string, string> = {}): Promise<CliRun & { loaded: string[] }> => {
   const cwd = await mkdtemp(join(tmpdir(), 'bhrain-startup-'));
   for (const [name, text] of Object.entries(files)) await writeFile(join(cwd, name), text);
   const home = await mkdtemp(join(tmpdir(), 'bhrain-startup-home-'));
   const loads = join(home, 'loads.txt');
   const env = { ...genCliEnv({ standin, home }), BHRAIN_TEST_LOADS: loads, NODE_DISABLE_COMPILE_CACHE: '1' };
-  const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', RECORDER, join(PACKAGE_ROOT, entry), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const run = await runProcess({ command: process.execPath, args: ['--import', RECORDER, join(PACKAGE_ROOT, entry), ...args], cwd, env });
   const loaded = (await readFile(loads, 'utf8'))
     .split('\n')
     .filter((line) => line && !line.startsWith('node:') && !line.includes('/test/acceptance/fixtures/'))
