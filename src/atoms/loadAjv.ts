@@ -11,6 +11,13 @@ export interface AjvClasses {
 
 let loaded: AjvClasses | null = null;
 
+/** .what = the classes from each draft's CommonJS module.exports, however it was loaded */
+const fromModules = (ajv: unknown, ajv2019: unknown, ajv2020: unknown): AjvClasses => ({
+  Ajv: (ajv as AjvClasses).Ajv,
+  Ajv2019: (ajv2019 as AjvClasses).Ajv2019,
+  Ajv2020: (ajv2020 as AjvClasses).Ajv2020,
+});
+
 /**
  * .what = loads ajv ahead of its first (synchronous) use: in the bundled CLI it is one chunk, not ~100 CommonJS files
  * .why = ajv is needed only once a tool call or a schema arrives; required from node_modules it took ~30 ms, imported
@@ -20,11 +27,7 @@ export const preloadAjv = async (): Promise<void> => {
   if (loaded) return;
   // each is CommonJS: its module.exports (the default import, under node and in esbuild's bundle alike) holds the class
   const [ajv, ajv2019, ajv2020] = await Promise.all([import('ajv'), import('ajv/dist/2019.js'), import('ajv/dist/2020.js')]);
-  loaded ??= {
-    Ajv: (ajv.default as unknown as AjvClasses).Ajv,
-    Ajv2019: (ajv2019.default as unknown as AjvClasses).Ajv2019,
-    Ajv2020: (ajv2020.default as unknown as AjvClasses).Ajv2020,
-  };
+  loaded ??= fromModules(ajv.default, ajv2019.default, ajv2020.default);
 };
 
 /**
@@ -34,5 +37,5 @@ export const preloadAjv = async (): Promise<void> => {
 export const loadAjv = (): AjvClasses => {
   if (loaded) return loaded;
   const require = createRequire(import.meta.url);
-  return (loaded = { Ajv: require('ajv').Ajv, Ajv2019: require('ajv/dist/2019').Ajv2019, Ajv2020: require('ajv/dist/2020').Ajv2020 });
+  return (loaded = fromModules(require('ajv'), require('ajv/dist/2019'), require('ajv/dist/2020')));
 };
