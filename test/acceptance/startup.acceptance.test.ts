@@ -1,6 +1,7 @@
 // issue 18: what a run loads. Timing belongs to the bench (npm run bench); this proves the structure that makes start-up
 // lean, which a refactor could silently undo: the CLI runs from its bundle, and a run loads only what it uses
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,5 +75,23 @@ describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothi
     expect(help.code).toBe(0);
     expect(help.loaded.filter((path) => /\/runSkill-[A-Z0-9]+\.js$/.test(path))).toEqual([]);
     expect(help.loaded.length).toBeLessThan(10);
+  });
+});
+
+describe('issue 18 compile cache (readme, Environment): node 22+ keeps compiled code in $XDG_CACHE_HOME/bhrain/compile-cache', () => {
+  const supported = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+
+  it.skipIf(!supported)('a run fills the cache dir, and NODE_DISABLE_COMPILE_CACHE=1 leaves it empty (node 20 has no compile cache: skipped there)', async () => {
+    const cacheOf = async (extra: Record<string, string>) => {
+      standin.reset();
+      standin.respond = () => ({ text: 'ok' });
+      const home = await mkdtemp(join(tmpdir(), 'bhrain-cache-home-'));
+      const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cache-'));
+      const run = await runProcess({ command: process.execPath, args: [join(PACKAGE_ROOT, 'bin', 'bhrain'), 'act', '--atom', 'claude/haiku', '--input', 'hi', '--quiet'], cwd, env: { ...genCliEnv({ standin, home }), ...extra } });
+      expect(run.code).toBe(0);
+      return readdir(join(home, 'cache', 'bhrain', 'compile-cache')).catch(() => [] as string[]);
+    };
+    expect((await cacheOf({})).length).toBeGreaterThan(0);
+    expect(await cacheOf({ NODE_DISABLE_COMPILE_CACHE: '1' })).toEqual([]);
   });
 });
