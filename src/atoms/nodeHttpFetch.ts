@@ -1,6 +1,12 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import type * as NodeHttp from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
+
+// required, not imported: node 24's node:http has lazy exports (WebSocket, MessageEvent) that load undici, ~45 ms, and
+// an ESM import reads every export of a builtin, which runs them; a require reads none
+const { Agent: HttpAgent, request: httpRequest } = createRequire(import.meta.url)('node:http') as typeof NodeHttp;
 
 // one keep-alive pool per protocol: a loop's calls reuse their connection; idle sockets are unref'd by node's Agent,
 // so a pooled connection never keeps the process alive

@@ -45,6 +45,16 @@ describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothi
     expect(run.loaded.some((path) => /\/AnthropicMessagesClient-[A-Z0-9]+\.js$/.test(path))).toBe(true);
   });
 
+  it("a one-turn answer, on either atom, never loads node's undici (~40 ms): the bundle's Headers and Response stand in", async () => {
+    for (const atom of ['claude/haiku', 'qwen/qwen3-coder-plus']) {
+      standin.reset();
+      standin.respond = () => ({ text: 'ok' });
+      const run = await runRecorded('bin/bhrain', ['act', '--atom', atom, '--input', 'hi', '--quiet']);
+      expect({ atom, code: run.code, stdout: run.stdout }).toEqual({ atom, code: 0, stdout: 'ok\n' });
+      expect({ atom, undici: run.loaded.includes('builtin:undici') }).toEqual({ atom, undici: false });
+    }
+  });
+
   it('a one-turn qwen answer does not load the Anthropic SDK', async () => {
     standin.reset();
     standin.respond = () => ({ text: 'ok' });
