@@ -7,15 +7,8 @@ export type { BrainEpisode } from './contract/BrainEpisode.js';
 export { genBrainEpisode, hashBrainEpisode, appendBrainExchange } from './contract/BrainEpisode.js';
 export type { BrainSeries } from './contract/BrainSeries.js';
 export { genBrainSeries, hashBrainSeries, getCurrentEpisode } from './contract/BrainSeries.js';
-export {
-  BRAIN_REF_SCHEMA_VERSION,
-  serializeBrainEpisode,
-  serializeBrainSeries,
-  parseBrainEpisode,
-  parseBrainSeries,
-  parseBrainRef,
-  type ParsedBrainRef,
-} from './contract/serializeBrainRef.js';
+export { BRAIN_REF_SCHEMA_VERSION, serializeBrainEpisode, serializeBrainSeries } from './contract/serializeBrainRef.js';
+export { parseBrainEpisode, parseBrainSeries, parseBrainRef, type ParsedBrainRef } from './contract/parseBrainRef.js';
 export { asPlaintextExchange, asPlaintextEpisode, asPlaintextSeries } from './contract/asPlaintext.js';
 export { assertBrainEpisode, assertBrainSeries } from './contract/assertBrainRef.js';
 export type {
@@ -74,6 +67,9 @@ export { CLAUDE_MODELS, QWEN_MODELS } from './atoms/models.js';
 export { genBhrain, invoke as invokeBhrain } from './archs/bhrain.struct.v1/genBhrain.js';
 export type { Bhrain } from './archs/bhrain.struct.v1/genBhrain.js';
 export { configureBhrain, hashBhrainConfig } from './archs/bhrain.struct.v1/BhrainConfig.js';
+// installs configureBhrain's shape check (zod) for every library caller; the CLI, which checks its flags and settings
+// where it reads them, does not load it
+export { validateBhrainConfig } from './archs/bhrain.struct.v1/BhrainConfigSchema.js';
 export type { BhrainConfig, BhrainConfigResolved, BhrainLimits } from './archs/bhrain.struct.v1/BhrainConfig.js';
 export type { BhrainContext } from './archs/bhrain.struct.v1/BhrainContext.js';
 export type {

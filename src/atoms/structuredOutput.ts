@@ -1,5 +1,5 @@
 import type { Ajv, ErrorObject, Options as AjvOptions } from 'ajv';
-import * as z from 'zod';
+import type * as z from 'zod';
 
 import { BadRequestError } from '../contract/errors.js';
 import { loadAjv } from './loadAjv.js';
@@ -90,8 +90,11 @@ export const compileOutputSchema = <T>(schema: OutputSchema<T>): CompiledOutputS
   // a zod schema by what it can do, so one from another copy of zod works too
   if (typeof (schema as { safeParse?: unknown }).safeParse === 'function') {
     const zod = schema as z.ZodType<T>;
+    // the schema's own method (zod 4.1+): zod itself is not loaded here, so a run without a zod schema never loads it
+    if (typeof zod.toJSONSchema !== 'function')
+      throw new BadRequestError(`${WHERE} is a zod schema without toJSONSchema(): use zod 4.1 or newer, or give { jsonSchema: <a JSON Schema object> }`);
     return {
-      jsonSchema: z.toJSONSchema(zod),
+      jsonSchema: zod.toJSONSchema(),
       validateValue: (value) => {
         const parsed = zod.safeParse(value);
         return parsed.success ? { ok: true, value: parsed.data } : { ok: false, errors: parsed.error.issues.map(describeZodIssue) };

@@ -7,7 +7,8 @@ import type { BrainLog } from '../contract/BrainContext.js';
 import type { BrainEpisode } from '../contract/BrainEpisode.js';
 import type { BrainSeries } from '../contract/BrainSeries.js';
 import { BadRequestError, BhrainError, EpisodeCompactedError, RefSchemaVersionError } from '../contract/errors.js';
-import { parseBrainRef, serializeBrainEpisode, serializeBrainSeries, type ParsedBrainRef } from '../contract/serializeBrainRef.js';
+import type { ParsedBrainRef } from '../contract/parseBrainRef.js';
+import { serializeBrainEpisode, serializeBrainSeries } from '../contract/serializeBrainRef.js';
 
 /** .what = where refs are kept: BHRAIN_HOME, else $XDG_STATE_HOME/bhrain, else ~/.local/state/bhrain */
 export const getBhrainHome = (env: Record<string, string | undefined> = process.env): string =>
@@ -128,6 +129,8 @@ export const genBrainRefStore = (input: { home: string }) => {
     findRefs: async (prefix: string) => ({ episodes: await findHashes('episode', prefix), series: await findHashes('series', prefix) }),
     /** an episode by full hash or unique prefix; context.log gets the notice of a migrated ref */
     getEpisode: async (ref: string, context: { log?: BrainLog } = {}) => {
+      // loaded on the first read: it needs zod, which a run that only writes refs never loads
+      const { parseBrainRef } = await import('../contract/parseBrainRef.js');
       const { ref: episode, storedHash } = await read('episode', ref, (text) => parseBrainRef({ text, kind: 'BrainEpisode' }, context));
       // a migrated episode was marked compacted under its old hash
       if ((await isMarkedCompacted(episode.hash)) || (storedHash !== episode.hash && (await isMarkedCompacted(storedHash))))
@@ -142,8 +145,10 @@ export const genBrainRefStore = (input: { home: string }) => {
       for (const hash of hashes) await write('compacted', hash, '');
     },
     /** a series by full hash or unique prefix; context.log gets the notice of a migrated ref */
-    getSeries: async (ref: string, context: { log?: BrainLog } = {}) =>
-      (await read('series', ref, (text) => parseBrainRef({ text, kind: 'BrainSeries' }, context))).ref,
+    getSeries: async (ref: string, context: { log?: BrainLog } = {}) => {
+      const { parseBrainRef } = await import('../contract/parseBrainRef.js');
+      return (await read('series', ref, (text) => parseBrainRef({ text, kind: 'BrainSeries' }, context))).ref;
+    },
   };
 };
 

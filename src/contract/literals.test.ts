@@ -7,12 +7,8 @@ import { appendBrainExchange, genBrainEpisode } from './BrainEpisode.js';
 import { genBrainExchange } from './BrainExchange.js';
 import { appendCompactedEpisode, genBrainSeries, replaceCurrentEpisode } from './BrainSeries.js';
 import { BadRequestError } from './errors.js';
-import {
-  parseBrainEpisode,
-  parseBrainSeries,
-  serializeBrainEpisode,
-  serializeBrainSeries,
-} from './serializeBrainRef.js';
+import { parseBrainEpisode, parseBrainSeries } from './parseBrainRef.js';
+import { serializeBrainEpisode, serializeBrainSeries } from './serializeBrainRef.js';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 

@@ -6,7 +6,8 @@ import { genBrainEpisode } from './BrainEpisode.js';
 import { genBrainExchange } from './BrainExchange.js';
 import { appendCompactedEpisode, genBrainSeries } from './BrainSeries.js';
 import { BadRequestError, RefSchemaVersionError } from './errors.js';
-import { BRAIN_REF_SCHEMA_VERSION, parseBrainEpisode, parseBrainRef, parseBrainSeries, serializeBrainEpisode, serializeBrainSeries } from './serializeBrainRef.js';
+import { parseBrainEpisode, parseBrainRef, parseBrainSeries } from './parseBrainRef.js';
+import { BRAIN_REF_SCHEMA_VERSION, serializeBrainEpisode, serializeBrainSeries } from './serializeBrainRef.js';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 

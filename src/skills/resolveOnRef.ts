@@ -5,7 +5,6 @@ import type { BrainLog } from '../contract/BrainContext.js';
 import type { BrainEpisode } from '../contract/BrainEpisode.js';
 import type { BrainSeries } from '../contract/BrainSeries.js';
 import { BadRequestError, RefSchemaVersionError } from '../contract/errors.js';
-import { parseBrainRef } from '../contract/serializeBrainRef.js';
 import type { BrainRefStore } from '../continuation/genBrainRefStore.js';
 
 /** the serialized kind each flag expects, and the other flag, for a file of the other kind */
@@ -30,6 +29,8 @@ const readRefFile = async (input: { path: string; kind: 'series' | 'episode' }, 
       { cause: error },
     );
   });
+  // loaded only for a ref file: it needs zod
+  const { parseBrainRef } = await import('../contract/parseBrainRef.js');
   try {
     return parseBrainRef({ text, kind: serialized }, context).ref;
   } catch (error) {

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-import * as z from 'zod';
+import type * as Zod from 'zod';
 
 import type { BrainTokens } from '../contract/BrainOutput.js';
 import { BadRequestError, BhrainError } from '../contract/errors.js';
@@ -42,29 +42,47 @@ const startedAtOf = (id: string): number => {
 
 const genRunId = (at: Date): string => `${at.toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
 
-const metricsSchema = z.object({
-  iterations: z.number(),
-  tokens: z.object({ input: z.number(), output: z.number(), cache: z.object({ get: z.number(), set: z.number() }) }),
-  cost: z.object({ usd: z.number().nullable() }),
-  elapsedMs: z.number(),
-});
-
-const metaSchema = z.object({
-  schemaVersion: z.literal(RUN_RECORD_SCHEMA_VERSION),
-  id: z.string().regex(RUN_ID),
-  startedAt: z.string(),
-  endedAt: z.string().nullable(),
-  skill: z.string(),
-  atom: z.string(),
-  cwd: z.string(),
-  termination: z.string().nullable(),
-  refs: z.object({ episode: z.string(), series: z.string() }).nullable(),
-  metrics: metricsSchema.nullable(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
-});
-
 /** .what = a run's meta.json: what `bhrain runs` lists, cheap to read; termination null = unfinished */
-export type RunRecordMeta = z.infer<typeof metaSchema>;
+export interface RunRecordMeta {
+  schemaVersion: typeof RUN_RECORD_SCHEMA_VERSION;
+  id: string;
+  startedAt: string;
+  endedAt: string | null;
+  skill: string;
+  atom: string;
+  cwd: string;
+  termination: string | null;
+  refs: { episode: string; series: string } | null;
+  metrics: RunRecordMetrics | null;
+  error: { code: string; message: string } | null;
+}
+
+/**
+ * .what = the shape meta.json must have to be read back
+ * .why = zod is imported on the first read (`bhrain runs`, `show`): a run, which only writes its record, never loads it
+ */
+const genMetaSchema = (z: typeof Zod): Zod.ZodType<RunRecordMeta> =>
+  z.object({
+    schemaVersion: z.literal(RUN_RECORD_SCHEMA_VERSION),
+    id: z.string().regex(RUN_ID),
+    startedAt: z.string(),
+    endedAt: z.string().nullable(),
+    skill: z.string(),
+    atom: z.string(),
+    cwd: z.string(),
+    termination: z.string().nullable(),
+    refs: z.object({ episode: z.string(), series: z.string() }).nullable(),
+    metrics: z
+      .object({
+        iterations: z.number(),
+        tokens: z.object({ input: z.number(), output: z.number(), cache: z.object({ get: z.number(), set: z.number() }) }),
+        cost: z.object({ usd: z.number().nullable() }),
+        elapsedMs: z.number(),
+      })
+      .nullable(),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  });
+let metaSchema: Zod.ZodType<RunRecordMeta> | null = null;
 
 /** .what = what a finished run measured: the `metrics` of `--output json` */
 export interface RunRecordMetrics {
@@ -115,7 +133,7 @@ export const readRunRecordMeta = async (dir: string): Promise<RunRecordMeta> => 
     throw new BadRequestError(
       `the run record ${path} has schemaVersion ${JSON.stringify(version)}; this bhrain reads version ${RUN_RECORD_SCHEMA_VERSION}: read it with the bhrain that wrote it`,
     );
-  const parsed = metaSchema.safeParse(json);
+  const parsed = (metaSchema ??= genMetaSchema(await import('zod'))).safeParse(json);
   if (!parsed.success)
     throw new BadRequestError(`the run record ${path} is damaged: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'} ${issue.message}`).join('; ')}`);
   return parsed.data;

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 import { BRAIN_ATOM_SLUGS, genBrainAtom } from '../atoms/genBrainAtom.js';
+import { CONFIG_CHECKED_BY_CALLER } from '../archs/bhrain.struct.v1/BhrainConfig.js';
 import { genSummarizeOnLimit } from '../archs/bhrain.struct.v1/memory/genSummarizeOnLimit.js';
 import { genTruncate } from '../archs/bhrain.struct.v1/memory/genTruncate.js';
 import { loadProjectInstructions } from '../archs/bhrain.struct.v1/instructions/loadProjectInstructions.js';
@@ -200,6 +201,9 @@ export const runSkill = async (
         gitStatus: true,
         // act delegates to subagents in fresh contexts (the task tool) unless --no-subagents
         subagents: skill === 'act' && options.subagents !== false,
+        // each value above was checked where it was read (flags, env, settings files): the config's own shape check
+        // (zod, ~20 ms) is not loaded
+        [CONFIG_CHECKED_BY_CALLER]: true,
       },
     });
     const store = genBrainRefStore({ home: getBhrainHome() });

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
 
-import * as z from 'zod';
-
 import { genBrainAtom } from '../../atoms/genBrainAtom.js';
 import type { BrainAtom } from '../../contract/BrainAtom.js';
 import { BadRequestError } from '../../contract/errors.js';
@@ -11,7 +9,6 @@ import {
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_MAX_TOOL_OUTPUT_CHARS,
   DEFAULT_SUBAGENT_MAX_DEPTH,
-  MAX_SUBAGENT_MAX_DEPTH,
   TASK_TOOL_NAME,
 } from './constants.js';
 import type { BhrainBudget } from './loop/checkBudget.js';
@@ -22,7 +19,7 @@ import type { BhrainPermissionGuard } from './permission/BhrainPermissionGuard.j
 import { BUILTIN_SUBAGENTS } from './subagents/builtinSubagents.js';
 import type { BhrainSubagentsConfig, BhrainSubagentsResolved, BhrainSubagentTypeResolved } from './subagents/BhrainSubagentDefinition.js';
 import type { BhrainToolBox } from './tools/BhrainToolBox.js';
-import { BASH_SANDBOX_MODES, type BashSandbox } from './tools/bash/BashSandbox.js';
+import type { BashSandbox } from './tools/bash/BashSandbox.js';
 import { genToolRegistry } from './tools/genToolRegistry.js';
 import { genBashToolBox } from './tools/bash/genBashToolBox.js';
 import { genFilesToolBox } from './tools/files/genFilesToolBox.js';
@@ -82,6 +79,8 @@ export interface BhrainConfig {
    * general-purpose with a depth limit of 1, or { maxDepth, types } with custom types. Absent = off (the CLI's act turns it on)
    */
   subagents?: boolean | BhrainSubagentsConfig;
+  /** set by the CLI only: every value was checked where it was read (see CONFIG_CHECKED_BY_CALLER) */
+  [CONFIG_CHECKED_BY_CALLER]?: true;
 }
 
 /** .what = a configuration with every default applied and validated */
@@ -100,82 +99,25 @@ export interface BhrainConfigResolved {
   subagents: BhrainSubagentsResolved | null;
 }
 
-const fn = (what: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', `${what} must be a function`);
-const schemaToolBox = z.object({
-  name: z.string().min(1, 'a toolbox needs a name'),
-  definitions: z.array(
-    z.object({
-      name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a tool name is 1-64 letters, digits, _ or -'),
-      description: z.string(),
-      inputSchema: z.object({ type: z.literal('object') }).loose(),
-    }),
-  ),
-  execute: fn('toolbox.execute'),
-});
-const schemaAtom = z.union([
-  z.string().min(1),
-  z.object({ slug: z.string(), generate: fn('atom.generate'), spec: z.object({ contextWindowTokens: z.number() }).loose() }).loose(),
-]);
-const schemaSubagents = z.union([
-  z.boolean({ error: 'subagents must be true, false or { maxDepth?, types? }' }),
-  z
-    .object({
-      maxDepth: z
-        .number({ error: 'subagents.maxDepth must be a number' })
-        .int('subagents.maxDepth must be a whole number')
-        .min(1, 'subagents.maxDepth must be at least 1 (to turn subagents off, set subagents: false)')
-        .max(MAX_SUBAGENT_MAX_DEPTH, `subagents.maxDepth must be at most ${MAX_SUBAGENT_MAX_DEPTH}`)
-        .optional(),
-      types: z
-        .array(
-          z
-            .object({
-              name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a subagent type name is 1-64 letters, digits, _ or -'),
-              description: z.string().min(1, 'a subagent type needs a description: the model reads it to choose a type'),
-              systemPrompt: z.string().min(1, 'a subagent type needs a systemPrompt'),
-              toolBoxes: z.array(schemaToolBox).optional(),
-              atom: schemaAtom.optional(),
-            })
-            .strict(),
-        )
-        .optional(),
-    })
-    .strict(),
-]);
-const schemaConfig = z.object({
-  uuid: z.string().optional(),
-  atom: schemaAtom,
-  toolBoxes: z.array(schemaToolBox).optional(),
-  memoryManager: z
-    .object({ name: z.string(), shouldUpdate: fn('memoryManager.shouldUpdate'), getUpdate: fn('memoryManager.getUpdate') })
-    .loose()
-    .optional(),
-  permissionGuard: z.object({ name: z.string(), check: fn('permissionGuard.check') }).loose().optional(),
-  maxIterations: z.number().int('maxIterations must be a whole number').min(1).max(10_000).optional(),
-  systemPrompt: z.string().optional(),
-  instructions: z.string({ error: 'instructions must be a string: the text of the project instructions, e.g. (await loadProjectInstructions({ cwd })).text' }).optional(),
-  gitStatus: z.boolean({ error: 'gitStatus must be true or false' }).optional(),
-  sandbox: z
-    .object({
-      mode: z.enum(BASH_SANDBOX_MODES, { error: `sandbox.mode must be one of ${BASH_SANDBOX_MODES.join(', ')}` }).optional(),
-      allowNetwork: z.boolean().optional(),
-    })
-    .strict()
-    .optional(),
-  limits: z
-    .object({
-      contextTokens: z.number().int().min(1_000).optional(),
-      maxToolOutputChars: z.number().int().min(1_000).optional(),
-      guardTimeoutMs: z.number().int().min(1).optional(),
-      maxConcurrentToolCalls: z.number().int().min(1).optional(),
-      maxBudgetUsd: z.number({ error: 'limits.maxBudgetUsd must be a number of US dollars' }).positive('limits.maxBudgetUsd must be more than 0 US dollars').finite().optional(),
-      maxTokens: z.number({ error: 'limits.maxTokens must be a number of tokens' }).int('limits.maxTokens must be a whole number of tokens').positive('limits.maxTokens must be at least 1').optional(),
-      maxWallTimeMs: z.number({ error: 'limits.maxWallTimeMs must be a number of milliseconds' }).positive('limits.maxWallTimeMs must be more than 0 ms').finite().optional(),
-    })
-    .strict()
-    .optional(),
-  subagents: schemaSubagents.optional(),
-}).strict();
+/** .what = checks a config's shape, throwing a BadRequestError that names each bad field (BhrainConfigSchema.ts) */
+type BhrainConfigValidator = (config: BhrainConfig) => void;
+let validator: BhrainConfigValidator | null = null;
+
+/**
+ * .what = installs the check configureBhrain runs on every config; the package entry (src/index.ts) installs it
+ * .why = the check is zod's, ~20 ms to load and run: the CLI, which builds its config from flags and settings it has
+ *        already checked, does not load it (CONFIG_CHECKED_BY_CALLER); every library caller gets it
+ */
+export const setBhrainConfigValidator = (check: BhrainConfigValidator): void => {
+  validator = check;
+};
+
+/**
+ * .what = marks a config whose every value its caller has already checked, so configureBhrain skips the shape check
+ * .why = only the CLI sets it, on a config it builds from checked flags and settings; a config with neither this mark nor
+ *        an installed check is refused, so no other path runs unchecked
+ */
+export const CONFIG_CHECKED_BY_CALLER: unique symbol = Symbol('bhrain.configCheckedByCaller');
 
 /** .what = the subagent types a config turns on: the built-in ones, with custom types added or replacing them by name */
 const resolveSubagents = (config: BhrainConfig): BhrainSubagentsResolved | null => {
@@ -249,8 +191,9 @@ export const hashBhrainConfig = (config: BhrainConfigResolved, toolBoxes: readon
  * .why = a bad config fails at configuration time with a message naming the field, never mid-run
  */
 export const configureBhrain = (config: BhrainConfig): BhrainConfigResolved => {
-  const parsed = schemaConfig.safeParse(config);
-  if (!parsed.success) throw new BadRequestError(`invalid bhrain.struct.v1 config:\n${z.prettifyError(parsed.error)}`);
+  if (validator) validator(config);
+  else if (!config[CONFIG_CHECKED_BY_CALLER])
+    throw new Error('configureBhrain: no config check is installed; import bhrain from the package entry (rhachet-roles-bhrain), which installs it');
   const atom = typeof config.atom === 'string' ? genBrainAtom({ slug: config.atom }) : config.atom;
   // fail closed: a USD cap over a model without a price could never stop the run
   if (config.limits?.maxBudgetUsd !== undefined && atom.spec.price === null)

@@ -5,6 +5,9 @@
 /** iterations before the loop stops with a partial answer */
 export const DEFAULT_MAX_ITERATIONS = 50;
 
+/** the most loop iterations a config may ask for (BhrainConfig.maxIterations, --max-iterations) */
+export const MAX_ITERATIONS_LIMIT = 10_000;
+
 /** every tool result longer than this is truncated (head and tail kept, full output spilled to disk) */
 export const DEFAULT_MAX_TOOL_OUTPUT_CHARS = 30_000;
 

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
 
 import { BadRequestError } from '../../contract/errors.js';
 import { readSettingsFile } from '../settings/readSettingsFile.js';
@@ -125,7 +126,7 @@ describe('issue 16 CLI config: validation names the file and the key (exit 2)', 
       old: { type: 'sse', url: 'https://x' },
       'bad.name': { command: 'x' },
       badenv: { command: 'x', env: { A: 1 } },
-    });
+    }, z);
     expect(servers.ok).toEqual({ type: 'stdio', command: 'npx', args: ['-y', 'x'], env: { A: 'b' } });
     expect(servers.web).toEqual({ type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer t' } });
     expect(issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
-import * as z from 'zod';
+import type * as Zod from 'zod';
 
 import type { McpServerConfig } from '../../archs/bhrain.struct.v1/tools/mcp/genMcpToolBox.js';
 import { BadRequestError } from '../../contract/errors.js';
@@ -11,8 +11,6 @@ export const MCP_JSON_FILE_NAME = '.mcp.json';
 
 const STDIO_KEYS = ['type', 'command', 'args', 'env'] as const;
 const HTTP_KEYS = ['type', 'url', 'headers'] as const;
-const STRINGS = z.array(z.string());
-const STRING_MAP = z.record(z.string(), z.string());
 
 /** .what = a server name as Claude Code allows it; it becomes part of every tool name (`mcp__<server>__<tool>`) */
 const SERVER_NAME = /^[A-Za-z0-9_-]+$/;
@@ -28,8 +26,9 @@ export interface McpServersIssue {
  *         `{command, args?, env?}` (type stdio, optional) or `{type: "http", url, headers?}`, nothing else
  * .why = one check for `.mcp.json`, `--mcp-config` files and the settings files, whose issues each caller words with
  *        its file; a typo is an error, never a server silently left out
+ * .note = the caller gives zod: it is imported only once a file with servers is read, so a run without one never loads it
  */
-export const checkMcpServers = (value: unknown): { servers: Record<string, McpServerConfig>; issues: McpServersIssue[] } => {
+export const checkMcpServers = (value: unknown, z: typeof Zod): { servers: Record<string, McpServerConfig>; issues: McpServersIssue[] } => {
   const issues: McpServersIssue[] = [];
   const servers: Record<string, McpServerConfig> = {};
   if (!value || typeof value !== 'object' || Array.isArray(value))
@@ -56,18 +55,18 @@ export const checkMcpServers = (value: unknown): { servers: Record<string, McpSe
     for (const key of Object.keys(fields))
       if (!(keys as readonly string[]).includes(key))
         issues.push({ path: [name, key], message: `unknown key for a ${type} server: valid keys are ${keys.join(', ')}` });
-    const check = (key: string, schema: z.ZodType, expects: string, required = false) => {
+    const check = (key: string, schema: Zod.ZodType, expects: string, required = false) => {
       if (fields[key] === undefined && !required) return;
       if (!schema.safeParse(fields[key]).success) issues.push({ path: [name, key], message: `expected ${expects}, got ${JSON.stringify(fields[key]) ?? 'nothing'}` });
     };
     if (type === 'http') {
       check('url', z.string().min(1), 'the server\'s URL, e.g. "https://mcp.example.com/mcp"', true);
-      check('headers', STRING_MAP, 'an object of header strings, e.g. {"Authorization": "Bearer ${TOKEN}"}');
+      check('headers', z.record(z.string(), z.string()), 'an object of header strings, e.g. {"Authorization": "Bearer ${TOKEN}"}');
       servers[name] = { type: 'http', url: fields.url as string, ...(fields.headers ? { headers: fields.headers as Record<string, string> } : {}) };
     } else {
       check('command', z.string().min(1), 'the command that starts the server, e.g. "npx"', true);
-      check('args', STRINGS, 'a list of strings');
-      check('env', STRING_MAP, 'an object of string values, e.g. {"TOKEN": "${TOKEN}"}');
+      check('args', z.array(z.string()), 'a list of strings');
+      check('env', z.record(z.string(), z.string()), 'an object of string values, e.g. {"TOKEN": "${TOKEN}"}');
       servers[name] = {
         type: 'stdio',
         command: fields.command as string,
@@ -108,7 +107,7 @@ export const readMcpConfigFile = async (input: { path: string; shownAs: string; 
     throw new BadRequestError(`the MCP config file ${input.path} must hold an object {"mcpServers": {...}}`);
   const unknown = Object.keys(json).filter((key) => key !== 'mcpServers');
   if (unknown.length) throw new BadRequestError(`unknown key '${unknown[0]}' in the MCP config file ${input.path}: the only valid key is mcpServers`);
-  const { servers, issues } = checkMcpServers((json as { mcpServers?: unknown }).mcpServers ?? {});
+  const { servers, issues } = checkMcpServers((json as { mcpServers?: unknown }).mcpServers ?? {}, await import('zod'));
   if (issues.length) throw new BadRequestError(formatMcpServersIssues(issues, input.path));
   return servers;
 };

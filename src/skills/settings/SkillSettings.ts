@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 
-import { DEFAULT_BASH_SANDBOX_MODE, DEFAULT_MAX_ITERATIONS } from '../../archs/bhrain.struct.v1/constants.js';
+import { DEFAULT_BASH_SANDBOX_MODE, DEFAULT_MAX_ITERATIONS, MAX_ITERATIONS_LIMIT } from '../../archs/bhrain.struct.v1/constants.js';
 import type { BhrainPermissionRules } from '../../archs/bhrain.struct.v1/permission/genRulesGuard.js';
 import { BASH_SANDBOX_MODES, type BashSandboxMode } from '../../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
 
@@ -79,7 +79,7 @@ export const SETTING_KEYS: Record<SettingKey, { flag: string; expects: string; s
     shownDefault: `${DEFAULT_BASH_SANDBOX_MODE} (act), read-only (ask, and act with permission readOnly)`,
   },
   allowNetwork: { flag: '--allow-network', expects: 'true or false', shownDefault: 'false' },
-  maxIterations: { flag: '--max-iterations', expects: 'a whole number of at least 1', shownDefault: String(DEFAULT_MAX_ITERATIONS) },
+  maxIterations: { flag: '--max-iterations', expects: `a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`, shownDefault: String(DEFAULT_MAX_ITERATIONS) },
   memory: { flag: '--memory', expects: `one of ${MEMORY_STRATEGIES.join(', ')}`, shownDefault: MEMORY_STRATEGIES[0] },
   timeoutMs: { flag: '--timeout-ms', expects: 'a whole number of milliseconds of at least 1', shownDefault: '600000 / 120000' },
   maxBudgetUsd: { flag: '--max-budget-usd', expects: 'a positive amount of US dollars, e.g. 0.50', shownDefault: 'none' },

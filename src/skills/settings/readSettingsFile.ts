@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 
-import * as z from 'zod';
+import type * as Zod from 'zod';
 
+import { MAX_ITERATIONS_LIMIT } from '../../archs/bhrain.struct.v1/constants.js';
 import { genRulesGuard, type BhrainPermissionRules } from '../../archs/bhrain.struct.v1/permission/genRulesGuard.js';
 import { BASH_SANDBOX_MODES } from '../../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
 import { BadRequestError } from '../../contract/errors.js';
@@ -38,10 +39,10 @@ export const MCP_SETTINGS_KEYS = ['mcpServers', 'enableAllProjectMcpServers', 'e
 
 /**
  * .what = the shape of a settings file: every key optional, no other key allowed; built on first use
- * .why = a typo (`atomm`) or a bad value is an error, never silently ignored. Building it costs ~10 ms of zod at start,
- *        so a run without a settings file never pays it
+ * .why = a typo (`atomm`) or a bad value is an error, never silently ignored. zod is imported, and the schema built, on
+ *        the first file read (~20 ms): a run without a settings file never pays it
  */
-const genSettingsFileSchema = () => {
+const genSettingsFileSchema = (z: typeof Zod) => {
   /** inline permission rules: each rule is parsed as the rules file's are, so a bad one is reported at load */
   const rulesSchema = z
     .strictObject({ allow: z.array(z.string()).optional(), prompt: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
@@ -68,7 +69,7 @@ const genSettingsFileSchema = () => {
 
   /** MCP servers in Claude Code's `.mcp.json` shape, each issue worded by checkMcpServers */
   const mcpServersSchema = z.unknown().transform((value, ctx) => {
-    const { servers, issues } = checkMcpServers(value);
+    const { servers, issues } = checkMcpServers(value, z);
     for (const issue of issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path, params: { explained: true } });
     return servers;
   });
@@ -80,7 +81,7 @@ const genSettingsFileSchema = () => {
     permission: permissionSchema.optional(),
     sandbox: z.enum(BASH_SANDBOX_MODES).optional(),
     allowNetwork: z.boolean().optional(),
-    maxIterations: z.int().min(1).optional(),
+    maxIterations: z.int().min(1).max(MAX_ITERATIONS_LIMIT).optional(),
     memory: z.enum(MEMORY_STRATEGIES).optional(),
     timeoutMs: z.int().min(1).optional(),
     maxBudgetUsd: z.number().positive().optional(),
@@ -99,7 +100,7 @@ const genSettingsFileSchema = () => {
 let settingsFileSchema: ReturnType<typeof genSettingsFileSchema> | null = null;
 
 /** .what = a settings file's content once validated (maxWallTime in milliseconds) */
-export type SettingsFile = z.output<ReturnType<typeof genSettingsFileSchema>>;
+export type SettingsFile = Zod.output<ReturnType<typeof genSettingsFileSchema>>;
 
 /** .what = the keys an object at a path of the settings file may have, for an "unknown key" message */
 const validKeysAt = (path: readonly PropertyKey[]): readonly string[] => {
@@ -149,7 +150,7 @@ const distance = (a: string, b: string): number => {
 };
 
 /** .what = one zod issue as a sentence naming the key path, the file and what is valid */
-const formatIssue = (issue: z.core.$ZodIssue, input: { path: string; json: unknown }): string[] => {
+const formatIssue = (issue: Zod.core.$ZodIssue, input: { path: string; json: unknown }): string[] => {
   if (issue.code === 'unrecognized_keys') {
     const valid = validKeysAt(issue.path);
     return issue.keys.map((key) => {
@@ -190,7 +191,7 @@ export const readSettingsFile = async (input: { path: string; layer: SettingsLay
   }
   if (!json || typeof json !== 'object' || Array.isArray(json))
     throw new BadRequestError(`${input.path} must hold a JSON object of settings, e.g. {"atom": "qwen"}; valid keys are ${Object.keys(SETTING_KEYS).join(', ')}`);
-  const parsed = (settingsFileSchema ??= genSettingsFileSchema()).safeParse(json);
+  const parsed = (settingsFileSchema ??= genSettingsFileSchema(await import('zod'))).safeParse(json);
   if (!parsed.success) throw new BadRequestError(parsed.error.issues.flatMap((issue) => formatIssue(issue, { path: input.path, json })).join('; '));
   const settings = parsed.data;
   if (input.layer === 'project' && settings.baseUrl)

@@ -138,7 +138,7 @@ describe('issue 13 settings validation: a bad file is an error naming the file, 
     const paths = await given({ user: { sandbox: 'of', maxIterations: 0 } });
     const resolving = resolveSkillSettings({ cwd: paths.repo, flags: { sandbox: 'off' } }, { env: paths.env });
     await expect(resolving).rejects.toThrow(
-      `bad value for 'sandbox' in ${paths.userFile}: expected one of read-only, workspace-write, off, got "of"; bad value for 'maxIterations' in ${paths.userFile}: expected a whole number of at least 1, got 0`,
+      `bad value for 'sandbox' in ${paths.userFile}: expected one of read-only, workspace-write, off, got "of"; bad value for 'maxIterations' in ${paths.userFile}: expected a whole number from 1 to 10000, got 0`,
     );
   });
 

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
-import { DEFAULT_BASH_SANDBOX_MODE, DEFAULT_MAX_ITERATIONS } from '../../archs/bhrain.struct.v1/constants.js';
+import { DEFAULT_BASH_SANDBOX_MODE, DEFAULT_MAX_ITERATIONS, MAX_ITERATIONS_LIMIT } from '../../archs/bhrain.struct.v1/constants.js';
 import { getBhrainConfigDir } from '../../archs/bhrain.struct.v1/instructions/getBhrainConfigDir.js';
 import { BASH_SANDBOX_MODES, isBashSandboxMode } from '../../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
 import type { McpServerConfig } from '../../archs/bhrain.struct.v1/tools/mcp/genMcpToolBox.js';
@@ -73,9 +73,9 @@ const findProjectSettingsPaths = async (cwd: string): Promise<string[]> => {
 };
 
 /** .what = a number flag checked as runSkill always checked it: the message names the flag and what it takes */
-const readNumberFlag = (key: SettingKey, value: string, check: { integer?: boolean; min: number }): number => {
+const readNumberFlag = (key: SettingKey, value: string, check: { integer?: boolean; min: number; max?: number }): number => {
   const number = Number(value);
-  if (!Number.isFinite(number) || number < check.min || (check.integer && !Number.isInteger(number)))
+  if (!Number.isFinite(number) || number < check.min || number > (check.max ?? Infinity) || (check.integer && !Number.isInteger(number)))
     throw new BadRequestError(`${SETTING_KEYS[key].flag} must be ${SETTING_KEYS[key].expects}, got '${value}'`);
   return number;
 };
@@ -109,7 +109,7 @@ const readFlagLayer = async (flags: SkillSettingsFlags): Promise<LayerValues> =>
       throw new BadRequestError(`unknown --memory '${memory}': choose ${MEMORY_STRATEGIES.join(' or ')}`);
     layer.memory = memory as MemoryStrategy;
   }
-  if (text('maxIterations') !== undefined) layer.maxIterations = readNumberFlag('maxIterations', text('maxIterations')!, { integer: true, min: 1 });
+  if (text('maxIterations') !== undefined) layer.maxIterations = readNumberFlag('maxIterations', text('maxIterations')!, { integer: true, min: 1, max: MAX_ITERATIONS_LIMIT });
   if (text('timeoutMs') !== undefined) layer.timeoutMs = readNumberFlag('timeoutMs', text('timeoutMs')!, { integer: true, min: 1 });
   if (text('maxBudgetUsd') !== undefined) layer.maxBudgetUsd = readNumberFlag('maxBudgetUsd', text('maxBudgetUsd')!, { min: Number.MIN_VALUE });
   if (text('maxTokens') !== undefined) layer.maxTokens = readNumberFlag('maxTokens', text('maxTokens')!, { integer: true, min: 1 });
