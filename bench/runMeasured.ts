@@ -13,30 +13,37 @@ export interface MeasuredRun {
 
 const PAGE_BYTES = 4096;
 
-/** .what = the resident memory of a process tree right now, in bytes (children found through /proc ppid links) */
+/** .what = the processes a process started and that still run: the children of each of its threads */
+const childrenOf = (pid: number): number[] => {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    // exited
+    return [];
+  }
+};
+
+/**
+ * .what = the resident memory of a process tree right now, in bytes, walked down from its root through each thread's
+ *         children list
+ * .why = a few files per process of the tree, not all of /proc: a sample runs on the event loop that serves the stand-in,
+ *        and must not delay the model's answers (reading all of /proc took milliseconds per sample)
+ */
 const treeRssBytes = (root: number): number => {
-  const parents = new Map<number, number>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // exited between listing and reading
-    }
-  }
-  const tree = new Set([root]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const [pid, ppid] of parents) if (tree.has(ppid) && !tree.has(pid)) (tree.add(pid), (grew = true));
-  }
   let bytes = 0;
-  for (const pid of tree) {
+  const seen = new Set<number>();
+  for (const pending = [root]; pending.length; ) {
+    const pid = pending.pop()!;
+    if (seen.has(pid)) continue;
+    seen.add(pid);
     try {
       bytes += Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * PAGE_BYTES;
     } catch {
       // exited
     }
+    pending.push(...childrenOf(pid));
   }
   return bytes;
 };
@@ -44,8 +51,8 @@ const treeRssBytes = (root: number): number => {
 /**
  * .what = runs a command to completion, sampling its process tree's RSS every 20 ms unless told not to (peakRssMb 0)
  * .why = agent CLIs relaunch themselves or spawn shells: the tree, not the first pid, is what a user pays for. A sample
- *        reads all of /proc on this process's event loop, which also serves the stand-in: a run timed for its wall
- *        alone (one turn, the slope's tasks) is not sampled, so the sampling does not delay its model's answers
+ *        runs on this process's event loop, which also serves the stand-in: a run timed for its wall alone (one turn,
+ *        the slope's tasks) is not sampled, so nothing of the sampling can delay its model's answers
  */
 export const runMeasured = (input: {
   command: string;
