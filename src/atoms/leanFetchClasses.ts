@@ -126,7 +126,8 @@ export class Response {
     this.#body = body;
     this.status = init.status ?? 200;
     this.statusText = init.statusText ?? '';
-    this.headers = init.headers instanceof Headers ? (init.headers as Headers) : new Headers(init.headers);
+    // a copy, as node's Response takes one
+    this.headers = new Headers(init.headers);
     this.ok = this.status >= 200 && this.status <= 299;
   }
 

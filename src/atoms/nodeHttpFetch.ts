@@ -1,5 +1,4 @@
 import type * as NodeHttp from 'node:http';
-import type { IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
@@ -48,7 +47,7 @@ export const nodeHttpFetch = async (input: string | URL | Request, init: Request
   return new Promise<Response>((resolve, reject) => {
     const request = send(url, { method: init.method ?? 'GET', headers, agent: agents[protocol] });
     // before the response, the request fails with the reason; after it, the body does
-    let received: IncomingMessage | null = null;
+    let received: NodeHttp.IncomingMessage | null = null;
     const onAbort = () => (received ?? request).destroy(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     // as undici does: a failure before the response is a TypeError('fetch failed') carrying the socket's error
@@ -56,7 +55,7 @@ export const nodeHttpFetch = async (input: string | URL | Request, init: Request
       signal?.removeEventListener('abort', onAbort);
       reject(signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause: error }));
     });
-    request.once('response', (response: IncomingMessage) => {
+    request.once('response', (response: NodeHttp.IncomingMessage) => {
       received = response;
       const responseHeaders = new Headers();
       for (let index = 0; index < response.rawHeaders.length; index += 2)

@@ -283,6 +283,11 @@ describe('issue 12 json-schema: schemas that cannot be used', () => {
       /declares \$schema "http:\/\/json-schema\.org\/draft-04\/schema#", a draft bhrain does not read: use https:\/\/json-schema\.org\/draft\/2020-12\/schema, https:\/\/json-schema\.org\/draft\/2019-09\/schema, http:\/\/json-schema\.org\/draft-07\/schema/,
     );
     await expect(ask(['not', 'a', 'schema'])).rejects.toThrow(/must be a JSON object, got an array/);
+    // a zod schema converts itself (zod 4.1+), since zod is not loaded for it: one too old to is named as such
+    const tooOld = { safeParse: () => ({ success: true, data: null }) } as unknown as z.ZodType<null>;
+    await expect(repl().ask({ say: 'x', schema: { output: tooOld } }, contextFor())).rejects.toThrow(
+      /^the output schema \(--json-schema; schema\.jsonSchema in the library\) is a zod schema without toJSONSchema\(\): use zod 4\.1 or newer, or give \{ jsonSchema: <a JSON Schema object> \}$/,
+    );
     expect(standin().requests).toHaveLength(0);
   });
 
