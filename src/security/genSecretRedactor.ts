@@ -4,7 +4,7 @@ const SECRET_NAME = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_K
 const MIN_SECRET_CHARS = 8;
 
 /** .what = the supplier keys bhrain itself uses: a shell the model drives never needs them */
-export const BHRAIN_SUPPLIER_KEY_VARS: readonly string[] = [
+const SUPPLIER_KEY_VARS = new Set([
   'ANTHROPIC_API_KEY',
   'ANTHROPIC_AUTH_TOKEN',
   'QWEN_API_KEY',
@@ -12,11 +12,14 @@ export const BHRAIN_SUPPLIER_KEY_VARS: readonly string[] = [
   'OPENAI_API_KEY',
   'TAVILY_API_KEY',
   'BRAVE_API_KEY',
-];
+]);
 
 /** .what = an environment without bhrain's supplier keys, for the shells the model runs */
-export const withoutSupplierKeys = (env: Record<string, string | undefined>): Record<string, string | undefined> =>
-  Object.fromEntries(Object.entries(env).filter(([name]) => !BHRAIN_SUPPLIER_KEY_VARS.includes(name)));
+export const withoutSupplierKeys = (env: Record<string, string | undefined>): Record<string, string | undefined> => {
+  const kept = { ...env };
+  for (const name of SUPPLIER_KEY_VARS) delete kept[name];
+  return kept;
+};
 
 /** .what = a value as it sits inside a JSON string */
 const jsonEscaped = (value: string): string => JSON.stringify(value).slice(1, -1);

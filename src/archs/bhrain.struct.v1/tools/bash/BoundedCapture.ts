@@ -2,6 +2,8 @@ import type { CaptureBudget } from './CaptureBudget.js';
 
 /** what a capture may always keep per half (head, tail) without asking the shared budget */
 const FLOOR_BYTES = 64 * 1024;
+/** the head's first size: most commands print a line or two, and a bash call is on every iteration's path */
+const FIRST_HEAD_BYTES = 4 * 1024;
 
 /**
  * .what = keeps the first and the last bytes of a stream within a fixed budget, and counts what was dropped between
@@ -76,7 +78,7 @@ export class BoundedCapture {
 
   private growHead(neededBytes: number): void {
     if (neededBytes <= this.head.length) return;
-    let sizeBytes = Math.max(this.head.length, FLOOR_BYTES);
+    let sizeBytes = Math.max(this.head.length * 2, FIRST_HEAD_BYTES);
     while (sizeBytes < neededBytes) sizeBytes *= 2;
     sizeBytes = this.granted(this.head.length, Math.min(sizeBytes, this.headLimitBytes));
     // a budget that is spent stops the head where it is: the rest of the stream goes to the tail
