@@ -50,22 +50,31 @@ const newDir = async (name: string) => {
 const statFields = (stat: string) => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 
 /**
- * .what = processes alive (not zombies) whose environment carries our tag, seen from the host
+ * .what = processes alive (not zombies) whose environment carries our tag, seen from the host, less the sandbox each
+ *         toolbox has started for its next call: bwrap, its pid 1 and a bash that still waits to read a command
  * .note = bash runs in a sandbox with its own pid namespace, so pids and groups logged from inside mean nothing here
  */
 const survivors = async (): Promise<string[]> => {
-  const found: string[] = [];
+  const tagged = new Map<number, { parent: number; text: string; waiting: boolean }>();
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
     if (!stat) continue;
-    const [state] = statFields(stat);
+    const [state, parent] = statFields(stat);
     if (state === 'Z') continue;
     const environ = await readFile(`/proc/${entry}/environ`).catch(() => Buffer.alloc(0));
-    if (environ.includes(`BHRAIN_RELIABILITY_TAG=${tag}\0`))
-      found.push(`${entry} ${stat.slice(stat.indexOf('('), stat.lastIndexOf(')') + 1)} state ${state}`);
+    if (!environ.includes(`BHRAIN_RELIABILITY_TAG=${tag}\0`)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    tagged.set(Number(entry), { parent: Number(parent), text: `${entry} ${stat.slice(stat.indexOf('('), stat.lastIndexOf(')') + 1)} state ${state}`, waiting: cmdline.includes("IFS= read -r -d ''") });
   }
-  return found;
+  const childrenOf = (pid: number) => [...tagged].filter(([, found]) => found.parent === pid).map(([child]) => child);
+  for (const [pid, found] of tagged) {
+    if (found.parent !== process.pid || !found.waiting) continue;
+    const inner = childrenOf(pid);
+    const shell = inner.length === 1 ? childrenOf(inner[0]) : [];
+    if (shell.length === 1 && tagged.get(shell[0])!.waiting && childrenOf(shell[0]).length === 0) for (const waiting of [pid, inner[0], shell[0]]) tagged.delete(waiting);
+  }
+  return [...tagged.values()].map((found) => found.text);
 };
 
 /** survivors may need a moment to be reaped after the tool returns; then none may be left */

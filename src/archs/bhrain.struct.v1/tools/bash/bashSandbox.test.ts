@@ -13,6 +13,7 @@ import type { BhrainToolBox, BhrainToolContext } from '../BhrainToolBox.js';
 import { checkBashSandbox } from './checkBashSandbox.js';
 import { genBashToolBox } from './genBashToolBox.js';
 import { runBashCommand } from './runBashCommand.js';
+import { startSandbox } from './WaitingSandbox.js';
 
 // issue 11 item 1: bash runs in an OS sandbox (bubblewrap), on by default, and fails closed when it cannot start
 
@@ -284,7 +285,7 @@ describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', (
           timeoutMs: 5_000,
           maxCaptureBytes: 1_000,
           killGraceMs: 500,
-          sandbox: { bwrapPath: check.bwrapPath, bwrapArgs: ['--json-status-fd', '3', '--no-such-option', '--', 'bash', '-c', 'echo ran > ran-anyway.txt'] },
+          sandbox: startSandbox({ bwrapPath: check.bwrapPath, bwrapArgs: ['--json-status-fd', '3', '--no-such-option', '--', 'bash', '-c', 'echo ran > ran-anyway.txt'] }, { cwd: workspace, env: process.env }),
         },
         { cwd: workspace, env: process.env },
       );

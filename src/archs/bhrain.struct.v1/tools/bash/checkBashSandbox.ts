@@ -28,10 +28,10 @@ const findOnPath = async (name: string, pathValue: string): Promise<string | nul
   return null;
 };
 
-/** .what = runs a read-only sandbox around `bash -c :` with every flag a real call uses; its stderr when it fails */
+/** .what = runs a read-only sandbox with every flag a real call uses, handed an empty command; its stderr when it fails */
 const probe = (input: { bwrapPath: string; bashPath: string }, env: Record<string, string | undefined>): Promise<string | null> =>
   new Promise((resolve) => {
-    const args = genBwrapArgs({ command: ':', bashPath: input.bashPath, mode: 'read-only', allowNetwork: false, cwd: '/', cwdReal: '/', gitPaths: [] });
+    const args = genBwrapArgs({ bashPath: input.bashPath, mode: 'read-only', allowNetwork: false, cwd: '/', cwdReal: '/', gitPaths: [] });
     const child = spawn(input.bwrapPath, args, {
       env: { PATH: env.PATH },
       // fd 3 is bwrap's status fd, read by nobody here

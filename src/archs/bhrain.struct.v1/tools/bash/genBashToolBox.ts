@@ -12,6 +12,7 @@ import { checkBashSandbox } from './checkBashSandbox.js';
 import { findGitPathsToProtect, genBwrapArgs } from './genBwrapArgs.js';
 import { formatBashRun } from './formatBashRun.js';
 import { runBashCommand } from './runBashCommand.js';
+import { genWaitingSandboxes, startSandbox, type WaitingSandbox } from './WaitingSandbox.js';
 
 // what the model is told about where its command runs
 const SANDBOX_TEXT: Record<BashSandboxMode, string> = {
@@ -21,6 +22,12 @@ const SANDBOX_TEXT: Record<BashSandboxMode, string> = {
     'the command runs in a read-only sandbox: nothing is writable, not even the working directory, except /tmp, which is private and empty at the start of each call, and discarded after it.',
   off: 'none: the command runs unconfined, with the rights of the user running bhrain.',
 };
+
+/** Linux's MAX_ARG_STRLEN (32 pages) less the terminating NUL: the longest `bash -c` string an exec takes */
+const MAX_COMMAND_BYTES = 128 * 1024 - 1;
+
+/** how long a sandbox started for the next call waits for it before it is killed */
+const SANDBOX_IDLE_MS = 60_000;
 
 /**
  * .what = a toolbox with one tool, bash: runs a shell command in the working directory and returns its output and exit code
@@ -50,6 +57,7 @@ export const genBashToolBox = (options: {
   if (!isBashSandboxMode(sandboxMode))
     throw new BadRequestError(`unknown bash sandbox mode ${JSON.stringify(sandboxMode)}: choose one of ${BASH_SANDBOX_MODES.join(', ')}`);
   const allowNetwork = options.sandbox?.allowNetwork ?? false;
+  const waitingSandboxes = genWaitingSandboxes({ idleMs: SANDBOX_IDLE_MS });
 
   const definition: BrainToolDefinition = {
     name: 'bash',
@@ -86,6 +94,10 @@ export const genBashToolBox = (options: {
       const { command, timeout_ms: requestedTimeoutMs } = call.input;
       if (typeof command !== 'string' || command.trim() === '')
         return failure('bash needs a non-empty string `command`, e.g. {"command": "ls -la"}');
+      if (command.includes('\0')) return failure('`command` must not contain a NUL character: bash cannot take one');
+      const commandBytes = Buffer.byteLength(command);
+      if (commandBytes > MAX_COMMAND_BYTES)
+        return failure(`\`command\` is ${commandBytes} bytes, and bash -c takes at most ${MAX_COMMAND_BYTES} (Linux's limit on one argument): write the script to a file first (with the write tool, or in parts), then run the file`);
       if (
         requestedTimeoutMs !== undefined &&
         (typeof requestedTimeoutMs !== 'number' || !Number.isInteger(requestedTimeoutMs) || requestedTimeoutMs <= 0)
@@ -99,31 +111,34 @@ export const genBashToolBox = (options: {
         notes.push(`note: timeout_ms ${timeoutMs} is above the maximum of ${maxTimeoutMs} ms; it was clamped to ${maxTimeoutMs} ms`);
         timeoutMs = maxTimeoutMs;
       }
-      // checked first: a missing cwd would otherwise surface as a misleading "spawn bash ENOENT"
-      const cwdIsDirectory = await stat(context.cwd).then(
-        (found) => found.isDirectory(),
-        () => false,
-      );
-      if (!cwdIsDirectory) return failure(`the working directory ${context.cwd} does not exist or is not a directory`);
+      // checked first: a missing cwd would otherwise surface as a misleading "spawn bash ENOENT"; the sandbox binds its
+      // real path, looked up at the same time (a bash call is on every iteration's path)
+      const [cwdFound, cwdReal] = await Promise.all([stat(context.cwd).catch(() => null), sandboxMode === 'off' ? context.cwd : realpath(context.cwd).catch(() => null)]);
+      if (!cwdFound?.isDirectory() || cwdReal === null) return failure(`the working directory ${context.cwd} does not exist or is not a directory`);
       if (context.signal?.aborted) return failure('aborted by the caller before the command started');
+      // the shell gets the caller's environment without bhrain's own supplier keys: the model never needs them
+      const env = withoutSupplierKeys(context.env);
 
       // fail closed: a sandbox that cannot start refuses the call, with how to fix it
-      let sandbox: { bwrapPath: string; bwrapArgs: string[] } | undefined;
+      let sandbox: WaitingSandbox | undefined;
+      let prepareNext = (): void => {};
       if (sandboxMode !== 'off') {
         const check = await checkBashSandbox({ env: context.env });
         if (!check.ok)
           return failure(`bash is refused: ${check.reason}, or configure the bash toolbox with sandbox: { mode: 'off' } (CLI: --sandbox off) to run bash unconfined. Tell the user: retrying will not help.`);
-        const cwdReal = await realpath(context.cwd);
         const gitPaths = sandboxMode === 'workspace-write' ? await findGitPathsToProtect(cwdReal) : [];
-        sandbox = { bwrapPath: check.bwrapPath, bwrapArgs: genBwrapArgs({ command, bashPath: check.bashPath, mode: sandboxMode, allowNetwork, cwd: context.cwd, cwdReal, gitPaths }) };
+        const start = { bwrapPath: check.bwrapPath, bwrapArgs: genBwrapArgs({ bashPath: check.bashPath, mode: sandboxMode, allowNetwork, cwd: context.cwd, cwdReal, gitPaths: gitPaths.map((found) => found.path) }) };
+        // all a sandbox was made for, down to the inodes it binds: a waiting one runs this call only if none changed
+        const key = JSON.stringify([start, context.cwd, env, `${cwdFound.dev}:${cwdFound.ino}`, gitPaths]);
+        const sandboxContext = { cwd: context.cwd, env };
+        sandbox = waitingSandboxes.take(key) ?? startSandbox(start, sandboxContext);
+        prepareNext = () => waitingSandboxes.prepare(key, () => startSandbox(start, sandboxContext));
       }
 
       context.log.debug('bash: running', { command, cwd: context.cwd, timeoutMs, sandbox: sandboxMode });
-      const run = await runBashCommand(
-        { command, timeoutMs, maxCaptureBytes, captureBudget, killGraceMs, sandbox },
-        // the shell gets the caller's environment without bhrain's own supplier keys: the model never needs them
-        { cwd: context.cwd, env: withoutSupplierKeys(context.env), signal: context.signal },
-      );
+      const run = await runBashCommand({ command, timeoutMs, maxCaptureBytes, captureBudget, killGraceMs, sandbox }, { cwd: context.cwd, env, signal: context.signal });
+      // the next call's sandbox starts once the loop has sent this result to the model, while the model reads it
+      if (!context.signal?.aborted && !run.spawnError) setImmediate(prepareNext);
       if (run.spawnError) return failure(`could not start bash: ${run.spawnError}`);
       context.log.debug('bash: finished', {
         exitCode: run.exitCode,

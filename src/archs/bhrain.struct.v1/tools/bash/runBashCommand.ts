@@ -7,7 +7,8 @@ import { liveGroupsAtExit, signalGroup } from '../../../../security/signalGroup.
 import type { BashRun } from './BashRun.js';
 import { BoundedCapture } from './BoundedCapture.js';
 import type { CaptureBudget } from './CaptureBudget.js';
-import { BWRAP_STATUS_FD } from './genBwrapArgs.js';
+import { BWRAP_STATUS_FD, HANDOFF_END } from './genBwrapArgs.js';
+import type { WaitingSandbox } from './WaitingSandbox.js';
 
 /** unsandboxed, every process a command starts inherits this variable, set to the call's own random value */
 const BASH_TAG_ENV = 'BHRAIN_BASH_CALL';
@@ -30,8 +31,8 @@ export const runBashCommand = (
     /** shared by every running call of the toolbox */
     captureBudget?: CaptureBudget;
     killGraceMs: number;
-    /** bwrap and its arguments (from genBwrapArgs); absent when the sandbox is off */
-    sandbox?: { bwrapPath: string; bwrapArgs: string[] };
+    /** a sandbox from startSandbox, not yet used (exited: false); absent when the sandbox is off */
+    sandbox?: WaitingSandbox;
   },
   context: { cwd: string; env: Record<string, string | undefined>; signal?: AbortSignal },
 ): Promise<BashRun> =>
@@ -49,20 +50,28 @@ export const runBashCommand = (
     // the sandbox's pid 1, as bwrap reports it; bash and its children share its process group
     let sandboxPid: number | undefined;
 
-    const env = Object.fromEntries(Object.entries(context.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
     // no pid namespace without the sandbox: the tag is what finds a process that left the group (setsid, set -m)
     const tag = input.sandbox ? null : { name: BASH_TAG_ENV, value: randomBytes(8).toString('hex') };
-    if (tag) env[tag.name] = tag.value;
+    // spawn leaves out undefined values itself
+    const env = tag ? { ...context.env, [tag.name]: tag.value } : context.env;
     // one scan per call: started when bash exits (freeing pipes an escaped process holds), awaited before the result
     let swept: Promise<unknown> | null = null;
     const sweep = (): Promise<unknown> => (swept ??= tag ? killTagged(tag) : Promise.resolve());
-    // argv, never a concatenated string; stdin is /dev/null so a read gets EOF instead of hanging
-    const child = input.sandbox
-      ? spawn(input.sandbox.bwrapPath, input.sandbox.bwrapArgs, { cwd: context.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] })
-      : spawn('bash', ['-c', input.command], { cwd: context.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // argv, never a concatenated string; stdin is /dev/null so a read gets EOF instead of hanging (in the sandbox, the
+    // handoff gives the command /dev/null once it has read the command from stdin)
+    const child = input.sandbox ? input.sandbox.child : spawn('bash', ['-c', input.command], { cwd: context.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const pid = child.pid;
     if (pid !== undefined) {
       liveGroupsAtExit.add(pid);
+    }
+    if (input.sandbox) {
+      // a sandbox that waited was kept from holding the process open; now its run does
+      child.ref();
+      for (const stream of child.stdio) (stream as { ref?: () => void } | null)?.ref?.();
+      // a sandbox that died meanwhile refuses the write (EPIPE); its exit tells the run what happened
+      child.stdin?.on('error', () => {});
+      // the handoff reads the command up to HANDOFF_END
+      child.stdin?.end(`${input.command}${HANDOFF_END}`);
     }
     let status = '';
     child.stdio[BWRAP_STATUS_FD]?.on('data', (chunk: Buffer) => {
