@@ -145,7 +145,7 @@ describe('issue 18 = the next bash call finds its sandbox started', () => {
     const check = await checkBashSandbox({ env: process.env });
     if (!check.ok) throw new Error(check.reason);
     const workspace = await genWorkspace('idle');
-    const waiting = genWaitingSandboxes({ idleMs: 100 });
+    const waiting = genWaitingSandboxes({ idleMs: 1_000 });
     const bwrapArgs = genBwrapArgs({ bashPath: check.bashPath, mode: 'read-only', allowNetwork: false, cwd: workspace, cwdReal: workspace, gitPaths: [] });
     waiting.prepare('key', () => startSandbox({ bwrapPath: check.bwrapPath, bwrapArgs }, { cwd: workspace, env: process.env }));
     expect(await awaitWaitingIn(workspace)).toHaveLength(1);
