@@ -84,7 +84,7 @@ export const benchSandbox = async (options: BenchOptions): Promise<BenchSection>
     },
   ];
   const notes = [
-    `Each call is genBashToolBox's execute of \`true\`, end to end (sandbox setup, exit, format); ${runs} timed call(s) per column, after one untimed warm-up of each toolbox (the warm-up pays the one-time bwrap lookup and namespace probe). Each round runs an unconfined call, then two sandboxed calls back to back (the second timed), then, after ${MODEL_TURN_MS} ms, a third. A sandboxed call's sandbox is started while the call before it runs and the model answers: back to back, a call may wait for the rest of that start; after a model turn, for none of it.`,
+    `Each call is genBashToolBox's execute of \`true\`, end to end (sandbox setup, exit, format); ${runs} timed call(s) per column, after one untimed warm-up of each toolbox (the warm-up pays the one-time bwrap lookup and namespace probe). Each round runs an unconfined call, then two sandboxed calls back to back (the second timed), then, after ${MODEL_TURN_MS} ms, a third. A sandboxed call's sandbox is started as the call before it ends, while the model answers: back to back, a call waits for the rest of that start; after a model turn, for none of it.`,
   ];
   if (unavailable) notes.push(`the sandbox could not run here, so nothing was measured: ${unavailable}`);
   return { title: 'Sandbox: bash per-call cost, off vs workspace-write (bubblewrap)', rows, notes };

@@ -136,10 +136,10 @@ export const genBashToolBox = (options: {
       }
 
       context.log.debug('bash: running', { command, cwd: context.cwd, timeoutMs, sandbox: sandboxMode });
-      const running = runBashCommand({ command, timeoutMs, maxCaptureBytes, captureBudget, killGraceMs, sandbox }, { cwd: context.cwd, env, signal: context.signal });
-      // the next call's sandbox starts while this command runs and the model reads its result
-      setImmediate(prepareNext);
-      const run = await running;
+      const run = await runBashCommand({ command, timeoutMs, maxCaptureBytes, captureBudget, killGraceMs, sandbox }, { cwd: context.cwd, env, signal: context.signal });
+      // the next call's sandbox starts once the loop has sent this result to the model, while the model reads it: the
+      // fork blocks this thread, which during the command would delay its result
+      if (!context.signal?.aborted && !run.spawnError) setImmediate(prepareNext);
       if (run.spawnError) return failure(`could not start bash: ${run.spawnError}`);
       context.log.debug('bash: finished', {
         exitCode: run.exitCode,
