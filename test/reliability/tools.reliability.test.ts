@@ -50,12 +50,12 @@ const newDir = async (name: string) => {
 const statFields = (stat: string) => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 
 /**
- * .what = processes alive (not zombies) whose environment carries our tag, seen from the host, less the sandbox each
- *         toolbox has started for its next call: bwrap, its pid 1 and a bash that still waits to read a command
+ * .what = processes alive (not zombies) whose environment carries our tag, seen from the host, less the sandboxes each
+ *         toolbox keeps between calls: bwrap and its supervisor (the sandbox's pid 1), with nothing under it
  * .note = bash runs in a sandbox with its own pid namespace, so pids and groups logged from inside mean nothing here
  */
 const survivors = async (): Promise<string[]> => {
-  const tagged = new Map<number, { parent: number; text: string; waiting: boolean }>();
+  const tagged = new Map<number, { parent: number; text: string; sandbox: boolean }>();
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
@@ -65,14 +65,13 @@ const survivors = async (): Promise<string[]> => {
     const environ = await readFile(`/proc/${entry}/environ`).catch(() => Buffer.alloc(0));
     if (!environ.includes(`BHRAIN_RELIABILITY_TAG=${tag}\0`)) continue;
     const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
-    tagged.set(Number(entry), { parent: Number(parent), text: `${entry} ${stat.slice(stat.indexOf('('), stat.lastIndexOf(')') + 1)} state ${state}`, waiting: cmdline.includes("IFS= read -r -d ''") });
+    tagged.set(Number(entry), { parent: Number(parent), text: `${entry} ${stat.slice(stat.indexOf('('), stat.lastIndexOf(')') + 1)} state ${state}`, sandbox: cmdline.includes('\0bhrain-sandbox\0') });
   }
   const childrenOf = (pid: number) => [...tagged].filter(([, found]) => found.parent === pid).map(([child]) => child);
   for (const [pid, found] of tagged) {
-    if (found.parent !== process.pid || !found.waiting) continue;
-    const inner = childrenOf(pid);
-    const shell = inner.length === 1 ? childrenOf(inner[0]) : [];
-    if (shell.length === 1 && tagged.get(shell[0])!.waiting && childrenOf(shell[0]).length === 0) for (const waiting of [pid, inner[0], shell[0]]) tagged.delete(waiting);
+    if (found.parent !== process.pid || !found.sandbox) continue;
+    const supervisor = childrenOf(pid);
+    if (supervisor.length === 1 && tagged.get(supervisor[0])!.sandbox && childrenOf(supervisor[0]).length === 0) for (const kept of [pid, supervisor[0]]) tagged.delete(kept);
   }
   return [...tagged.values()].map((found) => found.text);
 };

@@ -13,6 +13,8 @@ export interface BashRun {
   aborted: boolean;
   /** set when bash could not be started at all */
   spawnError?: string;
+  /** set when the sandbox ended while the command ran, not by our timeout or abort: the output is what came before */
+  sandboxLost?: string;
   stdout: BashStreamText;
   stderr: BashStreamText;
   elapsedMs: number;

@@ -11,9 +11,8 @@ import { BadRequestError } from '../../../../contract/errors.js';
 import { configureBhrain } from '../../BhrainConfig.js';
 import type { BhrainToolBox, BhrainToolContext } from '../BhrainToolBox.js';
 import { checkBashSandbox } from './checkBashSandbox.js';
+import { genBashSandboxPool } from './genBashSandboxPool.js';
 import { genBashToolBox } from './genBashToolBox.js';
-import { runBashCommand } from './runBashCommand.js';
-import { startSandbox } from './WaitingSandbox.js';
 
 // issue 11 item 1: bash runs in an OS sandbox (bubblewrap), on by default, and fails closed when it cannot start
 
@@ -94,15 +93,15 @@ describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', (
       }
     });
 
-    it('then writes in the working directory land, and /tmp is writable but private to the call', async () => {
+    it("then writes in the working directory land, and /tmp is writable and private to the sandbox: the toolbox's next call finds what the last one left, the host never does", async () => {
       const name = `bhrain-sandbox-tmp-${process.pid}-${Date.now()}`;
       const result = await runBash(box, `echo inside > made.txt && echo scratch > /tmp/${name} && cat /tmp/${name}`);
       expect(result.output).toBe('exit code: 0\n--- stdout ---\nscratch');
       expect(await readFile(join(workspace, 'made.txt'), 'utf8')).toBe('inside\n');
-      // the private /tmp is gone with the call: the host's /tmp never saw the file
       expect(await exists(join('/tmp', name))).toBe(false);
-      const next = await runBash(box, `cat /tmp/${name}`);
-      expect(next.output).toMatch(/No such file or directory/);
+      expect((await runBash(box, `cat /tmp/${name}`)).output).toBe('exit code: 0\n--- stdout ---\nscratch');
+      // another toolbox has sandboxes of its own
+      expect((await runBash(genBashToolBox(), `cat /tmp/${name}`)).output).toMatch(/No such file or directory/);
     });
 
     it('then a symlink in the workspace that points outside does not lead out', async () => {
@@ -279,13 +278,14 @@ describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', (
     it('then the run says the sandbox did not start, in bwrap\'s words, and the command never ran', async () => {
       const check = await checkBashSandbox({ env: process.env });
       if (!check.ok) throw new Error(check.reason);
-      const run = await runBashCommand(
+      const run = await genBashSandboxPool({ idleMs: 1_000, maxIdle: 1 }).run(
         {
+          key: 'broken',
+          start: { ...check, bwrapArgs: ['--json-status-fd', '3', '--no-such-option', '--', 'bash', '-c', 'echo ran > ran-anyway.txt'] },
           command: 'echo ran > ran-anyway.txt',
           timeoutMs: 5_000,
           maxCaptureBytes: 1_000,
           killGraceMs: 500,
-          sandbox: startSandbox({ bwrapPath: check.bwrapPath, bwrapArgs: ['--json-status-fd', '3', '--no-such-option', '--', 'bash', '-c', 'echo ran > ran-anyway.txt'] }, { cwd: workspace, env: process.env }),
         },
         { cwd: workspace, env: process.env },
       );

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
 
+import { genBashSandboxPool } from './genBashSandboxPool.js';
 import { genBwrapArgs } from './genBwrapArgs.js';
 
 /**
@@ -28,21 +28,30 @@ const findOnPath = async (name: string, pathValue: string): Promise<string | nul
   return null;
 };
 
-/** .what = runs a read-only sandbox with every flag a real call uses, handed an empty command; its stderr when it fails */
-const probe = (input: { bwrapPath: string; bashPath: string }, env: Record<string, string | undefined>): Promise<string | null> =>
-  new Promise((resolve) => {
-    const args = genBwrapArgs({ bashPath: input.bashPath, mode: 'read-only', allowNetwork: false, cwd: '/', cwdReal: '/', gitPaths: [] });
-    const child = spawn(input.bwrapPath, args, {
-      env: { PATH: env.PATH },
-      // fd 3 is bwrap's status fd, read by nobody here
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
-      timeout: 10_000,
-    });
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', (error) => resolve(error.message));
-    child.on('close', (code, signal) => resolve(code === 0 ? null : `${signal ? `killed by ${signal}` : `exit ${code}`}: ${stderr.trim() || 'no message'}`));
-  });
+/** the probe's command: it fails when it can read the supervisor's environment, which no command may */
+const PROBE_COMMAND = 'if cat /proc/1/environ >/dev/null 2>&1; then exit 3; fi';
+
+/**
+ * .what = starts a read-only sandbox with every flag a real call uses and runs one command in it, which checks that
+ *         the supervisor is out of its reach; when it fails, why (closing the caller's parenthesis) and how to fix it
+ */
+const probe = async (input: { bwrapPath: string; bashPath: string }, env: Record<string, string | undefined>): Promise<string | null> => {
+  const bwrapArgs = genBwrapArgs({ bashPath: input.bashPath, mode: 'read-only', allowNetwork: false, cwd: '/', cwdReal: '/', gitPaths: [], shellVariables: [] });
+  const run = await genBashSandboxPool({ idleMs: 0, maxIdle: 0 }).run(
+    { key: 'probe', start: { ...input, bwrapArgs }, command: PROBE_COMMAND, timeoutMs: 10_000, maxCaptureBytes: 4096, killGraceMs: 500 },
+    { cwd: '/', env: { PATH: env.PATH } },
+  );
+  const failure = run.spawnError ?? run.sandboxLost ?? (run.timedOut ? 'the probe timed out after 10 s' : null);
+  if (failure && /Unknown option --(perms|ro-bind-data|as-pid-1)/.test(failure)) return `${failure}). bhrain's sandbox needs bubblewrap 0.5.0 or newer: upgrade it`;
+  if (failure)
+    return (
+      `${failure}). User namespaces may be disabled: enable them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 23.10+ allow bwrap in AppArmor, ` +
+      'or sysctl kernel.apparmor_restrict_unprivileged_userns=0; in a container, allow unshare in its seccomp profile)'
+    );
+  // the kernel leaves a process non-dumpable after it runs a file it cannot read, unless fs.suid_dumpable is 1
+  if (run.exitCode === 3) return "a command could read the sandbox's supervisor (/proc/1/environ)). Set fs.suid_dumpable to 0 or 2 (sysctl fs.suid_dumpable=0)";
+  return run.exitCode === 0 ? null : `the probe command exited ${run.exitCode}: ${run.stderr.head.trim() || 'no message'})`;
+};
 
 /**
  * .what = finds bwrap on the PATH of `env` and proves once that it can create the sandbox's namespaces
@@ -72,14 +81,7 @@ export const checkBashSandbox = (input: { env: Record<string, string | undefined
       if (bashPath === '/tmp' || bashPath.startsWith('/tmp/'))
         return { ok: false, reason: `bash on PATH is ${bashPath}, under /tmp, which the sandbox replaces with a private empty /tmp: put a bash outside /tmp first on PATH` };
       const failure = await probe({ bwrapPath, bashPath }, input.env);
-      if (failure)
-        return {
-          ok: false,
-          reason:
-            `bash runs in a bubblewrap sandbox, but ${bwrapPath} could not create one (${failure}). ` +
-            'User namespaces may be disabled: enable them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 23.10+ allow bwrap in AppArmor, ' +
-            `or sysctl kernel.apparmor_restrict_unprivileged_userns=0; in a container, allow unshare in its seccomp profile)`,
-        };
+      if (failure) return { ok: false, reason: `bash runs in a bubblewrap sandbox, but ${bwrapPath} could not create one (${failure}` };
       return { ok: true, bwrapPath, bashPath };
     })();
     checked.set(pathValue, check);

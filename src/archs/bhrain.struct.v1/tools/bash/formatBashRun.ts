@@ -16,7 +16,9 @@ const formatStream = (name: string, stream: BashStreamText): string | null => {
  * .why = the model reasons about failures from this text, so the status comes first and says exactly what happened
  */
 export const formatBashRun = (run: BashRun, options: { timeoutMs: number; notes: readonly string[] }): string => {
-  const status = run.timedOut
+  const status = run.sandboxLost
+    ? `${run.sandboxLost}; the exit code is unknown`
+    : run.timedOut
     ? `timed out after ${options.timeoutMs} ms; the process group was killed`
     : run.aborted
       ? 'aborted by the caller; the process group was killed'

@@ -9,25 +9,28 @@ import { loadToolDescription } from '../loadToolDescription.js';
 import { BASH_SANDBOX_MODES, isBashSandboxMode, type BashSandbox, type BashSandboxMode } from './BashSandbox.js';
 import { CaptureBudget } from './CaptureBudget.js';
 import { checkBashSandbox } from './checkBashSandbox.js';
-import { findGitPathsToProtect, genBwrapArgs } from './genBwrapArgs.js';
+import { genBashSandboxPool } from './genBashSandboxPool.js';
+import { findGitPathsToProtect, genBwrapArgs, isShellBehaviorVariable } from './genBwrapArgs.js';
 import { formatBashRun } from './formatBashRun.js';
 import { runBashCommand } from './runBashCommand.js';
-import { genWaitingSandboxes, startSandbox, type WaitingSandbox } from './WaitingSandbox.js';
 
 // what the model is told about where its command runs
 const SANDBOX_TEXT: Record<BashSandboxMode, string> = {
   'workspace-write':
-    'the command runs in a sandbox. It can write only inside the working directory and /tmp; everything else (your home directory, system paths, .git/hooks, .git/config) is read-only. /tmp is private and empty at the start of each call, and discarded after it.',
+    'the command runs in a sandbox. It can write only inside the working directory and /tmp; everything else (your home directory, system paths, .git/hooks, .git/config) is read-only. /tmp is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. No process a call starts outlives the call.',
   'read-only':
-    'the command runs in a read-only sandbox: nothing is writable, not even the working directory, except /tmp, which is private and empty at the start of each call, and discarded after it.',
+    'the command runs in a read-only sandbox: nothing is writable, not even the working directory, except /tmp, which is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. No process a call starts outlives the call.',
   off: 'none: the command runs unconfined, with the rights of the user running bhrain.',
 };
 
 /** Linux's MAX_ARG_STRLEN (32 pages) less the terminating NUL: the longest `bash -c` string an exec takes */
 const MAX_COMMAND_BYTES = 128 * 1024 - 1;
 
-/** how long a sandbox started for the next call waits for it before it is killed */
+/** how long a sandbox waits, unused, for the next call before it is killed */
 const SANDBOX_IDLE_MS = 60_000;
+
+/** sandboxes kept waiting between calls: one per bash call a turn runs at the same time, up to this */
+const MAX_IDLE_SANDBOXES = 4;
 
 /**
  * .what = a toolbox with one tool, bash: runs a shell command in the working directory and returns its output and exit code
@@ -57,7 +60,7 @@ export const genBashToolBox = (options: {
   if (!isBashSandboxMode(sandboxMode))
     throw new BadRequestError(`unknown bash sandbox mode ${JSON.stringify(sandboxMode)}: choose one of ${BASH_SANDBOX_MODES.join(', ')}`);
   const allowNetwork = options.sandbox?.allowNetwork ?? false;
-  const waitingSandboxes = genWaitingSandboxes({ idleMs: SANDBOX_IDLE_MS });
+  const sandboxes = genBashSandboxPool({ idleMs: SANDBOX_IDLE_MS, maxIdle: MAX_IDLE_SANDBOXES });
 
   const definition: BrainToolDefinition = {
     name: 'bash',
@@ -119,27 +122,29 @@ export const genBashToolBox = (options: {
       // the shell gets the caller's environment without bhrain's own supplier keys: the model never needs them
       const env = withoutSupplierKeys(context.env);
 
-      // fail closed: a sandbox that cannot start refuses the call, with how to fix it
-      let sandbox: WaitingSandbox | undefined;
-      let prepareNext = (): void => {};
-      if (sandboxMode !== 'off') {
+      const runContext = { cwd: context.cwd, env, signal: context.signal };
+      const limits = { command, timeoutMs, maxCaptureBytes, captureBudget, killGraceMs };
+      context.log.debug('bash: running', { command, cwd: context.cwd, timeoutMs, sandbox: sandboxMode });
+      let run;
+      if (sandboxMode === 'off') run = await runBashCommand(limits, runContext);
+      else {
+        // fail closed: a sandbox that cannot start refuses the call, with how to fix it
         const check = await checkBashSandbox({ env: context.env });
         if (!check.ok)
           return failure(`bash is refused: ${check.reason}, or configure the bash toolbox with sandbox: { mode: 'off' } (CLI: --sandbox off) to run bash unconfined. Tell the user: retrying will not help.`);
         const gitPaths = sandboxMode === 'workspace-write' ? await findGitPathsToProtect(cwdReal) : [];
-        const start = { bwrapPath: check.bwrapPath, bwrapArgs: genBwrapArgs({ bashPath: check.bashPath, mode: sandboxMode, allowNetwork, cwd: context.cwd, cwdReal, gitPaths: gitPaths.map((found) => found.path) }) };
-        // all a sandbox was made for, down to the inodes it binds: a waiting one runs this call only if none changed
+        // what changes how bash runs a script reaches the command, not the sandbox's supervisor
+        const shellVariables = Object.entries(env).flatMap(([name, value]) => (value !== undefined && isShellBehaviorVariable(name) ? [`${name}=${value}`] : []));
+        const start = {
+          bwrapPath: check.bwrapPath,
+          bashPath: check.bashPath,
+          bwrapArgs: genBwrapArgs({ bashPath: check.bashPath, mode: sandboxMode, allowNetwork, cwd: context.cwd, cwdReal, gitPaths: gitPaths.map((found) => found.path), shellVariables }),
+        };
+        // all a sandbox was made for, down to the inodes it binds: a kept one runs this call only if none changed
         const key = JSON.stringify([start, context.cwd, env, `${cwdFound.dev}:${cwdFound.ino}`, gitPaths]);
-        const sandboxContext = { cwd: context.cwd, env };
-        sandbox = waitingSandboxes.take(key) ?? startSandbox(start, sandboxContext);
-        prepareNext = () => waitingSandboxes.prepare(key, () => startSandbox(start, sandboxContext));
+        const supervisorEnv = shellVariables.length ? Object.fromEntries(Object.entries(env).filter(([name]) => !isShellBehaviorVariable(name))) : env;
+        run = await sandboxes.run({ ...limits, key, start }, { ...runContext, env: supervisorEnv });
       }
-
-      context.log.debug('bash: running', { command, cwd: context.cwd, timeoutMs, sandbox: sandboxMode });
-      const run = await runBashCommand({ command, timeoutMs, maxCaptureBytes, captureBudget, killGraceMs, sandbox }, { cwd: context.cwd, env, signal: context.signal });
-      // the next call's sandbox starts once the loop has sent this result to the model, while the model reads it: the
-      // fork blocks this thread, which during the command would delay its result
-      if (!context.signal?.aborted && !run.spawnError) setImmediate(prepareNext);
       if (run.spawnError) return failure(`could not start bash: ${run.spawnError}`);
       context.log.debug('bash: finished', {
         exitCode: run.exitCode,

@@ -4,18 +4,66 @@ import { join } from 'node:path';
 /** the fd on which bwrap writes its JSON status (the sandbox's pid, then its exit code) */
 export const BWRAP_STATUS_FD = 3;
 
-/** written after the command on the sandbox's stdin: where the handoff's read stops */
-export const HANDOFF_END = '\0';
+/** the fd bwrap reads the supervisor's executable from (an open file of the host's bash) */
+export const SUPERVISOR_EXECUTABLE_FD = 4;
+
+/** the supervisor's fd for the commands' stderr; its own stderr (fd 2) is bwrap's, for diagnostics */
+export const COMMAND_STDERR_FD = 5;
+
+/** where, inside the sandbox, bwrap puts the supervisor's copy of bash: mode 0111, so no command can read it */
+const SUPERVISOR_PATH = '/dev/.bhrain-supervisor';
 
 /**
- * .what = the script bash runs first in the sandbox: reads the command from stdin up to HANDOFF_END, then becomes
- *         `bash -c <command>` with stdin /dev/null, as the same bash ($0, its real path); it runs with --posix, so it
- *         does not source BASH_ENV (the command's bash does, once), and --norc, since a bash whose stdin is a socket
- *         takes itself for one started by sshd and sources ~/.bashrc
- * .why = the sandbox can start before its command is known (startSandbox); bash reads a socket a byte at a time,
- *        ~2 µs a byte here, which a command of a few hundred bytes does not feel
+ * .what = the variables of the environment that change how bash runs a script: options, functions, startup files,
+ *         read timeouts, globbing, command lookup; with the sandbox, they reach each command but not the supervisor
+ * .why = the supervisor's script must run the same whatever the user's environment: xtrace would write its steps among
+ *        a command's output, noglob or GLOBIGNORE would blind its scan of /proc, TMOUT would end it
  */
-const HANDOFF = `IFS= read -r -d '' command; exec "$0" -c "$command" </dev/null`;
+export const isShellBehaviorVariable = (name: string): boolean =>
+  /^(SHELLOPTS|BASHOPTS|BASH_ENV|ENV|BASH_COMPAT|BASH_XTRACEFD|PS4|TMOUT|GLOBIGNORE|EXECIGNORE|POSIXLY_CORRECT)$/.test(name) || /^BASH_FUNC_.*%%$/.test(name);
+
+/**
+ * .what = the script of the sandbox's supervisor, pid 1 of the sandbox: for each call it reads a nonce and a command
+ *         (NUL-terminated) on fd 0, runs `bash -c <command>` with stdin /dev/null, stdout on fd 1 and stderr on
+ *         COMMAND_STDERR_FD, waits for it, SIGKILLs every other process of the sandbox until none is left, then writes
+ *         the exit status (3 digits) and the nonce after the command's stdout, and the nonce after its stderr
+ * .why = one sandbox serves every call of a run: bubblewrap's setup and a fork of bhrain's process are paid once, not per
+ *        call. What a fresh sandbox per call gave, the supervisor keeps:
+ *        - nothing outlives its call: as pid 1 it kills the namespace down to itself before it says the call is done;
+ *        - a command cannot reach it: it runs from a copy of bash that no command may read (mode 0111, caps dropped),
+ *          which makes the kernel mark it non-dumpable, so no command may ptrace it or open its /proc files (its
+ *          fds, memory, environment); as pid 1 it gets no signal from inside but those it traps (USR1: end the call);
+ *        - a command cannot fake the end of its call: it never sees the nonce, which is in the supervisor's memory only.
+ * .note = $1 is the bash each command runs in; $2… are the variables isShellBehaviorVariable kept from the supervisor's
+ *         environment (NAME=VALUE), given back to each command through env(1). It runs with --posix (no BASH_ENV) and
+ *         --norc (bash on a socket reads ~/.bashrc, as if sshd ran it). Async commands of a shell without job control
+ *         ignore SIGINT and SIGQUIT: the command's subshell gives them back their defaults
+ */
+const SUPERVISOR = `exec ${BWRAP_STATUS_FD}>&- ${SUPERVISOR_EXECUTABLE_FD}<&-
+bash=$1
+shift
+ending=
+trap 'ending=1; kill -TERM -1 2>/dev/null' USR1
+while IFS= read -r -d '' nonce && IFS= read -r -d '' command; do
+  ending=
+  (trap - INT QUIT USR1; if test $# -gt 0; then exec env "$@" "$bash" -c "$command"; fi; exec "$bash" -c "$command") </dev/null 2>&${COMMAND_STDERR_FD} ${COMMAND_STDERR_FD}>&- &
+  pid=$!
+  wait "$pid"
+  status=$?
+  while test -n "$ending"; do ending=; wait "$pid"; status=$?; done
+  while :; do
+    kill -KILL -1 2>/dev/null
+    alive=
+    for entry in /proc/[0-9]*; do
+      if test "$entry" = /proc/1 || ! IFS= read -r stat 2>/dev/null <"$entry/stat"; then continue; fi
+      stat=\${stat##*) }
+      if test "\${stat%% *}" != Z; then alive=1; break; fi
+    done
+    if test -z "$alive"; then break; fi
+  done
+  printf '%03d%s' "$status" "$nonce"
+  printf '%s' "$nonce" >&${COMMAND_STDERR_FD}
+done`;
 
 /** paths inside a workspace whose contents later run outside the sandbox (hooks, core.hooksPath, core.fsmonitor) */
 const GIT_EXECUTABLE_PATHS = ['.git/hooks', '.git/config'];
@@ -38,10 +86,11 @@ export const findGitPathsToProtect = async (cwdReal: string): Promise<Array<{ pa
 };
 
 /**
- * .what = bwrap's argument list that runs `bash -c <command>` confined, the command given on stdin: the filesystem
- *         read-only but the workspace (workspace-write) and a private /tmp, no network unless allowed, its own
- *         pid/ipc/uts namespaces, no capabilities
- * .why = the effect of a command is bounded by the kernel, whatever the command does, so nothing it starts outlives it
+ * .what = bwrap's argument list for a sandbox whose supervisor runs `bash -c <command>` for each call it is given on
+ *         stdin: the filesystem read-only but the workspace (workspace-write) and a private /tmp, no network unless
+ *         allowed, its own pid/ipc/uts namespaces, no capabilities
+ * .why = the effect of a command is bounded by the kernel, whatever the command does; its pid namespace lets the
+ *        supervisor kill everything a call started before the call ends
  */
 export const genBwrapArgs = (input: {
   /** bash's real path on the host, visible at the same path inside */
@@ -53,6 +102,8 @@ export const genBwrapArgs = (input: {
   cwdReal: string;
   /** from findGitPathsToProtect, bound read-only inside a writable workspace */
   gitPaths: readonly string[];
+  /** the variables isShellBehaviorVariable picks from the environment, as NAME=VALUE, for each command */
+  shellVariables: readonly string[];
 }): string[] => {
   const writable = input.mode === 'workspace-write';
   // a workspace under /tmp is bound after the private /tmp, so it is the real one, not hidden; any other is bound before
@@ -69,7 +120,11 @@ export const genBwrapArgs = (input: {
     '--tmpfs', '/tmp',
     ...(underTmp ? workspace : []),
     ...(writable ? input.gitPaths.flatMap((path) => ['--ro-bind', path, path]) : []),
+    // the supervisor's executable, unreadable to every command
+    '--perms', '0111', '--ro-bind-data', String(SUPERVISOR_EXECUTABLE_FD), SUPERVISOR_PATH,
     '--unshare-pid',
+    // the supervisor is pid 1: no reaper of bwrap's own between it and the commands
+    '--as-pid-1',
     '--unshare-ipc',
     '--unshare-uts',
     ...(input.allowNetwork ? [] : ['--unshare-net']),
@@ -81,6 +136,7 @@ export const genBwrapArgs = (input: {
     '--json-status-fd', String(BWRAP_STATUS_FD),
     '--chdir', input.cwd,
     '--',
-    input.bashPath, '--norc', '--posix', '-c', HANDOFF,
+    // $0 names it in ps
+    SUPERVISOR_PATH, '--norc', '--posix', '-c', SUPERVISOR, 'bhrain-sandbox', input.bashPath, ...input.shellVariables,
   ];
 };

@@ -1,26 +1,19 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:os';
 
 import { killTagged } from '../../../../security/killTagged.js';
 import { liveGroupsAtExit, signalGroup } from '../../../../security/signalGroup.js';
 import type { BashRun } from './BashRun.js';
 import { BoundedCapture } from './BoundedCapture.js';
 import type { CaptureBudget } from './CaptureBudget.js';
-import { BWRAP_STATUS_FD, HANDOFF_END } from './genBwrapArgs.js';
-import type { WaitingSandbox } from './WaitingSandbox.js';
 
 /** unsandboxed, every process a command starts inherits this variable, set to the call's own random value */
 const BASH_TAG_ENV = 'BHRAIN_BASH_CALL';
 
-// signal names by number, to read bwrap's 128+n (it reports a command killed by signal n as that exit code);
-// reversed so the first name wins where two share a number (SIGABRT before SIGIOT)
-const SIGNAL_NAMES = new Map(Object.entries(constants.signals).reverse().map(([name, number]) => [number, name as NodeJS.Signals]));
-
 /**
- * .what = runs `bash -c <command>` with a timeout, bounded capture, and no survivors: inside a bwrap sandbox when
- *         one is given (its own pid namespace: everything dies with bash), else in its own process group, followed by
- *         a bounded /proc scan for the processes that left the group but carry the call's tag (killTagged)
+ * .what = runs `bash -c <command>` unconfined (the sandbox off) with a timeout, bounded capture, and no survivors: in
+ *         its own process group, followed by a bounded /proc scan for the processes that left the group but carry the
+ *         call's tag (killTagged)
  * .why = a model's command may hang, ignore SIGTERM, print gigabytes, or leave background children; none may hurt the loop
  */
 export const runBashCommand = (
@@ -31,8 +24,6 @@ export const runBashCommand = (
     /** shared by every running call of the toolbox */
     captureBudget?: CaptureBudget;
     killGraceMs: number;
-    /** a sandbox from startSandbox, not yet used (exited: false); absent when the sandbox is off */
-    sandbox?: WaitingSandbox;
   },
   context: { cwd: string; env: Record<string, string | undefined>; signal?: AbortSignal },
 ): Promise<BashRun> =>
@@ -47,39 +38,17 @@ export const runBashCommand = (
     let spawnError: string | undefined;
     let finished = false;
     const timers: NodeJS.Timeout[] = [];
-    // the sandbox's pid 1, as bwrap reports it; bash and its children share its process group
-    let sandboxPid: number | undefined;
 
     // no pid namespace without the sandbox: the tag is what finds a process that left the group (setsid, set -m)
-    const tag = input.sandbox ? null : { name: BASH_TAG_ENV, value: randomBytes(8).toString('hex') };
-    // spawn leaves out undefined values itself
-    const env = tag ? { ...context.env, [tag.name]: tag.value } : context.env;
+    const tag = { name: BASH_TAG_ENV, value: randomBytes(8).toString('hex') };
     // one scan per call: started when bash exits (freeing pipes an escaped process holds), awaited before the result
     let swept: Promise<unknown> | null = null;
-    const sweep = (): Promise<unknown> => (swept ??= tag ? killTagged(tag) : Promise.resolve());
-    // argv, never a concatenated string; stdin is /dev/null so a read gets EOF instead of hanging (in the sandbox, the
-    // handoff gives the command /dev/null once it has read the command from stdin)
-    const child = input.sandbox ? input.sandbox.child : spawn('bash', ['-c', input.command], { cwd: context.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const sweep = (): Promise<unknown> => (swept ??= killTagged(tag));
+    // argv, never a concatenated string; stdin is /dev/null so a read gets EOF instead of hanging; spawn leaves out
+    // undefined values of env itself
+    const child = spawn('bash', ['-c', input.command], { cwd: context.cwd, env: { ...context.env, [tag.name]: tag.value }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const pid = child.pid;
-    if (pid !== undefined) {
-      liveGroupsAtExit.add(pid);
-    }
-    if (input.sandbox) {
-      // a sandbox that waited was kept from holding the process open; now its run does
-      child.ref();
-      for (const stream of child.stdio) (stream as { ref?: () => void } | null)?.ref?.();
-      // a sandbox that died meanwhile refuses the write (EPIPE); its exit tells the run what happened
-      child.stdin?.on('error', () => {});
-      // the handoff reads the command up to HANDOFF_END
-      child.stdin?.end(`${input.command}${HANDOFF_END}`);
-    }
-    let status = '';
-    child.stdio[BWRAP_STATUS_FD]?.on('data', (chunk: Buffer) => {
-      if (sandboxPid !== undefined || status.length > 64 * 1024) return;
-      status += chunk.toString('utf8');
-      const found = /"child-pid":\s*(\d+)/.exec(status);
-      if (found) sandboxPid = Number(found[1]);
-    });
+    if (pid !== undefined) liveGroupsAtExit.add(pid);
 
     const finish = (): void => {
       if (finished) return;
@@ -87,18 +56,14 @@ export const runBashCommand = (
       for (const timer of timers) clearTimeout(timer);
       context.signal?.removeEventListener('abort', onAbort);
       if (pid !== undefined) {
-        // background children (`sleep 1000 &`) must not outlive the call; in the sandbox they died with its pid 1 already
-        if (!exit) killAll();
+        // background children (`sleep 1000 &`) must not outlive the call
+        if (!exit) signalGroup(pid, 'SIGKILL');
         liveGroupsAtExit.delete(pid);
       }
       for (const stream of child.stdio) stream?.destroy();
-      // bwrap that ends before reporting a sandbox never ran the command: say why, in bwrap's words
-      if (input.sandbox && sandboxPid === undefined && !spawnError && !timedOut && !aborted)
-        spawnError = `the sandbox did not start (bwrap ${exit?.signal ? `killed by ${exit.signal}` : `exit ${exit?.code}`}): ${stderr.read().head.trim() || 'no message'}`;
-      const ended = exitOf(exit);
       const run: BashRun = {
-        exitCode: timedOut || aborted ? null : ended.code,
-        exitSignal: timedOut || aborted ? null : ended.signal,
+        exitCode: timedOut || aborted ? null : (exit?.code ?? null),
+        exitSignal: timedOut || aborted ? null : (exit?.signal ?? null),
         timedOut,
         aborted,
         spawnError,
@@ -112,25 +77,11 @@ export const runBashCommand = (
       void sweep().then(() => resolve(run));
     };
 
-    // bwrap reports a command killed by signal n as exit 128+n, as bash does for its own children
-    const exitOf = (ended: typeof exit): { code: number | null; signal: NodeJS.Signals | null } => {
-      if (!ended) return { code: null, signal: null };
-      const signal = input.sandbox && ended.code !== null && ended.code > 128 ? SIGNAL_NAMES.get(ended.code - 128) : undefined;
-      return signal ? { code: null, signal } : ended;
-    };
-
-    // SIGKILL to bwrap's group and to the sandbox's pid 1: when pid 1 dies the kernel kills its whole namespace
-    const killAll = (): void => {
-      if (pid !== undefined) signalGroup(pid, 'SIGKILL');
-      if (sandboxPid !== undefined) signalGroup(sandboxPid, 'SIGKILL');
-    };
-
     // SIGTERM first so well-behaved commands can clean up, then SIGKILL for those that trap or ignore it
     const terminate = (): void => {
       if (pid === undefined || exit) return;
-      // in the sandbox, bash's group is its pid 1's (pid 1 itself ignores SIGTERM); before bwrap reports it, bwrap's own
-      signalGroup(sandboxPid ?? pid, 'SIGTERM');
-      timers.push(setTimeout(killAll, input.killGraceMs));
+      signalGroup(pid, 'SIGTERM');
+      timers.push(setTimeout(() => signalGroup(pid, 'SIGKILL'), input.killGraceMs));
     };
     function onAbort(): void {
       if (exit || finished) return;

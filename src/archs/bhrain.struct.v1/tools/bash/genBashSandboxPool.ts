@@ -1,0 +1,300 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { open } from 'node:fs/promises';
+import { constants } from 'node:os';
+import type { Readable } from 'node:stream';
+
+import { liveGroupsAtExit, signalGroup } from '../../../../security/signalGroup.js';
+import type { BashRun } from './BashRun.js';
+import { BoundedCapture } from './BoundedCapture.js';
+import type { CaptureBudget } from './CaptureBudget.js';
+import { BWRAP_STATUS_FD, COMMAND_STDERR_FD, SUPERVISOR_EXECUTABLE_FD } from './genBwrapArgs.js';
+
+/** .what = how to start a sandbox: bwrap, its arguments (genBwrapArgs), and the host's bash the supervisor is copied from */
+export interface SandboxStart {
+  bwrapPath: string;
+  bwrapArgs: string[];
+  bashPath: string;
+}
+
+/** the supervisor writes the exit status in this many digits, before the nonce that ends the command's stdout */
+const STATUS_DIGITS = 3;
+
+/** how much of bwrap's and the supervisor's own stderr is kept, to say why a sandbox did not start or ended */
+const MAX_DIAGNOSTIC_CHARS = 4 * 1024;
+
+// signal names by number, to read the supervisor's 128+n (bash's status of a command killed by signal n); reversed so
+// the first name wins where two share a number (SIGABRT before SIGIOT)
+const SIGNAL_NAMES = new Map(Object.entries(constants.signals).reverse().map(([name, number]) => [number, name as NodeJS.Signals]));
+
+/** .what = what a sandbox tells the call it runs */
+interface SandboxCall {
+  out: (chunk: Buffer) => void;
+  err: (chunk: Buffer) => void;
+  /** a channel ended before its nonce: the command shut it down, so the call cannot end in order */
+  broken: () => void;
+  closed: () => void;
+}
+
+/** .what = one bwrap sandbox and its supervisor, serving one call at a time */
+interface Sandbox {
+  key: string;
+  child: ChildProcess;
+  /** the supervisor's pid on the host, as bwrap reports it; it is the sandbox's pid 1 */
+  supervisorPid: number | undefined;
+  exit: { code: number | null; signal: NodeJS.Signals | null } | null;
+  closed: boolean;
+  diagnostics: string;
+  call: SandboxCall | null;
+  idle: NodeJS.Timeout | null;
+}
+
+/** .what = kills a sandbox: bwrap's group, and its supervisor (pid 1: with it, the kernel kills the whole namespace) */
+const killSandbox = (sandbox: Sandbox): void => {
+  for (const pid of [sandbox.child.pid, sandbox.supervisorPid]) {
+    signalGroup(pid, 'SIGKILL');
+    if (pid !== undefined) liveGroupsAtExit.delete(pid);
+  }
+};
+
+/** .what = whether a sandbox holds the process open: only while a call runs in it */
+const holdOpen = (sandbox: Sandbox, held: boolean): void => {
+  const method = held ? 'ref' : 'unref';
+  sandbox.child[method]();
+  for (const stream of sandbox.child.stdio) (stream as { ref?: () => void; unref?: () => void } | null)?.[method]?.();
+};
+
+/**
+ * .what = starts bwrap with its supervisor, and routes what the sandbox writes to the call it runs
+ * .why = the supervisor's executable is read by bwrap from an open file of the host's bash, so no copy of it is left on
+ *        disk for a command (or anyone) to replace
+ */
+const startSandbox = async (key: string, start: SandboxStart, context: { cwd: string; env: Record<string, string | undefined> }): Promise<Sandbox> => {
+  const executable = await open(start.bashPath, 'r');
+  const stdio: Array<'pipe' | number> = ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'];
+  stdio[SUPERVISOR_EXECUTABLE_FD] = executable.fd;
+  let child: ChildProcess;
+  try {
+    child = spawn(start.bwrapPath, start.bwrapArgs, { cwd: context.cwd, env: context.env, detached: true, stdio });
+  } finally {
+    await executable.close();
+  }
+  const sandbox: Sandbox = { key, child, supervisorPid: undefined, exit: null, closed: false, diagnostics: '', call: null, idle: null };
+  if (child.pid !== undefined) liveGroupsAtExit.add(child.pid);
+  // bwrap's status comes first: the supervisor's pid, a group of its own (--new-session)
+  let status = '';
+  child.stdio[BWRAP_STATUS_FD]?.on('data', (chunk: Buffer) => {
+    if (sandbox.supervisorPid !== undefined || status.length > 64 * 1024) return;
+    status += chunk.toString('utf8');
+    const found = /"child-pid":\s*(\d+)/.exec(status);
+    if (!found) return;
+    sandbox.supervisorPid = Number(found[1]);
+    liveGroupsAtExit.add(sandbox.supervisorPid);
+  });
+  child.stderr?.on('data', (chunk: Buffer) => (sandbox.diagnostics = `${sandbox.diagnostics}${chunk.toString('utf8')}`.slice(-MAX_DIAGNOSTIC_CHARS)));
+  // between calls nothing runs in the sandbox, so nothing may write; if something did, it is not trusted again
+  const route = (stream: Readable | null | undefined, deliver: (call: SandboxCall, chunk: Buffer) => void): void => {
+    stream?.on('data', (chunk: Buffer) => (sandbox.call ? deliver(sandbox.call, chunk) : killSandbox(sandbox)));
+    stream?.on('end', () => sandbox.call?.broken());
+  };
+  route(child.stdout, (call, chunk) => call.out(chunk));
+  route((child.stdio as Array<Readable | null>)[COMMAND_STDERR_FD], (call, chunk) => call.err(chunk));
+  // a sandbox that died meanwhile refuses the write (EPIPE); its exit tells the call what happened
+  child.stdin?.on('error', () => {});
+  child.once('exit', (code, signal) => {
+    sandbox.exit = { code, signal };
+    killSandbox(sandbox);
+  });
+  child.once('close', () => {
+    sandbox.closed = true;
+    sandbox.call?.closed();
+  });
+  // a failed spawn (bwrap missing) is told to the call through its stderr, since it has no exit
+  child.once('error', (error) => {
+    sandbox.diagnostics = error.message;
+    if (child.pid === undefined) {
+      sandbox.exit = { code: null, signal: null };
+      sandbox.closed = true;
+      sandbox.call?.closed();
+    }
+  });
+  return sandbox;
+};
+
+/**
+ * .what = passes a stream's bytes on to `write` until they end with the nonce; the prefixBytes before it are the
+ *         supervisor's (the exit status), returned once it is seen; flush() passes on what was held back
+ * .why = the nonce is written after every process of the call is dead, so it is the last thing on the stream; the bytes
+ *        that could be the start of it are held back until the next chunk says whether they are
+ */
+const genEndScanner = (nonce: Buffer, prefixBytes: number, write: (bytes: Uint8Array) => void) => {
+  const markerBytes = nonce.length + prefixBytes;
+  let held: Buffer = Buffer.alloc(0);
+  return {
+    scan: (chunk: Buffer): string | null => {
+      const bytes = held.length ? Buffer.concat([held, chunk]) : chunk;
+      if (bytes.length >= markerBytes && bytes.subarray(bytes.length - nonce.length).equals(nonce)) {
+        held = Buffer.alloc(0);
+        write(bytes.subarray(0, bytes.length - markerBytes));
+        return bytes.subarray(bytes.length - markerBytes, bytes.length - nonce.length).toString('latin1');
+      }
+      const keep = Math.min(markerBytes - 1, bytes.length);
+      write(bytes.subarray(0, bytes.length - keep));
+      held = Buffer.from(bytes.subarray(bytes.length - keep));
+      return null;
+    },
+    flush: (): void => {
+      write(held);
+      held = Buffer.alloc(0);
+    },
+  };
+};
+
+/**
+ * .what = runs bash commands in bubblewrap sandboxes kept between calls: a call takes an idle sandbox made for the
+ *         same key (arguments, working directory, environment, the inodes it binds) or starts one; when the call ends
+ *         in order the sandbox waits for the next call, unref'd, until idleMs pass; at most maxIdle wait
+ * .why = a sandbox's start (a fork of this process, bwrap's namespaces and mounts) cost more than the rest of a short
+ *        call; kept, a call costs a fork and exec of bash inside it. Calls at the same time each get a sandbox
+ */
+export const genBashSandboxPool = (options: { idleMs: number; maxIdle: number }) => {
+  const idle: Sandbox[] = [];
+
+  const discard = (sandbox: Sandbox): void => {
+    if (sandbox.idle) clearTimeout(sandbox.idle);
+    const at = idle.indexOf(sandbox);
+    if (at >= 0) idle.splice(at, 1);
+    killSandbox(sandbox);
+    for (const stream of sandbox.child.stdio) stream?.destroy();
+  };
+
+  const release = (sandbox: Sandbox): void => {
+    if (sandbox.exit || options.maxIdle < 1) return discard(sandbox);
+    holdOpen(sandbox, false);
+    sandbox.idle = setTimeout(() => discard(sandbox), options.idleMs);
+    sandbox.idle.unref();
+    idle.push(sandbox);
+    while (idle.length > options.maxIdle) discard(idle[0]);
+  };
+
+  const take = (key: string): Sandbox | null => {
+    for (const gone of idle.filter((sandbox) => sandbox.exit)) discard(gone);
+    const at = idle.findIndex((sandbox) => sandbox.key === key);
+    if (at < 0) return null;
+    const [sandbox] = idle.splice(at, 1);
+    if (sandbox.idle) clearTimeout(sandbox.idle);
+    sandbox.idle = null;
+    holdOpen(sandbox, true);
+    return sandbox;
+  };
+
+  const run = async (
+    input: {
+      key: string;
+      start: SandboxStart;
+      command: string;
+      timeoutMs: number;
+      maxCaptureBytes: number;
+      /** shared by every running call of the toolbox */
+      captureBudget?: CaptureBudget;
+      /** how long a command has between SIGTERM and the sandbox's SIGKILL */
+      killGraceMs: number;
+    },
+    context: { cwd: string; env: Record<string, string | undefined>; signal?: AbortSignal },
+  ): Promise<BashRun> => {
+    const startedAt = Date.now();
+    const sandbox = take(input.key) ?? (await startSandbox(input.key, input.start, context));
+    return new Promise<BashRun>((resolve) => {
+      const stdout = new BoundedCapture({ maxBytes: input.maxCaptureBytes, budget: input.captureBudget });
+      const stderr = new BoundedCapture({ maxBytes: input.maxCaptureBytes, budget: input.captureBudget });
+      const nonce = randomBytes(16).toString('hex');
+      const outEnd = genEndScanner(Buffer.from(nonce), STATUS_DIGITS, (bytes) => stdout.write(bytes));
+      const errEnd = genEndScanner(Buffer.from(nonce), 0, (bytes) => stderr.write(bytes));
+      let status: string | null = null;
+      let errEnded = false;
+      let timedOut = false;
+      let aborted = false;
+      let finished = false;
+      const timers: NodeJS.Timeout[] = [];
+
+      const finish = (): void => {
+        if (finished) return;
+        finished = true;
+        for (const timer of timers) clearTimeout(timer);
+        context.signal?.removeEventListener('abort', onAbort);
+        sandbox.call = null;
+        const inOrder = status !== null && errEnded;
+        if (!inOrder) {
+          outEnd.flush();
+          errEnd.flush();
+        }
+        const code = inOrder ? Number(status) : null;
+        const signal = code !== null && code > 128 ? (SIGNAL_NAMES.get(code - 128) ?? null) : null;
+        const why = `(bwrap ${sandbox.exit?.signal ? `killed by ${sandbox.exit.signal}` : `exit ${sandbox.exit?.code}`}): ${sandbox.diagnostics.trim() || 'no message'}`;
+        const run: BashRun = {
+          exitCode: timedOut || aborted || signal ? null : code,
+          exitSignal: timedOut || aborted ? null : signal,
+          timedOut,
+          aborted,
+          // the supervisor never reported: bwrap ended before the sandbox was made (or was not found)
+          ...(sandbox.supervisorPid === undefined && !inOrder ? { spawnError: `the sandbox did not start ${why}` } : {}),
+          ...(sandbox.supervisorPid !== undefined && !inOrder && !timedOut && !aborted ? { sandboxLost: `the sandbox ended while the command ran ${why}` } : {}),
+          stdout: { ...stdout.read(), totalBytes: stdout.totalBytes },
+          stderr: { ...stderr.read(), totalBytes: stderr.totalBytes },
+          elapsedMs: Date.now() - startedAt,
+        };
+        stdout.release();
+        stderr.release();
+        if (inOrder) release(sandbox);
+        else discard(sandbox);
+        resolve(run);
+      };
+
+      sandbox.call = {
+        out: (chunk) => {
+          status ??= outEnd.scan(chunk);
+          if (status !== null && errEnded) finish();
+        },
+        err: (chunk) => {
+          errEnded ||= errEnd.scan(chunk) !== null;
+          if (status !== null && errEnded) finish();
+        },
+        broken: () => {
+          if (status === null || !errEnded) killSandbox(sandbox);
+        },
+        closed: finish,
+      };
+      // a sandbox that ended before it was taken (or failed to spawn) ends the call at once
+      if (sandbox.closed) return finish();
+
+      // SIGTERM to everything in the sandbox but its supervisor (its USR1 trap), then, after the grace, the sandbox
+      const terminate = (): void => {
+        if (sandbox.supervisorPid !== undefined) {
+          try {
+            process.kill(sandbox.supervisorPid, 'SIGUSR1');
+          } catch {
+            // gone: its exit ends the call
+          }
+        }
+        timers.push(setTimeout(() => killSandbox(sandbox), input.killGraceMs));
+      };
+      function onAbort(): void {
+        if (finished || timedOut || aborted) return;
+        aborted = true;
+        terminate();
+      }
+      timers.push(
+        setTimeout(() => {
+          if (aborted) return;
+          timedOut = true;
+          terminate();
+        }, input.timeoutMs),
+      );
+      if (context.signal?.aborted) onAbort();
+      else context.signal?.addEventListener('abort', onAbort, { once: true });
+      sandbox.child.stdin?.write(`${nonce}\0${input.command}\0`);
+    });
+  };
+
+  return { run };
+};
