@@ -41,10 +41,10 @@ const ATTEMPTS: string[] = [
   'start-stop-daemon --start --background --make-pidfile --pidfile "$PWD/daemon.pid" --exec /usr/bin/sleep -- <d>',
 ];
 
-// a tag for this run, so the durations match no process of another run or test
+// a tag for this run, so the durations match no process of another run or test; between calls, another range
 const runTag = String(Date.now() % 100_000).padStart(5, '0');
-const durationOf = (index: number) => `${4000 + index}.${runTag}`;
-const fill = (template: string, index: number) => template.replaceAll('<d>', durationOf(index));
+const durationOf = (index: number, range = 4000) => `${range + index}.${runTag}`;
+const fill = (template: string, index: number, range?: number) => template.replaceAll('<d>', durationOf(index, range));
 
 /** living (not zombie) processes whose command line holds the text */
 const livingWith = (text: string): Array<{ pid: number; cmdline: string }> => {
@@ -63,7 +63,10 @@ const livingWith = (text: string): Array<{ pid: number; cmdline: string }> => {
   return found;
 };
 
-const leftovers = () => ATTEMPTS.flatMap((_, index) => livingWith(durationOf(index)));
+const leftovers = () => ATTEMPTS.flatMap((_, index) => [...livingWith(durationOf(index)), ...livingWith(durationOf(index, BETWEEN_CALLS))]);
+
+/** the durations of the attempts judged between calls */
+const BETWEEN_CALLS = 5000;
 
 /** waits until no attempt's process lives, or the grace is over */
 const settle = async () => {
@@ -82,19 +85,22 @@ const killLeftovers = () => {
   }
 };
 
-const turnsFor = (): SecurityTurn[] => [
-  {
-    judgeAfterExit: true,
-    attempts: ATTEMPTS.map((template, index) => ({
-      name: template,
-      calls: withIds(`l${index}`, [bash(fill(template, index))]),
-      hit: () => {
-        const living = livingWith(durationOf(index));
-        return living.length ? `still running: ${living.map((found) => `${found.pid} ${found.cmdline}`).join('; ')}` : null;
-      },
-    })),
-  },
-];
+/**
+ * .what = the attempts as one turn, judged once the run is over, or (range BETWEEN_CALLS) one turn each, judged when
+ *         the loop comes back for the next turn: the sandbox is kept between calls, so a call's processes must be gone
+ *         before its result is, while the run and its sandbox go on
+ */
+const turnsFor = (range?: number): SecurityTurn[] => {
+  const attempts = ATTEMPTS.map((template, index) => ({
+    name: template,
+    calls: withIds(`l${range ?? ''}${index}`, [bash(fill(template, index, range))]),
+    hit: () => {
+      const living = livingWith(durationOf(index, range));
+      return living.length ? `still running: ${living.map((found) => `${found.pid} ${found.cmdline}`).join('; ')}` : null;
+    },
+  }));
+  return range === undefined ? [{ judgeAfterExit: true, attempts }] : attempts.map((attempt) => ({ attempts: [attempt] }));
+};
 
 const genWorkspace = () => {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'bhrain-sec-procs-')));
@@ -134,4 +140,27 @@ describe('processes left behind, default permission (allowAll) and default sandb
   });
 
   for (const name of ATTEMPTS) securityAttempt('leftover-processes', name, () => outcomes.get(name));
+});
+
+describe('processes left behind by one call, judged before the next call of the run (issue 18: the sandbox is kept between calls)', () => {
+  const outcomes = new Map<string, SecurityOutcome>();
+
+  beforeAll(async () => {
+    const ws = genWorkspace();
+    const { run, outcomes: found } = await runHostileModel({ standin, cwd: ws.cwd, home: ws.home, args: [], turns: turnsFor(BETWEEN_CALLS), settle });
+    killLeftovers();
+    expect(run.stderr).not.toMatch(/unexpected failure/);
+    for (const [name, outcome] of found) outcomes.set(name, outcome);
+    rmSync(ws.base, { recursive: true, force: true });
+  }, 60_000);
+
+  it('control: every attempt, run straight in bash without bhrain, leaves its process running past the call', async () => {
+    const ws = genWorkspace();
+    const hits = await runTurnsUnguarded({ cwd: ws.cwd, home: ws.home, turns: turnsFor(BETWEEN_CALLS), settle: () => sleep(300) });
+    killLeftovers();
+    rmSync(ws.base, { recursive: true, force: true });
+    expect(ATTEMPTS.filter((name) => hits.get(name) === null)).toEqual([]);
+  });
+
+  for (const name of ATTEMPTS) securityAttempt('leftover-processes', `between calls: ${name}`, () => outcomes.get(`${name}`));
 });
