@@ -109,7 +109,7 @@ const startSandbox = async (key: string, start: SandboxStart, context: { cwd: st
     sandbox.closed = true;
     sandbox.call?.closed();
   });
-  // a failed spawn (bwrap missing) is told to the call through its stderr, since it has no exit
+  // a failed spawn (bwrap missing) has no exit: its error is what the call reports
   child.once('error', (error) => {
     sandbox.diagnostics = error.message;
     if (child.pid === undefined) {
