@@ -11,8 +11,6 @@ export interface MeasuredRun {
   startedAt: number;
 }
 
-const PAGE_BYTES = 4096;
-
 /** .what = the processes a process started and that still run: the children of each of its threads */
 const childrenOf = (pid: number): number[] => {
   try {
@@ -26,12 +24,15 @@ const childrenOf = (pid: number): number[] => {
 };
 
 /**
- * .what = the resident memory of a process tree right now, in bytes, walked down from its root through each thread's
- *         children list
+ * .what = the sum of the peak resident memory (VmHWM) of each process living in a tree now, in bytes, walked down from
+ *         its root through each thread's children list
  * .why = a few files per process of the tree, not all of /proc: a sample runs on the event loop that serves the stand-in,
- *        and must not delay the model's answers (reading all of /proc took milliseconds per sample)
+ *        and must not delay the model's answers (reading all of /proc took milliseconds per sample). Each process's own
+ *        peak, not its RSS now: a peak shorter than the sampling interval (Claude Code's main process has one) is seen
+ *        in every run, not in some, so the ratio reproduces; the sum may add peaks of different moments, so it can
+ *        only overstate the tree's peak, by as much as its small processes' peaks
  */
-const treeRssBytes = (root: number): number => {
+export const treePeakBytes = (root: number): number => {
   let bytes = 0;
   const seen = new Set<number>();
   for (const pending = [root]; pending.length; ) {
@@ -39,7 +40,7 @@ const treeRssBytes = (root: number): number => {
     if (seen.has(pid)) continue;
     seen.add(pid);
     try {
-      bytes += Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * PAGE_BYTES;
+      bytes += Number(/^VmHWM:\s*(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
     } catch {
       // exited
     }
@@ -49,7 +50,7 @@ const treeRssBytes = (root: number): number => {
 };
 
 /**
- * .what = runs a command to completion, sampling its process tree's RSS every 20 ms unless told not to (peakRssMb 0)
+ * .what = runs a command to completion, sampling its process tree's peak RSS every 20 ms unless told not to (peakRssMb 0)
  * .why = agent CLIs relaunch themselves or spawn shells: the tree, not the first pid, is what a user pays for. A sample
  *        runs on this process's event loop, which also serves the stand-in: a run timed for its wall alone (one turn,
  *        the slope's tasks) is not sampled, so nothing of the sampling can delay its model's answers
@@ -72,7 +73,7 @@ export const runMeasured = (input: {
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const sample = () => {
-      if (child.pid) peak = Math.max(peak, treeRssBytes(child.pid));
+      if (child.pid) peak = Math.max(peak, treePeakBytes(child.pid));
     };
     // an unsampled run gets no timer at all: nothing of the sampler wakes the event loop that serves the stand-in
     const sampler = input.sampleRss === false ? undefined : setInterval(sample, 20);
