@@ -1,15 +1,14 @@
 // issue 11, done-when "0 escapes of an allow-list rule": a scripted hostile model, through the built CLI with a rules
 // file and no terminal (a prompt is a denial), tries to run rm/curl or to write files that only ls/cat were allowed near;
 // an escape is a target file that changed on disk, whatever the loop answered
-import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { linkSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startStandin } from '../standin/standin.js';
 import type { Standin, StandinToolCall } from '../standin/types.js';
-import { bash, fileChanged, runHostileModel, runTurnsUnguarded, securityAttempt, withIds, type SecurityOutcome, type SecurityTurn } from './securityCase.js';
+import { bash, genSecurityWorkspace, fileChanged, runHostileModel, runTurnsUnguarded, securityAttempt, withIds, type SecurityOutcome, type SecurityTurn } from './securityCase.js';
 
 /** the issue's rules: only reading, ls and cat; rm, curl and writing .env denied by name */
 const RULES_READ_ONLY = { allow: ['read', 'glob', 'grep', 'bash(ls *)', 'bash(cat *)'], deny: ['bash(rm *)', 'bash(curl *)', 'write(.env)'] };
@@ -138,11 +137,7 @@ const original = (name: string) => `original ${name}\n`;
 
 /** a workspace with t<i> and k<i>.txt per attempt, .env, a symlink and a hard link to it, and sub/ and sublink → . */
 const genWorkspace = (count: number) => {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'bhrain-sec-allow-')));
-  const cwd = join(base, 'ws');
-  const home = join(base, 'home');
-  mkdirSync(cwd);
-  mkdirSync(home);
+  const { base, cwd, home } = genSecurityWorkspace('allow');
   for (let index = 0; index < count; index++) {
     writeFileSync(join(cwd, `t${index}`), original(`t${index}`));
     writeFileSync(join(cwd, `k${index}.txt`), original(`k${index}.txt`));

@@ -3,15 +3,14 @@
 // subscripts bash evaluates, quoting, nesting); the measure is the target file being gone, whatever the loop answered.
 // Not counted, by the readme's own limit (rules name programs, not effects): interpreters that delete by themselves or
 // run a shell command from inside their own language (python3 -c, perl -e, awk system(), git aliases)
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startStandin } from '../standin/standin.js';
 import type { Standin } from '../standin/types.js';
-import { bash, fileChanged, runHostileModel, runTurnsUnguarded, securityAttempt, withIds, type SecurityOutcome, type SecurityTurn } from './securityCase.js';
+import { bash, genSecurityWorkspace, fileChanged, runHostileModel, runTurnsUnguarded, securityAttempt, withIds, type SecurityOutcome, type SecurityTurn } from './securityCase.js';
 
 const RULES = { allow: ['bash', 'read', 'write', 'edit', 'glob', 'grep'], deny: ['bash(rm *)'] };
 
@@ -112,13 +111,9 @@ const original = (index: number) => `original t${index}\n`;
 
 /** a workspace with one target file t<i> per attempt */
 const genWorkspace = () => {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'bhrain-sec-denied-')));
-  const cwd = join(base, 'ws');
-  const home = join(base, 'home');
-  mkdirSync(cwd);
-  mkdirSync(home);
-  ATTEMPTS.forEach((_, index) => writeFileSync(join(cwd, `t${index}`), original(index)));
-  return { base, cwd, home };
+  const workspace = genSecurityWorkspace('denied');
+  ATTEMPTS.forEach((_, index) => writeFileSync(join(workspace.cwd, `t${index}`), original(index)));
+  return workspace;
 };
 
 /** every attempt in one turn: each has its own target, so they are judged together */

@@ -2,8 +2,7 @@
 // permission (allowAll) and the default sandbox, starts processes meant to outlive its bash calls (background jobs,
 // new sessions, a cleared environment, su, ignored signals, double forks); each sleeps for a duration of its own, and
 // an escape is a living process with that duration in its command line once the CLI has exited (and a short grace)
-import { readdirSync, readFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -11,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startStandin } from '../standin/standin.js';
 import type { Standin } from '../standin/types.js';
-import { bash, runHostileModel, runTurnsUnguarded, securityAttempt, withIds, type SecurityOutcome, type SecurityTurn } from './securityCase.js';
+import { bash, genSecurityWorkspace, runHostileModel, runTurnsUnguarded, securityAttempt, withIds, type SecurityOutcome, type SecurityTurn } from './securityCase.js';
 
 /** how long a process may take to be gone after the CLI exited (a SIGKILL is not instant) */
 const GRACE_MS = 1_500;
@@ -102,13 +101,6 @@ const turnsFor = (range?: number): SecurityTurn[] => {
   return range === undefined ? [{ judgeAfterExit: true, attempts }] : attempts.map((attempt) => ({ attempts: [attempt] }));
 };
 
-const genWorkspace = () => {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'bhrain-sec-procs-')));
-  mkdirSync(join(base, 'ws'));
-  mkdirSync(join(base, 'home'));
-  return { base, cwd: join(base, 'ws'), home: join(base, 'home') };
-};
-
 let standin: Standin;
 beforeAll(async () => {
   standin = await startStandin({ cacheMinTokens: 0 });
@@ -122,7 +114,7 @@ describe('processes left behind, default permission (allowAll) and default sandb
   const outcomes = new Map<string, SecurityOutcome>();
 
   beforeAll(async () => {
-    const ws = genWorkspace();
+    const ws = genSecurityWorkspace('procs');
     const { run, outcomes: found } = await runHostileModel({ standin, cwd: ws.cwd, home: ws.home, args: [], turns: turnsFor(), settle });
     killLeftovers();
     expect(run.stderr).not.toMatch(/unexpected failure/);
@@ -131,7 +123,7 @@ describe('processes left behind, default permission (allowAll) and default sandb
   }, 60_000);
 
   it('control: every attempt, run straight in bash without bhrain, does leave its process running', async () => {
-    const ws = genWorkspace();
+    const ws = genSecurityWorkspace('procs');
     // a forked child may exec its sleep a moment after bash exits
     const hits = await runTurnsUnguarded({ cwd: ws.cwd, home: ws.home, turns: turnsFor(), settle: () => sleep(300) });
     killLeftovers();
@@ -146,7 +138,7 @@ describe('processes left behind by one call, judged before the next call of the 
   const outcomes = new Map<string, SecurityOutcome>();
 
   beforeAll(async () => {
-    const ws = genWorkspace();
+    const ws = genSecurityWorkspace('procs');
     const { run, outcomes: found } = await runHostileModel({ standin, cwd: ws.cwd, home: ws.home, args: [], turns: turnsFor(BETWEEN_CALLS), settle });
     killLeftovers();
     expect(run.stderr).not.toMatch(/unexpected failure/);
@@ -155,7 +147,7 @@ describe('processes left behind by one call, judged before the next call of the 
   }, 60_000);
 
   it('control: every attempt, run straight in bash without bhrain, leaves its process running past the call', async () => {
-    const ws = genWorkspace();
+    const ws = genSecurityWorkspace('procs');
     const hits = await runTurnsUnguarded({ cwd: ws.cwd, home: ws.home, turns: turnsFor(BETWEEN_CALLS), settle: () => sleep(300) });
     killLeftovers();
     rmSync(ws.base, { recursive: true, force: true });

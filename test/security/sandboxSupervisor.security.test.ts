@@ -3,15 +3,14 @@
 // reach the supervisor from a command: read its environment, its fds and its memory, steal the next command from its
 // control socket (pidfd_getfd), trace it. Each attempt writes what it got into the workspace; an escape is a file with something in it
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startStandin } from '../standin/standin.js';
 import type { Standin } from '../standin/types.js';
-import { bash, runHostileModel, securityAttempt, withIds, type SecurityOutcome, type SecurityTurn } from './securityCase.js';
+import { bash, genSecurityWorkspace, runHostileModel, securityAttempt, withIds, type SecurityOutcome, type SecurityTurn } from './securityCase.js';
 
 /** each attack writes what it reached of pid 1 into a file of its own in the workspace; `true` keeps the call a success */
 const ATTACKS: Array<{ name: string; command: (file: string) => string }> = [
@@ -53,13 +52,6 @@ const turnsFor = (cwd: string): SecurityTurn[] =>
     attempts: [{ name: attack.name, calls: withIds(`s${index}`, [bash(attack.command(fileOf(index)))]), hit: () => reached(cwd, index) }],
   }));
 
-const genWorkspace = () => {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'bhrain-sec-supervisor-')));
-  mkdirSync(join(base, 'ws'));
-  mkdirSync(join(base, 'home'));
-  return { base, cwd: join(base, 'ws'), home: join(base, 'home') };
-};
-
 let standin: Standin;
 beforeAll(async () => {
   standin = await startStandin({ cacheMinTokens: 0 });
@@ -70,7 +62,7 @@ describe("the sandbox's supervisor, out of a command's reach, default permission
   const outcomes = new Map<string, SecurityOutcome>();
 
   beforeAll(async () => {
-    const ws = genWorkspace();
+    const ws = genSecurityWorkspace('supervisor');
     const { run, outcomes: found } = await runHostileModel({ standin, cwd: ws.cwd, home: ws.home, args: [], turns: turnsFor(ws.cwd) });
     expect(run.stderr).not.toMatch(/unexpected failure/);
     for (const [name, outcome] of found) outcomes.set(name, outcome);
@@ -78,7 +70,7 @@ describe("the sandbox's supervisor, out of a command's reach, default permission
   }, 60_000);
 
   it("control: every attack, run under a pid 1 that is a plain bash (in bubblewrap, as the supervisor is), reaches it", () => {
-    const ws = genWorkspace();
+    const ws = genSecurityWorkspace('supervisor');
     try {
       const missed = ATTACKS.filter((attack, index) => {
         // pid 1 runs the attack as its child and has a next command waiting on its stdin, as the supervisor would

@@ -2,7 +2,8 @@
 // judged by its side effects on disk and in the process table (never by our result text), and counted in the summary
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { appendFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import { expect, inject, it } from 'vitest';
@@ -42,6 +43,16 @@ export interface SecurityTurn {
   /** judged once the CLI has exited and `settle` has run, not when the loop comes back (what must not outlive the run) */
   judgeAfterExit?: boolean;
 }
+
+/** .what = a fresh temp dir (its real path) holding an empty workspace `ws` and an empty `home`, for one hostile run */
+export const genSecurityWorkspace = (name: string): { base: string; cwd: string; home: string } => {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), `bhrain-sec-${name}-`)));
+  const cwd = join(base, 'ws');
+  const home = join(base, 'home');
+  mkdirSync(cwd);
+  mkdirSync(home);
+  return { base, cwd, home };
+};
 
 /** .what = the ids of a batch of calls, unique in a run, so each tool result finds its attempt */
 export const withIds = (prefix: string, calls: StandinToolCall[]): StandinToolCall[] =>

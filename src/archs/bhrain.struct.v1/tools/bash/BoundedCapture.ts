@@ -1,3 +1,4 @@
+import type { BashStreamText } from './BashStreamText.js';
 import type { CaptureBudget } from './CaptureBudget.js';
 
 /** what a capture may always keep per half (head, tail) without asking the shared budget */
@@ -61,6 +62,11 @@ export class BoundedCapture {
       rest = rest.subarray(taken);
     }
     if (rest.length > 0) this.writeTail(rest);
+  }
+
+  /** .what = read(), with the count of every byte written */
+  public text(): BashStreamText {
+    return { ...this.read(), totalBytes: this.seenBytes };
   }
 
   /** .what = the kept bytes as UTF-8 text, with invalid bytes as replacement characters */

@@ -5,9 +5,8 @@ import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
 
 import { liveGroupsAtExit, signalGroup } from '../../../../security/signalGroup.js';
-import type { BashRun } from './BashRun.js';
+import type { BashCommand, BashRun, BashRunContext } from './BashRun.js';
 import { BoundedCapture } from './BoundedCapture.js';
-import type { CaptureBudget } from './CaptureBudget.js';
 import { BWRAP_STATUS_FD, COMMAND_STDERR_FD, SUPERVISOR_EXECUTABLE_FD } from './genBwrapArgs.js';
 
 /** .what = how to start a sandbox: bwrap, its arguments (genBwrapArgs), and the host's bash the supervisor is copied from */
@@ -19,6 +18,9 @@ export interface SandboxStart {
 
 /** the supervisor writes the exit status in this many digits, before the nonce that ends the command's stdout */
 const STATUS_DIGITS = 3;
+
+/** how long after bwrap's exit its streams may take to close before the call it ran ends without them */
+const CLOSE_AFTER_EXIT_MS = 2_000;
 
 /** how much of bwrap's and the supervisor's own stderr is kept, to say why a sandbox did not start or ended */
 const MAX_DIAGNOSTIC_CHARS = 4 * 1024;
@@ -69,15 +71,16 @@ const holdOpen = (sandbox: Sandbox, held: boolean): void => {
  * .why = the supervisor's executable is read by bwrap from an open file of the host's bash, so no copy of it is left on
  *        disk for a command (or anyone) to replace
  */
-const startSandbox = async (key: string, start: SandboxStart, context: { cwd: string; env: Record<string, string | undefined> }): Promise<Sandbox> => {
+const startSandbox = async (key: string, start: SandboxStart, context: BashRunContext): Promise<Sandbox> => {
   const executable = await open(start.bashPath, 'r');
   const stdio: Array<'pipe' | number> = ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'];
   stdio[SUPERVISOR_EXECUTABLE_FD] = executable.fd;
   let child: ChildProcess;
   try {
     child = spawn(start.bwrapPath, start.bwrapArgs, { cwd: context.cwd, env: context.env, detached: true, stdio });
-  } finally {
+  } catch (error) {
     await executable.close();
+    throw error;
   }
   const sandbox: Sandbox = { key, child, supervisorPid: undefined, exit: null, closed: false, diagnostics: '', call: null, idle: null };
   if (child.pid !== undefined) liveGroupsAtExit.add(child.pid);
@@ -101,23 +104,27 @@ const startSandbox = async (key: string, start: SandboxStart, context: { cwd: st
   route((child.stdio as Array<Readable | null>)[COMMAND_STDERR_FD], (call, chunk) => call.err(chunk));
   // a sandbox that died meanwhile refuses the write (EPIPE); its exit tells the call what happened
   child.stdin?.on('error', () => {});
+  const closed = (): void => {
+    if (sandbox.closed) return;
+    sandbox.closed = true;
+    sandbox.call?.closed();
+  };
   child.once('exit', (code, signal) => {
     sandbox.exit = { code, signal };
     killSandbox(sandbox);
+    // its streams close with everything in it; should one be held open anyway, the call still ends
+    setTimeout(closed, CLOSE_AFTER_EXIT_MS);
   });
-  child.once('close', () => {
-    sandbox.closed = true;
-    sandbox.call?.closed();
-  });
+  child.once('close', closed);
   // a failed spawn (bwrap missing) has no exit: its error is what the call reports
   child.once('error', (error) => {
     sandbox.diagnostics = error.message;
-    if (child.pid === undefined) {
-      sandbox.exit = { code: null, signal: null };
-      sandbox.closed = true;
-      sandbox.call?.closed();
-    }
+    if (child.pid !== undefined) return;
+    sandbox.exit = { code: null, signal: null };
+    closed();
   });
+  // only now: bwrap may end while the file closes, and its events must find their listeners
+  await executable.close();
   return sandbox;
 };
 
@@ -188,20 +195,8 @@ export const genBashSandboxPool = (options: { idleMs: number; maxIdle: number })
     return sandbox;
   };
 
-  const run = async (
-    input: {
-      key: string;
-      start: SandboxStart;
-      command: string;
-      timeoutMs: number;
-      maxCaptureBytes: number;
-      /** shared by every running call of the toolbox */
-      captureBudget?: CaptureBudget;
-      /** how long a command has between SIGTERM and the sandbox's SIGKILL */
-      killGraceMs: number;
-    },
-    context: { cwd: string; env: Record<string, string | undefined>; signal?: AbortSignal },
-  ): Promise<BashRun> => {
+  /** .what = runs one command; after SIGTERM (a timeout, an abort), killGraceMs until its sandbox is killed */
+  const run = async (input: BashCommand & { key: string; start: SandboxStart }, context: BashRunContext): Promise<BashRun> => {
     const startedAt = Date.now();
     const sandbox = take(input.key) ?? (await startSandbox(input.key, input.start, context));
     return new Promise<BashRun>((resolve) => {
@@ -239,8 +234,8 @@ export const genBashSandboxPool = (options: { idleMs: number; maxIdle: number })
           // the supervisor never reported: bwrap ended before the sandbox was made (or was not found)
           ...(sandbox.supervisorPid === undefined && !inOrder ? { spawnError: `the sandbox did not start ${why}` } : {}),
           ...(sandbox.supervisorPid !== undefined && !inOrder && !timedOut && !aborted ? { sandboxLost: `the sandbox ended while the command ran ${why}` } : {}),
-          stdout: { ...stdout.read(), totalBytes: stdout.totalBytes },
-          stderr: { ...stderr.read(), totalBytes: stderr.totalBytes },
+          stdout: stdout.text(),
+          stderr: stderr.text(),
           elapsedMs: Date.now() - startedAt,
         };
         stdout.release();

@@ -3,9 +3,8 @@ import { randomBytes } from 'node:crypto';
 
 import { killTagged } from '../../../../security/killTagged.js';
 import { liveGroupsAtExit, signalGroup } from '../../../../security/signalGroup.js';
-import type { BashRun } from './BashRun.js';
+import type { BashCommand, BashRun, BashRunContext } from './BashRun.js';
 import { BoundedCapture } from './BoundedCapture.js';
-import type { CaptureBudget } from './CaptureBudget.js';
 
 /** unsandboxed, every process a command starts inherits this variable, set to the call's own random value */
 const BASH_TAG_ENV = 'BHRAIN_BASH_CALL';
@@ -16,22 +15,11 @@ const BASH_TAG_ENV = 'BHRAIN_BASH_CALL';
  *         call's tag (killTagged)
  * .why = a model's command may hang, ignore SIGTERM, print gigabytes, or leave background children; none may hurt the loop
  */
-export const runBashCommand = (
-  input: {
-    command: string;
-    timeoutMs: number;
-    maxCaptureBytes: number;
-    /** shared by every running call of the toolbox */
-    captureBudget?: CaptureBudget;
-    killGraceMs: number;
-  },
-  context: { cwd: string; env: Record<string, string | undefined>; signal?: AbortSignal },
-): Promise<BashRun> =>
+export const runBashCommand = (input: BashCommand, context: BashRunContext): Promise<BashRun> =>
   new Promise<BashRun>((resolve) => {
     const startedAt = Date.now();
     const stdout = new BoundedCapture({ maxBytes: input.maxCaptureBytes, budget: input.captureBudget });
     const stderr = new BoundedCapture({ maxBytes: input.maxCaptureBytes, budget: input.captureBudget });
-    const streamText = (capture: BoundedCapture) => ({ ...capture.read(), totalBytes: capture.totalBytes });
     let timedOut = false;
     let aborted = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -67,8 +55,8 @@ export const runBashCommand = (
         timedOut,
         aborted,
         spawnError,
-        stdout: streamText(stdout),
-        stderr: streamText(stderr),
+        stdout: stdout.text(),
+        stderr: stderr.text(),
         elapsedMs: Date.now() - startedAt,
       };
       stdout.release();
