@@ -205,17 +205,17 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
     expect(await awaitNoneIn(workspace)).toEqual([]);
   });
 
-  it('then a waiting sandbox neither keeps its process running nor outlives it', async () => {
+  it('then a waiting sandbox (or the probe\'s, discarded) neither keeps its process running nor outlives it', async () => {
     const workspace = await genWorkspace('exit');
     const source = `import { genBashToolBox } from ${JSON.stringify(join(PACKAGE_ROOT, 'dist', 'index.js'))};
       const result = await genBashToolBox().execute({ call: { id: 'c', name: 'bash', input: { command: 'echo ran' } } }, { cwd: ${JSON.stringify(workspace)}, log: { debug() {}, info() {}, warn() {}, error() {} }, env: process.env });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      console.log(result.output);`;
-    const startedAt = Date.now();
+      console.log(result.output);
+      console.log(Date.now());`;
     const run = await runProcess({ command: process.execPath, args: ['--input-type=module', '-e', source], cwd: workspace, env: { PATH: process.env.PATH, HOME: workspace } });
-    expect(run.stdout).toBe('exit code: 0\n--- stdout ---\nran\n');
-    // a sandbox that held it open would keep it for its 60 s of waiting
-    expect(Date.now() - startedAt).toBeLessThan(20_000);
+    const exitedAt = Date.now();
+    expect(run.stdout).toMatch(/^exit code: 0\n--- stdout ---\nran\n\d+\n$/);
+    // nothing of the sandboxes holds the process once its work is done: not the 60 s a kept one waits, nor a timer
+    expect(exitedAt - Number(run.stdout.trim().split('\n').at(-1))).toBeLessThan(1_000);
     expect(await awaitNoneIn(workspace)).toEqual([]);
   });
 });

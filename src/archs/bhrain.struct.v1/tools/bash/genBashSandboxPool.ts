@@ -104,7 +104,9 @@ const startSandbox = async (key: string, start: SandboxStart, context: BashRunCo
   route((child.stdio as Array<Readable | null>)[COMMAND_STDERR_FD], (call, chunk) => call.err(chunk));
   // a sandbox that died meanwhile refuses the write (EPIPE); its exit tells the call what happened
   child.stdin?.on('error', () => {});
+  let closeTimer: NodeJS.Timeout | undefined;
   const closed = (): void => {
+    clearTimeout(closeTimer);
     if (sandbox.closed) return;
     sandbox.closed = true;
     sandbox.call?.closed();
@@ -112,8 +114,9 @@ const startSandbox = async (key: string, start: SandboxStart, context: BashRunCo
   child.once('exit', (code, signal) => {
     sandbox.exit = { code, signal };
     killSandbox(sandbox);
-    // its streams close with everything in it; should one be held open anyway, the call still ends
-    setTimeout(closed, CLOSE_AFTER_EXIT_MS);
+    // its streams close with everything in it; should one be held open anyway, a call it runs still ends (one it
+    // does not run is no reason to keep the process up)
+    if (sandbox.call) closeTimer = setTimeout(closed, CLOSE_AFTER_EXIT_MS);
   });
   child.once('close', closed);
   // a failed spawn (bwrap missing) has no exit: its error is what the call reports
