@@ -33,7 +33,7 @@ const SIGNAL_NAMES = new Map(Object.entries(constants.signals).reverse().map(([n
 interface SandboxCall {
   out: (chunk: Buffer) => void;
   err: (chunk: Buffer) => void;
-  /** a channel ended before its nonce: the command shut it down, so the call cannot end in order */
+  /** a channel ended while the call ran (before its nonce, since a call ends at both): it cannot end in order */
   broken: () => void;
   closed: () => void;
 }
@@ -206,8 +206,9 @@ export const genBashSandboxPool = (options: { idleMs: number; maxIdle: number })
       const stdout = new BoundedCapture({ maxBytes: input.maxCaptureBytes, budget: input.captureBudget });
       const stderr = new BoundedCapture({ maxBytes: input.maxCaptureBytes, budget: input.captureBudget });
       const nonce = randomBytes(16).toString('hex');
-      const outEnd = genEndScanner(Buffer.from(nonce), STATUS_DIGITS, (bytes) => stdout.write(bytes));
-      const errEnd = genEndScanner(Buffer.from(nonce), 0, (bytes) => stderr.write(bytes));
+      const nonceBytes = Buffer.from(nonce);
+      const outEnd = genEndScanner(nonceBytes, STATUS_DIGITS, (bytes) => stdout.write(bytes));
+      const errEnd = genEndScanner(nonceBytes, 0, (bytes) => stderr.write(bytes));
       let status: string | null = null;
       let errEnded = false;
       let timedOut = false;
@@ -257,9 +258,7 @@ export const genBashSandboxPool = (options: { idleMs: number; maxIdle: number })
           errEnded ||= errEnd.scan(chunk) !== null;
           if (status !== null && errEnded) finish();
         },
-        broken: () => {
-          if (status === null || !errEnded) killSandbox(sandbox);
-        },
+        broken: () => killSandbox(sandbox),
         closed: finish,
       };
       // a sandbox that ended before it was taken (or failed to spawn) ends the call at once
