@@ -294,6 +294,22 @@ describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', (
     });
   });
 
+  describe('given a bwrap older than 0.5.0, which has no --perms (Debian 11, Ubuntu 20.04, RHEL 9)', () => {
+    it('then the sandbox check fails closed, saying bubblewrap 0.5.0 or newer is needed', async () => {
+      // an old bwrap's own answer to the option it lacks, from a program of that name first on PATH
+      const oldDir = join(root, 'bin-old-bwrap');
+      await mkdir(oldDir);
+      const realBwrap = execFileSync('bash', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim();
+      await writeFile(join(oldDir, 'bwrap'), `#!/bin/sh\nfor arg; do [ "$arg" = --perms ] && { echo "bwrap: Unknown option --perms" >&2; exit 1; }; done\nexec ${realBwrap} "$@"\n`, { mode: 0o755 });
+      await symlink(execFileSync('bash', ['-c', 'command -v bash'], { encoding: 'utf8' }).trim(), join(oldDir, 'bash'));
+      const check = await checkBashSandbox({ env: { PATH: `${oldDir}:${process.env.PATH}` } });
+      expect(check).toEqual({
+        ok: false,
+        reason: expect.stringMatching(/could not create one \(the sandbox did not start \(bwrap exit 1\): bwrap: Unknown option --perms\)\. bhrain's sandbox needs bubblewrap 0\.5\.0 or newer: upgrade it$/),
+      });
+    });
+  });
+
   describe('given a platform without bubblewrap (macOS)', () => {
     it('then the sandbox check fails closed, saying it is not supported yet', async () => {
       expect(await checkBashSandbox({ env: process.env, platform: 'darwin' })).toEqual({

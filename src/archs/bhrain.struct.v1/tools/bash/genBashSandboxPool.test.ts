@@ -118,6 +118,17 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
     expect((await runBash(box, workspace, 'kill -TERM $$')).output).toBe('killed by signal SIGTERM\n(no output)');
   });
 
+  it('then signals a command sends the supervisor (pid 1) change nothing: the next call runs in the same sandbox', async () => {
+    const workspace = await genWorkspace('signals');
+    const box = genBashToolBox();
+    const pidNamespace = 'readlink /proc/self/ns/pid';
+    const before = (await runBash(box, workspace, pidNamespace)).output;
+    // SIGUSR1 is the one it traps: it ends the call that sent it, as a timeout would
+    await runBash(box, workspace, 'kill -KILL 1; kill -STOP 1; kill -TERM 1; kill -HUP 1; kill -USR1 1; sleep 1');
+    expect((await runBash(box, workspace, pidNamespace)).output).toBe(before);
+    expect(await sandboxesIn(workspace)).toHaveLength(1);
+  });
+
   describe('given calls at the same time', () => {
     it('then each runs in a sandbox of its own, and afterwards at most maxIdle sandboxes wait', async () => {
       const workspace = await genWorkspace('concurrent');
