@@ -1,5 +1,4 @@
-import { constants } from 'node:fs';
-import { access, realpath, stat } from 'node:fs/promises';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
 import { genBashSandboxPool } from './genBashSandboxPool.js';
@@ -14,16 +13,20 @@ export type BashSandboxCheck = { ok: true; bwrapPath: string; bashPath: string }
 // the probe's result per PATH: bwrap is looked up and tried once, not on every call
 const checked = new Map<string, Promise<BashSandboxCheck>>();
 
-/** .what = the first executable file named `name` in a PATH value; relative entries are skipped so a workspace cannot plant one */
-const findOnPath = async (name: string, pathValue: string): Promise<string | null> => {
+/**
+ * .what = the first executable file named `name` in a PATH value; relative entries are skipped so a workspace cannot plant one
+ * .note = synchronous (a few stats), so the probe's bwrap starts the moment it is asked for, while the caller goes on
+ */
+const findOnPath = (name: string, pathValue: string): string | null => {
   for (const directory of pathValue.split(delimiter)) {
     if (!isAbsolute(directory)) continue;
     const candidate = join(directory, name);
-    const found = await access(candidate, constants.X_OK).then(
-      () => stat(candidate).then((entry) => entry.isFile()),
-      () => false,
-    );
-    if (found) return candidate;
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here: the next entry
+    }
   }
   return null;
 };
@@ -68,15 +71,15 @@ export const checkBashSandbox = (input: { env: Record<string, string | undefined
   let check = checked.get(pathValue);
   if (!check) {
     check = (async (): Promise<BashSandboxCheck> => {
-      const bwrapPath = await findOnPath('bwrap', pathValue);
+      const bwrapPath = findOnPath('bwrap', pathValue);
       if (!bwrapPath)
         return {
           ok: false,
           reason: `bash runs in a bubblewrap sandbox, but bwrap was not found on PATH: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)`,
         };
       // bash is found here, on the host, and run by its real path: the sandbox's private /tmp hides PATH entries under /tmp
-      const bashFound = await findOnPath('bash', pathValue);
-      const bashPath = bashFound && (await realpath(bashFound));
+      const bashFound = findOnPath('bash', pathValue);
+      const bashPath = bashFound && realpathSync(bashFound);
       if (!bashPath) return { ok: false, reason: 'bash was not found on PATH: install bash' };
       if (bashPath === '/tmp' || bashPath.startsWith('/tmp/'))
         return { ok: false, reason: `bash on PATH is ${bashPath}, under /tmp, which the sandbox replaces with a private empty /tmp: put a bash outside /tmp first on PATH` };

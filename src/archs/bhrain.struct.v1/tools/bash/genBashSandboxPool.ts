@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { closeSync, openSync } from 'node:fs';
 import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
 
@@ -70,17 +70,19 @@ const holdOpen = (sandbox: Sandbox, held: boolean): void => {
  * .what = starts bwrap with its supervisor, and routes what the sandbox writes to the call it runs
  * .why = the supervisor's executable is read by bwrap from an open file of the host's bash, so no copy of it is left on
  *        disk for a command (or anyone) to replace
+ * .note = synchronous to the spawn: bwrap starts at the call, even while this process is busy (loading modules), and
+ *         every listener is attached before any of its events can be heard
  */
-const startSandbox = async (key: string, start: SandboxStart, context: BashRunContext): Promise<Sandbox> => {
-  const executable = await open(start.bashPath, 'r');
+const startSandbox = (key: string, start: SandboxStart, context: BashRunContext): Sandbox => {
+  const executable = openSync(start.bashPath, 'r');
   const stdio: Array<'pipe' | number> = ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'];
-  stdio[SUPERVISOR_EXECUTABLE_FD] = executable.fd;
+  stdio[SUPERVISOR_EXECUTABLE_FD] = executable;
   let child: ChildProcess;
   try {
     child = spawn(start.bwrapPath, start.bwrapArgs, { cwd: context.cwd, env: context.env, detached: true, stdio });
-  } catch (error) {
-    await executable.close();
-    throw error;
+  } finally {
+    // the child holds its own copy from the spawn on
+    closeSync(executable);
   }
   const sandbox: Sandbox = { key, child, supervisorPid: undefined, exit: null, closed: false, diagnostics: '', call: null, idle: null };
   if (child.pid !== undefined) liveGroupsAtExit.add(child.pid);
@@ -126,8 +128,6 @@ const startSandbox = async (key: string, start: SandboxStart, context: BashRunCo
     sandbox.exit = { code: null, signal: null };
     closed();
   });
-  // only now: bwrap may end while the file closes, and its events must find their listeners
-  await executable.close();
   return sandbox;
 };
 
@@ -201,7 +201,7 @@ export const genBashSandboxPool = (options: { idleMs: number; maxIdle: number })
   /** .what = runs one command; after SIGTERM (a timeout, an abort), killGraceMs until its sandbox is killed */
   const run = async (input: BashCommand & { key: string; start: SandboxStart }, context: BashRunContext): Promise<BashRun> => {
     const startedAt = Date.now();
-    const sandbox = take(input.key) ?? (await startSandbox(input.key, input.start, context));
+    const sandbox = take(input.key) ?? startSandbox(input.key, input.start, context);
     return new Promise<BashRun>((resolve) => {
       const stdout = new BoundedCapture({ maxBytes: input.maxCaptureBytes, budget: input.captureBudget });
       const stderr = new BoundedCapture({ maxBytes: input.maxCaptureBytes, budget: input.captureBudget });
