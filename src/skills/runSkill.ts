@@ -143,7 +143,8 @@ export const runSkill = async (
     const outputSchema = await readJsonSchema(options.jsonSchema, cwd);
     const systemPrompt = await readSystemPromptAdditions(options, values.appendSystemPrompt, cwd);
     // fail at start, not at the model's first bash call: act runs bash, and a sandbox that cannot start refuses it. The
-    // probe (a bwrap process) runs while the rest is set up, and is awaited before anything is written
+    // probe (a bwrap process; the CLI started it before loading this module) runs while the rest is set up, and is
+    // awaited before anything is written
     const sandboxCheck = skill === 'act' && sandbox.mode !== 'off' ? checkBashSandbox({ env: process.env }) : null;
     // a builtin name or a rules file (a flag), or inline rules (a settings file, named after it)
     const permissionGuard =

@@ -10,8 +10,17 @@ import { genUsageErrorJson } from './skillOutputJson.js';
 /** .what = the package's version, read once from its package.json (dist/skills/ → ../../package.json) */
 export const BHRAIN_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
-/** .what = runs a skill, loading the heavy modules (SDKs, loop) only now, so --help stays fast */
+/**
+ * .what = runs a skill, loading the heavy modules (SDKs, loop) only now, so --help stays fast
+ * .note = act's sandbox probe (a bwrap process, ~15 ms) starts first and runs while those modules compile: runSkill
+ *         awaits the same probe (checkBashSandbox keeps one per PATH) and reports its failure. A settings file that
+ *         turns the sandbox off leaves it unused
+ */
 export const runSkillLazily = async (skill: SkillName, options: SkillOptions, prompt: string[], flags: SkillSettingsFlags): Promise<number> => {
+  if (skill === 'act' && flags.sandbox !== 'off')
+    import('../archs/bhrain.struct.v1/tools/bash/checkBashSandbox.js')
+      .then(({ checkBashSandbox }) => checkBashSandbox({ env: process.env }))
+      .catch(() => {});
   const { runSkill } = await import('./runSkill.js');
   return runSkill(skill, options, prompt, flags);
 };

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, realpath, rm, stat, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -60,6 +60,16 @@ describe('issue 11 item 1 = the CLI runs bash in the sandbox, with --sandbox and
       const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--quiet', '--input', 'what is here?'], cwd, env: envFor({ PATH: pathDir }) });
       expect(run.code).toBe(0);
       expect(run.stdout).toBe('nothing to change\n');
+    });
+
+    it('then act with the sandbox off in the user settings runs bash unconfined (the probe the CLI starts early goes unused)', async () => {
+      const config = join(root, 'config-sandbox-off');
+      await mkdir(config, { recursive: true });
+      await writeFile(join(config, 'settings.json'), JSON.stringify({ sandbox: 'off' }));
+      standin().script({ toolCalls: [{ name: 'bash', input: { command: 'echo ran' } }] }, { text: 'ran it' });
+      const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--quiet', '--input', 'run echo'], cwd, env: envFor({ PATH: pathDir, BHRAIN_CONFIG_DIR: config }) });
+      expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: 0, stdout: 'ran it\n', stderr: '' });
+      expect(JSON.stringify(standin().requests.at(-1)?.body.messages)).toContain('ran');
     });
   });
 
