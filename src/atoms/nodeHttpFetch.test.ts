@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createServer, type ServerResponse } from 'node:http';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 import { afterEach, describe, expect, it } from 'vitest';
@@ -76,6 +77,23 @@ describe('nodeHttpFetch (issue 18: the SDKs fetch over node:http, so no wasm com
     const failure = await nodeHttpFetch(url).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(TypeError);
     expect((failure as Error & { cause: { code: string } }).cause.code).toBe('ECONNREFUSED');
+  });
+
+  it('an https URL is sent over TLS (node:https is loaded on its first request): the server reads a TLS handshake', async () => {
+    const firstBytes: Buffer[] = [];
+    const server = createTcpServer((socket) =>
+      socket.once('data', (chunk) => {
+        firstBytes.push(chunk);
+        socket.destroy();
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push({ close: () => new Promise((resolve) => server.close(() => resolve())) });
+    const { port } = server.address() as AddressInfo;
+    const failure = await nodeHttpFetch(`https://127.0.0.1:${port}/v1/messages`).catch((error: unknown) => error);
+    // a TLS record of type handshake (22), version 3.x: a ClientHello, where plain http would have sent "GET "
+    expect([...firstBytes[0].subarray(0, 2)]).toEqual([22, 3]);
+    expect(failure).toBeInstanceOf(TypeError);
   });
 
   it('a 204 has a null body', async () => {

@@ -1,15 +1,30 @@
 import type * as NodeHttp from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type * as NodeHttps from 'node:https';
 import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 
 // required, not imported: node 24's node:http has lazy exports (WebSocket, MessageEvent) that load undici, ~45 ms, and
 // an ESM import reads every export of a builtin, which runs them; a require reads none
-const { Agent: HttpAgent, request: httpRequest } = createRequire(import.meta.url)('node:http') as typeof NodeHttp;
+const require = createRequire(import.meta.url);
+const http = require('node:http') as typeof NodeHttp;
 
-// one keep-alive pool per protocol: a loop's calls reuse their connection; idle sockets are unref'd by node's Agent,
-// so a pooled connection never keeps the process alive
-const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
+/** .what = how one protocol sends: its request function and its keep-alive pool */
+type Transport = { request: typeof NodeHttp.request; agent: NodeHttp.Agent };
+
+// one keep-alive pool per protocol, made on its first request: a loop's calls reuse their connection; idle sockets are
+// unref'd by node's Agent, so a pooled connection never keeps the process alive. node:https (with node:tls, ~3 ms to
+// load) is loaded then too: a run against a local server (vLLM, a proxy) on http never needs it
+const made: Record<string, Transport> = {};
+const transports: Record<string, () => Transport> = {
+  'http:': () => (made.http ??= { request: http.request, agent: new http.Agent({ keepAlive: true }) }),
+  'https:': () => {
+    if (!made.https) {
+      const https = require('node:https') as typeof NodeHttps;
+      made.https = { request: https.request, agent: new https.Agent({ keepAlive: true }) };
+    }
+    return made.https;
+  },
+};
 
 /** statuses whose response has no body: a Response built with one would throw */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
@@ -34,8 +49,8 @@ export const nodeHttpFetch = async (input: string | URL | Request, init: Request
   const bytes = toBodyBytes(init.body);
   if (input instanceof Request || bytes === undefined) return globalThis.fetch(input, init);
   const url = new URL(input);
-  const protocol = url.protocol as keyof typeof agents;
-  if (!agents[protocol]) return globalThis.fetch(input, init);
+  const transport = Object.hasOwn(transports, url.protocol) ? transports[url.protocol]() : null;
+  if (!transport) return globalThis.fetch(input, init);
   const { signal } = init;
   signal?.throwIfAborted();
   const headers: Record<string, string> = {};
@@ -43,9 +58,8 @@ export const nodeHttpFetch = async (input: string | URL | Request, init: Request
     headers[name] = value;
   });
   if (bytes) headers['content-length'] = String(bytes.byteLength);
-  const send = protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<Response>((resolve, reject) => {
-    const request = send(url, { method: init.method ?? 'GET', headers, agent: agents[protocol] });
+    const request = transport.request(url, { method: init.method ?? 'GET', headers, agent: transport.agent });
     // before the response, the request fails with the reason; after it, the body does
     let received: NodeHttp.IncomingMessage | null = null;
     const onAbort = () => (received ?? request).destroy(signal?.reason);
