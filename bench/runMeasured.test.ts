@@ -1,10 +1,16 @@
 // issue 18 bench: peak RSS is the whole process tree's, found by walking down each thread's /proc children list
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
+import { useStandin } from '../test/standin/useStandin.js';
+import { genPeers } from './peers.js';
 import { runMeasured, treePeakBytes } from './runMeasured.js';
+
+const { standin } = useStandin();
 
 // a node that holds 80 MB of touched memory for a while
 const HOLDER = `node -e "const held = Buffer.alloc(80e6, 1); setTimeout(() => held.length, 800)"`;
@@ -38,4 +44,34 @@ describe('issue 18 bench: peak RSS of the process tree', () => {
     const run = await runMeasured({ command: 'bash', args: ['-c', HOLDER], env: { PATH: process.env.PATH }, cwd: tmpdir(), timeoutMs: 20_000, sampleRss: false });
     expect({ code: run.code, peakRssMb: run.peakRssMb }).toEqual({ code: 0, peakRssMb: 0 });
   });
+
+  it("then a child in its parent's memory is counted once: Claude Code's spawns (vfork), sampled every 2 ms over 10 bash steps, never read as two of it", async () => {
+    const claude = genPeers().find((peer) => peer.name === 'claude code')!;
+    expect(claude.unavailable).toBeNull();
+    const steps = 10;
+    standin().respond = (request) => {
+      const results = JSON.stringify(request.body.messages ?? []).split('"tool_result"').length - 1;
+      if (!JSON.stringify(request.body.tools ?? []).includes('"Bash"')) return { text: 'ok' };
+      return results < steps ? { toolCalls: [claude.shellCall(`echo step ${results + 1}`)] } : { text: 'done' };
+    };
+    const home = await mkdtemp(join(tmpdir(), 'bhrain-bench-home-'));
+    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-bench-cwd-'));
+    try {
+      const task = claude.task({ prompt: `run echo step N for N = 1 to ${steps}`, standinUrl: standin().url, home });
+      const child = spawn(task.command, task.args, { cwd, env: task.env as NodeJS.ProcessEnv, stdio: 'ignore' });
+      // each sample: the tree's sum against the main process's own peak (its bash children add a few MB)
+      const samples: Array<{ tree: number; main: number }> = [];
+      const sampler = setInterval(() => {
+        const main = Number(/^VmHWM:\s*(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+        samples.push({ tree: treePeakBytes(child.pid!), main });
+      }, 2);
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      clearInterval(sampler);
+      expect(code).toBe(0);
+      const doubled = samples.filter((sample) => sample.tree > sample.main * 1.5);
+      expect({ samples: samples.length > 100, doubled: doubled.length }).toEqual({ samples: true, doubled: 0 });
+    } finally {
+      await Promise.all([rm(home, { recursive: true, force: true }), rm(cwd, { recursive: true, force: true })]);
+    }
+  }, 60_000);
 });

@@ -24,29 +24,47 @@ const childrenOf = (pid: number): number[] => {
 };
 
 /**
+ * .what = a process's peak resident memory (VmHWM) in kB, and where its image lies (start and end of code, start of
+ *         stack, from /proc/<pid>/stat), or null when it has exited
+ */
+const memoryOf = (pid: number): { peakKb: number; image: string } | null => {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // the fields after the command name, which may itself hold spaces and parentheses: state is field 3, startcode 26
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { peakKb: Number(/^VmHWM:\s*(\d+) kB$/m.exec(status)?.[1] ?? 0), image: fields.slice(23, 26).join(' ') };
+  } catch {
+    // exited
+    return null;
+  }
+};
+
+/**
  * .what = the sum of the peak resident memory (VmHWM) of each process living in a tree now, in bytes, walked down from
- *         its root through each thread's children list
+ *         its root through each thread's children list; a child still in its parent's image is counted with it
  * .why = a few files per process of the tree, not all of /proc: a sample runs on the event loop that serves the stand-in,
  *        and must not delay the model's answers (reading all of /proc took milliseconds per sample). Each process's own
  *        peak, not its RSS now: a peak shorter than the sampling interval (Claude Code's main process has one) is seen
  *        in every run, not in some, so the ratio reproduces; the sum may add peaks of different moments, so it can
- *        only overstate the tree's peak, by as much as its small processes' peaks
+ *        only overstate the tree's peak, by as much as its small processes' peaks.
+ *        A child between its fork (or vfork, posix_spawn: Claude Code's spawns) and its exec runs in its parent's
+ *        memory, shared or copied on write, and reads as big as its parent; its code and stack lie where its parent's
+ *        do, which an exec (address-space randomization) moves. Counted twice, a sample that fell in that window read
+ *        Claude Code's 20-step peak as ~550 MB instead of ~280 MB, in about half the runs
  */
 export const treePeakBytes = (root: number): number => {
-  let bytes = 0;
+  let kb = 0;
   const seen = new Set<number>();
-  for (const pending = [root]; pending.length; ) {
-    const pid = pending.pop()!;
+  for (const pending: Array<{ pid: number; parentImage: string | null }> = [{ pid: root, parentImage: null }]; pending.length; ) {
+    const { pid, parentImage } = pending.pop()!;
     if (seen.has(pid)) continue;
     seen.add(pid);
-    try {
-      bytes += Number(/^VmHWM:\s*(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-    } catch {
-      // exited
-    }
-    pending.push(...childrenOf(pid));
+    const memory = memoryOf(pid);
+    if (memory && memory.image !== parentImage) kb += memory.peakKb;
+    pending.push(...childrenOf(pid).map((child) => ({ pid: child, parentImage: memory?.image ?? null })));
   }
-  return bytes;
+  return kb * 1024;
 };
 
 /**
