@@ -46,6 +46,13 @@ describe('grep', () => {
     await put('assets/logo.bin', Buffer.concat([Buffer.from('match\n'), Buffer.from([0, 1, 2, 3])]));
     await put('big/huge.txt', `match\n${'y'.repeat(11 * 1024 * 1024)}\n`);
     await put('many/lines.txt', Array.from({ length: 1_500 }, (_, i) => `match ${i + 1}`).join('\n') + '\n');
+    // the cap across files rg searches in parallel: 1,500 matches (collected whole, then sorted), and 12,000 (past what
+    // is collected: searched again in path order)
+    for (let dir = 0; dir < 30; dir++)
+      for (let file = 0; file < 10; file++) {
+        await put(`spread/d${dir}/f${file}.txt`, Array.from({ length: 5 }, (_, line) => `spread ${dir} ${file} ${line}`).join('\n'));
+        await put(`flood/d${dir}/f${file}.txt`, Array.from({ length: 40 }, (_, line) => `flood ${dir} ${file} ${line}`).join('\n'));
+      }
     await symlink(join(cwd, 'src', 'lib'), join(cwd, 'linked'));
     await symlink(join(cwd, 'src'), join(cwd, 'src', 'lib', 'loop'));
   });
@@ -155,6 +162,8 @@ describe('grep', () => {
     { name: 'non-ASCII', input: { pattern: 'café|🙂', path: 'src' } },
     { name: 'a line end', input: { pattern: 'match$', path: 'src' } },
     { name: 'the cap', input: { pattern: 'match', path: 'many' } },
+    { name: 'the cap across 300 files (1,500 matches)', input: { pattern: 'spread', path: 'spread' } },
+    { name: 'the cap across 300 files (12,000 matches)', input: { pattern: 'flood', path: 'flood' } },
     { name: 'a long line', input: { pattern: 'long', path: 'src' } },
     { name: 'no match', input: { pattern: 'zzz_nothing' } },
   ];

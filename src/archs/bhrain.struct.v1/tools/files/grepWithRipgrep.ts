@@ -2,8 +2,12 @@ import { execFile } from 'node:child_process';
 import { basename, dirname, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 
+import { comparePaths } from './comparePaths.js';
 import { GREP_MAX_LINE_CHARS, GREP_RG_MAX_BUFFER_BYTES } from './constants.js';
 import type { GrepMatch, GrepSearchInput, GrepSearchResult } from './GrepSearch.js';
+
+/** how many times the cap the parallel search may collect, to keep the first matches in path order itself */
+const COLLECT_FACTOR = 10;
 
 /** per-file problems (unreadable file, vanished file) that ripgrep reports but that do not fail the search */
 const PER_FILE_ERROR = /permission denied|no such file|os error|file system loop/i;
@@ -15,16 +19,22 @@ const PER_FILE_ERROR = /permission denied|no such file|os error|file system loop
  *        (hidden files yes, .gitignore files as asked but no .ignore or .rgignore, .git always skipped, hidden
  *        directories and node_modules as asked, symbolic links below the root not followed: no --follow, so a DAG
  *        of linked directories cannot multiply the paths)
- * .note = rg searches in parallel and unsorted (the tool sorts what it shows); only when the cap is hit does it search
- *         again sorted by path (single-threaded), so the matches kept are the same ones the built-in engine keeps
+ * .note = rg searches in parallel and unsorted; the tool shows the first matches in path order (comparePaths, rg's
+ *         --sort path order), so the matches kept at the cap are the ones the built-in engine keeps. A search with up to
+ *         COLLECT_FACTOR times the cap is collected whole and sorted here; only a bigger one is searched again sorted by
+ *         path, which rg does on one thread (on node_modules, 276 ms against 141 ms in parallel)
  */
 export const grepWithRipgrep = async (input: GrepSearchInput): Promise<GrepSearchResult> => {
-  const fast = await runRipgrep(input, false);
-  return fast.kind === 'matches' && fast.more && !fast.timedOut ? runRipgrep(input, true) : fast;
+  const fast = await runRipgrep(input, { sorted: false, keep: input.maxMatches * COLLECT_FACTOR });
+  if (fast.kind !== 'matches') return fast;
+  if (fast.more && !fast.timedOut) return runRipgrep(input, { sorted: true, keep: input.maxMatches });
+  // collected whole (or as far as the timeout let it): the first matches in path order
+  const inOrder = fast.matches.sort((a, b) => comparePaths(a.path, b.path) || a.line - b.line);
+  return { ...fast, matches: inOrder.slice(0, input.maxMatches), more: fast.more || inOrder.length > input.maxMatches };
 };
 
-/** .what = one ripgrep run, sorted by path or in rg's own parallel order */
-const runRipgrep = (input: GrepSearchInput, sorted: boolean): Promise<GrepSearchResult> =>
+/** .what = one ripgrep run, sorted by path or in rg's own parallel order, stopped once it has more than `keep` matches */
+const runRipgrep = (input: GrepSearchInput, { sorted, keep }: { sorted: boolean; keep: number }): Promise<GrepSearchResult> =>
   new Promise((resolvePromise, reject) => {
     // run inside the searched directory so an anchored glob ('src/*.ts') is relative to it, as in the built-in engine
     const cwd = input.rootIsFile ? dirname(input.root) : input.root;
@@ -75,7 +85,7 @@ const runRipgrep = (input: GrepSearchInput, sorted: boolean): Promise<GrepSearch
         line: Number(line.slice(nul + 1, colon)),
         text: line.slice(colon + 1).replace(/\r$/, ''),
       });
-      if (matches.length > input.maxMatches) {
+      if (matches.length > keep) {
         stoppedAtCap = true;
         child.kill();
       }
@@ -96,13 +106,7 @@ const runRipgrep = (input: GrepSearchInput, sorted: boolean): Promise<GrepSearch
         if (input.signal?.aborted) return reject(input.signal.reason);
         takeLine(pending + decoder.end());
         pending = '';
-        const more = matches.length > input.maxMatches;
-        const found: GrepSearchResult = {
-          kind: 'matches',
-          matches: matches.slice(0, input.maxMatches),
-          more,
-          timedOut: false,
-        };
+        const found: GrepSearchResult = { kind: 'matches', matches: matches.slice(0, keep), more: matches.length > keep, timedOut: false };
         if (!error || stoppedAtCap) return resolvePromise(found);
         const failure = error as { code?: unknown; killed?: boolean };
         if (failure.code === 'ENOENT')
