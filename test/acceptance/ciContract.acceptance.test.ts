@@ -1,12 +1,12 @@
 // issue 12: the CI and pipe contract, proved through the built CLI as a child process against the stand-in
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { useStandin } from '../standin/useStandin.js';
 import { genCliEnv, PACKAGE_ROOT, runBhrain } from './runCli.js';
@@ -17,6 +17,9 @@ let cwd: string;
 beforeEach(async () => {
   home = await mkdtemp(join(tmpdir(), 'bhrain-ci-home-'));
   cwd = await mkdtemp(join(tmpdir(), 'bhrain-ci-cwd-'));
+});
+afterEach(async () => {
+  await Promise.all([rm(home, { recursive: true, force: true }), rm(cwd, { recursive: true, force: true })]);
 });
 const envFor = (overrides: Record<string, string | undefined> = {}) => genCliEnv({ standin: standin(), home }, overrides);
 const sentText = (index: number) => JSON.stringify(standin().requests[index].body);

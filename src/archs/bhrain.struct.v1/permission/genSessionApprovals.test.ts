@@ -1,7 +1,7 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 import { genRecordingLog } from '../../../../test/standin/useStandin.js';
 import type { BrainToolCall } from '../../../contract/BrainMessage.js';
@@ -11,7 +11,15 @@ import { promptForWrites } from './builtinGuards.js';
 import { genRulesGuard } from './genRulesGuard.js';
 import { genSessionApprovals, type BhrainSessionApprovals } from './genSessionApprovals.js';
 
-const tempDir = () => mkdtemp(join(tmpdir(), 'bhrain-approvals-'));
+const made: string[] = [];
+const tempDir = async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'bhrain-approvals-'));
+  made.push(dir);
+  return dir;
+};
+afterAll(async () => {
+  await Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true })));
+});
 let ids = 0;
 const bash = (command: string): BrainToolCall => ({ id: `call_${++ids}`, name: 'bash', input: { command } });
 const write = (path: string): BrainToolCall => ({ id: `call_${++ids}`, name: 'write', input: { path, content: 'x' } });
