@@ -51,28 +51,33 @@ const findCacheControl = (value: unknown): { ttl?: unknown } | undefined => {
   return undefined;
 };
 
-const part = (key: unknown, content: unknown): PromptPart => {
+/**
+ * A part's key is where it sits (`at`) and its content in canonical JSON, which is also what its tokens are estimated
+ * from: a block is canonicalized once per request.
+ */
+const keyed = (at: string, content: unknown): Pick<PromptPart, 'key' | 'tokens'> => {
+  const canonical = canonicalJson(content);
+  return { key: `${at}\n${canonical}`, tokens: estimateTokens(canonical) };
+};
+
+/** An Anthropic part: a breakpoint where a cache_control marker sits anywhere inside its block. */
+const part = (at: string, content: unknown): PromptPart => {
   const marker = findCacheControl(content);
-  return {
-    key: canonicalJson(key),
-    tokens: estimateTokens(content),
-    breakpoint: marker !== undefined,
-    ttl: marker?.ttl === '1h' ? '1h' : '5m',
-  };
+  return { ...keyed(at, content), breakpoint: marker !== undefined, ttl: marker?.ttl === '1h' ? '1h' : '5m' };
 };
 
 /** Anthropic prompt as parts in cache order: tools, then system blocks, then every message content block. */
 export const anthropicPromptParts = (body: any): PromptPart[] => {
   const parts: PromptPart[] = [];
-  for (const tool of Array.isArray(body?.tools) ? body.tools : []) parts.push(part({ tool }, tool));
+  for (const tool of Array.isArray(body?.tools) ? body.tools : []) parts.push(part('tool', tool));
   const system = body?.system;
   const systemBlocks = typeof system === 'string' ? [{ type: 'text', text: system }] : Array.isArray(system) ? system : [];
-  for (const block of systemBlocks) parts.push(part({ system: block }, block));
+  for (const block of systemBlocks) parts.push(part('system', block));
   const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
   messages.forEach((message, m) => {
     const content = message?.content;
     const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
-    for (const block of blocks) parts.push(part({ m, role: message?.role, block }, block));
+    for (const block of blocks) parts.push(part(`message ${m} ${JSON.stringify(message?.role)}`, block));
   });
   const last = parts.at(-1);
   if (last && isCacheControl(body?.cache_control)) {
@@ -87,10 +92,10 @@ export const anthropicPromptParts = (body: any): PromptPart[] => {
 export const openaiPromptParts = (body: any): PromptPart[] => {
   const parts: PromptPart[] = [];
   const tools = Array.isArray(body?.tools) ? body.tools : [];
-  if (tools.length > 0) parts.push({ key: canonicalJson({ tools }), tokens: estimateTokens(tools), breakpoint: false, ttl: '5m' });
+  if (tools.length > 0) parts.push({ ...keyed('tools', tools), breakpoint: false, ttl: '5m' });
   const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
   messages.forEach((message, m) => {
-    parts.push({ key: canonicalJson({ m, message }), tokens: estimateTokens(message), breakpoint: false, ttl: '5m', messageEnd: true });
+    parts.push({ ...keyed(`message ${m}`, message), breakpoint: false, ttl: '5m', messageEnd: true });
   });
   return parts;
 };
@@ -98,10 +103,16 @@ export const openaiPromptParts = (body: any): PromptPart[] => {
 /** Total estimated tokens of a prompt. */
 export const promptTokens = (parts: PromptPart[]): number => parts.reduce((sum, p) => sum + p.tokens, 0);
 
-/** Chained sha256 of each prefix: fingerprints[i] identifies parts[0..i]. */
-const prefixFingerprints = (parts: PromptPart[]): string[] => {
-  let previous = '';
-  return parts.map((p) => (previous = createHash('sha256').update(previous).update('\n').update(p.key).digest('hex')));
+/**
+ * sha256 of each wanted prefix: fingerprints[i] identifies parts[0..i]. One running hash reads every key once; only the
+ * wanted prefixes (those a request looks up or stores) are digested from a copy of it.
+ */
+const prefixFingerprints = (parts: PromptPart[], wanted: (index: number) => boolean): Array<string | undefined> => {
+  const running = createHash('sha256');
+  return parts.map((p, index) => {
+    running.update(p.key).update('\n');
+    return wanted(index) ? running.copy().digest('hex') : undefined;
+  });
 };
 
 /** Running token totals: cumulative[i] = tokens of parts[0..i]. */
@@ -134,12 +145,13 @@ export class PromptCache {
     const breakpoints = parts.flatMap((p, i) => (p.breakpoint ? [i] : []));
     if (breakpoints.length === 0) return { total, input: total, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0 };
     const store = this.store(`anthropic:${model}`);
-    const fingerprints = prefixFingerprints(parts);
+    // a breakpoint and the blocks the lookback checks before it
+    const fingerprints = prefixFingerprints(parts, (index) => breakpoints.some((b) => index <= b && index >= b - LOOKBACK_BLOCKS));
     const cumulative = cumulativeTokens(parts);
     let cacheRead = 0;
     for (const b of breakpoints) {
       for (let j = b; j >= Math.max(0, b - LOOKBACK_BLOCKS); j--) {
-        if (store.has(fingerprints[j])) {
+        if (store.has(fingerprints[j]!)) {
           cacheRead = Math.max(cacheRead, cumulative[j]);
           break;
         }
@@ -148,7 +160,7 @@ export class PromptCache {
     const last = breakpoints[breakpoints.length - 1];
     const longest = cumulative[last];
     const cacheWrite = longest >= this.minTokens && longest > cacheRead ? longest - cacheRead : 0;
-    for (const b of breakpoints) if (cumulative[b] >= this.minTokens) store.set(fingerprints[b], cumulative[b]);
+    for (const b of breakpoints) if (cumulative[b] >= this.minTokens) store.set(fingerprints[b]!, cumulative[b]);
     const cacheWrite1h = parts[last].ttl === '1h' ? cacheWrite : 0;
     return { total, input: total - cacheRead - cacheWrite, cacheRead, cacheWrite, cacheWrite1h };
   }
@@ -157,15 +169,15 @@ export class PromptCache {
   openai(model: string, parts: PromptPart[]): OpenAICacheUsage {
     const prompt = promptTokens(parts);
     const store = this.store(`openai:${model}`);
-    const fingerprints = prefixFingerprints(parts);
+    const fingerprints = prefixFingerprints(parts, (index) => parts[index].messageEnd === true);
     const cumulative = cumulativeTokens(parts);
     let cached = 0;
     parts.forEach((p, i) => {
       if (!p.messageEnd) return;
-      if (store.has(fingerprints[i])) cached = Math.max(cached, cumulative[i]);
+      if (store.has(fingerprints[i]!)) cached = Math.max(cached, cumulative[i]);
     });
     parts.forEach((p, i) => {
-      if (p.messageEnd && cumulative[i] >= this.minTokens) store.set(fingerprints[i], cumulative[i]);
+      if (p.messageEnd && cumulative[i] >= this.minTokens) store.set(fingerprints[i]!, cumulative[i]);
     });
     return { prompt, cached };
   }
