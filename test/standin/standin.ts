@@ -74,19 +74,24 @@ class Exchange {
   }
 
   /**
-   * Send SSE frames; with plan.cutAfter, destroy the socket right after that frame is flushed, or (stall) send nothing
-   * more and hold the socket open until the client gives up (close() destroys it too, so a stall never outlives the server).
+   * Send SSE frames, as a model with no latency has them: all at once, so they reach the client in as few reads as the
+   * socket makes (pacing each frame by its flush made every frame a read of its own, and the harness under test paid
+   * per frame what a real model's generation time hides). With plan.cutAfter, destroy the socket right after that
+   * frame is flushed, or (stall) send nothing more and hold the socket open until the client gives up (close()
+   * destroys it too, so a stall never outlives the server).
    */
   async sse(plan: StreamPlan, headers: Record<string, string>, stall = false): Promise<void> {
     this.res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
     for (const [index, frame] of plan.frames.entries()) {
       if (this.gone) return;
-      await this.write(frame);
-      if (index === plan.cutAfter) {
-        if (stall) return this.untilGone();
-        this.res.socket?.destroy();
-        return;
+      if (index !== plan.cutAfter) {
+        this.res.write(frame);
+        continue;
       }
+      await this.write(frame);
+      if (stall) return this.untilGone();
+      this.res.socket?.destroy();
+      return;
     }
     this.res.end();
   }
