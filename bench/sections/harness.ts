@@ -23,11 +23,13 @@ const toolResultsIn = (request: StandinRequest): number =>
     ? (request.body.messages ?? []).flatMap((message: { content: unknown }) => (Array.isArray(message.content) ? message.content : [])).filter((block: { type?: string }) => block.type === 'tool_result').length
     : (request.body.messages ?? []).filter((message: { role: string }) => message.role === 'tool').length;
 
+/** .what = whether a request offers a tool by name, in either protocol ({name} or {function: {name}}) */
+const offersTool = (request: StandinRequest, name: string): boolean =>
+  (request.body.tools ?? []).some((tool: { name?: string; function?: { name?: string } }) => (tool.name ?? tool.function?.name) === name);
+
 /** .what = the scripted model: one shell call per turn until the task's count, then done; side requests get a short text */
 const genTaskModel = (peer: Peer, iterations: number) => (request: StandinRequest) => {
-  const call = peer.shellCall('echo');
-  const offered = JSON.stringify(request.body.tools ?? []).includes(`"${call.name}"`);
-  if (!offered) return { text: 'ok' };
+  if (!offersTool(request, peer.shellCall('echo').name)) return { text: 'ok' };
   const done = toolResultsIn(request);
   return done < iterations ? { toolCalls: [peer.shellCall(`echo step ${done + 1}`)] } : { text: 'done' };
 };
@@ -62,7 +64,7 @@ export const runPeerTask = async (peer: Peer, standin: Standin, iterations: numb
   const cwd = await mkdtemp(join(tmpdir(), 'bhrain-bench-cwd-'));
   try {
     const run = await runMeasured({ ...peer.task({ prompt: genTaskPrompt(iterations), standinUrl: standin.url, home }), cwd, timeoutMs: 180_000, sampleRss: options.sampleRss });
-    const shellRequests = standin.requests.filter((request) => toolResultsIn(request) > 0 || JSON.stringify(request.body.tools ?? []).includes(peer.shellCall('x').name));
+    const shellRequests = standin.requests.filter((request) => toolResultsIn(request) > 0 || offersTool(request, peer.shellCall('x').name));
     const answered = shellRequests.some((request) => toolResultsIn(request) >= iterations);
     if (run.code !== 0 || !answered)
       throw new Error(`exit ${run.code}, ${shellRequests.length} model requests: ${(run.stderr || run.stdout).trim().slice(-300)}`);
