@@ -80,11 +80,14 @@ export const benchOneTurn = async (options: BenchOptions): Promise<BenchSection>
   const missing = peers.filter((peer) => peer.unavailable);
   for (const peer of missing) notes.push(`${peer.name}: not measured: ${peer.unavailable}`);
   const runs: Record<string, SubjectRuns> = Object.fromEntries([B, C].map((name) => [name, { oneTurnMs: [], shortMs: [], longMs: [], taskMs: [], taskRssMb: [] }]));
+  // `node -e 0` once a round: how fast this machine runs now, which moves every absolute time (the slope's target is one)
+  const nodeFloors: number[] = [];
   const standin = await startStandin({ cacheMinTokens: 1024 });
   try {
     // untimed: each subject's files (Claude Code's 200 MB binary, bhrain's bundle) into the page cache before round 1
     if (missing.length === 0 && !options.smoke) for (const peer of peers) await runOneTurn(peer, standin);
     for (let round = 0; missing.length === 0 && round < rounds; round++) {
+      nodeFloors.push((await runMeasured({ command: process.execPath, args: ['-e', '0'], env: { PATH: process.env.PATH }, cwd: tmpdir(), timeoutMs: 30_000, sampleRss: false })).wallMs);
       // each measure alternates bhrain, Claude Code before the next, so a burst of load lands on both
       for (const peer of peers) runs[peer.name].oneTurnMs.push(await runOneTurn(peer, standin));
       for (const peer of peers) runs[peer.name].shortMs.push((await runPeerTask(peer, standin, SHORT_STEPS, { sampleRss: false })).run.wallMs);
@@ -120,6 +123,7 @@ export const benchOneTurn = async (options: BenchOptions): Promise<BenchSection>
     ...pairRows(`wall time, ${LONG_STEPS}-step bash task`, 'ms', runs, 'longMs'),
     slopeRow,
     spreadRow(`per-iteration slope (w${LONG_STEPS} − w${SHORT_STEPS}) / ${LONG_STEPS - SHORT_STEPS}: Claude Code`, 'ms', slopeC),
+    spreadRow('`node -e 0`, once a round: the speed of the machine during this section', 'ms', nodeFloors),
     ...pairRows(`wall time, ${TASK_ITERATIONS}-step bash task`, 'ms', runs, 'taskMs', { text: `≤ ${TARGET_TASK_RATIO}x Claude Code`, maxRatio: TARGET_TASK_RATIO }),
     ...pairRows(`peak RSS of the process tree, ${TASK_ITERATIONS}-step bash task`, 'MB', runs, 'taskRssMb', { text: `≤ ${TARGET_RSS_RATIO}x Claude Code`, maxRatio: TARGET_RSS_RATIO }),
   ];
