@@ -14,7 +14,7 @@ const PER_FILE_ERROR = /permission denied|no such file|os error|file system loop
 
 /**
  * .what = grep through ripgrep: execFile (never a shell; the pattern is one argument after -e), output read as it
- *         streams, and rg killed once the cap is reached
+ *         streams, and rg killed once it has found more than it keeps
  * .why = rg is much faster on big trees; its flags make it pick the same files as the built-in engine
  *        (hidden files yes, .gitignore files as asked but no .ignore or .rgignore, .git always skipped, hidden
  *        directories and node_modules as asked, symbolic links below the root not followed: no --follow, so a DAG
