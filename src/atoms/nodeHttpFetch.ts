@@ -14,16 +14,16 @@ type Transport = { request: typeof NodeHttp.request; agent: NodeHttp.Agent };
 // one keep-alive pool per protocol, made on its first request: a loop's calls reuse their connection; idle sockets are
 // unref'd by node's Agent, so a pooled connection never keeps the process alive. node:https (with node:tls, ~3 ms to
 // load) is loaded then too: a run against a local server (vLLM, a proxy) on http never needs it
-const made: Record<string, Transport> = {};
-const transports: Record<string, () => Transport> = {
-  'http:': () => (made.http ??= { request: http.request, agent: new http.Agent({ keepAlive: true }) }),
-  'https:': () => {
-    if (!made.https) {
-      const https = require('node:https') as typeof NodeHttps;
-      made.https = { request: https.request, agent: new https.Agent({ keepAlive: true }) };
-    }
-    return made.https;
-  },
+let httpTransport: Transport | undefined;
+let httpsTransport: Transport | undefined;
+const transportFor = (protocol: string): Transport | null => {
+  if (protocol === 'http:') return (httpTransport ??= { request: http.request, agent: new http.Agent({ keepAlive: true }) });
+  if (protocol !== 'https:') return null;
+  if (!httpsTransport) {
+    const https = require('node:https') as typeof NodeHttps;
+    httpsTransport = { request: https.request, agent: new https.Agent({ keepAlive: true }) };
+  }
+  return httpsTransport;
 };
 
 /** statuses whose response has no body: a Response built with one would throw */
@@ -49,7 +49,7 @@ export const nodeHttpFetch = async (input: string | URL | Request, init: Request
   const bytes = toBodyBytes(init.body);
   if (input instanceof Request || bytes === undefined) return globalThis.fetch(input, init);
   const url = new URL(input);
-  const transport = Object.hasOwn(transports, url.protocol) ? transports[url.protocol]() : null;
+  const transport = transportFor(url.protocol);
   if (!transport) return globalThis.fetch(input, init);
   const { signal } = init;
   signal?.throwIfAborted();
