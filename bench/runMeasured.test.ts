@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { useStandin } from '../test/standin/useStandin.js';
 import { genPeers } from './peers.js';
 import { runMeasured, treePeakBytes } from './runMeasured.js';
+import { genTaskModel, genTaskPrompt } from './sections/harness.js';
 
 const { standin } = useStandin();
 
@@ -49,15 +50,11 @@ describe('issue 18 bench: peak RSS of the process tree', () => {
     const claude = genPeers().find((peer) => peer.name === 'claude code')!;
     expect(claude.unavailable).toBeNull();
     const steps = 10;
-    standin().respond = (request) => {
-      const results = JSON.stringify(request.body.messages ?? []).split('"tool_result"').length - 1;
-      if (!JSON.stringify(request.body.tools ?? []).includes('"Bash"')) return { text: 'ok' };
-      return results < steps ? { toolCalls: [claude.shellCall(`echo step ${results + 1}`)] } : { text: 'done' };
-    };
+    standin().respond = genTaskModel(claude, steps);
     const home = await mkdtemp(join(tmpdir(), 'bhrain-bench-home-'));
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-bench-cwd-'));
     try {
-      const task = claude.task({ prompt: `run echo step N for N = 1 to ${steps}`, standinUrl: standin().url, home });
+      const task = claude.task({ prompt: genTaskPrompt(steps), standinUrl: standin().url, home });
       const child = spawn(task.command, task.args, { cwd, env: task.env as NodeJS.ProcessEnv, stdio: 'ignore' });
       // each sample: the tree's sum against the main process's own peak (its bash children add a few MB)
       const samples: Array<{ tree: number; main: number }> = [];

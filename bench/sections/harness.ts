@@ -14,7 +14,7 @@ export const TASK_ITERATIONS = 20;
 const FULL_RUNS = 7;
 
 /** .what = the task prompt: one `echo step N` shell call per step, then "done" */
-const genTaskPrompt = (iterations: number): string =>
+export const genTaskPrompt = (iterations: number): string =>
   `Run the shell command \`echo step N\` for N = 1 to ${iterations}, one tool call at a time, then reply "done".`;
 
 /** .what = how many tool results a request carries, in either protocol */
@@ -28,7 +28,7 @@ const offersTool = (request: StandinRequest, name: string): boolean =>
   (request.body.tools ?? []).some((tool: { name?: string; function?: { name?: string } }) => (tool.name ?? tool.function?.name) === name);
 
 /** .what = the scripted model: one shell call per turn until the task's count, then done; side requests get a short text */
-const genTaskModel = (peer: Peer, iterations: number) => (request: StandinRequest) => {
+export const genTaskModel = (peer: Peer, iterations: number) => (request: StandinRequest) => {
   if (!offersTool(request, peer.shellCall('echo').name)) return { text: 'ok' };
   const done = toolResultsIn(request);
   return done < iterations ? { toolCalls: [peer.shellCall(`echo step ${done + 1}`)] } : { text: 'done' };
