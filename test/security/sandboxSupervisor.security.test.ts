@@ -18,8 +18,9 @@ const ATTACKS: Array<{ name: string; command: (file: string) => string }> = [
   { name: "read pid 1's memory map", command: (file) => `cat /proc/1/maps > ${file} 2>/dev/null; true` },
   { name: "list what pid 1's fds are", command: (file) => `for fd in /proc/1/fd/*; do readlink "$fd"; done > ${file} 2>/dev/null; true` },
   {
-    // its stdin is a socket, which /proc/1/fd/0 cannot open: pidfd_getfd (syscall 438) takes a copy of the fd itself
-    name: "steal the next command from pid 1's stdin",
+    // the call's nonce waits on its stdin while the command runs; a socket, which /proc/1/fd/0 cannot open:
+    // pidfd_getfd (syscall 438) takes a copy of the fd itself
+    name: "steal the call's nonce from pid 1's stdin",
     command: (file) =>
       `python3 -c 'import ctypes, os, select; libc = ctypes.CDLL(None, use_errno=True); fd = libc.syscall(438, os.pidfd_open(1), 0, 0); open("${file}", "wb").write(os.read(fd, 100) if fd >= 0 and select.select([fd], [], [], 2)[0] else b"")'; true`,
   },
@@ -73,11 +74,11 @@ describe("the sandbox's supervisor, out of a command's reach, default permission
     const ws = genSecurityWorkspace('supervisor');
     try {
       const missed = ATTACKS.filter((attack, index) => {
-        // pid 1 runs the attack as its child and has a next command waiting on its stdin, as the supervisor would
+        // pid 1 runs the attack as its child and has something waiting on its stdin, as the supervisor has the nonce
         spawnSync(
           'bwrap',
           ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', ws.cwd, ws.cwd, '--unshare-pid', '--as-pid-1', '--cap-drop', 'ALL', '--chdir', ws.cwd, '--', '/usr/bin/env', 'bash', '-c', `${attack.command(fileOf(index))}; true`],
-          { input: 'the next command\0', timeout: 10_000 },
+          { input: '0123456789abcdef0123456789abcdef\0', timeout: 10_000 },
         );
         return reached(ws.cwd, index) === null;
       });

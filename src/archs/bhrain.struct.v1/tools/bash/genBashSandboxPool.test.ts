@@ -62,6 +62,21 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
     expect(await sandboxesIn(workspace)).toHaveLength(1);
   });
 
+  it('then each runs through `eval` in a bash started before its call (as Claude Code runs its commands): its text is on no command line, and its shell holds stdin, stdout and stderr only', async () => {
+    const workspace = await genWorkspace('reader');
+    const box = genBashToolBox();
+    // `bash -c <command>` had the text on its command line, so pkill -f with it killed the command's own shell
+    expect((await runBash(box, workspace, 'sleep 30 & pkill -f "sleep 30"; wait; echo survived')).output).toBe('exit code: 0\n--- stdout ---\nsurvived');
+    // not the sandbox's stdin (a socket), where the call's nonce waits, nor the supervisor's socket for the commands'
+    // stderr; a file as a redirection (a pipeline would show bash's own pipe). Fds bhrain inherited are not asked about
+    const fds = (await runBash(box, workspace, 'ls -l /proc/$$/fd > /tmp/fds; sed -n "s/.* \\([0-9]*\\) -> \\(\\/dev\\/null\\|socket\\).*/\\1 \\2/p" /tmp/fds')).output;
+    expect(fds).toBe('exit code: 0\n--- stdout ---\n0 /dev/null\n1 socket\n2 socket');
+    // the lines of its errors are its own; a syntax error says `eval` where `bash -c` said `-c`
+    expect((await runBash(box, workspace, 'echo a\nnot-a-command\nfi')).output).toBe(
+      "exit code: 2\n--- stdout ---\na\n--- stderr ---\n/usr/bin/bash: line 2: not-a-command: command not found\n/usr/bin/bash: eval: line 3: syntax error near unexpected token `fi'\n/usr/bin/bash: eval: line 3: `fi'",
+    );
+  });
+
   it('then a command keeps its quoting, newlines and a heredoc on its way to the sandbox', async () => {
     const workspace = await genWorkspace('text');
     const result = await runBash(genBashToolBox(), workspace, "cat <<'EOF'\n  $HOME 'é' \"\\n\"\n\nEOF\nprintf '[%s]' \"$(printf 'a\\n\\n')\"\n");

@@ -289,7 +289,7 @@ export const genBashSandboxPool = (options: { idleMs: number; maxIdle: number })
       );
       if (context.signal?.aborted) onAbort();
       else context.signal?.addEventListener('abort', onAbort, { once: true });
-      sandbox.child.stdin?.write(`${nonce}\0${input.command}\0`);
+      sandbox.child.stdin?.write(`${input.command}\0${nonce}\0`);
     });
   };
 

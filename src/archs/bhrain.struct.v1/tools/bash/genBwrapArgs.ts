@@ -23,30 +23,47 @@ export const isShellBehaviorVariable = (name: string): boolean =>
   /^(SHELLOPTS|BASHOPTS|BASH_ENV|ENV|BASH_COMPAT|BASH_XTRACEFD|PS4|TMOUT|GLOBIGNORE|EXECIGNORE|POSIXLY_CORRECT)$/.test(name) || /^BASH_FUNC_.*%%$/.test(name);
 
 /**
- * .what = the script of the sandbox's supervisor, pid 1 of the sandbox: for each call it reads a nonce and a command
- *         (NUL-terminated) on fd 0, runs `bash -c <command>` with stdin /dev/null, stdout on fd 1 and stderr on
- *         COMMAND_STDERR_FD, waits for it, SIGKILLs every other process of the sandbox until none is left, then writes
- *         the exit status (3 digits) and the nonce after the command's stdout, and the nonce after its stderr
+ * .what = the script each command runs in: a bash, started ahead of its call, that reads the command (NUL-terminated)
+ *         on the sandbox's fd 0, then runs it with stdin /dev/null and stderr on COMMAND_STDERR_FD; until then its
+ *         stderr is the supervisor's (bwrap's diagnostics), so a warning of bash's start is not written between calls
+ * .why = bash's fork, exec and start (~1 ms) happen while the model answers, not between its answer and the output
+ * .note = one line, so the lines bash names in the command's errors are the command's own. `eval` runs it as `bash -c`
+ *         would, and as Claude Code runs its commands, with one word changed: a syntax error is `bash: eval: line N: …`
+ *         where `bash -c` said `bash: -c: line N: …`. Where the environment has shell-behaviour variables (rare), they
+ *         must apply from bash's start, so the reader execs `env … bash -c <command>` as the supervisor used to
+ */
+const COMMAND_READER = `IFS= read -r -d "" BHRAIN_COMMAND || exit; exec 0</dev/null 2>&${COMMAND_STDERR_FD} ${COMMAND_STDERR_FD}>&-; if test $# -gt 0; then exec env "$@" "$0" -c "$BHRAIN_COMMAND"; fi; eval "$BHRAIN_COMMAND"`;
+
+/**
+ * .what = the script of the sandbox's supervisor, pid 1 of the sandbox: for each call it starts COMMAND_READER, which
+ *         reads the call's command on fd 0 and runs it; it waits for it, SIGKILLs every other process of the sandbox
+ *         until none is left, then reads the call's nonce (NUL-terminated, after the command) on fd 0, writes the exit
+ *         status (3 digits) and the nonce after the command's stdout and the nonce after its stderr, and starts the
+ *         next call's reader
  * .why = one sandbox serves every call of a run: bubblewrap's setup and a fork of bhrain's process are paid once, not per
  *        call. What a fresh sandbox per call gave, the supervisor keeps:
  *        - nothing outlives its call: as pid 1 it kills the namespace down to itself before it says the call is done;
+ *          the next reader starts only after that;
  *        - a command cannot reach it: it runs from a copy of bash that no command may read (mode 0111, caps dropped),
  *          which makes the kernel mark it non-dumpable, so no command may ptrace it or open its /proc files (its
  *          fds, memory, environment); as pid 1 it gets no signal from inside but those it traps (USR1: end the call);
- *        - a command cannot fake the end of its call: it never sees the nonce, which is in the supervisor's memory only.
+ *        - a command cannot fake the end of its call: it never sees the nonce, which waits on fd 0 (which the reader
+ *          closed before the command ran) until the supervisor reads it.
+ *        A reader killed before it read its command (USR1) leaves the command where the nonce should be: that call
+ *        cannot end in order, and its sandbox is not used again
  * .note = $1 is the bash each command runs in; $2… are the variables isShellBehaviorVariable kept from the supervisor's
  *         environment (NAME=VALUE), given back to each command through env(1). It runs with --posix (no BASH_ENV) and
  *         --norc (bash on a socket reads ~/.bashrc, as if sshd ran it). Async commands of a shell without job control
- *         ignore SIGINT and SIGQUIT: the command's subshell gives them back their defaults
+ *         ignore SIGINT and SIGQUIT, and read /dev/null: the reader's subshell gives them back their defaults, and fd 0
  */
 const SUPERVISOR = `exec ${BWRAP_STATUS_FD}>&- ${SUPERVISOR_EXECUTABLE_FD}<&-
 bash=$1
 shift
+reader='${COMMAND_READER}'
 ending=
 trap 'ending=1; kill -TERM -1 2>/dev/null' USR1
-while IFS= read -r -d '' nonce && IFS= read -r -d '' command; do
-  ending=
-  (trap - INT QUIT USR1; if test $# -gt 0; then exec env "$@" "$bash" -c "$command"; fi; exec "$bash" -c "$command") </dev/null 2>&${COMMAND_STDERR_FD} ${COMMAND_STDERR_FD}>&- &
+while :; do
+  (trap - INT QUIT USR1; exec "$bash" -c "$reader" "$bash" "$@") <&0 &
   pid=$!
   wait "$pid"
   status=$?
@@ -61,6 +78,7 @@ while IFS= read -r -d '' nonce && IFS= read -r -d '' command; do
     done
     if test -z "$alive"; then break; fi
   done
+  IFS= read -r -d '' nonce || exit
   printf '%03d%s' "$status" "$nonce"
   printf '%s' "$nonce" >&${COMMAND_STDERR_FD}
 done`;
