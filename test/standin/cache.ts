@@ -2,9 +2,10 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson, estimateTokens, isCacheControl } from './tokens.js';
 
-/** One cacheable unit of a prompt (a tool, a system block, a message block or message); `key` feeds the fingerprint. */
+/** One cacheable unit of a prompt (a tool, a system block, a message block or message); `digest` feeds the fingerprint. */
 export interface PromptPart {
-  key: string;
+  /** sha256 of where the part sits and its content in canonical JSON */
+  digest: Buffer;
   tokens: number;
   breakpoint: boolean;
   ttl: '5m' | '1h';
@@ -51,20 +52,36 @@ const findCacheControl = (value: unknown): { ttl?: unknown } | undefined => {
   return undefined;
 };
 
+/** How many parts' facts are remembered before the memo starts over */
+const MEMO_LIMIT = 20_000;
+
+type PartFacts = Pick<PromptPart, 'digest' | 'tokens' | 'breakpoint' | 'ttl'>;
+const memo = new Map<string, PartFacts>();
+
 /**
- * A part's key is where it sits (`at`) and its content in canonical JSON, which is also what its tokens are estimated
- * from: a block is canonicalized once per request.
+ * A part's facts: its digest (where it sits, `at`, and its content in canonical JSON, which is also what its tokens are
+ * estimated from) and its cache_control marker. Remembered by place and raw JSON: a conversation's blocks come back in
+ * every later request, and canonicalizing them again each time was most of the stand-in's own work per request.
  */
-const keyed = (at: string, content: unknown): Pick<PromptPart, 'key' | 'tokens'> => {
+const factsOf = (at: string, content: unknown): PartFacts => {
+  const raw = `${at}\n${JSON.stringify(content)}`;
+  const known = memo.get(raw);
+  if (known) return known;
   const canonical = canonicalJson(content);
-  return { key: `${at}\n${canonical}`, tokens: estimateTokens(canonical) };
+  const marker = findCacheControl(content);
+  const facts: PartFacts = {
+    digest: createHash('sha256').update(`${at}\n${canonical}`).digest(),
+    tokens: estimateTokens(canonical),
+    breakpoint: marker !== undefined,
+    ttl: marker?.ttl === '1h' ? '1h' : '5m',
+  };
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(raw, facts);
+  return facts;
 };
 
 /** An Anthropic part: a breakpoint where a cache_control marker sits anywhere inside its block. */
-const part = (at: string, content: unknown): PromptPart => {
-  const marker = findCacheControl(content);
-  return { ...keyed(at, content), breakpoint: marker !== undefined, ttl: marker?.ttl === '1h' ? '1h' : '5m' };
-};
+const part = (at: string, content: unknown): PromptPart => ({ ...factsOf(at, content) });
 
 /** Anthropic prompt as parts in cache order: tools, then system blocks, then every message content block. */
 export const anthropicPromptParts = (body: any): PromptPart[] => {
@@ -92,10 +109,10 @@ export const anthropicPromptParts = (body: any): PromptPart[] => {
 export const openaiPromptParts = (body: any): PromptPart[] => {
   const parts: PromptPart[] = [];
   const tools = Array.isArray(body?.tools) ? body.tools : [];
-  if (tools.length > 0) parts.push({ ...keyed('tools', tools), breakpoint: false, ttl: '5m' });
+  if (tools.length > 0) parts.push({ ...factsOf('tools', tools), breakpoint: false, ttl: '5m' });
   const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
   messages.forEach((message, m) => {
-    parts.push({ ...keyed(`message ${m}`, message), breakpoint: false, ttl: '5m', messageEnd: true });
+    parts.push({ ...factsOf(`message ${m}`, message), breakpoint: false, ttl: '5m', messageEnd: true });
   });
   return parts;
 };
@@ -104,13 +121,13 @@ export const openaiPromptParts = (body: any): PromptPart[] => {
 export const promptTokens = (parts: PromptPart[]): number => parts.reduce((sum, p) => sum + p.tokens, 0);
 
 /**
- * sha256 of each wanted prefix: fingerprints[i] identifies parts[0..i]. One running hash reads every key once; only the
- * wanted prefixes (those a request looks up or stores) are digested from a copy of it.
+ * sha256 of each wanted prefix: fingerprints[i] identifies parts[0..i]. One running hash reads every part's digest once;
+ * only the wanted prefixes (those a request looks up or stores) are digested from a copy of it.
  */
 const prefixFingerprints = (parts: PromptPart[], wanted: (index: number) => boolean): Array<string | undefined> => {
   const running = createHash('sha256');
   return parts.map((p, index) => {
-    running.update(p.key).update('\n');
+    running.update(p.digest);
     return wanted(index) ? running.copy().digest('hex') : undefined;
   });
 };
