@@ -1,4 +1,4 @@
-import { realpath, stat } from 'node:fs/promises';
+import { realpathSync, statSync } from 'node:fs';
 
 import type { BrainToolDefinition } from '../../../../contract/BrainMessage.js';
 import { BadRequestError } from '../../../../contract/errors.js';
@@ -13,6 +13,15 @@ import { genBashSandboxPool } from './genBashSandboxPool.js';
 import { findGitPathsToProtect, genBwrapArgs, isShellBehaviorVariable } from './genBwrapArgs.js';
 import { formatBashRun } from './formatBashRun.js';
 import { runBashCommand } from './runBashCommand.js';
+
+/** .what = a path with its symlinks resolved (libc's realpath, as fs/promises' realpath is), or null where it cannot be */
+const realpathOrNull = (path: string): string | null => {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return null;
+  }
+};
 
 // what the model is told about where its command runs
 const SANDBOX_TEXT: Record<BashSandboxMode, string> = {
@@ -115,9 +124,10 @@ export const genBashToolBox = (options: {
         timeoutMs = maxTimeoutMs;
       }
       // checked first: a missing cwd would otherwise surface as a misleading "spawn bash ENOENT"; the sandbox binds its
-      // real path, looked up at the same time (a bash call is on every iteration's path)
-      const [cwdFound, cwdReal] = await Promise.all([stat(context.cwd).catch(() => null), sandboxMode === 'off' ? context.cwd : realpath(context.cwd).catch(() => null)]);
-      if (!cwdFound?.isDirectory() || cwdReal === null) return failure(`the working directory ${context.cwd} does not exist or is not a directory`);
+      // real path. Synchronous: a bash call is on every iteration's path, and a stat each is microseconds
+      const cwdFound = statSync(context.cwd, { throwIfNoEntry: false });
+      const cwdReal = !cwdFound?.isDirectory() ? null : sandboxMode === 'off' ? context.cwd : realpathOrNull(context.cwd);
+      if (!cwdFound || cwdReal === null) return failure(`the working directory ${context.cwd} does not exist or is not a directory`);
       if (context.signal?.aborted) return failure('aborted by the caller before the command started');
       // the shell gets the caller's environment without bhrain's own supplier keys: the model never needs them
       const env = withoutSupplierKeys(context.env);
@@ -132,7 +142,7 @@ export const genBashToolBox = (options: {
         const check = await checkBashSandbox({ env: context.env });
         if (!check.ok)
           return failure(`bash is refused: ${check.reason}, or configure the bash toolbox with sandbox: { mode: 'off' } (CLI: --sandbox off) to run bash unconfined. Tell the user: retrying will not help.`);
-        const gitPaths = sandboxMode === 'workspace-write' ? await findGitPathsToProtect(cwdReal) : [];
+        const gitPaths = sandboxMode === 'workspace-write' ? findGitPathsToProtect(cwdReal) : [];
         // what changes how bash runs a script reaches the command, not the sandbox's supervisor
         const shellVariables = Object.entries(env).flatMap(([name, value]) => (value !== undefined && isShellBehaviorVariable(name) ? [`${name}=${value}`] : []));
         const start = {
