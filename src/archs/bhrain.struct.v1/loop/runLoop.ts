@@ -112,11 +112,17 @@ export const runLoop = async (input: {
   const extra = [config.systemPrompt, input.instructions].filter((part): part is string => !!part).join('\n\n');
   // read once per session: the system prompt stays the same across its iterations (a cacheable prefix)
   const git = config.gitStatus ? await readGitStatus({ cwd }, { env: context.env, log }) : null;
-  const system = () =>
-    genSystemPrompt({ cwd, tools: registry.definitions(), git, instructions: config.instructions ?? undefined, systemPrompt: extra || undefined });
-  // what every request carries besides the messages: the system prompt and the tool definitions
-  const sizeFixed = (systemText: string, tools: readonly BrainToolDefinition[]) => estimateTokens(systemText) + estimateTokens(JSON.stringify(tools));
-  let fixed = sizeFixed(system(), registry.definitions());
+  // what every request carries besides the messages: the tool definitions, the system prompt made from them, and their
+  // size; made again only when the tool set changed (toolboxes added or removed at runtime), not on every iteration
+  let shaped: { tools: readonly BrainToolDefinition[]; systemText: string; fixed: number } | null = null;
+  const shape = () => {
+    const tools = registry.definitions();
+    const known = shaped;
+    if (known && tools.length === known.tools.length && tools.every((tool, index) => tool === known.tools[index])) return known;
+    const systemText = genSystemPrompt({ cwd, tools, git, instructions: config.instructions ?? undefined, systemPrompt: extra || undefined });
+    return (shaped = { tools, systemText, fixed: estimateTokens(systemText) + estimateTokens(JSON.stringify(tools)) });
+  };
+  let fixed = shape().fixed;
 
   // a history given by the caller may have lost results (interrupted, compacted): repaired once, up front
   let messages: BrainMessage[] = repairToolPairs(input.history);
@@ -313,10 +319,8 @@ export const runLoop = async (input: {
         });
       const reached = budgetReached();
       if (reached) return stopAtBudget(reached, iteration - 1);
-      // the tool set may change between iterations (toolboxes added or removed at runtime)
-      const tools = registry.definitions();
-      const systemText = system();
-      fixed = sizeFixed(systemText, tools);
+      const { tools, systemText, fixed: fixedNow } = shape();
+      fixed = fixedNow;
 
       let generation;
       try {
