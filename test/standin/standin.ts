@@ -74,26 +74,21 @@ class Exchange {
   }
 
   /**
-   * Send SSE frames, as a model with no latency has them: all at once, so they reach the client in as few reads as the
-   * socket makes (pacing each frame by its flush made every frame a read of its own, and the harness under test paid
-   * per frame what a real model's generation time hides). With plan.cutAfter, destroy the socket right after that
-   * frame is flushed, or (stall) send nothing more and hold the socket open until the client gives up (close()
-   * destroys it too, so a stall never outlives the server).
+   * Send SSE frames, as a model with no latency has them: all at once, in one write, so they reach the client in as few
+   * reads as the socket makes (pacing each frame by its flush made every frame a read of its own, and the harness under
+   * test paid per frame what a real model's generation time hides). With plan.cutAfter, the frames up to that one are
+   * sent and the socket is destroyed once they are flushed, or (stall) nothing more is sent and the socket is held open
+   * until the client gives up (close() destroys it too, so a stall never outlives the server).
    */
   async sse(plan: StreamPlan, headers: Record<string, string>, stall = false): Promise<void> {
     this.res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
-    for (const [index, frame] of plan.frames.entries()) {
-      if (this.gone) return;
-      if (index !== plan.cutAfter) {
-        this.res.write(frame);
-        continue;
-      }
-      await this.write(frame);
-      if (stall) return this.untilGone();
-      this.res.socket?.destroy();
+    if (plan.cutAfter === undefined) {
+      this.res.end(plan.frames.join(''));
       return;
     }
-    this.res.end();
+    await this.write(plan.frames.slice(0, plan.cutAfter + 1).join(''));
+    if (stall) return this.untilGone();
+    this.res.socket?.destroy();
   }
 
   private write(chunk: string | Uint8Array): Promise<void> {
