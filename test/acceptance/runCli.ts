@@ -14,9 +14,17 @@ export interface CliRun {
 }
 
 /** spawns a command with piped stdio; writes `stdin` (or closes it at once) and collects everything */
-export const runProcess = (input: { command: string; args: string[]; cwd: string; env: Record<string, string | undefined>; stdin?: string }): Promise<CliRun> =>
+export const runProcess = (input: {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string | undefined>;
+  stdin?: string;
+  /** what the child gets as fd 3 and on, as spawn's stdio takes it (a number is an open fd, passed on) */
+  moreFds?: Array<number | 'ignore'>;
+}): Promise<CliRun> =>
   new Promise((resolve, reject) => {
-    const child = spawn(input.command, input.args, { cwd: input.cwd, env: input.env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(input.command, input.args, { cwd: input.cwd, env: input.env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe', ...(input.moreFds ?? [])] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -27,7 +35,7 @@ export const runProcess = (input: { command: string; args: string[]; cwd: string
   });
 
 /** `bhrain <args>` through bin/bhrain */
-export const runBhrain = (input: { args: string[]; cwd: string; env: Record<string, string | undefined>; stdin?: string }) =>
+export const runBhrain = (input: { args: string[]; cwd: string; env: Record<string, string | undefined>; stdin?: string; moreFds?: Array<number | 'ignore'> }) =>
   runProcess({ ...input, command: process.execPath, args: [join(PACKAGE_ROOT, 'bin', 'bhrain'), ...input.args] });
 
 /**

@@ -25,6 +25,14 @@ import {
 
 const RACE_WRITES = 300;
 
+/**
+ * the fd at which the CLI (and the control's bash) inherit outside/inherited, left open, as a CI script's
+ * `exec 200>lock; flock 200` leaves its lock: node marks close-on-exec only the fds it inherits below the first unused
+ * number (uv_disable_stdio_inheritance), and bwrap closes none
+ */
+const INHERITED_FD = 200;
+const inheritedFdsOf = (layout: Layout) => ({ [INHERITED_FD]: join(layout.outside, 'inherited') });
+
 /** the places an attempt names: <outside>, <home> and <base> are absolute; <scratch> is a unique name prefix for /tmp, /var/tmp, /dev/shm */
 interface Layout {
   base: string;
@@ -137,6 +145,8 @@ const SPECS: AttemptSpec[] = [
   one(bash("find ../outside -name o65 -exec sh -c 'echo x >> {}' \\;"), 'outside/o65'),
   { ...one(bash('mv ../outside/o66 ../outside/n66'), 'outside/o66'), targets: ['outside/o66', 'outside/n66'] },
   one(bash('cp --remove-destination /etc/hostname ../outside/o67'), 'outside/o67'),
+  // a file outside that bhrain's parent left open (INHERITED_FD): the sandbox's mounts do not cover an open fd
+  one(bash(`echo x >&${INHERITED_FD}; echo x >> /proc/self/fd/${INHERITED_FD}`), 'outside/inherited'),
   // host temp dirs outside the workspace, which outlive the run
   { ...one(bash('echo x > /tmp/<scratch>-n68'), ''), targets: [], external: ['/tmp/<scratch>-n68'] },
   { ...one(bash('echo x > /var/tmp/<scratch>-n69'), ''), targets: [], external: ['/var/tmp/<scratch>-n69'] },
@@ -150,6 +160,7 @@ const genLayout = (): Layout => {
   for (const dir of [layout.cwd, layout.outside, layout.home, join(layout.cwd, 'sub'), join(layout.outside, 'race'), join(layout.outside, 'race2'), join(layout.cwd, 'race2'), join(layout.outside, 'g37')]) mkdirSync(dir);
   for (let index = 0; index < SPECS.length; index++) writeFileSync(join(layout.outside, `o${index}`), `original o${index}\n`);
   for (const name of ['.bashrc', '.profile', '.bash_profile', '.bash_logout']) writeFileSync(join(layout.home, name), `original ${name}\n`);
+  writeFileSync(join(layout.outside, 'inherited'), 'original inherited\n');
   execFileSync('git', ['init', '-q', layout.cwd]);
   writeFileSync(join(layout.cwd, '.git', 'hooks', 'pre-push'), '#!/bin/sh\n# original hook\n');
   writeFileSync(join(layout.cwd, 'sub', 'file'), 'inside\n');
@@ -221,7 +232,7 @@ describe('writes outside the workspace, default permission (allowAll) and defaul
   beforeAll(async () => {
     const layout = genLayout();
     const before = watched(layout);
-    const { run, outcomes: found } = await runHostileModel({ standin, cwd: layout.cwd, home: layout.home, args: [], turns: turnsFor(layout, before) });
+    const { run, outcomes: found } = await runHostileModel({ standin, cwd: layout.cwd, home: layout.home, args: [], turns: turnsFor(layout, before), inheritedFds: inheritedFdsOf(layout) });
     expect(run.stderr).not.toMatch(/unexpected failure/);
     for (const [name, outcome] of found) outcomes.set(name, outcome);
     unaimed = changedPaths(before, watched(layout)).filter((path) => !SPECS.some((spec) => aimsAt(spec, path)));
@@ -230,7 +241,7 @@ describe('writes outside the workspace, default permission (allowAll) and defaul
 
   it('control: every bash-only attempt, run straight in bash without bhrain, does change its target', async () => {
     const layout = genLayout();
-    const hits = await runTurnsUnguarded({ cwd: layout.cwd, home: layout.home, turns: turnsFor(layout, watched(layout)) });
+    const hits = await runTurnsUnguarded({ cwd: layout.cwd, home: layout.home, turns: turnsFor(layout, watched(layout)), inheritedFds: inheritedFdsOf(layout) });
     cleanUp(layout);
     const bashOnly = SPECS.filter((spec) => spec.turns.flat().every((call) => call.name === 'bash'));
     expect(bashOnly.filter((spec) => hits.get(spec.name) === null).map((spec) => spec.name)).toEqual([]);

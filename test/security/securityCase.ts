@@ -2,7 +2,7 @@
 // judged by its side effects on disk and in the process table (never by our result text), and counted in the summary
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { appendFileSync, closeSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -61,6 +61,22 @@ export const withIds = (prefix: string, calls: StandinToolCall[]): StandinToolCa
 /** .what = a bash call the model makes; every one has a timeout, so an escaped background process cannot hold the run */
 export const bash = (command: string): StandinToolCall => ({ name: 'bash', input: { command, timeout_ms: 10_000 } });
 
+/**
+ * .what = opens each file of `fds` for append and runs `use` with the stdio entries that leave it open at its number in
+ *         a child (fd 3 and on; the numbers between are not opened), then closes them
+ * .why = a parent that leaves a file open hands it down to bhrain, and through bhrain to whatever bhrain starts
+ */
+const withInheritedFds = async <T>(fds: Record<number, string>, use: (moreFds: Array<number | 'ignore'>) => Promise<T>): Promise<T> => {
+  const opened = Object.entries(fds).map(([at, path]) => ({ at: Number(at), fd: openSync(path, 'a') }));
+  try {
+    const moreFds: Array<number | 'ignore'> = Array.from({ length: Math.max(2, ...opened.map(({ at }) => at)) - 2 }, () => 'ignore');
+    for (const { at, fd } of opened) moreFds[at - 3] = fd;
+    return await use(moreFds);
+  } finally {
+    for (const { fd } of opened) closeSync(fd);
+  }
+};
+
 /** .what = every tool result the loop sent back to the model, by call id (anthropic wire format) */
 const toolResultsOf = (requests: readonly StandinRequest[]): Map<string, string> => {
   const results = new Map<string, string>();
@@ -87,6 +103,8 @@ export const runHostileModel = async (input: {
   args: string[];
   turns: SecurityTurn[];
   env?: Record<string, string | undefined>;
+  /** files the CLI's parent leaves open, by fd number (3 and on): the CLI gets them as a child of a careless parent would */
+  inheritedFds?: Record<number, string>;
   /** awaited after the CLI exits, before the turns left are judged */
   settle?: () => Promise<void>;
 }): Promise<{ run: CliRun; outcomes: Map<string, SecurityOutcome> }> => {
@@ -105,12 +123,15 @@ export const runHostileModel = async (input: {
     const next = turns[index];
     return next ? { toolCalls: [...(next.prepare ?? []), ...next.attempts.flatMap((attempt) => attempt.calls)] } : { text: 'done' };
   };
-  const run = await runBhrain({
-    args: ['act', '--atom', 'claude/haiku', '--input', 'hostile stand-in', ...input.args],
-    cwd: input.cwd,
-    // HOME is the attacker's target too; the refs go beside it
-    env: { ...genCliEnv({ standin, home: join(dirname(input.home), 'bhrain-refs') }, { HOME: input.home }), ...input.env },
-  });
+  const run = await withInheritedFds(input.inheritedFds ?? {}, (moreFds) =>
+    runBhrain({
+      args: ['act', '--atom', 'claude/haiku', '--input', 'hostile stand-in', ...input.args],
+      cwd: input.cwd,
+      // HOME is the attacker's target too; the refs go beside it
+      env: { ...genCliEnv({ standin, home: join(dirname(input.home), 'bhrain-refs') }, { HOME: input.home }), ...input.env },
+      moreFds,
+    }),
+  );
   await input.settle?.();
   // a turn the loop never came back from is judged now, so no attempt is left unjudged
   for (const turn of turns) for (const attempt of turn.attempts) if (!hits.has(attempt.name)) hits.set(attempt.name, attempt.hit());
@@ -137,19 +158,27 @@ export const runTurnsUnguarded = async (input: {
   cwd: string;
   home: string;
   turns: SecurityTurn[];
+  /** as runHostileModel's: open in each bash the control runs */
+  inheritedFds?: Record<number, string>;
   /** awaited after each turn's commands exit, before it is judged */
   settle?: () => Promise<void>;
 }): Promise<Map<string, string | null>> => {
   const hits = new Map<string, string | null>();
   // stdio ignored: a background process the command leaves must not hold the control open
-  const runBash = (call: StandinToolCall) =>
+  const runBash = (call: StandinToolCall, moreFds: Array<number | 'ignore'>) =>
     new Promise<void>((resolve) =>
-      spawn('bash', ['-c', (call.input as { command: string }).command], { cwd: input.cwd, env: { PATH: process.env.PATH, HOME: input.home }, stdio: 'ignore', timeout: 10_000 })
+      spawn('bash', ['-c', (call.input as { command: string }).command], {
+        cwd: input.cwd,
+        env: { PATH: process.env.PATH, HOME: input.home },
+        stdio: ['ignore', 'ignore', 'ignore', ...moreFds],
+        timeout: 10_000,
+      })
         .on('exit', () => resolve())
         .on('error', () => resolve()),
     );
   for (const turn of input.turns) {
-    await Promise.all([...(turn.prepare ?? []), ...turn.attempts.flatMap((attempt) => attempt.calls)].filter((call) => call.name === 'bash').map(runBash));
+    const calls = [...(turn.prepare ?? []), ...turn.attempts.flatMap((attempt) => attempt.calls)].filter((call) => call.name === 'bash');
+    await withInheritedFds(input.inheritedFds ?? {}, (moreFds) => Promise.all(calls.map((call) => runBash(call, moreFds))));
     await input.settle?.();
     for (const attempt of turn.attempts) hits.set(attempt.name, attempt.hit());
     turn.restore?.();

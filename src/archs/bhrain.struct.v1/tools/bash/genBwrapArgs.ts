@@ -51,12 +51,16 @@ const COMMAND_READER = `IFS= read -r -d "" BHRAIN_COMMAND || exit; exec 0</dev/n
  *          closed before the command ran) until the supervisor reads it.
  *        A reader killed before it read its command (USR1) leaves the command where the nonce should be: that call
  *        cannot end in order, and its sandbox is not used again
- * .note = $1 is the bash each command runs in; $2… are the variables isShellBehaviorVariable kept from the supervisor's
+ * .note = it first closes every fd but 0, 1, 2 and COMMAND_STDERR_FD: bwrap's status and the executable, and any file
+ *         bhrain's own parent left open (`exec 200>lock; flock 200` in a CI script: node marks close-on-exec only the
+ *         fds below the first unused number, and bwrap closes none), which would let a command write where the
+ *         sandbox's mounts do not reach.
+ *         $1 is the bash each command runs in; $2… are the variables isShellBehaviorVariable kept from the supervisor's
  *         environment (NAME=VALUE), given back to each command through env(1). It runs with --posix (no BASH_ENV) and
  *         --norc (bash on a socket reads ~/.bashrc, as if sshd ran it). Async commands of a shell without job control
  *         ignore SIGINT and SIGQUIT, and read /dev/null: the reader's subshell gives them back their defaults, and fd 0
  */
-const SUPERVISOR = `exec ${BWRAP_STATUS_FD}>&- ${SUPERVISOR_EXECUTABLE_FD}<&-
+const SUPERVISOR = `for fd in /proc/self/fd/*; do fd=\${fd##*/}; case $fd in 0|1|2|${COMMAND_STDERR_FD}) ;; *) eval "exec $fd>&-" ;; esac; done
 bash=$1
 shift
 reader='${COMMAND_READER}'
