@@ -1,5 +1,5 @@
 // runs the built CLI as a child process, the way a user, a CI step or rhachet does
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { lstat, mkdir, mkdtemp, readdir, readFile, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +24,12 @@ export const runProcess = (input: {
   moreFds?: Array<number | 'ignore'>;
 }): Promise<CliRun> =>
   new Promise((resolve, reject) => {
-    const child = spawn(input.command, input.args, { cwd: input.cwd, env: input.env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe', ...(input.moreFds ?? [])] });
+    // 0-2 are pipes whatever follows them
+    const child = spawn(input.command, input.args, {
+      cwd: input.cwd,
+      env: input.env as NodeJS.ProcessEnv,
+      stdio: ['pipe', 'pipe', 'pipe', ...(input.moreFds ?? [])],
+    }) as ChildProcessWithoutNullStreams;
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
