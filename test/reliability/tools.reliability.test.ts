@@ -2,7 +2,7 @@
 // checks that the model gets a bounded, explanatory result in time, that no process is left, and that memory stays bounded
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, readlink, realpath, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -51,7 +51,9 @@ const statFields = (stat: string) => stat.slice(stat.lastIndexOf(')') + 2).split
 
 /**
  * .what = processes alive (not zombies) whose environment carries our tag, seen from the host, less the sandboxes each
- *         toolbox keeps between calls: bwrap and its supervisor (the sandbox's pid 1), with nothing under it
+ *         toolbox keeps between calls: bwrap and its supervisor (the sandbox's pid 1), with nothing under it but the
+ *         bash started for the next call, still waiting for its command: its stdin is still the sandbox's socket (a
+ *         command's is /dev/null), and it has no child
  * .note = bash runs in a sandbox with its own pid namespace, so pids and groups logged from inside mean nothing here
  */
 const survivors = async (): Promise<string[]> => {
@@ -68,10 +70,13 @@ const survivors = async (): Promise<string[]> => {
     tagged.set(Number(entry), { parent: Number(parent), text: `${entry} ${stat.slice(stat.indexOf('('), stat.lastIndexOf(')') + 1)} state ${state}`, sandbox: cmdline.includes('\0bhrain-sandbox\0') });
   }
   const childrenOf = (pid: number) => [...tagged].filter(([, found]) => found.parent === pid).map(([child]) => child);
+  const waitsForCommand = async (pid: number) => childrenOf(pid).length === 0 && (await readlink(`/proc/${pid}/fd/0`).catch(() => '')).startsWith('socket:');
   for (const [pid, found] of tagged) {
     if (found.parent !== process.pid || !found.sandbox) continue;
     const supervisor = childrenOf(pid);
-    if (supervisor.length === 1 && tagged.get(supervisor[0])!.sandbox && childrenOf(supervisor[0]).length === 0) for (const kept of [pid, supervisor[0]]) tagged.delete(kept);
+    if (supervisor.length !== 1 || !tagged.get(supervisor[0])!.sandbox) continue;
+    const under = childrenOf(supervisor[0]);
+    if (under.length === 0 || (under.length === 1 && (await waitsForCommand(under[0])))) for (const kept of [pid, supervisor[0], ...under]) tagged.delete(kept);
   }
   return [...tagged.values()].map((found) => found.text);
 };
