@@ -52,11 +52,12 @@ const findCacheControl = (value: unknown): { ttl?: unknown } | undefined => {
   return undefined;
 };
 
-/** How many parts' facts are remembered before the memo starts over */
-const MEMO_LIMIT = 20_000;
+/** How many characters of raw JSON the memo keeps before it starts over (the keys are most of its memory) */
+const MEMO_LIMIT_CHARS = 32 * 1024 * 1024;
 
 type PartFacts = Pick<PromptPart, 'digest' | 'tokens' | 'breakpoint' | 'ttl'>;
 const memo = new Map<string, PartFacts>();
+let memoChars = 0;
 
 /**
  * A part's facts: its digest (where it sits, `at`, and its content in canonical JSON, which is also what its tokens are
@@ -75,8 +76,12 @@ const factsOf = (at: string, content: unknown): PartFacts => {
     breakpoint: marker !== undefined,
     ttl: marker?.ttl === '1h' ? '1h' : '5m',
   };
-  if (memo.size >= MEMO_LIMIT) memo.clear();
+  if (memoChars + raw.length > MEMO_LIMIT_CHARS) {
+    memo.clear();
+    memoChars = 0;
+  }
   memo.set(raw, facts);
+  memoChars += raw.length;
   return facts;
 };
 

@@ -29,8 +29,9 @@ export const isShellBehaviorVariable = (name: string): boolean =>
  * .why = bash's fork, exec and start (~1 ms) happen while the model answers, not between its answer and the output
  * .note = one line, so the lines bash names in the command's errors are the command's own. `eval` runs it as `bash -c`
  *         would, and as Claude Code runs its commands, with one word changed: a syntax error is `bash: eval: line N: …`
- *         where `bash -c` said `bash: -c: line N: …`. Where the environment has shell-behaviour variables (rare), they
- *         must apply from bash's start, so the reader execs `env … bash -c <command>` as the supervisor used to
+ *         where `bash -c` said `bash: -c: line N: …`; and the command sees its own text as $BHRAIN_COMMAND. Where the
+ *         environment has shell-behaviour variables (rare), they must apply from bash's start, so the reader execs
+ *         `env … bash -c <command>` as the supervisor used to
  */
 const COMMAND_READER = `IFS= read -r -d "" BHRAIN_COMMAND || exit; exec 0</dev/null 2>&${COMMAND_STDERR_FD} ${COMMAND_STDERR_FD}>&-; if test $# -gt 0; then exec env "$@" "$0" -c "$BHRAIN_COMMAND"; fi; eval "$BHRAIN_COMMAND"`;
 
@@ -104,7 +105,7 @@ export const findGitPathsToProtect = (cwdReal: string): Array<{ path: string; in
   });
 
 /**
- * .what = bwrap's argument list for a sandbox whose supervisor runs `bash -c <command>` for each call it is given on
+ * .what = bwrap's argument list for a sandbox whose supervisor runs, in bash, each call's command it is given on
  *         stdin: the filesystem read-only but the workspace (workspace-write) and a private /tmp, no network unless
  *         allowed, its own pid/ipc/uts namespaces, no capabilities
  * .why = the effect of a command is bounded by the kernel, whatever the command does; its pid namespace lets the
