@@ -104,10 +104,10 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
     };
     const box = genBashToolBox();
     const run = (command: string) => box.execute({ call: { id: 'call-1', name: 'bash', input: { command } } }, context);
-    // xtrace and noglob reach the command, and kill and printf are its functions
-    expect((await run('echo *; kill; printf x; sleep 777001 &')).output).toBe(
-      "exit code: 0\n--- stdout ---\n*\nfake-kill\nfake-printf\n--- stderr ---\n+ echo '*'\n+ kill\n+ echo fake-kill\n+ printf x\n+ echo fake-printf\n+ sleep 777001",
-    );
+    // xtrace and noglob reach the command, and kill and printf are its functions. The background job traces itself in
+    // its own process, which the supervisor kills as soon as the command's shell ends: its line may not be written
+    const traced = (await run('echo *; kill; printf x; sleep 777001 &')).output.replace(/\n\+ sleep 777001$/, '');
+    expect(traced).toBe("exit code: 0\n--- stdout ---\n*\nfake-kill\nfake-printf\n--- stderr ---\n+ echo '*'\n+ kill\n+ echo fake-kill\n+ printf x\n+ echo fake-printf");
     // longer than TMOUT: the sandbox still waits for the next call
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect((await run('pgrep -c -x sleep || true')).output).toMatch(/^exit code: 0\n--- stdout ---\n0\n/);
