@@ -25,15 +25,18 @@ const childrenOf = (pid: number): number[] => {
 
 /**
  * .what = a process's peak resident memory (VmHWM) in kB, and where its image lies (start and end of code, start of
- *         stack, from /proc/<pid>/stat), or null when it has exited
+ *         stack, from /proc/<pid>/stat, read before and after the peak), or null when it has exited
+ * .why = a child that execs between the reads has its parent's peak in one and its own image in the other: its image
+ *        is given as null (unknown) then, and it is not counted in that sample
  */
-const memoryOf = (pid: number): { peakKb: number; image: string } | null => {
+const memoryOf = (pid: number): { peakKb: number; image: string | null } | null => {
+  const imageOf = (stat: string) => stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(23, 26).join(' ');
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // the fields after the command name, which may itself hold spaces and parentheses: state is field 3, startcode 26
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { peakKb: Number(/^VmHWM:\s*(\d+) kB$/m.exec(status)?.[1] ?? 0), image: fields.slice(23, 26).join(' ') };
+    const before = imageOf(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const after = imageOf(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return { peakKb: Number(/^VmHWM:\s*(\d+) kB$/m.exec(status)?.[1] ?? 0), image: before === after ? after : null };
   } catch {
     // exited
     return null;
@@ -61,7 +64,7 @@ export const treePeakBytes = (root: number): number => {
     if (seen.has(pid)) continue;
     seen.add(pid);
     const memory = memoryOf(pid);
-    if (memory && memory.image !== parentImage) kb += memory.peakKb;
+    if (memory && memory.image !== null && memory.image !== parentImage) kb += memory.peakKb;
     pending.push(...childrenOf(pid).map((child) => ({ pid: child, parentImage: memory?.image ?? null })));
   }
   return kb * 1024;
