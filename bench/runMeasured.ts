@@ -30,9 +30,9 @@ const childrenOf = (pid: number): number[] => {
  *        is given as null (unknown) then, and it is not counted in that sample
  */
 const memoryOf = (pid: number): { peakKb: number; image: string | null } | null => {
+  // the fields after the command name, which may itself hold spaces and parentheses: state is field 3, startcode 26
   const imageOf = (stat: string) => stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(23, 26).join(' ');
   try {
-    // the fields after the command name, which may itself hold spaces and parentheses: state is field 3, startcode 26
     const before = imageOf(readFileSync(`/proc/${pid}/stat`, 'utf8'));
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const after = imageOf(readFileSync(`/proc/${pid}/stat`, 'utf8'));
