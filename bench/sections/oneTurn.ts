@@ -9,11 +9,12 @@ import { runMeasured } from '../runMeasured.js';
 import { runPeerTask, TASK_ITERATIONS } from './harness.js';
 
 /**
- * runs per subject in a full run; bhrain and Claude Code alternate, so drift in the machine's load hits both alike. 21,
- * not 11: the slope is a difference of two walls over 40, and at 11 rounds its ratio (and the one-turn ratio) moved by
- * more than the ±10% issue 18 asks between consecutive runs (0.11 and 0.14; 0.26 and 0.31)
+ * runs per subject in a full run; bhrain and Claude Code alternate, so drift in the machine's load hits both alike. 31,
+ * not 11 or 21: the slope is a difference of two walls over 40, whose start-up jitter is most of its spread, and its
+ * ratio moved by more than the ±10% issue 18 asks between consecutive runs at 11 rounds (0.11 and 0.14) and at 21
+ * (0.125 and 0.138)
  */
-const FULL_RUNS = 21;
+const FULL_RUNS = 31;
 
 /** the two task lengths the per-iteration slope is read from */
 const SHORT_STEPS = 2;
@@ -33,6 +34,9 @@ interface SubjectRuns {
   oneTurnMs: number[];
   shortMs: number[];
   longMs: number[];
+  /** this process's CPU time during the short and long runs: the stand-in's, and runMeasured's fixed cost per run */
+  shortCpuMs: number[];
+  longCpuMs: number[];
   taskMs: number[];
   taskRssMb: number[];
 }
@@ -83,7 +87,7 @@ export const benchOneTurn = async (options: BenchOptions): Promise<BenchSection>
   const peers = genPeers().filter((peer) => peer.name === B || peer.name === C);
   const missing = peers.filter((peer) => peer.unavailable);
   for (const peer of missing) notes.push(`${peer.name}: not measured: ${peer.unavailable}`);
-  const runs: Record<string, SubjectRuns> = Object.fromEntries([B, C].map((name) => [name, { oneTurnMs: [], shortMs: [], longMs: [], taskMs: [], taskRssMb: [] }]));
+  const runs: Record<string, SubjectRuns> = Object.fromEntries([B, C].map((name) => [name, { oneTurnMs: [], shortMs: [], longMs: [], shortCpuMs: [], longCpuMs: [], taskMs: [], taskRssMb: [] }]));
   // `node -e 0` once a round: how fast this machine runs now, which moves every absolute time (the slope's target is one)
   const nodeFloors: number[] = [];
   const standin = await startStandin({ cacheMinTokens: 1024 });
@@ -94,8 +98,13 @@ export const benchOneTurn = async (options: BenchOptions): Promise<BenchSection>
       nodeFloors.push((await runMeasured({ command: process.execPath, args: ['-e', '0'], env: { PATH: process.env.PATH }, cwd: tmpdir(), timeoutMs: 30_000, sampleRss: false })).wallMs);
       // each measure alternates bhrain, Claude Code before the next, so a burst of load lands on both
       for (const peer of peers) runs[peer.name].oneTurnMs.push(await runOneTurn(peer, standin));
-      for (const peer of peers) runs[peer.name].shortMs.push((await runPeerTask(peer, standin, SHORT_STEPS, { sampleRss: false })).run.wallMs);
-      for (const peer of peers) runs[peer.name].longMs.push((await runPeerTask(peer, standin, LONG_STEPS, { sampleRss: false })).run.wallMs);
+      for (const [steps, wall, cpu] of [[SHORT_STEPS, 'shortMs', 'shortCpuMs'], [LONG_STEPS, 'longMs', 'longCpuMs']] as const)
+        for (const peer of peers) {
+          const before = process.cpuUsage();
+          runs[peer.name][wall].push((await runPeerTask(peer, standin, steps, { sampleRss: false })).run.wallMs);
+          const spent = process.cpuUsage(before);
+          runs[peer.name][cpu].push((spent.user + spent.system) / 1000);
+        }
       for (const peer of peers) {
         const { run } = await runPeerTask(peer, standin, TASK_ITERATIONS);
         runs[peer.name].taskMs.push(run.wallMs);
@@ -109,12 +118,14 @@ export const benchOneTurn = async (options: BenchOptions): Promise<BenchSection>
   } catch (error) {
     // a failed run leaves the rows empty (not measured) rather than half-filled from fewer rounds than the others
     notes.push(`not measured: ${error instanceof Error ? error.message : String(error)}`);
-    for (const name of [B, C]) runs[name] = { oneTurnMs: [], shortMs: [], longMs: [], taskMs: [], taskRssMb: [] };
+    for (const name of [B, C]) runs[name] = { oneTurnMs: [], shortMs: [], longMs: [], shortCpuMs: [], longCpuMs: [], taskMs: [], taskRssMb: [] };
   } finally {
     await standin.close();
   }
   // the slope is read per round, from that round's short and long run, so its spread is the run-to-run spread
-  const slopes = (name: string) => runs[name].longMs.map((long, index) => (long - runs[name].shortMs[index]) / (LONG_STEPS - SHORT_STEPS));
+  const perIteration = (name: string, long: 'longMs' | 'longCpuMs', short: 'shortMs' | 'shortCpuMs') =>
+    runs[name][long].map((value, index) => (value - runs[name][short][index]) / (LONG_STEPS - SHORT_STEPS));
+  const slopes = (name: string) => perIteration(name, 'longMs', 'shortMs');
   const slopeB = slopes(B);
   const slopeC = slopes(C);
   const slopeRow: BenchRow = {
@@ -127,12 +138,15 @@ export const benchOneTurn = async (options: BenchOptions): Promise<BenchSection>
     ...pairRows(`wall time, ${LONG_STEPS}-step bash task`, 'ms', runs, 'longMs'),
     slopeRow,
     spreadRow(`per-iteration slope (w${LONG_STEPS} − w${SHORT_STEPS}) / ${LONG_STEPS - SHORT_STEPS}: Claude Code`, 'ms', slopeC),
+    ...[B, C].map((name) =>
+      spreadRow(`the stand-in's CPU per iteration, (c${LONG_STEPS} − c${SHORT_STEPS}) / ${LONG_STEPS - SHORT_STEPS}, part of the slope: ${name === B ? 'bhrain' : 'Claude Code'}`, 'ms', perIteration(name, 'longCpuMs', 'shortCpuMs')),
+    ),
     spreadRow('`node -e 0`, once a round: the speed of the machine during this section', 'ms', nodeFloors),
     ...pairRows(`wall time, ${TASK_ITERATIONS}-step bash task`, 'ms', runs, 'taskMs', { text: `≤ ${TARGET_TASK_RATIO}x Claude Code`, maxRatio: TARGET_TASK_RATIO }),
     ...pairRows(`peak RSS of the process tree, ${TASK_ITERATIONS}-step bash task`, 'MB', runs, 'taskRssMb', { text: `≤ ${TARGET_RSS_RATIO}x Claude Code`, maxRatio: TARGET_RSS_RATIO }),
   ];
   notes.push(
-    `${rounds} round(s) after one untimed one-turn run of each subject; in each, every measure runs bhrain then Claude Code before the next measure (bhrain, claude, bhrain, claude, …); median and min–max over the rounds, ratios are of medians; bhrain is \`bhrain act --atom claude/haiku --input <prompt> --quiet\`, Claude Code is \`claude -p <prompt> --model claude-haiku-4-5 --allowedTools Bash --output-format text\` (bench/peers.ts), both against one stand-in with zero model latency; the slope is per round, (w${LONG_STEPS} − w${SHORT_STEPS}) / ${LONG_STEPS - SHORT_STEPS}, and includes the bash spawn (bhrain's default sandbox, workspace-write); peak RSS sums the peak (VmHWM) of each process living in the tree, so a peak between two samples counts (a child between its fork and its exec, still in its parent's memory, counts with its parent), sampled every 20 ms in the ${TASK_ITERATIONS}-step runs only (a sample walks the tree down from its root through each thread's /proc children list, on the event loop that serves the stand-in, so the one-turn and slope runs, timed for their wall alone, are not sampled); bhrain's compile cache (node 22+) is cold in every run, since each run gets a fresh HOME`,
+    `${rounds} round(s) after one untimed one-turn run of each subject; in each, every measure runs bhrain then Claude Code before the next measure (bhrain, claude, bhrain, claude, …); median and min–max over the rounds, ratios are of medians; bhrain is \`bhrain act --atom claude/haiku --input <prompt> --quiet\`, Claude Code is \`claude -p <prompt> --model claude-haiku-4-5 --allowedTools Bash --output-format text\` (bench/peers.ts), both against one stand-in with zero model latency; the slope is per round, (w${LONG_STEPS} − w${SHORT_STEPS}) / ${LONG_STEPS - SHORT_STEPS}, and includes the bash spawn (bhrain's default sandbox, workspace-write) and the stand-in's own work, which runs on the same cores: its CPU per iteration is read the same way from this process's CPU time in the same runs (c), the stand-in being all this process does meanwhile but for a fixed cost per run; peak RSS sums the peak (VmHWM) of each process living in the tree, so a peak between two samples counts (a child between its fork and its exec, still in its parent's memory, counts with its parent), sampled every 20 ms in the ${TASK_ITERATIONS}-step runs only (a sample walks the tree down from its root through each thread's /proc children list, on the event loop that serves the stand-in, so the one-turn and slope runs, timed for their wall alone, are not sampled); bhrain's compile cache (node 22+) is cold in every run, since each run gets a fresh HOME`,
   );
   return { title: 'One-turn answer, per-iteration slope and peak RSS, alternating (bhrain vs Claude Code)', rows, notes };
 };

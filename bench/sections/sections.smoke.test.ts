@@ -201,5 +201,11 @@ describe('bench sections, smoke run', () => {
     const claudeSlope = rowOf(section, /^per-iteration slope .*: Claude Code$/);
     expectWellFormed(claudeSlope);
     expect(claudeSlope.values.median).toBeGreaterThan(0);
+    // the stand-in serves 40 more requests in the 42-step run: its CPU per iteration is a positive part of each slope
+    for (const subject of ['bhrain', 'Claude Code']) {
+      const standinCpu = rowOf(section, new RegExp(`^the stand-in's CPU per iteration, .*: ${subject}$`));
+      expectWellFormed(standinCpu);
+      expect(standinCpu.values.median).toBeGreaterThan(0);
+    }
   }, 120_000);
 });
