@@ -41,6 +41,8 @@ interface SubjectRuns {
   taskRssMb: number[];
 }
 
+const noRuns = (): SubjectRuns => ({ oneTurnMs: [], shortMs: [], longMs: [], shortCpuMs: [], longCpuMs: [], taskMs: [], taskRssMb: [] });
+
 /**
  * .what = one `act --input hi` (Claude Code: `-p hi`) timed spawn → exit; the stand-in answers every request "ok"
  * .why = the one-shot answer is the most common CI and pipe call: start-up and exit are all it costs
@@ -87,7 +89,7 @@ export const benchOneTurn = async (options: BenchOptions): Promise<BenchSection>
   const peers = genPeers().filter((peer) => peer.name === B || peer.name === C);
   const missing = peers.filter((peer) => peer.unavailable);
   for (const peer of missing) notes.push(`${peer.name}: not measured: ${peer.unavailable}`);
-  const runs: Record<string, SubjectRuns> = Object.fromEntries([B, C].map((name) => [name, { oneTurnMs: [], shortMs: [], longMs: [], shortCpuMs: [], longCpuMs: [], taskMs: [], taskRssMb: [] }]));
+  const runs: Record<string, SubjectRuns> = Object.fromEntries([B, C].map((name) => [name, noRuns()]));
   // `node -e 0` once a round: how fast this machine runs now, which moves every absolute time (the slope's target is one)
   const nodeFloors: number[] = [];
   const standin = await startStandin({ cacheMinTokens: 1024 });
@@ -118,7 +120,7 @@ export const benchOneTurn = async (options: BenchOptions): Promise<BenchSection>
   } catch (error) {
     // a failed run leaves the rows empty (not measured) rather than half-filled from fewer rounds than the others
     notes.push(`not measured: ${error instanceof Error ? error.message : String(error)}`);
-    for (const name of [B, C]) runs[name] = { oneTurnMs: [], shortMs: [], longMs: [], shortCpuMs: [], longCpuMs: [], taskMs: [], taskRssMb: [] };
+    for (const name of [B, C]) runs[name] = noRuns();
   } finally {
     await standin.close();
   }
