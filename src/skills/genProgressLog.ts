@@ -46,6 +46,8 @@ export const genProgressLog = (input: {
   /** every line is redacted whole; a tool call's input is redacted before it is encoded or cut */
   redact: SecretRedactor;
   env: Record<string, string | undefined>;
+  /** progress and warnings stop after this many bytes (one line says so); errors always show */
+  maxBytes?: number;
 }): BrainLog & { stop: () => void; pause: <T>(during: () => Promise<T>) => Promise<T> } => {
   const { stream, quiet } = input;
   const color = genStderrColors(input.env);
@@ -65,24 +67,37 @@ export const genProgressLog = (input: {
     if (spinning) stream.write('\r\x1b[2K');
     spinning = false;
   };
+  let written = 0;
+  let capped = false;
   const print = (line: string) => {
     clearSpinner();
-    stream.write(`${input.redact(line)}\n`);
+    const text = `${input.redact(line)}\n`;
+    written += Buffer.byteLength(text);
+    stream.write(text);
+  };
+  /** a progress line or a warning, unless quiet or past maxBytes */
+  const printProgress = (line: string) => {
+    if (quiet || capped) return;
+    if (input.maxBytes !== undefined && written + Buffer.byteLength(line) > input.maxBytes) {
+      capped = true;
+      return print(color.dim(`… progress stops here (${input.maxBytes} bytes shown): the run goes on, and its record holds every step`));
+    }
+    print(line);
   };
   const progress = (message: string, meta?: Record<string, unknown>) => {
     if (quiet) return;
-    if (message.startsWith('tool call ')) return print(`  ${color.dim('→')} ${message.slice('tool call '.length)} ${color.dim(describeInput(meta?.input, input.redact))}`);
+    if (message.startsWith('tool call ')) return printProgress(`  ${color.dim('→')} ${message.slice('tool call '.length)} ${color.dim(describeInput(meta?.input, input.redact))}`);
     if (message.startsWith('tool result ')) {
       const denied = meta?.denied as { by: string; reason: string } | undefined;
-      if (denied) return print(`  ${color.red('✗')} ${message.slice('tool result '.length).split(' ')[0]} denied: ${denied.reason}${DENIED_BY[denied.by] ?? ''}`);
-      return meta?.success === false ? print(`  ${color.red('✗')} ${message.slice('tool result '.length)}`) : undefined;
+      if (denied) return printProgress(`  ${color.red('✗')} ${message.slice('tool result '.length).split(' ')[0]} denied: ${denied.reason}${DENIED_BY[denied.by] ?? ''}`);
+      return meta?.success === false ? printProgress(`  ${color.red('✗')} ${message.slice('tool result '.length)}`) : undefined;
     }
-    if (/^iteration \d+:|^session |^context compacted/.test(message)) return print(color.dim(message));
+    if (/^iteration \d+:|^session |^context compacted/.test(message)) return printProgress(color.dim(message));
   };
   return {
     debug: () => {},
     info: progress,
-    warn: (message) => !quiet && print(color.yellow(`warning: ${message}`)),
+    warn: (message) => printProgress(color.yellow(`warning: ${message}`)),
     // the error that ends an iteration ends the session too: the CLI prints it once, at the end
     error: (message) => !/^iteration \d+: /.test(message) && print(color.red(`error: ${message}`)),
     stop: () => {

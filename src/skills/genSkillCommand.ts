@@ -28,6 +28,8 @@ export interface SkillOptions {
   allowNetwork?: boolean;
   memory: string;
   output: string;
+  /** --output-file: the final result (the answer, or the result object) written to this file as well */
+  outputFile?: string;
   includePartial?: boolean;
   jsonSchema?: string;
   onEpisode?: string;
@@ -47,6 +49,8 @@ export interface SkillOptions {
   mcpConfig?: string[];
   strictMcpConfig?: boolean;
   mcpRequired?: boolean;
+  /** rhachet's own --skill, which it passes on to every skill it runs: its presence marks a run hosted by rhachet */
+  skill?: string;
 }
 
 const EXAMPLES: Record<SkillName, string> = {
@@ -121,6 +125,7 @@ export const genSkillCommand = (
     .option('--mcp-required', 'stop with exit 2, before any model request, when an MCP server does not start (default: go on without it)')
     .option('--memory <strategy>', 'summarize-on-limit or truncate', 'summarize-on-limit')
     .option('-o, --output <format>', 'text (the answer only, for pipes), json (one object), or stream-json (one event per line)', 'text')
+    .option('--output-file <path>', 'write the final result to this file as well: the answer, or with --output json the result object (for rhachet, whose header precedes stdout)')
     .option('--include-partial', 'stream-json: add the answer text as it streams (TextDelta events) and the model\'s reasoning (ReasoningDelta events)')
     .option('--json-schema <json|file>', 'the answer must be JSON valid against this JSON Schema: retried once, then exit 8')
     .option('--on-episode <ref>', 'continue from a saved episode (a hash, a prefix, or @file from `bhrain export`)')
@@ -129,7 +134,7 @@ export const genSkillCommand = (
     .option('--no-record', 'write no run record')
     .option('-q, --quiet', 'no progress or refs on stderr (errors still show)')
     .option('--debug', 'show stacks of unexpected errors')
-    // rhachet passes its own flags through to the skill: accepted and ignored
+    // rhachet passes its own flags through to the skill: --repo and --role are ignored, --skill marks a run rhachet hosts
     .addOption(new Option('--repo <slug>').hideHelp())
     .addOption(new Option('--role <slug>').hideHelp())
     .addOption(new Option('--skill <slug>').hideHelp())

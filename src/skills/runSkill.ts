@@ -26,12 +26,24 @@ import { resolveOnRef } from './resolveOnRef.js';
 import { resolveMcpServers } from './mcp/resolveMcpServers.js';
 import { readMcpTimeoutMs, startMcpServers, type McpServersRunning } from './mcp/startMcpServers.js';
 import { resolvePermission } from './resolvePermission.js';
+import { resolveOutputFile, type OutputFile } from './resolveOutputFile.js';
 import { openRunRecord } from './runRecord.js';
 import { resolveSkillSettings, SETTINGS_FILE_NAME } from './settings/resolveSkillSettings.js';
 import type { MemoryStrategy, SkillSettingsFlags } from './settings/SkillSettings.js';
 import { genUsageErrorJson, OUTPUT_SCHEMA_VERSION, type SkillOutputJson } from './skillOutputJson.js';
 
 const MEMORY: Record<MemoryStrategy, typeof genTruncate> = { 'summarize-on-limit': genSummarizeOnLimit, truncate: genTruncate };
+
+/**
+ * .what = how much progress a run hosted by rhachet writes on stderr
+ * .why = rhachet runs a skill in spawnSync with stderr buffered, and spawnSync kills a child whose stderr passes its
+ *        maxBuffer (1 MiB by default); rhachet shows that stderr only when the skill fails
+ */
+const RHACHET_STDERR_MAX_BYTES = 256 * 1024;
+
+/** .what = the lines that name a run's refs and record: on stderr, and after the answer when rhachet hides stderr */
+const formatRefLines = (refs: { episode: string; series: string; record: string | null }): string =>
+  `episode: ${refs.episode}\nseries: ${refs.series}\n${refs.record ? `record: ${refs.record}\n` : ''}`;
 
 /** .what = the --json-schema value: inline JSON, or a file holding it */
 const readJsonSchema = async (value: string | undefined, cwd: string): Promise<object | undefined> => {
@@ -95,6 +107,13 @@ const validateOptions = (options: SkillOptions) => {
   if (options.recordDir !== undefined && !options.record) throw new BadRequestError('give --record-dir or --no-record, not both');
 };
 
+/** .what = the final result written to --output-file; a failure is added to the run's failures and shown, never thrown */
+const writeOutput = async (file: OutputFile, text: string, failures: string[], redact: (text: string) => string): Promise<void> => {
+  await file.write(text).catch((error: Error) => {
+    failures.push(`--output-file ${file.path} could not be written: ${redact(error.message)}`);
+  });
+};
+
 /** .what = the exit code of an error that ended a run */
 const exitCodeOfError = (error: BhrainError): number => (error instanceof OutputInvalidError ? EXIT_CODES.outputInvalid : error.exitCode);
 
@@ -113,9 +132,19 @@ export const runSkill = async (
 ): Promise<number> => {
   // secrets in the environment never reach the model, the terminal, the run record or the refs store
   const redact = genSecretRedactor(process.env);
-  const log = genProgressLog({ stream: process.stderr, quiet: !!options.quiet, redact, env: process.env });
+  // rhachet passes its --skill on to the skill: it buffers stderr, drops it on success, and prints a header on stdout
+  const viaRhachet = options.skill !== undefined;
+  const log = genProgressLog({
+    stream: process.stderr,
+    quiet: !!options.quiet,
+    redact,
+    env: process.env,
+    maxBytes: viaRhachet ? RHACHET_STDERR_MAX_BYTES : undefined,
+  });
   const machine = options.output === 'json' || options.output === 'stream-json';
   const writeLine = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
+  // --output-file gets the final result as well: the answer, or the one result object
+  let outputFile: OutputFile | null = null;
   const warnings: string[] = [];
   const warn = (message: string) => {
     warnings.push(message);
@@ -128,6 +157,7 @@ export const runSkill = async (
   try {
     const cwd = process.cwd();
     validateOptions(options);
+    outputFile = await resolveOutputFile({ path: options.outputFile, cwd });
     // flags > env > project > user > defaults; a bad settings file is a bad request naming the file and the key
     const settings = await resolveSkillSettings({ skill, flags, cwd }, { env: process.env });
     for (const warning of settings.warnings) warn(warning);
@@ -273,7 +303,8 @@ export const runSkill = async (
     let exitCode = sessionError ? exitCodeOfError(sessionError) : exitCodeOf(session.termination, null);
 
     // the answer first: it was paid for, and nothing that fails after it may take it away
-    if (!machine && output) process.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
+    const answer = output && !output.endsWith('\n') ? `${output}\n` : output;
+    if (!machine) process.stdout.write(answer);
     log.stop();
 
     // every run is a checkpoint, a failed one too (its exchange records the error), so there is always a ref to resume from
@@ -313,11 +344,14 @@ export const runSkill = async (
     ]);
     const record = recorded.dir;
     const failures = [refsFailure, recorded.failure].filter((failure): failure is string => failure !== null);
+    // in text mode the file holds the answer printed above; in machine mode the result object, written before stdout
+    // gets it, so the object stdout gets says whether the file was written
+    if (outputFile && !machine) await writeOutput(outputFile, answer, failures, redact);
     if (failures.length && exitCode === EXIT_CODES.complete) exitCode = EXIT_CODES.loop;
     if (options.failOnDenied && toolCalls.denied > 0 && exitCode === EXIT_CODES.complete) exitCode = EXIT_CODES.denied;
 
     if (machine) {
-      const json: SkillOutputJson = {
+      const genJson = (): SkillOutputJson => ({
         type: 'result',
         schemaVersion: OUTPUT_SCHEMA_VERSION,
         skill,
@@ -332,15 +366,22 @@ export const runSkill = async (
         toolCalls: { ...toolCalls, denials: toolCalls.denials.map((denial) => ({ callId: denial.callId, tool: denial.toolName, reason: redact(denial.reason), by: denial.by })) },
         warnings,
         error: sessionError ? { code: sessionError.code, message: redact(sessionError.message) } : failures.length ? { code: 'PERSIST', message: failures.join('; ') } : null,
-      };
-      writeLine(json);
+      });
+      if (outputFile) {
+        const failuresBefore = failures.length;
+        await writeOutput(outputFile, `${JSON.stringify(genJson())}\n`, failures, redact);
+        if (failures.length > failuresBefore && exitCode === EXIT_CODES.complete) exitCode = EXIT_CODES.loop;
+      }
+      writeLine(genJson());
     }
     if (sessionError) log.error(sessionError.message);
     for (const failure of failures) log.error(`${failure} (the answer above is complete)`);
     if (exitCode === EXIT_CODES.denied) log.error(`${toolCalls.denied} tool call(s) were denied, and --fail-on-denied was given`);
     if (!options.quiet) {
-      process.stderr.write(`episode: ${episode.hash}\nseries: ${series.hash}\n`);
-      if (record) process.stderr.write(`record: ${record}\n`);
+      const refLines = formatRefLines({ episode: episode.hash, series: series.hash, record });
+      process.stderr.write(refLines);
+      // rhachet drops stderr on success: in text mode the refs follow the answer on stdout, after a blank line
+      if (viaRhachet && !machine) process.stdout.write(`\n${refLines}`);
     }
     return exitCode;
   } catch (error) {
@@ -350,10 +391,11 @@ export const runSkill = async (
     const exitCode = known ? exitCodeOfError(error) : EXIT_CODES.crash;
     const message = redact(known ? error.message : `unexpected failure: ${(error as Error)?.message ?? error}`);
     process.stderr.write(`bhrain ${skill}: ${message}${!known ? (options.debug ? `\n${redact(String((error as Error)?.stack))}` : ' (run with --debug for the stack)') : ''}\n`);
-    if (machine) {
-      const termination = error instanceof BadRequestError ? 'usage' : exitCode === EXIT_CODES.interrupted ? 'interrupted' : 'error';
-      writeLine({ ...genUsageErrorJson(message, { skill, code: known ? error.code : 'CRASH', exitCode }), atom: atomSlug, warnings, termination });
-    }
+    const termination = error instanceof BadRequestError ? 'usage' : exitCode === EXIT_CODES.interrupted ? 'interrupted' : 'error';
+    const json = machine ? { ...genUsageErrorJson(message, { skill, code: known ? error.code : 'CRASH', exitCode }), atom: atomSlug, warnings, termination } : null;
+    // the file never keeps an older run's result: it gets this run's error object, or (text) the empty answer
+    if (outputFile) await writeOutput(outputFile, json ? `${JSON.stringify(json)}\n` : '', [], redact);
+    if (json) writeLine(json);
     return exitCode;
   } finally {
     await mcp.current?.close();

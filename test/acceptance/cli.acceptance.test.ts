@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { useStandin } from '../standin/useStandin.js';
-import { genCliEnv, genConsumerRepo, PACKAGE_ROOT, runBhrain, runViaRhachet } from './runCli.js';
+import { genCliEnv, PACKAGE_ROOT, runBhrain } from './runCli.js';
 
 /** .what = the pids of the host's processes whose command line is exactly `command` */
 const findProcesses = async (command: string): Promise<number[]> => {
@@ -21,41 +21,6 @@ beforeEach(async () => {
 });
 const envFor = (overrides: Record<string, string | undefined> = {}) => genCliEnv({ standin: standin(), home }, overrides);
 const exists = (path: string) => stat(path).then(() => true, () => false);
-const sentTools = (index: number): string[] =>
-  (standin().requests[index].body.tools ?? []).map((tool: { name?: string; function?: { name: string } }) => tool.name ?? tool.function?.name);
-
-describe('usecase.11: rhachet runs the skill (npx rhachet run --repo bhrain --skill act ...)', () => {
-  it('prints the answer on stdout, progress and refs on stderr, exit 0', async () => {
-    const repo = await genConsumerRepo();
-    standin().script({ text: 'The answer is 42.' });
-    const run = await runViaRhachet({ repo, skill: 'act', args: ['--arch', 'bhrain.struct.v1', '--atom', 'qwen', '--input', 'what is the answer?'], env: envFor() });
-    expect(run.stderr).not.toMatch(/error/i);
-    expect(run.code).toBe(0);
-    expect(run.stdout).toBe('The answer is 42.\n');
-    expect(run.stderr).toMatch(/^episode: [0-9a-f]{64}$/m);
-    expect(run.stderr).toMatch(/^series: [0-9a-f]{64}$/m);
-    expect(JSON.stringify(standin().requests[0].body)).toContain('what is the answer?');
-  });
-
-  it('act changes files with tools; the same request under ask is refused for writes', async () => {
-    const repo = await genConsumerRepo();
-    const writeTurn = { toolCalls: [{ name: 'write', input: { path: 'hello.txt', content: 'hello' } }] };
-    standin().script(writeTurn, { text: 'wrote hello.txt' });
-    const act = await runViaRhachet({ repo, skill: 'act', args: ['--atom', 'claude/haiku', '--input', 'create hello.txt'], env: envFor() });
-    expect(act.code).toBe(0);
-    expect(await readFile(join(repo, 'hello.txt'), 'utf8')).toBe('hello');
-    expect(sentTools(0)).toEqual(['read', 'write', 'edit', 'glob', 'grep', 'bash', 'websearch', 'task']);
-
-    const other = await genConsumerRepo();
-    standin().reset();
-    standin().script(writeTurn, { text: 'I cannot write in ask mode' });
-    const ask = await runViaRhachet({ repo: other, skill: 'ask', args: ['--atom', 'claude/haiku', '--input', 'create hello.txt'], env: envFor() });
-    expect(ask.code).toBe(0);
-    expect(sentTools(0)).toEqual(['read', 'glob', 'grep', 'websearch']);
-    expect(await exists(join(other, 'hello.txt'))).toBe(false);
-    expect(JSON.stringify(standin().requests[1].body)).toMatch(/tool not found: 'write'/);
-  });
-});
 
 describe('bin/bhrain, directly', () => {
   it('reads the task from stdin when piped (echo task | bhrain act --atom qwen)', async () => {
@@ -118,6 +83,43 @@ describe('bin/bhrain, directly', () => {
     expect(continued).toContain('plan the notes file');
     expect(continued).toContain('PLAN: create notes.md with a title');
     expect(standin().requests[1].protocol).toBe('anthropic');
+  });
+});
+
+describe('issue 37: --output-file writes the final result to a file as well', () => {
+  it('text: the file holds the answer stdout printed; json: the one result object stdout printed', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-out-'));
+    standin().script({ text: 'the answer' }, { text: 'the answer' });
+    const text = await runBhrain({ args: ['ask', '--atom', 'qwen', '--quiet', '--output-file', 'answer.txt', 'q?'], cwd, env: envFor() });
+    expect(text.code).toBe(0);
+    expect(await readFile(join(cwd, 'answer.txt'), 'utf8')).toBe(text.stdout);
+    const json = await runBhrain({ args: ['ask', '--atom', 'qwen', '--output', 'json', '--output-file', 'out/../result.json', 'q?'], cwd, env: envFor() });
+    expect(json.code).toBe(0);
+    expect(await readFile(join(cwd, 'result.json'), 'utf8')).toBe(json.stdout);
+    expect(JSON.parse(json.stdout)).toMatchObject({ type: 'result', output: 'the answer' });
+  });
+
+  it('a path whose directory is missing, or that is a directory, is exit 2 before any model request', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-out-'));
+    const missing = await runBhrain({ args: ['ask', '--atom', 'qwen', '--output-file', 'no/such/dir/a.txt', 'q?'], cwd, env: envFor() });
+    expect(missing).toMatchObject({ code: 2, stdout: '' });
+    expect(missing.stderr).toMatch(/--output-file no\/such\/dir\/a\.txt: the directory \S+ does not exist/);
+    const directory = await runBhrain({ args: ['ask', '--atom', 'qwen', '--output-file', '.', 'q?'], cwd, env: envFor() });
+    expect(directory).toMatchObject({ code: 2, stdout: '' });
+    expect(directory.stderr).toMatch(/--output-file \.: is a directory/);
+    expect(standin().requests).toEqual([]);
+  });
+
+  it('a failed run replaces an older result: the error object with --output json, an empty answer in text', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-out-'));
+    await writeFile(join(cwd, 'stale.json'), '{"output":"from an older run"}');
+    const json = await runBhrain({ args: ['ask', '--atom', 'gpt-5', '--output', 'json', '--output-file', 'stale.json', 'q?'], cwd, env: envFor() });
+    expect(json.code).toBe(2);
+    expect(await readFile(join(cwd, 'stale.json'), 'utf8')).toBe(json.stdout);
+    expect(JSON.parse(json.stdout)).toMatchObject({ type: 'result', exitCode: 2, error: { message: expect.stringMatching(/unknown atom 'gpt-5'/) } });
+    const text = await runBhrain({ args: ['ask', '--atom', 'gpt-5', '--output-file', 'stale.json', 'q?'], cwd, env: envFor() });
+    expect(text.code).toBe(2);
+    expect(await readFile(join(cwd, 'stale.json'), 'utf8')).toBe('');
   });
 });
 

@@ -1,7 +1,6 @@
-// runs the built CLI as a child process, the way a user, a CI step or rhachet does
+// runs the built CLI as a child process, the way a user or a CI step does (test/rhachet/ runs it the way rhachet does)
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { lstat, mkdir, mkdtemp, readdir, readFile, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export const PACKAGE_ROOT = join(import.meta.dirname, '..', '..');
@@ -42,27 +41,6 @@ export const runProcess = (input: {
 /** `bhrain <args>` through bin/bhrain */
 export const runBhrain = (input: { args: string[]; cwd: string; env: Record<string, string | undefined>; stdin?: string; moreFds?: Array<number | 'ignore'> }) =>
   runProcess({ ...input, command: process.execPath, args: [join(PACKAGE_ROOT, 'bin', 'bhrain'), ...input.args] });
-
-/**
- * a temp consumer repo as `rhachet roles link` leaves it: .agent/repo=bhrain/role=brain/skills linked to the package's skills
- */
-export const genConsumerRepo = async (): Promise<string> => {
-  const repo = await mkdtemp(join(tmpdir(), 'bhrain-consumer-'));
-  const roleDir = join(repo, '.agent', 'repo=bhrain', 'role=brain');
-  await mkdir(roleDir, { recursive: true });
-  await symlink(join(PACKAGE_ROOT, 'src', 'roles', 'brain', 'skills'), join(roleDir, 'skills'));
-  return repo;
-};
-
-/** `rhachet run --repo bhrain --skill <skill> <args>`: finds the skill under .agent and runs it with bash and every arg after `run` */
-export const runViaRhachet = (input: { repo: string; skill: string; args: string[]; env: Record<string, string | undefined>; stdin?: string }) =>
-  runProcess({
-    command: 'bash',
-    args: [join(input.repo, '.agent', 'repo=bhrain', 'role=brain', 'skills', `${input.skill}.sh`), '--repo', 'bhrain', '--skill', input.skill, ...input.args],
-    cwd: input.repo,
-    env: input.env,
-    stdin: input.stdin,
-  });
 
 /**
  * the environment of a CLI run against the stand-in: its urls for both protocols, test keys, a ref store of its own,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { genConsumerRepo, linkRole, loadLinkedRoleHooks, runRhachet } from '../rhachet/rhachetPaths.js';
 import type { StandinRequest } from '../standin/types.js';
 import { useStandin } from '../standin/useStandin.js';
 
@@ -184,5 +185,43 @@ describe('readme CI step example runs as written (its run script, with bhrain on
     });
     const json = JSON.parse(await readFile(join(cwd, 'bhrain.json'), 'utf8'));
     expect(json).toMatchObject({ output: 'lint fixed', termination: 'complete' });
+  });
+});
+
+describe('readme rhachet commands run as rhachet v1.45.2 runs them (test/rhachet/rhachetPaths.ts), in a consumer repository', () => {
+  const rhachetBlocks = blocks('sh').filter((code) => /^npx rhachet /m.test(code));
+  /** a command line's words as bash reads them (quotes, comments) */
+  const wordsOf = async (line: string): Promise<string[]> =>
+    (await promisify(execFile)('bash', ['-c', 'eval "set -- $1"; printf "%s\\0" "$@"', '_', line])).stdout.split('\0').slice(0, -1);
+
+  it('has rhachet commands to run', () => expect(rhachetBlocks.length).toBeGreaterThan(0));
+
+  it.each(rhachetBlocks.map((code, index) => ({ index, code })))('rhachet block $index: every command succeeds', async ({ code }) => {
+    standin().respond = () => ({ text: 'ready' });
+    const home = await mkdtemp(join(tmpdir(), 'bhrain-readme-rhachet-'));
+    const env = { PATH: process.env.PATH, HOME: home, BHRAIN_HOME: join(home, '.bhrain'), QWEN_API_KEY: 'test', QWEN_BASE_URL: standin().openaiUrl };
+    let repo: string | null = null;
+    for (const line of code.split('\n').filter((text) => text.trim() && !text.startsWith('#'))) {
+      const words = await wordsOf(line);
+      if (words.join(' ') === 'npm install --save-dev rhachet rhachet-roles-bhrain') {
+        // rhachet is not in the registry: the consumer gets the packed package, and rhachet's paths are followed instead
+        repo = await genConsumerRepo();
+        continue;
+      }
+      expect(repo, `'${line}' runs before the install`).not.toBeNull();
+      expect(words.slice(0, 2)).toEqual(['npx', 'rhachet']);
+      const [command, ...rest] = words.slice(2);
+      if (command === 'init' && rest[0] === '--roles') {
+        const [slug, role] = rest[1].split('/');
+        await linkRole({ cwd: repo!, repo: slug, role });
+      } else if (command === 'roles' && rest[0] === 'link') await linkRole({ cwd: repo!, repo: rest[rest.indexOf('--repo') + 1], role: rest[rest.indexOf('--role') + 1] });
+      else if (command === 'init' && rest[0] === '--hooks') expect(await loadLinkedRoleHooks(repo!)).toMatchObject({ errors: [], roles: [{ repo: 'bhrain', slug: 'brain' }] });
+      else if (command === 'run') {
+        const run = await runRhachet({ cwd: repo!, args: rest, env });
+        expect(run, line).toMatchObject({ code: 0, stdout: expect.stringContaining('ready') });
+        const outputFile = rest.indexOf('--output-file');
+        if (outputFile >= 0) expect(JSON.parse(await readFile(join(repo!, rest[outputFile + 1]), 'utf8'))).toMatchObject({ output: 'ready', exitCode: 0 });
+      } else throw new Error(`a readme rhachet command this test does not know how to run: ${line}`);
+    }
   });
 });
