@@ -145,6 +145,37 @@ export type { BrainRepl, BrainReplOn, BrainReplOutput, BrainReplSchema } from '.
 export { getRoleRegistry } from './roles/getRoleRegistry.js';
 export type { RoleRegistryDeclaration, RoleDeclaration } from './roles/getRoleRegistry.js';
 
+// rhachet: our brains in rhachet's shapes (found by the getBrainAtomsBy* / getBrainReplsBy* export names), and refs in
+// rhachet's hash rule both ways
+export { getBrainAtomsByBhrain, getBrainReplsByBhrain } from './rhachet/getBrainsByBhrain.js';
+export { genRhachetBrainAtom } from './rhachet/genRhachetBrainAtom.js';
+export { genRhachetBrainRepl } from './rhachet/genRhachetBrainRepl.js';
+export { asRhachetEpisode, asRhachetSeries } from './rhachet/asRhachetOutput.js';
+export { asBhrainEpisode, asBhrainSeries } from './rhachet/readRhachetCall.js';
+export type {
+  RhachetBrainAtom,
+  RhachetBrainRepl,
+  RhachetBrainAtomAsk,
+  RhachetBrainReplCall,
+  RhachetBrainContext,
+  RhachetSuppliesCreds,
+  RhachetBrainOutput,
+  RhachetBrainOutputMetrics,
+  RhachetBrainSizes,
+  RhachetBrainExchange,
+  RhachetBrainEpisode,
+  RhachetBrainSeries,
+  RhachetBrainPlugs,
+  RhachetPlugToolDefinition,
+  RhachetPlugToolInvocation,
+  RhachetPlugToolExecution,
+  RhachetBrief,
+  RhachetSchema,
+  RhachetBrainSpec,
+  IsoPrice,
+  IsoDuration,
+} from './rhachet/RhachetBrain.js';
+
 // BrainCli: drive the real Claude Code CLI
 export { genBrainCli, BrainCliError, BrainCliTimeoutError, BRAIN_CLI_CALL_TIMEOUT_MS, CLAUDE_READ_TOOLS, CLAUDE_WRITE_TOOLS } from './clis/claude/genBrainCli.js';
 export type { BrainCli } from './clis/claude/genBrainCli.js';

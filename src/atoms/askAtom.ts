@@ -7,10 +7,11 @@ import { appendBrainExchange, type BrainEpisode } from '../contract/BrainEpisode
 import { genBrainExchange } from '../contract/BrainExchange.js';
 import type { BrainMessage } from '../contract/BrainMessage.js';
 import { asPriorTurns } from '../continuation/asPriorTurns.js';
-import { instructSchema, validateAnswer } from './structuredOutput.js';
+import { instructSchema } from './structuredOutput.js';
 import type { BrainOutput } from '../contract/BrainOutput.js';
-import { ContextOverflowError, ContinuationNotSupportedError, OutputInvalidError } from '../contract/errors.js';
-import { addCash, addTokens, emptyTokens } from '../contract/tokens.js';
+import { ContextOverflowError, ContinuationNotSupportedError } from '../contract/errors.js';
+import { refuseRhachetCall } from '../contract/refuseRhachetCall.js';
+import { generateAnswer } from './generateAnswer.js';
 
 /**
  * .what = BrainAtom.ask: one question on top of an optional prior episode, optionally with a zod output schema
@@ -27,6 +28,7 @@ export const askAtom = async <TOutput = string>(
   context: BrainContext = {},
 ): Promise<BrainOutput<TOutput, null>> => {
   const started = performance.now();
+  refuseRhachetCall({ call: input, field: 'say', brain: input.atom.slug, method: 'ask' });
   if (input.on && input.atom.spec.continuation === false)
     throw new ContinuationNotSupportedError(
       `${input.atom.slug} does not support continuation: it cannot build on a prior episode. Continue this episode (error.ref.episode) on a brain that can, or ask without \`on\``,
@@ -44,35 +46,11 @@ export const askAtom = async <TOutput = string>(
       `the episode (${prior?.exchanges.length ?? 0} exchanges) and this request are about ${estimated} tokens, more than ${input.atom.slug}'s context window of ${input.atom.spec.contextWindowTokens} tokens: continue it on a BrainRepl (which compacts a long episode into a recap), or start a new episode`,
       { tokens: input.atom.spec.contextWindowTokens, actual: estimated },
     );
-  let tokens = emptyTokens();
-  let cash = undefined as ReturnType<typeof addCash> | undefined;
-  const generate = async () => {
-    const generation = await input.atom.generate({ system: system || undefined, messages }, context);
-    tokens = addTokens(tokens, generation.tokens);
-    cash = cash === undefined ? generation.cash : addCash(cash, generation.cash);
-    return generation.message.content;
-  };
-
-  let text = await generate();
-  let output = text as unknown as TOutput;
-  if (input.schema) {
-    let verdict = validateAnswer(text, input.schema.output);
-    if (!verdict.ok) {
-      // one corrective retry: show the model why its answer did not fit
-      messages.push(
-        { role: 'assistant', content: text, toolCalls: [] },
-        { role: 'user', content: `Your answer does not fit the required schema: ${verdict.reason}\nReply again with only the corrected JSON.` },
-      );
-      text = await generate();
-      verdict = validateAnswer(text, input.schema.output);
-    }
-    if (!verdict.ok)
-      throw new OutputInvalidError(
-        `${input.atom.slug} did not return output that fits the schema, after one corrective retry: ${verdict.reason}`,
-        text,
-      );
-    output = verdict.value;
-  }
+  const { message, output, tokens, cash } = await generateAnswer(
+    { atom: input.atom, request: { system: system || undefined, messages }, schema: input.schema?.output },
+    context,
+  );
+  const text = message.content;
 
   const outputText = input.schema ? JSON.stringify(output) : text;
   const episode = appendBrainExchange({ episode: prior, exchange: genBrainExchange({ input: input.say, output: outputText }) });
@@ -86,7 +64,7 @@ export const askAtom = async <TOutput = string>(
         tokens,
         chars: { input: input.say.length, output: outputText.length, cache: { get: 0, set: 0 } },
       },
-      cost: { time: { milliseconds: Math.round(performance.now() - started) }, cash: cash ?? null },
+      cost: { time: { milliseconds: Math.round(performance.now() - started) }, cash },
     },
   };
 };

@@ -3,6 +3,7 @@ import type { BrainContext } from '../contract/BrainContext.js';
 import { genBrainEpisode, type BrainEpisode } from '../contract/BrainEpisode.js';
 import { genBrainExchange, type BrainExchange } from '../contract/BrainExchange.js';
 import { asPlaintextExchange } from '../contract/asPlaintext.js';
+import { RECAP_PREFIX } from '../contract/BrainSeries.js';
 
 const RECAP_SYSTEM = [
   'You compact a conversation so it can continue in a fresh context window.',
@@ -12,9 +13,6 @@ const RECAP_SYSTEM = [
 
 /** share of the atom's window one summarization request may fill */
 const SUMMARIZE_INPUT_RATIO = 0.5;
-
-/** .what = the first exchange of an episode that continues from a recap */
-export const RECAP_PREFIX = '[recap: the earlier exchanges of this series were compacted into this summary]';
 
 /** .what = exchanges as plaintext parts, grouped so each group fits the budget; an oversized part keeps its head and tail */
 const chunkTranscript = (exchanges: readonly BrainExchange[], budgetChars: number): string[] => {

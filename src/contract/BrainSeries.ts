@@ -44,6 +44,20 @@ export const genBrainSeries = (input: {
   });
 };
 
+/** .what = the first exchange of an episode that continues from a recap */
+export const RECAP_PREFIX = '[recap: the earlier exchanges of this series were compacted into this summary]';
+
+/**
+ * .what = the compaction summaries of episodes that came without them (a series made by rhachet): the recap that opens
+ *         each later episode, without RECAP_PREFIX; an episode that does not open with our recap gives its first input
+ * .why = rhachet's series keep the recap only as the first exchange of each later episode, as ours do besides summaries
+ */
+export const getRecapSummaries = (episodes: ReadonlyArray<{ exchanges: ReadonlyArray<{ input: string }> }>): string[] =>
+  episodes.slice(1).map((episode) => {
+    const opening = episode.exchanges[0]?.input ?? '';
+    return opening.startsWith(`${RECAP_PREFIX}\n`) ? opening.slice(RECAP_PREFIX.length + 1) : opening;
+  });
+
 /** .what = the series' current (last) episode, where `{ on: { series } }` continues */
 export const getCurrentEpisode = (series: BrainSeries): BrainEpisode | null =>
   series.episodes[series.episodes.length - 1] ?? null;

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import type { BrainLog } from './BrainContext.js';
 import { genBrainEpisode, hashBrainEpisode, type BrainEpisode } from './BrainEpisode.js';
 import { genBrainExchange, hashBrainExchange } from './BrainExchange.js';
-import { genBrainSeries, hashBrainSeries, type BrainSeries } from './BrainSeries.js';
+import { genBrainSeries, getRecapSummaries, hashBrainSeries, type BrainSeries } from './BrainSeries.js';
 import { BadRequestError, RefSchemaVersionError } from './errors.js';
 import { sha256hex } from './hash.js';
 import { BRAIN_REF_SCHEMA_VERSION } from './serializeBrainRef.js';
@@ -12,8 +12,8 @@ import { BRAIN_REF_SCHEMA_VERSION } from './serializeBrainRef.js';
 // its refs never loads
 
 type RawExchange = { hash: string; input: string; output: string; exid: string | null };
-type RawEpisode = { hash: string; exid: string | null; exchanges: RawExchange[] };
-type RawSeries = { hash: string; exid: string | null; episodes: RawEpisode[]; summaries: string[] };
+type RawEpisode = { hash: string; exid: string | null; exchanges: readonly RawExchange[] };
+type RawSeries = { hash: string; exid: string | null; episodes: readonly RawEpisode[]; summaries: readonly string[] };
 
 /** .what = each readable schemaVersion's hash rule: what a stored hash must equal for the ref to verify */
 const HASH_RULES: Record<number, { exchange: (raw: RawExchange) => string; episode: (raw: RawEpisode) => string; series: (raw: RawSeries) => string }> = {
@@ -25,6 +25,16 @@ const HASH_RULES: Record<number, { exchange: (raw: RawExchange) => string; episo
   2: { exchange: hashBrainExchange, episode: hashBrainEpisode, series: hashBrainSeries },
 };
 
+/**
+ * .what = the hash rule of refs made by rhachet's genBrainContinuables: schemaVersion 1's (exchange = sha256 of input +
+ *         "\n" + output, exid left out; episode and series = sha256 of their children's hashes joined by "\n")
+ * .why = one copy of the rule serves reading rhachet's refs and writing ours in rhachet's form (asRhachetRef)
+ */
+export const RHACHET_HASH_RULE_VERSION = 1;
+
+/** .what = rhachet's hash rule itself: what each hash of a rhachet-made exchange, episode and series must equal */
+export const RHACHET_HASH_RULE = HASH_RULES[RHACHET_HASH_RULE_VERSION];
+
 const schemaExchange = z.object({ hash: z.string(), input: z.string(), output: z.string(), exid: z.string().nullable() });
 const schemaEpisode = z.object({ hash: z.string(), exid: z.string().nullable(), exchanges: z.array(schemaExchange) });
 const schemaSeries = z.object({
@@ -34,10 +44,22 @@ const schemaSeries = z.object({
   summaries: z.array(z.string()),
 });
 const schemaEnvelope = z.object({ schemaVersion: z.number(), kind: z.enum(['BrainEpisode', 'BrainSeries']) });
+// rhachet's series carry no summaries: the recap that bridged two episodes is only the first exchange of the later one
+const schemaRhachetSeries = schemaSeries.omit({ summaries: true });
 
 type Kind = 'BrainEpisode' | 'BrainSeries';
 
-const readEnvelope = (text: string, kind: Kind): { json: unknown; schemaVersion: number } => {
+/** .what = whether JSON without an envelope has the shape rhachet writes for this kind ({ hash, exid, exchanges | episodes }) */
+const isRhachetShaped = (json: unknown, kind: Kind): boolean =>
+  !!json &&
+  typeof json === 'object' &&
+  !('schemaVersion' in json) &&
+  !('kind' in json) &&
+  typeof (json as { hash?: unknown }).hash === 'string' &&
+  Array.isArray((json as Record<string, unknown>)[kind === 'BrainEpisode' ? 'exchanges' : 'episodes']);
+
+/** reads the envelope; schemaVersion null = no envelope, in the shape rhachet writes (see readRhachetRef) */
+const readEnvelope = (text: string, kind: Kind): { json: unknown; schemaVersion: number | null } => {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -45,6 +67,7 @@ const readEnvelope = (text: string, kind: Kind): { json: unknown; schemaVersion:
     throw new BadRequestError(`not a serialized ${kind}: the text is not JSON (${(error as Error).message})`);
   }
   const envelope = schemaEnvelope.safeParse(json);
+  if (!envelope.success && isRhachetShaped(json, kind)) return { json, schemaVersion: null };
   if (!envelope.success)
     throw new BadRequestError(`not a serialized ${kind}: schemaVersion and kind are missing`);
   if (envelope.data.kind !== kind)
@@ -84,12 +107,31 @@ const rebuildSeries = (raw: RawSeries, schemaVersion: number): BrainSeries => {
   return genBrainSeries({ exid: raw.exid, episodes, summaries: raw.summaries });
 };
 
+/**
+ * .what = a ref made by rhachet (an episode, or a series without summaries), verified under rhachet's hash rule and
+ *         rebuilt as ours; a series' summaries are the recaps that open its later episodes (getRecapSummaries)
+ * .why = a ref that does not verify is refused (BadRequestError), whoever made it: rhachet never verifies what it gets
+ */
+export function readRhachetRef(input: { value: unknown; kind: 'BrainEpisode' }): BrainEpisode;
+export function readRhachetRef(input: { value: unknown; kind: 'BrainSeries' }): BrainSeries;
+export function readRhachetRef(input: { value: unknown; kind: Kind }): BrainEpisode | BrainSeries;
+export function readRhachetRef(input: { value: unknown; kind: Kind }): BrainEpisode | BrainSeries {
+  if (input.kind === 'BrainEpisode') {
+    const parsed = schemaEpisode.safeParse(input.value);
+    if (!parsed.success) throw new BadRequestError(`malformed BrainEpisode: ${z.prettifyError(parsed.error)}`);
+    return rebuildEpisode(parsed.data, RHACHET_HASH_RULE_VERSION);
+  }
+  const parsed = schemaRhachetSeries.safeParse(input.value);
+  if (!parsed.success) throw new BadRequestError(`malformed BrainSeries: ${z.prettifyError(parsed.error)}`);
+  return rebuildSeries({ ...parsed.data, summaries: getRecapSummaries(parsed.data.episodes) }, RHACHET_HASH_RULE_VERSION);
+}
+
 /** .what = a ref read back from its serialized form, with the hash and version it was stored under */
 export interface ParsedBrainRef<T> {
   ref: T;
   /** the hash the text claims: the ref's own hash, unless it was migrated from an older schemaVersion */
   storedHash: string;
-  /** the schemaVersion the text was written in */
+  /** the schemaVersion the text was written in; a ref made by rhachet (no envelope) reads as 1, the rule its hashes follow */
   storedSchemaVersion: number;
 }
 
@@ -104,12 +146,22 @@ export function parseBrainRef(input: { text: string; kind: 'BrainSeries' }, cont
 export function parseBrainRef(input: { text: string; kind: Kind }, context?: { log?: BrainLog }): ParsedBrainRef<BrainEpisode | BrainSeries>;
 export function parseBrainRef(input: { text: string; kind: Kind }, context: { log?: BrainLog } = {}): ParsedBrainRef<BrainEpisode | BrainSeries> {
   const { json, schemaVersion } = readEnvelope(input.text, input.kind);
+  const noun = input.kind === 'BrainEpisode' ? 'episode' : 'series';
+  if (schemaVersion === null) {
+    const ref = readRhachetRef({ value: json, kind: input.kind });
+    const storedHash = (json as { hash: string }).hash;
+    context.log?.warn(
+      `the ${noun} ${storedHash} was made by rhachet (no schemaVersion; its hashes follow rhachet's rule, bhrain's schemaVersion ${RHACHET_HASH_RULE_VERSION} rule, which does not cover every field unambiguously): it verified under that rule and is read as schemaVersion ${BRAIN_REF_SCHEMA_VERSION}, where its hash is ${ref.hash}${
+        input.kind === 'BrainSeries' ? '; its compaction summaries are the recaps that open its later episodes' : ''
+      }; refs printed from now on follow the new rule (asRhachetEpisode / asRhachetSeries give rhachet's form back)`,
+    );
+    return { ref, storedHash, storedSchemaVersion: RHACHET_HASH_RULE_VERSION };
+  }
   const parsed = (input.kind === 'BrainEpisode' ? schemaEpisode : schemaSeries).safeParse(json);
   if (!parsed.success) throw new BadRequestError(`malformed ${input.kind}: ${z.prettifyError(parsed.error)}`);
   const raw = parsed.data as RawEpisode | RawSeries;
   const ref = input.kind === 'BrainEpisode' ? rebuildEpisode(raw as RawEpisode, schemaVersion) : rebuildSeries(raw as RawSeries, schemaVersion);
   if (schemaVersion !== BRAIN_REF_SCHEMA_VERSION) {
-    const noun = input.kind === 'BrainEpisode' ? 'episode' : 'series';
     context.log?.warn(
       `the ${noun} ${raw.hash} was saved by an older bhrain (schemaVersion ${schemaVersion}, whose hashes did not cover every field unambiguously): it verified under that version's rule and is read as schemaVersion ${BRAIN_REF_SCHEMA_VERSION}, where its hash is ${ref.hash}; refs printed from now on follow the new rule`,
     );

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { genRecordingLog, PROTOCOL_SLUGS, useStandin } from '../../test/standin/useStandin.js';
 import { genClaudeAtom } from '../atoms/claude/genClaudeAtom.js';
 import { CLAUDE_MODELS } from '../atoms/models.js';
-import { RECAP_PREFIX } from '../continuation/compactEpisode.js';
+import { RECAP_PREFIX } from '../contract/BrainSeries.js';
 import { genBrainEpisode } from '../contract/BrainEpisode.js';
 import { genBrainExchange } from '../contract/BrainExchange.js';
 import { BadRequestError, ContinuationNotSupportedError, EpisodeCompactedError, OutputInvalidError } from '../contract/errors.js';

@@ -10,7 +10,9 @@ import type { BhrainContext } from '../archs/bhrain.struct.v1/BhrainContext.js';
 import type { BhrainSessionResult } from '../archs/bhrain.struct.v1/BhrainSessionResult.js';
 import { genBhrain, type Bhrain } from '../archs/bhrain.struct.v1/genBhrain.js';
 import { addRequestSpend, addSpend, emptySpend, type BhrainSpend } from '../archs/bhrain.struct.v1/loop/checkBudget.js';
+import type { BhrainPermissionGuard } from '../archs/bhrain.struct.v1/permission/BhrainPermissionGuard.js';
 import { READ_ONLY_TOOLS, readOnly } from '../archs/bhrain.struct.v1/permission/builtinGuards.js';
+import type { BhrainToolBox } from '../archs/bhrain.struct.v1/tools/BhrainToolBox.js';
 import { genBashToolBox } from '../archs/bhrain.struct.v1/tools/bash/genBashToolBox.js';
 import { genFilesToolBox } from '../archs/bhrain.struct.v1/tools/files/genFilesToolBox.js';
 import { pickTools } from '../archs/bhrain.struct.v1/tools/pickTools.js';
@@ -25,6 +27,7 @@ import { genBrainExchange } from '../contract/BrainExchange.js';
 import type { BrainOutput } from '../contract/BrainOutput.js';
 import { genBrainSeries, getCurrentEpisode, replaceCurrentEpisode, type BrainSeries } from '../contract/BrainSeries.js';
 import { BadRequestError, ContinuationNotSupportedError, EpisodeCompactedError, OutputInvalidError } from '../contract/errors.js';
+import { refuseRhachetCall } from '../contract/refuseRhachetCall.js';
 import { addCash, addTokens } from '../contract/tokens.js';
 
 /** .what = the archs a repl can run */
@@ -90,16 +93,27 @@ const parseReplSlug = (slug: string): { arch: string; atom: string } => {
 };
 
 /**
- * .what = a BrainRepl: .ask() (read-only tools) and .act() (full tools) on bhrain.struct.v1, over a slug
- *         (`bhrain.struct.v1@claude/sonnet`, or just the atom's slug) or an atom of your own
- * .why = every call returns NEW episode and series refs; continuing from a ref sees the context exactly as of that
- *        ref; a series that outgrows the window is compacted into a recap episode, transparently
- * .note = the repl keeps only its latest refs, so memory does not grow with the number of calls. With a schema ({ output:
- *         zod } or { jsonSchema }), an answer that does not fit gets one corrective turn with the validation errors; a
- *         second miss ends the call with an OutputInvalidError in session.error (never thrown: the refs still come back).
- *         One call is one budget: a recap of the series and the corrective turn count toward config.limits with the loop
+ * .what = what one repl call adds to the repl's own setup: toolboxes offered for this call only (ask allows their tools
+ *         besides the read-only ones), and system prompt text after config.systemPrompt
+ * .why = a caller's own tools (rhachet's plugs.tools) run inside the loop without touching the repl's shared toolboxes,
+ *        so concurrent calls never see each other's tools
  */
-export const genBrainRepl = (
+export interface BrainReplCallPlugs {
+  toolBoxes?: readonly BhrainToolBox[];
+  systemPrompt?: string;
+}
+
+/** .what = the read-only guard, which also allows the tools of the call's own toolboxes */
+const readOnlyAnd = (names: ReadonlySet<string>): BhrainPermissionGuard => ({
+  name: `${readOnly.name}+${[...names].join(',')}`,
+  check: (input, context) => (names.has(input.call.name) ? { decision: 'allow' } : readOnly.check(input, context)),
+});
+
+/**
+ * .what = the engine of a BrainRepl: its slug, its brains, and run(), which takes per-call plugs besides the call
+ * .why = genBrainRepl wraps it in the seeds' ask({ say }) / act({ do }); the rhachet repl calls run() with its plugs
+ */
+export const genBrainReplRunner = (
   input: ({ slug: string; atom?: never } | { atom: BrainAtom; slug?: never }) & { config?: Omit<BhrainConfig, 'atom' | 'toolBoxes'> },
 ) => {
   const atom = input.atom ?? genBrainAtom({ slug: parseReplSlug(input.slug).atom });
@@ -112,6 +126,19 @@ export const genBrainRepl = (
       toolBoxes: [pickTools(genFilesToolBox(), [...READ_ONLY_TOOLS]), genWebsearchToolBox()],
     }),
     act: genBhrain({ ...input.config, atom, toolBoxes: [genFilesToolBox(), genBashToolBox({ sandbox: input.config?.sandbox }), genWebsearchToolBox()] }),
+  };
+  /** the brain of one call: the repl's own, or (with plugs) one over its current toolboxes plus the call's */
+  const brainFor = (mode: 'ask' | 'act', plugs: BrainReplCallPlugs): Bhrain => {
+    const extra = plugs.toolBoxes ?? [];
+    if (!extra.length && !plugs.systemPrompt) return brains[mode];
+    const names = new Set(extra.flatMap((box) => box.definitions.map((definition) => definition.name)));
+    return genBhrain({
+      ...input.config,
+      atom,
+      systemPrompt: [input.config?.systemPrompt, plugs.systemPrompt].filter((part) => !!part).join('\n\n') || undefined,
+      toolBoxes: [...brains[mode].toolBoxes.list(), ...extra],
+      ...(mode === 'ask' ? { permissionGuard: readOnlyAnd(names) } : {}),
+    });
   };
   const windowTokens = brains.act.config.limits.contextTokens;
   const compactAtTokens = windowTokens * REPL_COMPACT_AT_RATIO;
@@ -148,8 +175,10 @@ export const genBrainRepl = (
     on: BrainReplOn | undefined,
     schemaInput: BrainReplSchema<TOutput> | undefined,
     context: BhrainContext = {},
+    plugs: BrainReplCallPlugs = {},
   ): Promise<BrainReplOutput<TOutput>> => {
     const started = performance.now();
+    const brain = brainFor(mode, plugs);
     const log = context.log ?? silentLog;
     // a schema that cannot be used fails before any request
     if (schemaInput?.jsonSchema !== undefined) await preloadAjv();
@@ -185,7 +214,7 @@ export const genBrainRepl = (
 
     const instructions = schema ? instructSchema(schema) : undefined;
     const recapped = { ...recapSpend, elapsedMs: performance.now() - started };
-    let session = await brains[mode].invoke({ prompt, history: asPriorTurns(episode), instructions, spentBefore: recapped }, context);
+    let session = await brain.invoke({ prompt, history: asPriorTurns(episode), instructions, spentBefore: recapped }, context);
     let output = session.output as unknown as TOutput;
     if (schema && session.termination === 'complete') {
       let verdict = validateAnswer(session.output, schema);
@@ -193,7 +222,7 @@ export const genBrainRepl = (
         // one corrective turn on top of the same session, within what is left of the same budget
         const first = session;
         const spentBefore = { ...addSpend(recapSpend, spendOf(first)), elapsedMs: performance.now() - started };
-        const retry = await brains[mode].invoke(
+        const retry = await brain.invoke(
           {
             prompt: `Your answer does not fit the required schema: ${verdict.reason}\nReply again with only the corrected JSON.`,
             history: first.messages,
@@ -257,16 +286,42 @@ export const genBrainRepl = (
   };
 
   return {
-    repo: 'bhrain' as const,
     slug,
     /** the brains behind ask and act: add or remove toolboxes at runtime (the CLI offers MCP servers' tools this way) */
     brains: brains as { readonly ask: Pick<Bhrain, 'toolBoxes'>; readonly act: Pick<Bhrain, 'toolBoxes'> },
+    run,
+  };
+};
+
+/**
+ * .what = a BrainRepl: .ask() (read-only tools) and .act() (full tools) on bhrain.struct.v1, over a slug
+ *         (`bhrain.struct.v1@claude/sonnet`, or just the atom's slug) or an atom of your own
+ * .why = every call returns NEW episode and series refs; continuing from a ref sees the context exactly as of that
+ *        ref; a series that outgrows the window is compacted into a recap episode, transparently
+ * .note = the repl keeps only its latest refs, so memory does not grow with the number of calls. With a schema ({ output:
+ *         zod } or { jsonSchema }), an answer that does not fit gets one corrective turn with the validation errors; a
+ *         second miss ends the call with an OutputInvalidError in session.error (never thrown: the refs still come back).
+ *         One call is one budget: a recap of the series and the corrective turn count toward config.limits with the loop
+ */
+export const genBrainRepl = (
+  input: ({ slug: string; atom?: never } | { atom: BrainAtom; slug?: never }) & { config?: Omit<BhrainConfig, 'atom' | 'toolBoxes'> },
+) => {
+  const { slug, brains, run } = genBrainReplRunner(input);
+  return {
+    repo: 'bhrain' as const,
+    slug,
+    /** the brains behind ask and act: add or remove toolboxes at runtime (the CLI offers MCP servers' tools this way) */
+    brains,
     /** read-only tools; with a schema ({ output: zod } or { jsonSchema }), the output is validated (and typed, with zod) */
-    ask: ((call: { say: string; on?: BrainReplOn; schema?: BrainReplSchema<unknown> }, context?: BhrainContext) =>
-      run('ask', call.say, call.on, call.schema, context)) as BrainReplCall<{ say: string }>,
+    ask: (async (call: { say: string; on?: BrainReplOn; schema?: BrainReplSchema<unknown> }, context?: BhrainContext) => {
+      refuseRhachetCall({ call, field: 'say', brain: slug, method: 'ask' });
+      return run('ask', call.say, call.on, call.schema, context);
+    }) as BrainReplCall<{ say: string }>,
     /** full tools: read, write, edit, glob, grep, bash, websearch; a schema works as for ask */
-    act: ((call: { do: string; on?: BrainReplOn; schema?: BrainReplSchema<unknown> }, context?: BhrainContext) =>
-      run('act', call.do, call.on, call.schema, context)) as BrainReplCall<{ do: string }>,
+    act: (async (call: { do: string; on?: BrainReplOn; schema?: BrainReplSchema<unknown> }, context?: BhrainContext) => {
+      refuseRhachetCall({ call, field: 'do', brain: slug, method: 'act' });
+      return run('act', call.do, call.on, call.schema, context);
+    }) as BrainReplCall<{ do: string }>,
   };
 };
 

@@ -103,6 +103,12 @@ describe('readme examples run as written (against the stand-in)', () => {
       return schema ? { text: JSON.stringify(minimalValueOf(schema, schema)) } : { text: 'ready' };
     };
     await mkdir(scratch, { recursive: true });
+    // rhachet is not in the registry: an example that imports rhachet/brains gets its genContextBrain as rhachet does it
+    const rhachetDir = join(scratch, 'node_modules', 'rhachet');
+    await mkdir(rhachetDir, { recursive: true });
+    await writeFile(join(rhachetDir, 'package.json'), JSON.stringify({ name: 'rhachet', type: 'module', exports: { './brains': './brains.mjs' } }));
+    await rm(join(rhachetDir, 'brains.mjs'), { force: true });
+    await symlink(join(root, 'test', 'rhachet', 'rhachetBrains.mjs'), join(rhachetDir, 'brains.mjs'));
     const file = join(scratch, `example-${index}.mjs`);
     await writeFile(file, code);
     // the package imports itself by name (package.json "exports"), so the example runs against dist/ exactly as written

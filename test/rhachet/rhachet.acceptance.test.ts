@@ -1,6 +1,6 @@
 // issue 37: the packed package as rhachet v1.45.2 finds, links, runs and loads it (test/rhachet/rhachetPaths.ts follows
 // rhachet's own lookups), in a consumer repository where the tarball is a devDependency of the git root
-import { mkdtemp, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { genCliEnv, runBhrain } from '../acceptance/runCli.js';
 import { useStandin } from '../standin/useStandin.js';
 import {
+  discoverBrains,
   discoverRolePackages,
   genConsumerRepo,
   installedPackageJsonPath,
@@ -185,6 +186,24 @@ describe('issue 37 / usecase.11: rhachet run --repo bhrain --skill act|ask', () 
     expect(hosted.code).toBe(0);
     expect(hosted.stdout).toMatch(/finished\n\nepisode: /);
   }, 60_000);
+});
+
+describe('issue 37: brains rhachet finds by itself', () => {
+  it('a rhachet-brains-* package that re-exports getBrainAtomsByBhrain and getBrainReplsByBhrain is found by rhachet\'s discovery', async () => {
+    const consumer = await genConsumerRepo();
+    const brains = join(consumer, 'node_modules', 'rhachet-brains-bhrain-struct');
+    await mkdir(brains);
+    await writeFile(join(brains, 'package.json'), JSON.stringify({ name: 'rhachet-brains-bhrain-struct', type: 'module', exports: { '.': { default: './index.js' } } }));
+    await writeFile(join(brains, 'index.js'), "export { getBrainAtomsByBhrain, getBrainReplsByBhrain } from 'rhachet-roles-bhrain';\n");
+    const pkg = JSON.parse(await readFile(join(consumer, 'package.json'), 'utf8'));
+    await writeFile(join(consumer, 'package.json'), JSON.stringify({ ...pkg, dependencies: { 'rhachet-brains-bhrain-struct': 'file:./brains' } }));
+    const { atoms, repls } = await discoverBrains(consumer);
+    expect(atoms.map((atom) => atom.slug)).toContain('bhrain/claude/sonnet');
+    expect(repls.map((repl) => repl.slug)).toContain('bhrain/bhrain.struct.v1@qwen/qwen3-coder-plus');
+    expect(atoms.every((atom) => atom.repo === 'bhrain' && !('act' in atom))).toBe(true);
+    // our own package, a roles package, is not scanned for brains
+    expect(await discoverBrains(repo)).toEqual({ atoms: [], repls: [] });
+  });
 });
 
 describe('issue 37: the tarball', () => {

@@ -187,6 +187,24 @@ const importPackageExports = async (packageName: string, fromPackageJson: string
   return { ...fromDefault, ...namespace };
 };
 
+/**
+ * .what = how rhachet finds brains by itself (getAvailableBrains → discoverBrainPackages → asBrainsFromPackageExports):
+ *         every rhachet-brains-* name among the dependencies and devDependencies of cwd's package.json, loaded as above;
+ *         each export named getBrainAtomsBy… / getBrainReplsBy… is called and its array collected
+ */
+export const discoverBrains = async (cwd: string) => {
+  const pkg = JSON.parse(readFileSync(join(cwd, 'package.json'), 'utf8')) as { dependencies?: object; devDependencies?: object };
+  const atoms: Array<{ repo: string; slug: string }> = [];
+  const repls: Array<{ repo: string; slug: string }> = [];
+  for (const name of Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter((each) => each.startsWith('rhachet-brains-')))
+    for (const [key, value] of Object.entries(await importPackageExports(name, `${cwd}/package.json`))) {
+      if (typeof value !== 'function') continue;
+      if (key.startsWith('getBrainAtomsBy')) atoms.push(...(value() as typeof atoms));
+      if (key.startsWith('getBrainReplsBy')) repls.push(...(value() as typeof repls));
+    }
+  return { atoms, repls };
+};
+
 /** a role of a RoleRegistry, as introspect reads it */
 interface IntrospectedRole {
   slug: string;
