@@ -68,8 +68,8 @@ export const genConfigCommand = (context: ConfigCommandContext = {}): Command =>
     );
   // the settings flags of act, the same Option objects, so config accepts exactly what act accepts
   for (const option of genSkillCommand('act', async () => 0).options)
-    if (option.attributeName() in SETTING_KEYS) command.addOption(option);
-  return command.action(async (options: { for: string; output: string }, self: Command) => {
+    if (option.attributeName() in SETTING_KEYS || option.attributeName() === 'trustProject') command.addOption(option);
+  return command.action(async (options: { for: string; output: string; trustProject?: boolean }, self: Command) => {
     const json = options.output === 'json';
     try {
       if (!['text', 'json'].includes(options.output)) throw new BadRequestError(`unknown --output '${options.output}': choose text or json`);
@@ -78,7 +78,7 @@ export const genConfigCommand = (context: ConfigCommandContext = {}): Command =>
       const cwd = context.cwd ?? process.cwd();
       // loaded only now: `bhrain --help` stays fast
       const { resolveSkillSettings } = await import('./settings/resolveSkillSettings.js');
-      const resolved = await resolveSkillSettings({ skill, flags: pickExplicitFlags(self), cwd }, { env: context.env ?? process.env });
+      const resolved = await resolveSkillSettings({ skill, flags: pickExplicitFlags(self), cwd, trustProject: !!options.trustProject }, { env: context.env ?? process.env });
       for (const warning of resolved.warnings) stderr.write(`bhrain config: warning: ${warning}\n`);
       if (json) {
         const settings = Object.fromEntries(

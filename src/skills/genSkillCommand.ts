@@ -43,6 +43,8 @@ export interface SkillOptions {
   projectInstructions: boolean;
   /** act: false with --no-subagents */
   subagents?: boolean;
+  /** act: approve this run's project, so its files may loosen the sandbox, network and guard, and its MCP servers start */
+  trustProject?: boolean;
   quiet?: boolean;
   debug?: boolean;
   /** --mcp-config, repeatable: MCP config files ({"mcpServers": {...}}) */
@@ -145,6 +147,11 @@ export const genSkillCommand = (
     });
   // ask runs no bash: the flag exists only where it can take effect
   if (skill === 'act') command.option('--allow-network', 'let bash reach the network (off in the sandbox by default)');
+  if (skill === 'act')
+    command.option(
+      '--trust-project',
+      "approve this repository's own files for this run: its .bhrain/settings.json may loosen the sandbox, the network and the permission, and its MCP servers start (as \"trustedProjects\" in your user settings does for good)",
+    );
   // ask is read-only and answers itself: delegation is act's
   if (skill === 'act') command.option('--no-subagents', 'do not offer the task tool (explore, plan and general-purpose subagents in fresh contexts)');
   return command;

@@ -159,7 +159,7 @@ export const runSkill = async (
     validateOptions(options);
     outputFile = await resolveOutputFile({ path: options.outputFile, cwd });
     // flags > env > project > user > defaults; a bad settings file is a bad request naming the file and the key
-    const settings = await resolveSkillSettings({ skill, flags, cwd }, { env: process.env });
+    const settings = await resolveSkillSettings({ skill, flags, cwd, trustProject: !!options.trustProject }, { env: process.env });
     for (const warning of settings.warnings) warn(warning);
     const { values } = settings;
     if (!values.atom)

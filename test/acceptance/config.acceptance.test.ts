@@ -74,7 +74,7 @@ describe('bhrain config (issue 13 settings)', () => {
     const run = await runBhrain({ args: ['config'], cwd: repo, env });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe(`bhrain config: unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, sandbox, allowNetwork, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, appendSystemPrompt, mcpServers, enableAllProjectMcpServers, enabledMcpjsonServers\n`);
+    expect(run.stderr).toBe(`bhrain config: unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, sandbox, allowNetwork, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, appendSystemPrompt, mcpServers, enableAllProjectMcpServers, enabledMcpjsonServers, trustedProjects\n`);
     const json = await runBhrain({ args: ['config', '-o', 'json'], cwd: repo, env });
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toMatchObject({ exitCode: 2, error: { code: 'BAD_REQUEST', message: expect.stringContaining(`unknown key 'atomm' in ${projectFile}`) } });

@@ -128,12 +128,14 @@ describe('issue 13 settings take effect: limits, permission, instructions', () =
     expect(JSON.stringify(standin().requests[0].body)).not.toContain('ROOT-RULE');
   });
 
-  it('issue 13 settings take effect: a project file that turns the sandbox off is warned about, in the JSON too', async () => {
+  it('issue 30 approval: a project file that turns the sandbox off is ignored, said in the JSON too; approved, it applies, said too', async () => {
     await write(projectFile(), { atom: 'qwen', sandbox: 'off' });
-    standin().script({ text: 'ok' });
+    standin().script({ text: 'ok' }, { text: 'ok' });
     const run = await runBhrain({ args: ['act', '-o', 'json', 'hi'], cwd: repo, env: envFor() });
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout).warnings).toContain(`sandbox off comes from ${projectFile()}: bash runs unconfined (pass --sandbox workspace-write to confine it)`);
+    expect(JSON.parse(run.stdout).warnings).toEqual([expect.stringMatching(new RegExp(`^ignored "sandbox": "off" from ${projectFile()}: .+ To use it, approve this project with --trust-project`))]);
+    const trusted = await runBhrain({ args: ['act', '--trust-project', '-o', 'json', 'hi'], cwd: repo, env: envFor() });
+    expect(JSON.parse(trusted.stdout).warnings).toEqual([`"sandbox": "off" comes from ${projectFile()}, which loosens bhrain's confinement; this project is approved (--trust-project)`]);
   });
 });
 

@@ -27,7 +27,7 @@ const writeJson = async (path: string, value: unknown) => {
   await writeFile(path, JSON.stringify(value));
 };
 const server = (tag: string) => ({ type: 'stdio' as const, command: 'node', args: [tag] });
-const base = { configFiles: [] as string[], strict: false, settings: [], approval: { enableAllProjectMcpServers: false, enabledMcpjsonServers: [] }, userSettingsPath: '/u/settings.json' };
+const base = { configFiles: [] as string[], strict: false, settings: [], approval: { trusted: false, enableAllProjectMcpServers: false, enabledMcpjsonServers: [] }, userSettingsPath: '/u/settings.json' };
 const env = {};
 
 describe('issue 16 CLI config: sources and precedence', () => {
@@ -44,7 +44,7 @@ describe('issue 16 CLI config: sources and precedence', () => {
           { layer: 'user', path: '/u/settings.json', servers: { a: server('user'), u: server('user') } },
           { layer: 'project', path: join(repo, '.bhrain', 'settings.json'), servers: { a: server('project'), p: server('project') } },
         ],
-        approval: { enableAllProjectMcpServers: true, enabledMcpjsonServers: [] },
+        approval: { trusted: false, enableAllProjectMcpServers: true, enabledMcpjsonServers: [] },
       },
       { env },
     );
@@ -78,9 +78,9 @@ describe('issue 16 CLI config: sources and precedence', () => {
     expect(none.servers.map((each) => each.name)).toEqual(['mine']);
     expect(none.skipped).toHaveLength(3);
     expect(none.skipped[0]).toMatch(/^MCP server 'proj' from .*\.bhrain\/settings\.json was not started: .* Add "enabledMcpjsonServers": \["proj"\]/);
-    const byName = await resolveMcpServers({ ...base, cwd: repo, settings, approval: { enableAllProjectMcpServers: false, enabledMcpjsonServers: ['named'] } }, { env });
+    const byName = await resolveMcpServers({ ...base, cwd: repo, settings, approval: { trusted: false, enableAllProjectMcpServers: false, enabledMcpjsonServers: ['named'] } }, { env });
     expect(byName.servers.map((each) => each.name).sort()).toEqual(['mine', 'named']);
-    const all = await resolveMcpServers({ ...base, cwd: repo, settings, approval: { enableAllProjectMcpServers: true, enabledMcpjsonServers: [] } }, { env });
+    const all = await resolveMcpServers({ ...base, cwd: repo, settings, approval: { trusted: false, enableAllProjectMcpServers: true, enabledMcpjsonServers: [] } }, { env });
     expect(all.servers.map((each) => each.name).sort()).toEqual(['mine', 'named', 'other', 'proj']);
     // the same file passed with --mcp-config is approved by being passed
     const flagged = await resolveMcpServers({ ...base, cwd: repo, configFiles: ['.mcp.json'] }, { env });
@@ -91,7 +91,7 @@ describe('issue 16 CLI config: sources and precedence', () => {
   it('issue 16 CLI config: .mcp.json is read at the repository root, not in the working directory below it; outside a repository, in the working directory', async () => {
     await writeJson(join(sub, '.mcp.json'), { mcpServers: { below: server('x') } });
     await writeJson(join(repo, '.mcp.json'), { mcpServers: { root: server('x') } });
-    const approval = { enableAllProjectMcpServers: true, enabledMcpjsonServers: [] };
+    const approval = { trusted: false, enableAllProjectMcpServers: true, enabledMcpjsonServers: [] };
     expect((await resolveMcpServers({ ...base, cwd: sub, approval }, { env })).servers.map((each) => each.name)).toEqual(['root']);
     const outside = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-mcp-nogit-')));
     await writeJson(join(outside, '.mcp.json'), { mcpServers: { here: server('x') } });

@@ -1,8 +1,9 @@
-import { readFile, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 
 import type * as Zod from 'zod';
 
+import { findRepoRoot } from '../../archs/bhrain.struct.v1/instructions/findRepoRoot.js';
 import type { McpServerConfig } from '../../archs/bhrain.struct.v1/tools/mcp/genMcpToolBox.js';
 import { BadRequestError } from '../../contract/errors.js';
 
@@ -169,19 +170,15 @@ export interface McpServerToStart {
   source: McpServerSource;
 }
 
-/** .what = the user's approval of project MCP servers, from the user settings file only (Claude Code's keys) */
+/**
+ * .what = the user's approval of project MCP servers: the project approved as a whole (resolveProjectApproval: by
+ *         --trust-project or trustedProjects), or by Claude Code's keys of the user settings file
+ */
 export interface McpProjectApproval {
+  trusted: boolean;
   enableAllProjectMcpServers: boolean;
   enabledMcpjsonServers: readonly string[];
 }
-
-/** .what = the repository root (the nearest directory up from cwd holding .git), else cwd */
-const findRepoRoot = async (cwd: string): Promise<string> => {
-  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-    if (await stat(join(dir, '.git')).then(() => true, () => false)) return dir;
-    if (dirname(dir) === dir) return resolve(cwd);
-  }
-};
 
 /**
  * .what = the MCP servers a run starts, from every source, lowest first: the user settings, the project settings
@@ -206,7 +203,7 @@ export const resolveMcpServers = async (
   const layers: Array<{ source: McpServerSource; servers: Record<string, McpServerConfig> }> = [];
   if (!input.strict) {
     for (const each of input.settings) layers.push({ source: { kind: each.layer, path: each.path }, servers: each.servers });
-    const mcpJson = join(await findRepoRoot(input.cwd), MCP_JSON_FILE_NAME);
+    const mcpJson = join((await findRepoRoot({ cwd: input.cwd })) ?? resolve(input.cwd), MCP_JSON_FILE_NAME);
     const servers = await readMcpConfigFile({ path: mcpJson, shownAs: mcpJson, optional: true });
     if (servers) layers.push({ source: { kind: 'mcp.json', path: mcpJson }, servers });
   }
@@ -222,10 +219,10 @@ export const resolveMcpServers = async (
   const skipped: string[] = [];
   for (const [name, { server, source }] of winners) {
     const fromProject = source.kind === 'mcp.json' || source.kind === 'project';
-    const approved = input.approval.enableAllProjectMcpServers || input.approval.enabledMcpjsonServers.includes(name);
+    const approved = input.approval.trusted || input.approval.enableAllProjectMcpServers || input.approval.enabledMcpjsonServers.includes(name);
     if (fromProject && !approved) {
       skipped.push(
-        `MCP server '${name}' from ${source.path} was not started: project servers run commands outside the sandbox, so they need your approval. Add "enabledMcpjsonServers": ["${name}"] (or "enableAllProjectMcpServers": true) to ${input.userSettingsPath}, or pass the file with --mcp-config`,
+        `MCP server '${name}' from ${source.path} was not started: project servers run commands outside the sandbox, so they need your approval. Add "enabledMcpjsonServers": ["${name}"] (or "enableAllProjectMcpServers": true) to ${input.userSettingsPath}, approve the whole project (--trust-project, or "trustedProjects" there), or pass the file with --mcp-config`,
       );
       continue;
     }

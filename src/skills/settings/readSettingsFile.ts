@@ -34,8 +34,12 @@ export const checkAtomSlug = async (slug: string): Promise<string | null> => {
 
 const RULE_KINDS = ['allow', 'prompt', 'deny'] as const;
 
-/** .what = the settings-file keys that are not run settings: MCP servers, and the user's approval of the project's */
+/**
+ * .what = the settings-file keys that are not run settings: MCP servers, and the user's approval of a project (its MCP
+ *         servers, or all it loosens); the approval keys are read from the user's file only
+ */
 export const MCP_SETTINGS_KEYS = ['mcpServers', 'enableAllProjectMcpServers', 'enabledMcpjsonServers'] as const;
+export const APPROVAL_KEYS = ['trustedProjects', 'enableAllProjectMcpServers', 'enabledMcpjsonServers'] as const;
 
 /**
  * .what = the shape of a settings file: every key optional, no other key allowed; built on first use
@@ -95,6 +99,7 @@ const genSettingsFileSchema = (z: typeof Zod) => {
     mcpServers: mcpServersSchema.optional(),
     enableAllProjectMcpServers: z.boolean().optional(),
     enabledMcpjsonServers: z.array(z.string()).optional(),
+    trustedProjects: z.array(z.string().min(1)).optional(),
   });
 };
 let settingsFileSchema: ReturnType<typeof genSettingsFileSchema> | null = null;
@@ -104,7 +109,7 @@ export type SettingsFile = Zod.output<ReturnType<typeof genSettingsFileSchema>>;
 
 /** .what = the keys an object at a path of the settings file may have, for an "unknown key" message */
 const validKeysAt = (path: readonly PropertyKey[]): readonly string[] => {
-  if (path.length === 0) return [...Object.keys(SETTING_KEYS), ...MCP_SETTINGS_KEYS];
+  if (path.length === 0) return [...Object.keys(SETTING_KEYS), ...MCP_SETTINGS_KEYS, 'trustedProjects'];
   if (path[0] === 'baseUrl') return SETTINGS_SUPPLIERS;
   if (path[0] === 'permission') return RULE_KINDS;
   return [];
@@ -117,6 +122,7 @@ const expectsAt = (path: readonly PropertyKey[]): string => {
   if (path[0] === 'permission' && path.length > 2) return 'a rule string, e.g. "bash(npm test*)" or "write(src/**)"';
   if (path[0] === 'enableAllProjectMcpServers') return 'true or false';
   if (path[0] === 'enabledMcpjsonServers') return 'a list of MCP server names, e.g. ["github"]';
+  if (path[0] === 'trustedProjects') return 'a list of repository roots, e.g. ["~/src/my-app"]';
   return SETTING_KEYS[path[0] as SettingKey]?.expects ?? 'a valid value';
 };
 
@@ -198,10 +204,10 @@ export const readSettingsFile = async (input: { path: string; layer: SettingsLay
     throw new BadRequestError(
       `baseUrl is not allowed in a project settings file (${input.path}): a repository could send your API key to a server of its choosing. Set it in your user settings file, with ANTHROPIC_BASE_URL / QWEN_BASE_URL, or with --base-url`,
     );
-  const approval = (['enableAllProjectMcpServers', 'enabledMcpjsonServers'] as const).find((key) => settings[key] !== undefined);
+  const approval = APPROVAL_KEYS.find((key) => settings[key] !== undefined);
   if (input.layer === 'project' && approval)
     throw new BadRequestError(
-      `${approval} is not allowed in a project settings file (${input.path}): a repository cannot approve its own MCP servers, which run commands outside the sandbox. Set it in your user settings file`,
+      `${approval} is not allowed in a project settings file (${input.path}): a repository cannot approve itself (its MCP servers run commands outside the sandbox, and its settings could loosen bhrain's confinement). Set it in your user settings file, or pass --trust-project`,
     );
   if (settings.atom !== undefined) {
     const wrong = await checkAtomSlug(settings.atom);

@@ -195,12 +195,13 @@ describe('issue 13 settings permission: a builtin guard or inline rules in the r
   it('issue 13 settings permission: readOnly makes the sandbox read-only unless one is set; ask is always read-only', async () => {
     const { repo, env, projectFile, write } = await given({ project: { permission: 'readOnly' } });
     expect((await resolveSkillSettings({ cwd: repo }, { env })).values).toMatchObject({ permission: 'readOnly', sandbox: 'read-only' });
+    // issue 30: a project's loosening values apply only once the user approves the project (see the approval tests)
     await write(projectFile, { permission: 'allowAll', sandbox: 'off', allowNetwork: true });
-    const act = await resolveSkillSettings({ cwd: repo }, { env });
+    const act = await resolveSkillSettings({ cwd: repo, trustProject: true }, { env });
     expect(act.values).toMatchObject({ permission: 'allowAll', sandbox: 'off', allowNetwork: true });
     expect(act.warnings).toEqual([
-      `sandbox off comes from ${projectFile}: bash runs unconfined (pass --sandbox workspace-write to confine it)`,
-      `allowNetwork comes from ${projectFile}: bash may reach the network`,
+      `"sandbox": "off" comes from ${projectFile}, which loosens bhrain's confinement; this project is approved (--trust-project)`,
+      `"allowNetwork": true comes from ${projectFile}, which loosens bhrain's confinement; this project is approved (--trust-project)`,
     ]);
     const ask = await resolveSkillSettings({ skill: 'ask', cwd: repo }, { env });
     expect(ask.values).toMatchObject({ permission: 'readOnly', sandbox: 'read-only', allowNetwork: false });
@@ -233,5 +234,67 @@ describe('issue 13 settings flags: only flags given explicitly are a layer', () 
     expect([fromEnv.values.baseUrl, fromEnv.sources.baseUrl]).toEqual(['http://127.0.0.1:9000/v1', 'env:QWEN_BASE_URL']);
     const fromFlag = await resolveSkillSettings({ cwd: repo, flags: { baseUrl: 'http://127.0.0.1:1/v1' } }, { env: { ...env, QWEN_BASE_URL: 'http://127.0.0.1:9000/v1' } });
     expect([fromFlag.values.baseUrl, fromFlag.sources.baseUrl]).toEqual(['http://127.0.0.1:1/v1', 'flag']);
+  });
+});
+
+describe('issue 30 approval: a project file may tighten, never loosen, without the user\'s approval', () => {
+  it('issue 30 approval: unapproved, a looser sandbox, network and guard from the project are ignored, each named with how to approve', async () => {
+    const { repo, env, userFile, projectFile } = await given({
+      user: { permission: 'promptForWrites' },
+      project: { sandbox: 'off', allowNetwork: true, permission: 'allowAll', maxIterations: 7 },
+    });
+    const resolved = await resolveSkillSettings({ cwd: repo }, { env });
+    expect(resolved.values).toMatchObject({ sandbox: 'workspace-write', allowNetwork: false, permission: 'promptForWrites', maxIterations: 7 });
+    expect(resolved.sources).toMatchObject({ sandbox: 'default', allowNetwork: 'default', permission: `user:${userFile}`, maxIterations: `project:${projectFile}` });
+    const approve = `approve this project with --trust-project, or add "${repo}" to "trustedProjects" in ${userFile}`;
+    expect(resolved.warnings).toEqual([
+      `ignored "sandbox": "off" from ${projectFile}: a project file may tighten bhrain's confinement, not loosen it without your approval; sandbox is "workspace-write" (default). To use it, ${approve}`,
+      `ignored "allowNetwork": true from ${projectFile}: a project file may tighten bhrain's confinement, not loosen it without your approval; allowNetwork is false (default). To use it, ${approve}`,
+      `ignored "permission": "allowAll" from ${projectFile}: a project file may tighten bhrain's confinement, not loosen it without your approval; permission is "promptForWrites" (user:${userFile}). To use it, ${approve}`,
+    ]);
+    expect(resolved.approval).toEqual({ root: repo, trusted: false, via: null });
+  });
+
+  it('issue 30 approval: a tighter sandbox or guard from the project applies without approval and without a word', async () => {
+    const { repo, env } = await given({ project: { sandbox: 'read-only', permission: { allow: ['read', 'bash(npm test)'], deny: ['bash(rm *)'] } } });
+    const resolved = await resolveSkillSettings({ cwd: repo }, { env });
+    expect(resolved.values).toMatchObject({ sandbox: 'read-only', permission: { allow: ['read', 'bash(npm test)'], deny: ['bash(rm *)'] } });
+    expect(resolved.warnings).toEqual([]);
+  });
+
+  it('issue 30 approval: allow rules beyond what the user allows loosen the guard; rules within it do not', async () => {
+    const { repo, env, projectFile, write } = await given({ user: { permission: 'readOnly' }, project: { permission: { allow: ['read', 'grep'] } } });
+    expect((await resolveSkillSettings({ cwd: repo }, { env })).values.permission).toEqual({ allow: ['read', 'grep'] });
+    await write(projectFile, { permission: { allow: ['read', 'write(src/**)'] } });
+    const looser = await resolveSkillSettings({ cwd: repo }, { env });
+    expect(looser.values.permission).toBe('readOnly');
+    expect(looser.warnings[0]).toMatch(/^ignored "permission": \{"allow":\["read","write\(src\/\*\*\)"\]\} from /);
+  });
+
+  it('issue 30 approval: the user approves by the repository root\'s real path in trustedProjects (~ and symlinks resolved), or by --trust-project', async () => {
+    const { root, repo, sub, env, write, userFile } = await given({ project: { sandbox: 'off' } });
+    expect((await resolveSkillSettings({ cwd: sub }, { env })).values.sandbox).toBe('workspace-write');
+    await write(userFile, { trustedProjects: [repo] });
+    const trusted = await resolveSkillSettings({ cwd: sub }, { env });
+    expect(trusted.values.sandbox).toBe('off');
+    expect(trusted.approval).toEqual({ root: repo, trusted: true, via: 'trustedProjects' });
+    // ~ is HOME: a link from it to the repository names the same real path
+    execFileSync('ln', ['-s', repo, join(env.HOME, 'link')]);
+    await write(userFile, { trustedProjects: ['~/link'] });
+    expect((await resolveSkillSettings({ cwd: repo }, { env })).approval.trusted).toBe(true);
+    await write(userFile, { trustedProjects: [join(root, 'elsewhere')] });
+    expect((await resolveSkillSettings({ cwd: repo }, { env })).approval.trusted).toBe(false);
+    expect((await resolveSkillSettings({ cwd: repo, trustProject: true }, { env })).approval).toEqual({ root: repo, trusted: true, via: '--trust-project' });
+  });
+
+  it('issue 30 approval: a project file cannot approve itself: an approval key in it is exit 2, naming the key and where it belongs', async () => {
+    for (const key of ['trustedProjects', 'enableAllProjectMcpServers', 'enabledMcpjsonServers']) {
+      const { repo, env, projectFile } = await given({ project: { [key]: key === 'enableAllProjectMcpServers' ? true : ['.'] } });
+      const error = await resolveSkillSettings({ cwd: repo }, { env }).catch((caught: Error) => caught);
+      expect(error).toBeInstanceOf(BadRequestError);
+      expect((error as Error).message).toBe(
+        `${key} is not allowed in a project settings file (${projectFile}): a repository cannot approve itself (its MCP servers run commands outside the sandbox, and its settings could loosen bhrain's confinement). Set it in your user settings file, or pass --trust-project`,
+      );
+    }
   });
 });

@@ -6,9 +6,11 @@ import { getBhrainConfigDir } from '../../archs/bhrain.struct.v1/instructions/ge
 import { BASH_SANDBOX_MODES, isBashSandboxMode } from '../../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
 import type { McpServerConfig } from '../../archs/bhrain.struct.v1/tools/mcp/genMcpToolBox.js';
 import { BadRequestError } from '../../contract/errors.js';
+import { findRepoRoot } from '../../archs/bhrain.struct.v1/instructions/findRepoRoot.js';
 import type { McpProjectApproval } from '../mcp/resolveMcpServers.js';
 import type { SkillName } from '../genSkillCommand.js';
 import { checkAtomSlug, readSettingsFile, type SettingsFile, type SettingsLayer } from './readSettingsFile.js';
+import { LOOSENING, resolveProjectApproval, type ProjectApproval } from './resolveProjectApproval.js';
 import {
   BASE_URL_ENV_VARS,
   isHttpUrl,
@@ -44,6 +46,8 @@ export interface ResolvedSkillSettings {
   /** the user file, then the project files from the repository root down to cwd (later ones win) */
   files: SettingsFileFound[];
   warnings: string[];
+  /** whether the user approved this project (its root, and how), which lets its files loosen settings and start MCP servers */
+  approval: ProjectApproval;
   /** the MCP servers of the settings files (user first, then project files farthest first), and the user's approval of the project's */
   mcp: {
     settings: Array<{ layer: SettingsLayer; path: string; servers: Record<string, McpServerConfig> }>;
@@ -161,10 +165,12 @@ const asFileLayer = (settings: SettingsFile, source: SettingSource): LayerValues
  *        file that exists is validated in full, even where a higher layer overrides it: a bad file is never ignored
  * .note = ask is always read-only: its permission, sandbox and network are fixed, and only `--sandbox read-only` is
  *         accepted. baseUrl follows the atom's supplier: --base-url, then ANTHROPIC_BASE_URL / QWEN_BASE_URL, then the
- *         user file's `baseUrl.<supplier>`
+ *         user file's `baseUrl.<supplier>`. A project file may tighten the sandbox, the network and the guard, never
+ *         loosen them unless the user approved the project (--trust-project, or `trustedProjects` in the user file):
+ *         a loosening value is replaced by the one that applies without it, and a warning names the key and how to approve
  */
 export const resolveSkillSettings = async (
-  input: { skill?: SkillName; flags?: SkillSettingsFlags; cwd: string },
+  input: { skill?: SkillName; flags?: SkillSettingsFlags; cwd: string; trustProject?: boolean },
   context: { env?: Record<string, string | undefined> } = {},
 ): Promise<ResolvedSkillSettings> => {
   const env = context.env ?? process.env;
@@ -191,11 +197,16 @@ export const resolveSkillSettings = async (
     ...(user ? [{ source: `user:${userPath}` as const, values: asFileLayer(user, `user:${userPath}`) }] : []),
   ];
   const sources = {} as Record<SettingKey, SettingSource>;
+  /** a key's value from the first of the layers that gives it, else the fallback; an env layer names its one variable */
+  const pickFrom = <K extends Exclude<SettingKey, 'baseUrl'>>(from: typeof layers, key: K, fallback: SkillSettings[K]) => {
+    const layer = from.find((each) => each.values[key] !== undefined);
+    const source: SettingSource = !layer ? 'default' : layer.source.startsWith('env:') ? `env:${SETTINGS_ENV_VARS[key]}` : layer.source;
+    return { value: layer ? (layer.values[key] as SkillSettings[K]) : fallback, source };
+  };
   const pick = <K extends Exclude<SettingKey, 'baseUrl'>>(key: K, fallback: SkillSettings[K]): SkillSettings[K] => {
-    const layer = layers.find((each) => each.values[key] !== undefined);
-    // an env layer names the one variable that gave the value
-    sources[key] = !layer ? 'default' : layer.source.startsWith('env:') ? `env:${SETTINGS_ENV_VARS[key]}` : layer.source;
-    return layer ? (layer.values[key] as SkillSettings[K]) : fallback;
+    const { value, source } = pickFrom(layers, key, fallback);
+    sources[key] = source;
+    return value;
   };
 
   const atom = pick('atom', undefined);
@@ -227,6 +238,30 @@ export const resolveSkillSettings = async (
     projectInstructions: pick('projectInstructions', true),
     appendSystemPrompt: pick('appendSystemPrompt', undefined),
   };
+  // a project may tighten, never loosen, without the user's approval: a loosening value falls back to what applies
+  // without any project file; an approved one is still worth a line, since the user may not have read the file
+  const warnings: string[] = [];
+  const approval = await resolveProjectApproval(
+    { root: (await findRepoRoot({ cwd: input.cwd })) ?? input.cwd, trustProject: !!input.trustProject, trustedProjects: user?.trustedProjects ?? [] },
+    { env },
+  );
+  const howToApprove = `approve this project with --trust-project, or add "${approval.root}" to "trustedProjects" in ${userPath}`;
+  const withoutProjects = layers.filter((layer) => !layer.source.startsWith('project:'));
+  const defaults = { sandbox: DEFAULT_BASH_SANDBOX_MODE, allowNetwork: false, permission: 'allowAll' };
+  // ask fixes all three: nothing a project gives for them applies
+  for (const key of skill === 'ask' ? [] : (Object.keys(LOOSENING) as Array<keyof typeof LOOSENING>)) {
+    if (!sources[key].startsWith('project:')) continue;
+    const file = sources[key].slice('project:'.length);
+    const fallback = pickFrom(withoutProjects, key, defaults[key]);
+    if (!(LOOSENING[key] as (value: unknown, than: unknown) => boolean)(values[key], fallback.value)) continue;
+    const shown = JSON.stringify(values[key]);
+    if (approval.trusted) warnings.push(`"${key}": ${shown} comes from ${file}, which loosens bhrain's confinement; this project is approved (${approval.via})`);
+    else {
+      warnings.push(`ignored "${key}": ${shown} from ${file}: a project file may tighten bhrain's confinement, not loosen it without your approval; ${key} is ${JSON.stringify(fallback.value)} (${fallback.source}). To use it, ${howToApprove}`);
+      Object.assign(values, { [key]: fallback.value });
+      sources[key] = fallback.source;
+    }
+  }
   // read-only permission implies a read-only sandbox, unless a sandbox was chosen
   if (sources.sandbox === 'default' && values.permission === 'readOnly') values.sandbox = 'read-only';
   if (skill === 'ask') {
@@ -238,19 +273,17 @@ export const resolveSkillSettings = async (
     sources.allowNetwork = 'default';
   }
 
-  // a repository that loosens its own confinement is worth a line: the user may not have read its settings
-  const warnings: string[] = [];
-  if (values.sandbox === 'off' && sources.sandbox.startsWith('project:'))
-    warnings.push(`sandbox off comes from ${sources.sandbox.slice('project:'.length)}: bash runs unconfined (pass --sandbox workspace-write to confine it)`);
-  if (values.allowNetwork && sources.allowNetwork.startsWith('project:'))
-    warnings.push(`allowNetwork comes from ${sources.allowNetwork.slice('project:'.length)}: bash may reach the network`);
   const mcp = {
     settings: [
       ...(user?.mcpServers ? [{ layer: 'user' as const, path: userPath, servers: user.mcpServers }] : []),
       ...projectPaths.flatMap((path, index) => (projects[index]?.mcpServers ? [{ layer: 'project' as const, path, servers: projects[index]!.mcpServers! }] : [])),
     ],
-    approval: { enableAllProjectMcpServers: user?.enableAllProjectMcpServers ?? false, enabledMcpjsonServers: user?.enabledMcpjsonServers ?? [] },
+    approval: {
+      trusted: approval.trusted,
+      enableAllProjectMcpServers: user?.enableAllProjectMcpServers ?? false,
+      enabledMcpjsonServers: user?.enabledMcpjsonServers ?? [],
+    },
     userPath,
   };
-  return { values, sources, files, warnings, mcp };
+  return { values, sources, files, warnings, approval, mcp };
 };
