@@ -12,7 +12,7 @@ import { genCliEnv, runBhrain, type CliRun } from '../acceptance/runCli.js';
 import type { Standin, StandinRequest, StandinToolCall } from '../standin/types.js';
 
 /** .what = the promise an attempt tries to break; the summary counts attempts and escapes per category */
-export type SecurityCategory = 'allow-list' | 'denied-program' | 'outside-writes' | 'leftover-processes' | 'supervisor' | 'peak-rss';
+export type SecurityCategory = 'allow-list' | 'denied-program' | 'outside-writes' | 'leftover-processes' | 'supervisor' | 'peak-rss' | 'planted-config';
 
 /** .what = how one attempt ended: `escaped` says what changed that must not have; `answered` says the loop gave its calls a result */
 export interface SecurityOutcome {

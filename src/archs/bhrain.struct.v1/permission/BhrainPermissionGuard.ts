@@ -6,6 +6,11 @@ export interface BhrainPermissionDecision {
   reason?: string;
   /** on a prompt: the rule that asked (e.g. `bash(npm test*)`), which "don't ask again this session" remembers */
   pattern?: string;
+  /**
+   * on an allow of a write or edit: every place the file change lands was allowed by a rule that names that path exactly
+   * (no wildcard), e.g. `write(.vscode/settings.json)`; only such a rule lets write and edit change a protected path
+   */
+  namedExactly?: boolean;
 }
 
 /** .what = what a guard may consult besides the call: where the session works */

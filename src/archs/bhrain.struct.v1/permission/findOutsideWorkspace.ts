@@ -7,10 +7,30 @@ import { resolveRealPath } from './resolveRealPath.js';
 export const WRITING_TOOLS: ReadonlySet<string> = new Set(['write', 'edit']);
 
 /**
- * .what = paths inside a workspace whose contents git runs as code, unconfined, when the user next runs it
- * .why = changing them is changing what runs outside the workspace: write and edit ask first, as for a path outside
+ * .what = the paths inside a workspace that a later program trusts, reads and runs, each with who does; a trailing /
+ *         marks a directory, protected with all it holds
+ * .why = a model that plants one escapes its confinement through whoever trusts it next (the next bhrain run, the next CI
+ *        step, git, a shell, an editor, another agent): they are read-only to every tool the model drives, whether they
+ *        exist yet or not. write and edit ask first (a rule naming the exact path allows it); bash's sandbox binds them
+ *        read-only (genBwrapArgs)
  */
-export const GIT_EXECUTABLE_PATHS: readonly string[] = ['.git/hooks', '.git/config'];
+export const PROTECTED_PATHS: ReadonlyArray<{ path: string; trustedBy: string }> = [
+  { path: '.bhrain/', trustedBy: 'the next bhrain run reads as its settings and instructions' },
+  { path: '.claude/', trustedBy: 'Claude Code reads as its settings, hooks, agents and commands' },
+  { path: '.mcp.json', trustedBy: 'bhrain and Claude Code start MCP servers from' },
+  { path: '.gitmodules', trustedBy: 'git follows for submodules' },
+  { path: '.gitconfig', trustedBy: 'git reads as configuration (hooks, fsmonitor, aliases run code)' },
+  { path: '.git/hooks/', trustedBy: 'git runs as code' },
+  { path: '.git/config', trustedBy: 'git reads as configuration (hooks, fsmonitor, aliases run code)' },
+  { path: '.bashrc', trustedBy: 'bash runs at start' },
+  { path: '.bash_profile', trustedBy: 'bash runs at login' },
+  { path: '.zshrc', trustedBy: 'zsh runs at start' },
+  { path: '.zprofile', trustedBy: 'zsh runs at login' },
+  { path: '.profile', trustedBy: 'a login shell runs' },
+  { path: '.ripgreprc', trustedBy: 'ripgrep reads as its options' },
+  { path: '.vscode/', trustedBy: 'VS Code reads as settings and tasks it runs' },
+  { path: '.idea/', trustedBy: 'JetBrains IDEs read as settings and run configurations' },
+];
 
 /** .what = whether path is root or lies beneath it (both absolute, normalized) */
 export const isWithin = (root: string, path: string): boolean => {
@@ -18,9 +38,9 @@ export const isWithin = (root: string, path: string): boolean => {
   return inside === '' || (inside !== '..' && !inside.startsWith(`..${sep}`) && !isAbsolute(inside));
 };
 
-/** .what = whether a real path inside the workspace is, or lies in, one of its GIT_EXECUTABLE_PATHS */
-export const isGitExecutable = (workspace: string, path: string): boolean =>
-  GIT_EXECUTABLE_PATHS.some((gitPath) => isWithin(join(workspace, gitPath), path));
+/** .what = the protected path a real path inside the workspace is, or lies in; null when it is none of them */
+export const findProtected = (workspace: string, path: string): { path: string; trustedBy: string } | null =>
+  PROTECTED_PATHS.find((each) => isWithin(join(workspace, each.path), path)) ?? null;
 
 /** .what = the real path a writing call names, every symlink resolved; null for a call that writes no named file */
 export const findWriteTarget = (input: { toolName: string; toolInput: Record<string, unknown>; cwd: string }): string | null =>
@@ -39,14 +59,19 @@ export const findOutsideWorkspace = (input: { toolName: string; toolInput: Recor
 };
 
 /**
- * .what = the real path a writing call would change, when it is a git hook or git's config inside the workspace; null otherwise
- * .why = git runs them as code when the user next runs it, unconfined: the guard layer asks before such a write
+ * .what = the real path a writing call would change, when it is one of the workspace's PROTECTED_PATHS, with who trusts it
+ * .why = a program that runs outside the sandbox trusts it: the guard layer asks before such a write
  */
-export const findGitExecutableTarget = (input: { toolName: string; toolInput: Record<string, unknown>; cwd: string }): string | null => {
+export const findProtectedTarget = (input: {
+  toolName: string;
+  toolInput: Record<string, unknown>;
+  cwd: string;
+}): { realPath: string; trustedBy: string } | null => {
   const target = findWriteTarget(input);
   if (target === null) return null;
   const workspace = resolveRealPath(resolve(input.cwd));
-  return isWithin(workspace, target) && isGitExecutable(workspace, target) ? target : null;
+  const found = isWithin(workspace, target) ? findProtected(workspace, target) : null;
+  return found ? { realPath: target, trustedBy: found.trustedBy } : null;
 };
 
 /**

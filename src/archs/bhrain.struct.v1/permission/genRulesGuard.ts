@@ -153,8 +153,11 @@ const judgeToolCall = (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[] }, c
   const prompted = first(rules.prompt);
   if (prompted) return { decision: 'prompt', reason: `rule \`${prompted.rule.text}\` asks for approval (${prompted.subject})`, pattern: prompted.rule.text };
   const unallowed = subjects.find((subject) => !rules.allow.some((rule) => applies(rule) && matchesPath(rule, subject)));
-  if (unallowed === undefined) return { decision: 'allow' };
-  return { decision: 'prompt', reason: `no rule allows ${call.name} (${unallowed})` };
+  if (unallowed !== undefined) return { decision: 'prompt', reason: `no rule allows ${call.name} (${unallowed})` };
+  const namesExactly = (rule: Rule, subject: string) =>
+    rule.spec !== null && !picomatch.scan(rule.spec).isGlob && shownFrom(resolve(cwd), resolve(cwd, rule.spec)) === subject;
+  const namedExactly = changesFile && subjects.every((subject) => rules.allow.some((rule) => applies(rule) && namesExactly(rule, subject)));
+  return namedExactly ? { decision: 'allow', namedExactly } : { decision: 'allow' };
 };
 
 /**

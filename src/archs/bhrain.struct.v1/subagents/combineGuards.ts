@@ -22,6 +22,7 @@ export const combineGuards = (guards: readonly BhrainPermissionGuard[]): BhrainP
     // question with no single rule to remember
     if (prompts.length === 1) return prompts[0];
     if (prompts.length) return { decision: 'prompt', reason: prompts.map((verdict) => verdict.reason).filter(Boolean).join('; ') || undefined };
-    return { decision: 'allow' };
+    // all allow: a rule of one of them that names the file exactly (the user's, in the parent's guard) still counts
+    return verdicts.some((verdict) => verdict.namedExactly) ? { decision: 'allow', namedExactly: true } : { decision: 'allow' };
   },
 });

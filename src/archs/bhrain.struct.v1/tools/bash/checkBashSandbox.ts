@@ -39,7 +39,7 @@ const PROBE_COMMAND = 'if cat /proc/1/environ >/dev/null 2>&1; then exit 3; fi';
  *         the supervisor is out of its reach; when it fails, why (closing the caller's parenthesis) and how to fix it
  */
 const probe = async (input: { bwrapPath: string; bashPath: string }, env: Record<string, string | undefined>): Promise<string | null> => {
-  const bwrapArgs = genBwrapArgs({ bashPath: input.bashPath, mode: 'read-only', allowNetwork: false, cwd: '/', cwdReal: '/', gitPaths: [], shellVariables: [] });
+  const bwrapArgs = genBwrapArgs({ bashPath: input.bashPath, mode: 'read-only', allowNetwork: false, cwd: '/', cwdReal: '/', protectedPaths: [], shellVariables: [] });
   const run = await genBashSandboxPool({ idleMs: 0, maxIdle: 0 }).run(
     { key: 'probe', start: { ...input, bwrapArgs }, command: PROBE_COMMAND, timeoutMs: 10_000, maxCaptureBytes: 4096, killGraceMs: 500 },
     { cwd: '/', env: { PATH: env.PATH } },

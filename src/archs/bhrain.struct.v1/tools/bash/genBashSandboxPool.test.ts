@@ -150,7 +150,7 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
       const workspace = await genWorkspace('concurrent');
       const check = await checkBashSandbox({ env: process.env });
       if (!check.ok) throw new Error(check.reason);
-      const start = { ...check, bwrapArgs: genBwrapArgs({ bashPath: check.bashPath, mode: 'read-only', allowNetwork: false, cwd: workspace, cwdReal: workspace, gitPaths: [], shellVariables: [] }) };
+      const start = { ...check, bwrapArgs: genBwrapArgs({ bashPath: check.bashPath, mode: 'read-only', allowNetwork: false, cwd: workspace, cwdReal: workspace, protectedPaths: [], shellVariables: [] }) };
       const pool = genBashSandboxPool({ idleMs: 60_000, maxIdle: 2 });
       const call = () => pool.run({ key: 'same', start, command: 'sleep 0.3; readlink /proc/self/ns/pid', timeoutMs: 5_000, maxCaptureBytes: 1_000, killGraceMs: 500 }, { cwd: workspace, env: process.env });
       const runs = await Promise.all([call(), call(), call()]);
@@ -182,7 +182,8 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
       const made = await genWorkspace('made');
       await mkdir(join(made, '.git'));
       await runBash(box, made, 'true');
-      await mkdir(join(made, '.git', 'hooks'));
+      // the sandbox's placeholder for the hooks it protects is there already, as a mkdir -p by git would find it
+      await mkdir(join(made, '.git', 'hooks'), { recursive: true });
       attempts++;
       await runBash(box, made, 'echo planted > .git/hooks/pre-commit');
       if (await readFile(join(made, '.git', 'hooks', 'pre-commit'), 'utf8').catch(() => null)) escapes++;
@@ -221,7 +222,7 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
     const check = await checkBashSandbox({ env: process.env });
     if (!check.ok) throw new Error(check.reason);
     const workspace = await genWorkspace('idle');
-    const start = { ...check, bwrapArgs: genBwrapArgs({ bashPath: check.bashPath, mode: 'read-only', allowNetwork: false, cwd: workspace, cwdReal: workspace, gitPaths: [], shellVariables: [] }) };
+    const start = { ...check, bwrapArgs: genBwrapArgs({ bashPath: check.bashPath, mode: 'read-only', allowNetwork: false, cwd: workspace, cwdReal: workspace, protectedPaths: [], shellVariables: [] }) };
     const run = await genBashSandboxPool({ idleMs: 1_000, maxIdle: 1 }).run(
       { key: 'idle', start, command: 'true', timeoutMs: 5_000, maxCaptureBytes: 1_000, killGraceMs: 500 },
       { cwd: workspace, env: process.env },

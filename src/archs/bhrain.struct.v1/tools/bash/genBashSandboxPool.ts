@@ -8,12 +8,15 @@ import { liveGroupsAtExit, signalGroup } from '../../../../security/signalGroup.
 import type { BashCommand, BashRun, BashRunContext } from './BashRun.js';
 import { BoundedCapture } from './BoundedCapture.js';
 import { BWRAP_STATUS_FD, COMMAND_STDERR_FD, SUPERVISOR_EXECUTABLE_FD } from './genBwrapArgs.js';
+import { holdPlaceholders } from './holdPlaceholders.js';
 
 /** .what = how to start a sandbox: bwrap, its arguments (genBwrapArgs), and the host's bash the supervisor is copied from */
 export interface SandboxStart {
   bwrapPath: string;
   bwrapArgs: string[];
   bashPath: string;
+  /** the empty directories the arguments bind as mount points (findProtectedPaths), held while the sandbox lives */
+  placeholders?: readonly string[];
 }
 
 /** the supervisor writes the exit status in this many digits, before the nonce that ends the command's stdout */
@@ -74,6 +77,7 @@ const holdOpen = (sandbox: Sandbox, held: boolean): void => {
  *         every listener is attached before any of its events can be heard
  */
 const startSandbox = (key: string, start: SandboxStart, context: BashRunContext): Sandbox => {
+  const releasePlaceholders = holdPlaceholders(start.placeholders ?? []);
   const executable = openSync(start.bashPath, 'r');
   const stdio: Array<'pipe' | number> = ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'];
   stdio[SUPERVISOR_EXECUTABLE_FD] = executable;
@@ -111,6 +115,8 @@ const startSandbox = (key: string, start: SandboxStart, context: BashRunContext)
     clearTimeout(closeTimer);
     if (sandbox.closed) return;
     sandbox.closed = true;
+    // the sandbox's mounts are gone with it: its placeholders are let go, and removed by their last holder
+    releasePlaceholders();
     sandbox.call?.closed();
   };
   child.once('exit', (code, signal) => {

@@ -10,8 +10,9 @@ import { BASH_SANDBOX_MODES, isBashSandboxMode, type BashSandbox, type BashSandb
 import { CaptureBudget } from './CaptureBudget.js';
 import { checkBashSandbox } from './checkBashSandbox.js';
 import { genBashSandboxPool } from './genBashSandboxPool.js';
-import { findGitPathsToProtect, genBwrapArgs, isShellBehaviorVariable } from './genBwrapArgs.js';
+import { findProtectedPaths, genBwrapArgs, isShellBehaviorVariable } from './genBwrapArgs.js';
 import { formatBashRun } from './formatBashRun.js';
+import { PROTECTED_PATHS } from '../../permission/findOutsideWorkspace.js';
 import { runBashCommand } from './runBashCommand.js';
 
 /** .what = a path with its symlinks resolved (libc's realpath, as fs/promises' realpath is), or null where it cannot be */
@@ -23,10 +24,16 @@ const realpathOrNull = (path: string): string | null => {
   }
 };
 
+/** .what = the protected path a command's output names beside an error its read-only mount gives, if any */
+const findRefusedProtectedPath = (output: string): { path: string; trustedBy: string } | null => {
+  if (!/Read-only file system|Is a directory|Device or resource busy|Permission denied/.test(output)) return null;
+  return PROTECTED_PATHS.find((each) => output.includes(each.path.replace(/\/$/, ''))) ?? null;
+};
+
 // what the model is told about where its command runs
 const SANDBOX_TEXT: Record<BashSandboxMode, string> = {
   'workspace-write':
-    'the command runs in a sandbox. It can write only inside the working directory and /tmp; everything else (your home directory, system paths, .git/hooks, .git/config) is read-only. /tmp is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. No process a call starts outlives the call.',
+    'the command runs in a sandbox. It can write only inside the working directory and /tmp; everything else (your home directory, system paths) is read-only, and so are, in the working directory, the files other programs trust and run, whether they exist or not: {protected} (writing one fails with "Read-only file system", "Is a directory" or "Device or resource busy"; leave them to the user). /tmp is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. No process a call starts outlives the call.',
   'read-only':
     'the command runs in a read-only sandbox: nothing is writable, not even the working directory, except /tmp, which is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. No process a call starts outlives the call.',
   off: 'none: the command runs unconfined, with the rights of the user running bhrain.',
@@ -76,7 +83,8 @@ export const genBashToolBox = (options: {
     description: loadToolDescription(new URL('./bash.txt', import.meta.url))
       .replaceAll('{defaultTimeoutMs}', String(defaultTimeoutMs))
       .replaceAll('{maxTimeoutMs}', String(maxTimeoutMs))
-      .replaceAll('{sandbox}', `${SANDBOX_TEXT[sandboxMode]}${sandboxMode === 'off' ? '' : allowNetwork ? ' The network is on.' : ' The network is off: no downloads, no remote APIs (a server started within the same command is reachable on localhost).'}`),
+      .replaceAll('{sandbox}', `${SANDBOX_TEXT[sandboxMode]}${sandboxMode === 'off' ? '' : allowNetwork ? ' The network is on.' : ' The network is off: no downloads, no remote APIs (a server started within the same command is reachable on localhost).'}`)
+      .replaceAll('{protected}', PROTECTED_PATHS.map((each) => each.path).join(', ')),
     inputSchema: {
       type: 'object',
       properties: {
@@ -142,16 +150,18 @@ export const genBashToolBox = (options: {
         const check = await checkBashSandbox({ env: context.env });
         if (!check.ok)
           return failure(`bash is refused: ${check.reason}, or configure the bash toolbox with sandbox: { mode: 'off' } (CLI: --sandbox off) to run bash unconfined. Tell the user: retrying will not help.`);
-        const gitPaths = sandboxMode === 'workspace-write' ? findGitPathsToProtect(cwdReal) : [];
+        const { bound, placeholders, pinned } = sandboxMode === 'workspace-write' ? findProtectedPaths(cwdReal) : { bound: [], placeholders: [], pinned: [] };
         // what changes how bash runs a script reaches the command, not the sandbox's supervisor
         const shellVariables = Object.entries(env).flatMap(([name, value]) => (value !== undefined && isShellBehaviorVariable(name) ? [`${name}=${value}`] : []));
+        const protectedPaths = [...bound.map((found) => found.path), ...placeholders];
         const start = {
           bwrapPath: check.bwrapPath,
           bashPath: check.bashPath,
-          bwrapArgs: genBwrapArgs({ bashPath: check.bashPath, mode: sandboxMode, allowNetwork, cwd: context.cwd, cwdReal, gitPaths: gitPaths.map((found) => found.path), shellVariables }),
+          bwrapArgs: genBwrapArgs({ bashPath: check.bashPath, mode: sandboxMode, allowNetwork, cwd: context.cwd, cwdReal, protectedPaths, pinnedPaths: pinned, shellVariables }),
+          placeholders,
         };
         // all a sandbox was made for, down to the inodes it binds: a kept one runs this call only if none changed
-        const key = JSON.stringify([start, context.cwd, env, `${cwdFound.dev}:${cwdFound.ino}`, gitPaths]);
+        const key = JSON.stringify([start, context.cwd, env, `${cwdFound.dev}:${cwdFound.ino}`, bound]);
         const supervisorEnv = shellVariables.length ? Object.fromEntries(Object.entries(env).filter(([name]) => !isShellBehaviorVariable(name))) : env;
         run = await sandboxes.run({ ...limits, key, start }, { ...runContext, env: supervisorEnv });
       }
@@ -163,6 +173,12 @@ export const genBashToolBox = (options: {
         aborted: run.aborted,
         elapsedMs: run.elapsedMs,
       });
+      // a write refused by a protected path's mount says only "Read-only file system": the model is told why, once
+      const refused = sandboxMode === 'workspace-write' ? findRefusedProtectedPath(`${run.stdout.head}${run.stdout.tail}\n${run.stderr.head}${run.stderr.tail}`) : null;
+      if (refused)
+        notes.push(
+          `note: ${refused.path} is a protected path (${refused.trustedBy}, outside any sandbox): the sandbox keeps it read-only, whether it exists or not, and so do write and edit unless the user allows that exact path. Leave it to the user, or tell them why it must change`,
+        );
       const truncated = run.stdout.droppedBytes > 0 || run.stderr.droppedBytes > 0;
       // a secret cut in two by the dropped middle matches no redaction of the whole value: its pieces are redacted here
       if (truncated) {

@@ -1,5 +1,8 @@
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+import { PROTECTED_PATHS } from '../../permission/findOutsideWorkspace.js';
+import { isPlaceholderOfAnyone } from './holdPlaceholders.js';
 
 /** the fd on which bwrap writes its JSON status (the sandbox's pid, then its exit code) */
 export const BWRAP_STATUS_FD = 3;
@@ -88,21 +91,31 @@ while :; do
   printf '%s' "$nonce" >&${COMMAND_STDERR_FD}
 done`;
 
-/** paths inside a workspace whose contents later run outside the sandbox (hooks, core.hooksPath, core.fsmonitor) */
-const GIT_EXECUTABLE_PATHS = ['.git/hooks', '.git/config'];
-
 /**
- * .what = the paths of GIT_EXECUTABLE_PATHS that exist in the workspace now, to be bound read-only, with their inodes
- * .why = a model must not plant a hook or a config that runs code when the user next runs git, unconfined; a sandbox
- *        started earlier binds what was there then, so it serves a call only while the inodes are the same
- * .note = synchronous, on every bash call's path: two stats that mostly find nothing, where a promise each cost ~10x
- *         (the thread pool's round trip, and an Error made for each path that is not there)
+ * .what = the workspace's PROTECTED_PATHS for a sandbox to bind read-only: those that exist, with their inodes, and those
+ *         to hold as placeholders (absent now, or an empty placeholder directory already): every one of them but those
+ *         inside a directory the workspace lacks (`.git/hooks` where there is no `.git` directory)
+ * .why = a model must not plant what a later program trusts, through any command (`mv`, `cp`, `ln`, `tar x`, `git
+ *        checkout`): a read-only mount point cannot be written, replaced, renamed or removed. A sandbox started earlier
+ *        binds what was there then, so it serves a call only while this finds the same
+ * .note = synchronous, on every bash call's path: a stat per path, most of which find nothing, where a promise each cost
+ *         ~10x (the thread pool's round trip, and an Error made for each path that is not there)
  */
-export const findGitPathsToProtect = (cwdReal: string): Array<{ path: string; inode: string }> =>
-  GIT_EXECUTABLE_PATHS.flatMap((path) => {
-    const entry = statSync(join(cwdReal, path), { throwIfNoEntry: false });
-    return entry ? [{ path: join(cwdReal, path), inode: `${entry.dev}:${entry.ino}` }] : [];
-  });
+export const findProtectedPaths = (cwdReal: string): { bound: Array<{ path: string; inode: string }>; placeholders: string[]; pinned: string[] } => {
+  const bound: Array<{ path: string; inode: string }> = [];
+  const placeholders: string[] = [];
+  // .git holds protected paths without being one: a mount point, so it cannot be renamed away with them and made anew
+  const git = join(cwdReal, '.git');
+  const pinned = statSync(git, { throwIfNoEntry: false })?.isDirectory() ? [git] : [];
+  for (const { path: relativePath } of PROTECTED_PATHS) {
+    const path = join(cwdReal, relativePath.replace(/\/$/, ''));
+    const entry = statSync(path, { throwIfNoEntry: false });
+    if (entry && !(entry.isDirectory() && isPlaceholderOfAnyone(path))) bound.push({ path, inode: `${entry.dev}:${entry.ino}` });
+    else if (entry || (statSync(dirname(path), { throwIfNoEntry: false })?.isDirectory() && !lstatSync(path, { throwIfNoEntry: false })))
+      placeholders.push(path);
+  }
+  return { bound, placeholders, pinned };
+};
 
 /**
  * .what = bwrap's argument list for a sandbox whose supervisor runs, in bash, each call's command it is given on
@@ -119,8 +132,10 @@ export const genBwrapArgs = (input: {
   /** the working directory as given, and with symlinks resolved (what is bound) */
   cwd: string;
   cwdReal: string;
-  /** from findGitPathsToProtect, bound read-only inside a writable workspace */
-  gitPaths: readonly string[];
+  /** from findProtectedPaths, what exists and the placeholders: each bound read-only inside a writable workspace */
+  protectedPaths: readonly string[];
+  /** from findProtectedPaths, directories bound writable onto themselves, before protectedPaths: mount points, never renamed */
+  pinnedPaths?: readonly string[];
   /** the variables isShellBehaviorVariable picks from the environment, as NAME=VALUE, for each command */
   shellVariables: readonly string[];
 }): string[] => {
@@ -138,7 +153,8 @@ export const genBwrapArgs = (input: {
     '--ro-bind', '/proc/sys', '/proc/sys',
     '--tmpfs', '/tmp',
     ...(underTmp ? workspace : []),
-    ...(writable ? input.gitPaths.flatMap((path) => ['--ro-bind', path, path]) : []),
+    ...(writable ? (input.pinnedPaths ?? []).flatMap((path) => ['--bind', path, path]) : []),
+    ...(writable ? input.protectedPaths.flatMap((path) => ['--ro-bind', path, path]) : []),
     // the supervisor's executable, unreadable to every command
     '--perms', '0111', '--ro-bind-data', String(SUPERVISOR_EXECUTABLE_FD), SUPERVISOR_PATH,
     '--unshare-pid',

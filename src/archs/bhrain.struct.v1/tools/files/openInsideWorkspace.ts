@@ -1,8 +1,8 @@
 import { constants, existsSync, type Stats } from 'node:fs';
 import { mkdir, open, readlink, realpath, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 
-import { isGitExecutable, isWithin } from '../../permission/findOutsideWorkspace.js';
+import { findProtected, isWithin } from '../../permission/findOutsideWorkspace.js';
 import type { BhrainToolContext } from '../BhrainToolBox.js';
 
 /**
@@ -59,8 +59,8 @@ const readLinkOrNull = (path: string): Promise<string | null> => readlink(path).
 
 /**
  * .what = opens the file a write or edit changes, resolving its real path at the moment of the open, and refuses one that
- *         lies outside the workspace, is a git hook or git's config, or has other hard links, unless the user approved
- *         that very file
+ *         lies outside the workspace, in a protected path (PROTECTED_PATHS: git's hooks and config, shells' start-up
+ *         files, editors' and agents' settings), or has other hard links, unless the user approved that very file
  * .why = a link made after the permission check (by bash, by a process in the background) would redirect a write by name;
  *        here each directory on the way is held open and checked, the last component is opened without following links,
  *        and the opened file's own path and link count are checked before a byte is written
@@ -81,8 +81,8 @@ export const openInsideWorkspace = async (input: {
   const workspace = await realpath(input.cwd);
   const checked = input.check?.realPath ?? null;
   const approved = input.check?.approved ? checked : null;
-  // writable: inside the workspace, but not where git keeps what it runs as code
-  const writable = (realPath: string) => isWithin(workspace, realPath) && !isGitExecutable(workspace, realPath);
+  // writable: inside the workspace, but not in what a later program trusts
+  const writable = (realPath: string) => isWithin(workspace, realPath) && !findProtected(workspace, realPath);
   const fileAllowed = (realPath: string) => writable(realPath) || realPath === approved;
   // a directory is passed through when writable, or on the way to the workspace (`.`) or to the approved file
   const dirAllowed = (realPath: string) =>
@@ -94,9 +94,10 @@ export const openInsideWorkspace = async (input: {
       return {
         refusal: `Refused to ${input.access} ${input.shown}: it now resolves to ${realPath}, not to ${checked} as when its permission was checked (a link on the way changed in between). Nothing was changed. Retry the call, so that the permission check sees the file as it is now.`,
       };
-    if (isWithin(workspace, realPath))
+    const protectedPath = isWithin(workspace, realPath) ? findProtected(workspace, realPath) : null;
+    if (protectedPath)
       return {
-        refusal: `Refused to ${input.access} ${input.shown}: it resolves to ${realPath}, which git runs as code outside any sandbox (.git/hooks, .git/config), and changing it was not approved. Nothing was changed. Leave git's hooks and config to the user, or tell the user why this file must change and let them approve it.`,
+        refusal: `Refused to ${input.access} ${input.shown}: it resolves to ${realPath}, in ${protectedPath.path}, a protected path (${protectedPath.trustedBy}, outside any sandbox), and changing it was not approved. Nothing was changed. Leave it to the user, or tell the user why this file must change: a permission rule naming the exact path, e.g. \`write(${relative(workspace, realPath)})\`, allows it.`,
       };
     return {
       refusal: `Refused to ${input.access} ${input.shown}: it resolves to ${realPath}, outside the workspace ${workspace}, and changing a file outside the workspace was not approved. Nothing was changed. Change files inside the workspace only, or tell the user why this file must change and let them approve it.`,

