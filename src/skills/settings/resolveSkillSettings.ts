@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { DEFAULT_BASH_SANDBOX_MODE, DEFAULT_MAX_ITERATIONS, MAX_ITERATIONS_LIMIT } from '../../archs/bhrain.struct.v1/constants.js';
 import { getBhrainConfigDir } from '../../archs/bhrain.struct.v1/instructions/getBhrainConfigDir.js';
 import { BASH_SANDBOX_MODES, isBashSandboxMode } from '../../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
+import { checkDomainPattern, normalizeDomainPattern } from '../../archs/bhrain.struct.v1/tools/bash/network/allowedDomains.js';
 import type { McpServerConfig } from '../../archs/bhrain.struct.v1/tools/mcp/genMcpToolBox.js';
 import { BadRequestError } from '../../contract/errors.js';
 import type { McpProjectApproval } from '../mcp/resolveMcpServers.js';
@@ -13,6 +14,7 @@ import {
   BASE_URL_ENV_VARS,
   isHttpUrl,
   MEMORY_STRATEGIES,
+  nameSettingOrigin,
   parseDurationMs,
   SETTING_KEYS,
   SETTINGS_SUPPLIERS,
@@ -52,8 +54,11 @@ export interface ResolvedSkillSettings {
   };
 }
 
-/** a layer's values, as the file schema types them; baseUrl by supplier */
-type LayerValues = Omit<SettingsFile, 'baseUrl'> & { baseUrl?: Partial<Record<SettingsSupplier, { url: string; source: SettingSource }>> };
+/** a layer's values, as the file schema types them; baseUrl by supplier; network.allowedDomains as allowedDomains */
+type LayerValues = Omit<SettingsFile, 'baseUrl' | 'network'> & {
+  baseUrl?: Partial<Record<SettingsSupplier, { url: string; source: SettingSource }>>;
+  allowedDomains?: string[];
+};
 
 const exists = (path: string) => stat(path).then(() => true, () => false);
 
@@ -103,6 +108,12 @@ const readFlagLayer = async (flags: SkillSettingsFlags): Promise<LayerValues> =>
     layer.sandbox = sandbox;
   }
   if (flags.allowNetwork !== undefined) layer.allowNetwork = !!flags.allowNetwork;
+  if (Array.isArray(flags.allowedDomains))
+    layer.allowedDomains = flags.allowedDomains.map((pattern) => {
+      const wrong = checkDomainPattern(pattern);
+      if (wrong) throw new BadRequestError(`--allow-domain ${wrong}`);
+      return pattern;
+    });
   const memory = text('memory');
   if (memory !== undefined) {
     if (!MEMORY_STRATEGIES.includes(memory as MemoryStrategy))
@@ -147,8 +158,9 @@ const readEnvLayer = async (env: Record<string, string | undefined>): Promise<La
 };
 
 /** .what = a file's values as a layer, its base URLs tagged with the file */
-const asFileLayer = (settings: SettingsFile, source: SettingSource): LayerValues => ({
+const asFileLayer = ({ network, ...settings }: SettingsFile, source: SettingSource): LayerValues => ({
   ...settings,
+  allowedDomains: network?.allowedDomains,
   baseUrl: settings.baseUrl
     ? Object.fromEntries(Object.entries(settings.baseUrl).map(([supplier, url]) => [supplier, { url: url!, source }]))
     : undefined,
@@ -218,6 +230,7 @@ export const resolveSkillSettings = async (
     permission: pick('permission', 'allowAll'),
     sandbox: pick('sandbox', DEFAULT_BASH_SANDBOX_MODE),
     allowNetwork: pick('allowNetwork', false),
+    allowedDomains: [...new Set(pick('allowedDomains', []).map(normalizeDomainPattern))],
     maxIterations: pick('maxIterations', DEFAULT_MAX_ITERATIONS),
     memory: pick('memory', MEMORY_STRATEGIES[0]),
     timeoutMs: pick('timeoutMs', undefined),
@@ -233,9 +246,11 @@ export const resolveSkillSettings = async (
     values.permission = 'readOnly';
     values.sandbox = 'read-only';
     values.allowNetwork = false;
+    values.allowedDomains = [];
     sources.permission = 'default';
     sources.sandbox = typeof flagSandbox === 'string' ? 'flag' : 'default';
     sources.allowNetwork = 'default';
+    sources.allowedDomains = 'default';
   }
 
   // a repository that loosens its own confinement is worth a line: the user may not have read its settings
@@ -244,6 +259,12 @@ export const resolveSkillSettings = async (
     warnings.push(`sandbox off comes from ${sources.sandbox.slice('project:'.length)}: bash runs unconfined (pass --sandbox workspace-write to confine it)`);
   if (values.allowNetwork && sources.allowNetwork.startsWith('project:'))
     warnings.push(`allowNetwork comes from ${sources.allowNetwork.slice('project:'.length)}: bash may reach the network`);
+  // allowed domains narrow a network that is off; where it is all on, or bash unconfined, they narrow nothing: said, not silent
+  const domainsFrom = nameSettingOrigin('allowedDomains', sources.allowedDomains);
+  if (values.allowedDomains.length && values.sandbox === 'off')
+    warnings.push(`${domainsFrom} has no effect with the sandbox off: bash runs unconfined and reaches every host`);
+  else if (values.allowedDomains.length && values.allowNetwork)
+    warnings.push(`${domainsFrom} has no effect with allowNetwork (--allow-network): bash reaches every host`);
   const mcp = {
     settings: [
       ...(user?.mcpServers ? [{ layer: 'user' as const, path: userPath, servers: user.mcpServers }] : []),
