@@ -42,7 +42,7 @@ const runBash = async (box: BhrainToolBox, command: string, timeoutMs?: number) 
   box.execute({ call: { id: 'call-1', name: 'bash', input: { command, ...(timeoutMs ? { timeout_ms: timeoutMs } : {}) } } }, { cwd: workspace, log: silentLog, env: { ...process.env } });
 
 // the forwarder as the sandbox sees it: its pid and its start time, which name one process
-const FORWARDER_ID = `f=$(pgrep -o -f '^/dev/.bhrain-forwarder'); echo "forwarder $f $(cut -d' ' -f22 /proc/$f/stat)"`;
+const FORWARDER_ID = `f=$(pgrep -s 0 -f '/dev/[.]bhrain-net/proxy[.]sock' | grep -vx 1 | head -n 1); echo "forwarder $f $(cut -d' ' -f22 /proc/$f/stat)"`;
 const forwarderOf = (output: string): string => /forwarder (\d+ \d+)/.exec(output)?.[1] ?? 'none';
 
 describe('issue 30 network by domain: bash in the sandbox, with allowed.test allowed', () => {

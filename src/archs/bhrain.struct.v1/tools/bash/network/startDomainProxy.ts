@@ -10,6 +10,9 @@ import { BadRequestError } from '../../../../../contract/errors.js';
 import { checkDomainPattern, matchAllowedDomain, normalizeDomainPattern, normalizeHost } from './allowedDomains.js';
 import { PROXY_SOCKET_NAME } from './sandboxForwarder.js';
 
+/** the longest path of a unix socket Linux takes (sun_path is 108 bytes, with its NUL) */
+const MAX_SOCKET_PATH_BYTES = 107;
+
 /** distinct hosts an audit list keeps; past it, new hosts are counted together, so a command cannot grow it unbounded */
 const MAX_AUDIT_HOSTS = 1_000;
 
@@ -245,6 +248,11 @@ export const startDomainProxy = async (
 
   const socketDir = await mkdtemp(join(tmpdir(), 'bhrain-net-'));
   const socketPath = join(socketDir, PROXY_SOCKET_NAME);
+  // Linux takes 107 bytes of a unix socket's path; libuv may cut a longer one short, and listen where nobody looks
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
+    await rm(socketDir, { recursive: true, force: true });
+    throw new Error(`cannot listen on ${socketPath}: it is ${Buffer.byteLength(socketPath)} bytes, and a unix socket's path is at most ${MAX_SOCKET_PATH_BYTES}: set TMPDIR to a shorter directory`);
+  }
   // a proxy nobody closed goes with the process; its directory too
   const removeDir = (): void => rmSync(socketDir, { recursive: true, force: true });
   process.once('exit', removeDir);
