@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { genBashToolBox, type BhrainToolBox, type BrainLog } from 'rhachet-roles-bhrain';
+import { genBashToolBox, startDomainProxy, type BhrainToolBox, type BrainLog, type DomainProxy } from 'rhachet-roles-bhrain';
 
 import { median, type BenchOptions, type BenchRow, type BenchSection } from '../BenchReport.js';
 
@@ -49,11 +49,13 @@ export const benchSandbox = async (options: BenchOptions): Promise<BenchSection>
   const cwd = await mkdtemp(join(tmpdir(), 'bhrain-bench-sandbox-'));
   const off = genBashToolBox({ sandbox: { mode: 'off' } });
   const sandboxed = genBashToolBox({ sandbox: { mode: 'workspace-write' } });
-  // the network by domain: the proxy outside and the forwarder the supervisor keeps, both started by the warm-up call
-  const byDomain = genBashToolBox({ sandbox: { mode: 'workspace-write', allowedDomains: ['example.com'] } });
   const times: Record<(typeof MODES)[number], number[]> = { [OFF]: [], [KEPT]: [], [FIRST]: [], [KEPT_DOMAIN]: [] };
   let unavailable: string | null = null;
+  let proxy: DomainProxy | null = null;
   try {
+    // the network by domain: the proxy outside, and the forwarder the supervisor keeps, started by the warm-up call
+    proxy = await startDomainProxy({ allowedDomains: ['example.com'] });
+    const byDomain = genBashToolBox({ sandbox: { mode: 'workspace-write', domainProxy: proxy } });
     // untimed warm-up: the first sandboxed call finds bwrap and proves it can create namespaces (once per process)
     for (const box of [off, sandboxed, byDomain]) await timeCall(box, cwd);
     for (let run = 0; run < runs; run++) {
@@ -66,6 +68,7 @@ export const benchSandbox = async (options: BenchOptions): Promise<BenchSection>
   } catch (error) {
     unavailable = (error as Error).message;
   } finally {
+    await proxy?.close();
     await rm(cwd, { recursive: true, force: true });
   }
   const at = (fraction: number) => Object.fromEntries(MODES.map((mode) => [mode, unavailable ? null : percentile(times[mode], fraction)]));

@@ -138,10 +138,20 @@ describe('issue 30 network by domain: fail closed', () => {
 
 describe('issue 30 network by domain: the toolbox starts its own proxy when none is given', () => {
   it('given allowedDomains alone, then the first call starts the proxy (real DNS: localhost) and the host is reached', async () => {
-    const box = genBashToolBox({ sandbox: { allowedDomains: ['localhost'] } });
-    // NO_PROXY sends localhost straight to the sandbox's own loopback: the proxy is named outright
-    const result = await runBash(box, `curl -sS --proxy "$HTTP_PROXY" --noproxy '' http://localhost:${port}/own; echo; curl -sS --proxy "$HTTP_PROXY" --noproxy '' http://127.0.0.1:${port}/`);
-    expect(result.output).toMatch(new RegExp(`--- stdout ---\\nhello localhost:${port}/own\\nbhrain: 127\\.0\\.0\\.1 is not an allowed domain`));
+    // its proxy is the toolbox's, closed with the process: its directory goes in a TMPDIR of the test's own
+    const ownTmp = await mkdtemp(join(tmpdir(), 'bhrain-net-own-'));
+    const tmpBefore = process.env.TMPDIR;
+    process.env.TMPDIR = ownTmp;
+    try {
+      const box = genBashToolBox({ sandbox: { allowedDomains: ['localhost'] } });
+      // NO_PROXY sends localhost straight to the sandbox's own loopback: the proxy is named outright
+      const result = await runBash(box, `curl -sS --proxy "$HTTP_PROXY" --noproxy '' http://localhost:${port}/own; echo; curl -sS --proxy "$HTTP_PROXY" --noproxy '' http://127.0.0.1:${port}/`);
+      expect(result.output).toMatch(new RegExp(`--- stdout ---\\nhello localhost:${port}/own\\nbhrain: 127\\.0\\.0\\.1 is not an allowed domain`));
+    } finally {
+      if (tmpBefore === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpBefore;
+      await rm(ownTmp, { recursive: true, force: true });
+    }
   });
 });
 
