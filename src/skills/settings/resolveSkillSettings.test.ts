@@ -243,7 +243,8 @@ describe('issue 30 network by domain: --allow-domain and network.allowedDomains'
     const { values, sources, warnings } = await resolveSkillSettings({ cwd: repo }, { env });
     expect(values.allowedDomains).toEqual(['registry.npmjs.org', '*.github.com']);
     expect(sources.allowedDomains).toBe(`project:${projectFile}`);
-    expect(warnings).toEqual([]);
+    // a repository that opens its own network, as one that turns it on, is worth a line
+    expect(warnings).toEqual([`network.allowedDomains comes from ${projectFile}: bash may reach registry.npmjs.org, *.github.com`]);
   });
 
   it('given --allow-domain, repeated, then it beats the files whole, as any flag does', async () => {

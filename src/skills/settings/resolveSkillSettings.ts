@@ -259,8 +259,11 @@ export const resolveSkillSettings = async (
     warnings.push(`sandbox off comes from ${sources.sandbox.slice('project:'.length)}: bash runs unconfined (pass --sandbox workspace-write to confine it)`);
   if (values.allowNetwork && sources.allowNetwork.startsWith('project:'))
     warnings.push(`allowNetwork comes from ${sources.allowNetwork.slice('project:'.length)}: bash may reach the network`);
-  // allowed domains narrow a network that is off; where it is all on, or bash unconfined, they narrow nothing: said, not silent
+  // allowed domains open a network that is off, to named hosts: from a repository, worth the same line
   const domainsFrom = nameSettingOrigin('allowedDomains', sources.allowedDomains);
+  if (values.allowedDomains.length && sources.allowedDomains.startsWith('project:') && values.sandbox !== 'off' && !values.allowNetwork)
+    warnings.push(`network.allowedDomains comes from ${sources.allowedDomains.slice('project:'.length)}: bash may reach ${values.allowedDomains.join(', ')}`);
+  // where the network is all on, or bash unconfined, they narrow nothing: said, not silent
   if (values.allowedDomains.length && values.sandbox === 'off')
     warnings.push(`${domainsFrom} has no effect with the sandbox off: bash runs unconfined and reaches every host`);
   else if (values.allowedDomains.length && values.allowNetwork)

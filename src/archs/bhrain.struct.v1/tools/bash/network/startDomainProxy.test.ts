@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
-import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
+import { createConnection, createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -134,9 +134,9 @@ describe('issue 30 network by domain: the proxy outside the sandbox', () => {
   it('given CONNECT to a host not allowed, or to an address, then 403 whose reason phrase and body name it', async () => {
     const refused = await connectVia(proxy, `denied.test:${echoPort}`);
     expect(refused.status).toBe(403);
-    expect(refused.reason).toMatch(/^bhrain refused denied\.test is not an allowed domain: the sandbox's network reaches only allowed\.test/);
+    expect(refused.reason).toMatch(/^bhrain: denied\.test is not an allowed domain: the sandbox's network reaches only allowed\.test/);
     expect(refused.body).toMatch(/^bhrain: denied\.test is not an allowed domain/);
-    expect((await connectVia(proxy, `127.0.0.1:${echoPort}`)).reason).toMatch(/^bhrain refused 127\.0\.0\.1 is not an allowed domain/);
+    expect((await connectVia(proxy, `127.0.0.1:${echoPort}`)).reason).toMatch(/^bhrain: 127\.0\.0\.1 is not an allowed domain/);
     expect((await connectVia(proxy, 'allowed.test')).status).toBe(400);
   });
 
@@ -200,6 +200,27 @@ describe('issue 30 network by domain: what the proxy records', () => {
       const { denied } = proxy.audit();
       expect(denied.length).toBe(1_001);
       expect(denied.at(-1)).toEqual({ host: '(other hosts)', requests: 5 });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('given more connections at once than it serves (256), then the next is closed at once, and one is served again when one ends', async () => {
+    const proxy = await startDomainProxy({ allowedDomains: ['allowed.test'] }, { lookup: testLookup });
+    const open = (): Promise<Socket> =>
+      new Promise((resolve) => {
+        const socket = createConnection(join(proxy.socketDir, PROXY_SOCKET_NAME), () => resolve(socket));
+      });
+    try {
+      const held = await Promise.all(Array.from({ length: 256 }, open));
+      const extra = await open();
+      await new Promise((resolve) => extra.once('close', resolve));
+      held[0].destroy();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const tunnel = await connectVia(proxy, `allowed.test:${echoPort}`);
+      expect(tunnel.status).toBe(200);
+      tunnel.socket?.destroy();
+      for (const socket of held) socket.destroy();
     } finally {
       await proxy.close();
     }

@@ -13,6 +13,9 @@ import { PROXY_SOCKET_NAME } from './sandboxForwarder.js';
 /** the longest path of a unix socket Linux takes (sun_path is 108 bytes, with its NUL) */
 const MAX_SOCKET_PATH_BYTES = 107;
 
+/** connections the proxy serves at once; past it, a new one is closed at once */
+const MAX_CONNECTIONS = 256;
+
 /** distinct hosts an audit list keeps; past it, new hosts are counted together, so a command cannot grow it unbounded */
 const MAX_AUDIT_HOSTS = 1_000;
 
@@ -210,7 +213,7 @@ export const startDomainProxy = async (
     const answer = (refusal: Refusal): void => {
       const body = `${refusal.reason}\n`;
       // the reason phrase names the host too: curl -v and git's verbose output show it
-      const phrase = refusal.reason.replace(/^bhrain: /, 'bhrain refused ').replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
+      const phrase = refusal.reason.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
       client.end(`HTTP/1.1 ${refusal.status} ${phrase}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Bhrain-Proxy: ${refusal.status === 403 ? 'denied' : 'error'}\r\nConnection: close\r\n\r\n${body}`);
     };
     client.on('error', () => client.destroy());
@@ -239,6 +242,8 @@ export const startDomainProxy = async (
   };
 
   const server = createServer({ requestTimeout: 0 }, onRequest);
+  // each connection holds two of bhrain's fds (and a tunnel's memory): a command cannot open enough to starve the run
+  server.maxConnections = MAX_CONNECTIONS;
   server.on('connect', onConnect);
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
