@@ -1,7 +1,8 @@
 import type { BenchReport, BenchRow } from './BenchReport.js';
 
+// -0 (a heap that shrank by less than the rounding) is written 0, as JSON writes it in latest.json
 const cell = (value: number | null | undefined): string =>
-  value === null || value === undefined ? '–' : Number.isInteger(value) ? value.toLocaleString('en-US') : String(value);
+  value === null || value === undefined ? '–' : Number.isInteger(value) ? (value === 0 ? 0 : value).toLocaleString('en-US') : String(value);
 
 const verdict = (row: BenchRow): string =>
   !row.target ? '' : `${row.target.text}: ${row.target.met === null ? 'not measured' : row.target.met ? 'met' : 'MISSED'}`;

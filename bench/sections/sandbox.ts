@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { genBashToolBox, type BhrainToolBox, type BrainLog } from 'rhachet-roles-bhrain';
+import { genBashToolBox, startDomainProxy, type BhrainToolBox, type BrainLog, type DomainProxy } from 'rhachet-roles-bhrain';
 
 import { median, type BenchOptions, type BenchRow, type BenchSection } from '../BenchReport.js';
 
@@ -34,11 +34,13 @@ const timeCall = async (box: BhrainToolBox, cwd: string): Promise<number> => {
 const OFF = 'off';
 const KEPT = 'workspace-write, in the kept sandbox';
 const FIRST = "workspace-write, a toolbox's first call";
-const MODES = [OFF, KEPT, FIRST] as const;
+const KEPT_DOMAIN = 'workspace-write, kept, one domain allowed';
+const MODES = [OFF, KEPT, FIRST, KEPT_DOMAIN] as const;
 
 /**
  * .what = sandbox section: the wall time of one bash `true` call with the sandbox off vs workspace-write (bubblewrap),
- *         the sandboxed call both in the sandbox kept from the toolbox's last call and as a toolbox's first call
+ *         the sandboxed call both in the sandbox kept from the toolbox's last call and as a toolbox's first call, and in
+ *         a kept sandbox whose network opens by domain (the proxy and its forwarder running)
  * .why = the issue's target: bash in the sandbox costs at most 15 ms more per call than unconfined; a toolbox keeps its
  *        sandbox between calls, so only its first call pays for bubblewrap's start
  */
@@ -47,25 +49,32 @@ export const benchSandbox = async (options: BenchOptions): Promise<BenchSection>
   const cwd = await mkdtemp(join(tmpdir(), 'bhrain-bench-sandbox-'));
   const off = genBashToolBox({ sandbox: { mode: 'off' } });
   const sandboxed = genBashToolBox({ sandbox: { mode: 'workspace-write' } });
-  const times: Record<(typeof MODES)[number], number[]> = { [OFF]: [], [KEPT]: [], [FIRST]: [] };
+  const times: Record<(typeof MODES)[number], number[]> = { [OFF]: [], [KEPT]: [], [FIRST]: [], [KEPT_DOMAIN]: [] };
   let unavailable: string | null = null;
+  let proxy: DomainProxy | null = null;
   try {
+    // the network by domain: the proxy outside, and the forwarder the supervisor keeps, started by the warm-up call
+    proxy = await startDomainProxy({ allowedDomains: ['example.com'] });
+    const byDomain = genBashToolBox({ sandbox: { mode: 'workspace-write', domainProxy: proxy } });
     // untimed warm-up: the first sandboxed call finds bwrap and proves it can create namespaces (once per process)
-    for (const box of [off, sandboxed]) await timeCall(box, cwd);
+    for (const box of [off, sandboxed, byDomain]) await timeCall(box, cwd);
     for (let run = 0; run < runs; run++) {
       times[OFF].push(await timeCall(off, cwd));
       times[KEPT].push(await timeCall(sandboxed, cwd));
+      times[KEPT_DOMAIN].push(await timeCall(byDomain, cwd));
     }
     // last: each new toolbox's sandbox waits (idle) after its call, two more processes for the unconfined calls' scan
     for (let run = 0; run < runs; run++) times[FIRST].push(await timeCall(genBashToolBox({ sandbox: { mode: 'workspace-write' } }), cwd));
   } catch (error) {
     unavailable = (error as Error).message;
   } finally {
+    await proxy?.close();
     await rm(cwd, { recursive: true, force: true });
   }
   const at = (fraction: number) => Object.fromEntries(MODES.map((mode) => [mode, unavailable ? null : percentile(times[mode], fraction)]));
   const medians = Object.fromEntries(MODES.map((mode) => [mode, unavailable ? null : round(median(times[mode])!)]));
   const overheadMs = unavailable ? null : round(medians[KEPT]! - medians[OFF]!);
+  const domainOverheadMs = unavailable ? null : round(medians[KEPT_DOMAIN]! - medians[KEPT]!);
   options.log(`sandbox: bash true ${MODES.map((mode) => `${medians[mode] ?? '-'} ms ${mode}`).join(', ')} (${runs} run(s) each)`);
   const rows: BenchRow[] = [
     { metric: 'bash `true`: wall time per call, median', unit: 'ms', values: medians },
@@ -77,9 +86,14 @@ export const benchSandbox = async (options: BenchOptions): Promise<BenchSection>
       values: { [`${KEPT} - off`]: overheadMs },
       target: { text: `<= ${TARGET_OVERHEAD_MS} ms per call`, met: overheadMs === null ? null : overheadMs <= TARGET_OVERHEAD_MS },
     },
+    {
+      metric: 'network by domain overhead per call, in the kept sandbox (difference of medians)',
+      unit: 'ms',
+      values: { 'one domain allowed - kept': domainOverheadMs },
+    },
   ];
   const notes = [
-    `Each call is genBashToolBox's execute of \`true\`, end to end (sandbox setup when there is one to start, exit, format); ${runs} timed call(s) per column, after one untimed warm-up of each toolbox (the warm-up pays the one-time bwrap lookup and namespace probe). Unconfined calls alternate with calls of the sandboxed toolbox (in the sandbox it kept from its last call); then come the first calls of new sandboxed toolboxes, each starting its sandbox (a fork of this process, bubblewrap's namespaces and mounts, the supervisor). With the sandbox off, each call ends with a scan of /proc for processes that carry its tag.`,
+    `Each call is genBashToolBox's execute of \`true\`, end to end (sandbox setup when there is one to start, exit, format); ${runs} timed call(s) per column, after one untimed warm-up of each toolbox (the warm-up pays the one-time bwrap lookup and namespace probe). Unconfined calls alternate with calls of the sandboxed toolbox (in the sandbox it kept from its last call); then come the first calls of new sandboxed toolboxes, each starting its sandbox (a fork of this process, bubblewrap's namespaces and mounts, the supervisor). With the sandbox off, each call ends with a scan of /proc for processes that carry its tag. The kept sandbox with one domain allowed (example.com) alternates with the other two: its proxy and its forwarder (node, kept by the supervisor across calls) were started by its warm-up call; a call there ends with the supervisor killing every process but the forwarder one by one, where the other kept sandbox kills them all at once.`,
   ];
   if (unavailable) notes.push(`the sandbox could not run here, so nothing was measured: ${unavailable}`);
   return { title: 'Sandbox: bash per-call cost, off vs workspace-write (bubblewrap)', rows, notes };

@@ -26,6 +26,8 @@ export interface SkillOptions {
   failOnDenied?: boolean;
   sandbox?: string;
   allowNetwork?: boolean;
+  /** act: --allow-domain, repeatable: the hosts bash may reach through bhrain's proxy */
+  allowDomain?: string[];
   memory: string;
   output: string;
   /** --output-file: the final result (the answer, or the result object) written to this file as well */
@@ -64,6 +66,7 @@ Examples:
   $ bhrain act --atom claude --permission rules.json --fail-on-denied -o json "..."   # rules: {"allow":["bash(npm test*)"],"deny":["bash(rm *)"]}
   $ bhrain act --atom qwen --max-budget-usd 0.50 --max-wall-time 10m "..." # stop at a spend or time cap (exit 6)
   $ bhrain act --atom qwen --allow-network "npm install, then fix the build" # bash may reach the network
+  $ bhrain act --atom qwen --allow-domain registry.npmjs.org --allow-domain '*.github.com' "npm ci, then fix the build"  # only these hosts
   $ bhrain act --atom qwen --sandbox off "..."                         # bash unconfined (no bubblewrap, or macOS)
   $ bhrain act --atom qwen --mcp-config mcp.json "open an issue for the failing test"  # {"mcpServers":{"github":{"command":"npx","args":["-y","@modelcontextprotocol/server-github"]}}}
   $ bhrain act --atom qwen --append-system-prompt "reply in French" "..." # AGENTS.md / CLAUDE.md are read too, unless --no-project-instructions
@@ -147,6 +150,12 @@ export const genSkillCommand = (
     });
   // ask runs no bash: the flag exists only where it can take effect
   if (skill === 'act') command.option('--allow-network', 'let bash reach the network (off in the sandbox by default)');
+  if (skill === 'act')
+    command.option(
+      '--allow-domain <pattern>',
+      "let bash reach this host, through bhrain's proxy (repeatable): api.example.com, or *.example.com for any subdomain (not example.com itself)",
+      (pattern: string, patterns: string[] = []) => [...patterns, pattern],
+    );
   if (skill === 'act')
     command.option(
       '--trust-project',

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
@@ -9,7 +10,8 @@ import { loadProjectInstructions } from '../archs/bhrain.struct.v1/instructions/
 import type { BhrainEvent } from '../archs/bhrain.struct.v1/events.js';
 import { genRulesGuard } from '../archs/bhrain.struct.v1/permission/genRulesGuard.js';
 import { getBhrainConfigDir } from '../archs/bhrain.struct.v1/instructions/getBhrainConfigDir.js';
-import { checkBashSandbox } from '../archs/bhrain.struct.v1/tools/bash/checkBashSandbox.js';
+import { checkBashSandbox, checkSandboxForwarder } from '../archs/bhrain.struct.v1/tools/bash/checkBashSandbox.js';
+import type { DomainProxy } from '../archs/bhrain.struct.v1/tools/bash/network/startDomainProxy.js';
 import { getBhrainHome, genBrainRefStore } from '../continuation/genBrainRefStore.js';
 import type { BrainThinking } from '../contract/BrainAtom.js';
 import { AbortedError, BadRequestError, BhrainError, OutputInvalidError } from '../contract/errors.js';
@@ -29,7 +31,7 @@ import { resolvePermission } from './resolvePermission.js';
 import { resolveOutputFile, type OutputFile } from './resolveOutputFile.js';
 import { openRunRecord } from './runRecord.js';
 import { resolveSkillSettings, SETTINGS_FILE_NAME } from './settings/resolveSkillSettings.js';
-import type { MemoryStrategy, SkillSettingsFlags } from './settings/SkillSettings.js';
+import { nameSettingOrigin, type MemoryStrategy, type SkillSettingsFlags } from './settings/SkillSettings.js';
 import { genUsageErrorJson, OUTPUT_SCHEMA_VERSION, type SkillOutputJson } from './skillOutputJson.js';
 
 const MEMORY: Record<MemoryStrategy, typeof genTruncate> = { 'summarize-on-limit': genSummarizeOnLimit, truncate: genTruncate };
@@ -154,6 +156,8 @@ export const runSkill = async (
   const runRecord = { current: null as Awaited<ReturnType<typeof openRunRecord>> | null };
   // every MCP server started is closed (its process group killed) on every way out of the run
   const mcp = { current: null as McpServersRunning | null };
+  // the domain proxy too: it stops listening and its directory goes
+  const network = { current: null as DomainProxy | null };
   try {
     const cwd = process.cwd();
     validateOptions(options);
@@ -169,13 +173,27 @@ export const runSkill = async (
     const { maxIterations, timeoutMs } = values;
     const limits = { maxBudgetUsd: values.maxBudgetUsd, maxTokens: values.maxTokens, maxWallTimeMs: values.maxWallTime };
     const memory = MEMORY[values.memory]();
-    const sandbox = { mode: values.sandbox, allowNetwork: values.allowNetwork };
+    const sandbox = { mode: values.sandbox, allowNetwork: values.allowNetwork, allowedDomains: values.allowedDomains };
     const outputSchema = await readJsonSchema(options.jsonSchema, cwd);
     const systemPrompt = await readSystemPromptAdditions(options, values.appendSystemPrompt, cwd);
     // fail at start, not at the model's first bash call: act runs bash, and a sandbox that cannot start refuses it. The
     // probe (a bwrap process; the CLI started it before loading this module) runs while the rest is set up, and is
     // awaited before anything is written
     const sandboxCheck = skill === 'act' && sandbox.mode !== 'off' ? checkBashSandbox({ env: process.env }) : null;
+    // the network by domain: the proxy starts now, and a sandbox with its forwarder is tried, both before any model
+    // request; a failure is exit 2 that says why, never a network silently off (or on)
+    const domainsFrom = nameSettingOrigin('allowedDomains', settings.sources.allowedDomains);
+    if (sandboxCheck && !values.allowNetwork && values.allowedDomains.length) {
+      // loaded only now: a run without allowed domains never loads node's http server
+      const { startDomainProxy } = await import('../archs/bhrain.struct.v1/tools/bash/network/startDomainProxy.js');
+      network.current = await startDomainProxy({ allowedDomains: values.allowedDomains }).catch((error: Error) => {
+        throw new BadRequestError(`${domainsFrom}: the network proxy could not start (${error.message}); or run with --allow-network, or without allowed domains`);
+      });
+    }
+    const proxy = network.current;
+    const forwarderCheck = proxy && sandboxCheck
+      ? sandboxCheck.then((check) => (check.ok ? checkSandboxForwarder({ check, proxy, cwdReal: realpathSync(cwd), writable: sandbox.mode === 'workspace-write' }, process.env) : null))
+      : null;
     // a builtin name or a rules file (a flag), or inline rules (a settings file, named after it)
     const permissionGuard =
       typeof values.permission === 'string'
@@ -224,7 +242,7 @@ export const runSkill = async (
         permissionGuard,
         memoryManager: memory,
         maxIterations,
-        sandbox,
+        sandbox: { ...sandbox, ...(network.current ? { domainProxy: network.current } : {}) },
         limits,
         // secrets in the environment never reach the model, from these files and flags neither
         systemPrompt: systemPrompt === undefined ? undefined : redact(systemPrompt),
@@ -247,6 +265,8 @@ export const runSkill = async (
     if (!prompt.trim()) throw new BadRequestError('missing input: the task is empty. Give it as an argument, with --input "...", or on stdin');
     const check = await sandboxCheck;
     if (check && !check.ok) throw new BadRequestError(`${check.reason}, or run with --sandbox off to run bash unconfined`);
+    const forwarderFailure = await forwarderCheck;
+    if (forwarderFailure) throw new BadRequestError(`${domainsFrom}: ${forwarderFailure}; or run with --allow-network, or without allowed domains`);
     runRecord.current = await openRunRecord({
       home: getBhrainHome(),
       recordDir: options.record ? options.recordDir : null,
@@ -364,6 +384,8 @@ export const runSkill = async (
         record,
         metrics,
         toolCalls: { ...toolCalls, denials: toolCalls.denials.map((denial) => ({ callId: denial.callId, tool: denial.toolName, reason: redact(denial.reason), by: denial.by })) },
+        // where bash went through the domain proxy: only when the network opened by domain
+        ...(network.current ? { network: network.current.audit() } : {}),
         warnings,
         error: sessionError ? { code: sessionError.code, message: redact(sessionError.message) } : failures.length ? { code: 'PERSIST', message: failures.join('; ') } : null,
       });
@@ -398,6 +420,6 @@ export const runSkill = async (
     if (json) writeLine(json);
     return exitCode;
   } finally {
-    await mcp.current?.close();
+    await Promise.all([mcp.current?.close(), network.current?.close()]);
   }
 };

@@ -1,3 +1,5 @@
+import type { NetworkAudit } from '../archs/bhrain.struct.v1/tools/bash/network/startDomainProxy.js';
+
 /**
  * .what = the one JSON object `--output json` prints (and `--output stream-json` ends with), versioned
  * .why = CI scripts parse it: its shape changes only with schemaVersion, and schemas/output.schema.json publishes it
@@ -46,6 +48,8 @@ export interface SkillOutputJson {
     elapsedMs: number;
   } | null;
   toolCalls: SkillToolCalls;
+  /** with allowed domains (the network opened by domain): the patterns, the hosts bash reached, the hosts refused */
+  network?: NetworkAudit;
   warnings: string[];
   error: { code: string; message: string } | null;
 }

@@ -74,7 +74,7 @@ describe('bhrain config (issue 13 settings)', () => {
     const run = await runBhrain({ args: ['config'], cwd: repo, env });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe(`bhrain config: unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, sandbox, allowNetwork, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, appendSystemPrompt, mcpServers, enableAllProjectMcpServers, enabledMcpjsonServers, trustedProjects\n`);
+    expect(run.stderr).toBe(`bhrain config: unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, sandbox, allowNetwork, network, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, appendSystemPrompt, mcpServers, enableAllProjectMcpServers, enabledMcpjsonServers, trustedProjects\n`);
     const json = await runBhrain({ args: ['config', '-o', 'json'], cwd: repo, env });
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toMatchObject({ exitCode: 2, error: { code: 'BAD_REQUEST', message: expect.stringContaining(`unknown key 'atomm' in ${projectFile}`) } });
@@ -88,5 +88,23 @@ describe('bhrain config (issue 13 settings)', () => {
     const broken = await runBhrain({ args: ['config'], cwd: repo, env });
     expect(broken.code).toBe(2);
     expect(broken.stderr).toMatch(new RegExp(`^bhrain config: invalid JSON in ${userFile} at line 1, column 18: `));
+  });
+
+  it('issue 30 bhrain config: network.allowedDomains shows with its source, from a file or from --allow-domain; a bad pattern is exit 2', async () => {
+    const { repo, env, projectFile } = await given({ project: { network: { allowedDomains: ['registry.npmjs.org', '*.github.com'] } } });
+    // a project's hosts loosen the network: they apply once the project is approved (issue 30 approval)
+    const table = await runBhrain({ args: ['config', '--trust-project'], cwd: repo, env });
+    expect(table.code).toBe(0);
+    const row = table.stdout.split('\n').find((line) => line.startsWith('network.allowedDomains '))?.split(/\s{2,}/);
+    expect(row).toEqual(['network.allowedDomains', 'registry.npmjs.org, *.github.com', `project:${projectFile}`]);
+    const unapproved = await runBhrain({ args: ['config'], cwd: repo, env });
+    expect(unapproved.stderr).toMatch(/^bhrain config: warning: ignored "network\.allowedDomains": /);
+    const flagged = JSON.parse((await runBhrain({ args: ['config', '-o', 'json', '--allow-domain', 'a.example', '--allow-domain', '*.b.example'], cwd: repo, env })).stdout);
+    expect(flagged.settings['network.allowedDomains']).toEqual({ value: ['a.example', '*.b.example'], source: 'flag' });
+    const none = JSON.parse((await runBhrain({ args: ['config', '-o', 'json', '--for', 'ask'], cwd: repo, env })).stdout);
+    expect(none.settings['network.allowedDomains']).toEqual({ value: [], source: 'default' });
+    const bad = await runBhrain({ args: ['config', '--allow-domain', 'example.com/path'], cwd: repo, env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^bhrain config: --allow-domain "example\.com\/path" is not a domain pattern: give the host alone, without a path; give a host name/);
   });
 });

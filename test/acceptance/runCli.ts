@@ -38,9 +38,15 @@ export const runProcess = (input: {
     child.stdin.end(input.stdin ?? '');
   });
 
-/** `bhrain <args>` through bin/bhrain */
-export const runBhrain = (input: { args: string[]; cwd: string; env: Record<string, string | undefined>; stdin?: string; moreFds?: Array<number | 'ignore'> }) =>
-  runProcess({ ...input, command: process.execPath, args: [join(PACKAGE_ROOT, 'bin', 'bhrain'), ...input.args] });
+/**
+ * `bhrain <args>` through bin/bhrain; with a wrapper, run by it (`bwrap ... --`, to give the CLI an /etc/hosts of the
+ * test's own)
+ */
+export const runBhrain = (input: { args: string[]; cwd: string; env: Record<string, string | undefined>; stdin?: string; moreFds?: Array<number | 'ignore'>; wrapper?: string[] }) => {
+  const bhrain = [process.execPath, join(PACKAGE_ROOT, 'bin', 'bhrain'), ...input.args];
+  const [command, ...args] = [...(input.wrapper ?? []), ...bhrain];
+  return runProcess({ ...input, command, args });
+};
 
 /**
  * the environment of a CLI run against the stand-in: its urls for both protocols, test keys, a ref store of its own,

@@ -41,13 +41,13 @@ const holdingZod = async (loaded: readonly string[]): Promise<string[]> => {
 const bashCall = (command: string) => ({ toolCalls: [{ name: 'bash', input: { command } }] });
 
 describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothing more', () => {
-  it('a one-turn claude answer loads only dist/cli/ files: no node_modules file, no tree-sitter, ajv, zod, openai SDK or MCP', async () => {
+  it('a one-turn claude answer loads only dist/cli/ files: no node_modules file, no tree-sitter, ajv, zod, openai SDK, MCP or domain proxy', async () => {
     standin.reset();
     standin.respond = () => ({ text: 'ok' });
     const run = await runRecorded('bin/bhrain', ['act', '--atom', 'claude/haiku', '--input', 'hi', '--quiet']);
     expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: 0, stdout: 'ok\n', stderr: '' });
     expect(run.loaded.filter((path) => !path.startsWith('dist/cli/') && path !== 'bin/bhrain')).toEqual([]);
-    expect(run.loaded.filter((path) => /\/(openai|ajv|zod|2019|2020|genMcpToolBox|client)-[A-Z0-9]+\.js$/.test(path))).toEqual([]);
+    expect(run.loaded.filter((path) => /\/(openai|ajv|zod|2019|2020|genMcpToolBox|client|startDomainProxy)-[A-Z0-9]+\.js$/.test(path))).toEqual([]);
     expect(run.loaded.some((path) => /\/AnthropicMessagesClient-[A-Z0-9]+\.js$/.test(path))).toBe(true);
     expect(await holdingZod(run.loaded)).toEqual([]);
   });

@@ -12,7 +12,7 @@ import { genCliEnv, runBhrain, type CliRun } from '../acceptance/runCli.js';
 import type { Standin, StandinRequest, StandinToolCall } from '../standin/types.js';
 
 /** .what = the promise an attempt tries to break; the summary counts attempts and escapes per category */
-export type SecurityCategory = 'allow-list' | 'denied-program' | 'outside-writes' | 'leftover-processes' | 'supervisor' | 'peak-rss' | 'planted-config';
+export type SecurityCategory = 'allow-list' | 'denied-program' | 'outside-writes' | 'leftover-processes' | 'supervisor' | 'peak-rss' | 'planted-config' | 'network';
 
 /** .what = how one attempt ended: `escaped` says what changed that must not have; `answered` says the loop gave its calls a result */
 export interface SecurityOutcome {
@@ -107,6 +107,8 @@ export const runHostileModel = async (input: {
   inheritedFds?: Record<number, string>;
   /** awaited after the CLI exits, before the turns left are judged */
   settle?: () => Promise<void>;
+  /** a command the CLI runs under (runBhrain's wrapper): `bwrap --dev-bind / / --ro-bind <hosts> /etc/hosts --` */
+  wrapper?: string[];
 }): Promise<{ run: CliRun; outcomes: Map<string, SecurityOutcome> }> => {
   const { standin, turns } = input;
   const hits = new Map<string, string | null>();
@@ -130,6 +132,7 @@ export const runHostileModel = async (input: {
       // HOME is the attacker's target too; the refs go beside it
       env: { ...genCliEnv({ standin, home: join(dirname(input.home), 'bhrain-refs') }, { HOME: input.home }), ...input.env },
       moreFds,
+      wrapper: input.wrapper,
     }),
   );
   await input.settle?.();

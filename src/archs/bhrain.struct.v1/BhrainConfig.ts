@@ -70,7 +70,8 @@ export interface BhrainConfig {
   gitStatus?: boolean;
   limits?: Partial<BhrainLimits>;
   /**
-   * where the default bash toolbox runs commands: { mode: 'workspace-write' (default) | 'read-only' | 'off', allowNetwork }
+   * where the default bash toolbox runs commands: { mode: 'workspace-write' (default) | 'read-only' | 'off', allowNetwork,
+   * allowedDomains (the hosts bash may reach through bhrain's proxy), domainProxy (that proxy, to read its audit) }
    * .note = with toolBoxes of your own, give it to genBashToolBox({ sandbox }) instead
    */
   sandbox?: BashSandbox;

@@ -4,6 +4,7 @@ import { BadRequestError } from '../../contract/errors.js';
 import { setBhrainConfigValidator, type BhrainConfig } from './BhrainConfig.js';
 import { MAX_ITERATIONS_LIMIT, MAX_SUBAGENT_MAX_DEPTH } from './constants.js';
 import { BASH_SANDBOX_MODES } from './tools/bash/BashSandbox.js';
+import { checkDomainPattern } from './tools/bash/network/allowedDomains.js';
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', `${what} must be a function`);
 const schemaToolBox = z.object({
@@ -64,6 +65,18 @@ const schemaConfig = z.object({
     .object({
       mode: z.enum(BASH_SANDBOX_MODES, { error: `sandbox.mode must be one of ${BASH_SANDBOX_MODES.join(', ')}` }).optional(),
       allowNetwork: z.boolean().optional(),
+      allowedDomains: z
+        .array(
+          z.string().superRefine((pattern, ctx) => {
+            const wrong = checkDomainPattern(pattern);
+            if (wrong) ctx.addIssue({ code: 'custom', message: `sandbox.allowedDomains: ${wrong}` });
+          }),
+        )
+        .optional(),
+      domainProxy: z
+        .object({ allowedDomains: z.array(z.string()), socketDir: z.string(), audit: fn('sandbox.domainProxy.audit') })
+        .loose()
+        .optional(),
     })
     .strict()
     .optional(),

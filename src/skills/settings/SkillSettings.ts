@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { DEFAULT_BASH_SANDBOX_MODE, DEFAULT_MAX_ITERATIONS, MAX_ITERATIONS_LIMIT } from '../../archs/bhrain.struct.v1/constants.js';
 import type { BhrainPermissionRules } from '../../archs/bhrain.struct.v1/permission/genRulesGuard.js';
 import { BASH_SANDBOX_MODES, type BashSandboxMode } from '../../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
+import { DOMAIN_PATTERN_EXPECTS } from '../../archs/bhrain.struct.v1/tools/bash/network/allowedDomains.js';
 
 /** .what = the memory strategies a run can use, by the name --memory and the settings file give them */
 export const MEMORY_STRATEGIES = ['summarize-on-limit', 'truncate'] as const;
@@ -39,6 +40,8 @@ export interface SkillSettings {
   permission: string | BhrainPermissionRules;
   sandbox: BashSandboxMode;
   allowNetwork: boolean;
+  /** the hosts bash may reach through bhrain's proxy (--allow-domain, network.allowedDomains); empty: none */
+  allowedDomains: string[];
   maxIterations: number;
   memory: MemoryStrategy;
   /** the LLM request timeout; undefined for the atom's defaults (600000 to start answering, 120000 of silence) */
@@ -56,11 +59,14 @@ export interface SkillSettings {
 /** .what = the name of a setting: a key of the settings file, and the camelCase of its flag */
 export type SettingKey = keyof SkillSettings;
 
-/** .what = the settings that flags were explicitly given for, as commander parsed them (strings, booleans) */
-export type SkillSettingsFlags = Partial<Record<SettingKey, string | boolean>>;
+/** .what = the settings that flags were explicitly given for, as commander parsed them (strings, booleans, lists) */
+export type SkillSettingsFlags = Partial<Record<SettingKey, string | boolean | string[]>>;
 
-/** .what = each setting's flag, its default as shown, and what its file value must be (for error messages) */
-export const SETTING_KEYS: Record<SettingKey, { flag: string; expects: string; shownDefault: string }> = {
+/**
+ * .what = each setting's flag, its default as shown, and what its file value must be (for error messages); where they
+ *         differ from the setting's name, its path in a settings file (fileKey) and its flag's commander attribute
+ */
+export const SETTING_KEYS: Record<SettingKey, { flag: string; expects: string; shownDefault: string; fileKey?: string; attribute?: string }> = {
   atom: { flag: '--atom', expects: 'an atom slug such as "qwen", "claude/sonnet" or "qwen/qwen3-coder-plus"', shownDefault: 'none: required' },
   model: { flag: '--model', expects: 'a model id without spaces, e.g. "claude-sonnet-4-6" or "qwen3-coder-plus"', shownDefault: "the atom's" },
   baseUrl: {
@@ -79,6 +85,13 @@ export const SETTING_KEYS: Record<SettingKey, { flag: string; expects: string; s
     shownDefault: `${DEFAULT_BASH_SANDBOX_MODE} (act), read-only (ask, and act with permission readOnly)`,
   },
   allowNetwork: { flag: '--allow-network', expects: 'true or false', shownDefault: 'false' },
+  allowedDomains: {
+    flag: '--allow-domain',
+    fileKey: 'network.allowedDomains',
+    attribute: 'allowDomain',
+    expects: `a list of domain patterns, e.g. ["registry.npmjs.org", "*.github.com"]: each ${DOMAIN_PATTERN_EXPECTS}`,
+    shownDefault: 'none: the network is off',
+  },
   maxIterations: { flag: '--max-iterations', expects: `a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`, shownDefault: String(DEFAULT_MAX_ITERATIONS) },
   memory: { flag: '--memory', expects: `one of ${MEMORY_STRATEGIES.join(', ')}`, shownDefault: MEMORY_STRATEGIES[0] },
   timeoutMs: { flag: '--timeout-ms', expects: 'a whole number of milliseconds of at least 1', shownDefault: '600000 / 120000' },
@@ -94,6 +107,26 @@ export const SETTING_KEYS: Record<SettingKey, { flag: string; expects: string; s
 };
 
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** .what = a setting's name where a user writes it: its path in a settings file (`network.allowedDomains`), `bhrain config`'s rows */
+export const settingFileKey = (key: SettingKey): string => SETTING_KEYS[key].fileKey ?? key;
+
+/** .what = where a setting's value came from, as a user names it: its flag, its env var, or its file key and file */
+export const nameSettingOrigin = (key: SettingKey, source: SettingSource): string =>
+  source === 'flag'
+    ? SETTING_KEYS[key].flag
+    : source.startsWith('env:')
+      ? source.slice('env:'.length)
+      : source === 'default'
+        ? settingFileKey(key)
+        : `${settingFileKey(key)} (${source.replace(/^(project|user):/, '')})`;
+
+/** .what = the top-level keys of a settings file that hold run settings (`network` holds allowedDomains) */
+export const SETTINGS_FILE_TOP_KEYS = [...new Set((Object.keys(SETTING_KEYS) as SettingKey[]).map((key) => settingFileKey(key).split('.')[0]))];
+
+/** .what = the setting a commander attribute is the flag of (`allowDomain` for allowedDomains), or undefined */
+export const settingOfAttribute = (attribute: string): SettingKey | undefined =>
+  (Object.keys(SETTING_KEYS) as SettingKey[]).find((key) => (SETTING_KEYS[key].attribute ?? key) === attribute);
 
 /** .what = a duration (`90s`, `10m`, `1h`, `1500ms`, or a bare number of milliseconds) in milliseconds; null when it is not one */
 export const parseDurationMs = (value: string): number | null => {
@@ -119,8 +152,9 @@ export const isHttpUrl = (value: string): boolean => {
 export const pickExplicitFlags = (command: Command): SkillSettingsFlags => {
   const flags: SkillSettingsFlags = {};
   for (const key of Object.keys(SETTING_KEYS) as SettingKey[]) {
-    const source = command.getOptionValueSource(key);
-    if (source !== undefined && source !== 'default') flags[key] = command.getOptionValue(key) as string | boolean;
+    const attribute = SETTING_KEYS[key].attribute ?? key;
+    const source = command.getOptionValueSource(attribute);
+    if (source !== undefined && source !== 'default') flags[key] = command.getOptionValue(attribute) as string | boolean | string[];
   }
   return flags;
 };

@@ -5,6 +5,7 @@ import type * as Zod from 'zod';
 import { MAX_ITERATIONS_LIMIT } from '../../archs/bhrain.struct.v1/constants.js';
 import { genRulesGuard, type BhrainPermissionRules } from '../../archs/bhrain.struct.v1/permission/genRulesGuard.js';
 import { BASH_SANDBOX_MODES } from '../../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
+import { checkDomainPattern, DOMAIN_PATTERN_EXPECTS } from '../../archs/bhrain.struct.v1/tools/bash/network/allowedDomains.js';
 import { BadRequestError } from '../../contract/errors.js';
 import { checkMcpServers } from '../mcp/resolveMcpServers.js';
 import {
@@ -13,6 +14,7 @@ import {
   MEMORY_STRATEGIES,
   parseDurationMs,
   SETTING_KEYS,
+  SETTINGS_FILE_TOP_KEYS,
   SETTINGS_SUPPLIERS,
   type SettingKey,
 } from './SkillSettings.js';
@@ -71,6 +73,12 @@ const genSettingsFileSchema = (z: typeof Zod) => {
 
   const urlSchema = z.string().refine(isHttpUrl);
 
+  /** a domain pattern, each bad one worded by checkDomainPattern */
+  const domainPatternSchema = z.string().superRefine((pattern, ctx) => {
+    const wrong = checkDomainPattern(pattern);
+    if (wrong) ctx.addIssue({ code: 'custom', message: wrong, params: { explained: true } });
+  });
+
   /** MCP servers in Claude Code's `.mcp.json` shape, each issue worded by checkMcpServers */
   const mcpServersSchema = z.unknown().transform((value, ctx) => {
     const { servers, issues } = checkMcpServers(value, z);
@@ -85,6 +93,7 @@ const genSettingsFileSchema = (z: typeof Zod) => {
     permission: permissionSchema.optional(),
     sandbox: z.enum(BASH_SANDBOX_MODES).optional(),
     allowNetwork: z.boolean().optional(),
+    network: z.strictObject({ allowedDomains: z.array(domainPatternSchema).optional() }).optional(),
     maxIterations: z.int().min(1).max(MAX_ITERATIONS_LIMIT).optional(),
     memory: z.enum(MEMORY_STRATEGIES).optional(),
     timeoutMs: z.int().min(1).optional(),
@@ -109,8 +118,9 @@ export type SettingsFile = Zod.output<ReturnType<typeof genSettingsFileSchema>>;
 
 /** .what = the keys an object at a path of the settings file may have, for an "unknown key" message */
 const validKeysAt = (path: readonly PropertyKey[]): readonly string[] => {
-  if (path.length === 0) return [...Object.keys(SETTING_KEYS), ...MCP_SETTINGS_KEYS, 'trustedProjects'];
+  if (path.length === 0) return [...SETTINGS_FILE_TOP_KEYS, ...MCP_SETTINGS_KEYS, 'trustedProjects'];
   if (path[0] === 'baseUrl') return SETTINGS_SUPPLIERS;
+  if (path[0] === 'network') return ['allowedDomains'];
   if (path[0] === 'permission') return RULE_KINDS;
   return [];
 };
@@ -120,6 +130,9 @@ const expectsAt = (path: readonly PropertyKey[]): string => {
   if (path[0] === 'baseUrl' && path.length > 1) return 'an http(s) URL, e.g. "http://localhost:8000/v1"';
   if (path[0] === 'permission' && path.length === 2) return 'a list of rule strings, e.g. ["bash(npm test*)", "write(src/**)"]';
   if (path[0] === 'permission' && path.length > 2) return 'a rule string, e.g. "bash(npm test*)" or "write(src/**)"';
+  if (path[0] === 'network' && path.length === 1) return 'an object, e.g. {"allowedDomains": ["registry.npmjs.org"]}';
+  if (path[0] === 'network' && path.length === 2) return SETTING_KEYS.allowedDomains.expects;
+  if (path[0] === 'network') return DOMAIN_PATTERN_EXPECTS;
   if (path[0] === 'enableAllProjectMcpServers') return 'true or false';
   if (path[0] === 'enabledMcpjsonServers') return 'a list of MCP server names, e.g. ["github"]';
   if (path[0] === 'trustedProjects') return 'a list of repository roots, e.g. ["~/src/my-app"]';
@@ -196,7 +209,7 @@ export const readSettingsFile = async (input: { path: string; layer: SettingsLay
     throw new BadRequestError(`invalid JSON in ${input.path} at ${locateJsonError(text, message)}: ${message}`);
   }
   if (!json || typeof json !== 'object' || Array.isArray(json))
-    throw new BadRequestError(`${input.path} must hold a JSON object of settings, e.g. {"atom": "qwen"}; valid keys are ${Object.keys(SETTING_KEYS).join(', ')}`);
+    throw new BadRequestError(`${input.path} must hold a JSON object of settings, e.g. {"atom": "qwen"}; valid keys are ${SETTINGS_FILE_TOP_KEYS.join(', ')}`);
   const parsed = (settingsFileSchema ??= genSettingsFileSchema(await import('zod'))).safeParse(json);
   if (!parsed.success) throw new BadRequestError(parsed.error.issues.flatMap((issue) => formatIssue(issue, { path: input.path, json })).join('; '));
   const settings = parsed.data;

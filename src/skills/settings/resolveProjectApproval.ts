@@ -59,8 +59,11 @@ export const LOOSENING: {
   sandbox: (value: BashSandboxMode, than: BashSandboxMode) => boolean;
   allowNetwork: (value: boolean, than: boolean) => boolean;
   permission: (value: string | BhrainPermissionRules, than: string | BhrainPermissionRules) => boolean;
+  allowedDomains: (value: readonly string[], than: readonly string[]) => boolean;
 } = {
   sandbox: (value, than) => SANDBOX_LOOSENESS[value] > SANDBOX_LOOSENESS[than],
   allowNetwork: (value, than) => value && !than,
   permission: loosensPermission,
+  // a host the network would not reach without the project file (patterns compared as written, normalized)
+  allowedDomains: (value, than) => value.some((pattern) => !than.includes(pattern)),
 };

@@ -47,6 +47,7 @@ describe('issue 13 settings precedence: default < user < project < env < flag, o
       permission: 'allowAll',
       sandbox: 'workspace-write',
       allowNetwork: false,
+      allowedDomains: [],
       maxIterations: 50,
       memory: 'summarize-on-limit',
       timeoutMs: undefined,
@@ -130,7 +131,7 @@ describe('issue 13 settings validation: a bad file is an error naming the file, 
 
   it('issue 13 settings validation: an unknown key names the file, the key, a near key and the valid keys', async () => {
     await rejects({ project: { atomm: 'qwen' } }, ({ projectFile }) =>
-      `unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, sandbox, allowNetwork, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, appendSystemPrompt`,
+      `unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, sandbox, allowNetwork, network, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, appendSystemPrompt`,
     );
   });
 
@@ -296,5 +297,60 @@ describe('issue 30 approval: a project file may tighten, never loosen, without t
         `${key} is not allowed in a project settings file (${projectFile}): a repository cannot approve itself (its MCP servers run commands outside the sandbox, and its settings could loosen bhrain's confinement). Set it in your user settings file, or pass --trust-project`,
       );
     }
+  });
+});
+
+describe('issue 30 network by domain: --allow-domain and network.allowedDomains', () => {
+  it('given network.allowedDomains in the user and the project file, then the nearer file wins, with its source, lower-cased and without repeats', async () => {
+    const { repo, env, projectFile } = await given({ user: { network: { allowedDomains: ['user.example'] } }, project: { network: { allowedDomains: ['Registry.npmjs.org', '*.github.com', 'registry.npmjs.org'] } } });
+    // issue 30 approval: a project's hosts beyond the user's loosen the network, so the project must be approved
+    const { values, sources, warnings } = await resolveSkillSettings({ cwd: repo, trustProject: true }, { env });
+    expect(values.allowedDomains).toEqual(['registry.npmjs.org', '*.github.com']);
+    expect(sources.allowedDomains).toBe(`project:${projectFile}`);
+    expect(warnings).toEqual([
+      `"network.allowedDomains": ["registry.npmjs.org","*.github.com"] comes from ${projectFile}, which loosens bhrain's confinement; this project is approved (--trust-project)`,
+    ]);
+    const unapproved = await resolveSkillSettings({ cwd: repo }, { env });
+    expect(unapproved.values.allowedDomains).toEqual(['user.example']);
+    expect(unapproved.warnings[0]).toMatch(/^ignored "network\.allowedDomains": \["registry\.npmjs\.org","\*\.github\.com"\] from .+; network\.allowedDomains is \["user\.example"\] \(user:/);
+  });
+
+  it('given --allow-domain, repeated, then it beats the files whole, as any flag does', async () => {
+    const { repo, env } = await given({ user: { network: { allowedDomains: ['user.example'] } } });
+    const command = genSkillCommand('act', async () => 0);
+    await command.parseAsync(['--atom', 'qwen', '--allow-domain', 'a.example', '--allow-domain', '*.b.example', 'hi'], { from: 'user' });
+    const flags = pickExplicitFlags(command);
+    expect(flags).toEqual({ atom: 'qwen', allowedDomains: ['a.example', '*.b.example'] });
+    const { values, sources } = await resolveSkillSettings({ cwd: repo, flags }, { env });
+    expect([values.allowedDomains, sources.allowedDomains]).toEqual([['a.example', '*.b.example'], 'flag']);
+  });
+
+  it('given a bad pattern, in a flag or a file, then exit 2 naming the flag, or the file and the key path, and what is valid', async () => {
+    const { repo, env, projectFile, write } = await given();
+    await expect(resolveSkillSettings({ cwd: repo, flags: { allowedDomains: ['ok.example', 'https://x.example'] } }, { env })).rejects.toThrow(
+      /^--allow-domain "https:\/\/x\.example" is not a domain pattern: give the host alone, without the scheme; give a host name \(api\.example\.com\) or \*\. before a domain/,
+    );
+    await write(projectFile, { network: { allowedDomains: ['ok.example', 'x.example:443'] } });
+    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
+      new RegExp(`^bad value for 'network\\.allowedDomains\\[1\\]' in ${projectFile}: "x\\.example:443" is not a domain pattern: give the host alone, without a port`),
+    );
+    await write(projectFile, { network: { allowedDomain: ['ok.example'] } });
+    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(`unknown key 'network.allowedDomain' in ${projectFile}: did you mean 'allowedDomains'? valid keys are allowedDomains`);
+    await write(projectFile, { network: { allowedDomains: 'ok.example' } });
+    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
+      `bad value for 'network.allowedDomains' in ${projectFile}: expected a list of domain patterns, e.g. ["registry.npmjs.org", "*.github.com"]`,
+    );
+  });
+
+  it('given allowed domains where they narrow nothing (the sandbox off, allowNetwork), then a warning says so; ask has none', async () => {
+    const { repo, env, userFile } = await given({ user: { network: { allowedDomains: ['a.example'] }, sandbox: 'off' } });
+    expect((await resolveSkillSettings({ cwd: repo }, { env })).warnings).toEqual([
+      `network.allowedDomains (${userFile}) has no effect with the sandbox off: bash runs unconfined and reaches every host`,
+    ]);
+    expect((await resolveSkillSettings({ cwd: repo, flags: { sandbox: 'workspace-write', allowNetwork: true, allowedDomains: ['b.example'] } }, { env })).warnings).toEqual([
+      '--allow-domain has no effect with allowNetwork (--allow-network): bash reaches every host',
+    ]);
+    const ask = await resolveSkillSettings({ skill: 'ask', cwd: repo }, { env });
+    expect([ask.values.allowedDomains, ask.sources.allowedDomains, ask.warnings]).toEqual([[], 'default', []]);
   });
 });

@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { DEFAULT_BASH_SANDBOX_MODE, DEFAULT_MAX_ITERATIONS, MAX_ITERATIONS_LIMIT } from '../../archs/bhrain.struct.v1/constants.js';
 import { getBhrainConfigDir } from '../../archs/bhrain.struct.v1/instructions/getBhrainConfigDir.js';
 import { BASH_SANDBOX_MODES, isBashSandboxMode } from '../../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
+import { checkDomainPattern, normalizeDomainPattern } from '../../archs/bhrain.struct.v1/tools/bash/network/allowedDomains.js';
 import type { McpServerConfig } from '../../archs/bhrain.struct.v1/tools/mcp/genMcpToolBox.js';
 import { BadRequestError } from '../../contract/errors.js';
 import { findRepoRoot } from '../../archs/bhrain.struct.v1/instructions/findRepoRoot.js';
@@ -15,6 +16,8 @@ import {
   BASE_URL_ENV_VARS,
   isHttpUrl,
   MEMORY_STRATEGIES,
+  nameSettingOrigin,
+  settingFileKey,
   parseDurationMs,
   SETTING_KEYS,
   SETTINGS_SUPPLIERS,
@@ -56,8 +59,11 @@ export interface ResolvedSkillSettings {
   };
 }
 
-/** a layer's values, as the file schema types them; baseUrl by supplier */
-type LayerValues = Omit<SettingsFile, 'baseUrl'> & { baseUrl?: Partial<Record<SettingsSupplier, { url: string; source: SettingSource }>> };
+/** a layer's values, as the file schema types them; baseUrl by supplier; network.allowedDomains as allowedDomains */
+type LayerValues = Omit<SettingsFile, 'baseUrl' | 'network'> & {
+  baseUrl?: Partial<Record<SettingsSupplier, { url: string; source: SettingSource }>>;
+  allowedDomains?: string[];
+};
 
 const exists = (path: string) => stat(path).then(() => true, () => false);
 
@@ -107,6 +113,12 @@ const readFlagLayer = async (flags: SkillSettingsFlags): Promise<LayerValues> =>
     layer.sandbox = sandbox;
   }
   if (flags.allowNetwork !== undefined) layer.allowNetwork = !!flags.allowNetwork;
+  if (Array.isArray(flags.allowedDomains))
+    layer.allowedDomains = flags.allowedDomains.map((pattern) => {
+      const wrong = checkDomainPattern(pattern);
+      if (wrong) throw new BadRequestError(`--allow-domain ${wrong}`);
+      return pattern;
+    });
   const memory = text('memory');
   if (memory !== undefined) {
     if (!MEMORY_STRATEGIES.includes(memory as MemoryStrategy))
@@ -151,8 +163,9 @@ const readEnvLayer = async (env: Record<string, string | undefined>): Promise<La
 };
 
 /** .what = a file's values as a layer, its base URLs tagged with the file */
-const asFileLayer = (settings: SettingsFile, source: SettingSource): LayerValues => ({
+const asFileLayer = ({ network, ...settings }: SettingsFile, source: SettingSource): LayerValues => ({
   ...settings,
+  allowedDomains: network?.allowedDomains,
   baseUrl: settings.baseUrl
     ? Object.fromEntries(Object.entries(settings.baseUrl).map(([supplier, url]) => [supplier, { url: url!, source }]))
     : undefined,
@@ -229,6 +242,7 @@ export const resolveSkillSettings = async (
     permission: pick('permission', 'allowAll'),
     sandbox: pick('sandbox', DEFAULT_BASH_SANDBOX_MODE),
     allowNetwork: pick('allowNetwork', false),
+    allowedDomains: [...new Set(pick('allowedDomains', []).map(normalizeDomainPattern))],
     maxIterations: pick('maxIterations', DEFAULT_MAX_ITERATIONS),
     memory: pick('memory', MEMORY_STRATEGIES[0]),
     timeoutMs: pick('timeoutMs', undefined),
@@ -247,17 +261,19 @@ export const resolveSkillSettings = async (
   );
   const howToApprove = `approve this project with --trust-project, or add "${approval.root}" to "trustedProjects" in ${userPath}`;
   const withoutProjects = layers.filter((layer) => !layer.source.startsWith('project:'));
-  const defaults = { sandbox: DEFAULT_BASH_SANDBOX_MODE, allowNetwork: false, permission: 'allowAll' };
-  // ask fixes all three: nothing a project gives for them applies
+  const defaults = { sandbox: DEFAULT_BASH_SANDBOX_MODE, allowNetwork: false, permission: 'allowAll', allowedDomains: [] as string[] };
+  // ask fixes them all: nothing a project gives for them applies
   for (const key of skill === 'ask' ? [] : (Object.keys(LOOSENING) as Array<keyof typeof LOOSENING>)) {
     if (!sources[key].startsWith('project:')) continue;
     const file = sources[key].slice('project:'.length);
-    const fallback = pickFrom(withoutProjects, key, defaults[key]);
+    const picked = pickFrom(withoutProjects, key, defaults[key]);
+    const fallback = key === 'allowedDomains' ? { ...picked, value: [...new Set((picked.value as string[]).map(normalizeDomainPattern))] } : picked;
     if (!(LOOSENING[key] as (value: unknown, than: unknown) => boolean)(values[key], fallback.value)) continue;
+    const name = settingFileKey(key);
     const shown = JSON.stringify(values[key]);
-    if (approval.trusted) warnings.push(`"${key}": ${shown} comes from ${file}, which loosens bhrain's confinement; this project is approved (${approval.via})`);
+    if (approval.trusted) warnings.push(`"${name}": ${shown} comes from ${file}, which loosens bhrain's confinement; this project is approved (${approval.via})`);
     else {
-      warnings.push(`ignored "${key}": ${shown} from ${file}: a project file may tighten bhrain's confinement, not loosen it without your approval; ${key} is ${JSON.stringify(fallback.value)} (${fallback.source}). To use it, ${howToApprove}`);
+      warnings.push(`ignored "${name}": ${shown} from ${file}: a project file may tighten bhrain's confinement, not loosen it without your approval; ${name} is ${JSON.stringify(fallback.value)} (${fallback.source}). To use it, ${howToApprove}`);
       Object.assign(values, { [key]: fallback.value });
       sources[key] = fallback.source;
     }
@@ -268,11 +284,19 @@ export const resolveSkillSettings = async (
     values.permission = 'readOnly';
     values.sandbox = 'read-only';
     values.allowNetwork = false;
+    values.allowedDomains = [];
     sources.permission = 'default';
     sources.sandbox = typeof flagSandbox === 'string' ? 'flag' : 'default';
     sources.allowNetwork = 'default';
+    sources.allowedDomains = 'default';
   }
 
+  const domainsFrom = nameSettingOrigin('allowedDomains', sources.allowedDomains);
+  // where the network is all on, or bash unconfined, they narrow nothing: said, not silent
+  if (values.allowedDomains.length && values.sandbox === 'off')
+    warnings.push(`${domainsFrom} has no effect with the sandbox off: bash runs unconfined and reaches every host`);
+  else if (values.allowedDomains.length && values.allowNetwork)
+    warnings.push(`${domainsFrom} has no effect with allowNetwork (--allow-network): bash reaches every host`);
   const mcp = {
     settings: [
       ...(user?.mcpServers ? [{ layer: 'user' as const, path: userPath, servers: user.mcpServers }] : []),

@@ -1,3 +1,5 @@
+import type { DomainProxy } from './network/startDomainProxy.js';
+
 /** .what = the sandbox modes of bash, named as Codex names them: what a command may write */
 export const BASH_SANDBOX_MODES = ['read-only', 'workspace-write', 'off'] as const;
 
@@ -16,6 +18,17 @@ export interface BashSandbox {
   mode?: BashSandboxMode;
   /** the network is off inside the sandbox unless this is true (no effect when mode is off) */
   allowNetwork?: boolean;
+  /**
+   * the hosts bash may reach, through a proxy bhrain runs outside the sandbox: exact names (`registry.npmjs.org`) and
+   * `*.example.com` (any subdomain of example.com at any depth, not example.com itself); every other host is refused.
+   * Absent or empty: the network stays off. No effect with allowNetwork (everything) or mode off (unconfined)
+   */
+  allowedDomains?: readonly string[];
+  /**
+   * the proxy that enforces allowedDomains, from startDomainProxy: give it to read its audit (the hosts reached and
+   * refused), to choose its DNS lookup, or to close it; absent, the toolbox starts its own at its first call
+   */
+  domainProxy?: DomainProxy;
 }
 
 /** .what = whether a value is one of the sandbox modes */

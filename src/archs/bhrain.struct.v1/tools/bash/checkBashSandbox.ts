@@ -3,6 +3,8 @@ import { delimiter, isAbsolute, join } from 'node:path';
 
 import { genBashSandboxPool } from './genBashSandboxPool.js';
 import { genBwrapArgs } from './genBwrapArgs.js';
+import { planSandboxForwarder } from './network/sandboxForwarder.js';
+import type { DomainProxy } from './network/startDomainProxy.js';
 
 /**
  * .what = whether bash can run sandboxed here: the bwrap to run, or why not and how to fix it
@@ -90,4 +92,26 @@ export const checkBashSandbox = (input: { env: Record<string, string | undefined
     checked.set(pathValue, check);
   }
   return check;
+};
+
+/**
+ * .what = whether the network by domain works here: a sandbox with the forwarder starts, and its forwarder reaches the
+ *         proxy's socket and listens (it says so before the sandbox runs anything); null when it does, else why not
+ * .why = fail closed and loud, before any model request: a forwarder that cannot start would leave the network off
+ *        where the user allowed hosts. The forwarder's own probe connection carries no request: the audit stays empty
+ */
+export const checkSandboxForwarder = async (
+  input: { check: { bwrapPath: string; bashPath: string }; proxy: DomainProxy; cwdReal: string; writable: boolean },
+  env: Record<string, string | undefined>,
+): Promise<string | null> => {
+  const plan = planSandboxForwarder({ proxyDir: input.proxy.socketDir, cwdReal: input.cwdReal, writable: input.writable });
+  if (!plan.ok) return plan.reason;
+  const { forwarder } = plan;
+  const bwrapArgs = genBwrapArgs({ bashPath: input.check.bashPath, mode: 'read-only', allowNetwork: false, cwd: '/', cwdReal: '/', protectedPaths: [], shellVariables: [], forwarder });
+  const run = await genBashSandboxPool({ idleMs: 0, maxIdle: 0 }).run(
+    { key: 'forwarder-probe', start: { ...input.check, bwrapArgs, forwarderInterpreterPath: forwarder.interpreterPath }, command: 'true', timeoutMs: 15_000, maxCaptureBytes: 4096, killGraceMs: 500 },
+    { cwd: '/', env: { PATH: env.PATH } },
+  );
+  const failure = run.spawnError ?? run.sandboxLost ?? (run.timedOut ? 'the probe timed out after 15 s' : run.exitCode === 0 ? null : `the probe command exited ${run.exitCode}`);
+  return failure && `the network forwarder could not start in the sandbox: ${failure}`;
 };

@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import { liveGroupsAtExit, signalGroup } from '../../../../security/signalGroup.js';
 import type { BashCommand, BashRun, BashRunContext } from './BashRun.js';
 import { BoundedCapture } from './BoundedCapture.js';
-import { BWRAP_STATUS_FD, COMMAND_STDERR_FD, SUPERVISOR_EXECUTABLE_FD } from './genBwrapArgs.js';
+import { BWRAP_STATUS_FD, COMMAND_STDERR_FD, FORWARDER_EXECUTABLE_FD, SUPERVISOR_EXECUTABLE_FD } from './genBwrapArgs.js';
 import { holdPlaceholders } from './holdPlaceholders.js';
 
 /** .what = how to start a sandbox: bwrap, its arguments (genBwrapArgs), and the host's bash the supervisor is copied from */
@@ -17,6 +17,8 @@ export interface SandboxStart {
   bashPath: string;
   /** the empty directories the arguments bind as mount points (findProtectedPaths), held while the sandbox lives */
   placeholders?: readonly string[];
+  /** with the network by domain: node's loader, which the forwarder runs from a copy of (genBwrapArgs' forwarder) */
+  forwarderInterpreterPath?: string;
 }
 
 /** the supervisor writes the exit status in this many digits, before the nonce that ends the command's stdout */
@@ -78,15 +80,21 @@ const holdOpen = (sandbox: Sandbox, held: boolean): void => {
  */
 const startSandbox = (key: string, start: SandboxStart, context: BashRunContext): Sandbox => {
   const releasePlaceholders = holdPlaceholders(start.placeholders ?? []);
-  const executable = openSync(start.bashPath, 'r');
+  const executables: number[] = [];
+  const openExecutable = (path: string): number => {
+    const fd = openSync(path, 'r');
+    executables.push(fd);
+    return fd;
+  };
   const stdio: Array<'pipe' | number> = ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'];
-  stdio[SUPERVISOR_EXECUTABLE_FD] = executable;
   let child: ChildProcess;
   try {
+    stdio[SUPERVISOR_EXECUTABLE_FD] = openExecutable(start.bashPath);
+    if (start.forwarderInterpreterPath) stdio[FORWARDER_EXECUTABLE_FD] = openExecutable(start.forwarderInterpreterPath);
     child = spawn(start.bwrapPath, start.bwrapArgs, { cwd: context.cwd, env: context.env, detached: true, stdio });
   } finally {
-    // the child holds its own copy from the spawn on
-    closeSync(executable);
+    // the child holds its own copies from the spawn on
+    for (const fd of executables) closeSync(fd);
   }
   const sandbox: Sandbox = { key, child, supervisorPid: undefined, exit: null, closed: false, diagnostics: '', call: null, idle: null };
   if (child.pid !== undefined) liveGroupsAtExit.add(child.pid);

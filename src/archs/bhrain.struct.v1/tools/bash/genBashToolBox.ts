@@ -13,6 +13,9 @@ import { genBashSandboxPool } from './genBashSandboxPool.js';
 import { findProtectedPaths, genBwrapArgs, isShellBehaviorVariable } from './genBwrapArgs.js';
 import { formatBashRun } from './formatBashRun.js';
 import { PROTECTED_PATHS } from '../../permission/findOutsideWorkspace.js';
+import { checkDomainPattern, normalizeDomainPattern } from './network/allowedDomains.js';
+import { planSandboxForwarder, withForwarderEnv, type SandboxForwarder } from './network/sandboxForwarder.js';
+import type { DomainProxy } from './network/startDomainProxy.js';
 import { runBashCommand } from './runBashCommand.js';
 
 /** .what = a path with its symlinks resolved (libc's realpath, as fs/promises' realpath is), or null where it cannot be */
@@ -37,6 +40,26 @@ const SANDBOX_TEXT: Record<BashSandboxMode, string> = {
   'read-only':
     'the command runs in a read-only sandbox: nothing is writable, not even the working directory, except /tmp, which is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. No process a call starts outlives the call.',
   off: 'none: the command runs unconfined, with the rights of the user running bhrain.',
+};
+
+/** .what = what the model is told about the network of a sandbox whose network opens by domain */
+const describeAllowedDomains = (allowedDomains: readonly string[]): string =>
+  ` The network reaches only these hosts, through bhrain's proxy: ${allowedDomains.join(', ')}${allowedDomains.some((pattern) => pattern.startsWith('*.')) ? ' (*.example.com is any subdomain of example.com, not example.com itself)' : ''}. HTTP_PROXY and HTTPS_PROXY are set for it (curl, git, npm and pip use them; a program that ignores them cannot connect). Any other host is refused: an http:// request gets a 403 that names it, an https:// one fails its CONNECT with 403 (curl: "CONNECT tunnel failed, response 403"). A server a command starts itself is reachable on localhost.`;
+
+/**
+ * .what = the allowed domains of a sandbox option, checked: a pattern list, a proxy's, or both when they agree
+ * .why = a bad pattern fails when the toolbox is made, naming it, never at the model's first bash call
+ */
+const readAllowedDomains = (sandbox: BashSandbox | undefined): string[] => {
+  const given = (sandbox?.allowedDomains ?? []).map((pattern) => {
+    const wrong = checkDomainPattern(pattern);
+    if (wrong) throw new BadRequestError(`sandbox.allowedDomains: ${wrong}`);
+    return normalizeDomainPattern(pattern);
+  });
+  const proxied = sandbox?.domainProxy?.allowedDomains;
+  if (proxied && sandbox?.allowedDomains && [...new Set(given)].join(',') !== proxied.join(','))
+    throw new BadRequestError(`sandbox.allowedDomains (${given.join(', ')}) and sandbox.domainProxy's (${proxied.join(', ')}) differ: give one of them`);
+  return proxied ? [...proxied] : [...new Set(given)];
 };
 
 /** Linux's MAX_ARG_STRLEN (32 pages) less the terminating NUL: the longest `bash -c` string an exec takes */
@@ -76,14 +99,36 @@ export const genBashToolBox = (options: {
   if (!isBashSandboxMode(sandboxMode))
     throw new BadRequestError(`unknown bash sandbox mode ${JSON.stringify(sandboxMode)}: choose one of ${BASH_SANDBOX_MODES.join(', ')}`);
   const allowNetwork = options.sandbox?.allowNetwork ?? false;
+  const allowedDomains = readAllowedDomains(options.sandbox);
+  // the network opens by domain only where it would otherwise be off: allowNetwork is everything, mode off unconfined
+  const byDomain = sandboxMode !== 'off' && !allowNetwork && allowedDomains.length > 0;
+  // started at the first call that needs it, unless given; one that cannot start refuses every call (fail closed)
+  let domainProxy: Promise<DomainProxy> | null = options.sandbox?.domainProxy ? Promise.resolve(options.sandbox.domainProxy) : null;
   const sandboxes = genBashSandboxPool({ idleMs: SANDBOX_IDLE_MS, maxIdle: MAX_IDLE_SANDBOXES });
+
+  /**
+   * .what = the proxy (started at the first call that needs it) and the forwarder a sandboxed call runs with, when the
+   *         network opens by domain, or why the call is refused
+   * .why = fail closed: without its proxy, the sandbox would have the network off where the user allowed hosts, silently
+   */
+  const prepareNetwork = async (cwdReal: string): Promise<{ proxy: DomainProxy; forwarder: SandboxForwarder } | { refusal: string }> => {
+    // loaded only here: a toolbox without allowed domains never loads node's http server
+    domainProxy ??= import('./network/startDomainProxy.js').then(({ startDomainProxy }) => startDomainProxy({ allowedDomains }));
+    const proxy = await domainProxy.catch((error: Error) => error);
+    if (proxy instanceof Error) return { refusal: `the network proxy for the allowed domains could not start (${proxy.message})` };
+    const plan = planSandboxForwarder({ proxyDir: proxy.socketDir, cwdReal, writable: sandboxMode === 'workspace-write' });
+    return plan.ok ? { proxy, forwarder: plan.forwarder } : { refusal: plan.reason };
+  };
 
   const definition: BrainToolDefinition = {
     name: 'bash',
     description: loadToolDescription(new URL('./bash.txt', import.meta.url))
       .replaceAll('{defaultTimeoutMs}', String(defaultTimeoutMs))
       .replaceAll('{maxTimeoutMs}', String(maxTimeoutMs))
-      .replaceAll('{sandbox}', `${SANDBOX_TEXT[sandboxMode]}${sandboxMode === 'off' ? '' : allowNetwork ? ' The network is on.' : ' The network is off: no downloads, no remote APIs (a server started within the same command is reachable on localhost).'}`)
+      .replaceAll(
+        '{sandbox}',
+        `${SANDBOX_TEXT[sandboxMode]}${sandboxMode === 'off' ? '' : allowNetwork ? ' The network is on.' : byDomain ? describeAllowedDomains(allowedDomains) : ' The network is off: no downloads, no remote APIs (a server started within the same command is reachable on localhost).'}`,
+      )
       .replaceAll('{protected}', PROTECTED_PATHS.map((each) => each.path).join(', ')),
     inputSchema: {
       type: 'object',
@@ -138,18 +183,27 @@ export const genBashToolBox = (options: {
       if (!cwdFound || cwdReal === null) return failure(`the working directory ${context.cwd} does not exist or is not a directory`);
       if (context.signal?.aborted) return failure('aborted by the caller before the command started');
       // the shell gets the caller's environment without bhrain's own supplier keys: the model never needs them
-      const env = withoutSupplierKeys(context.env);
+      let env = withoutSupplierKeys(context.env);
 
-      const runContext = { cwd: context.cwd, env, signal: context.signal };
       const limits = { command, timeoutMs, maxCaptureBytes, captureBudget, killGraceMs };
       context.log.debug('bash: running', { command, cwd: context.cwd, timeoutMs, sandbox: sandboxMode });
       let run;
-      if (sandboxMode === 'off') run = await runBashCommand(limits, runContext);
+      // the proxy's refusals from here on are this call's, or (calls running at once) one of theirs: the model is told
+      let proxyMark: { proxy: DomainProxy; at: number } | null = null;
+      if (sandboxMode === 'off') run = await runBashCommand(limits, { cwd: context.cwd, env, signal: context.signal });
       else {
         // fail closed: a sandbox that cannot start refuses the call, with how to fix it
         const check = await checkBashSandbox({ env: context.env });
         if (!check.ok)
           return failure(`bash is refused: ${check.reason}, or configure the bash toolbox with sandbox: { mode: 'off' } (CLI: --sandbox off) to run bash unconfined. Tell the user: retrying will not help.`);
+        // the network by domain: the proxy outside, and the forwarder the sandbox's supervisor keeps inside
+        const network = byDomain ? await prepareNetwork(cwdReal) : null;
+        if (network && 'refusal' in network) return failure(`bash is refused: ${network.refusal}. Tell the user: retrying will not help.`);
+        const forwarder = network?.forwarder ?? null;
+        if (network) {
+          env = withForwarderEnv(env);
+          proxyMark = { proxy: network.proxy, at: network.proxy.mark() };
+        }
         const { bound, placeholders, pinned } = sandboxMode === 'workspace-write' ? findProtectedPaths(cwdReal) : { bound: [], placeholders: [], pinned: [] };
         // what changes how bash runs a script reaches the command, not the sandbox's supervisor
         const shellVariables = Object.entries(env).flatMap(([name, value]) => (value !== undefined && isShellBehaviorVariable(name) ? [`${name}=${value}`] : []));
@@ -157,14 +211,20 @@ export const genBashToolBox = (options: {
         const start = {
           bwrapPath: check.bwrapPath,
           bashPath: check.bashPath,
-          bwrapArgs: genBwrapArgs({ bashPath: check.bashPath, mode: sandboxMode, allowNetwork, cwd: context.cwd, cwdReal, protectedPaths, pinnedPaths: pinned, shellVariables }),
+          bwrapArgs: genBwrapArgs({ bashPath: check.bashPath, mode: sandboxMode, allowNetwork, cwd: context.cwd, cwdReal, protectedPaths, pinnedPaths: pinned, shellVariables, forwarder }),
           placeholders,
+          ...(forwarder ? { forwarderInterpreterPath: forwarder.interpreterPath } : {}),
         };
         // all a sandbox was made for, down to the inodes it binds: a kept one runs this call only if none changed
         const key = JSON.stringify([start, context.cwd, env, `${cwdFound.dev}:${cwdFound.ino}`, bound]);
         const supervisorEnv = shellVariables.length ? Object.fromEntries(Object.entries(env).filter(([name]) => !isShellBehaviorVariable(name))) : env;
-        run = await sandboxes.run({ ...limits, key, start }, { ...runContext, env: supervisorEnv });
+        run = await sandboxes.run({ ...limits, key, start }, { cwd: context.cwd, env: supervisorEnv, signal: context.signal });
       }
+      const refusedHosts = proxyMark?.proxy.deniedSince(proxyMark.at) ?? [];
+      if (refusedHosts.length)
+        notes.push(
+          `note: bhrain's proxy refused ${refusedHosts.join(', ')} while this command ran: the sandbox's network reaches only ${allowedDomains.join(', ')}. If the task needs another host, tell the user, who can allow it (--allow-domain); retrying will not help.`,
+        );
       if (run.spawnError) return failure(`could not start bash: ${run.spawnError}`);
       context.log.debug('bash: finished', {
         exitCode: run.exitCode,
@@ -174,10 +234,10 @@ export const genBashToolBox = (options: {
         elapsedMs: run.elapsedMs,
       });
       // a write refused by a protected path's mount says only "Read-only file system": the model is told why, once
-      const refused = sandboxMode === 'workspace-write' ? findRefusedProtectedPath(`${run.stdout.head}${run.stdout.tail}\n${run.stderr.head}${run.stderr.tail}`) : null;
-      if (refused)
+      const refusedPath = sandboxMode === 'workspace-write' ? findRefusedProtectedPath(`${run.stdout.head}${run.stdout.tail}\n${run.stderr.head}${run.stderr.tail}`) : null;
+      if (refusedPath)
         notes.push(
-          `note: ${refused.path} is a protected path (${refused.trustedBy}, outside any sandbox): the sandbox keeps it read-only, whether it exists or not, and so do write and edit unless the user allows that exact path. Leave it to the user, or tell them why it must change`,
+          `note: ${refusedPath.path} is a protected path (${refusedPath.trustedBy}, outside any sandbox): the sandbox keeps it read-only, whether it exists or not, and so do write and edit unless the user allows that exact path. Leave it to the user, or tell them why it must change`,
         );
       const truncated = run.stdout.droppedBytes > 0 || run.stderr.droppedBytes > 0;
       // a secret cut in two by the dropped middle matches no redaction of the whole value: its pieces are redacted here

@@ -4,6 +4,8 @@ import { dirname, join } from 'node:path';
 import { PROTECTED_PATHS } from '../../permission/findOutsideWorkspace.js';
 import { isPlaceholderOfAnyone } from './holdPlaceholders.js';
 
+import { FORWARDER_PATH, SANDBOX_PROXY_DIR, type SandboxForwarder } from './network/sandboxForwarder.js';
+
 /** the fd on which bwrap writes its JSON status (the sandbox's pid, then its exit code) */
 export const BWRAP_STATUS_FD = 3;
 
@@ -12,6 +14,9 @@ export const SUPERVISOR_EXECUTABLE_FD = 4;
 
 /** the supervisor's fd for the commands' stderr; its own stderr (fd 2) is bwrap's, for diagnostics */
 export const COMMAND_STDERR_FD = 5;
+
+/** the fd bwrap reads the forwarder's executable from (an open file of node's loader), when the network is by domain */
+export const FORWARDER_EXECUTABLE_FD = 6;
 
 /** where, inside the sandbox, bwrap puts the supervisor's copy of bash: mode 0111, so no command can read it */
 const SUPERVISOR_PATH = '/dev/.bhrain-supervisor';
@@ -62,21 +67,33 @@ const COMMAND_READER = `IFS= read -r -d "" BHRAIN_COMMAND || exit; exec 0</dev/n
  *         $1 is the bash each command runs in; $2… are the variables isShellBehaviorVariable kept from the supervisor's
  *         environment (NAME=VALUE), given back to each command through env(1). It runs with --posix (no BASH_ENV) and
  *         --norc (bash on a socket reads ~/.bashrc, as if sshd ran it). Async commands of a shell without job control
- *         ignore SIGINT and SIGQUIT, and read /dev/null: the reader's subshell gives them back their defaults, and fd 0
+ *         ignore SIGINT and SIGQUIT, and read /dev/null: the reader's subshell gives them back their defaults, and fd 0.
+ *         With a forwarder (the network by domain), the supervisor starts it before the first call and keeps it: it
+ *         is the one process besides itself that a call's end spares (KILL_ALL_BUT_FORWARDER), and it is started
+ *         again (and SIGCONT'd) between calls if a command killed (or stopped) it. It is the supervisor's own child,
+ *         started when no command runs, and as unreachable to commands as the supervisor is, so what is promised
+ *         above still holds: nothing a call starts outlives the call. Without one, the script is what it always was
  */
-const SUPERVISOR = `for fd in /proc/self/fd/*; do fd=\${fd##*/}; case $fd in 0|1|2|${COMMAND_STDERR_FD}) ;; *) eval "exec $fd>&-" ;; esac; done
+const genSupervisorScript = (forwarder: SandboxForwarder | null): string => `for fd in /proc/self/fd/*; do fd=\${fd##*/}; case $fd in 0|1|2|${COMMAND_STDERR_FD}) ;; *) eval "exec $fd>&-" ;; esac; done
 bash=$1
 shift
 reader='${COMMAND_READER}'
 ending=
 trap 'ending=1; kill -TERM -1 2>/dev/null' USR1
-while :; do
+${forwarder ? `${genForwarderFunctions(forwarder)}startForwarder\n` : ''}while :; do
   (trap - INT QUIT USR1; exec "$bash" -c "$reader" "$bash" "$@") <&0 &
   pid=$!
   wait "$pid"
   status=$?
   while test -n "$ending"; do ending=; wait "$pid"; status=$?; done
-  while :; do
+${forwarder ? KILL_ALL_BUT_FORWARDER : KILL_ALL}
+  IFS= read -r -d '' nonce || exit
+  printf '%03d%s' "$status" "$nonce"
+  printf '%s' "$nonce" >&${COMMAND_STDERR_FD}
+${forwarder ? '  kill -CONT "$forwarder" 2>/dev/null\n  if ! forwarderAlive; then startForwarder; fi\n' : ''}done`;
+
+/** .what = the supervisor's end of a call: SIGKILL to every process but itself, until none is left */
+const KILL_ALL = `  while :; do
     kill -KILL -1 2>/dev/null
     alive=
     for entry in /proc/[0-9]*; do
@@ -85,11 +102,72 @@ while :; do
       if test "\${stat%% *}" != Z; then alive=1; break; fi
     done
     if test -z "$alive"; then break; fi
-  done
-  IFS= read -r -d '' nonce || exit
-  printf '%03d%s' "$status" "$nonce"
-  printf '%s' "$nonce" >&${COMMAND_STDERR_FD}
-done`;
+  done`;
+
+/**
+ * .what = the end of a call in a sandbox with a forwarder: SIGKILL to every process but itself and the forwarder, one by
+ *         one, until none is left; once it has killed 1000 distinct processes (a fork bomb outruns kills one at a
+ *         time), to all at once, the forwarder too, which is then started again before the next call
+ * .why = the forwarder is the supervisor's, not the call's: it lives on so a call does not pay node's start (~50 ms).
+ *        It is known by its pid and its start time, so a process of the call that gets its pid once it died is killed.
+ *        Distinct pids, not rounds: a process killed while it execs can take many rounds to be gone
+ */
+const KILL_ALL_BUT_FORWARDER = `  killed=' '
+  kills=0
+  while :; do
+    alive=
+    for entry in /proc/[0-9]*; do
+      if test "$entry" = /proc/1 || { test "$entry" = "/proc/$forwarder" && forwarderAlive; } || ! IFS= read -r stat 2>/dev/null <"$entry/stat"; then continue; fi
+      stat=\${stat##*) }
+      if test "\${stat%% *}" = Z; then continue; fi
+      alive=1
+      kill -KILL "\${entry#/proc/}" 2>/dev/null
+      case $killed in *" \${entry#/proc/} "*) ;; *) killed="$killed\${entry#/proc/} "; kills=$((kills + 1)) ;; esac
+    done
+    if test -z "$alive"; then break; fi
+    if test "$kills" -ge 1000; then kill -KILL -1 2>/dev/null; fi
+  done`;
+
+/** .what = a string as one word of a bash script */
+const quoteForBash = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * .what = the supervisor's functions for the forwarder: forwarderAlive says whether the process it started is still
+ *         there (its pid, not a zombie, the same start time); startForwarder starts it and waits for its `ready`
+ * .note = the forwarder runs node through FORWARDER_PATH, a copy of node's loader no command can read, so it is
+ *         non-dumpable as the supervisor is; from / with an empty environment (no NODE_OPTIONS, LD_PRELOAD or
+ *         workspace file reaches it), stdin /dev/null, stdout a pipe the supervisor reads `ready` on, then closes, and
+ *         its stderr the supervisor's (bwrap's, which bhrain keeps to say why a sandbox ended). A forwarder that does
+ *         not start ends the sandbox, with what it said: a call in it fails loudly, never with the network silently off
+ */
+const genForwarderFunctions = (forwarder: SandboxForwarder): string => `forwarder=
+forwarderStart=
+forwarderAlive() {
+  local stat
+  if test -z "$forwarder" || ! IFS= read -r stat 2>/dev/null <"/proc/$forwarder/stat"; then return 1; fi
+  stat=\${stat##*) }
+  set -f
+  set -- $stat
+  set +f
+  test "$1" != Z && test "\${20}" = "$forwarderStart"
+}
+startForwarder() {
+  local ready stat
+  exec 7< <(cd / && exec -c ${FORWARDER_PATH} ${[forwarder.nodePath, ...forwarder.nodeArgs].map(quoteForBash).join(' ')} </dev/null ${COMMAND_STDERR_FD}>&-)
+  forwarder=$!
+  if ! IFS= read -r -t 10 ready <&7 || test "$ready" != ready; then
+    echo "bhrain-sandbox: the network forwarder did not start" >&2
+    exit 70
+  fi
+  exec 7<&-
+  IFS= read -r stat <"/proc/$forwarder/stat"
+  stat=\${stat##*) }
+  set -f
+  set -- $stat
+  set +f
+  forwarderStart=\${20}
+}
+`;
 
 /**
  * .what = the workspace's PROTECTED_PATHS for a sandbox to bind read-only: those that exist, with their inodes, and those
@@ -138,6 +216,8 @@ export const genBwrapArgs = (input: {
   pinnedPaths?: readonly string[];
   /** the variables isShellBehaviorVariable picks from the environment, as NAME=VALUE, for each command */
   shellVariables: readonly string[];
+  /** with the network by domain: the forwarder the supervisor keeps, from planSandboxForwarder (allowNetwork false) */
+  forwarder?: SandboxForwarder | null;
 }): string[] => {
   const writable = input.mode === 'workspace-write';
   // a workspace under /tmp is bound after the private /tmp, so it is the real one, not hidden; any other is bound before
@@ -157,6 +237,10 @@ export const genBwrapArgs = (input: {
     ...(writable ? input.protectedPaths.flatMap((path) => ['--ro-bind', path, path]) : []),
     // the supervisor's executable, unreadable to every command
     '--perms', '0111', '--ro-bind-data', String(SUPERVISOR_EXECUTABLE_FD), SUPERVISOR_PATH,
+    // the network by domain: the proxy's socket, the only way out, and the forwarder's executable, as unreadable
+    ...(input.forwarder
+      ? ['--ro-bind', input.forwarder.proxyDir, SANDBOX_PROXY_DIR, '--perms', '0111', '--ro-bind-data', String(FORWARDER_EXECUTABLE_FD), FORWARDER_PATH]
+      : []),
     '--unshare-pid',
     // the supervisor is pid 1: no reaper of bwrap's own between it and the commands
     '--as-pid-1',
@@ -172,6 +256,6 @@ export const genBwrapArgs = (input: {
     '--chdir', input.cwd,
     '--',
     // $0 names it in ps
-    SUPERVISOR_PATH, '--norc', '--posix', '-c', SUPERVISOR, 'bhrain-sandbox', input.bashPath, ...input.shellVariables,
+    SUPERVISOR_PATH, '--norc', '--posix', '-c', genSupervisorScript(input.forwarder ?? null), 'bhrain-sandbox', input.bashPath, ...input.shellVariables,
   ];
 };
