@@ -2,18 +2,22 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { constants } from 'node:os';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 
 import { liveGroupsAtExit, signalGroup } from '../../../../security/signalGroup.js';
 import type { BashCommand, BashRun, BashRunContext } from './BashRun.js';
 import { BoundedCapture } from './BoundedCapture.js';
-import { BWRAP_STATUS_FD, COMMAND_STDERR_FD, SUPERVISOR_EXECUTABLE_FD } from './genBwrapArgs.js';
+import { BWRAP_STATUS_FD, COMMAND_STDERR_FD, FIRST_DATA_FD, SUPERVISOR_EXECUTABLE_FD } from './genBwrapArgs.js';
 
-/** .what = how to start a sandbox: bwrap, its arguments (genBwrapArgs), and the host's bash the supervisor is copied from */
+/**
+ * .what = how to start a sandbox: bwrap, its arguments (genBwrapArgs), the host's bash the supervisor is copied from,
+ *         and the contents bwrap reads from fds FIRST_DATA_FD and on (sandboxDataFilesOf)
+ */
 export interface SandboxStart {
   bwrapPath: string;
   bwrapArgs: string[];
   bashPath: string;
+  data?: readonly string[];
 }
 
 /** the supervisor writes the exit status in this many digits, before the nonce that ends the command's stdout */
@@ -75,7 +79,8 @@ const holdOpen = (sandbox: Sandbox, held: boolean): void => {
  */
 const startSandbox = (key: string, start: SandboxStart, context: BashRunContext): Sandbox => {
   const executable = openSync(start.bashPath, 'r');
-  const stdio: Array<'pipe' | number> = ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'];
+  const data = start.data ?? [];
+  const stdio: Array<'pipe' | number> = Array.from({ length: FIRST_DATA_FD + data.length }, () => 'pipe');
   stdio[SUPERVISOR_EXECUTABLE_FD] = executable;
   let child: ChildProcess;
   try {
@@ -84,6 +89,12 @@ const startSandbox = (key: string, start: SandboxStart, context: BashRunContext)
     // the child holds its own copy from the spawn on
     closeSync(executable);
   }
+  // bwrap reads each to its end as it sets the sandbox up; one that died first refuses the write (EPIPE)
+  data.forEach((text, index) => {
+    const stream = (child.stdio as Array<Writable | null>)[FIRST_DATA_FD + index];
+    stream?.on('error', () => {});
+    stream?.end(text);
+  });
   const sandbox: Sandbox = { key, child, supervisorPid: undefined, exit: null, closed: false, diagnostics: '', call: null, idle: null };
   if (child.pid !== undefined) liveGroupsAtExit.add(child.pid);
   // bwrap's status comes first: the supervisor's pid, a group of its own (--new-session)

@@ -10,7 +10,8 @@ import { BASH_SANDBOX_MODES, isBashSandboxMode, type BashSandbox, type BashSandb
 import { CaptureBudget } from './CaptureBudget.js';
 import { checkBashSandbox } from './checkBashSandbox.js';
 import { genBashSandboxPool } from './genBashSandboxPool.js';
-import { findGitPathsToProtect, genBwrapArgs, isShellBehaviorVariable } from './genBwrapArgs.js';
+import { resolveHiddenPaths, type ReadDenial } from '../resolveHiddenPaths.js';
+import { findGitPathsToProtect, genBwrapArgs, isShellBehaviorVariable, pickSandboxHidden, sandboxDataFilesOf } from './genBwrapArgs.js';
 import { formatBashRun } from './formatBashRun.js';
 import { runBashCommand } from './runBashCommand.js';
 
@@ -26,9 +27,9 @@ const realpathOrNull = (path: string): string | null => {
 // what the model is told about where its command runs
 const SANDBOX_TEXT: Record<BashSandboxMode, string> = {
   'workspace-write':
-    'the command runs in a sandbox. It can write only inside the working directory and /tmp; everything else (your home directory, system paths, .git/hooks, .git/config) is read-only. /tmp is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. No process a call starts outlives the call.',
+    'the command runs in a sandbox. It can write only inside the working directory and /tmp; everything else (your home directory, system paths, .git/hooks, .git/config) is read-only. Credential stores (~/.ssh, ~/.aws, ~/.npmrc, … and bhrain\'s own $BHRAIN_HOME) read as empty or absent. /tmp is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. No process a call starts outlives the call.',
   'read-only':
-    'the command runs in a read-only sandbox: nothing is writable, not even the working directory, except /tmp, which is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. No process a call starts outlives the call.',
+    'the command runs in a read-only sandbox: nothing is writable, not even the working directory, except /tmp, which is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. Credential stores (~/.ssh, ~/.aws, ~/.npmrc, … and bhrain\'s own $BHRAIN_HOME) read as empty or absent. No process a call starts outlives the call.',
   off: 'none: the command runs unconfined, with the rights of the user running bhrain.',
 };
 
@@ -69,6 +70,9 @@ export const genBashToolBox = (options: {
   if (!isBashSandboxMode(sandboxMode))
     throw new BadRequestError(`unknown bash sandbox mode ${JSON.stringify(sandboxMode)}: choose one of ${BASH_SANDBOX_MODES.join(', ')}`);
   const allowNetwork = options.sandbox?.allowNetwork ?? false;
+  const denial: ReadDenial = { denyRead: options.sandbox?.denyRead, allowRead: options.sandbox?.allowRead };
+  // fails here, at build time, on a relative path
+  resolveHiddenPaths(denial, { env: process.env });
   const sandboxes = genBashSandboxPool({ idleMs: SANDBOX_IDLE_MS, maxIdle: MAX_IDLE_SANDBOXES });
 
   const definition: BrainToolDefinition = {
@@ -143,12 +147,15 @@ export const genBashToolBox = (options: {
         if (!check.ok)
           return failure(`bash is refused: ${check.reason}, or configure the bash toolbox with sandbox: { mode: 'off' } (CLI: --sandbox off) to run bash unconfined. Tell the user: retrying will not help.`);
         const gitPaths = sandboxMode === 'workspace-write' ? findGitPathsToProtect(cwdReal) : [];
+        // the credential stores and $BHRAIN_HOME, as they are now: a store made since the last call is hidden from this one
+        const hidden = pickSandboxHidden(resolveHiddenPaths(denial, { env: context.env, readable: [context.cwd, cwdReal] }), cwdReal);
         // what changes how bash runs a script reaches the command, not the sandbox's supervisor
         const shellVariables = Object.entries(env).flatMap(([name, value]) => (value !== undefined && isShellBehaviorVariable(name) ? [`${name}=${value}`] : []));
         const start = {
           bwrapPath: check.bwrapPath,
           bashPath: check.bashPath,
-          bwrapArgs: genBwrapArgs({ bashPath: check.bashPath, mode: sandboxMode, allowNetwork, cwd: context.cwd, cwdReal, gitPaths: gitPaths.map((found) => found.path), shellVariables }),
+          bwrapArgs: genBwrapArgs({ bashPath: check.bashPath, mode: sandboxMode, allowNetwork, cwd: context.cwd, cwdReal, gitPaths: gitPaths.map((found) => found.path), shellVariables, hidden }),
+          data: sandboxDataFilesOf(hidden).map((file) => file.text),
         };
         // all a sandbox was made for, down to the inodes it binds: a kept one runs this call only if none changed
         const key = JSON.stringify([start, context.cwd, env, `${cwdFound.dev}:${cwdFound.ino}`, gitPaths]);
