@@ -5,7 +5,7 @@ import { EXIT_CODES } from './exitCodes.js';
 import { reportReadCommandFailure } from './genRunsCommand.js';
 import { genSkillCommand, type SkillName } from './genSkillCommand.js';
 import type { ResolvedSkillSettings } from './settings/resolveSkillSettings.js';
-import { pickExplicitFlags, SETTING_KEYS, type SettingKey } from './settings/SkillSettings.js';
+import { pickExplicitFlags, SETTING_KEYS, settingName, type SettingKey } from './settings/SkillSettings.js';
 
 /** .what = the schemaVersion of `bhrain config -o json`; it changes when a field changes meaning or goes away */
 export const CONFIG_OUTPUT_SCHEMA_VERSION = 1;
@@ -25,7 +25,7 @@ const formatDurationMs = (ms: number): string =>
 
 /** .what = a resolved value as the table shows it; an unset one as its default in parentheses */
 const formatValue = (key: SettingKey, value: unknown): string => {
-  if (value === undefined) return `(${SETTING_KEYS[key].shownDefault})`;
+  if (value === undefined || (Array.isArray(value) && !value.length)) return `(${SETTING_KEYS[key].shownDefault})`;
   if (key === 'maxWallTime') return formatDurationMs(value as number);
   const text = typeof value === 'string' && key !== 'appendSystemPrompt' ? value : JSON.stringify(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
@@ -33,7 +33,7 @@ const formatValue = (key: SettingKey, value: unknown): string => {
 
 /** .what = the resolved settings as text: an aligned table of setting, value, source, then the files looked at */
 const formatSettings = (resolved: ResolvedSkillSettings, input: { skill: SkillName; cwd: string }): string => {
-  const rows = [['SETTING', 'VALUE', 'SOURCE'], ...(Object.keys(SETTING_KEYS) as SettingKey[]).map((key) => [key, formatValue(key, resolved.values[key]), resolved.sources[key]])];
+  const rows = [['SETTING', 'VALUE', 'SOURCE'], ...(Object.keys(SETTING_KEYS) as SettingKey[]).map((key) => [settingName(key), formatValue(key, resolved.values[key]), resolved.sources[key]])];
   const widths = [0, 1].map((column) => Math.max(...rows.map((row) => row[column].length)));
   const table = rows.map((row) => `${row[0].padEnd(widths[0])}  ${row[1].padEnd(widths[1])}  ${row[2]}`.trimEnd());
   const files = resolved.files.map((file) => `  ${file.layer.padEnd(7)}  ${file.path}${file.found ? '' : '  (not found)'}`);
@@ -82,7 +82,7 @@ export const genConfigCommand = (context: ConfigCommandContext = {}): Command =>
       for (const warning of resolved.warnings) stderr.write(`bhrain config: warning: ${warning}\n`);
       if (json) {
         const settings = Object.fromEntries(
-          (Object.keys(SETTING_KEYS) as SettingKey[]).map((key) => [key, { value: resolved.values[key] ?? null, source: resolved.sources[key] }]),
+          (Object.keys(SETTING_KEYS) as SettingKey[]).map((key) => [settingName(key), { value: resolved.values[key] ?? null, source: resolved.sources[key] }]),
         );
         stdout.write(`${JSON.stringify({ schemaVersion: CONFIG_OUTPUT_SCHEMA_VERSION, skill, cwd, settings, files: resolved.files, warnings: resolved.warnings })}\n`);
       } else stdout.write(formatSettings(resolved, { skill, cwd }));

@@ -169,7 +169,7 @@ export const runSkill = async (
     const { maxIterations, timeoutMs } = values;
     const limits = { maxBudgetUsd: values.maxBudgetUsd, maxTokens: values.maxTokens, maxWallTimeMs: values.maxWallTime };
     const memory = MEMORY[values.memory]();
-    const sandbox = { mode: values.sandbox, allowNetwork: values.allowNetwork };
+    const sandbox = { mode: values.sandbox, allowNetwork: values.allowNetwork, denyRead: values.denyRead };
     const outputSchema = await readJsonSchema(options.jsonSchema, cwd);
     const systemPrompt = await readSystemPromptAdditions(options, values.appendSystemPrompt, cwd);
     // fail at start, not at the model's first bash call: act runs bash, and a sandbox that cannot start refuses it. The

@@ -64,6 +64,8 @@ const schemaConfig = z.object({
     .object({
       mode: z.enum(BASH_SANDBOX_MODES, { error: `sandbox.mode must be one of ${BASH_SANDBOX_MODES.join(', ')}` }).optional(),
       allowNetwork: z.boolean().optional(),
+      denyRead: z.array(z.string({ error: 'sandbox.denyRead holds paths: absolute, or starting with ~/' })).optional(),
+      allowRead: z.array(z.string({ error: 'sandbox.allowRead holds paths: absolute, or starting with ~/' })).optional(),
     })
     .strict()
     .optional(),

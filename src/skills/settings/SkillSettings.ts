@@ -38,6 +38,8 @@ export interface SkillSettings {
   /** a builtin guard name, a rules file path (from --permission only), or inline rules (from a settings file) */
   permission: string | BhrainPermissionRules;
   sandbox: BashSandboxMode;
+  /** paths hidden from the model besides the credential stores and $BHRAIN_HOME: every layer's, together */
+  denyRead: string[];
   allowNetwork: boolean;
   maxIterations: number;
   memory: MemoryStrategy;
@@ -59,8 +61,11 @@ export type SettingKey = keyof SkillSettings;
 /** .what = the settings that flags were explicitly given for, as commander parsed them (strings, booleans) */
 export type SkillSettingsFlags = Partial<Record<SettingKey, string | boolean>>;
 
-/** .what = each setting's flag, its default as shown, and what its file value must be (for error messages) */
-export const SETTING_KEYS: Record<SettingKey, { flag: string; expects: string; shownDefault: string }> = {
+/**
+ * .what = each setting's flag, its default as shown, and what its file value must be (for error messages); `path` is
+ *         where a setting nested in another key sits in the file, and the name `bhrain config` shows
+ */
+export const SETTING_KEYS: Record<SettingKey, { flag: string; expects: string; shownDefault: string; path?: string }> = {
   atom: { flag: '--atom', expects: 'an atom slug such as "qwen", "claude/sonnet" or "qwen/qwen3-coder-plus"', shownDefault: 'none: required' },
   model: { flag: '--model', expects: 'a model id without spaces, e.g. "claude-sonnet-4-6" or "qwen3-coder-plus"', shownDefault: "the atom's" },
   baseUrl: {
@@ -75,8 +80,14 @@ export const SETTING_KEYS: Record<SettingKey, { flag: string; expects: string; s
   },
   sandbox: {
     flag: '--sandbox',
-    expects: `one of ${BASH_SANDBOX_MODES.join(', ')}`,
+    expects: `one of ${BASH_SANDBOX_MODES.join(', ')}, or {"mode": "<one of them>", "denyRead": ["~/.config/op"]}`,
     shownDefault: `${DEFAULT_BASH_SANDBOX_MODE} (act), read-only (ask, and act with permission readOnly)`,
+  },
+  denyRead: {
+    flag: '(settings only: sandbox.denyRead)',
+    expects: 'a list of paths, each absolute or starting with ~/, e.g. ["~/.config/op", "/srv/secrets"]',
+    shownDefault: 'none added; the credential stores and $BHRAIN_HOME are always hidden',
+    path: 'sandbox.denyRead',
   },
   allowNetwork: { flag: '--allow-network', expects: 'true or false', shownDefault: 'false' },
   maxIterations: { flag: '--max-iterations', expects: `a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`, shownDefault: String(DEFAULT_MAX_ITERATIONS) },
@@ -92,6 +103,12 @@ export const SETTING_KEYS: Record<SettingKey, { flag: string; expects: string; s
   projectInstructions: { flag: '--no-project-instructions', expects: 'true or false', shownDefault: 'true' },
   appendSystemPrompt: { flag: '--append-system-prompt', expects: 'a string', shownDefault: 'none' },
 };
+
+/** .what = a setting's name as the settings file and `bhrain config` give it: `sandbox.denyRead` for one nested in sandbox */
+export const settingName = (key: SettingKey): string => SETTING_KEYS[key].path ?? key;
+
+/** .what = the settings whose key is a top-level key of the settings file */
+export const TOP_LEVEL_SETTING_KEYS = (Object.keys(SETTING_KEYS) as SettingKey[]).filter((key) => SETTING_KEYS[key].path === undefined);
 
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 

@@ -4,7 +4,7 @@ import type * as Zod from 'zod';
 
 import { MAX_ITERATIONS_LIMIT } from '../../archs/bhrain.struct.v1/constants.js';
 import { genRulesGuard, type BhrainPermissionRules } from '../../archs/bhrain.struct.v1/permission/genRulesGuard.js';
-import { BASH_SANDBOX_MODES } from '../../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
+import { BASH_SANDBOX_MODES, type BashSandboxMode } from '../../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
 import { BadRequestError } from '../../contract/errors.js';
 import { checkMcpServers } from '../mcp/resolveMcpServers.js';
 import {
@@ -14,6 +14,7 @@ import {
   parseDurationMs,
   SETTING_KEYS,
   SETTINGS_SUPPLIERS,
+  TOP_LEVEL_SETTING_KEYS,
   type SettingKey,
 } from './SkillSettings.js';
 
@@ -67,6 +68,30 @@ const genSettingsFileSchema = (z: typeof Zod) => {
 
   const urlSchema = z.string().refine(isHttpUrl);
 
+  /** a path to hide: absolute or from ~/, never / itself (it would hide bash and everything else) */
+  const denyReadSchema = z.array(
+    z.string().superRefine((path, ctx) => {
+      const ok = path === '~' || path.startsWith('~/') || (path.startsWith('/') && path.replace(/\/+$/, '') !== '');
+      if (!ok)
+        ctx.addIssue({
+          code: 'custom',
+          message: `${JSON.stringify(path)} is not a path to hide: give one that starts with / or ~/ (and is not / itself), e.g. "~/.config/op"`,
+          params: { explained: true },
+        });
+    }),
+  );
+
+  /** a mode when a string, `{ mode, denyRead }` when an object: each checked on its own, so the error fits the form given */
+  const sandboxSchema = z.unknown().transform((value, ctx): { mode?: BashSandboxMode; denyRead?: string[] } => {
+    const parsed =
+      typeof value === 'string'
+        ? z.enum(BASH_SANDBOX_MODES).transform((mode) => ({ mode })).safeParse(value)
+        : z.strictObject({ mode: z.enum(BASH_SANDBOX_MODES).optional(), denyRead: denyReadSchema.optional() }).safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue });
+    return z.NEVER;
+  });
+
   /** MCP servers in Claude Code's `.mcp.json` shape, each issue worded by checkMcpServers */
   const mcpServersSchema = z.unknown().transform((value, ctx) => {
     const { servers, issues } = checkMcpServers(value, z);
@@ -79,7 +104,7 @@ const genSettingsFileSchema = (z: typeof Zod) => {
     model: z.string().regex(/^\S+$/).optional(),
     baseUrl: z.strictObject({ claude: urlSchema.optional(), qwen: urlSchema.optional() }).optional(),
     permission: permissionSchema.optional(),
-    sandbox: z.enum(BASH_SANDBOX_MODES).optional(),
+    sandbox: sandboxSchema.optional(),
     allowNetwork: z.boolean().optional(),
     maxIterations: z.int().min(1).max(MAX_ITERATIONS_LIMIT).optional(),
     memory: z.enum(MEMORY_STRATEGIES).optional(),
@@ -104,8 +129,9 @@ export type SettingsFile = Zod.output<ReturnType<typeof genSettingsFileSchema>>;
 
 /** .what = the keys an object at a path of the settings file may have, for an "unknown key" message */
 const validKeysAt = (path: readonly PropertyKey[]): readonly string[] => {
-  if (path.length === 0) return [...Object.keys(SETTING_KEYS), ...MCP_SETTINGS_KEYS];
+  if (path.length === 0) return [...TOP_LEVEL_SETTING_KEYS, ...MCP_SETTINGS_KEYS];
   if (path[0] === 'baseUrl') return SETTINGS_SUPPLIERS;
+  if (path[0] === 'sandbox') return ['mode', 'denyRead'];
   if (path[0] === 'permission') return RULE_KINDS;
   return [];
 };
@@ -115,6 +141,8 @@ const expectsAt = (path: readonly PropertyKey[]): string => {
   if (path[0] === 'baseUrl' && path.length > 1) return 'an http(s) URL, e.g. "http://localhost:8000/v1"';
   if (path[0] === 'permission' && path.length === 2) return 'a list of rule strings, e.g. ["bash(npm test*)", "write(src/**)"]';
   if (path[0] === 'permission' && path.length > 2) return 'a rule string, e.g. "bash(npm test*)" or "write(src/**)"';
+  if (path[0] === 'sandbox' && path[1] === 'mode') return `one of ${BASH_SANDBOX_MODES.join(', ')}`;
+  if (path[0] === 'sandbox' && path[1] === 'denyRead') return path.length > 2 ? 'a path, absolute or starting with ~/' : SETTING_KEYS.denyRead.expects;
   if (path[0] === 'enableAllProjectMcpServers') return 'true or false';
   if (path[0] === 'enabledMcpjsonServers') return 'a list of MCP server names, e.g. ["github"]';
   return SETTING_KEYS[path[0] as SettingKey]?.expects ?? 'a valid value';
@@ -190,7 +218,7 @@ export const readSettingsFile = async (input: { path: string; layer: SettingsLay
     throw new BadRequestError(`invalid JSON in ${input.path} at ${locateJsonError(text, message)}: ${message}`);
   }
   if (!json || typeof json !== 'object' || Array.isArray(json))
-    throw new BadRequestError(`${input.path} must hold a JSON object of settings, e.g. {"atom": "qwen"}; valid keys are ${Object.keys(SETTING_KEYS).join(', ')}`);
+    throw new BadRequestError(`${input.path} must hold a JSON object of settings, e.g. {"atom": "qwen"}; valid keys are ${TOP_LEVEL_SETTING_KEYS.join(', ')}`);
   const parsed = (settingsFileSchema ??= genSettingsFileSchema(await import('zod'))).safeParse(json);
   if (!parsed.success) throw new BadRequestError(parsed.error.issues.flatMap((issue) => formatIssue(issue, { path: input.path, json })).join('; '));
   const settings = parsed.data;

@@ -37,9 +37,9 @@ export interface ReadDenial {
   /** more paths to hide: absolute, or starting with `~/` */
   denyRead?: readonly string[];
   /**
-   * paths handed back: a hidden path equal to or under one of these is not hidden, and one of these inside a hidden
-   * directory stays readable (bound back into the sandbox); absolute, or starting with `~/`. A `read(<path>)` allow
-   * rule of genRulesGuard gives its path here (see its allowRead)
+   * paths handed back: a hidden path named here is not hidden, and a path here inside a hidden directory stays readable
+   * (bound back into the sandbox); a directory above a hidden path hands nothing back. Absolute, or starting with `~/`.
+   * A `read(<path>)` allow rule of genRulesGuard gives its path here (see BhrainPermissionGuard.allowRead)
    */
   allowRead?: readonly string[];
 }
@@ -125,8 +125,9 @@ export const resolveHiddenPaths = (
       isDirectory: found?.isDirectory ?? false,
       inode: found?.inode ?? null,
     };
-    // handed back whole: the entry is, or lies under, a path allowRead names
-    if (allowed.some((allow) => formsOf(entry).some((form) => isUnder(allow, form)))) continue;
+    // handed back whole: allowRead names the entry itself (a directory above it hands nothing back: `read(~/**)` is
+    // not a way to unhide every store at once)
+    if (allowed.some((allow) => formsOf(entry).includes(allow))) continue;
     candidates.push(entry);
   }
   const contains = (entry: HiddenEntry, path: string) => formsOf(entry).some((form) => isUnder(form, path));
