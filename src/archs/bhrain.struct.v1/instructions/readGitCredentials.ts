@@ -11,7 +11,7 @@ const MAX_INCLUDE_DEPTH = 10;
 /** a git config file bigger than this is not read (git's own are a few KB) */
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
-/** .what = a credential found in git's config: the key it was under (`git-config:<key>`) and its value */
+/** .what = a credential found in git's config: the key it was under (`git-config:<section>.<name>`) and its value */
 export interface GitCredential {
   name: string;
   value: string;
@@ -93,7 +93,7 @@ const percentDecoded = (text: string): string => {
 /**
  * .what = the secrets one config value holds: an `http.*.extraheader`'s header value and credentials (a basic one
  *         decoded too: `x-access-token:<token>` and the token), and the password (or token-like user) of any URL's
- *         `user:password@`, percent-decoded too
+ *         `user:password@` in the value or the key, percent-decoded too
  * .why = actions/checkout leaves its token as `AUTHORIZATION: basic base64(x-access-token:<token>)`; remotes carry
  *        `https://user:token@host`; each form the model could meet is its own value to redact
  */
@@ -109,7 +109,8 @@ const credentialsOf = (key: string, value: string): string[] => {
       if (decoded !== null) found.push(decoded, decoded.slice(decoded.indexOf(':') + 1));
     }
   }
-  for (const match of value.matchAll(/[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/@\s]+)@/g)) {
+  // a URL is a value (remote.*.url), or a subsection of the key (url.<base>.insteadOf, http.<url>.*)
+  for (const match of `${key}\n${value}`.matchAll(/[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/@\s]+)@/g)) {
     const userinfo = match[1];
     const colon = userinfo.indexOf(':');
     const secret = colon >= 0 ? userinfo.slice(colon + 1) : userinfo;
@@ -200,7 +201,8 @@ export const readGitCredentials = (input: { cwd: string }, context: { env: Recor
     for (const { key, value } of parseGitConfig(text)) {
       for (const secret of credentialsOf(key, value)) {
         hasCredentials = true;
-        if (!secrets.has(secret)) secrets.set(secret, `git-config:${key}`);
+        // named without the subsection, which may hold the credential itself (url.https://<token>@host/.insteadOf)
+        if (!secrets.has(secret)) secrets.set(secret, `git-config:${key.slice(0, key.indexOf('.'))}.${key.slice(key.lastIndexOf('.') + 1)}`);
       }
       // include.path and includeIf.<condition>.path: read whatever the condition, since more files only redact more
       if (/^include(if\..*)?\.path$/i.test(key) && value) {
