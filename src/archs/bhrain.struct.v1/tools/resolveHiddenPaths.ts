@@ -24,6 +24,9 @@ export const DEFAULT_DENY_READ: readonly string[] = [
   '~/.config/gh',
   '/etc/shadow',
   '/etc/gshadow',
+  // the copies shadow-utils keeps of the two before each change
+  '/etc/shadow-',
+  '/etc/gshadow-',
 ];
 
 /** how $BHRAIN_HOME (the ref store and run records) is listed among the hidden paths, in messages */
