@@ -1,6 +1,6 @@
-import { lstatSync, realpathSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 
 import { getBhrainHome } from '../../../continuation/getBhrainHome.js';
 import { BadRequestError } from '../../../contract/errors.js';
@@ -97,11 +97,43 @@ const realPathIfPresent = (path: string): { realPath: string; isDirectory: boole
 /** .what = the places an entry names: its path as listed, and its real path when that differs */
 const formsOf = (entry: HiddenEntry): string[] => (entry.realPath !== null && entry.realPath !== entry.path ? [entry.path, entry.realPath] : [entry.path]);
 
+/** resolutions kept, by what they were resolved from: one per toolbox and working directory in practice */
+const MAX_KEPT_RESOLUTIONS = 32;
+const kept = new Map<string, { dirs: readonly string[]; signature: string; hidden: HiddenPaths }>();
+
+/**
+ * .what = the directories whose listing decides which of the paths exist: each path's parent, and for a parent that is
+ *         absent, the ones above it up to one that is there; with their stat as a signature
+ * .why = a path created, removed, renamed or replaced by a link changes its parent's mtime and ctime: one stat per
+ *        directory (5 for the defaults) says whether the last resolution still holds, where resolving costs ~25 syscalls
+ */
+const signParents = (paths: readonly string[]): { dirs: string[]; signature: string } => {
+  const signed = new Map<string, string>();
+  for (const path of paths)
+    for (let dir = dirname(path); !signed.has(dir); dir = dirname(dir)) {
+      const stats = statSync(dir, { throwIfNoEntry: false });
+      signed.set(dir, stats ? `${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}` : '-');
+      if (stats || dirname(dir) === dir) break;
+    }
+  return { dirs: [...signed.keys()], signature: [...signed.values()].join('|') };
+};
+
+/** .what = the signature signParents gave, of the same directories, as they are now */
+const signDirs = (dirs: readonly string[]): string => {
+  let signature = '';
+  for (const dir of dirs) {
+    const stats = statSync(dir, { throwIfNoEntry: false });
+    signature += `${signature ? '|' : ''}${stats ? `${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}` : '-'}`;
+  }
+  return signature;
+};
+
 /**
  * .what = the paths hidden from the model in one call: DEFAULT_DENY_READ, $BHRAIN_HOME and denyRead, less what allowRead
  *         hands back; `~` is env.HOME (the user's own when the environment has none)
- * .why = read, grep, glob, write and edit refuse them and the sandbox hides them, from one list. Resolved per call
- *        (an lstat each, a realpath for what exists), so a store made during a run is hidden from its next call on
+ * .why = read, grep, glob, write and edit refuse them and the sandbox hides them, from one list, as the file system is
+ *        at the call: a store made during a run is hidden from its next call on. The last resolution is kept while
+ *        none of the directories holding the paths changed (signParents), so a call pays a stat per directory
  * .note = `readable` are paths the caller itself must read although they may lie in a hidden entry (the workspace, the
  *         session's spill dir, in $BHRAIN_HOME): they are handed back too
  */
@@ -110,10 +142,26 @@ export const resolveHiddenPaths = (
   context: { env: Record<string, string | undefined>; readable?: ReadonlyArray<string | null | undefined> },
 ): HiddenPaths => {
   const home = context.env.HOME || homedir();
+  const readablePaths = context.readable?.filter((path): path is string => !!path).map((path) => resolve(path)) ?? [];
+  // what the paths are made from, cheaply: the kept resolution is found before any path is joined
+  const key = [home, context.env.BHRAIN_HOME, context.env.XDG_STATE_HOME, ...(denial.denyRead ?? []), '\0', ...(denial.allowRead ?? []), '\0', ...readablePaths].join('\n');
+  const known = kept.get(key);
+  if (known && signDirs(known.dirs) === known.signature) return known.hidden;
   const listed = [...DEFAULT_DENY_READ, ...(denial.denyRead ?? [])].map((each) => ({ listed: each, path: expandListedPath(each, home) }));
   listed.push({ listed: BHRAIN_HOME_LISTED, path: resolve(getBhrainHome(context.env)) });
-  const allowed = (denial.allowRead ?? []).flatMap((each) => {
-    const path = expandListedPath(each, home, 'sandbox.allowRead');
+  const allowedPaths = (denial.allowRead ?? []).map((each) => expandListedPath(each, home, 'sandbox.allowRead'));
+  // signed before it resolves: a change made while it resolves shows at the next call
+  const { dirs, signature } = signParents([...listed.map((each) => each.path), ...allowedPaths]);
+  const hidden = resolveNow(listed, allowedPaths, readablePaths);
+  kept.delete(key);
+  kept.set(key, { dirs, signature, hidden });
+  if (kept.size > MAX_KEPT_RESOLUTIONS) kept.delete(kept.keys().next().value!);
+  return hidden;
+};
+
+/** .what = resolveHiddenPaths' work: each path looked up, handed back, and the entries left */
+const resolveNow = (listed: ReadonlyArray<{ listed: string; path: string }>, allowedPaths: readonly string[], readablePaths: readonly string[]): HiddenPaths => {
+  const allowed = allowedPaths.flatMap((path) => {
     const real = realPathIfPresent(path)?.realPath;
     return real && real !== path ? [path, real] : [path];
   });
@@ -134,8 +182,7 @@ export const resolveHiddenPaths = (
     candidates.push(entry);
   }
   const contains = (entry: HiddenEntry, path: string) => formsOf(entry).some((form) => isUnder(form, path));
-  const readable = context.readable?.filter((path): path is string => !!path).map((path) => resolve(path)) ?? [];
-  const handedBack = [...new Set([...allowed, ...readable])].filter((path) => candidates.some((entry) => contains(entry, path)));
+  const handedBack = [...new Set([...allowed, ...readablePaths])].filter((path) => candidates.some((entry) => contains(entry, path)));
   /** whether a handed-back path lies between an entry and a path under it: it makes that path readable again */
   const reopened = (entry: HiddenEntry, path: string) => handedBack.some((back) => isUnder(back, path) && contains(entry, back));
   // an entry under another is hidden with it, unless a path handed back between them uncovers it (a workspace inside

@@ -67,7 +67,10 @@ const killSandbox = (sandbox: Sandbox): void => {
 const holdOpen = (sandbox: Sandbox, held: boolean): void => {
   const method = held ? 'ref' : 'unref';
   sandbox.child[method]();
-  for (const stream of sandbox.child.stdio) (stream as { ref?: () => void; unref?: () => void } | null)?.[method]?.();
+  // a stream already done with (a data pipe bwrap read at the start) is skipped: unref on a socket without a handle
+  // would wait for a connect that never comes, one listener more at every call
+  for (const stream of sandbox.child.stdio)
+    if (stream && !stream.destroyed) (stream as unknown as { ref?: () => void; unref?: () => void })[method]?.();
 };
 
 /**
@@ -93,7 +96,8 @@ const startSandbox = (key: string, start: SandboxStart, context: BashRunContext)
   data.forEach((text, index) => {
     const stream = (child.stdio as Array<Writable | null>)[FIRST_DATA_FD + index];
     stream?.on('error', () => {});
-    stream?.end(text);
+    // written whole, its pipe is done with
+    stream?.end(text, () => stream.destroy());
   });
   const sandbox: Sandbox = { key, child, supervisorPid: undefined, exit: null, closed: false, diagnostics: '', call: null, idle: null };
   if (child.pid !== undefined) liveGroupsAtExit.add(child.pid);
