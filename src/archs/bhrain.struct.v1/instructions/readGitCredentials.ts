@@ -123,7 +123,13 @@ const credentialsOf = (key: string, value: string): string[] => {
 const findGitDirs = (cwd: string): { gitDir: string; commonDir: string } | null => {
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     const dotGit = join(dir, '.git');
-    const found = lstatSync(dotGit, { throwIfNoEntry: false });
+    let found: ReturnType<typeof lstatSync> | undefined;
+    try {
+      found = lstatSync(dotGit, { throwIfNoEntry: false });
+    } catch {
+      // a directory this process may not look into holds no repository it can read
+      found = undefined;
+    }
     if (found) {
       let gitDir = dotGit;
       if (!found.isDirectory()) {
@@ -152,8 +158,13 @@ const readSmall = (path: string): string | null => {
 
 /** .what = a path's stat as a signature: it changes when the file is replaced or written; `-` when absent */
 const signatureOf = (path: string): string => {
-  const stats = statSync(path, { throwIfNoEntry: false });
-  return stats ? `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}` : '-';
+  try {
+    const stats = statSync(path, { throwIfNoEntry: false });
+    return stats ? `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}` : '-';
+  } catch {
+    // under a file, or not ours to look into
+    return '-';
+  }
 };
 
 /**

@@ -81,15 +81,25 @@ export const expandListedPath = (listed: string, home: string, what = 'sandbox.d
 
 /** .what = a path's real path when something is there (symlinks resolved), without the cost of an Error when not */
 const realPathIfPresent = (path: string): { realPath: string; isDirectory: boolean; inode: string } | null => {
-  let found = lstatSync(path, { throwIfNoEntry: false });
-  if (!found) return null;
   try {
+    let found = lstatSync(path, { throwIfNoEntry: false });
+    if (!found) return null;
     // a directory above it may be a link too (~/.config to a dotfiles checkout)
     const realPath = realpathSync.native(path);
     if (realPath !== path) found = lstatSync(realPath);
     return { realPath, isDirectory: found.isDirectory(), inode: `${found.dev}:${found.ino}` };
   } catch {
-    // a dangling symlink: nothing to read there
+    // a dangling symlink, a path under a file (ENOTDIR), one this process may not look into: nothing it can read there
+    return null;
+  }
+};
+
+/** .what = a directory's stat as a signature part, `-` when it cannot be stat'ed (absent, under a file, unreadable) */
+const signDir = (dir: string): string | null => {
+  try {
+    const stats = statSync(dir, { throwIfNoEntry: false });
+    return stats ? `${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}` : null;
+  } catch {
     return null;
   }
 };
@@ -111,9 +121,9 @@ const signParents = (paths: readonly string[]): { dirs: string[]; signature: str
   const signed = new Map<string, string>();
   for (const path of paths)
     for (let dir = dirname(path); !signed.has(dir); dir = dirname(dir)) {
-      const stats = statSync(dir, { throwIfNoEntry: false });
-      signed.set(dir, stats ? `${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}` : '-');
-      if (stats || dirname(dir) === dir) break;
+      const signature = signDir(dir);
+      signed.set(dir, signature ?? '-');
+      if (signature !== null || dirname(dir) === dir) break;
     }
   return { dirs: [...signed.keys()], signature: [...signed.values()].join('|') };
 };
@@ -121,10 +131,7 @@ const signParents = (paths: readonly string[]): { dirs: string[]; signature: str
 /** .what = the signature signParents gave, of the same directories, as they are now */
 const signDirs = (dirs: readonly string[]): string => {
   let signature = '';
-  for (const dir of dirs) {
-    const stats = statSync(dir, { throwIfNoEntry: false });
-    signature += `${signature ? '|' : ''}${stats ? `${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}` : '-'}`;
-  }
+  for (const dir of dirs) signature += `${signature ? '|' : ''}${signDir(dir) ?? '-'}`;
   return signature;
 };
 
