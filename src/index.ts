@@ -109,6 +109,8 @@ export { genFilesToolBox } from './archs/bhrain.struct.v1/tools/files/genFilesTo
 export { genBashToolBox } from './archs/bhrain.struct.v1/tools/bash/genBashToolBox.js';
 export { BASH_SANDBOX_MODES } from './archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
 export type { BashSandbox, BashSandboxMode } from './archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
+export { DEFAULT_DENY_READ } from './archs/bhrain.struct.v1/tools/resolveHiddenPaths.js';
+export type { ReadDenial } from './archs/bhrain.struct.v1/tools/resolveHiddenPaths.js';
 export { genWebsearchToolBox } from './archs/bhrain.struct.v1/tools/websearch/genWebsearchToolBox.js';
 export { genMcpToolBox, McpServerStartError } from './archs/bhrain.struct.v1/tools/mcp/genMcpToolBox.js';
 export type { McpServerConfig, McpToolBox } from './archs/bhrain.struct.v1/tools/mcp/genMcpToolBox.js';
