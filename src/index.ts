@@ -111,6 +111,8 @@ export { BASH_SANDBOX_MODES } from './archs/bhrain.struct.v1/tools/bash/BashSand
 export type { BashSandbox, BashSandboxMode } from './archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
 export { startDomainProxy } from './archs/bhrain.struct.v1/tools/bash/network/startDomainProxy.js';
 export type { DomainProxy, HostLookup, NetworkAudit, NetworkHost } from './archs/bhrain.struct.v1/tools/bash/network/startDomainProxy.js';
+export { DEFAULT_DENY_READ } from './archs/bhrain.struct.v1/tools/resolveHiddenPaths.js';
+export type { ReadDenial } from './archs/bhrain.struct.v1/tools/resolveHiddenPaths.js';
 export { genWebsearchToolBox } from './archs/bhrain.struct.v1/tools/websearch/genWebsearchToolBox.js';
 export { genMcpToolBox, McpServerStartError } from './archs/bhrain.struct.v1/tools/mcp/genMcpToolBox.js';
 export type { McpServerConfig, McpToolBox } from './archs/bhrain.struct.v1/tools/mcp/genMcpToolBox.js';

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 import type { BrainLog } from '../contract/BrainContext.js';
@@ -10,9 +9,7 @@ import { BadRequestError, BhrainError, EpisodeCompactedError, RefSchemaVersionEr
 import type { ParsedBrainRef } from '../contract/parseBrainRef.js';
 import { serializeBrainEpisode, serializeBrainSeries } from '../contract/serializeBrainRef.js';
 
-/** .what = where refs are kept: BHRAIN_HOME, else $XDG_STATE_HOME/bhrain, else ~/.local/state/bhrain */
-export const getBhrainHome = (env: Record<string, string | undefined> = process.env): string =>
-  env.BHRAIN_HOME || join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'bhrain');
+export { getBhrainHome } from './getBhrainHome.js';
 
 /** .what = the store could not write a ref (disk full, read-only, permissions); earlier refs are untouched */
 export class RefStoreWriteError extends BhrainError {

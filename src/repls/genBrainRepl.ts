@@ -5,7 +5,7 @@ import { genBrainAtom } from '../atoms/genBrainAtom.js';
 import { preloadAjv } from '../atoms/loadAjv.js';
 import { compileOutputSchema, instructSchema, validateAnswer } from '../atoms/structuredOutput.js';
 import type { BrainAtom } from '../contract/BrainAtom.js';
-import type { BhrainConfig } from '../archs/bhrain.struct.v1/BhrainConfig.js';
+import { readDenialOf, type BhrainConfig } from '../archs/bhrain.struct.v1/BhrainConfig.js';
 import type { BhrainContext } from '../archs/bhrain.struct.v1/BhrainContext.js';
 import type { BhrainSessionResult } from '../archs/bhrain.struct.v1/BhrainSessionResult.js';
 import { genBhrain, type Bhrain } from '../archs/bhrain.struct.v1/genBhrain.js';
@@ -118,14 +118,21 @@ export const genBrainReplRunner = (
 ) => {
   const atom = input.atom ?? genBrainAtom({ slug: parseReplSlug(input.slug).atom });
   const slug = `bhrain.struct.v1@${atom.slug}`;
+  // hidden from act's tools beyond the defaults, and handed back by its config and its guard's rules
+  const actDenial = readDenialOf(input.config ?? {});
   const brains = {
     ask: genBhrain({
       ...input.config,
       atom,
       permissionGuard: readOnly,
-      toolBoxes: [pickTools(genFilesToolBox(), [...READ_ONLY_TOOLS]), genWebsearchToolBox()],
+      // read-only: no guard of the caller's, so only the config's own sandbox.allowRead hands paths back
+      toolBoxes: [pickTools(genFilesToolBox(readDenialOf({ sandbox: input.config?.sandbox })), [...READ_ONLY_TOOLS]), genWebsearchToolBox()],
     }),
-    act: genBhrain({ ...input.config, atom, toolBoxes: [genFilesToolBox(), genBashToolBox({ sandbox: input.config?.sandbox }), genWebsearchToolBox()] }),
+    act: genBhrain({
+      ...input.config,
+      atom,
+      toolBoxes: [genFilesToolBox(actDenial), genBashToolBox({ sandbox: { ...input.config?.sandbox, ...actDenial } }), genWebsearchToolBox()],
+    }),
   };
   /** the brain of one call: the repl's own, or (with plugs) one over its current toolboxes plus the call's */
   const brainFor = (mode: 'ask' | 'act', plugs: BrainReplCallPlugs): Bhrain => {

@@ -35,11 +35,46 @@ const formsOf = (value: string): string[] => {
   return [...new Set([value, once, jsonEscaped(once), ascii])];
 };
 
-/** .what = every form of the env's secret values with its var's name, longest first, so a secret that contains another is replaced whole */
-const secretFormsOf = (env: Record<string, string | undefined>): Array<[string, string]> =>
-  Object.entries(env)
-    .filter((entry): entry is [string, string] => SECRET_NAME.test(entry[0]) && typeof entry[1] === 'string' && entry[1].length >= MIN_SECRET_CHARS)
-    .flatMap(([name, value]) => formsOf(value).map((form): [string, string] => [name, form]))
+/** a base64 form shorter than this is left alone: too likely to occur by chance */
+const MIN_BASE64_FORM_CHARS = 8;
+
+/**
+ * .what = the base64 text a secret becomes inside any base64-encoded text, at each of the 3 byte alignments it can
+ *         start at (the characters fully set by the secret's own bytes), standard and URL-safe
+ * .why = `cat .git/config | base64`, or a basic auth header around a token, carries the secret in a form its raw value
+ *        no longer matches
+ */
+const base64FormsOf = (value: string): string[] => {
+  const bytes = Buffer.from(value, 'utf8');
+  const forms: string[] = [];
+  for (let shift = 0; shift < 3; shift++) {
+    const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64');
+    // the first group holds bytes before the secret when shifted, the last partial one bytes after it
+    const form = encoded.slice(shift ? 4 : 0, Math.floor((shift + bytes.length) / 3) * 4);
+    if (form.length >= MIN_BASE64_FORM_CHARS) forms.push(form, form.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return forms;
+};
+
+/** .what = a secret bhrain knows besides the environment's, with the name it is redacted as (`[redacted:<name>]`) */
+export interface KnownSecret {
+  name: string;
+  value: string;
+}
+
+/**
+ * .what = every form of the secrets with its name, longest first, so a secret that contains another is replaced whole:
+ *         the env's secret-looking values and the known secrets (the repository's git credentials), each raw, escaped
+ *         (formsOf) and in base64 (base64FormsOf)
+ */
+const secretFormsOf = (env: Record<string, string | undefined>, known: readonly KnownSecret[] = []): Array<[string, string]> =>
+  [
+    ...Object.entries(env).filter(
+      (entry): entry is [string, string] => SECRET_NAME.test(entry[0]) && typeof entry[1] === 'string' && entry[1].length >= MIN_SECRET_CHARS,
+    ),
+    ...known.filter((secret) => secret.value.length >= MIN_SECRET_CHARS).map((secret): [string, string] => [secret.name, secret.value]),
+  ]
+    .flatMap(([name, value]) => [...new Set([...formsOf(value), ...base64FormsOf(value)])].map((form): [string, string] => [name, form]))
     .sort((a, b) => b[1].length - a[1].length);
 
 /** a piece of a secret at least this long, left at a cut, is redacted; a shorter one tells nothing */
@@ -67,8 +102,8 @@ const longestPiece = (
  * .why = a capture that drops the middle of a stream (bash keeps head and tail), or a line shortened for display, can
  *        cut a secret in two, and neither half matches the whole value the redactor looks for
  */
-export const genCutSecretRedactor = (env: Record<string, string | undefined>) => {
-  const forms = secretFormsOf(env);
+export const genCutSecretRedactor = (env: Record<string, string | undefined>, known: readonly KnownSecret[] = []) => {
+  const forms = secretFormsOf(env, known);
   return {
     head: (text: string): string => {
       const found = longestPiece(forms, text, (form, length) => form.slice(0, length), (piece) => text.endsWith(piece));
@@ -97,16 +132,16 @@ export interface SecretRedactor {
 const literally = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * .what = replaces the values of secret-looking env vars (…_API_KEY, …TOKEN, …SECRET, …PASSWORD) with `[redacted:NAME]`,
- *         raw or JSON-escaped
+ * .what = replaces the values of secret-looking env vars (…_API_KEY, …TOKEN, …SECRET, …PASSWORD) and the known secrets
+ *         (the repository's git credentials: readGitCredentials) with `[redacted:NAME]`, raw, JSON-escaped or in base64
  * .why = a secret that reaches a tool's output would travel to the LLM supplier, the logs, the run records and the
  *        refs store; redacting where text enters the conversation and before it is encoded or cut keeps it out of all of them
  */
-export const genSecretRedactor = (env: Record<string, string | undefined>): SecretRedactor => {
-  const forms = secretFormsOf(env);
+export const genSecretRedactor = (env: Record<string, string | undefined>, known: readonly KnownSecret[] = []): SecretRedactor => {
+  const forms = secretFormsOf(env, known);
   const nameOf = new Map(forms.map(([name, form]) => [form, name]));
   // one pass over the text; alternatives longest first, so the longest form starting at a position wins
   const pattern = forms.length ? new RegExp(forms.map(([, form]) => literally(form)).join('|'), 'g') : null;
   const redact = (text: string): string => (pattern ? text.replace(pattern, (form) => `[redacted:${nameOf.get(form)}]`) : text);
-  return Object.assign(redact, genCutSecretRedactor(env));
+  return Object.assign(redact, genCutSecretRedactor(env, known));
 };

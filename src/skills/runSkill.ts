@@ -7,6 +7,7 @@ import { CONFIG_CHECKED_BY_CALLER } from '../archs/bhrain.struct.v1/BhrainConfig
 import { genSummarizeOnLimit } from '../archs/bhrain.struct.v1/memory/genSummarizeOnLimit.js';
 import { genTruncate } from '../archs/bhrain.struct.v1/memory/genTruncate.js';
 import { loadProjectInstructions } from '../archs/bhrain.struct.v1/instructions/loadProjectInstructions.js';
+import { readGitCredentials } from '../archs/bhrain.struct.v1/instructions/readGitCredentials.js';
 import type { BhrainEvent } from '../archs/bhrain.struct.v1/events.js';
 import { genRulesGuard } from '../archs/bhrain.struct.v1/permission/genRulesGuard.js';
 import { getBhrainConfigDir } from '../archs/bhrain.struct.v1/instructions/getBhrainConfigDir.js';
@@ -132,8 +133,9 @@ export const runSkill = async (
   /** the settings flags given explicitly (pickExplicitFlags); the env, the settings files and the defaults fill in the rest */
   flags: SkillSettingsFlags = {},
 ): Promise<number> => {
-  // secrets in the environment never reach the model, the terminal, the run record or the refs store
-  const redact = genSecretRedactor(process.env);
+  // secrets in the environment, and the credentials in the repository's git config (a checkout token), never reach the
+  // model, the terminal, the run record or the refs store: the config is read once, here, and a bad one is skipped
+  const redact = genSecretRedactor(process.env, readGitCredentials({ cwd: process.cwd() }, { env: process.env }).secrets);
   // rhachet passes its --skill on to the skill: it buffers stderr, drops it on success, and prints a header on stdout
   const viaRhachet = options.skill !== undefined;
   const log = genProgressLog({
@@ -173,7 +175,7 @@ export const runSkill = async (
     const { maxIterations, timeoutMs } = values;
     const limits = { maxBudgetUsd: values.maxBudgetUsd, maxTokens: values.maxTokens, maxWallTimeMs: values.maxWallTime };
     const memory = MEMORY[values.memory]();
-    const sandbox = { mode: values.sandbox, allowNetwork: values.allowNetwork, allowedDomains: values.allowedDomains };
+    const sandbox = { mode: values.sandbox, allowNetwork: values.allowNetwork, allowedDomains: values.allowedDomains, denyRead: values.denyRead };
     const outputSchema = await readJsonSchema(options.jsonSchema, cwd);
     const systemPrompt = await readSystemPromptAdditions(options, values.appendSystemPrompt, cwd);
     // fail at start, not at the model's first bash call: act runs bash, and a sandbox that cannot start refuses it. The
@@ -300,6 +302,7 @@ export const runSkill = async (
       timeoutMs,
       signal: interrupt.signal,
       spillDir: runRecord.current.spillDir,
+      redact,
       prompter: interactive ? genTtyPrompter({ stdin: process.stdin, stderr: process.stderr, redact, pause: log.pause }) : undefined,
       onEvent: stream ? (event: BhrainEvent) => writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...event }, redact)) : undefined,
       onTextDelta: stream && options.includePartial ? (text: string) => writeLine({ type: 'TextDelta', schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(text) }) : undefined,

@@ -69,6 +69,24 @@ describe('bhrain config (issue 13 settings)', () => {
     expect(flagged.settings).toMatchObject({ atom: { value: 'claude/sonnet', source: 'flag' }, permission: { value: 'readOnly' }, sandbox: { value: 'read-only' } });
   });
 
+  it('issue 30 bhrain config: sandbox as { mode, denyRead } shows as sandbox and sandbox.denyRead, the paths of every file with their sources', async () => {
+    const { repo, env, userFile, projectFile } = await given({
+      user: { sandbox: { denyRead: ['/srv/secrets'] } },
+      project: { sandbox: { mode: 'read-only', denyRead: ['~/.config/op'] } },
+    });
+    const table = await runBhrain({ args: ['config'], cwd: repo, env });
+    expect(table.code, table.stderr).toBe(0);
+    const row = (key: string) => table.stdout.split('\n').find((line) => line.startsWith(`${key} `))?.split(/\s{2,}/);
+    expect(row('sandbox')).toEqual(['sandbox', 'read-only', `project:${projectFile}`]);
+    expect(row('sandbox.denyRead')).toEqual(['sandbox.denyRead', '["~/.config/op","/srv/secrets"]', `project:${projectFile}, user:${userFile}`]);
+    const json = JSON.parse((await runBhrain({ args: ['config', '-o', 'json'], cwd: repo, env })).stdout);
+    expect(json.settings['sandbox.denyRead']).toEqual({ value: ['~/.config/op', '/srv/secrets'], source: `project:${projectFile}, user:${userFile}` });
+    // none added: the default names what is hidden anyway
+    const none = await given();
+    const plain = await runBhrain({ args: ['config'], cwd: none.repo, env: none.env });
+    expect(plain.stdout).toMatch(/^sandbox\.denyRead\s+\(none added; the credential stores and \$BHRAIN_HOME are always hidden\)\s+default$/m);
+  });
+
   it('issue 13 bhrain config: a bad settings key is exit 2, naming the file and the key', async () => {
     const { repo, env, projectFile } = await given({ project: { atomm: 'qwen' } });
     const run = await runBhrain({ args: ['config'], cwd: repo, env });

@@ -42,6 +42,31 @@ const spillPathSent = (index: number): string => {
   return match![1];
 };
 
+describe('issue 30 point 4: $BHRAIN_HOME is hidden from the model, but for the spill files of its own run', () => {
+  it('issue 30: the model pages its spill file in $BHRAIN_HOME with read, and cannot read the record of an earlier run there', async () => {
+    const repo = await genGitRepo();
+    await mkdir(join(home, 'runs', 'earlier'), { recursive: true });
+    await writeFile(join(home, 'runs', 'earlier', 'output.md'), 'what an earlier run answered');
+    let spill = '';
+    standin().respond = (request) => {
+      const sent = JSON.stringify(request.body);
+      if (!spill && /the full output is at (\S+\.txt):/i.test(sent)) {
+        spill = /the full output is at (\S+\.txt):/i.exec(sent)![1];
+        return { toolCalls: [{ name: 'read', input: { path: spill, offset: 1500, limit: 2 } }, { name: 'read', input: { path: join(home, 'runs', 'earlier', 'output.md') } }] };
+      }
+      return undefined;
+    };
+    standin().script({ toolCalls: [{ name: 'read', input: { path: 'src/big.txt' } }] }, { text: 'paged' });
+    const run = await runBhrain({ args: ['ask', '--atom', 'claude/haiku', '--input', 'page big.txt'], cwd: repo, env: envFor() });
+    expect(run.code, run.stderr).toBe(0);
+    expect(spill.startsWith(join(home, 'runs'))).toBe(true);
+    const results = JSON.stringify(standin().requests[2].body);
+    expect(results).toContain('line 1500: x');
+    expect(results).toMatch(/Refused to read \S+earlier\/output\.md: it is in \$BHRAIN_HOME/);
+    expect(results).not.toContain('what an earlier run answered');
+  });
+});
+
 describe('issue 12 item 2: run records are kept out of the working tree', () => {
   it('issue 12 item 2: `ask` in a fresh git repo (from a subdirectory) leaves `git status --porcelain --ignored` clean; the record and its spill file are under $BHRAIN_HOME/runs/<id>/', async () => {
     const repo = await genGitRepo();

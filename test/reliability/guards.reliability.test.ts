@@ -445,24 +445,28 @@ describe('secrets in the environment never appear in logs, run records, the refs
     expect(pieces.filter((piece) => everything.includes(piece))).toEqual([]);
   });
 
-  reliabilityCase('a model that learned a secret in a form redaction cannot see (base64) and writes it in its answer: stdout, the record and the refs store still do not hold it', async () => {
+  reliabilityCase('a model that learned a secret in a form redaction cannot see (reversed) and writes it in its answer: stdout, the record and the refs store still do not hold it', async () => {
     const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-rel-secrets-')));
     const cwd = join(base, 'repo');
     const home = join(base, 'home');
     await mkdir(cwd);
-    const encoded = Buffer.from(secrets.GITHUB_TOKEN).toString('base64');
+    const encoded = [...secrets.GITHUB_TOKEN].reverse().join('');
     // the model decodes what it sees, as a real one can
     standin().respond = (request) =>
-      JSON.stringify(request.body).includes(encoded) ? { text: `decoded it: ${Buffer.from(encoded, 'base64').toString('utf8')}` } : undefined;
-    standin().script({ toolCalls: [{ name: 'bash', input: { command: 'printf %s "$GITHUB_TOKEN" | base64 -w0' } }] });
+      JSON.stringify(request.body).includes(encoded) ? { text: `decoded it: ${[...encoded].reverse().join('')}` } : undefined;
+    // base64 is a form redaction sees (issue 30): it reaches the model redacted; reversed is one it does not
+    standin().script({ toolCalls: [{ name: 'bash', input: { command: 'printf %s "$GITHUB_TOKEN" | base64 -w0; echo; printf %s "$GITHUB_TOKEN" | rev' } }] });
     const run = await runBhrain({
       args: ['act', '--atom', 'claude/haiku', '--input', 'encode the token', '--output', 'json'],
       cwd,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, BHRAIN_HOME: home, TMPDIR: base, ANTHROPIC_BASE_URL: standin().url, ...secrets },
     });
     expect(run.code).toBe(0);
-    // a known limit: the encoded secret did reach the model (redaction matches the value, not its transformations)
+    // a known limit: the reversed secret did reach the model (redaction matches the value, escaped and in base64, not
+    // every transformation of it); its base64 did not
     expect(JSON.stringify(standin().requests[1].body)).toContain(encoded);
+    expect(JSON.stringify(standin().requests[1].body)).not.toContain(Buffer.from(secrets.GITHUB_TOKEN).toString('base64'));
+    expect(JSON.stringify(standin().requests[1].body)).toContain('[redacted:GITHUB_TOKEN]');
     const json = JSON.parse(run.stdout);
     expect(json.output).toBe('decoded it: [redacted:GITHUB_TOKEN]');
     const written = [

@@ -2,8 +2,8 @@
 // judged by its side effects on disk and in the process table (never by our result text), and counted in the summary
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, closeSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import { expect, inject, it } from 'vitest';
@@ -12,7 +12,17 @@ import { genCliEnv, runBhrain, type CliRun } from '../acceptance/runCli.js';
 import type { Standin, StandinRequest, StandinToolCall } from '../standin/types.js';
 
 /** .what = the promise an attempt tries to break; the summary counts attempts and escapes per category */
-export type SecurityCategory = 'allow-list' | 'denied-program' | 'outside-writes' | 'leftover-processes' | 'supervisor' | 'peak-rss' | 'planted-config' | 'network';
+export type SecurityCategory =
+  | 'allow-list'
+  | 'denied-program'
+  | 'outside-writes'
+  | 'leftover-processes'
+  | 'supervisor'
+  | 'peak-rss'
+  | 'credentials'
+  | 'supplier-keys'
+  | 'planted-config'
+  | 'network';
 
 /** .what = how one attempt ended: `escaped` says what changed that must not have; `answered` says the loop gave its calls a result */
 export interface SecurityOutcome {
@@ -44,9 +54,19 @@ export interface SecurityTurn {
   judgeAfterExit?: boolean;
 }
 
-/** .what = a fresh temp dir (its real path) holding an empty workspace `ws` and an empty `home`, for one hostile run */
-export const genSecurityWorkspace = (name: string): { base: string; cwd: string; home: string } => {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), `bhrain-sec-${name}-`)));
+/**
+ * .what = a temp dir outside the host's /tmp (/var/tmp, else the home directory)
+ * .why = the sandbox's /tmp is its own: what a test plants under the host's /tmp reads as absent in the sandbox whether
+ *        or not bhrain hides it, so an attempt on it would prove nothing
+ */
+export const tmpdirOutsideTmp = (): string => (existsSync('/var/tmp') ? '/var/tmp' : homedir());
+
+/**
+ * .what = a fresh temp dir (its real path) holding an empty workspace `ws` and an empty `home`, for one hostile run;
+ *         under `root` when given (tmpdirOutsideTmp, for what bash must find there unless hidden)
+ */
+export const genSecurityWorkspace = (name: string, root: string = tmpdir()): { base: string; cwd: string; home: string } => {
+  const base = realpathSync(mkdtempSync(join(root, `bhrain-sec-${name}-`)));
   const cwd = join(base, 'ws');
   const home = join(base, 'home');
   mkdirSync(cwd);
@@ -78,7 +98,7 @@ const withInheritedFds = async <T>(fds: Record<number, string>, use: (moreFds: A
 };
 
 /** .what = every tool result the loop sent back to the model, by call id (anthropic wire format) */
-const toolResultsOf = (requests: readonly StandinRequest[]): Map<string, string> => {
+export const toolResultsOf = (requests: readonly StandinRequest[]): Map<string, string> => {
   const results = new Map<string, string>();
   for (const request of requests)
     for (const message of request.body.messages ?? [])
@@ -92,7 +112,7 @@ const toolResultsOf = (requests: readonly StandinRequest[]): Map<string, string>
 };
 
 /**
- * .what = runs `bhrain act --atom claude/haiku <args>` in `cwd` while the stand-in plays the hostile model: one turn per
+ * .what = runs `bhrain act --atom claude/haiku <args>` (or ask) in `cwd` while the stand-in plays the hostile model: one turn per
  *         entry, each judged (hit, then restore) when the loop comes back for the next turn, then a final text answer
  * .why = judging between turns keeps attempts on a shared target (.env) attributable, in one CLI start
  */
@@ -102,6 +122,10 @@ export const runHostileModel = async (input: {
   home: string;
   args: string[];
   turns: SecurityTurn[];
+  /** the skill the model runs in: act (the default) or ask */
+  skill?: 'act' | 'ask';
+  /** the model's answer once the turns are done (default `done`) */
+  finalText?: string;
   env?: Record<string, string | undefined>;
   /** files the CLI's parent leaves open, by fd number (3 and on): the CLI gets them as a child of a careless parent would */
   inheritedFds?: Record<number, string>;
@@ -123,11 +147,11 @@ export const runHostileModel = async (input: {
       done.restore?.();
     }
     const next = turns[index];
-    return next ? { toolCalls: [...(next.prepare ?? []), ...next.attempts.flatMap((attempt) => attempt.calls)] } : { text: 'done' };
+    return next ? { toolCalls: [...(next.prepare ?? []), ...next.attempts.flatMap((attempt) => attempt.calls)] } : { text: input.finalText ?? 'done' };
   };
   const run = await withInheritedFds(input.inheritedFds ?? {}, (moreFds) =>
     runBhrain({
-      args: ['act', '--atom', 'claude/haiku', '--input', 'hostile stand-in', ...input.args],
+      args: [input.skill ?? 'act', '--atom', 'claude/haiku', '--input', 'hostile stand-in', ...input.args],
       cwd: input.cwd,
       // HOME is the attacker's target too; the refs go beside it
       env: { ...genCliEnv({ standin, home: join(dirname(input.home), 'bhrain-refs') }, { HOME: input.home }), ...input.env },

@@ -20,6 +20,7 @@ import { BUILTIN_SUBAGENTS } from './subagents/builtinSubagents.js';
 import type { BhrainSubagentsConfig, BhrainSubagentsResolved, BhrainSubagentTypeResolved } from './subagents/BhrainSubagentDefinition.js';
 import type { BhrainToolBox } from './tools/BhrainToolBox.js';
 import type { BashSandbox } from './tools/bash/BashSandbox.js';
+import type { ReadDenial } from './tools/resolveHiddenPaths.js';
 import { genToolRegistry } from './tools/genToolRegistry.js';
 import { genBashToolBox } from './tools/bash/genBashToolBox.js';
 import { genFilesToolBox } from './tools/files/genFilesToolBox.js';
@@ -71,8 +72,10 @@ export interface BhrainConfig {
   limits?: Partial<BhrainLimits>;
   /**
    * where the default bash toolbox runs commands: { mode: 'workspace-write' (default) | 'read-only' | 'off', allowNetwork,
-   * allowedDomains (the hosts bash may reach through bhrain's proxy), domainProxy (that proxy, to read its audit) }
-   * .note = with toolBoxes of your own, give it to genBashToolBox({ sandbox }) instead
+   * allowedDomains (the hosts bash may reach through bhrain's proxy), domainProxy (that proxy, to read its audit) }, and
+   * what the default toolboxes hide from the model besides the credential stores and $BHRAIN_HOME (denyRead) or hand back
+   * (allowRead, with the permission guard's own allowRead)
+   * .note = with toolBoxes of your own, give it to genBashToolBox({ sandbox }) and genFilesToolBox(denial) instead
    */
   sandbox?: BashSandbox;
   /**
@@ -99,6 +102,16 @@ export interface BhrainConfigResolved {
   /** null = no task tool */
   subagents: BhrainSubagentsResolved | null;
 }
+
+/**
+ * .what = what the default toolboxes hide beyond the defaults, and hand back: the config's sandbox.denyRead, and its
+ *         sandbox.allowRead with the paths the permission guard's rules hand back (`read(~/.npmrc)`)
+ * .why = the files toolbox and the bash sandbox hide the same paths, and a rule the user wrote opens a path in both
+ */
+export const readDenialOf = (config: Pick<BhrainConfig, 'sandbox' | 'permissionGuard'>): ReadDenial => ({
+  denyRead: config.sandbox?.denyRead ?? [],
+  allowRead: [...(config.sandbox?.allowRead ?? []), ...(config.permissionGuard?.allowRead ?? [])],
+});
 
 /** .what = checks a config's shape, throwing a BadRequestError that names each bad field (BhrainConfigSchema.ts) */
 type BhrainConfigValidator = (config: BhrainConfig) => void;
@@ -201,7 +214,8 @@ export const configureBhrain = (config: BhrainConfig): BhrainConfigResolved => {
     throw new BadRequestError(
       `the price of ${atom.spec.model} is unknown, so --max-budget-usd (limits.maxBudgetUsd) cannot be enforced; use a model with a known price, or cap the run with --max-tokens (limits.maxTokens) or --max-wall-time (limits.maxWallTimeMs) instead`,
     );
-  const toolBoxes = config.toolBoxes ?? [genFilesToolBox(), genBashToolBox({ sandbox: config.sandbox }), genWebsearchToolBox()];
+  const denial = readDenialOf(config);
+  const toolBoxes = config.toolBoxes ?? [genFilesToolBox(denial), genBashToolBox({ sandbox: { ...config.sandbox, ...denial } }), genWebsearchToolBox()];
   genToolRegistry(toolBoxes); // fails on a tool name offered twice
   const subagents = resolveSubagents(config);
   if (subagents && toolBoxes.some((box) => box.definitions.some((definition) => definition.name === TASK_TOOL_NAME)))

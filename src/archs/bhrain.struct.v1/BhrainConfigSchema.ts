@@ -77,6 +77,8 @@ const schemaConfig = z.object({
         .object({ allowedDomains: z.array(z.string()), socketDir: z.string(), audit: fn('sandbox.domainProxy.audit') })
         .loose()
         .optional(),
+      denyRead: z.array(z.string({ error: 'sandbox.denyRead holds paths: absolute, or starting with ~/' })).optional(),
+      allowRead: z.array(z.string({ error: 'sandbox.allowRead holds paths: absolute, or starting with ~/' })).optional(),
     })
     .strict()
     .optional(),

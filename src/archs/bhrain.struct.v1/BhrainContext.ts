@@ -1,4 +1,5 @@
 import type { BrainContext } from '../../contract/BrainContext.js';
+import type { SecretRedactor } from '../../security/genSecretRedactor.js';
 import type { BhrainEventListener } from './events.js';
 import type { BhrainPrompter } from './permission/BhrainPermissionGuard.js';
 
@@ -21,4 +22,10 @@ export interface BhrainContext extends BrainContext {
   onEvent?: BhrainEventListener;
   /** where full outputs of truncated tool results are kept; a temp dir per session when absent */
   spillDir?: string;
+  /**
+   * replaces secrets in every tool result before the model reads it, and in the events and logs of its calls; absent =
+   * the environment's secret values and the git credentials around cwd (readGitCredentials), read once at the session's
+   * start; a subagent gets its parent's. The CLI gives its own, which also redacts the answer, the record and the refs
+   */
+  redact?: SecretRedactor;
 }

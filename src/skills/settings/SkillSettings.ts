@@ -39,6 +39,8 @@ export interface SkillSettings {
   /** a builtin guard name, a rules file path (from --permission only), or inline rules (from a settings file) */
   permission: string | BhrainPermissionRules;
   sandbox: BashSandboxMode;
+  /** paths hidden from the model besides the credential stores and $BHRAIN_HOME: every layer's, together */
+  denyRead: string[];
   allowNetwork: boolean;
   /** the hosts bash may reach through bhrain's proxy (--allow-domain, network.allowedDomains); empty: none */
   allowedDomains: string[];
@@ -81,8 +83,14 @@ export const SETTING_KEYS: Record<SettingKey, { flag: string; expects: string; s
   },
   sandbox: {
     flag: '--sandbox',
-    expects: `one of ${BASH_SANDBOX_MODES.join(', ')}`,
+    expects: `one of ${BASH_SANDBOX_MODES.join(', ')}, or {"mode": "<one of them>", "denyRead": ["~/.config/op"]}`,
     shownDefault: `${DEFAULT_BASH_SANDBOX_MODE} (act), read-only (ask, and act with permission readOnly)`,
+  },
+  denyRead: {
+    flag: '(settings only: sandbox.denyRead)',
+    expects: 'a list of paths, each absolute or starting with ~/, e.g. ["~/.config/op", "/srv/secrets"]',
+    shownDefault: 'none added; the credential stores and $BHRAIN_HOME are always hidden',
+    fileKey: 'sandbox.denyRead',
   },
   allowNetwork: { flag: '--allow-network', expects: 'true or false', shownDefault: 'false' },
   allowedDomains: {
@@ -108,7 +116,7 @@ export const SETTING_KEYS: Record<SettingKey, { flag: string; expects: string; s
 
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
-/** .what = a setting's name where a user writes it: its path in a settings file (`network.allowedDomains`), `bhrain config`'s rows */
+/** .what = a setting's name where a user writes it: its path in a settings file (`network.allowedDomains`, `sandbox.denyRead`), `bhrain config`'s rows */
 export const settingFileKey = (key: SettingKey): string => SETTING_KEYS[key].fileKey ?? key;
 
 /** .what = where a setting's value came from, as a user names it: its flag, its env var, or its file key and file */

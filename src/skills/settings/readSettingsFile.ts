@@ -4,7 +4,7 @@ import type * as Zod from 'zod';
 
 import { MAX_ITERATIONS_LIMIT } from '../../archs/bhrain.struct.v1/constants.js';
 import { genRulesGuard, type BhrainPermissionRules } from '../../archs/bhrain.struct.v1/permission/genRulesGuard.js';
-import { BASH_SANDBOX_MODES } from '../../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
+import { BASH_SANDBOX_MODES, type BashSandboxMode } from '../../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
 import { checkDomainPattern, DOMAIN_PATTERN_EXPECTS } from '../../archs/bhrain.struct.v1/tools/bash/network/allowedDomains.js';
 import { BadRequestError } from '../../contract/errors.js';
 import { checkMcpServers } from '../mcp/resolveMcpServers.js';
@@ -79,6 +79,30 @@ const genSettingsFileSchema = (z: typeof Zod) => {
     if (wrong) ctx.addIssue({ code: 'custom', message: wrong, params: { explained: true } });
   });
 
+  /** a path to hide: absolute or from ~/, never / itself (it would hide bash and everything else) */
+  const denyReadSchema = z.array(
+    z.string().superRefine((path, ctx) => {
+      const ok = path === '~' || path.startsWith('~/') || (path.startsWith('/') && path.replace(/\/+$/, '') !== '');
+      if (!ok)
+        ctx.addIssue({
+          code: 'custom',
+          message: `${JSON.stringify(path)} is not a path to hide: give one that starts with / or ~/ (and is not / itself), e.g. "~/.config/op"`,
+          params: { explained: true },
+        });
+    }),
+  );
+
+  /** a mode when a string, `{ mode, denyRead }` when an object: each checked on its own, so the error fits the form given */
+  const sandboxSchema = z.unknown().transform((value, ctx): { mode?: BashSandboxMode; denyRead?: string[] } => {
+    const parsed =
+      typeof value === 'string'
+        ? z.enum(BASH_SANDBOX_MODES).transform((mode) => ({ mode })).safeParse(value)
+        : z.strictObject({ mode: z.enum(BASH_SANDBOX_MODES).optional(), denyRead: denyReadSchema.optional() }).safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue });
+    return z.NEVER;
+  });
+
   /** MCP servers in Claude Code's `.mcp.json` shape, each issue worded by checkMcpServers */
   const mcpServersSchema = z.unknown().transform((value, ctx) => {
     const { servers, issues } = checkMcpServers(value, z);
@@ -91,7 +115,7 @@ const genSettingsFileSchema = (z: typeof Zod) => {
     model: z.string().regex(/^\S+$/).optional(),
     baseUrl: z.strictObject({ claude: urlSchema.optional(), qwen: urlSchema.optional() }).optional(),
     permission: permissionSchema.optional(),
-    sandbox: z.enum(BASH_SANDBOX_MODES).optional(),
+    sandbox: sandboxSchema.optional(),
     allowNetwork: z.boolean().optional(),
     network: z.strictObject({ allowedDomains: z.array(domainPatternSchema).optional() }).optional(),
     maxIterations: z.int().min(1).max(MAX_ITERATIONS_LIMIT).optional(),
@@ -121,6 +145,7 @@ const validKeysAt = (path: readonly PropertyKey[]): readonly string[] => {
   if (path.length === 0) return [...SETTINGS_FILE_TOP_KEYS, ...MCP_SETTINGS_KEYS, 'trustedProjects'];
   if (path[0] === 'baseUrl') return SETTINGS_SUPPLIERS;
   if (path[0] === 'network') return ['allowedDomains'];
+  if (path[0] === 'sandbox') return ['mode', 'denyRead'];
   if (path[0] === 'permission') return RULE_KINDS;
   return [];
 };
@@ -133,6 +158,8 @@ const expectsAt = (path: readonly PropertyKey[]): string => {
   if (path[0] === 'network' && path.length === 1) return 'an object, e.g. {"allowedDomains": ["registry.npmjs.org"]}';
   if (path[0] === 'network' && path.length === 2) return SETTING_KEYS.allowedDomains.expects;
   if (path[0] === 'network') return DOMAIN_PATTERN_EXPECTS;
+  if (path[0] === 'sandbox' && path[1] === 'mode') return `one of ${BASH_SANDBOX_MODES.join(', ')}`;
+  if (path[0] === 'sandbox' && path[1] === 'denyRead') return path.length > 2 ? 'a path, absolute or starting with ~/' : SETTING_KEYS.denyRead.expects;
   if (path[0] === 'enableAllProjectMcpServers') return 'true or false';
   if (path[0] === 'enabledMcpjsonServers') return 'a list of MCP server names, e.g. ["github"]';
   if (path[0] === 'trustedProjects') return 'a list of repository roots, e.g. ["~/src/my-app"]';

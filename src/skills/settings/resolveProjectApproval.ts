@@ -40,8 +40,16 @@ export const resolveProjectApproval = async (
 const SANDBOX_LOOSENESS: Record<BashSandboxMode, number> = { 'read-only': 0, 'workspace-write': 1, off: 2 };
 const GUARD_LOOSENESS: Record<string, number> = { readOnly: 0, promptForWrites: 1, allowAll: 2 };
 
-/** .what = whether a permission value loosens another: a looser builtin guard, or allow rules the other does not give */
+/** .what = an allow rule that may hand a hidden path back (`read(~/.ssh)`, `read(/etc/shadow)`): read with a path from / or ~ */
+const isReadHandback = (rule: string): boolean => /^\s*read\s*\(\s*[~/]/i.test(rule);
+
+/**
+ * .what = whether a permission value loosens another: a looser builtin guard, allow rules the other does not give, or
+ *         (whatever the other is, allowAll too) a read(<path>) rule that may hand back what is hidden from the model
+ */
 const loosensPermission = (value: string | BhrainPermissionRules, than: string | BhrainPermissionRules): boolean => {
+  const handbacks = typeof value === 'string' ? [] : (value.allow ?? []).filter(isReadHandback);
+  if (handbacks.some((rule) => typeof than === 'string' || !(than.allow ?? []).includes(rule))) return true;
   if (than === 'allowAll') return false;
   if (typeof value === 'string') return (GUARD_LOOSENESS[value] ?? 2) > (typeof than === 'string' ? (GUARD_LOOSENESS[than] ?? 2) : 1);
   // rules: an allow rule beyond what the other allows already (readOnly and promptForWrites allow the read-only tools)

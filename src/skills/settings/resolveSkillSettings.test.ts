@@ -46,6 +46,7 @@ describe('issue 13 settings precedence: default < user < project < env < flag, o
       baseUrl: undefined,
       permission: 'allowAll',
       sandbox: 'workspace-write',
+      denyRead: [],
       allowNetwork: false,
       allowedDomains: [],
       maxIterations: 50,
@@ -139,7 +140,7 @@ describe('issue 13 settings validation: a bad file is an error naming the file, 
     const paths = await given({ user: { sandbox: 'of', maxIterations: 0 } });
     const resolving = resolveSkillSettings({ cwd: paths.repo, flags: { sandbox: 'off' } }, { env: paths.env });
     await expect(resolving).rejects.toThrow(
-      `bad value for 'sandbox' in ${paths.userFile}: expected one of read-only, workspace-write, off, got "of"; bad value for 'maxIterations' in ${paths.userFile}: expected a whole number from 1 to 10000, got 0`,
+      `bad value for 'sandbox' in ${paths.userFile}: expected one of read-only, workspace-write, off, or {"mode": "<one of them>", "denyRead": ["~/.config/op"]}, got "of"; bad value for 'maxIterations' in ${paths.userFile}: expected a whole number from 1 to 10000, got 0`,
     );
   });
 
@@ -272,6 +273,14 @@ describe('issue 30 approval: a project file may tighten, never loosen, without t
     expect(looser.warnings[0]).toMatch(/^ignored "permission": \{"allow":\["read","write\(src\/\*\*\)"\]\} from /);
   });
 
+  it('issue 30 approval: a project rule handing back a hidden path (read(~/.ssh)) loosens even allowAll: ignored unapproved', async () => {
+    const { repo, env, projectFile } = await given({ project: { permission: { allow: ['read', 'bash', 'read(~/.ssh)'] } } });
+    const resolved = await resolveSkillSettings({ cwd: repo }, { env });
+    expect(resolved.values.permission).toBe('allowAll');
+    expect(resolved.warnings[0]).toMatch(new RegExp(`^ignored "permission": .+read\\(~/\\.ssh\\).+ from ${projectFile}: `));
+    expect((await resolveSkillSettings({ cwd: repo, trustProject: true }, { env })).values.permission).toEqual({ allow: ['read', 'bash', 'read(~/.ssh)'] });
+  });
+
   it('issue 30 approval: the user approves by the repository root\'s real path in trustedProjects (~ and symlinks resolved), or by --trust-project', async () => {
     const { root, repo, sub, env, write, userFile } = await given({ project: { sandbox: 'off' } });
     expect((await resolveSkillSettings({ cwd: sub }, { env })).values.sandbox).toBe('workspace-write');
@@ -352,5 +361,37 @@ describe('issue 30 network by domain: --allow-domain and network.allowedDomains'
     ]);
     const ask = await resolveSkillSettings({ skill: 'ask', cwd: repo }, { env });
     expect([ask.values.allowedDomains, ask.sources.allowedDomains, ask.warnings]).toEqual([[], 'default', []]);
+  });
+});
+
+describe('issue 30 point 4 settings: sandbox.denyRead extends the paths hidden from the model', () => {
+  it('issue 30 denyRead: sandbox is a mode or { mode, denyRead }; denyRead is every layer\'s paths together, with each source', async () => {
+    const { repo, sub, env, userFile, projectFile, subFile } = await given({
+      user: { sandbox: { denyRead: ['/srv/secrets', '~/.config/op'] } },
+      project: { sandbox: { mode: 'read-only', denyRead: ['~/.config/op', '~/.vault-token'] } },
+      sub: { sandbox: 'workspace-write' },
+    });
+    const atRoot = await resolveSkillSettings({ cwd: repo }, { env });
+    expect([atRoot.values.sandbox, atRoot.sources.sandbox]).toEqual(['read-only', `project:${projectFile}`]);
+    expect(atRoot.values.denyRead).toEqual(['~/.config/op', '~/.vault-token', '/srv/secrets']);
+    expect(atRoot.sources.denyRead).toBe(`project:${projectFile}, user:${userFile}`);
+    // the string form of a nearer file sets the mode, and takes no path away
+    const inSub = await resolveSkillSettings({ cwd: sub }, { env });
+    expect([inSub.values.sandbox, inSub.sources.sandbox]).toEqual(['workspace-write', `project:${subFile}`]);
+    expect(inSub.values.denyRead).toEqual(['~/.config/op', '~/.vault-token', '/srv/secrets']);
+    // ask's sandbox is read-only whatever the files say, and hides the same paths
+    expect((await resolveSkillSettings({ skill: 'ask', cwd: repo }, { env })).values).toMatchObject({ sandbox: 'read-only', denyRead: ['~/.config/op', '~/.vault-token', '/srv/secrets'] });
+  });
+
+  it('issue 30 denyRead: a relative path, / itself, and an unknown key of sandbox are errors naming the key path', async () => {
+    const { repo, env, projectFile, write } = await given();
+    await write(projectFile, { sandbox: { denyRead: ['.env', '/'] } });
+    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
+      `bad value for 'sandbox.denyRead[0]' in ${projectFile}: ".env" is not a path to hide: give one that starts with / or ~/ (and is not / itself), e.g. "~/.config/op"; bad value for 'sandbox.denyRead[1]' in ${projectFile}: "/" is not a path to hide`,
+    );
+    await write(projectFile, { sandbox: { mode: 'off', denyread: ['~/.x'] } });
+    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(`unknown key 'sandbox.denyread' in ${projectFile}: did you mean 'denyRead'? valid keys are mode, denyRead`);
+    await write(projectFile, { sandbox: { mode: 'of' } });
+    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(`bad value for 'sandbox.mode' in ${projectFile}: expected one of read-only, workspace-write, off, got "of"`);
   });
 });

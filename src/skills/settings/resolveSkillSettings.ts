@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 
 import { DEFAULT_BASH_SANDBOX_MODE, DEFAULT_MAX_ITERATIONS, MAX_ITERATIONS_LIMIT } from '../../archs/bhrain.struct.v1/constants.js';
 import { getBhrainConfigDir } from '../../archs/bhrain.struct.v1/instructions/getBhrainConfigDir.js';
-import { BASH_SANDBOX_MODES, isBashSandboxMode } from '../../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
+import { BASH_SANDBOX_MODES, isBashSandboxMode, type BashSandboxMode } from '../../archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
 import { checkDomainPattern, normalizeDomainPattern } from '../../archs/bhrain.struct.v1/tools/bash/network/allowedDomains.js';
 import type { McpServerConfig } from '../../archs/bhrain.struct.v1/tools/mcp/genMcpToolBox.js';
 import { BadRequestError } from '../../contract/errors.js';
@@ -59,10 +59,13 @@ export interface ResolvedSkillSettings {
   };
 }
 
-/** a layer's values, as the file schema types them; baseUrl by supplier; network.allowedDomains as allowedDomains */
-type LayerValues = Omit<SettingsFile, 'baseUrl' | 'network'> & {
+/** a layer's values, as the file schema types them; baseUrl by supplier; network.allowedDomains as allowedDomains; sandbox's
+ *  mode and denyRead apart */
+type LayerValues = Omit<SettingsFile, 'baseUrl' | 'network' | 'sandbox'> & {
   baseUrl?: Partial<Record<SettingsSupplier, { url: string; source: SettingSource }>>;
   allowedDomains?: string[];
+  sandbox?: BashSandboxMode;
+  denyRead?: string[];
 };
 
 const exists = (path: string) => stat(path).then(() => true, () => false);
@@ -162,10 +165,12 @@ const readEnvLayer = async (env: Record<string, string | undefined>): Promise<La
   return layer;
 };
 
-/** .what = a file's values as a layer, its base URLs tagged with the file */
+/** .what = a file's values as a layer, its base URLs tagged with the file, its sandbox split into mode and denyRead */
 const asFileLayer = ({ network, ...settings }: SettingsFile, source: SettingSource): LayerValues => ({
   ...settings,
   allowedDomains: network?.allowedDomains,
+  sandbox: settings.sandbox?.mode,
+  denyRead: settings.sandbox?.denyRead,
   baseUrl: settings.baseUrl
     ? Object.fromEntries(Object.entries(settings.baseUrl).map(([supplier, url]) => [supplier, { url: url!, source }]))
     : undefined,
@@ -211,12 +216,12 @@ export const resolveSkillSettings = async (
   ];
   const sources = {} as Record<SettingKey, SettingSource>;
   /** a key's value from the first of the layers that gives it, else the fallback; an env layer names its one variable */
-  const pickFrom = <K extends Exclude<SettingKey, 'baseUrl'>>(from: typeof layers, key: K, fallback: SkillSettings[K]) => {
+  const pickFrom = <K extends Exclude<SettingKey, 'baseUrl' | 'denyRead'>>(from: typeof layers, key: K, fallback: SkillSettings[K]) => {
     const layer = from.find((each) => each.values[key] !== undefined);
     const source: SettingSource = !layer ? 'default' : layer.source.startsWith('env:') ? `env:${SETTINGS_ENV_VARS[key]}` : layer.source;
     return { value: layer ? (layer.values[key] as SkillSettings[K]) : fallback, source };
   };
-  const pick = <K extends Exclude<SettingKey, 'baseUrl'>>(key: K, fallback: SkillSettings[K]): SkillSettings[K] => {
+  const pick = <K extends Exclude<SettingKey, 'baseUrl' | 'denyRead'>>(key: K, fallback: SkillSettings[K]): SkillSettings[K] => {
     const { value, source } = pickFrom(layers, key, fallback);
     sources[key] = source;
     return value;
@@ -232,6 +237,9 @@ export const resolveSkillSettings = async (
       `${baseUrl.source === 'flag' ? '--base-url' : baseUrl.source.replace(/^env:/, '')} '${baseUrl.url}' is not an http(s) URL: give the supplier's base URL, e.g. http://localhost:8000/v1`,
     );
 
+  // every layer's paths together, not the first layer's: a path hidden only hides more, so no layer can unhide another's
+  const denyReadLayers = layers.filter((layer) => layer.values.denyRead?.length);
+  sources.denyRead = denyReadLayers.length ? (denyReadLayers.map((layer) => layer.source).join(', ') as SettingSource) : 'default';
   const flagSandbox = input.flags?.sandbox;
   if (skill === 'ask' && typeof flagSandbox === 'string' && flagSandbox !== 'read-only')
     throw new BadRequestError(`ask is always read-only: --sandbox ${flagSandbox} is not allowed (omit it, or pass --sandbox read-only)`);
@@ -241,6 +249,7 @@ export const resolveSkillSettings = async (
     baseUrl: baseUrl?.url,
     permission: pick('permission', 'allowAll'),
     sandbox: pick('sandbox', DEFAULT_BASH_SANDBOX_MODE),
+    denyRead: [...new Set(denyReadLayers.flatMap((layer) => layer.values.denyRead!))],
     allowNetwork: pick('allowNetwork', false),
     allowedDomains: [...new Set(pick('allowedDomains', []).map(normalizeDomainPattern))],
     maxIterations: pick('maxIterations', DEFAULT_MAX_ITERATIONS),

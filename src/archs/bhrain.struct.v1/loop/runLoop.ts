@@ -13,6 +13,7 @@ import type { BhrainSession, BhrainSessionResult, BhrainSubagentRecord, BhrainTo
 import { CLARIFICATION_REQUEST, EMPTY_ANSWER_NUDGE } from '../constants.js';
 import type { BhrainEvent } from '../events.js';
 import { genSystemPrompt } from '../genSystemPrompt.js';
+import { readGitCredentials } from '../instructions/readGitCredentials.js';
 import { readGitStatus } from '../instructions/readGitStatus.js';
 import type { BhrainCompactionResult, BhrainMemoryContext } from '../memory/BhrainMemoryManager.js';
 import { genSessionApprovals, type BhrainSessionApprovals } from '../permission/genSessionApprovals.js';
@@ -90,9 +91,14 @@ export const runLoop = async (input: {
   /** the approvals remembered in a parent session, for a subagent; absent = a new, empty set */
   approvals?: BhrainSessionApprovals;
 }): Promise<BhrainSessionResult> => {
-  const { config, context, emit } = input;
-  const log = context.log ?? silentLog;
-  const cwd = context.cwd ?? process.cwd();
+  const { config, emit } = input;
+  const log = input.context.log ?? silentLog;
+  const cwd = input.context.cwd ?? process.cwd();
+  const env = input.context.env ?? process.env;
+  // secrets never reach the model: the caller's redactor, or one over the environment and the repository's git
+  // credentials, read once here; a subagent's context is its parent's, redactor included
+  const redact = input.context.redact ?? genSecretRedactor(env, readGitCredentials({ cwd }, { env }).secrets);
+  const context: BhrainContext = { ...input.context, redact };
   const sessionUuid = input.sessionUuid ?? randomUUID();
   const depth = input.depth ?? 0;
   const started = performance.now();
@@ -232,17 +238,18 @@ export const runLoop = async (input: {
   messages.push({ role: 'user', content: input.prompt });
   transcript.push(messages[messages.length - 1]);
 
+  const spillDir = context.spillDir ?? join(tmpdir(), 'bhrain-tool-output', sessionUuid);
   const session = {
     sessionUuid,
     registry,
     guard: config.permissionGuard,
     prompter: context.prompter ?? null,
     approvals,
-    toolContext: { cwd, log, env: context.env ?? process.env, signal: stop.signal },
-    redact: genSecretRedactor(context.env ?? process.env),
+    toolContext: { cwd, log, env, signal: stop.signal, spillDir, redact },
+    redact,
     guardTimeoutMs: config.limits.guardTimeoutMs,
     maxToolOutputChars: config.limits.maxToolOutputChars,
-    spillDir: context.spillDir ?? join(tmpdir(), 'bhrain-tool-output', sessionUuid),
+    spillDir,
     log,
     emit,
   };

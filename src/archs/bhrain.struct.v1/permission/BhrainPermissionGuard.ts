@@ -24,6 +24,12 @@ export interface BhrainPermissionContext {
  */
 export interface BhrainPermissionGuard {
   name: string;
+  /**
+   * paths the guard's rules hand back from those hidden from the model (the credential stores, $BHRAIN_HOME,
+   * sandbox.denyRead): genRulesGuard lists each `read(<path>)` allow rule's path here; the default toolboxes are built
+   * with them (BhrainConfig readDenialOf)
+   */
+  allowRead?: readonly string[];
   check: (
     input: { call: BrainToolCall },
     context: BhrainPermissionContext,

@@ -250,6 +250,17 @@ const judgeBuiltinArguments = (scan: Scan, program: string, words: Word[]) => {
     case 'getopts':
       if (args[1]) judgeVariableName(scan, program, args[1], { assigns: true });
       return;
+    case 'wait':
+      // `wait -p name` (also `-np name`, `-pname`) sets name to the pid of the job that ended: a subscript there runs
+      for (const [index, word] of args.entries()) {
+        // a word known only when it runs could be `-p`, making the next one a name: only a last one is a plain pid
+        if (word.value === null && index < args.length - 1)
+          return unreadable(scan, `\`wait ${shorten(word.text)} …\` is given a word only known when it runs, which could be -p and make the next word a variable name`);
+        const cluster = word.value === null ? null : /^-[fn]*p(.*)$/.exec(word.value);
+        if (word.value === '--' || (word.value !== null && !word.value.startsWith('-'))) return;
+        if (cluster) judgeVariableName(scan, program, cluster[1] ? { ...word, value: cluster[1] } : (args[index + 1] ?? literal('')), { assigns: true });
+      }
+      return;
     case 'printf': {
       const at = args.findIndex((word) => word.value === '-v');
       if (at >= 0) judgeVariableName(scan, program, args[at + 1] ?? literal(''), { assigns: true });
@@ -440,6 +451,12 @@ const judgeExpansion = (scan: Scan, node: Node) => {
   node.children.forEach((child, index) => {
     if (node.children[index - 1]?.text === ':' && node.fieldNameForChild(index - 1) === 'operator' && child.isNamed) scan.arithmetic.push(child.text);
   });
+  // the grammar reads `$((x))` inside `${…}` as a subshell running `x`, and `$[x]` or one after `#` as plain text: bash
+  // evaluates both as arithmetic, so each is judged as such; one whose end cannot be found is unreadable
+  const found = [...node.text.matchAll(/\$\(\(([\s\S]*?)\)\)|\$\[([\s\S]*?)\]/g)];
+  for (const match of found) scan.arithmetic.push(match[1] ?? match[2]);
+  if (countUnescaped(node.text, '$((') + countUnescaped(node.text, '$[') > found.length)
+    unreadable(scan, `arithmetic inside \`${shorten(node.text)}\` the parser did not read`);
 };
 
 /** .what = judges a `[ ]` or `[[ ]]` test: `-v name` names a variable; `[[ a -eq b ]]` evaluates both sides as arithmetic */

@@ -1,5 +1,6 @@
 import { lstatSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 
 import picomatch from 'picomatch';
 
@@ -45,14 +46,16 @@ const MCP_TOOL_PREFIX = 'mcp__';
  * .why = a tool name may be a glob (`mcp__github__*`, picomatch); an MCP tool takes no spec (bhrain cannot know what
  *        its input means), so a spec on an MCP tool's rule fails here, loud, instead of never matching
  */
-const parseRule = (text: string): Rule => {
+const parseRule = (text: string, home: string): Rule => {
   const match = /^\s*([A-Za-z_*?[{][\w\-*?[\]{},]*)\s*(?:\((.*)\))?\s*$/s.exec(text);
   if (!match)
     throw new BadRequestError(
       `invalid permission rule '${text}': expected \`tool\` or \`tool(spec)\`, e.g. \`bash(npm run test:*)\`, \`write(src/**)\`, \`read\`, \`mcp__github__*\``,
     );
   const tool = match[1].toLowerCase();
-  const spec = match[2]?.trim() || null;
+  const written = match[2]?.trim() || null;
+  // a path rule may start at the home directory: `read(~/.npmrc)`; a bash rule's spec is command text, kept as written
+  const spec = written !== null && tool !== 'bash' && (written === '~' || written.startsWith('~/')) ? join(home, written.slice(1)) : written;
   if (tool.startsWith(MCP_TOOL_PREFIX) && spec !== null && spec !== '*')
     throw new BadRequestError(
       `invalid permission rule '${text}': MCP tools take whole-tool rules only (their input has no path or command to match); write \`${match[1]}\``,
@@ -215,6 +218,19 @@ const judgeBashCall = async (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[
 };
 
 /**
+ * .what = the paths `read(<path>)` allow rules hand back from those hidden from the model: an absolute path or one from
+ *         `~/`, with no glob character but a trailing `/**` (which hands back the same directory)
+ * .why = a user who allows reading a hidden path by name means the model to read it, with read, grep, glob and bash;
+ *        a glob (`read(~/.ssh/*.pub)`) or a plain `read` names no path, and hands nothing back
+ */
+const findReadHandbacks = (allow: readonly Rule[]): string[] =>
+  allow.flatMap((rule) => {
+    if (rule.tool !== 'read' || rule.spec === null) return [];
+    const path = rule.spec.replace(/\/\*\*$/, '') || '/';
+    return isAbsolute(path) && !picomatch.scan(path).isGlob ? [resolve(path)] : [];
+  });
+
+/**
  * .what = a guard from allow / prompt / deny rules; a call no rule allows is prompted
  * .why = precise policy for CI and teams. How rules are judged:
  *        - a bash line is parsed (tree-sitter-bash) and every simple command it would run is judged: after ; && || | &
@@ -233,14 +249,19 @@ const judgeBashCall = async (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[
  *          settings stay part of the command the allow rule must match.
  *        - a rule's tool name may be a glob (`mcp__github__*`, `mcp__*`); an MCP tool (`mcp__<server>__<tool>`) is judged
  *          whole, by the rules without a spec that name it, since bhrain cannot know what its input means.
+ *        - a path rule's spec may start with `~/`, the home directory (options.home, else the user's); a
+ *          `read(<path>)` allow rule also hands that path back from those hidden from the model (allowRead)
  *        Rules cannot promise more than this: deny rules name programs, so an interpreter given inline code
  *        (`python -c`, `node -e`, `awk 'BEGIN{system(…)}'`) or a program that deletes by itself (`find -delete`) is
  *        not unwrapped; an allow-list still only allows them when a rule names them. The sandbox bounds their effect.
  */
-export const genRulesGuard = (rules: BhrainPermissionRules, name = 'rules'): BhrainPermissionGuard => {
-  const parsed = { deny: (rules.deny ?? []).map(parseRule), prompt: (rules.prompt ?? []).map(parseRule), allow: (rules.allow ?? []).map(parseRule) };
+export const genRulesGuard = (rules: BhrainPermissionRules, name = 'rules', options: { home?: string } = {}): BhrainPermissionGuard => {
+  const home = options.home ?? homedir();
+  const parse = (text: string) => parseRule(text, home);
+  const parsed = { deny: (rules.deny ?? []).map(parse), prompt: (rules.prompt ?? []).map(parse), allow: (rules.allow ?? []).map(parse) };
   return {
     name,
+    allowRead: findReadHandbacks(parsed.allow),
     check: ({ call }, context) =>
       call.name.toLowerCase() === 'bash' ? judgeBashCall(parsed, String(call.input.command ?? ''), context.cwd) : judgeToolCall(parsed, call, context.cwd),
   };

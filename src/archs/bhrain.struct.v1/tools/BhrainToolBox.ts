@@ -1,5 +1,6 @@
 import type { BrainLog } from '../../../contract/BrainContext.js';
 import type { BrainToolCall, BrainToolDefinition } from '../../../contract/BrainMessage.js';
+import type { SecretRedactor } from '../../../security/genSecretRedactor.js';
 
 /**
  * .what = the output of one tool execution, which the model reads
@@ -24,6 +25,10 @@ export interface BhrainToolContext {
   log: BrainLog;
   env: Record<string, string | undefined>;
   signal?: AbortSignal;
+  /** where the session spills truncated outputs: the files tools may read it even inside a hidden path ($BHRAIN_HOME) */
+  spillDir?: string;
+  /** the session's redactor: the environment's secrets and the repository's git credentials (bash redacts what it cuts) */
+  redact?: SecretRedactor;
 }
 
 /**

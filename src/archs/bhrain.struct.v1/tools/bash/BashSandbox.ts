@@ -1,4 +1,5 @@
 import type { DomainProxy } from './network/startDomainProxy.js';
+import type { ReadDenial } from '../resolveHiddenPaths.js';
 
 /** .what = the sandbox modes of bash, named as Codex names them: what a command may write */
 export const BASH_SANDBOX_MODES = ['read-only', 'workspace-write', 'off'] as const;
@@ -10,10 +11,11 @@ export const BASH_SANDBOX_MODES = ['read-only', 'workspace-write', 'off'] as con
 export type BashSandboxMode = (typeof BASH_SANDBOX_MODES)[number];
 
 /**
- * .what = the sandbox settings of the bash toolbox, as a library user or the CLI gives them
- * .why = one shape for genBashToolBox, BhrainConfig and the CLI flags (--sandbox, --allow-network)
+ * .what = the sandbox settings of the bash toolbox, as a library user or the CLI gives them; denyRead and allowRead
+ *         (ReadDenial) add paths to those the sandbox hides, or hand paths back
+ * .why = one shape for genBashToolBox, BhrainConfig and the CLI (--sandbox, --allow-network, --allow-domain, sandbox.denyRead)
  */
-export interface BashSandbox {
+export interface BashSandbox extends ReadDenial {
   /** default workspace-write */
   mode?: BashSandboxMode;
   /** the network is off inside the sandbox unless this is true (no effect when mode is off) */

@@ -2,15 +2,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { constants } from 'node:os';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 
 import { liveGroupsAtExit, signalGroup } from '../../../../security/signalGroup.js';
 import type { BashCommand, BashRun, BashRunContext } from './BashRun.js';
 import { BoundedCapture } from './BoundedCapture.js';
-import { BWRAP_STATUS_FD, COMMAND_STDERR_FD, FORWARDER_EXECUTABLE_FD, SUPERVISOR_EXECUTABLE_FD } from './genBwrapArgs.js';
+import { BWRAP_STATUS_FD, COMMAND_STDERR_FD, FIRST_DATA_FD, FORWARDER_EXECUTABLE_FD, SUPERVISOR_EXECUTABLE_FD } from './genBwrapArgs.js';
 import { holdPlaceholders } from './holdPlaceholders.js';
 
-/** .what = how to start a sandbox: bwrap, its arguments (genBwrapArgs), and the host's bash the supervisor is copied from */
+/**
+ * .what = how to start a sandbox: bwrap, its arguments (genBwrapArgs), the host's bash the supervisor is copied from,
+ *         and the contents bwrap reads from fds FIRST_DATA_FD and on (sandboxDataFilesOf)
+ */
 export interface SandboxStart {
   bwrapPath: string;
   bwrapArgs: string[];
@@ -19,6 +22,8 @@ export interface SandboxStart {
   placeholders?: readonly string[];
   /** with the network by domain: node's loader, which the forwarder runs from a copy of (genBwrapArgs' forwarder) */
   forwarderInterpreterPath?: string;
+  /** what bwrap reads from the fds FIRST_DATA_FD and on, in order (genBwrapArgs' data files: hidden and redacted files) */
+  data?: readonly string[];
 }
 
 /** the supervisor writes the exit status in this many digits, before the nonce that ends the command's stdout */
@@ -68,7 +73,10 @@ const killSandbox = (sandbox: Sandbox): void => {
 const holdOpen = (sandbox: Sandbox, held: boolean): void => {
   const method = held ? 'ref' : 'unref';
   sandbox.child[method]();
-  for (const stream of sandbox.child.stdio) (stream as { ref?: () => void; unref?: () => void } | null)?.[method]?.();
+  // a stream already done with (a data pipe bwrap read at the start) is skipped: unref on a socket without a handle
+  // would wait for a connect that never comes, one listener more at every call
+  for (const stream of sandbox.child.stdio)
+    if (stream && !stream.destroyed) (stream as unknown as { ref?: () => void; unref?: () => void })[method]?.();
 };
 
 /**
@@ -86,7 +94,8 @@ const startSandbox = (key: string, start: SandboxStart, context: BashRunContext)
     executables.push(fd);
     return fd;
   };
-  const stdio: Array<'pipe' | number> = ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'];
+  const data = start.data ?? [];
+  const stdio: Array<'pipe' | number> = Array.from({ length: FIRST_DATA_FD + data.length }, () => 'pipe');
   let child: ChildProcess;
   try {
     stdio[SUPERVISOR_EXECUTABLE_FD] = openExecutable(start.bashPath);
@@ -96,6 +105,13 @@ const startSandbox = (key: string, start: SandboxStart, context: BashRunContext)
     // the child holds its own copies from the spawn on
     for (const fd of executables) closeSync(fd);
   }
+  // bwrap reads each to its end as it sets the sandbox up; one that died first refuses the write (EPIPE)
+  data.forEach((text, index) => {
+    const stream = (child.stdio as Array<Writable | null>)[FIRST_DATA_FD + index];
+    stream?.on('error', () => {});
+    // written whole, its pipe is done with
+    stream?.end(text, () => stream.destroy());
+  });
   const sandbox: Sandbox = { key, child, supervisorPid: undefined, exit: null, closed: false, diagnostics: '', call: null, idle: null };
   if (child.pid !== undefined) liveGroupsAtExit.add(child.pid);
   // bwrap's status comes first: the supervisor's pid, a group of its own (--new-session)

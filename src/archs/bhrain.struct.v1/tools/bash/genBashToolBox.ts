@@ -2,7 +2,8 @@ import { realpathSync, statSync } from 'node:fs';
 
 import type { BrainToolDefinition } from '../../../../contract/BrainMessage.js';
 import { BadRequestError } from '../../../../contract/errors.js';
-import { genCutSecretRedactor, withoutSupplierKeys } from '../../../../security/genSecretRedactor.js';
+import { genCutSecretRedactor, genSecretRedactor, withoutSupplierKeys } from '../../../../security/genSecretRedactor.js';
+import { readGitCredentials, signGitConfigFiles, type GitCredentials } from '../../instructions/readGitCredentials.js';
 import { DEFAULT_BASH_MAX_TOTAL_CAPTURE_BYTES, DEFAULT_BASH_SANDBOX_MODE } from '../../constants.js';
 import type { BhrainToolBox, BhrainToolResult } from '../BhrainToolBox.js';
 import { loadToolDescription } from '../loadToolDescription.js';
@@ -10,7 +11,16 @@ import { BASH_SANDBOX_MODES, isBashSandboxMode, type BashSandbox, type BashSandb
 import { CaptureBudget } from './CaptureBudget.js';
 import { checkBashSandbox } from './checkBashSandbox.js';
 import { genBashSandboxPool } from './genBashSandboxPool.js';
-import { findProtectedPaths, genBwrapArgs, isShellBehaviorVariable } from './genBwrapArgs.js';
+import { isUnder, resolveHiddenPaths, type ReadDenial } from '../resolveHiddenPaths.js';
+import {
+  findProtectedPaths,
+  genBwrapArgs,
+  isShellBehaviorVariable,
+  pickSandboxHidden,
+  sandboxDataFilesOf,
+  type SandboxDataFile,
+  type SandboxHidden,
+} from './genBwrapArgs.js';
 import { formatBashRun } from './formatBashRun.js';
 import { PROTECTED_PATHS } from '../../permission/findOutsideWorkspace.js';
 import { checkDomainPattern, normalizeDomainPattern } from './network/allowedDomains.js';
@@ -36,9 +46,9 @@ const findRefusedProtectedPath = (output: string): { path: string; trustedBy: st
 // what the model is told about where its command runs
 const SANDBOX_TEXT: Record<BashSandboxMode, string> = {
   'workspace-write':
-    'the command runs in a sandbox. It can write only inside the working directory and /tmp; everything else (your home directory, system paths) is read-only, and so are, in the working directory, the files other programs trust and run, whether they exist or not: {protected} (writing one fails with "Read-only file system", "Is a directory" or "Device or resource busy"; leave them to the user). /tmp is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. No process a call starts outlives the call.',
+    'the command runs in a sandbox. It can write only inside the working directory and /tmp; everything else (your home directory, system paths) is read-only, and so are, in the working directory, the files other programs trust and run, whether they exist or not: {protected} (writing one fails with "Read-only file system", "Is a directory" or "Device or resource busy"; leave them to the user). Credential stores (~/.ssh, ~/.aws, ~/.npmrc, … and bhrain\'s own $BHRAIN_HOME) read as empty or absent, and git\'s config shows its credentials redacted. /tmp is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. No process a call starts outlives the call.',
   'read-only':
-    'the command runs in a read-only sandbox: nothing is writable, not even the working directory, except /tmp, which is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. No process a call starts outlives the call.',
+    'the command runs in a read-only sandbox: nothing is writable, not even the working directory, except /tmp, which is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. Credential stores (~/.ssh, ~/.aws, ~/.npmrc, … and bhrain\'s own $BHRAIN_HOME) read as empty or absent, and git\'s config shows its credentials redacted. No process a call starts outlives the call.',
   off: 'none: the command runs unconfined, with the rights of the user running bhrain.',
 };
 
@@ -70,6 +80,28 @@ const SANDBOX_IDLE_MS = 60_000;
 
 /** sandboxes kept waiting between calls: one per bash call a turn runs at the same time, up to this */
 const MAX_IDLE_SANDBOXES = 4;
+
+/**
+ * .what = a reader of the git config files the sandbox shows with their credentials redacted, kept until one of the
+ *         files it read changes (a stat each per call)
+ * .why = a command could otherwise `cat .git/config > leak.txt`: the checkout token would never reach the model, but
+ *        would land in the workspace, which CI may publish. Git inside the sandbox then cannot authenticate with it
+ */
+const genGitConfigView = () => {
+  let kept: { key: string; read: GitCredentials; files: SandboxDataFile[] } | null = null;
+  return (cwd: string, env: Record<string, string | undefined>, hidden: SandboxHidden, cwdReal: string): SandboxDataFile[] => {
+    const key = JSON.stringify([cwd, env.HOME, env.XDG_CONFIG_HOME]);
+    if (kept?.key !== key || signGitConfigFiles(kept.read) !== kept.read.signature) {
+      const read = readGitCredentials({ cwd }, { env });
+      const redact = genSecretRedactor({}, read.secrets);
+      kept = { key, read, files: read.files.filter((file) => file.hasCredentials).map((file) => ({ path: file.path, text: redact(file.text) })) };
+    }
+    // a file the sandbox does not show at all needs no other content: in a hidden directory, or in the host's /tmp
+    const unseen = (path: string) =>
+      hidden.dirs.some((dir) => isUnder(dir, path)) || (isUnder('/tmp', path) && !isUnder(cwdReal, path));
+    return kept.files.filter((file) => !unseen(file.path));
+  };
+};
 
 /**
  * .what = a toolbox with one tool, bash: runs a shell command in the working directory and returns its output and exit code
@@ -104,7 +136,11 @@ export const genBashToolBox = (options: {
   const byDomain = sandboxMode !== 'off' && !allowNetwork && allowedDomains.length > 0;
   // started at the first call that needs it, unless given; one that cannot start refuses every call (fail closed)
   let domainProxy: Promise<DomainProxy> | null = options.sandbox?.domainProxy ? Promise.resolve(options.sandbox.domainProxy) : null;
+  const denial: ReadDenial = { denyRead: options.sandbox?.denyRead, allowRead: options.sandbox?.allowRead };
+  // fails here, at build time, on a relative path
+  resolveHiddenPaths(denial, { env: process.env });
   const sandboxes = genBashSandboxPool({ idleMs: SANDBOX_IDLE_MS, maxIdle: MAX_IDLE_SANDBOXES });
+  const gitConfigView = genGitConfigView();
 
   /**
    * .what = the proxy (started at the first call that needs it) and the forwarder a sandboxed call runs with, when the
@@ -205,15 +241,31 @@ export const genBashToolBox = (options: {
           proxyMark = { proxy: network.proxy, at: network.proxy.mark() };
         }
         const { bound, placeholders, pinned } = sandboxMode === 'workspace-write' ? findProtectedPaths(cwdReal) : { bound: [], placeholders: [], pinned: [] };
+        // the credential stores and $BHRAIN_HOME, as they are now: a store made since the last call is hidden from this one
+        const hidden = pickSandboxHidden(resolveHiddenPaths(denial, { env: context.env, readable: [context.cwd, cwdReal] }), cwdReal);
+        const dataFiles = gitConfigView(context.cwd, context.env, hidden, cwdReal);
         // what changes how bash runs a script reaches the command, not the sandbox's supervisor
         const shellVariables = Object.entries(env).flatMap(([name, value]) => (value !== undefined && isShellBehaviorVariable(name) ? [`${name}=${value}`] : []));
         const protectedPaths = [...bound.map((found) => found.path), ...placeholders];
         const start = {
           bwrapPath: check.bwrapPath,
           bashPath: check.bashPath,
-          bwrapArgs: genBwrapArgs({ bashPath: check.bashPath, mode: sandboxMode, allowNetwork, cwd: context.cwd, cwdReal, protectedPaths, pinnedPaths: pinned, shellVariables, forwarder }),
+          bwrapArgs: genBwrapArgs({
+            bashPath: check.bashPath,
+            mode: sandboxMode,
+            allowNetwork,
+            cwd: context.cwd,
+            cwdReal,
+            protectedPaths,
+            pinnedPaths: pinned,
+            shellVariables,
+            forwarder,
+            hidden,
+            dataFiles,
+          }),
           placeholders,
           ...(forwarder ? { forwarderInterpreterPath: forwarder.interpreterPath } : {}),
+          data: sandboxDataFilesOf(hidden, dataFiles).map((file) => file.text),
         };
         // all a sandbox was made for, down to the inodes it binds: a kept one runs this call only if none changed
         const key = JSON.stringify([start, context.cwd, env, `${cwdFound.dev}:${cwdFound.ino}`, bound]);
@@ -242,7 +294,7 @@ export const genBashToolBox = (options: {
       const truncated = run.stdout.droppedBytes > 0 || run.stderr.droppedBytes > 0;
       // a secret cut in two by the dropped middle matches no redaction of the whole value: its pieces are redacted here
       if (truncated) {
-        const cut = genCutSecretRedactor(context.env);
+        const cut = context.redact ?? genCutSecretRedactor(context.env);
         for (const stream of [run.stdout, run.stderr])
           if (stream.droppedBytes > 0) Object.assign(stream, { head: cut.head(stream.head), tail: cut.tail(stream.tail) });
       }

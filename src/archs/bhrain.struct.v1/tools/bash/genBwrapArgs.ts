@@ -6,6 +6,8 @@ import { isPlaceholderOfAnyone } from './holdPlaceholders.js';
 
 import { FORWARDER_PATH, SANDBOX_PROXY_DIR, type SandboxForwarder } from './network/sandboxForwarder.js';
 
+import { isUnder, type HiddenPaths } from '../resolveHiddenPaths.js';
+
 /** the fd on which bwrap writes its JSON status (the sandbox's pid, then its exit code) */
 export const BWRAP_STATUS_FD = 3;
 
@@ -17,6 +19,9 @@ export const COMMAND_STDERR_FD = 5;
 
 /** the fd bwrap reads the forwarder's executable from (an open file of node's loader), when the network is by domain */
 export const FORWARDER_EXECUTABLE_FD = 6;
+
+/** the first fd bwrap reads a read-only file's content from (--ro-bind-data): a hidden file's (empty), a redacted config's */
+export const FIRST_DATA_FD = 7;
 
 /** where, inside the sandbox, bwrap puts the supervisor's copy of bash: mode 0111, so no command can read it */
 const SUPERVISOR_PATH = '/dev/.bhrain-supervisor';
@@ -195,10 +200,51 @@ export const findProtectedPaths = (cwdReal: string): { bound: Array<{ path: stri
   return { bound, placeholders, pinned };
 };
 
+/** .what = a file the sandbox shows with other content than the host's, read-only: empty for a hidden one */
+export interface SandboxDataFile {
+  path: string;
+  text: string;
+}
+
+/** .what = what the sandbox hides: directories (an empty read-only tmpfs over each) and files (empty and read-only) */
+export interface SandboxHidden {
+  dirs: readonly string[];
+  files: readonly SandboxDataFile[];
+  /** paths inside a hidden directory bound back read-only (allowRead) */
+  handedBack: readonly string[];
+}
+
+/**
+ * .what = the hidden paths of a call as the sandbox needs them: real paths of what exists, less what the sandbox never
+ *         shows anyway (under /proc and /dev, its own; under /tmp, its private one, unless inside the workspace)
+ * .why = only what exists is hidden, so bubblewrap makes no mount point on the host; only real paths, so a mount never
+ *        lands through a symlink
+ */
+export const pickSandboxHidden = (hidden: HiddenPaths, cwdReal: string): SandboxHidden => {
+  const shown = (path: string) =>
+    !isUnder('/proc', path) && !isUnder('/dev', path) && (!isUnder('/tmp', path) || (isUnder(cwdReal, path) && path !== cwdReal));
+  const present = hidden.entries.filter((entry) => entry.realPath !== null && shown(entry.realPath));
+  return {
+    dirs: present.filter((entry) => entry.isDirectory).map((entry) => entry.realPath!),
+    files: present.filter((entry) => !entry.isDirectory).map((entry) => ({ path: entry.realPath!, text: '' })),
+    // the workspace is bound back by genBwrapArgs itself
+    handedBack: hidden.handedBack.filter((path) => path !== cwdReal && !isUnder(path, cwdReal) && shown(path)),
+  };
+};
+
+/**
+ * .what = the files a sandbox reads from fds FIRST_DATA_FD and on, in their order: the hidden files, then the others
+ * .why = genBwrapArgs names the fds, the sandbox's start writes each file's content into its fd
+ */
+export const sandboxDataFilesOf = (hidden: SandboxHidden | undefined, dataFiles: readonly SandboxDataFile[] = []): SandboxDataFile[] => [
+  ...(hidden?.files ?? []),
+  ...dataFiles,
+];
+
 /**
  * .what = bwrap's argument list for a sandbox whose supervisor runs, in bash, each call's command it is given on
- *         stdin: the filesystem read-only but the workspace (workspace-write) and a private /tmp, no network unless
- *         allowed, its own pid/ipc/uts namespaces, no capabilities
+ *         stdin: the filesystem read-only but the workspace (workspace-write) and a private /tmp, the hidden paths
+ *         empty or absent, no network unless allowed, its own pid/ipc/uts namespaces, no capabilities
  * .why = the effect of a command is bounded by the kernel, whatever the command does; its pid namespace lets the
  *        supervisor kill everything a call started before the call ends
  */
@@ -218,12 +264,26 @@ export const genBwrapArgs = (input: {
   shellVariables: readonly string[];
   /** with the network by domain: the forwarder the supervisor keeps, from planSandboxForwarder (allowNetwork false) */
   forwarder?: SandboxForwarder | null;
+  /** from pickSandboxHidden: what reads as empty or absent; absent only for checkBashSandbox's probe, which reads nothing */
+  hidden?: SandboxHidden;
+  /** files shown read-only with the given content instead of the host's (git's config, its credentials redacted) */
+  dataFiles?: readonly SandboxDataFile[];
 }): string[] => {
+  const hidden = input.hidden ?? { dirs: [], files: [], handedBack: [] };
   const writable = input.mode === 'workspace-write';
   // a workspace under /tmp is bound after the private /tmp, so it is the real one, not hidden; any other is bound before
   // /dev, /proc and /tmp, so a workspace of / cannot uncover the host's /proc (other processes' environments)
   const underTmp = input.cwdReal === '/tmp' || input.cwdReal.startsWith('/tmp/');
   const workspace = writable ? ['--bind', input.cwdReal, input.cwdReal] : ['--ro-bind', input.cwdReal, input.cwdReal];
+  const insideWorkspace = (path: string) => path !== input.cwdReal && isUnder(input.cwdReal, path);
+  // each file read from its own fd, in the order sandboxDataOf lists their contents
+  const dataFiles = sandboxDataFilesOf(hidden, input.dataFiles);
+  const bindData = (file: SandboxDataFile) => ['--perms', '0444', '--ro-bind-data', String(FIRST_DATA_FD + dataFiles.indexOf(file)), file.path];
+  const hide = (which: (path: string) => boolean) => [
+    ...hidden.dirs.filter(which).flatMap((path) => ['--tmpfs', path]),
+    // an empty read-only file, not /dev/null: a device under the sandbox's nodev root reads as EACCES
+    ...hidden.files.filter((file) => which(file.path)).flatMap(bindData),
+  ];
   return [
     '--ro-bind', '/', '/',
     ...(writable && !underTmp ? workspace : []),
@@ -233,8 +293,18 @@ export const genBwrapArgs = (input: {
     '--ro-bind', '/proc/sys', '/proc/sys',
     '--tmpfs', '/tmp',
     ...(underTmp ? workspace : []),
+    // after every bind that could uncover them: first those around the workspace, then the workspace bound back over
+    // them if one holds it, then those inside it, then what is handed back inside them
+    ...hide((path) => !insideWorkspace(path)),
+    ...(hidden.dirs.some((path) => isUnder(path, input.cwdReal)) ? [writable ? '--bind' : '--ro-bind', input.cwdReal, input.cwdReal] : []),
+    ...hide(insideWorkspace),
+    ...hidden.handedBack.flatMap((path) => ['--ro-bind-try', path, path]),
+    // read-only once what is bound back under them has its mount point
+    ...hidden.dirs.flatMap((path) => ['--remount-ro', path]),
     ...(writable ? (input.pinnedPaths ?? []).flatMap((path) => ['--bind', path, path]) : []),
     ...(writable ? input.protectedPaths.flatMap((path) => ['--ro-bind', path, path]) : []),
+    // over what is bound above (.git/config): the file as the model may see it
+    ...(input.dataFiles ?? []).flatMap(bindData),
     // the supervisor's executable, unreadable to every command
     '--perms', '0111', '--ro-bind-data', String(SUPERVISOR_EXECUTABLE_FD), SUPERVISOR_PATH,
     // the network by domain: the proxy's socket, the only way out, and the forwarder's executable, as unreadable

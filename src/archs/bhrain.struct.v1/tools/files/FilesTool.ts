@@ -1,5 +1,14 @@
 import type { BrainToolDefinition } from '../../../../contract/BrainMessage.js';
 import type { BhrainToolContext } from '../BhrainToolBox.js';
+import { resolveHiddenPaths, type HiddenPaths } from '../resolveHiddenPaths.js';
+import { resolveRealPath } from '../../permission/resolveRealPath.js';
+
+/** .what = the context a files tool runs in: the loop's tool context, and the paths hidden from it in this call */
+export type FilesToolContext = BhrainToolContext & { hidden?: HiddenPaths };
+
+/** .what = the hidden paths of a call: the toolbox's, or the defaults for a tool run on its own */
+export const hiddenPathsOf = (context: FilesToolContext): HiddenPaths =>
+  context.hidden ?? resolveHiddenPaths({}, { env: context.env, readable: [context.cwd, resolveRealPath(context.cwd), context.spillDir] });
 
 /**
  * .what = one tool of the files box: its model-facing definition and its executor
@@ -7,5 +16,5 @@ import type { BhrainToolContext } from '../BhrainToolBox.js';
  */
 export interface FilesTool {
   definition: BrainToolDefinition;
-  execute: (input: Record<string, unknown>, context: BhrainToolContext) => Promise<{ success: boolean; output: string }>;
+  execute: (input: Record<string, unknown>, context: FilesToolContext) => Promise<{ success: boolean; output: string }>;
 }

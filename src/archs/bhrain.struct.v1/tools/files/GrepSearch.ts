@@ -16,6 +16,8 @@ export interface GrepSearchInput {
   skipNodeModules: boolean;
   /** skip directories whose names start with '.' below the root (.git is skipped always) */
   skipHiddenDirectories: boolean;
+  /** absolute paths below the root (as a walk from it names them) never read: the paths hidden from the model */
+  hidden: readonly string[];
   /** git's ignore rules around the root, when grep skips what git ignores; the rg engine lets rg read them itself */
   gitIgnores?: GitIgnores;
   /** stop after this many matches plus one (the extra one proves there are more) */

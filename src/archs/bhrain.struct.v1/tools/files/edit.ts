@@ -9,13 +9,14 @@ import { countLines } from './countLines.js';
 import { describeFsError } from './describeFsError.js';
 import { describeMissingPath } from './describeMissingPath.js';
 import { displayPath } from './displayPath.js';
-import type { FilesTool } from './FilesTool.js';
+import { hiddenPathsOf, type FilesTool } from './FilesTool.js';
 import { formatBytes } from './formatBytes.js';
 import { formatCount } from './formatCount.js';
 import { formatNumberedLine } from './formatNumberedLine.js';
 import { isBinary } from './isBinary.js';
 import { openInsideWorkspace, replaceContent, type WriteToolContext, type WriteTarget } from './openInsideWorkspace.js';
 import { readToolInput } from './readToolInput.js';
+import { refuseHiddenPath } from './refuseHiddenPath.js';
 import { resolveToolPath } from './resolveToolPath.js';
 
 const definition: BrainToolDefinition = {
@@ -252,6 +253,9 @@ export const editTool: FilesTool = {
     const replaceAll = readToolInput.optionalBoolean(input, 'replace_all') ?? false;
     const absolutePath = resolveToolPath(path, context.cwd);
     const shown = displayPath(absolutePath, context.cwd);
+    const hidden = hiddenPathsOf(context);
+    const refusal = refuseHiddenPath({ path: absolutePath, shown, action: 'edit', hidden });
+    if (refusal) return { success: false, output: refusal };
     if (oldString === newString)
       return { success: false, output: 'old_string and new_string are identical, so nothing would change. Give the new text in new_string.' };
 
@@ -259,7 +263,7 @@ export const editTool: FilesTool = {
     try {
       // opened once, where it really is, for both the read and the write: nothing can swap the file in between
       const check = (context as WriteToolContext).writeCheck ?? null;
-      target = await openInsideWorkspace({ path: absolutePath, cwd: context.cwd, access: 'edit', create: oldString === '', check, shown });
+      target = await openInsideWorkspace({ path: absolutePath, cwd: context.cwd, access: 'edit', create: oldString === '', check, shown, refuseHidden: (realPath) => refuseHiddenPath({ path: realPath, shown, action: 'edit', hidden }) });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException)?.code;
       if (code === 'EISDIR') return { success: false, output: `Cannot edit ${shown}: it is a directory. Give the path of a file inside it.` };

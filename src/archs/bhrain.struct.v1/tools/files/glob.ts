@@ -11,10 +11,11 @@ import { GLOB_MAX_RESULTS } from './constants.js';
 import { describeFsError } from './describeFsError.js';
 import { describeMissingPath } from './describeMissingPath.js';
 import { displayPath } from './displayPath.js';
-import type { FilesTool } from './FilesTool.js';
+import { hiddenPathsOf, type FilesTool } from './FilesTool.js';
 import { formatCount } from './formatCount.js';
 import { genSearchSkips } from './genSearchSkips.js';
 import { readToolInput } from './readToolInput.js';
+import { listHiddenUnder, refuseHiddenPath } from './refuseHiddenPath.js';
 import { resolveToolPath } from './resolveToolPath.js';
 import { WALK_MAX_ENTRIES, WALK_MAX_MS, walkFiles, type WalkStop } from './walkFiles.js';
 
@@ -76,6 +77,9 @@ export const genGlobTool = (options: { maxEntries?: number; timeoutMs?: number }
     const path = readToolInput.optionalString(input, 'path');
     const searched = resolveToolPath(path === undefined || path === '' ? '.' : path, context.cwd);
     const shown = displayPath(searched, context.cwd);
+    const hidden = hiddenPathsOf(context);
+    const refusal = refuseHiddenPath({ path: searched, shown, action: 'search', hidden });
+    if (refusal) return { success: false, output: refusal };
 
     const stats = await stat(searched).catch((error: unknown) => error as NodeJS.ErrnoException);
     if (stats instanceof Error) {
@@ -91,12 +95,16 @@ export const genGlobTool = (options: { maxEntries?: number; timeoutMs?: number }
 
     const includeIgnored = readToolInput.optionalBoolean(input, 'include_ignored') ?? false;
     const { root, glob } = splitLiteralRoot(searched, pattern);
+    // an absolute pattern, or one that climbs with '..', starts its walk elsewhere: judged again there
+    const rootRefusal = root === searched ? null : refuseHiddenPath({ path: root, shown: displayPath(root, context.cwd), action: 'search', hidden });
+    if (rootRefusal) return { success: false, output: rootRefusal };
     const rootIsDirectory = await stat(root).then((rootStats) => rootStats.isDirectory()).catch(() => false);
     const compiled = compileGlob(glob);
     const walk = rootIsDirectory
       ? await walkFiles({
           root,
           ...(await genSearchSkips({ root, glob, includeIgnored })),
+          hidden: listHiddenUnder(root, hidden),
           select: (relativePath, isDirectory) =>
             (isDirectory ? compiled.couldContain(relativePath) : compiled.matches(relativePath)) ? undefined : 'exclude',
           maxEntries: budget.maxEntries,

@@ -7,7 +7,7 @@ import { GREP_MAX_LINE_CHARS, GREP_MAX_MATCHES, GREP_TIMEOUT_MS } from './consta
 import { describeFsError } from './describeFsError.js';
 import { describeMissingPath } from './describeMissingPath.js';
 import { displayPath } from './displayPath.js';
-import type { FilesTool } from './FilesTool.js';
+import { hiddenPathsOf, type FilesTool } from './FilesTool.js';
 import { formatCount } from './formatCount.js';
 import type { GrepSearchInput, GrepSearchResult } from './GrepSearch.js';
 import { grepWithBuiltin } from './grepWithBuiltin.js';
@@ -15,6 +15,7 @@ import { grepWithRipgrep } from './grepWithRipgrep.js';
 import { hasRipgrep } from './hasRipgrep.js';
 import { genSearchSkips } from './genSearchSkips.js';
 import { readToolInput } from './readToolInput.js';
+import { listHiddenUnder, refuseHiddenPath } from './refuseHiddenPath.js';
 import { resolveToolPath } from './resolveToolPath.js';
 import { WALK_MAX_ENTRIES } from './walkFiles.js';
 
@@ -86,6 +87,9 @@ export const genGrepTool = (options: { engine: GrepEngine; timeoutMs?: number; m
     const includeIgnored = readToolInput.optionalBoolean(input, 'include_ignored') ?? false;
     const root = resolveToolPath(path === undefined || path === '' ? '.' : path, context.cwd);
     const shown = displayPath(root, context.cwd);
+    const hidden = hiddenPathsOf(context);
+    const refusal = refuseHiddenPath({ path: root, shown, action: 'search', hidden });
+    if (refusal) return { success: false, output: refusal };
 
     const stats = await stat(root).catch((error: unknown) => error as NodeJS.ErrnoException);
     if (stats instanceof Error) {
@@ -95,6 +99,9 @@ export const genGrepTool = (options: { engine: GrepEngine; timeoutMs?: number; m
     }
     if (!stats.isDirectory() && !stats.isFile())
       return { success: false, output: `${shown} is neither a file nor a directory, so it cannot be searched.` };
+    // a hard link to a hidden file is the same file under another name
+    const linked = stats.isFile() ? hidden.entries.find((entry) => !entry.isDirectory && entry.inode === `${stats.dev}:${stats.ino}`) : undefined;
+    if (linked) return { success: false, output: refuseHiddenPath({ path: linked.realPath ?? linked.path, shown, action: 'search', hidden }) ?? `Refused to search ${shown}: it is a hidden file.` };
 
     // a file named as the path is searched whatever git says of it, as rg does
     const skips = stats.isFile()
@@ -106,6 +113,7 @@ export const genGrepTool = (options: { engine: GrepEngine; timeoutMs?: number; m
       pattern,
       glob,
       ...skips,
+      hidden: stats.isFile() ? [] : listHiddenUnder(root, hidden),
       maxMatches: GREP_MAX_MATCHES,
       timeoutMs,
       maxWalkEntries,

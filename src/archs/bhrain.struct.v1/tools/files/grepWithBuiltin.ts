@@ -56,6 +56,7 @@ export const grepWithBuiltin = async (input: GrepSearchInput): Promise<GrepSearc
           gitIgnores: input.gitIgnores,
           skipHiddenDirectories: input.skipHiddenDirectories,
           skipNodeModules: input.skipNodeModules,
+          hidden: input.hidden,
           select: filter?.select,
           maxEntries: input.maxWalkEntries,
           deadline,

@@ -33,6 +33,9 @@ export const grepWithRipgrep = async (input: GrepSearchInput): Promise<GrepSearc
   return { ...fast, matches: inOrder.slice(0, input.maxMatches), more: fast.more || inOrder.length > input.maxMatches };
 };
 
+/** .what = a path as a literal in one of rg's globs: its glob characters escaped */
+const escapeGlob = (path: string): string => path.replace(/[\\*?[\]{}!]/g, '\\$&');
+
 /** .what = one ripgrep run, sorted by path or in rg's own parallel order, stopped once it has more than `keep` matches */
 const runRipgrep = (input: GrepSearchInput, { sorted, keep }: { sorted: boolean; keep: number }): Promise<GrepSearchResult> =>
   new Promise((resolvePromise, reject) => {
@@ -65,6 +68,8 @@ const runRipgrep = (input: GrepSearchInput, { sorted, keep }: { sorted: boolean;
       ...(input.skipHiddenDirectories ? ['--glob', '!.*/'] : []),
       '--glob',
       '!.git',
+      // the hidden paths, anchored at the searched directory: rg never enters or reads them
+      ...input.hidden.flatMap((path) => ['--glob', `!/${escapeGlob(path.slice(input.root === '/' ? 1 : input.root.length + 1))}`]),
       '-e',
       input.pattern,
       '--',

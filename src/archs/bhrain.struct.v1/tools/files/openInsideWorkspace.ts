@@ -77,6 +77,8 @@ export const openInsideWorkspace = async (input: {
   check: WriteCheck | null;
   /** the path as the model sees it, for the refusal */
   shown: string;
+  /** the refusal of a real path hidden from the model (refuseHiddenPath), or null: no approval opens one */
+  refuseHidden?: (realPath: string) => string | null;
 }): Promise<WriteTarget> => {
   const workspace = await realpath(input.cwd);
   const checked = input.check?.realPath ?? null;
@@ -90,6 +92,8 @@ export const openInsideWorkspace = async (input: {
   const flags = (input.access === 'write' ? O_WRONLY : O_RDWR) | O_NOFOLLOW | O_NONBLOCK;
   /** the refusal of a file at realPath: another file than the one judged, or one not writable and not approved */
   const refuse = (realPath: string): WriteTarget => {
+    const hidden = input.refuseHidden?.(realPath);
+    if (hidden) return { refusal: hidden };
     if (checked !== null && realPath !== checked)
       return {
         refusal: `Refused to ${input.access} ${input.shown}: it now resolves to ${realPath}, not to ${checked} as when its permission was checked (a link on the way changed in between). Nothing was changed. Retry the call, so that the permission check sees the file as it is now.`,
@@ -103,7 +107,8 @@ export const openInsideWorkspace = async (input: {
       refusal: `Refused to ${input.access} ${input.shown}: it resolves to ${realPath}, outside the workspace ${workspace}, and changing a file outside the workspace was not approved. Nothing was changed. Change files inside the workspace only, or tell the user why this file must change and let them approve it.`,
     };
   };
-  const fileRefused = (realPath: string): boolean => (checked !== null && realPath !== checked) || !fileAllowed(realPath);
+  const fileRefused = (realPath: string): boolean =>
+    (checked !== null && realPath !== checked) || !fileAllowed(realPath) || !!input.refuseHidden?.(realPath);
   const notRegular: WriteTarget = {
     refusal: `Refused to ${input.access} ${input.shown}: it is not a regular file (a FIFO, socket or device). Nothing was changed. Give the path of a regular file.`,
   };

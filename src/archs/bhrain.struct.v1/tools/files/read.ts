@@ -14,7 +14,7 @@ import {
 import { describeFsError } from './describeFsError.js';
 import { describeMissingPath } from './describeMissingPath.js';
 import { displayPath } from './displayPath.js';
-import type { FilesTool } from './FilesTool.js';
+import { hiddenPathsOf, type FilesTool } from './FilesTool.js';
 import { formatBytes } from './formatBytes.js';
 import { formatCount } from './formatCount.js';
 import { formatNumberedLine } from './formatNumberedLine.js';
@@ -22,6 +22,7 @@ import { isBinary } from './isBinary.js';
 import { readHeadBytes } from './readHeadBytes.js';
 import { readLineWindow } from './readLineWindow.js';
 import { readToolInput } from './readToolInput.js';
+import { refuseHiddenPath } from './refuseHiddenPath.js';
 import { resolveToolPath } from './resolveToolPath.js';
 
 const definition: BrainToolDefinition = {
@@ -70,6 +71,9 @@ export const readTool: FilesTool = {
     const limitLines = readToolInput.optionalInteger(input, 'limit', { min: 1 }) ?? READ_DEFAULT_LIMIT_LINES;
     const absolutePath = resolveToolPath(path, context.cwd);
     const shown = displayPath(absolutePath, context.cwd);
+    const hidden = hiddenPathsOf(context);
+    const refusal = refuseHiddenPath({ path: absolutePath, shown, action: 'read', hidden });
+    if (refusal) return { success: false, output: refusal };
 
     const stats = await stat(absolutePath).catch((error: unknown) => error as NodeJS.ErrnoException);
     if (stats instanceof Error) {
@@ -80,6 +84,10 @@ export const readTool: FilesTool = {
     if (stats.isDirectory()) return { success: false, output: await describeDirectory(absolutePath, shown) };
     if (!stats.isFile())
       return { success: false, output: `${shown} is not a regular file (a device, socket or pipe), so it cannot be read as text.` };
+    // a hard link to a hidden file is the same file under another name
+    const inode = `${stats.dev}:${stats.ino}`;
+    const linked = hidden.entries.find((entry) => entry.inode === inode && !entry.isDirectory);
+    if (linked) return { success: false, output: refuseHiddenPath({ path: linked.realPath ?? linked.path, shown, action: 'read', hidden }) ?? `Refused to read ${shown}: it is a hidden file.` };
     if (stats.size === 0) return { success: true, output: `${shown} is empty (0 bytes).` };
     if (isBinary(await readHeadBytes(absolutePath, BINARY_SNIFF_BYTES)))
       return {

@@ -28,7 +28,7 @@ export type WalkSelection = 'include' | 'exclude' | undefined;
 
 /**
  * .what = the files and symbolic links under a directory, walked by fdir, within an entry and time budget
- * .why = glob and the built-in grep share one walk: it skips .git always, and (as asked) hidden directories,
+ * .why = glob and the built-in grep share one walk: it skips .git and the paths hidden from the model always, and (as asked) hidden directories,
  *        node_modules and what git ignores; it lists symbolic links without entering them (a DAG of linked
  *        directories cannot multiply the paths), and the budget and the abort signal bound it
  * .note = the root itself is entered even when it is a link, or ignored: a path named explicitly is searched, as rg does;
@@ -42,6 +42,8 @@ export const walkFiles = async (input: {
   skipHiddenDirectories: boolean;
   /** skip entries named node_modules below the root */
   skipNodeModules: boolean;
+  /** absolute paths below the root (as the walk names them) that are neither listed nor entered: the hidden paths */
+  hidden?: readonly string[];
   select?: (relativePath: string, isDirectory: boolean) => WalkSelection;
   /** stop after reading this many directory entries */
   maxEntries: number;
@@ -58,6 +60,7 @@ export const walkFiles = async (input: {
   const files: string[] = [];
   const rules = input.gitIgnores;
   const select = input.select;
+  const hidden = input.hidden?.length ? new Set(input.hidden) : null;
   const controller = new AbortController();
   let entries = 0;
   let stop: WalkStop | undefined;
@@ -90,6 +93,8 @@ export const walkFiles = async (input: {
     .exclude((name, path) => {
       if (!admit()) return true;
       if (name === '.git') return true;
+      // fdir names a directory with a trailing '/'
+      if (hidden?.has(path.slice(0, -1))) return true;
       if (input.skipHiddenDirectories && name.charCodeAt(0) === 46) return true;
       if (input.skipNodeModules && name === 'node_modules') return true;
       const selected = select?.(path.slice(prefix.length, -1), true);
@@ -100,7 +105,7 @@ export const walkFiles = async (input: {
       if (!admit()) return false;
       const slash = path.lastIndexOf('/');
       const name = path.slice(slash + 1);
-      if (name === '.git' || (input.skipNodeModules && name === 'node_modules')) return false;
+      if (name === '.git' || (input.skipNodeModules && name === 'node_modules') || hidden?.has(path)) return false;
       const selected = select?.(path.slice(prefix.length), false);
       if (selected === 'exclude') return false;
       if (selected === undefined && rules !== undefined && rules.isIgnored(path.slice(0, slash + 1), name, false)) return false;

@@ -3,11 +3,12 @@ import { loadToolDescription } from '../loadToolDescription.js';
 import { countLines } from './countLines.js';
 import { describeFsError } from './describeFsError.js';
 import { displayPath } from './displayPath.js';
-import type { FilesTool } from './FilesTool.js';
+import { hiddenPathsOf, type FilesTool } from './FilesTool.js';
 import { formatBytes } from './formatBytes.js';
 import { formatCount } from './formatCount.js';
 import { openInsideWorkspace, replaceContent, type WriteTarget, type WriteToolContext } from './openInsideWorkspace.js';
 import { readToolInput } from './readToolInput.js';
+import { refuseHiddenPath } from './refuseHiddenPath.js';
 import { resolveToolPath } from './resolveToolPath.js';
 
 const definition: BrainToolDefinition = {
@@ -39,12 +40,15 @@ export const writeTool: FilesTool = {
     const content = readToolInput.string(input, 'content');
     const absolutePath = resolveToolPath(path, context.cwd);
     const shown = displayPath(absolutePath, context.cwd);
+    const hidden = hiddenPathsOf(context);
+    const refusal = refuseHiddenPath({ path: absolutePath, shown, action: 'write', hidden });
+    if (refusal) return { success: false, output: refusal };
 
     let target: WriteTarget;
     try {
       // the real path is resolved as the file is opened, so a link made after the permission check cannot redirect it
       const check = (context as WriteToolContext).writeCheck ?? null;
-      target = await openInsideWorkspace({ path: absolutePath, cwd: context.cwd, access: 'write', create: true, check, shown });
+      target = await openInsideWorkspace({ path: absolutePath, cwd: context.cwd, access: 'write', create: true, check, shown, refuseHidden: (realPath) => refuseHiddenPath({ path: realPath, shown, action: 'write', hidden }) });
     } catch (error) {
       if ((error as NodeJS.ErrnoException)?.code === 'EISDIR')
         return { success: false, output: `Cannot write ${shown}: it is a directory (EISDIR). Give the path of a file, e.g. ${shown}/<name>.` };
