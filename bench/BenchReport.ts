@@ -52,13 +52,21 @@ export const ratio = (a: number | null, b: number | null): number | null =>
 const roundTenth = (value: number): number => Math.round(value * 10) / 10;
 
 /** .what = a row of median, min and max over the runs (nulls when nothing was measured) */
-export const spreadRow = (metric: string, unit: string, values: readonly number[], target?: { text: string; met: (medianValue: number) => boolean }): BenchRow => {
+export const spreadRow = (
+  metric: string,
+  unit: string,
+  values: readonly number[],
+  target?: { text: string; met: (medianValue: number) => boolean },
+): BenchRow => {
   const middle = median(values);
   return {
     metric,
     unit,
-    values: { median: middle === null ? null : roundTenth(middle), min: values.length ? roundTenth(Math.min(...values)) : null, max: values.length ? roundTenth(Math.max(...values)) : null },
+    values: {
+      median: middle === null ? null : roundTenth(middle),
+      min: values.length ? roundTenth(Math.min(...values)) : null,
+      max: values.length ? roundTenth(Math.max(...values)) : null,
+    },
     ...(target ? { target: { text: target.text, met: middle === null ? null : target.met(middle) } } : {}),
   };
 };
-

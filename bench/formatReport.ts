@@ -47,6 +47,7 @@ export const README_BENCH_END = '<!-- bench: end -->';
 export const replaceReadmeBench = (readme: string, report: BenchReport): string => {
   const begin = readme.indexOf(README_BENCH_BEGIN);
   const end = readme.indexOf(README_BENCH_END);
-  if (begin < 0 || end < begin) throw new Error(`the readme has no bench block: it needs the lines ${README_BENCH_BEGIN} and ${README_BENCH_END}`);
+  if (begin < 0 || end < begin)
+    throw new Error(`the readme has no bench block: it needs the lines ${README_BENCH_BEGIN} and ${README_BENCH_END}`);
   return `${readme.slice(0, begin + README_BENCH_BEGIN.length)}\n\n${formatReport(report)}\n\n${readme.slice(end)}`;
 };

@@ -25,10 +25,19 @@ export interface Peer {
   /** null when available; otherwise why not */
   unavailable: string | null;
   help: () => { command: string; args: string[] };
-  task: (input: { prompt: string; standinUrl: string; home: string }) => { command: string; args: string[]; env: Record<string, string | undefined> };
+  task: (input: { prompt: string; standinUrl: string; home: string }) => {
+    command: string;
+    args: string[];
+    env: Record<string, string | undefined>;
+  };
 }
 
-const BASE_ENV = () => ({ PATH: process.env.PATH, DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1' });
+const BASE_ENV = () => ({
+  PATH: process.env.PATH,
+  DISABLE_AUTOUPDATER: '1',
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  DISABLE_TELEMETRY: '1',
+});
 
 /** .what = the binary a package declares, resolved from node_modules, or the reason it is missing */
 const resolvePackageBin = (pkg: string, bin: string): { path: string | null; reason: string | null } => {
@@ -92,7 +101,13 @@ export const genPeers = (): Peer[] => {
       task: ({ prompt, standinUrl, home }) => ({
         command: process.execPath,
         args: [qwen.path!, '-p', prompt, '--auth-type', 'openai', '--yolo', '--model', 'qwen3-coder-plus'],
-        env: { ...BASE_ENV(), HOME: home, OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: `${standinUrl}/v1`, QWEN_CODE_SUPPRESS_YOLO_WARNING: '1' },
+        env: {
+          ...BASE_ENV(),
+          HOME: home,
+          OPENAI_API_KEY: 'bench',
+          OPENAI_BASE_URL: `${standinUrl}/v1`,
+          QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
+        },
       }),
     },
   ];

@@ -31,7 +31,8 @@ export const runBench = async (options: BenchOptions & { only?: string }): Promi
   if (options.only !== undefined && !BENCH_SECTIONS[options.only])
     throw new Error(`unknown bench section '${options.only}' for --only: choose one of ${Object.keys(BENCH_SECTIONS).join(', ')}`);
   const sections: BenchSection[] = [];
-  for (const [name, section] of Object.entries(BENCH_SECTIONS)) if (options.only === undefined || options.only === name) sections.push(await section(options));
+  for (const [name, section] of Object.entries(BENCH_SECTIONS))
+    if (options.only === undefined || options.only === name) sections.push(await section(options));
   return {
     date: new Date().toISOString(),
     machine: {

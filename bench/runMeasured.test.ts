@@ -31,18 +31,32 @@ describe('issue 18 bench: peak RSS of the process tree', () => {
   });
 
   it('then a peak already gone when a sample is taken still counts: 150 MB held, freed, then the tree is sampled', async () => {
-    const child = spawn(process.execPath, ['--expose-gc', '-e', 'let held = Buffer.alloc(150e6, 1); held = null; gc(); console.log("freed"); setTimeout(() => {}, 5000)'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--expose-gc', '-e', 'let held = Buffer.alloc(150e6, 1); held = null; gc(); console.log("freed"); setTimeout(() => {}, 5000)'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     try {
       await new Promise((resolve) => child.stdout.once('data', resolve));
       const rssNowMb = Number(/^VmRSS:\s*(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) / 1024;
-      expect({ rssNowBelow100Mb: rssNowMb < 100, peakAbove150Mb: treePeakBytes(child.pid!) / 1024 / 1024 > 150 }).toEqual({ rssNowBelow100Mb: true, peakAbove150Mb: true });
+      expect({ rssNowBelow100Mb: rssNowMb < 100, peakAbove150Mb: treePeakBytes(child.pid!) / 1024 / 1024 > 150 }).toEqual({
+        rssNowBelow100Mb: true,
+        peakAbove150Mb: true,
+      });
     } finally {
       child.kill('SIGKILL');
     }
   });
 
   it('then an unsampled run reports no RSS', async () => {
-    const run = await runMeasured({ command: 'bash', args: ['-c', HOLDER], env: { PATH: process.env.PATH }, cwd: tmpdir(), timeoutMs: 20_000, sampleRss: false });
+    const run = await runMeasured({
+      command: 'bash',
+      args: ['-c', HOLDER],
+      env: { PATH: process.env.PATH },
+      cwd: tmpdir(),
+      timeoutMs: 20_000,
+      sampleRss: false,
+    });
     expect({ code: run.code, peakRssMb: run.peakRssMb }).toEqual({ code: 0, peakRssMb: 0 });
   });
 

@@ -31,7 +31,12 @@ const childrenOf = (pid: number): number[] => {
  */
 const memoryOf = (pid: number): { peakKb: number; image: string | null } | null => {
   // the fields after the command name, which may itself hold spaces and parentheses: state is field 3, startcode 26
-  const imageOf = (stat: string) => stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(23, 26).join(' ');
+  const imageOf = (stat: string) =>
+    stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .slice(23, 26)
+      .join(' ');
   try {
     const before = imageOf(readFileSync(`/proc/${pid}/stat`, 'utf8'));
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -59,7 +64,7 @@ const memoryOf = (pid: number): { peakKb: number; image: string | null } | null 
 export const treePeakBytes = (root: number): number => {
   let kb = 0;
   const seen = new Set<number>();
-  for (const pending: Array<{ pid: number; parentImage: string | null }> = [{ pid: root, parentImage: null }]; pending.length; ) {
+  for (const pending: Array<{ pid: number; parentImage: string | null }> = [{ pid: root, parentImage: null }]; pending.length;) {
     const { pid, parentImage } = pending.pop()!;
     if (seen.has(pid)) continue;
     seen.add(pid);
@@ -87,7 +92,11 @@ export const runMeasured = (input: {
   new Promise((resolve, reject) => {
     const startedAt = Date.now();
     const started = performance.now();
-    const child = spawn(input.command, input.args, { cwd: input.cwd, env: input.env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(input.command, input.args, {
+      cwd: input.cwd,
+      env: input.env as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let peak = 0;

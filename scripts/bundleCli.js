@@ -43,7 +43,9 @@ await build({
   // SDKs make on every request; the bundle uses these in their place (src/atoms/leanFetchClasses.ts says how)
   inject: [join(dist, 'atoms', 'leanFetchClasses.js')],
   // the CJS dependencies bundled into ESM still call require() for node's builtins
-  banner: { js: "import { createRequire as __bhrainCreateRequire } from 'node:module'; const require = __bhrainCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __bhrainCreateRequire } from 'node:module'; const require = __bhrainCreateRequire(import.meta.url);",
+  },
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',

@@ -69,7 +69,8 @@ const say = (text = '') => process.stderr.write(`${text}\n`);
 /** .what = the supplier a real key in the environment selects (anthropic first), unless --standin forces the stand-in */
 const chooseSupplier = (input: { args: string[]; env: NodeJS.ProcessEnv }): Supplier => {
   const unknown = input.args.filter((arg) => arg !== '--standin');
-  if (unknown.length) throw new DemoUsageError(`unknown argument '${unknown[0]}': the demo takes only --standin (use the stand-in even when a key is set)`);
+  if (unknown.length)
+    throw new DemoUsageError(`unknown argument '${unknown[0]}': the demo takes only --standin (use the stand-in even when a key is set)`);
   if (input.args.includes('--standin')) return { kind: 'standin', atom: 'claude/haiku' };
   const anthropicVar = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'].find((name) => input.env[name]);
   if (anthropicVar) return { kind: 'real', atom: 'claude/haiku', keyVar: anthropicVar };
@@ -86,8 +87,12 @@ const run = (command: string, args: string[], options: { cwd: string; env?: Node
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', (error) => reject(new Error(`${command} could not be started (${error.message}): the demo needs ${command} on PATH`)));
-    child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${command} ${args.join(' ')} failed (exit ${code}): ${stderr.trim()}`))));
+    child.on('error', (error) =>
+      reject(new Error(`${command} could not be started (${error.message}): the demo needs ${command} on PATH`)),
+    );
+    child.on('close', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`${command} ${args.join(' ')} failed (exit ${code}): ${stderr.trim()}`)),
+    );
   });
 
 /** .what = a small git repo to work in: a todo list, a readme and a leftover file, committed */
@@ -97,7 +102,10 @@ const genDemoRepo = async (input: { dir: string }): Promise<void> => {
   await writeFile(join(input.dir, 'notes', 'todo.md'), TODO);
   await writeFile(join(input.dir, 'scratch.tmp'), 'leftover from a debugging session\n');
   // a fixed identity and branch, so the user's git config neither matters nor warns
-  const git = (...args: string[]) => run('git', ['-c', 'init.defaultBranch=main', '-c', 'user.name=demo', '-c', 'user.email=demo@example.invalid', ...args], { cwd: input.dir });
+  const git = (...args: string[]) =>
+    run('git', ['-c', 'init.defaultBranch=main', '-c', 'user.name=demo', '-c', 'user.email=demo@example.invalid', ...args], {
+      cwd: input.dir,
+    });
   await git('init', '-q');
   await git('add', '.');
   await git('commit', '-q', '-m', 'a todo list and a leftover file');
@@ -116,7 +124,8 @@ const checkSandbox = async (): Promise<{ ok: true } | { ok: false; reason: strin
 };
 
 /** shows a command the way a user would type it (single quotes only where needed) */
-const showCommand = (args: string[]): string => args.map((arg) => (/^[\w./=@:-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`)).join(' ');
+const showCommand = (args: string[]): string =>
+  args.map((arg) => (/^[\w./=@:-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`)).join(' ');
 
 /** the JSON object still valid JSON, each top-level field on a line of its own: shorter than fully indented, readable */
 const formatJson = (json: object): string =>
@@ -127,7 +136,11 @@ const formatJson = (json: object): string =>
 /** runs the CLI: its stderr relayed live, indented; its stdout collected */
 const runBhrain = (input: { args: string[]; cwd: string; env: NodeJS.ProcessEnv }, context: { onChild: (pid: number) => void }) =>
   new Promise<{ code: number; stdout: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BHRAIN_BIN, ...input.args], { cwd: input.cwd, env: input.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BHRAIN_BIN, ...input.args], {
+      cwd: input.cwd,
+      env: input.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     if (child.pid) context.onChild(child.pid);
     let stdout = '';
     let pending = '';
@@ -186,7 +199,9 @@ const runDemo = async (): Promise<number> => {
     } else {
       env = { ...process.env };
       say(`bhrain demo — ${supplier.keyVar} is set: the task runs on the REAL supplier (atom ${supplier.atom}).`);
-      say(`  This makes paid requests, capped at $${MAX_BUDGET_USD} by --max-budget-usd. \`npm run demo -- --standin\` uses the scripted stand-in.`);
+      say(
+        `  This makes paid requests, capped at $${MAX_BUDGET_USD} by --max-budget-usd. \`npm run demo -- --standin\` uses the scripted stand-in.`,
+      );
     }
     // the run's refs and record go to a store of its own, removed with the rest
     env.BHRAIN_HOME = home;
@@ -202,7 +217,8 @@ const runDemo = async (): Promise<number> => {
     say(`A fresh git repo (${repo}):`);
     say('  README.md  notes/todo.md  scratch.tmp');
     say(`A rules file (../rules.json): ${JSON.stringify(RULES)}`);
-    if (!sandbox.ok) say(`Note: bash cannot be sandboxed here (${sandbox.reason}), so the demo passes --sandbox off; the rules still apply.`);
+    if (!sandbox.ok)
+      say(`Note: bash cannot be sandboxed here (${sandbox.reason}), so the demo passes --sandbox off; the rules still apply.`);
     say();
     if (interrupted) return 130;
     say(`$ bhrain ${showCommand(args)}`);
@@ -224,7 +240,9 @@ const runDemo = async (): Promise<number> => {
     say(`Denied calls (the JSON's toolCalls.denials): ${denials.length || 'none'}`);
     for (const denial of denials) say(`  denied: ${denial.tool}: ${denial.reason}`);
     say();
-    say(`exit ${result.code}${result.code === 0 ? ' (a denied call does not fail the run by default; with --fail-on-denied it exits 7)' : ''}`);
+    say(
+      `exit ${result.code}${result.code === 0 ? ' (a denied call does not fail the run by default; with --fail-on-denied it exits 7)' : ''}`,
+    );
     if (result.code !== 0 || !json) {
       say(`demo: bhrain did not finish cleanly (exit ${result.code}): see its messages above`);
       return result.code || 1;
@@ -234,9 +252,21 @@ const runDemo = async (): Promise<number> => {
     say('The repo afterwards:');
     const status = await run('git', ['status', '--short'], { cwd: repo });
     for (const line of status.trimEnd().split('\n').filter(Boolean)) say(`  ${line}`);
-    const kept = await access(join(repo, 'scratch.tmp')).then(() => true, () => false);
-    say(kept ? '  scratch.tmp is still there: the rule `bash(rm *)` denied the call.' : '  scratch.tmp was removed: the model found a way the rules did not deny.');
-    if (await access(join(repo, 'DONE.md')).then(() => true, () => false)) {
+    const kept = await access(join(repo, 'scratch.tmp')).then(
+      () => true,
+      () => false,
+    );
+    say(
+      kept
+        ? '  scratch.tmp is still there: the rule `bash(rm *)` denied the call.'
+        : '  scratch.tmp was removed: the model found a way the rules did not deny.',
+    );
+    if (
+      await access(join(repo, 'DONE.md')).then(
+        () => true,
+        () => false,
+      )
+    ) {
       say('  DONE.md:');
       for (const line of (await readFile(join(repo, 'DONE.md'), 'utf8')).trimEnd().split('\n')) say(`    ${line}`.trimEnd());
     }
@@ -250,7 +280,9 @@ const runDemo = async (): Promise<number> => {
       return 1;
     }
     if (standin && (!kept || denials.length !== 1)) {
-      say(`demo: the scripted \`rm scratch.tmp\` should have been denied once; denials: ${denials.length}, scratch.tmp ${kept ? 'kept' : 'removed'}`);
+      say(
+        `demo: the scripted \`rm scratch.tmp\` should have been denied once; denials: ${denials.length}, scratch.tmp ${kept ? 'kept' : 'removed'}`,
+      );
       return 1;
     }
     return 0;

@@ -11,13 +11,7 @@ export { BRAIN_REF_SCHEMA_VERSION, serializeBrainEpisode, serializeBrainSeries }
 export { parseBrainEpisode, parseBrainSeries, parseBrainRef, type ParsedBrainRef } from './contract/parseBrainRef.js';
 export { asPlaintextExchange, asPlaintextEpisode, asPlaintextSeries } from './contract/asPlaintext.js';
 export { assertBrainEpisode, assertBrainSeries } from './contract/assertBrainRef.js';
-export type {
-  BrainOutput,
-  BrainOutputMetrics,
-  BrainTokens,
-  BrainCash,
-  BrainDuration,
-} from './contract/BrainOutput.js';
+export type { BrainOutput, BrainOutputMetrics, BrainTokens, BrainCash, BrainDuration } from './contract/BrainOutput.js';
 export type {
   BrainAtom,
   BrainAtomSpec,
@@ -181,6 +175,13 @@ export type {
 } from './rhachet/RhachetBrain.js';
 
 // BrainCli: drive the real Claude Code CLI
-export { genBrainCli, BrainCliError, BrainCliTimeoutError, BRAIN_CLI_CALL_TIMEOUT_MS, CLAUDE_READ_TOOLS, CLAUDE_WRITE_TOOLS } from './clis/claude/genBrainCli.js';
+export {
+  genBrainCli,
+  BrainCliError,
+  BrainCliTimeoutError,
+  BRAIN_CLI_CALL_TIMEOUT_MS,
+  CLAUDE_READ_TOOLS,
+  CLAUDE_WRITE_TOOLS,
+} from './clis/claude/genBrainCli.js';
 export type { BrainCli } from './clis/claude/genBrainCli.js';
 export type { CliExit } from './clis/claude/CliProcess.js';

@@ -40,7 +40,8 @@ const timeBhrainBoot = async (world: CliWorld): Promise<{ elapsedMs: number; com
     const started = performance.now();
     await handle.executor.boot({ mode: 'dispatch' });
     const elapsedMs = performance.now() - started;
-    if (handle.mode !== 'dispatch' || !handle.pid) throw new Error(`boot resolved without a dispatch process (mode ${handle.mode}, pid ${handle.pid})`);
+    if (handle.mode !== 'dispatch' || !handle.pid)
+      throw new Error(`boot resolved without a dispatch process (mode ${handle.mode}, pid ${handle.pid})`);
     // the floor replays exactly what genBrainCli spawned, so a change to its args moves both subjects
     const argv = (await readFile(`/proc/${handle.pid}/cmdline`, 'utf8')).split('\0').slice(0, -1);
     return { elapsedMs, command: { command: await readlink(`/proc/${handle.pid}/exe`), args: argv.slice(1) } };
@@ -59,7 +60,12 @@ const timeBareInitialize = (world: CliWorld, command: DispatchCommand): Promise<
     // a fresh session id per run: the CLI refuses an id another process holds
     const args = command.args.map((arg, index) => (command.args[index - 1] === '--session-id' ? randomUUID() : arg));
     const started = performance.now();
-    const child = spawn(command.command, args, { cwd: world.cwd, env: world.env as NodeJS.ProcessEnv, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command.command, args, {
+      cwd: world.cwd,
+      env: world.env as NodeJS.ProcessEnv,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let elapsedMs: number | null = null;
     let lines = '';
     let stderr = '';
@@ -97,7 +103,12 @@ const timeBareInitialize = (world: CliWorld, command: DispatchCommand): Promise<
       clearTimeout(timer);
       if (elapsedMs !== null) resolve(elapsedMs);
       else if (refused !== null) reject(new Error(`the bare CLI refused initialize: ${refused}`));
-      else reject(new Error(`the bare CLI ended (code ${code}, signal ${signal}) without a control_response: ${(stderr || lines).trim().slice(-500)}`));
+      else
+        reject(
+          new Error(
+            `the bare CLI ended (code ${code}, signal ${signal}) without a control_response: ${(stderr || lines).trim().slice(-500)}`,
+          ),
+        );
     });
     child.stdin.write(INITIALIZE);
   });
@@ -120,7 +131,11 @@ process.stdout.write(JSON.stringify({ rss, booted }));
  */
 const measureRssAfterBoot = (world: CliWorld): Promise<number> =>
   new Promise((resolve, reject) => {
-    const probe = JSON.stringify({ distUrl: pathToFileURL(join(findPackageRoot(), 'dist', 'index.js')).href, cwd: world.cwd, env: world.env });
+    const probe = JSON.stringify({
+      distUrl: pathToFileURL(join(findPackageRoot(), 'dist', 'index.js')).href,
+      cwd: world.cwd,
+      env: world.env,
+    });
     const child = spawn(process.execPath, ['--input-type=module', '-e', RSS_PROBE], {
       cwd: world.cwd,
       env: { PATH: process.env.PATH, HOME: world.home, BHRAIN_BENCH_PROBE: probe },
@@ -174,7 +189,9 @@ export const benchBrainCli = async (options: BenchOptions): Promise<BenchSection
     );
     const floorMs = median(floors);
     if (floorMs !== null && floorMs > TARGET_BOOT_MS)
-      notes.push(`the floor alone (${Math.round(floorMs)} ms) is over the ${TARGET_BOOT_MS} ms target on this machine: a miss there is the CLI's own startup, and the overhead row is bhrain's share`);
+      notes.push(
+        `the floor alone (${Math.round(floorMs)} ms) is over the ${TARGET_BOOT_MS} ms target on this machine: a miss there is the CLI's own startup, and the overhead row is bhrain's share`,
+      );
   } catch (error) {
     boots.length = floors.length = rss.length = 0;
     notes.push(`not measured: ${(error as Error).message}`);
@@ -183,10 +200,20 @@ export const benchBrainCli = async (options: BenchOptions): Promise<BenchSection
     await Promise.all([rm(world.home, { recursive: true, force: true }), rm(world.cwd, { recursive: true, force: true })]);
   }
   const rows: BenchRow[] = [
-    spreadRow('boot → ready, dispatch: bhrain (genBrainCli from dist/index.js)', 'ms', boots, { text: `≤ ${TARGET_BOOT_MS} ms`, met: (value) => value <= TARGET_BOOT_MS }),
+    spreadRow('boot → ready, dispatch: bhrain (genBrainCli from dist/index.js)', 'ms', boots, {
+      text: `≤ ${TARGET_BOOT_MS} ms`,
+      met: (value) => value <= TARGET_BOOT_MS,
+    }),
     spreadRow('boot → ready, dispatch: floor (bare CLI, spawn → control_response to initialize)', 'ms', floors),
-    spreadRow('bhrain overhead (boot − floor, per alternating pair)', 'ms', boots.map((boot, index) => boot - floors[index])),
-    spreadRow('RSS of the caller after boot (fresh node, CLI excluded)', 'MB', rss, { text: `< ${TARGET_RSS_MB} MB`, met: (value) => value < TARGET_RSS_MB }),
+    spreadRow(
+      'bhrain overhead (boot − floor, per alternating pair)',
+      'ms',
+      boots.map((boot, index) => boot - floors[index]),
+    ),
+    spreadRow('RSS of the caller after boot (fresh node, CLI excluded)', 'MB', rss, {
+      text: `< ${TARGET_RSS_MB} MB`,
+      met: (value) => value < TARGET_RSS_MB,
+    }),
   ];
   notes.push(
     'boot → ready: from calling executor.boot({ mode: "dispatch" }) to its resolution (it resolves once the CLI has answered a stream-json initialize control request); kill() follows, untimed',

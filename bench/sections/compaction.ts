@@ -2,7 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { genBashToolBox, genBhrain, genSummarizeOnLimit, genTruncate, type BhrainEvent, type BhrainMemoryManager } from 'rhachet-roles-bhrain';
+import {
+  genBashToolBox,
+  genBhrain,
+  genSummarizeOnLimit,
+  genTruncate,
+  type BhrainEvent,
+  type BhrainMemoryManager,
+} from 'rhachet-roles-bhrain';
 
 import { startStandin, type StandinRequest } from '../../test/standin/standin.js';
 import { median, type BenchOptions, type BenchSection } from '../BenchReport.js';
@@ -27,7 +34,10 @@ export const benchCompaction = async (options: BenchOptions): Promise<BenchSecti
     ['summarize-on-limit', () => genSummarizeOnLimit()],
     ['truncate', () => genTruncate()],
   ];
-  const results: Record<string, { compactions: number; before: number | null; after: number | null; extraCalls: number; survived: boolean }> = {};
+  const results: Record<
+    string,
+    { compactions: number; before: number | null; after: number | null; extraCalls: number; survived: boolean }
+  > = {};
   try {
     for (const [name, genManager] of strategies) {
       options.log(`compaction: ${name}`);
@@ -39,16 +49,28 @@ export const benchCompaction = async (options: BenchOptions): Promise<BenchSecti
         if (text.includes(SUMMARIZER_MARK)) return { text: `Summary: ${text.includes(FACT) ? FACT : 'no facts'}; steps were run.` };
         if (stepCounter < steps && stepsDone(request) >= 0) {
           stepCounter += 1;
-          return { toolCalls: [{ name: 'bash', input: { command: `printf 'step-output-${stepCounter} %.0s' {1..60}; printf 'x%.0s' {1..2500}` } }] };
+          return {
+            toolCalls: [{ name: 'bash', input: { command: `printf 'step-output-${stepCounter} %.0s' {1..60}; printf 'x%.0s' {1..2500}` } }],
+          };
         }
         return { text: text.includes(FACT) ? `Done. ${FACT}.` : 'Done. I no longer know the secret word.' };
       };
       const events: BhrainEvent[] = [];
       const cwd = await mkdtemp(join(tmpdir(), 'bhrain-bench-compaction-'));
-      const brain = genBhrain({ atom: 'claude/haiku', toolBoxes: [genBashToolBox()], memoryManager: genManager(), limits: { contextTokens } });
+      const brain = genBhrain({
+        atom: 'claude/haiku',
+        toolBoxes: [genBashToolBox()],
+        memoryManager: genManager(),
+        limits: { contextTokens },
+      });
       const result = await brain.invoke(
         { prompt: `Remember this: ${FACT}. Then run ${steps} steps, one bash call each, and finally tell me the secret word.` },
-        { cwd, env: { PATH: process.env.PATH }, creds: { anthropic: { apiKey: 'bench', url: standin.url } }, onEvent: (event) => events.push(event) },
+        {
+          cwd,
+          env: { PATH: process.env.PATH },
+          creds: { anthropic: { apiKey: 'bench', url: standin.url } },
+          onEvent: (event) => events.push(event),
+        },
       );
       await rm(cwd, { recursive: true, force: true });
       const compacted = events.flatMap((event) => (event.type === 'Compacted' ? [event] : []));

@@ -20,7 +20,9 @@ export const genTaskPrompt = (iterations: number): string =>
 /** .what = how many tool results a request carries, in either protocol */
 const toolResultsIn = (request: StandinRequest): number =>
   request.protocol === 'anthropic'
-    ? (request.body.messages ?? []).flatMap((message: { content: unknown }) => (Array.isArray(message.content) ? message.content : [])).filter((block: { type?: string }) => block.type === 'tool_result').length
+    ? (request.body.messages ?? [])
+        .flatMap((message: { content: unknown }) => (Array.isArray(message.content) ? message.content : []))
+        .filter((block: { type?: string }) => block.type === 'tool_result').length
     : (request.body.messages ?? []).filter((message: { role: string }) => message.role === 'tool').length;
 
 /** .what = whether a request offers a tool by name, in either protocol ({name} or {function: {name}}) */
@@ -36,7 +38,8 @@ export const genTaskModel = (peer: Peer, iterations: number) => (request: Standi
 
 /** .what = the share of prompt tokens read from cache from the second request on, and all prompt tokens sent */
 const readCacheUsage = (requests: readonly StandinRequest[]) => {
-  const prompt = (request: StandinRequest) => (request.usage ? request.usage.input + request.usage.cacheRead + request.usage.cacheWrite : 0);
+  const prompt = (request: StandinRequest) =>
+    request.usage ? request.usage.input + request.usage.cacheRead + request.usage.cacheWrite : 0;
   const later = requests.slice(1);
   const laterPrompt = later.reduce((sum, request) => sum + prompt(request), 0);
   return {
@@ -57,13 +60,23 @@ export interface TaskRun {
  *         exits non-zero or the model never saw all the tool results
  * .why = the harness and one-turn sections time the same task the same way
  */
-export const runPeerTask = async (peer: Peer, standin: Standin, iterations: number, options: { sampleRss: boolean } = { sampleRss: true }): Promise<TaskRun> => {
+export const runPeerTask = async (
+  peer: Peer,
+  standin: Standin,
+  iterations: number,
+  options: { sampleRss: boolean } = { sampleRss: true },
+): Promise<TaskRun> => {
   standin.reset();
   standin.respond = genTaskModel(peer, iterations);
   const home = await mkdtemp(join(tmpdir(), 'bhrain-bench-home-'));
   const cwd = await mkdtemp(join(tmpdir(), 'bhrain-bench-cwd-'));
   try {
-    const run = await runMeasured({ ...peer.task({ prompt: genTaskPrompt(iterations), standinUrl: standin.url, home }), cwd, timeoutMs: 180_000, sampleRss: options.sampleRss });
+    const run = await runMeasured({
+      ...peer.task({ prompt: genTaskPrompt(iterations), standinUrl: standin.url, home }),
+      cwd,
+      timeoutMs: 180_000,
+      sampleRss: options.sampleRss,
+    });
     const shellRequests = standin.requests.filter((request) => toolResultsIn(request) > 0 || offersTool(request, peer.shellCall('x').name));
     const answered = shellRequests.some((request) => toolResultsIn(request) >= iterations);
     if (run.code !== 0 || !answered)
@@ -99,11 +112,18 @@ interface PeerRuns {
  * .what = measures the peers in alternating rounds: every peer's --help, then every peer's task, round by round
  * .why = one peer's runs all at once would take the machine's load of that moment; a round spreads it over all
  */
-const measurePeers = async (peers: readonly Peer[], standin: Standin, options: BenchOptions): Promise<{ results: Record<string, PeerResult>; nodeFloorMs: number | null }> => {
+const measurePeers = async (
+  peers: readonly Peer[],
+  standin: Standin,
+  options: BenchOptions,
+): Promise<{ results: Record<string, PeerResult>; nodeFloorMs: number | null }> => {
   const runs = options.smoke ? 1 : FULL_RUNS;
   const iterations = options.smoke ? 2 : TASK_ITERATIONS;
   const gathered = Object.fromEntries(
-    peers.map((peer): [string, PeerRuns] => [peer.name, { helps: [], walls: [], rss: [], firsts: [], last: { requests: 0, cacheShare: null, promptTokens: 0 }, failure: null }]),
+    peers.map((peer): [string, PeerRuns] => [
+      peer.name,
+      { helps: [], walls: [], rss: [], firsts: [], last: { requests: 0, cacheShare: null, promptTokens: 0 }, failure: null },
+    ]),
   );
   // `node -e 0` in the same rounds: the floor every node CLI starts from, which bhrain's --help target is set above
   const nodeFloors: number[] = [];
@@ -123,7 +143,9 @@ const measurePeers = async (peers: readonly Peer[], standin: Standin, options: B
         into.rss.push(run.peakRssMb);
         if (standin.requests[0]) into.firsts.push(standin.requests[0].at - run.startedAt);
         into.last = { requests: standin.requests.length, ...readCacheUsage(shellRequests) };
-        options.log(`  ${peer.name}: run ${index + 1}/${runs}: ${Math.round(run.wallMs)} ms, ${Math.round(run.peakRssMb)} MB, ${standin.requests.length} requests`);
+        options.log(
+          `  ${peer.name}: run ${index + 1}/${runs}: ${Math.round(run.wallMs)} ms, ${Math.round(run.peakRssMb)} MB, ${standin.requests.length} requests`,
+        );
       } catch (error) {
         into.failure = error instanceof Error ? error.message : String(error);
       }
@@ -132,7 +154,16 @@ const measurePeers = async (peers: readonly Peer[], standin: Standin, options: B
     Object.entries(gathered).map(([name, into]): [string, PeerResult] => [
       name,
       into.failure
-        ? { helpMs: median(into.helps), wallMs: null, peakRssMb: null, firstRequestMs: null, requests: null, cacheShare: null, promptTokens: null, failure: into.failure }
+        ? {
+            helpMs: median(into.helps),
+            wallMs: null,
+            peakRssMb: null,
+            firstRequestMs: null,
+            requests: null,
+            cacheShare: null,
+            promptTokens: null,
+            failure: into.failure,
+          }
         : {
             helpMs: median(into.helps),
             wallMs: median(into.walls),
@@ -173,7 +204,8 @@ export const benchHarness = async (options: BenchOptions): Promise<BenchSection>
     const measured = await measurePeers(peers, standin, options);
     Object.assign(results, measured.results);
     nodeFloorMs = measured.nodeFloorMs === null ? null : Math.round(measured.nodeFloorMs);
-    for (const peer of peers) if (results[peer.name].failure) notes.push(`${peer.name}: the task did not complete: ${results[peer.name].failure}`);
+    for (const peer of peers)
+      if (results[peer.name].failure) notes.push(`${peer.name}: the task did not complete: ${results[peer.name].failure}`);
   } finally {
     await standin.close();
   }
@@ -186,7 +218,10 @@ export const benchHarness = async (options: BenchOptions): Promise<BenchSection>
     metric,
     unit,
     values: Object.fromEntries([B, C, BQ, Q].map((name) => [name, value(name, key, digits)])),
-    ratios: { 'bhrain/claude code': ratio(value(B, key, digits), value(C, key, digits)), 'bhrain/qwen code': ratio(value(BQ, key, digits), value(Q, key, digits)) },
+    ratios: {
+      'bhrain/claude code': ratio(value(B, key, digits), value(C, key, digits)),
+      'bhrain/qwen code': ratio(value(BQ, key, digits), value(Q, key, digits)),
+    },
   });
   const wall = row(`wall time, ${options.smoke ? 2 : TASK_ITERATIONS}-step bash task`, 'ms', 'wallMs');
   const wallVsClaude = wall.ratios!['bhrain/claude code'];
@@ -196,7 +231,10 @@ export const benchHarness = async (options: BenchOptions): Promise<BenchSection>
     met: wallVsClaude === null || wallVsQwen === null ? null : wallVsClaude <= 0.5 && wallVsQwen <= 1,
   };
   const rss = row('peak RSS of the process tree', 'MB', 'peakRssMb');
-  rss.target = { text: '≤ 0.5x Claude Code', met: rss.ratios!['bhrain/claude code'] === null ? null : rss.ratios!['bhrain/claude code']! <= 0.5 };
+  rss.target = {
+    text: '≤ 0.5x Claude Code',
+    met: rss.ratios!['bhrain/claude code'] === null ? null : rss.ratios!['bhrain/claude code']! <= 0.5,
+  };
   const help = row('cold start: --help', 'ms', 'helpMs');
   help.target = {
     text: `bhrain ≤ node -e 0 (${nodeFloorMs ?? '–'} ms) + ${TARGET_HELP_ABOVE_NODE_MS} ms`,
@@ -209,10 +247,17 @@ export const benchHarness = async (options: BenchOptions): Promise<BenchSection>
   cache.ratios = { 'bhrain/claude code': cache.ratios!['bhrain/claude code'] };
   cache.target = { text: 'bhrain ≥ 0.9', met: cache.values[B] === null ? null : cache.values[B]! >= 0.9 };
   const tokens = row('prompt tokens sent for the task (input + cache read + cache write)', 'tokens', 'promptTokens');
-  tokens.target = { text: 'bhrain ≤ Claude Code', met: tokens.ratios!['bhrain/claude code'] === null ? null : tokens.ratios!['bhrain/claude code']! <= 1 };
+  tokens.target = {
+    text: 'bhrain ≤ Claude Code',
+    met: tokens.ratios!['bhrain/claude code'] === null ? null : tokens.ratios!['bhrain/claude code']! <= 1,
+  };
   const requests = row('model requests for the task', 'count', 'requests');
   notes.push(
     `each value is the median of ${options.smoke ? 1 : FULL_RUNS} runs per peer, the peers alternating round by round (bhrain, Claude Code, bhrain, Qwen Code, …); the one-turn section gives min–max of bhrain against Claude Code; the peak RSS sums the peak (VmHWM) of every process living in the tree (shells, relaunched children), sampled every 20 ms, so a peak between two samples counts; a child between its fork and its exec, still in its parent's memory, counts with its parent; --help runs are not sampled, and alternate with \`node -e 0\`, the floor its target is set above; the cache share is read from the stand-in's prompt-cache accounting (1,024-token minimum, as the real API); qwen protocol rows compare bhrain on the openai wire protocol with Qwen Code`,
   );
-  return { title: 'Harness overhead, cold start and prompt cache (bhrain vs Claude Code vs Qwen Code)', rows: [wall, rss, help, first, cache, tokens, requests], notes };
+  return {
+    title: 'Harness overhead, cold start and prompt cache (bhrain vs Claude Code vs Qwen Code)',
+    rows: [wall, rss, help, first, cache, tokens, requests],
+    notes,
+  };
 };

@@ -196,7 +196,9 @@ export const benchLoop = async (options: BenchOptions): Promise<BenchSection> =>
       options.log(`loop: ${subject.slug}, ${toolResults} tool iterations`);
       loops[subject.name] = await measureLoop({ slug: subject.slug, toolResults, standin });
       const loop = loops[subject.name];
-      options.log(`loop: ${subject.slug} overhead ${round(loop.overheadMs)} ms/iteration, wall ${round(loop.wallPerIterationMs)} ms/iteration`);
+      options.log(
+        `loop: ${subject.slug} overhead ${round(loop.overheadMs)} ms/iteration, wall ${round(loop.wallPerIterationMs)} ms/iteration`,
+      );
     }
 
     const calls = HEAP_CALLS[size];
@@ -229,8 +231,8 @@ export const benchLoop = async (options: BenchOptions): Promise<BenchSection> =>
 
     notes.push(
       `Loop: genBhrain on each atom against the in-process stand-in (zero latency), one no-op tool, a memory manager that never compacts, so the history grows to ${toolResults.toLocaleString('en-US')} tool calls and results; ${loops.claude.iterations} iterations (the last answers with text). ` +
-        'Overhead = (wall time of invoke − time inside atom.generate − time inside the tool) / iterations: the loop\'s own work (history, permission, events, memory consultation, result formatting). ' +
-        'Wall time per iteration also holds the SDK, HTTP over loopback, and the stand-in\'s own parsing and cache accounting, which grow with the history.',
+        "Overhead = (wall time of invoke − time inside atom.generate − time inside the tool) / iterations: the loop's own work (history, permission, events, memory consultation, result formatting). " +
+        "Wall time per iteration also holds the SDK, HTTP over loopback, and the stand-in's own parsing and cache accounting, which grow with the history.",
     );
     for (const subject of SUBJECTS) {
       const loop = loops[subject.name];
@@ -238,7 +240,9 @@ export const benchLoop = async (options: BenchOptions): Promise<BenchSection> =>
       const grows = loop.lastWindowMs > 2 * loop.firstWindowMs && growth > 0.05;
       notes.push(
         `${subject.slug}: overhead per iteration ${round(loop.firstWindowMs)} ms over the first ${loop.window} iterations vs ${round(loop.lastWindowMs)} ms over the last ${loop.window}` +
-          (grows ? ' — it grows with the history length (per-iteration work over the whole history, so quadratic in total)' : ' — flat in the history length') +
+          (grows
+            ? ' — it grows with the history length (per-iteration work over the whole history, so quadratic in total)'
+            : ' — flat in the history length') +
           `; wall per iteration ${round(loop.firstWindowWallMs)} ms → ${round(loop.lastWindowWallMs)} ms (generate ${round(loop.generatePerIterationMs)} ms on average).`,
       );
     }

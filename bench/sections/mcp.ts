@@ -64,7 +64,10 @@ const findProcessesWith = async (marker: string): Promise<number[]> => {
 /** .what = fails loud when a server outlived what should have ended it; the bench must not leave processes behind */
 const expectNoServerLeft = async (world: McpWorld, after: string): Promise<void> => {
   const left = await findProcessesWith(world.dir);
-  if (left.length) throw new Error(`${left.length} MCP server process(es) (pids ${left.join(', ')}) still ran after ${after}: the group kill did not reach them`);
+  if (left.length)
+    throw new Error(
+      `${left.length} MCP server process(es) (pids ${left.join(', ')}) still ran after ${after}: the group kill did not reach them`,
+    );
 };
 
 /** clock ticks per second of /proc/<pid>/stat's utime and stime */
@@ -101,7 +104,10 @@ const timeStart = async (subject: StartSubject, world: McpWorld): Promise<{ star
   const startMs = performance.now() - started;
   const boxes = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   // the servers' own CPU by tools listed: what concurrency has to fit on the cores there are
-  const cpuMs = (await Promise.all(boxes.map((box) => (box.pid ? readCpuMs(box.pid).catch(() => 0) : 0)))).reduce((sum, value) => sum + value, 0);
+  const cpuMs = (await Promise.all(boxes.map((box) => (box.pid ? readCpuMs(box.pid).catch(() => 0) : 0)))).reduce(
+    (sum, value) => sum + value,
+    0,
+  );
   const closing = performance.now();
   await Promise.all(boxes.map((box) => box.close()));
   const closeMs = performance.now() - closing;
@@ -110,7 +116,9 @@ const timeStart = async (subject: StartSubject, world: McpWorld): Promise<{ star
   for (const box of boxes) {
     // a box that resolved with no tools measured nothing real: server-everything and server-filesystem both list tools
     if (!box.definitions.length || !box.definitions.every((tool) => tool.name.startsWith(`mcp__${box.server}__`)))
-      throw new Error(`${subject.name}: server ${box.server} resolved with tools [${box.definitions.map((tool) => tool.name).join(', ')}], expected mcp__${box.server}__*`);
+      throw new Error(
+        `${subject.name}: server ${box.server} resolved with tools [${box.definitions.map((tool) => tool.name).join(', ')}], expected mcp__${box.server}__*`,
+      );
   }
   await expectNoServerLeft(world, `close() of ${subject.name}`);
   return { startMs, closeMs, cpuMs };
@@ -123,12 +131,23 @@ const timeStart = async (subject: StartSubject, world: McpWorld): Promise<{ star
  */
 const timeFloorStart = async (world: McpWorld): Promise<number> => {
   // loaded here, as genMcpToolBox loads it: only the MCP section pays for the SDK
-  const [{ Client }, { StdioClientTransport }] = await Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/client/stdio.js')]);
+  const [{ Client }, { StdioClientTransport }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+  ]);
   const config = world.everything as { command: string; args: string[] };
   const started = performance.now();
   const client = new Client({ name: 'bhrain-bench-floor', version: '0.0.0' });
   try {
-    await client.connect(new StdioClientTransport({ command: config.command, args: config.args, env: world.env as Record<string, string>, cwd: world.dir, stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: config.command,
+        args: config.args,
+        env: world.env as Record<string, string>,
+        cwd: world.dir,
+        stderr: 'pipe',
+      }),
+    );
     const { tools } = await client.listTools();
     const elapsedMs = performance.now() - started;
     if (!tools.length) throw new Error('floor: server-everything listed no tools');
@@ -139,10 +158,18 @@ const timeFloorStart = async (world: McpWorld): Promise<number> => {
 };
 
 /** .what = one CLI run's wall time, its exit and output */
-const runCli = (input: { args: string[]; cwd: string; env: Record<string, string | undefined> }): Promise<{ wallMs: number; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> =>
+const runCli = (input: {
+  args: string[];
+  cwd: string;
+  env: Record<string, string | undefined>;
+}): Promise<{ wallMs: number; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> =>
   new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [join(findPackageRoot(), 'bin', 'bhrain'), ...input.args], { cwd: input.cwd, env: input.env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(findPackageRoot(), 'bin', 'bhrain'), ...input.args], {
+      cwd: input.cwd,
+      env: input.env as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -176,14 +203,28 @@ const timeCliRun = async (count: number, world: McpWorld, standin: Standin, home
   const run = await runCli({
     args: ['act', '--atom', 'claude/haiku', '--input', 'hi', '--quiet', ...(count ? ['--mcp-config', configPath] : [])],
     cwd: join(world.dir, 'workspace'),
-    env: { PATH: process.env.PATH, HOME: home, BHRAIN_HOME: join(home, '.bhrain'), BHRAIN_CONFIG_DIR: join(home, 'config'), ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: standin.url },
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      BHRAIN_HOME: join(home, '.bhrain'),
+      BHRAIN_CONFIG_DIR: join(home, 'config'),
+      ANTHROPIC_API_KEY: 'bench',
+      ANTHROPIC_BASE_URL: standin.url,
+    },
   });
-  if (run.code !== 0 || run.stdout !== 'ok\n') throw new Error(`bhrain act with ${count} server(s) exited ${run.code ?? `on ${run.signal}`} after ${Math.round(run.wallMs)} ms, stdout ${JSON.stringify(run.stdout)}: ${run.stderr.trim().slice(-500)}`);
+  if (run.code !== 0 || run.stdout !== 'ok\n')
+    throw new Error(
+      `bhrain act with ${count} server(s) exited ${run.code ?? `on ${run.signal}`} after ${Math.round(run.wallMs)} ms, stdout ${JSON.stringify(run.stdout)}: ${run.stderr.trim().slice(-500)}`,
+    );
   // the run must have offered every configured server's tools, or it measured a run without them
   const offered: string[] = (standin.requests[0]?.body.tools ?? []).map((tool: { name: string }) => tool.name);
   for (const [name] of servers)
-    if (!offered.some((tool) => tool.startsWith(`mcp__${name}__`))) throw new Error(`bhrain act with ${count} server(s) did not offer mcp__${name}__* tools to the model (offered: ${offered.join(', ')})`);
-  if (!count && offered.some((tool) => tool.startsWith('mcp__'))) throw new Error(`bhrain act without --mcp-config offered MCP tools: ${offered.join(', ')}`);
+    if (!offered.some((tool) => tool.startsWith(`mcp__${name}__`)))
+      throw new Error(
+        `bhrain act with ${count} server(s) did not offer mcp__${name}__* tools to the model (offered: ${offered.join(', ')})`,
+      );
+  if (!count && offered.some((tool) => tool.startsWith('mcp__')))
+    throw new Error(`bhrain act without --mcp-config offered MCP tools: ${offered.join(', ')}`);
   await expectNoServerLeft(world, `bhrain act with ${count} server(s) exited`);
   return run.wallMs;
 };
@@ -198,8 +239,20 @@ export const benchMcp = async (options: BenchOptions): Promise<BenchSection> => 
   const world = await genMcpWorld();
   const subjects: StartSubject[] = [
     { name: 'one server (everything)', servers: [{ name: 'everything', transport: world.everything }] },
-    { name: 'two at once (everything + filesystem)', servers: [{ name: 'everything', transport: world.everything }, { name: 'filesystem', transport: world.filesystem }] },
-    { name: 'two at once (everything × 2)', servers: [{ name: 'everything', transport: world.everything }, { name: 'everything2', transport: world.everything }] },
+    {
+      name: 'two at once (everything + filesystem)',
+      servers: [
+        { name: 'everything', transport: world.everything },
+        { name: 'filesystem', transport: world.filesystem },
+      ],
+    },
+    {
+      name: 'two at once (everything × 2)',
+      servers: [
+        { name: 'everything', transport: world.everything },
+        { name: 'everything2', transport: world.everything },
+      ],
+    },
   ];
   const starts: number[][] = subjects.map(() => []);
   const floors: number[] = [];
@@ -254,7 +307,9 @@ export const benchMcp = async (options: BenchOptions): Promise<BenchSection> => 
             const index = (run + step) % CLI_SERVER_COUNTS.length;
             cliWalls[index].push(await timeCliRun(CLI_SERVER_COUNTS[index], world, standin, home));
           }
-          options.log(`mcp: CLI run ${run + 1}/${runs}: ${CLI_SERVER_COUNTS.map((count, index) => `${count} server(s) ${Math.round(cliWalls[index].at(-1)!)} ms`).join(', ')}`);
+          options.log(
+            `mcp: CLI run ${run + 1}/${runs}: ${CLI_SERVER_COUNTS.map((count, index) => `${count} server(s) ${Math.round(cliWalls[index].at(-1)!)} ms`).join(', ')}`,
+          );
         }
       } catch (error) {
         for (const values of cliWalls) values.length = 0;
@@ -276,11 +331,25 @@ export const benchMcp = async (options: BenchOptions): Promise<BenchSection> => 
   const rows: BenchRow[] = [
     spreadRow('one stdio server: genMcpToolBox → connected + tools listed (server-everything)', 'ms', one),
     spreadRow('floor: bare SDK Client + StdioClientTransport → tools listed (same server)', 'ms', floors),
-    spreadRow('bhrain overhead (one − floor, per run)', 'ms', one.map((value, index) => value - floors[index])),
+    spreadRow(
+      'bhrain overhead (one − floor, per run)',
+      'ms',
+      one.map((value, index) => value - floors[index]),
+    ),
     spreadRow('two servers at once (everything + filesystem): wall', 'ms', mixed),
-    spreadRow('second server adds (everything + filesystem − one, per run)', 'ms', mixed.map((value, index) => value - one[index]), addsTarget),
+    spreadRow(
+      'second server adds (everything + filesystem − one, per run)',
+      'ms',
+      mixed.map((value, index) => value - one[index]),
+      addsTarget,
+    ),
     spreadRow('two servers at once (everything × 2): wall', 'ms', twin),
-    spreadRow('second server adds (everything × 2 − one, per run)', 'ms', twin.map((value, index) => value - one[index]), addsTarget),
+    spreadRow(
+      'second server adds (everything × 2 − one, per run)',
+      'ms',
+      twin.map((value, index) => value - one[index]),
+      addsTarget,
+    ),
     spreadRow('CPU (user + sys) of that server process by tools listed', 'ms', serverCpus),
     spreadRow('close(): one stdio server, its process group killed', 'ms', closes),
   ];
@@ -290,8 +359,16 @@ export const benchMcp = async (options: BenchOptions): Promise<BenchSection> => 
     );
     const [none, single, double] = cliWalls;
     rows.push(
-      spreadRow('bhrain act: the first server adds (1 server − 0, per run)', 'ms', single.map((value, index) => value - none[index])),
-      spreadRow('bhrain act: the second server adds (2 servers − 1, per run)', 'ms', double.map((value, index) => value - single[index])),
+      spreadRow(
+        'bhrain act: the first server adds (1 server − 0, per run)',
+        'ms',
+        single.map((value, index) => value - none[index]),
+      ),
+      spreadRow(
+        'bhrain act: the second server adds (2 servers − 1, per run)',
+        'ms',
+        double.map((value, index) => value - single[index]),
+      ),
     );
   }
   notes.push(
@@ -303,7 +380,9 @@ export const benchMcp = async (options: BenchOptions): Promise<BenchSection> => 
         : ''
     }`,
     ...(cliMeasured
-      ? ['CLI: `bhrain act --atom claude/haiku --input hi --quiet` spawned to exit against the stand-in answering "ok", with 0, 1 (everything) or 2 (everything + filesystem) servers, alternating; the first server\'s share includes loading the MCP SDK into bhrain, which a run without servers never does; each run checks that the servers\' tools reached the model and no server outlived the run']
+      ? [
+          'CLI: `bhrain act --atom claude/haiku --input hi --quiet` spawned to exit against the stand-in answering "ok", with 0, 1 (everything) or 2 (everything + filesystem) servers, alternating; the first server\'s share includes loading the MCP SDK into bhrain, which a run without servers never does; each run checks that the servers\' tools reached the model and no server outlived the run',
+        ]
       : []),
   );
   return { title: 'MCP servers: start-up cost, concurrency, and the CLI run', rows, notes };

@@ -25,7 +25,10 @@ const round = (value: number): number => Math.round(value * 10) / 10;
 /** .what = one bash call through the toolbox, timed end to end (spawn, sandbox setup, exit, format) */
 const timeCall = async (box: BhrainToolBox, cwd: string): Promise<number> => {
   const started = performance.now();
-  const result = await box.execute({ call: { id: 'bench-bash', name: 'bash', input: { command: 'true' } } }, { cwd, log: silentLog, env: process.env });
+  const result = await box.execute(
+    { call: { id: 'bench-bash', name: 'bash', input: { command: 'true' } } },
+    { cwd, log: silentLog, env: process.env },
+  );
   const elapsedMs = performance.now() - started;
   if (!result.success) throw new Error(`bash true failed: ${result.output}`);
   return elapsedMs;

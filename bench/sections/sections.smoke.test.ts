@@ -195,7 +195,11 @@ describe('bench sections, smoke run', () => {
     const slope = rowOf(section, /^per-iteration slope .*: bhrain$/);
     expectWellFormed(slope);
     expect(slope.values.median).toBeGreaterThan(0);
-    expect(slope.values.median).toBeCloseTo((rowOf(section, /^wall time, 42-step.*: bhrain$/).values.median! - rowOf(section, /^wall time, 2-step.*: bhrain$/).values.median!) / 40, 0);
+    expect(slope.values.median).toBeCloseTo(
+      (rowOf(section, /^wall time, 42-step.*: bhrain$/).values.median! - rowOf(section, /^wall time, 2-step.*: bhrain$/).values.median!) /
+        40,
+      0,
+    );
     expectTarget(slope, '≤ 8 ms per iteration', true);
     expect(typeof slope.ratios?.['bhrain/claude code']).toBe('number');
     const claudeSlope = rowOf(section, /^per-iteration slope .*: Claude Code$/);

@@ -26,9 +26,29 @@ const FULL_RUNS = 7;
  * .why = rg run raw with exactly these splits the gap to plain rg into rg's own cost of the flags and our process handling
  */
 const RG_ENGINE_ARGS = (pattern: string): string[] => [
-  '--line-number', '--no-heading', '--color', 'never', '--with-filename', '--null', '--no-config', '--crlf', '--hidden',
-  '--no-ignore', '--max-filesize', '10M', '--max-columns', '2000', '--max-columns-preview',
-  '--glob', '!.*/', '--glob', '!.git', '-e', pattern, '--', '.',
+  '--line-number',
+  '--no-heading',
+  '--color',
+  'never',
+  '--with-filename',
+  '--null',
+  '--no-config',
+  '--crlf',
+  '--hidden',
+  '--no-ignore',
+  '--max-filesize',
+  '10M',
+  '--max-columns',
+  '2000',
+  '--max-columns-preview',
+  '--glob',
+  '!.*/',
+  '--glob',
+  '!.git',
+  '-e',
+  pattern,
+  '--',
+  '.',
 ];
 
 /** files in the generated tree of a full run, and of a smoke run */
@@ -40,7 +60,18 @@ const GLOB_TARGET = 'glob within 2x of rg --files';
 const GLOB_TARGET_RATIO = 2;
 
 /** rg's flags that list the files our glob lists: dotfiles yes, hidden directories, node_modules and .git no, git's ignore files yes */
-const RG_FILES_ARGS = ['--files', '--no-config', '--hidden', '--no-ignore-dot', '--glob', '!node_modules', '--glob', '!.*/', '--glob', '!.git'];
+const RG_FILES_ARGS = [
+  '--files',
+  '--no-config',
+  '--hidden',
+  '--no-ignore-dot',
+  '--glob',
+  '!node_modules',
+  '--glob',
+  '!.*/',
+  '--glob',
+  '!.git',
+];
 
 /** the target the issue sets for grep */
 const GREP_TARGET = 'grep within 1.5x of rg when rg is used';
@@ -180,7 +211,10 @@ const runTool = async (
 };
 
 /** .what = the median of `runs` timed calls, after one untimed warm-up when there is more than one run */
-const timeMedian = async <T extends { elapsedMs: number }>(runs: number, once: () => Promise<T>): Promise<{ medianMs: number; last: T }> => {
+const timeMedian = async <T extends { elapsedMs: number }>(
+  runs: number,
+  once: () => Promise<T>,
+): Promise<{ medianMs: number; last: T }> => {
   let last = runs > 1 ? await once() : undefined;
   const times: number[] = [];
   for (let run = 0; run < runs; run++) {
@@ -191,7 +225,11 @@ const timeMedian = async <T extends { elapsedMs: number }>(runs: number, once: (
 };
 
 /** .what = the number of `path:line:text` lines in our grep output (notices come after a blank line) */
-const countGrepLines = (output: string): number => output.split('\n\n')[0].split('\n').filter((line) => /:\d+:/.test(line)).length;
+const countGrepLines = (output: string): number =>
+  output
+    .split('\n\n')[0]
+    .split('\n')
+    .filter((line) => /:\d+:/.test(line)).length;
 
 /** .what = how many files our glob found: the total from its cap notice, else the lines it printed */
 const countGlobFiles = (output: string): number => {
@@ -218,7 +256,19 @@ export const benchTools = async (options: BenchOptions): Promise<BenchSection> =
   // grep: same pattern, same tree; raw rg gets the file-set flags our rg engine uses there (hidden files, no ignore files:
   // node_modules is ignored by git, and a path named explicitly is searched whole; hidden directories skipped; links not followed)
   const grepInput = { pattern: GREP_PATTERN, path: 'node_modules' };
-  const rgGrepArgs = ['--line-number', '--no-heading', '--color', 'never', '--hidden', '--no-ignore', '--glob', '!.*/', '-e', GREP_PATTERN, 'node_modules'];
+  const rgGrepArgs = [
+    '--line-number',
+    '--no-heading',
+    '--color',
+    'never',
+    '--hidden',
+    '--no-ignore',
+    '--glob',
+    '!.*/',
+    '-e',
+    GREP_PATTERN,
+    'node_modules',
+  ];
   const boxRg = genFilesToolBox({ grepEngine: 'rg' });
   const boxBuiltin = genFilesToolBox({ grepEngine: 'builtin' });
 
@@ -306,6 +356,8 @@ export const benchTools = async (options: BenchOptions): Promise<BenchSection> =
         : `grep missed the target, and also against rg run raw with our engine's flags (${sameFlagsRatio}x): to show the first ${OUTPUT_CAP_LINES} matches in path order, the same whichever engine runs, our engine reads every match rg finds, while the raw runs stop at the first ${OUTPUT_CAP_LINES} lines rg's threads happen to print.`,
     );
   if (!rg)
-    notes.push('rg is not installed (apt-get install ripgrep): only the built-in engine was measured; the rg values and the grep target verdict are null.');
+    notes.push(
+      'rg is not installed (apt-get install ripgrep): only the built-in engine was measured; the rg values and the grep target verdict are null.',
+    );
   return { title: 'Tools: grep and glob over node_modules and a generated tree vs ripgrep', rows, notes };
 };

@@ -113,17 +113,21 @@ describe.each([
       expect(assistant.role).toBe('assistant');
       expect(assistant.content.filter((block: { type: string }) => block.type === 'tool_use')).toHaveLength(2);
       const results = body.messages[2].content;
-      expect(results.map((block: { type: string; tool_use_id: string; is_error: boolean }) => [block.type, block.tool_use_id, block.is_error])).toEqual([
+      expect(
+        results.map((block: { type: string; tool_use_id: string; is_error: boolean }) => [block.type, block.tool_use_id, block.is_error]),
+      ).toEqual([
         ['tool_result', readCall.id, false],
         ['tool_result', bashCall.id, true],
       ]);
     } else {
       expect(body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(['read', 'bash']);
       expect(body.messages[1].tool_calls.map((call: { id: string }) => call.id)).toEqual([readCall.id, bashCall.id]);
-      expect(body.messages.slice(2).map((message: { role: string; tool_call_id: string }) => [message.role, message.tool_call_id])).toEqual([
-        ['tool', readCall.id],
-        ['tool', bashCall.id],
-      ]);
+      expect(body.messages.slice(2).map((message: { role: string; tool_call_id: string }) => [message.role, message.tool_call_id])).toEqual(
+        [
+          ['tool', readCall.id],
+          ['tool', bashCall.id],
+        ],
+      );
       expect(body.messages[3].content).toMatch(/^ERROR: ls: denied/);
       expect(body.stream_options).toEqual({ include_usage: true });
     }
@@ -153,7 +157,10 @@ describe.each([
       { text: 'finally' },
     );
     const started = Date.now();
-    const generation = await atom.generate({ messages: [{ role: 'user', content: 'hi' }] }, contextFor({ retry: { maxRetries: 5, baseDelayMs: 5, maxDelayMs: 20, maxTotalWaitMs: 5_000 } }));
+    const generation = await atom.generate(
+      { messages: [{ role: 'user', content: 'hi' }] },
+      contextFor({ retry: { maxRetries: 5, baseDelayMs: 5, maxDelayMs: 20, maxTotalWaitMs: 5_000 } }),
+    );
     expect(generation.message.content).toBe('finally');
     expect(generation.attempts).toBe(5);
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
@@ -175,14 +182,18 @@ describe.each([
     standin.script({ delayMs: 5_000, then: { text: 'late' } });
     const during = new AbortController();
     setTimeout(() => during.abort(), 100);
-    await expect(atom.generate({ messages: [{ role: 'user', content: 'hi' }] }, contextFor({ signal: during.signal }))).rejects.toThrow(AbortedError);
+    await expect(atom.generate({ messages: [{ role: 'user', content: 'hi' }] }, contextFor({ signal: during.signal }))).rejects.toThrow(
+      AbortedError,
+    );
 
     standin.reset();
     standin.script({ error: { status: 529, retryAfterMs: 5_000 } }, { text: 'never' });
     const waiting = new AbortController();
     setTimeout(() => waiting.abort(), 100);
     const started = Date.now();
-    const error = await atom.generate({ messages: [{ role: 'user', content: 'hi' }] }, contextFor({ signal: waiting.signal })).catch((caught) => caught);
+    const error = await atom
+      .generate({ messages: [{ role: 'user', content: 'hi' }] }, contextFor({ signal: waiting.signal }))
+      .catch((caught) => caught);
     expect(error).toBeInstanceOf(AbortedError);
     expect(error.message).toMatch(/the call was interrupted/);
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -190,7 +201,10 @@ describe.each([
 
   it('bounds retries: exhausted attempts and a retry-after beyond the budget fail with SupplierUnavailableError', async () => {
     standin.script({ error: { status: 500 } }, { error: { status: 500 } }, { error: { status: 503 } });
-    const exhausted = atom.generate({ messages: [{ role: 'user', content: 'hi' }] }, contextFor({ retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5, maxTotalWaitMs: 1_000 } }));
+    const exhausted = atom.generate(
+      { messages: [{ role: 'user', content: 'hi' }] },
+      contextFor({ retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5, maxTotalWaitMs: 1_000 } }),
+    );
     await expect(exhausted).rejects.toThrow(SupplierUnavailableError);
     await expect(exhausted).rejects.toThrow(/failed 3 times in a row \(last: HTTP 503/);
 
@@ -256,7 +270,9 @@ describe.each([
     const { input, cache } = second.metrics.size.tokens;
     expect(input + cache.get + cache.set).toBeGreaterThan(0);
     expect(second.metrics.cost.time.milliseconds).toBeGreaterThanOrEqual(0);
-    await expect(atom.ask({ say: 'x', on: { episode: { hash: 'x', exid: null, exchanges: [] } } }, contextFor())).rejects.toThrow(BadRequestError);
+    await expect(atom.ask({ say: 'x', on: { episode: { hash: 'x', exid: null, exchanges: [] } } }, contextFor())).rejects.toThrow(
+      BadRequestError,
+    );
   });
 
   it('reports cache tokens from the second call of a conversation on', async () => {

@@ -55,11 +55,15 @@ describe.each(PROTOCOL_SLUGS)('BrainAtom.ask continuation on $slug', ({ slug }) 
 
   it('edge.2: an episode too long for the window fails before the call, naming the limit', async () => {
     const long = genBrainEpisode({
-      exchanges: Array.from({ length: 40 }, (_, index) => genBrainExchange({ input: `q${index} ${'w'.repeat(30_000)}`, output: `a${index}` })),
+      exchanges: Array.from({ length: 40 }, (_, index) =>
+        genBrainExchange({ input: `q${index} ${'w'.repeat(30_000)}`, output: `a${index}` }),
+      ),
     });
     const error = await atom.ask({ say: 'summarize', on: { episode: long } }, contextFor()).catch((caught) => caught);
     expect(error).toBeInstanceOf(ContextOverflowError);
-    expect(error.message).toMatch(/the episode \(40 exchanges\) and this request are about \d+ tokens, more than .* context window of \d+ tokens/);
+    expect(error.message).toMatch(
+      /the episode \(40 exchanges\) and this request are about \d+ tokens, more than .* context window of \d+ tokens/,
+    );
     expect(standin().requests).toHaveLength(0);
   });
 });
@@ -68,7 +72,10 @@ describe('crosssupplier.1: an atom episode from claude continues on qwen', () =>
   it('qwen receives the exchanges as plaintext and returns a NEW episode', async () => {
     standin().script({ text: 'noted, the budget is 300' }, { text: 'the budget is 300' });
     const made = await genBrainAtom({ slug: 'claude/haiku' }).ask({ say: 'the budget is 300' }, contextFor());
-    const continued = await genBrainAtom({ slug: 'qwen/qwen-plus' }).ask({ say: 'what is the budget?', on: { episode: made.episode } }, contextFor());
+    const continued = await genBrainAtom({ slug: 'qwen/qwen-plus' }).ask(
+      { say: 'what is the budget?', on: { episode: made.episode } },
+      contextFor(),
+    );
     expect(standin().requests[1].protocol).toBe('openai');
     expect(sent(1)).toContain('noted, the budget is 300');
     expect(continued.episode.exchanges.map((exchange) => exchange.input)).toEqual(['the budget is 300', 'what is the budget?']);

@@ -1,10 +1,4 @@
-import type {
-  BrainAtom,
-  BrainAtomGenerateInput,
-  BrainAtomGeneration,
-  BrainAtomSpec,
-  BrainThinking,
-} from '../contract/BrainAtom.js';
+import type { BrainAtom, BrainAtomGenerateInput, BrainAtomGeneration, BrainAtomSpec, BrainThinking } from '../contract/BrainAtom.js';
 import { silentLog, type BrainContext, type BrainCreds } from '../contract/BrainContext.js';
 import { AuthFailedError, BadRequestError } from '../contract/errors.js';
 import type { BrainReasoning, BrainToolCall } from '../contract/BrainMessage.js';
@@ -45,7 +39,7 @@ export const checkThinking = (input: { thinking: BrainThinking | undefined; supp
   if (typeof budget !== 'number' || !Number.isInteger(budget) || budget < min)
     throw new BadRequestError(
       `--thinking '${String(budget ?? thinking)}' is not a thinking budget: give a whole number of tokens of at least ${min}${
-        input.supplier === 'anthropic' ? ' (Anthropic\'s minimum)' : ''
+        input.supplier === 'anthropic' ? " (Anthropic's minimum)" : ''
       }, or off (the atom's thinking)`,
     );
 };
@@ -132,7 +126,8 @@ const resolveCreds = (input: {
         ? readBaseUrl({ raw: env[spec.urlEnvVar]!, from: spec.urlEnvVar, spec })
         : spec.defaultUrl);
   // a key passed in code is the caller's explicit choice: the environment is not read for another
-  if (creds.apiKey) return { auth: { kind: 'apiKey', value: creds.apiKey, from: `context.creds.${spec.supplier}.apiKey` }, baseURL, warning: null };
+  if (creds.apiKey)
+    return { auth: { kind: 'apiKey', value: creds.apiKey, from: `context.creds.${spec.supplier}.apiKey` }, baseURL, warning: null };
   const tokenVar = (spec.tokenEnvVars ?? []).find((name) => !!env[name]);
   const keyVar = spec.keyEnvVars.find((name) => !!env[name]);
   // Claude Code's order: ANTHROPIC_AUTH_TOKEN (bearer, for gateways) before ANTHROPIC_API_KEY; said once, never silent
@@ -169,7 +164,9 @@ export const genAtom = (input: {
   checkThinking({ thinking: input.thinking, supplier: input.creds.supplier });
   // a bad endpoint fails when the atom is made (before a run starts), naming the flag that set it
   const baseUrl =
-    input.baseUrl === undefined ? undefined : readBaseUrl({ raw: input.baseUrl, from: "--base-url (genBrainAtom's baseUrl)", spec: input.creds });
+    input.baseUrl === undefined
+      ? undefined
+      : readBaseUrl({ raw: input.baseUrl, from: "--base-url (genBrainAtom's baseUrl)", spec: input.creds });
   let warned = false;
   const generate = async (request: BrainAtomGenerateInput, context: BrainContext = {}): Promise<BrainAtomGeneration> => {
     const { auth, baseURL, warning } = resolveCreds({ spec: input.creds, slug: input.slug, context, baseUrl });

@@ -47,7 +47,9 @@ describe('issue 12 conventions: --model takes any supplier model id', () => {
     expect(genBrainAtom({ slug: 'claude/claude-3-5-haiku-20241022' }).spec.model).toBe('claude-3-5-haiku-20241022');
     for (const slug of ['claude/sonnett', 'claude/', 'claude/claude-x/y', 'qwen/', 'gpt'])
       expect(() => genBrainAtom({ slug })).toThrow(
-        new RegExp(`^unknown atom '${slug}': choose one of claude, claude/haiku, .*claude/claude-<id>, qwen, .*qwen/<model>\\. For any other model id, pass the supplier's atom and --model <id>`),
+        new RegExp(
+          `^unknown atom '${slug}': choose one of claude, claude/haiku, .*claude/claude-<id>, qwen, .*qwen/<model>\\. For any other model id, pass the supplier's atom and --model <id>`,
+        ),
       );
   });
 
@@ -93,16 +95,21 @@ describe('issue 12 conventions: ANTHROPIC_AUTH_TOKEN (bearer), as Claude Code do
     ]);
   });
 
-  it('a key passed in context.creds is the caller\'s explicit choice and beats an env token', async () => {
+  it("a key passed in context.creds is the caller's explicit choice and beats an env token", async () => {
     standin().script({ text: 'explicit' });
-    await atom().generate(hi, envContext({ ANTHROPIC_AUTH_TOKEN: 'ambient-token-not-this' }, { creds: { anthropic: { apiKey: GATEWAY_TOKEN } } }));
+    await atom().generate(
+      hi,
+      envContext({ ANTHROPIC_AUTH_TOKEN: 'ambient-token-not-this' }, { creds: { anthropic: { apiKey: GATEWAY_TOKEN } } }),
+    );
     expect(standin().requests[0].headers.authorization).toBe(`Bearer ${GATEWAY_TOKEN}`);
   });
 
   it('a refused token and a missing one are errors that name the env vars to set', async () => {
     const refused = atom().generate(hi, envContext({ ANTHROPIC_AUTH_TOKEN: 'a-stale-token-000000' }));
     await expect(refused).rejects.toThrow(AuthFailedError);
-    await expect(refused).rejects.toThrow(/^claude\/haiku rejected the credentials from ANTHROPIC_AUTH_TOKEN \(HTTP 401: .*\)\. Set ANTHROPIC_AUTH_TOKEN to a valid key$/);
+    await expect(refused).rejects.toThrow(
+      /^claude\/haiku rejected the credentials from ANTHROPIC_AUTH_TOKEN \(HTTP 401: .*\)\. Set ANTHROPIC_AUTH_TOKEN to a valid key$/,
+    );
 
     const missing = genBrainAtom({ slug: 'claude' }).generate(hi, envContext({}));
     await expect(missing).rejects.toThrow(AuthFailedError);
@@ -138,7 +145,7 @@ describe('issue 12 conventions: a base URL that fixes the /v1 asymmetry, or says
     expect(standin().requests.map((request) => request.path)).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
   });
 
-  it('the atom\'s baseUrl (the CLI\'s --base-url) beats context.creds and the env var', async () => {
+  it("the atom's baseUrl (the CLI's --base-url) beats context.creds and the env var", async () => {
     standin().script({ text: 'reached' });
     const elsewhere = `${standin().url}/elsewhere`;
     const generation = await genBrainAtom({ slug: 'claude/haiku', baseUrl: standin().url }).generate(
@@ -177,18 +184,24 @@ describe('issue 12 conventions: a base URL that fixes the /v1 asymmetry, or says
       .generate(hi, envContext(key))
       .catch((caught) => caught);
     expect(error).toBeInstanceOf(SupplierRejectedError);
-    expect(error.message).toMatch(/^claude\/claude-nope-1: the endpoint .*\/v1\/messages does not serve the model 'claude-nope-1' \(HTTP 404: .*\)\. Check the model id given by --model or --atom$/);
+    expect(error.message).toMatch(
+      /^claude\/claude-nope-1: the endpoint .*\/v1\/messages does not serve the model 'claude-nope-1' \(HTTP 404: .*\)\. Check the model id given by --model or --atom$/,
+    );
     expect(standin().requests).toHaveLength(1);
   });
 
   it('a base URL that is not an http(s) URL fails before any request, naming where it came from', async () => {
     for (const baseUrl of ['localhost:8000/v1', 'not a url', ''])
       expect(() => genBrainAtom({ slug: 'qwen', baseUrl })).toThrow(
-        new RegExp(`^--base-url \\(genBrainAtom's baseUrl\\) '${baseUrl}' is not an http\\(s\\) URL: give the supplier's base URL, e\\.g\\. https://`),
+        new RegExp(
+          `^--base-url \\(genBrainAtom's baseUrl\\) '${baseUrl}' is not an http\\(s\\) URL: give the supplier's base URL, e\\.g\\. https://`,
+        ),
       );
     const fromEnv = genBrainAtom({ slug: 'claude' }).generate(hi, envContext({ ...key, ANTHROPIC_BASE_URL: 'api.anthropic.com' }));
     await expect(fromEnv).rejects.toThrow(BadRequestError);
-    await expect(fromEnv).rejects.toThrow("ANTHROPIC_BASE_URL 'api.anthropic.com' is not an http(s) URL: give the supplier's base URL, e.g. https://api.anthropic.com");
+    await expect(fromEnv).rejects.toThrow(
+      "ANTHROPIC_BASE_URL 'api.anthropic.com' is not an http(s) URL: give the supplier's base URL, e.g. https://api.anthropic.com",
+    );
     expect(standin().requests).toHaveLength(0);
   });
 });

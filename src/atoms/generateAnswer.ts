@@ -34,7 +34,10 @@ export const generateAnswer = async <TOutput>(
     // one corrective retry: show the model why its answer did not fit
     messages.push(
       { role: 'assistant', content: message.content, toolCalls: [] },
-      { role: 'user', content: `Your answer does not fit the required schema: ${verdict.reason}\nReply again with only the corrected JSON.` },
+      {
+        role: 'user',
+        content: `Your answer does not fit the required schema: ${verdict.reason}\nReply again with only the corrected JSON.`,
+      },
     );
     message = await generate();
     if (message.toolCalls.length) return answered(message, message.content as TOutput);

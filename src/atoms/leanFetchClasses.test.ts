@@ -56,7 +56,11 @@ describe('issue 18 lean start-up: the bundle Headers behaves as node Headers', (
     });
 
   it('then it is built from a node Headers, and node builds one from it', () => {
-    const real = new globalThis.Headers([['a', '1'], ['set-cookie', 'c=1'], ['set-cookie', 'd=2']]);
+    const real = new globalThis.Headers([
+      ['a', '1'],
+      ['set-cookie', 'c=1'],
+      ['set-cookie', 'd=2'],
+    ]);
     expect(readAll(new Headers(real))).toEqual(readAll(real));
     expect(readAll(new globalThis.Headers(new Headers(real)))).toEqual(readAll(real));
   });
@@ -73,7 +77,7 @@ describe('issue 18 lean start-up: the bundle Headers behaves as node Headers', (
       expect(() => new Headers().set(name, value)).toThrow(TypeError);
     });
 
-  it('then instanceof tells a Headers, node\'s or its own, from anything else', () => {
+  it("then instanceof tells a Headers, node's or its own, from anything else", () => {
     expect(new globalThis.Headers() instanceof Headers).toBe(true);
     expect(new Headers() instanceof Headers).toBe(true);
     expect({ get: () => null } instanceof Headers).toBe(false);

@@ -122,7 +122,10 @@ export class Response {
   #body: ReadableStream<Uint8Array> | null;
   #bodyUsed = false;
 
-  public constructor(body: ReadableStream<Uint8Array> | null, init: { status?: number; statusText?: string; headers?: HeadersInitLike } = {}) {
+  public constructor(
+    body: ReadableStream<Uint8Array> | null,
+    init: { status?: number; statusText?: string; headers?: HeadersInitLike } = {},
+  ) {
     this.#body = body;
     this.status = init.status ?? 200;
     this.statusText = init.statusText ?? '';

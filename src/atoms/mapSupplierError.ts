@@ -1,10 +1,4 @@
-import {
-  AuthFailedError,
-  BhrainError,
-  ContextOverflowError,
-  SupplierRejectedError,
-  SupplierUnavailableError,
-} from '../contract/errors.js';
+import { AuthFailedError, BhrainError, ContextOverflowError, SupplierRejectedError, SupplierUnavailableError } from '../contract/errors.js';
 
 const OVERFLOW_PATTERN = /prompt is too long|context_length_exceeded|maximum context length|context window|too many (input )?tokens/i;
 
@@ -59,7 +53,10 @@ export const mapSupplierError = (input: {
       { cause: error },
     );
   }
-  if (status === 413 || ((status === 400 || status === undefined) && (OVERFLOW_PATTERN.test(message) || code === 'context_length_exceeded'))) {
+  if (
+    status === 413 ||
+    ((status === 400 || status === undefined) && (OVERFLOW_PATTERN.test(message) || code === 'context_length_exceeded'))
+  ) {
     const limit = readOverflowNumbers(message);
     return new ContextOverflowError(
       `the conversation does not fit ${input.supplier}'s context window${limit.tokens ? ` of ${limit.tokens} tokens` : ''}${limit.actual ? ` (it is ${limit.actual} tokens)` : ''}: shorten the input, or continue from a compacted series`,

@@ -31,7 +31,11 @@ describe('nodeHttpFetch (issue 18: the SDKs fetch over node:http, so no wasm com
       response.writeHead(201, { 'x-got': `${headers['x-api-key']} ${headers['content-length']}`, 'content-type': 'application/json' });
       response.end(JSON.stringify({ body }));
     });
-    const response = await nodeHttpFetch(`${url}/v1/messages`, { method: 'POST', headers: new Headers({ 'x-api-key': 'k' }), body: '{"é":1}' });
+    const response = await nodeHttpFetch(`${url}/v1/messages`, {
+      method: 'POST',
+      headers: new Headers({ 'x-api-key': 'k' }),
+      body: '{"é":1}',
+    });
     expect(response.status).toBe(201);
     expect(response.headers.get('x-got')).toBe('k 8');
     expect(await response.json()).toEqual({ body: '{"é":1}' });
@@ -109,7 +113,15 @@ describe('nodeHttpFetch (issue 18: the SDKs fetch over node:http, so no wasm com
     // the built module (npm test builds first): node 20 cannot run the .ts itself
     const module = fileURLToPath(new URL('../../dist/atoms/nodeHttpFetch.js', import.meta.url));
     const started = performance.now();
-    const child = spawn(process.execPath, ['--input-type=module', '-e', `const { nodeHttpFetch } = await import(${JSON.stringify(module)}); process.stdout.write(await (await nodeHttpFetch(${JSON.stringify(url)})).text());`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { nodeHttpFetch } = await import(${JSON.stringify(module)}); process.stdout.write(await (await nodeHttpFetch(${JSON.stringify(url)})).text());`,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

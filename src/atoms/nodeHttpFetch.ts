@@ -76,7 +76,8 @@ export const nodeHttpFetch = async (input: string | URL | Request, init: Request
         responseHeaders.append(response.rawHeaders[index], response.rawHeaders[index + 1]);
       response.once('close', () => signal?.removeEventListener('abort', onAbort));
       const status = response.statusCode ?? 0;
-      const body = NULL_BODY_STATUSES.has(status) || init.method === 'HEAD' ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
+      const body =
+        NULL_BODY_STATUSES.has(status) || init.method === 'HEAD' ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>);
       if (!body) response.resume();
       resolve(new Response(body, { status, statusText: response.statusMessage, headers: responseHeaders }));
     });

@@ -42,7 +42,9 @@ describe('readToolArguments (issue 14 schema checks: ajv for every tool)', () =>
         },
       },
     });
-    expect(errorOf({ edits: [{ old: 'a' }, { new: 'b' }] }, tools)).toMatch(/input\.edits\[1\]\.old is required; input\.edits\[1\]\.new is not a known field/);
+    expect(errorOf({ edits: [{ old: 'a' }, { new: 'b' }] }, tools)).toMatch(
+      /input\.edits\[1\]\.old is required; input\.edits\[1\]\.new is not a known field/,
+    );
   });
 
   it('issue 14 schema checks: the wording the model already knows is kept (type, required, unknown field)', () => {
@@ -56,7 +58,9 @@ describe('readToolArguments (issue 14 schema checks: ajv for every tool)', () =>
   });
 
   it('issue 14 schema checks: a nullable type list reads as "string or null"', () => {
-    expect(errorOf({ s: 1 }, tool({ properties: { s: { type: ['string', 'null'] } } }))).toMatch(/input\.s must be string or null, got integer/);
+    expect(errorOf({ s: 1 }, tool({ properties: { s: { type: ['string', 'null'] } } }))).toMatch(
+      /input\.s must be string or null, got integer/,
+    );
   });
 
   it('issue 14 schema checks: formats are annotations, not checked (ajv-formats is not a dependency)', () => {
@@ -79,11 +83,16 @@ describe('readToolArguments (issue 14 schema checks: ajv for every tool)', () =>
 
   it('issue 14 schema checks: a tool schema ajv cannot compile is a bad request naming the tool', () => {
     expect(() => errorOf({}, tool({ properties: { n: { type: 'integer', minimum: 'one' } } }))).toThrow(BadRequestError);
-    expect(() => errorOf({}, tool({ properties: { n: { type: 'integer', minimum: 'one' } } }))).toThrow(/input schema of tool probe is not a valid JSON Schema/);
+    expect(() => errorOf({}, tool({ properties: { n: { type: 'integer', minimum: 'one' } } }))).toThrow(
+      /input schema of tool probe is not a valid JSON Schema/,
+    );
   });
 
   it('issue 14 schema checks: draft 2020-12 schemas (prefixItems) are read by the 2020 validator', () => {
-    const tools = tool({ $schema: 'https://json-schema.org/draft/2020-12/schema', properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] } } });
+    const tools = tool({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] } },
+    });
     expect(errorOf({ pair: ['a', 'b'] }, tools)).toMatch(/input\.pair\[1\] must be integer, got string/);
   });
 
@@ -94,7 +103,11 @@ describe('readToolArguments (issue 14 schema checks: ajv for every tool)', () =>
   });
 
   it('issue 14 item 1: arguments read only in part (UnreadToolInput) become an inputError quoting the problem', () => {
-    const result = checkToolInput({ value: new UnreadToolInput({ path: 'a' }, '<parameter=path> is not closed'), name: 'probe', tools: tool({}) });
+    const result = checkToolInput({
+      value: new UnreadToolInput({ path: 'a' }, '<parameter=path> is not closed'),
+      name: 'probe',
+      tools: tool({}),
+    });
     expect(result).toEqual({
       input: { path: 'a' },
       inputError: expect.stringMatching(/^the call to probe could not be read exactly: <parameter=path> is not closed\. Call probe again/),

@@ -28,7 +28,15 @@ export class UnreadToolInput {
  *        meta-schema (compiling that validator cost ~20 ms of each run's first tool call): ajv's own keyword checks
  *        still reject a malformed keyword (`minimum: "one"`, `type: "strng"`, `required: "a"`, an unresolved $ref)
  */
-const AJV_OPTIONS: AjvOptions = { allErrors: true, strict: false, addUsedSchema: false, validateFormats: false, verbose: true, logger: false, validateSchema: false };
+const AJV_OPTIONS: AjvOptions = {
+  allErrors: true,
+  strict: false,
+  addUsedSchema: false,
+  validateFormats: false,
+  verbose: true,
+  logger: false,
+  validateSchema: false,
+};
 
 /** .what = one ajv instance per draft a tool schema may declare; draft-07 (what suppliers document) when none */
 const ajvFor = (() => {

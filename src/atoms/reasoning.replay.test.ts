@@ -15,7 +15,11 @@ import { genBrainAtom } from './genBrainAtom.js';
 const { replayer, contextFor } = useRawReplay();
 const context = (): BrainContext => contextFor({ maxRetries: 0 });
 const tools: BrainToolDefinition[] = [
-  { name: 'read_file', description: 'reads a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
+  {
+    name: 'read_file',
+    description: 'reads a file',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  },
 ];
 const SIGNATURE = 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+Kc2LiXgxdAUdeUiWRLiQ2yzWQ0Wb3WfYbuQX3QEB8qXgd7SRYBQ==';
 const REDACTED = 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfHXwmtaW8xvZmWz3b/SNxlG2Tc1IjmqGK6LSrgT89ApBk=';
@@ -62,7 +66,10 @@ const twoTurns = async (atom: ReturnType<typeof genBrainAtom>, extra: Partial<Br
 describe('issue 14 reasoning: claude extended thinking can be enabled and its signed blocks go back with the tool results', () => {
   it('thinking { budgetTokens } sends thinking enabled with the budget, and max_tokens leaves the answer its share above it', async () => {
     replayer().replay(anthropicBody(textBlock(0, 'ok'), 'end_turn'));
-    await genBrainAtom({ slug: 'claude/haiku', thinking: { budgetTokens: 2048 } }).generate({ messages: [{ role: 'user', content: 'hi' }] }, context());
+    await genBrainAtom({ slug: 'claude/haiku', thinking: { budgetTokens: 2048 } }).generate(
+      { messages: [{ role: 'user', content: 'hi' }] },
+      context(),
+    );
     const body = replayer().requests[0].body as any;
     expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
     expect(body.max_tokens).toBe(DEFAULT_MAX_OUTPUT_TOKENS + 2048);
@@ -71,7 +78,10 @@ describe('issue 14 reasoning: claude extended thinking can be enabled and its si
   it('without thinking, or with off, the request carries no thinking field (unchanged)', async () => {
     replayer().replay(anthropicBody(textBlock(0, 'ok'), 'end_turn'), anthropicBody(textBlock(0, 'ok'), 'end_turn'));
     await genBrainAtom({ slug: 'claude/haiku' }).generate({ messages: [{ role: 'user', content: 'hi' }] }, context());
-    await genBrainAtom({ slug: 'claude/haiku', thinking: { budgetTokens: 2048 } }).generate({ messages: [{ role: 'user', content: 'hi' }], thinking: 'off' }, context());
+    await genBrainAtom({ slug: 'claude/haiku', thinking: { budgetTokens: 2048 } }).generate(
+      { messages: [{ role: 'user', content: 'hi' }], thinking: 'off' },
+      context(),
+    );
     expect(replayer().requests.map((request) => (request.body as any).thinking)).toEqual([undefined, undefined]);
     expect((replayer().requests[1].body as any).max_tokens).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
   });
@@ -79,7 +89,12 @@ describe('issue 14 reasoning: claude extended thinking can be enabled and its si
   it('a thinking turn with a tool call: thinking and redacted_thinking blocks, signatures intact, go back first in that assistant turn', async () => {
     replayer().replay(
       anthropicBody(
-        [...thinkingBlock(0, ['The user wants a.ts. ', 'I should read it.'], SIGNATURE), ...redactedBlock(1, REDACTED), ...textBlock(2, 'Reading it.'), ...toolUseBlock(3, 'toolu_1', 'read_file', '{"path":"a.ts"}')],
+        [
+          ...thinkingBlock(0, ['The user wants a.ts. ', 'I should read it.'], SIGNATURE),
+          ...redactedBlock(1, REDACTED),
+          ...textBlock(2, 'Reading it.'),
+          ...toolUseBlock(3, 'toolu_1', 'read_file', '{"path":"a.ts"}'),
+        ],
         'tool_use',
       ),
       anthropicBody([...thinkingBlock(0, ['It exports a = 1.'], `${SIGNATURE}2`), ...textBlock(1, 'a.ts exports a = 1.')], 'end_turn'),
@@ -109,7 +124,10 @@ describe('issue 14 reasoning: claude extended thinking can be enabled and its si
 
   it('a thinking turn with only a tool call (no text) sends [thinking, tool_use], with no empty text block between', async () => {
     replayer().replay(
-      anthropicBody([...thinkingBlock(0, ['Read it.'], SIGNATURE), ...toolUseBlock(1, 'toolu_2', 'read_file', '{"path":"a.ts"}')], 'tool_use'),
+      anthropicBody(
+        [...thinkingBlock(0, ['Read it.'], SIGNATURE), ...toolUseBlock(1, 'toolu_2', 'read_file', '{"path":"a.ts"}')],
+        'tool_use',
+      ),
       anthropicBody(textBlock(0, 'done'), 'end_turn'),
     );
     await twoTurns(genBrainAtom({ slug: 'claude/haiku', thinking: { budgetTokens: 4000 } }));
@@ -121,7 +139,11 @@ describe('issue 14 reasoning: claude extended thinking can be enabled and its si
     const text: string[] = [];
     const reasoning: string[] = [];
     await genBrainAtom({ slug: 'claude/haiku', thinking: { budgetTokens: 1024 } }).generate(
-      { messages: [{ role: 'user', content: '2+2?' }], onTextDelta: (delta) => text.push(delta), onReasoningDelta: (delta) => reasoning.push(delta) },
+      {
+        messages: [{ role: 'user', content: '2+2?' }],
+        onTextDelta: (delta) => text.push(delta),
+        onReasoningDelta: (delta) => reasoning.push(delta),
+      },
       context(),
     );
     expect(text).toEqual(['4']);
@@ -136,7 +158,9 @@ describe('issue 14 reasoning: claude extended thinking can be enabled and its si
 
   it("a budget the model's output limit cannot hold fails before the request, naming both numbers", async () => {
     const atom = genBrainAtom({ slug: 'claude/haiku', thinking: { budgetTokens: 64_000 } });
-    await expect(atom.generate({ messages: [{ role: 'user', content: 'hi' }] }, context())).rejects.toThrow(/--thinking 64000 does not fit.*64000 output tokens/);
+    await expect(atom.generate({ messages: [{ role: 'user', content: 'hi' }] }, context())).rejects.toThrow(
+      /--thinking 64000 does not fit.*64000 output tokens/,
+    );
     expect(replayer().requests).toHaveLength(0);
   });
 });
@@ -144,14 +168,22 @@ describe('issue 14 reasoning: claude extended thinking can be enabled and its si
 describe('issue 14 reasoning: reasoning_content is kept per assistant turn and sent back on the next request (openai-compatible)', () => {
   it('a reasoning_content turn with a tool call: exposed as reasoning, sent back as reasoning_content on that assistant message', async () => {
     replayer().replay(
-      openaiBody([{ reasoning_content: 'I need ' }, { reasoning_content: 'to read a.ts.' }, callDelta('call_1', 'read_file', '{"path":"a.ts"}')], 'tool_calls'),
+      openaiBody(
+        [{ reasoning_content: 'I need ' }, { reasoning_content: 'to read a.ts.' }, callDelta('call_1', 'read_file', '{"path":"a.ts"}')],
+        'tool_calls',
+      ),
       openaiBody([{ reasoning_content: 'It is one line.' }, { content: 'a.ts exports a.' }], 'stop'),
     );
     const { first, second } = await twoTurns(genBrainAtom({ slug: 'qwen/qwen-plus' }));
     expect(first.reasoning).toBe('I need to read a.ts.');
     expect(first.message).toMatchObject({ content: '', reasoning: { text: 'I need to read a.ts.' } });
     const sent = (replayer().requests[1].body as any).messages;
-    expect(sent[1]).toMatchObject({ role: 'assistant', content: null, reasoning_content: 'I need to read a.ts.', tool_calls: [{ id: 'call_1' }] });
+    expect(sent[1]).toMatchObject({
+      role: 'assistant',
+      content: null,
+      reasoning_content: 'I need to read a.ts.',
+      tool_calls: [{ id: 'call_1' }],
+    });
     expect(second).toMatchObject({ reasoning: 'It is one line.', message: { content: 'a.ts exports a.' } });
   });
 
@@ -162,7 +194,10 @@ describe('issue 14 reasoning: reasoning_content is kept per assistant turn and s
   });
 
   it('a turn without reasoning sends no reasoning_content (other servers see nothing new)', async () => {
-    replayer().replay(openaiBody([callDelta('call_1', 'read_file', '{"path":"a.ts"}')], 'tool_calls'), openaiBody([{ content: 'done' }], 'stop'));
+    replayer().replay(
+      openaiBody([callDelta('call_1', 'read_file', '{"path":"a.ts"}')], 'tool_calls'),
+      openaiBody([{ content: 'done' }], 'stop'),
+    );
     await twoTurns(genBrainAtom({ slug: 'qwen/qwen-plus' }));
     expect((replayer().requests[1].body as any).messages[1]).not.toHaveProperty('reasoning_content');
   });
@@ -172,7 +207,11 @@ describe('issue 14 reasoning: reasoning_content is kept per assistant turn and s
     const text: string[] = [];
     const reasoning: string[] = [];
     await genBrainAtom({ slug: 'qwen/qwen-plus' }).generate(
-      { messages: [{ role: 'user', content: 'q' }], onTextDelta: (delta) => text.push(delta), onReasoningDelta: (delta) => reasoning.push(delta) },
+      {
+        messages: [{ role: 'user', content: 'q' }],
+        onTextDelta: (delta) => text.push(delta),
+        onReasoningDelta: (delta) => reasoning.push(delta),
+      },
       context(),
     );
     expect({ text, reasoning }).toEqual({ text: ['answer'], reasoning: ['a', 'b'] });
@@ -192,11 +231,21 @@ describe('issue 14 reasoning: reasoning_content is kept per assistant turn and s
 
 describe('issue 14 reasoning: a <think> prefix from a server without a reasoning parser is split out of the answer', () => {
   const ask = async (deltas: string[], finishReason = 'stop') => {
-    replayer().replay(openaiBody(deltas.map((content) => ({ content })), finishReason));
+    replayer().replay(
+      openaiBody(
+        deltas.map((content) => ({ content })),
+        finishReason,
+      ),
+    );
     const text: string[] = [];
     const reasoning: string[] = [];
     const generation = await genBrainAtom({ slug: 'qwen/qwen-plus' }).generate(
-      { messages: [{ role: 'user', content: 'q' }], tools, onTextDelta: (delta) => text.push(delta), onReasoningDelta: (delta) => reasoning.push(delta) },
+      {
+        messages: [{ role: 'user', content: 'q' }],
+        tools,
+        onTextDelta: (delta) => text.push(delta),
+        onReasoningDelta: (delta) => reasoning.push(delta),
+      },
       context(),
     );
     return { generation, shown: text.join(''), thought: reasoning.join('') };
@@ -223,7 +272,9 @@ describe('issue 14 reasoning: a <think> prefix from a server without a reasoning
   });
 
   it('a <tool_call> after the think block is still recovered as a call, with the reasoning kept', async () => {
-    const { generation } = await ask(['<think>Read a.ts first.</think>\n<tool_call>\n{"name": "read_file", "arguments": {"path": "a.ts"}}\n</tool_call>']);
+    const { generation } = await ask([
+      '<think>Read a.ts first.</think>\n<tool_call>\n{"name": "read_file", "arguments": {"path": "a.ts"}}\n</tool_call>',
+    ]);
     expect(generation.message.toolCalls).toMatchObject([{ name: 'read_file', input: { path: 'a.ts' } }]);
     expect(generation.reasoning).toBe('Read a.ts first.');
     expect(generation.message.content).not.toMatch(/think/);
@@ -239,7 +290,9 @@ describe('issue 14 reasoning: a <think> prefix from a server without a reasoning
 
 describe('issue 14 reasoning: never in episodes or their plaintext, counted in tokens and cost', () => {
   it("ask() with a thinking claude: the episode's output and plaintext hold the answer, not the thinking; usage counts what the server billed", async () => {
-    replayer().replay(anthropicBody([...thinkingBlock(0, ['SECRET-THOUGHT weighing options.'], SIGNATURE), ...textBlock(1, 'Use a map.')], 'end_turn'));
+    replayer().replay(
+      anthropicBody([...thinkingBlock(0, ['SECRET-THOUGHT weighing options.'], SIGNATURE), ...textBlock(1, 'Use a map.')], 'end_turn'),
+    );
     const output = await genBrainAtom({ slug: 'claude/haiku', thinking: { budgetTokens: 1024 } }).ask({ say: 'list or map?' }, context());
     expect(output.output).toBe('Use a map.');
     expect(asPlaintextEpisode(output.episode)).not.toContain('SECRET-THOUGHT');

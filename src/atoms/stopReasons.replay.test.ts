@@ -10,8 +10,16 @@ import { genBrainAtom } from './genBrainAtom.js';
 const { replayer, contextFor } = useRawReplay();
 const context = (): BrainContext => contextFor();
 const tools: BrainToolDefinition[] = [
-  { name: 'read_file', description: 'reads a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
-  { name: 'write', description: 'writes a file', inputSchema: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] } },
+  {
+    name: 'read_file',
+    description: 'reads a file',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  },
+  {
+    name: 'write',
+    description: 'writes a file',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] },
+  },
 ];
 const request = { messages: [{ role: 'user' as const, content: 'go' }], tools };
 const claude = () => genBrainAtom({ slug: 'claude/haiku' }).generate(request, context());
@@ -55,7 +63,11 @@ describe('issue 14 stop reasons: a tool call cut off by the output-token limit i
   it('a whole call before the cut one is kept and run; only the cut one is reported', async () => {
     replayer().replay(
       anthropicBody(
-        [...textBlock(0, 'Reading, then writing.'), ...toolUseBlock(1, 'toolu_ok', 'read_file', ['{"path": ', '"a.ts"}']), ...toolUseBlock(2, 'toolu_cut', 'write', ['{"path": "b.ts", "con'])],
+        [
+          ...textBlock(0, 'Reading, then writing.'),
+          ...toolUseBlock(1, 'toolu_ok', 'read_file', ['{"path": ', '"a.ts"}']),
+          ...toolUseBlock(2, 'toolu_cut', 'write', ['{"path": "b.ts", "con']),
+        ],
         'max_tokens',
       ),
     );
@@ -91,12 +103,18 @@ describe('issue 14 stop reasons: refusal and pause_turn (anthropic)', () => {
   it('stop_reason refusal is a refusal with its text, in one request (never retried as an empty answer)', async () => {
     replayer().replay(anthropicBody(textBlock(0, 'I cannot help with that request.'), 'refusal'));
     const generation = await claude();
-    expect(generation).toMatchObject({ stopReason: 'refusal', message: { content: 'I cannot help with that request.', toolCalls: [] }, attempts: 1 });
+    expect(generation).toMatchObject({
+      stopReason: 'refusal',
+      message: { content: 'I cannot help with that request.', toolCalls: [] },
+      attempts: 1,
+    });
     expect(replayer().requests).toHaveLength(1);
   });
 
   it('a refusal that stopped a tool_use mid-way runs no call', async () => {
-    replayer().replay(anthropicBody([...textBlock(0, 'Let me'), ...toolUseBlock(1, 'toolu_r', 'write', ['{"path": "x.sh", "content": "rm'])], 'refusal'));
+    replayer().replay(
+      anthropicBody([...textBlock(0, 'Let me'), ...toolUseBlock(1, 'toolu_r', 'write', ['{"path": "x.sh", "content": "rm'])], 'refusal'),
+    );
     const generation = await claude();
     expect(generation).toMatchObject({ stopReason: 'refusal', message: { content: 'Let me', toolCalls: [] } });
   });
@@ -116,18 +134,30 @@ describe('issue 14 stop reasons: refusal and pause_turn (anthropic)', () => {
 describe('issue 14 stop reasons: cut-off calls and refusals (openai-compatible)', () => {
   it('finish_reason length with partial tool-call arguments is max_tokens with the cut call, not tool_calls with invalid JSON', async () => {
     replayer().replay(
-      openaiBody([callDelta(0, { id: 'call_cut', name: 'write', arguments: '' }), callDelta(0, { arguments: '{"path": "big.ts", ' }), callDelta(0, { arguments: '"content": "line 1\\nli' })], 'length'),
+      openaiBody(
+        [
+          callDelta(0, { id: 'call_cut', name: 'write', arguments: '' }),
+          callDelta(0, { arguments: '{"path": "big.ts", ' }),
+          callDelta(0, { arguments: '"content": "line 1\\nli' }),
+        ],
+        'length',
+      ),
     );
     const generation = await qwen();
     expect(generation.stopReason).toBe('max_tokens');
     expect(generation.message.toolCalls).toEqual([]);
-    expect(generation.truncatedToolCalls).toEqual([{ id: 'call_cut', name: 'write', receivedChars: '{"path": "big.ts", "content": "line 1\\nli'.length }]);
+    expect(generation.truncatedToolCalls).toEqual([
+      { id: 'call_cut', name: 'write', receivedChars: '{"path": "big.ts", "content": "line 1\\nli'.length },
+    ]);
   });
 
   it('finish_reason length after a whole call and a cut one keeps the whole one', async () => {
     replayer().replay(
       openaiBody(
-        [callDelta(0, { id: 'call_a', name: 'read_file', arguments: '{"path": "a.ts"}' }), callDelta(1, { id: 'call_b', name: 'write', arguments: '{"path": "b' })],
+        [
+          callDelta(0, { id: 'call_a', name: 'read_file', arguments: '{"path": "a.ts"}' }),
+          callDelta(1, { id: 'call_b', name: 'write', arguments: '{"path": "b' }),
+        ],
         'length',
       ),
     );
@@ -139,7 +169,11 @@ describe('issue 14 stop reasons: cut-off calls and refusals (openai-compatible)'
   it('a call cut before any argument arrived under length is reported, not run with empty arguments', async () => {
     replayer().replay(openaiBody([callDelta(0, { id: 'call_e', name: 'write' })], 'length'));
     const generation = await qwen();
-    expect(generation).toMatchObject({ stopReason: 'max_tokens', message: { toolCalls: [] }, truncatedToolCalls: [{ name: 'write', receivedChars: 0 }] });
+    expect(generation).toMatchObject({
+      stopReason: 'max_tokens',
+      message: { toolCalls: [] },
+      truncatedToolCalls: [{ name: 'write', receivedChars: 0 }],
+    });
   });
 
   it('text cut by length (no call) stays max_tokens with nothing truncated', async () => {
@@ -152,7 +186,11 @@ describe('issue 14 stop reasons: cut-off calls and refusals (openai-compatible)'
   it('delta.refusal is a refusal whose text is the refusal', async () => {
     replayer().replay(openaiBody([{ refusal: "I'm sorry, " }, { refusal: 'I cannot assist with that.' }], 'stop'));
     const generation = await qwen();
-    expect(generation).toMatchObject({ stopReason: 'refusal', message: { content: "I'm sorry, I cannot assist with that.", toolCalls: [] }, attempts: 1 });
+    expect(generation).toMatchObject({
+      stopReason: 'refusal',
+      message: { content: "I'm sorry, I cannot assist with that.", toolCalls: [] },
+      attempts: 1,
+    });
     expect(replayer().requests).toHaveLength(1);
   });
 
@@ -189,7 +227,11 @@ describe('issue 14 index reuse: openai-compatible tool-call deltas are assembled
   it('a name sent again in a later delta is not appended (no read_fileread_file)', async () => {
     replayer().replay(
       openaiBody(
-        [callDelta(0, { id: 'call_1', name: 'read_file', arguments: '' }), callDelta(0, { name: 'read_file', arguments: '{"path": ' }), callDelta(0, { name: 'read_file', arguments: '"a.ts"}' })],
+        [
+          callDelta(0, { id: 'call_1', name: 'read_file', arguments: '' }),
+          callDelta(0, { name: 'read_file', arguments: '{"path": ' }),
+          callDelta(0, { name: 'read_file', arguments: '"a.ts"}' }),
+        ],
         'tool_calls',
       ),
     );
@@ -197,14 +239,22 @@ describe('issue 14 index reuse: openai-compatible tool-call deltas are assembled
   });
 
   it('a name streamed in fragments is still joined', async () => {
-    replayer().replay(openaiBody([callDelta(0, { id: 'call_1', name: 'read_' }), callDelta(0, { name: 'file', arguments: '{"path": "a.ts"}' })], 'tool_calls'));
+    replayer().replay(
+      openaiBody(
+        [callDelta(0, { id: 'call_1', name: 'read_' }), callDelta(0, { name: 'file', arguments: '{"path": "a.ts"}' })],
+        'tool_calls',
+      ),
+    );
     expect((await qwen()).message.toolCalls.map((call) => call.name)).toEqual(['read_file']);
   });
 
   it('a finished call replayed under its id (arguments again, in one delta) is not duplicated', async () => {
     replayer().replay(
       openaiBody(
-        [callDelta(0, { id: 'call_1', name: 'read_file', arguments: '{"path": "a.ts"}' }), callDelta(0, { id: 'call_1', name: 'read_file', arguments: '{"path": "a.ts"}' })],
+        [
+          callDelta(0, { id: 'call_1', name: 'read_file', arguments: '{"path": "a.ts"}' }),
+          callDelta(0, { id: 'call_1', name: 'read_file', arguments: '{"path": "a.ts"}' }),
+        ],
         'tool_calls',
       ),
     );
@@ -229,7 +279,11 @@ describe('issue 14 index reuse: openai-compatible tool-call deltas are assembled
   it('an id sent on every delta of one call is a continuation, assembled once', async () => {
     replayer().replay(
       openaiBody(
-        [callDelta(0, { id: 'call_1', name: 'write', arguments: '{"path": "n.md", ' }), callDelta(0, { id: 'call_1', arguments: '"content": "# notes' }), callDelta(0, { id: 'call_1', arguments: '\\n"}' })],
+        [
+          callDelta(0, { id: 'call_1', name: 'write', arguments: '{"path": "n.md", ' }),
+          callDelta(0, { id: 'call_1', arguments: '"content": "# notes' }),
+          callDelta(0, { id: 'call_1', arguments: '\\n"}' }),
+        ],
         'tool_calls',
       ),
     );
@@ -257,7 +311,10 @@ describe('issue 14 index reuse: openai-compatible tool-call deltas are assembled
   it('a replayed call at another index is still recognised by its id', async () => {
     replayer().replay(
       openaiBody(
-        [callDelta(0, { id: 'call_1', name: 'read_file', arguments: '{"path": "a.ts"}' }), callDelta(1, { id: 'call_1', name: 'read_file', arguments: '{"path": "a.ts"}' })],
+        [
+          callDelta(0, { id: 'call_1', name: 'read_file', arguments: '{"path": "a.ts"}' }),
+          callDelta(1, { id: 'call_1', name: 'read_file', arguments: '{"path": "a.ts"}' }),
+        ],
         'tool_calls',
       ),
     );

@@ -61,7 +61,9 @@ const compileJsonSchema = (jsonSchema: unknown): CompiledOutputSchema => {
     throw new BadRequestError(`${WHERE} must be a JSON object, got ${Array.isArray(jsonSchema) ? 'an array' : JSON.stringify(jsonSchema)}`);
   const declared = (jsonSchema as { $schema?: unknown }).$schema;
   const draft =
-    declared === undefined ? DRAFTS[0] : DRAFTS.find((candidate) => candidate.names.some((name) => name === String(declared).replace(/#$/, '')));
+    declared === undefined
+      ? DRAFTS[0]
+      : DRAFTS.find((candidate) => candidate.names.some((name) => name === String(declared).replace(/#$/, '')));
   if (!draft)
     throw new BadRequestError(
       `${WHERE} declares $schema ${JSON.stringify(declared)}, a draft bhrain does not read: use ${DRAFTS.map((candidate) => candidate.names[0]).join(', ')}, or omit $schema (2020-12)`,
@@ -70,11 +72,14 @@ const compileJsonSchema = (jsonSchema: unknown): CompiledOutputSchema => {
   try {
     validate = new (loadAjv()[draft.Class])(AJV_OPTIONS).compile(jsonSchema);
   } catch (error) {
-    throw new BadRequestError(`${WHERE} is not a valid JSON Schema: ${(error as Error).message}. Fix the schema and run again`, { cause: error });
+    throw new BadRequestError(`${WHERE} is not a valid JSON Schema: ${(error as Error).message}. Fix the schema and run again`, {
+      cause: error,
+    });
   }
   return {
     jsonSchema,
-    validateValue: (value) => (validate(value) ? { ok: true, value } : { ok: false, errors: (validate.errors ?? []).map(describeAjvError) }),
+    validateValue: (value) =>
+      validate(value) ? { ok: true, value } : { ok: false, errors: (validate.errors ?? []).map(describeAjvError) },
   };
 };
 
@@ -92,7 +97,9 @@ export const compileOutputSchema = <T>(schema: OutputSchema<T>): CompiledOutputS
     const zod = schema as z.ZodType<T>;
     // the schema's own method (zod 4.1+): zod itself is not loaded here, so a run without a zod schema never loads it
     if (typeof zod.toJSONSchema !== 'function')
-      throw new BadRequestError(`${WHERE} is a zod schema without toJSONSchema(): use zod 4.1 or newer, or give { jsonSchema: <a JSON Schema object> }`);
+      throw new BadRequestError(
+        `${WHERE} is a zod schema without toJSONSchema(): use zod 4.1 or newer, or give { jsonSchema: <a JSON Schema object> }`,
+      );
     return {
       jsonSchema: zod.toJSONSchema(),
       validateValue: (value) => {
@@ -101,7 +108,8 @@ export const compileOutputSchema = <T>(schema: OutputSchema<T>): CompiledOutputS
       },
     };
   }
-  if (typeof schema === 'object' && schema !== null && 'jsonSchema' in schema) return compileJsonSchema(schema.jsonSchema) as CompiledOutputSchema<T>;
+  if (typeof schema === 'object' && schema !== null && 'jsonSchema' in schema)
+    return compileJsonSchema(schema.jsonSchema) as CompiledOutputSchema<T>;
   throw new BadRequestError(`${WHERE} must be a zod schema or { jsonSchema: <a JSON Schema object> }`);
 };
 

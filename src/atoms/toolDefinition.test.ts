@@ -27,7 +27,8 @@ const plain: BrainToolDefinition = {
   inputSchema: { type: 'object', properties: { pattern: { type: 'string' } }, required: ['pattern'] },
 };
 
-const RENDERED_BASH = 'Runs a shell command.\n\nExamples:\n- run the tests once: {"command":"npm test -- --run"}\n- {"command":"git status"}';
+const RENDERED_BASH =
+  'Runs a shell command.\n\nExamples:\n- run the tests once: {"command":"npm test -- --run"}\n- {"command":"git status"}';
 
 /** .what = the tools of a recorded request, read in either protocol's shape */
 const toolsSent = (body: Record<string, unknown>, protocol: 'anthropic' | 'openai') =>
@@ -50,7 +51,9 @@ describe('seed 002 Bhrain.Tool.Definition: examples are rendered into the descri
   it('given an example that does not fit the schema, when rendered, then it fails loud naming the tool and the example', () => {
     const wrong = { ...bash, examples: [{ input: { command: 'ls' } }, { input: { cmd: 'ls' } }] };
     expect(() => renderToolDescription(wrong)).toThrow(BadRequestError);
-    expect(() => renderToolDescription(wrong)).toThrow(/example 2 of tool bash does not fit the tool's input schema .*Fix or remove the example/s);
+    expect(() => renderToolDescription(wrong)).toThrow(
+      /example 2 of tool bash does not fit the tool's input schema .*Fix or remove the example/s,
+    );
   });
 });
 

@@ -15,7 +15,11 @@ import { genBrainAtom } from './genBrainAtom.js';
 const { replayer, contextFor } = useRawReplay();
 const context = (urls?: { anthropic: string; openai: string }): BrainContext => contextFor({ urls });
 const tools: BrainToolDefinition[] = [
-  { name: 'read_file', description: 'reads a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
+  {
+    name: 'read_file',
+    description: 'reads a file',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  },
   {
     name: 'write',
     description: 'writes a file',
@@ -27,15 +31,21 @@ const tools: BrainToolDefinition[] = [
     description: 'waits',
     inputSchema: {
       type: 'object',
-      properties: { seconds: { anyOf: [{ type: 'integer' }, { type: 'null' }] }, note: { type: ['string', 'null'] }, loud: { oneOf: [{ type: 'boolean' }, { type: 'array' }] } },
+      properties: {
+        seconds: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
+        note: { type: ['string', 'null'] },
+        loud: { oneOf: [{ type: 'boolean' }, { type: 'array' }] },
+      },
       required: ['seconds'],
     },
   },
 ];
 type Hooks = { onTextDelta?: (text: string) => void; onTextReset?: () => void };
 const request = (hooks: Hooks = {}) => ({ messages: [{ role: 'user' as const, content: 'go' }], tools, ...hooks });
-const claude = (hooks?: Hooks, urls?: { anthropic: string; openai: string }) => genBrainAtom({ slug: 'claude/haiku' }).generate(request(hooks), context(urls));
-const qwen = (hooks?: Hooks, urls?: { anthropic: string; openai: string }) => genBrainAtom({ slug: 'qwen/qwen-plus' }).generate(request(hooks), context(urls));
+const claude = (hooks?: Hooks, urls?: { anthropic: string; openai: string }) =>
+  genBrainAtom({ slug: 'claude/haiku' }).generate(request(hooks), context(urls));
+const qwen = (hooks?: Hooks, urls?: { anthropic: string; openai: string }) =>
+  genBrainAtom({ slug: 'qwen/qwen-plus' }).generate(request(hooks), context(urls));
 
 /** a string cut into pieces of `size` UTF-16 units (a piece may end inside a surrogate pair, as a server's may) */
 const chop = (text: string, size: number): string[] => {
@@ -144,13 +154,18 @@ describe('issue 14 wire (openai): text answers', () => {
 
   it('issue 14 wire (openai): cached prompt tokens (prompt_tokens_details.cached_tokens) are split out of input into cache.get', async () => {
     const chunks: Array<Record<string, unknown>> = openaiChunks({ deltas: [{ content: 'ok' }], finishReason: 'stop' });
-    chunks[chunks.length - 1] = { ...chunks[chunks.length - 1], usage: { prompt_tokens: 1000, completion_tokens: 5, total_tokens: 1005, prompt_tokens_details: { cached_tokens: 800 } } };
+    chunks[chunks.length - 1] = {
+      ...chunks[chunks.length - 1],
+      usage: { prompt_tokens: 1000, completion_tokens: 5, total_tokens: 1005, prompt_tokens_details: { cached_tokens: 800 } },
+    };
     replayer().replay(openaiSse(chunks));
     expect((await qwen()).tokens).toEqual({ input: 200, output: 5, cache: { get: 800, set: 0 } });
   });
 
   it('issue 14 wire (openai): empty and null content deltas add nothing and are not streamed as text', async () => {
-    replayer().replay(openaiBody([{ content: '' }, { content: 'Hello' }, { content: null }, { content: '' }, { content: ', world' }], 'stop'));
+    replayer().replay(
+      openaiBody([{ content: '' }, { content: 'Hello' }, { content: null }, { content: '' }, { content: ', world' }], 'stop'),
+    );
     const seen: string[] = [];
     const generation = await qwen({ onTextDelta: (text) => seen.push(text) });
     expect(generation.message.content).toBe('Hello, world');
@@ -158,14 +173,29 @@ describe('issue 14 wire (openai): text answers', () => {
   });
 
   it('issue 14 wire (openai): a chunk with empty choices mid-stream (a keep-alive chunk) is skipped', async () => {
-    const chunks: Array<Record<string, unknown>> = openaiChunks({ deltas: [{ content: 'one ' }, { content: 'two' }], finishReason: 'stop' });
-    chunks.splice(2, 0, { id: 'chatcmpl-replay01', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'qwen-plus', choices: [] });
+    const chunks: Array<Record<string, unknown>> = openaiChunks({
+      deltas: [{ content: 'one ' }, { content: 'two' }],
+      finishReason: 'stop',
+    });
+    chunks.splice(2, 0, {
+      id: 'chatcmpl-replay01',
+      object: 'chat.completion.chunk',
+      created: 1_700_000_000,
+      model: 'qwen-plus',
+      choices: [],
+    });
     replayer().replay(openaiSse(chunks));
     expect((await qwen()).message.content).toBe('one two');
   });
 
   it('issue 14 wire (openai): anything after data: [DONE] is ignored', async () => {
-    const late = JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'qwen-plus', choices: [{ index: 0, delta: { content: ' LATE' }, finish_reason: null }] });
+    const late = JSON.stringify({
+      id: 'x',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'qwen-plus',
+      choices: [{ index: 0, delta: { content: ' LATE' }, finish_reason: null }],
+    });
     replayer().replay(`${openaiBody([{ content: 'done' }], 'stop')}data: ${late}\n\n`);
     expect((await qwen()).message.content).toBe('done');
   });
@@ -218,7 +248,10 @@ describe('issue 14 wire (openai): text answers', () => {
   });
 
   it('issue 14 wire (openai): a stream cut before any finish_reason is retried, and the retry answers', async () => {
-    replayer().replay('data: ' + JSON.stringify(openaiChunks({ deltas: [{ content: 'half' }], finishReason: 'stop' })[1]) + '\n\n', openaiBody([{ content: 'whole' }], 'stop'));
+    replayer().replay(
+      'data: ' + JSON.stringify(openaiChunks({ deltas: [{ content: 'half' }], finishReason: 'stop' })[1]) + '\n\n',
+      openaiBody([{ content: 'whole' }], 'stop'),
+    );
     const resets: number[] = [];
     const generation = await qwen({ onTextReset: () => resets.push(1) });
     expect(generation).toMatchObject({ message: { content: 'whole' }, attempts: 2 });
@@ -227,7 +260,10 @@ describe('issue 14 wire (openai): text answers', () => {
 
   it('issue 14 wire (openai): an in-stream {"error": …} chunk (as vLLM and OpenRouter send) fails the attempt and is retried', async () => {
     const error = `data: ${JSON.stringify({ error: { message: 'upstream overloaded', type: 'server_error', code: 503 } })}\n\n`;
-    replayer().replay(`data: ${JSON.stringify(openaiChunks({ deltas: [], finishReason: 'stop' })[0])}\n\n${error}`, openaiBody([{ content: 'recovered' }], 'stop'));
+    replayer().replay(
+      `data: ${JSON.stringify(openaiChunks({ deltas: [], finishReason: 'stop' })[0])}\n\n${error}`,
+      openaiBody([{ content: 'recovered' }], 'stop'),
+    );
     expect(await qwen()).toMatchObject({ message: { content: 'recovered' }, attempts: 2 });
   });
 });
@@ -252,7 +288,9 @@ describe('issue 14 wire (openai): native tool_calls', () => {
   it('issue 14 wire (openai): arguments split inside a \\ud83d\\ude00 escape pair (mid-escape) are joined exactly', async () => {
     const args = '{"path": "e.md", "content": "smile \\ud83d\\ude00 \\u00e9"}';
     const at = args.indexOf('\\ude00');
-    replayer().replay(openaiBody(streamedCall(0, 'call_s', 'write', cutAt(args, at - 3, at + 3, args.indexOf('\\u00e9') + 4)), 'tool_calls'));
+    replayer().replay(
+      openaiBody(streamedCall(0, 'call_s', 'write', cutAt(args, at - 3, at + 3, args.indexOf('\\u00e9') + 4)), 'tool_calls'),
+    );
     expect((await qwen()).message.toolCalls[0].input).toEqual({ path: 'e.md', content: 'smile 😀 é' });
   });
 
@@ -306,19 +344,27 @@ describe('issue 14 wire (openai): native tool_calls', () => {
 
   it('issue 14 wire (openai): a call with empty arguments to a tool without parameters is a call with input {}', async () => {
     replayer().replay(openaiBody([callDelta(0, { id: 'call_t', name: 'list_todos', arguments: '' })], 'tool_calls'));
-    expect(await qwen()).toMatchObject({ stopReason: 'tool_calls', message: { toolCalls: [{ id: 'call_t', name: 'list_todos', input: {} }] } });
+    expect(await qwen()).toMatchObject({
+      stopReason: 'tool_calls',
+      message: { toolCalls: [{ id: 'call_t', name: 'list_todos', input: {} }] },
+    });
   });
 
   it('issue 14 wire (openai): tool calls that end with finish_reason stop (some vLLM versions) are still run as tool_calls', async () => {
     replayer().replay(openaiBody(streamedCall(0, 'call_st', 'read_file', ['{"path": ', '"s.ts"}']), 'stop'));
-    expect(await qwen()).toMatchObject({ stopReason: 'tool_calls', message: { toolCalls: [{ name: 'read_file', input: { path: 's.ts' } }] } });
+    expect(await qwen()).toMatchObject({
+      stopReason: 'tool_calls',
+      message: { toolCalls: [{ name: 'read_file', input: { path: 's.ts' } }] },
+    });
   });
 
   it('issue 14 wire (openai): arguments that are not JSON become an inputError naming the tool, and the call still reaches the loop', async () => {
     replayer().replay(openaiBody(streamedCall(0, 'call_bad', 'read_file', ["{'path': 'a.ts'}"]), 'tool_calls'));
     const [call] = (await qwen()).message.toolCalls;
     expect(call).toMatchObject({ id: 'call_bad', name: 'read_file', input: {} });
-    expect(call.inputError).toMatch(/^the arguments of read_file are not valid JSON \(.*; 16 characters received\)\. Call read_file again with a JSON object$/);
+    expect(call.inputError).toMatch(
+      /^the arguments of read_file are not valid JSON \(.*; 16 characters received\)\. Call read_file again with a JSON object$/,
+    );
   });
 
   it('issue 14 wire (openai): arguments that miss a required property get a schema inputError', async () => {
@@ -328,7 +374,15 @@ describe('issue 14 wire (openai): native tool_calls', () => {
     expect(call.inputError).toMatch(/^the arguments of write do not fit its schema: .*content.*Call write again with corrected arguments$/);
   });
   it('issue 14 wire (openai): a call streamed without any id (older llama.cpp) gets a generated id and still runs', async () => {
-    replayer().replay(openaiBody([{ tool_calls: [{ index: 0, function: { name: 'read_file', arguments: '{"path": ' } }] }, { tool_calls: [{ index: 0, function: { arguments: '"n.ts"}' } }] }], 'tool_calls'));
+    replayer().replay(
+      openaiBody(
+        [
+          { tool_calls: [{ index: 0, function: { name: 'read_file', arguments: '{"path": ' } }] },
+          { tool_calls: [{ index: 0, function: { arguments: '"n.ts"}' } }] },
+        ],
+        'tool_calls',
+      ),
+    );
     const [call] = (await qwen()).message.toolCalls;
     expect(call).toMatchObject({ name: 'read_file', input: { path: 'n.ts' } });
     expect(call.id).toMatch(/\S/);
@@ -343,11 +397,17 @@ describe('issue 14 wire (openai): native tool_calls', () => {
     expect((await qwen()).tokens).toEqual({ input: 40, output: 3, cache: { get: 0, set: 0 } });
   });
   it('issue 14 wire (openai): the last arguments delta and finish_reason in the same chunk (vLLM) both count', async () => {
-    const chunks: Array<Record<string, unknown>> = openaiChunks({ deltas: [callDelta(0, { id: 'call_v', name: 'read_file', arguments: '{"path": ' })], finishReason: 'tool_calls' });
+    const chunks: Array<Record<string, unknown>> = openaiChunks({
+      deltas: [callDelta(0, { id: 'call_v', name: 'read_file', arguments: '{"path": ' })],
+      finishReason: 'tool_calls',
+    });
     const finish = chunks[2] as { choices: Array<Record<string, unknown>> };
     chunks[2] = { ...finish, choices: [{ ...finish.choices[0], delta: callDelta(0, { arguments: '"v.ts"}' }) }] };
     replayer().replay(openaiSse(chunks));
-    expect(await qwen()).toMatchObject({ stopReason: 'tool_calls', message: { toolCalls: [{ id: 'call_v', name: 'read_file', input: { path: 'v.ts' } }] } });
+    expect(await qwen()).toMatchObject({
+      stopReason: 'tool_calls',
+      message: { toolCalls: [{ id: 'call_v', name: 'read_file', input: { path: 'v.ts' } }] },
+    });
   });
 
   it('issue 14 wire (openai): DashScope-style continuation deltas (id "", name "" or null, arguments null) are not new calls and add nothing', async () => {
@@ -382,7 +442,10 @@ describe('issue 14 wire (openai): native tool_calls', () => {
   });
 
   it('issue 14 wire (openai): a chunk whose JSON is spread over several data: lines of one event (SSE multi-line data) is read whole', async () => {
-    const body = openaiBody(streamedCall(0, 'call_m', 'read_file', ['{"path": "m.ts"}']), 'tool_calls').replace(/^data: (\{.*),"model":/gm, 'data: $1,\ndata: "model":');
+    const body = openaiBody(streamedCall(0, 'call_m', 'read_file', ['{"path": "m.ts"}']), 'tool_calls').replace(
+      /^data: (\{.*),"model":/gm,
+      'data: $1,\ndata: "model":',
+    );
     expect(body).toMatch(/\ndata: "model":/);
     replayer().replay(body);
     expect((await qwen()).message.toolCalls).toEqual([{ id: 'call_m', name: 'read_file', input: { path: 'm.ts' } }]);
@@ -440,15 +503,21 @@ describe('issue 14 wire (openai): qwen3-coder and hermes <tool_call> text stream
     const text = 'Checking.\n<function=read_file>\n<parameter=path>\nsrc/index.ts\n</parameter>\n</function>';
     replayer().replay(openaiBody(contentDeltas(chop(text, 4)), 'stop'));
     const generation = await qwen();
-    expect(generation).toMatchObject({ stopReason: 'tool_calls', message: { content: 'Checking.', toolCalls: [{ name: 'read_file', input: { path: 'src/index.ts' } }] } });
+    expect(generation).toMatchObject({
+      stopReason: 'tool_calls',
+      message: { content: 'Checking.', toolCalls: [{ name: 'read_file', input: { path: 'src/index.ts' } }] },
+    });
   });
 
   it('issue 14 wire (openai): a missing </parameter> never merges two parameters: the call carries an inputError quoting the problem', async () => {
-    const text = '<tool_call>\n<function=write>\n<parameter=path>\na.txt\n<parameter=content>\nhello\n</parameter>\n</function>\n</tool_call>';
+    const text =
+      '<tool_call>\n<function=write>\n<parameter=path>\na.txt\n<parameter=content>\nhello\n</parameter>\n</function>\n</tool_call>';
     replayer().replay(openaiBody(contentDeltas(chop(text, 6)), 'stop'));
     const [call] = (await qwen()).message.toolCalls;
     expect(call.name).toBe('write');
-    expect(call.inputError).toMatch(/^the call to write could not be read exactly: <parameter=path> is not closed by <\/parameter> before "<parameter=content>/);
+    expect(call.inputError).toMatch(
+      /^the call to write could not be read exactly: <parameter=path> is not closed by <\/parameter> before "<parameter=content>/,
+    );
   });
 
   it('issue 14 wire (openai): a qwen3-coder call cut mid-parameter by finish_reason length is not run', async () => {
@@ -492,7 +561,10 @@ describe('issue 14 wire (openai): qwen3-coder and hermes <tool_call> text stream
     const text = 'Let me look.\n<tool_call>\n{"name": "read_file", "arguments": {"path": "README.md"}}\n</tool_call>';
     replayer().replay(openaiBody(contentDeltas(chop(text, 5)), 'stop'));
     const generation = await qwen();
-    expect(generation).toMatchObject({ stopReason: 'tool_calls', message: { content: 'Let me look.', toolCalls: [{ name: 'read_file', input: { path: 'README.md' } }] } });
+    expect(generation).toMatchObject({
+      stopReason: 'tool_calls',
+      message: { content: 'Let me look.', toolCalls: [{ name: 'read_file', input: { path: 'README.md' } }] },
+    });
   });
 
   it('issue 14 wire (openai): a hermes json string value holding a literal </tool_call> is kept', async () => {
@@ -509,7 +581,10 @@ describe('issue 14 wire (openai): qwen3-coder and hermes <tool_call> text stream
 
   it('issue 14 wire (openai): native tool_calls win over <tool_call> text in the content (no double call)', async () => {
     replayer().replay(
-      openaiBody([{ content: xml('read_file', { path: 'text.ts' }) }, ...streamedCall(0, 'call_n', 'read_file', ['{"path": "native.ts"}'])], 'tool_calls'),
+      openaiBody(
+        [{ content: xml('read_file', { path: 'text.ts' }) }, ...streamedCall(0, 'call_n', 'read_file', ['{"path": "native.ts"}'])],
+        'tool_calls',
+      ),
     );
     expect((await qwen()).message.toolCalls).toEqual([{ id: 'call_n', name: 'read_file', input: { path: 'native.ts' } }]);
   });
@@ -528,7 +603,10 @@ describe('issue 14 wire (anthropic): text and usage', () => {
   it('issue 14 wire (anthropic): usage is read from message_start (input, cache_read, cache_creation) and message_delta (output)', async () => {
     let events = anthropicMessageEvents({ content: textBlock(0, ['ok']), stopReason: 'end_turn' });
     events = patchEvent(events, 0, (event) => ({
-      message: { ...(event.message as object), usage: { input_tokens: 21, output_tokens: 1, cache_read_input_tokens: 15000, cache_creation_input_tokens: 340 } },
+      message: {
+        ...(event.message as object),
+        usage: { input_tokens: 21, output_tokens: 1, cache_read_input_tokens: 15000, cache_creation_input_tokens: 340 },
+      },
     }));
     events = patchEvent(events, -2, () => ({ usage: { output_tokens: 77 } }));
     replayer().replay(anthropicSse(events));
@@ -561,7 +639,11 @@ describe('issue 14 wire (anthropic): text and usage', () => {
   it('issue 14 wire (anthropic): text present in content_block_start is kept before the deltas', async () => {
     replayer().replay(
       anthropicBody(
-        [{ type: 'content_block_start', index: 0, content_block: { type: 'text', text: 'Pre' } }, { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'fix' } }, { type: 'content_block_stop', index: 0 }],
+        [
+          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: 'Pre' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'fix' } },
+          { type: 'content_block_stop', index: 0 },
+        ],
         'end_turn',
       ),
     );
@@ -590,7 +672,14 @@ describe('issue 14 wire (anthropic): text and usage', () => {
   });
 
   it('issue 14 wire (anthropic): citations_delta on a text block does not enter the text', async () => {
-    const citation = { type: 'char_location', cited_text: 'The sky is blue.', document_index: 0, document_title: 'doc', start_char_index: 0, end_char_index: 16 };
+    const citation = {
+      type: 'char_location',
+      cited_text: 'The sky is blue.',
+      document_index: 0,
+      document_title: 'doc',
+      start_char_index: 0,
+      end_char_index: 16,
+    };
     replayer().replay(
       anthropicBody(
         [
@@ -610,10 +699,18 @@ describe('issue 14 wire (anthropic): text and usage', () => {
       anthropicBody(
         [
           ...textBlock(0, ['Searching. ']),
-          { type: 'content_block_start', index: 1, content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} } },
+          {
+            type: 'content_block_start',
+            index: 1,
+            content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} },
+          },
           { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"query": "bhrain"}' } },
           { type: 'content_block_stop', index: 1 },
-          { type: 'content_block_start', index: 2, content_block: { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] } },
+          {
+            type: 'content_block_start',
+            index: 2,
+            content_block: { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] },
+          },
           { type: 'content_block_stop', index: 2 },
           ...textBlock(3, ['Nothing found.']),
         ],
@@ -629,13 +726,18 @@ describe('issue 14 wire (anthropic): text and usage', () => {
   });
 
   it('issue 14 wire (anthropic): event: and data: fields without the space after the colon, and comment lines, are read the same', async () => {
-    const body = anthropicBody(textBlock(0, ['tight']), 'end_turn').replace(/^event: /gm, 'event:').replace(/^data: /gm, 'data:');
+    const body = anthropicBody(textBlock(0, ['tight']), 'end_turn')
+      .replace(/^event: /gm, 'event:')
+      .replace(/^data: /gm, 'data:');
     replayer().replay(`: keep-alive\n\n${body.split('\n\n').join('\n\n: comment\n\n')}`);
     expect((await claude()).message.content).toBe('tight');
   });
 
   it('issue 14 wire (anthropic): an event whose JSON is spread over several data: lines (SSE multi-line data) is read whole', async () => {
-    const body = anthropicBody(textBlock(0, ['multi', '-line']), 'end_turn').replace(/^data: (\{"type":"content_block_delta",)/gm, 'data: $1\ndata: ');
+    const body = anthropicBody(textBlock(0, ['multi', '-line']), 'end_turn').replace(
+      /^data: (\{"type":"content_block_delta",)/gm,
+      'data: $1\ndata: ',
+    );
     expect(body).toMatch(/content_block_delta",\ndata: /);
     replayer().replay(body);
     expect((await claude()).message.content).toBe('multi-line');
@@ -691,7 +793,10 @@ describe('issue 14 wire (anthropic): tool_use input_json_delta', () => {
 
   it('issue 14 wire (anthropic): multi-byte UTF-8 in input_json_delta cut between network reads arrives whole', async () => {
     const input = { path: 'ñ.md', content: 'Grüße 🌍 世界' };
-    const replay = await serveInBytePieces(anthropicBody(toolUseBlock(0, 'toolu_b', 'write', chop(JSON.stringify(input), 4)), 'tool_use'), insideMultiByte);
+    const replay = await serveInBytePieces(
+      anthropicBody(toolUseBlock(0, 'toolu_b', 'write', chop(JSON.stringify(input), 4)), 'tool_use'),
+      insideMultiByte,
+    );
     try {
       expect((await claude({}, replay.urls)).message.toolCalls).toEqual([{ id: 'toolu_b', name: 'write', input }]);
     } finally {
@@ -702,7 +807,11 @@ describe('issue 14 wire (anthropic): tool_use input_json_delta', () => {
   it('issue 14 wire (anthropic): parallel tool_use blocks after text are separate calls, in block order', async () => {
     replayer().replay(
       anthropicBody(
-        [...textBlock(0, ['Reading both.']), ...toolUseBlock(1, 'toolu_a', 'read_file', ['{"path":', ' "a.ts"}']), ...toolUseBlock(2, 'toolu_b', 'read_file', ['{"pa', 'th": "b.ts"}'])],
+        [
+          ...textBlock(0, ['Reading both.']),
+          ...toolUseBlock(1, 'toolu_a', 'read_file', ['{"path":', ' "a.ts"}']),
+          ...toolUseBlock(2, 'toolu_b', 'read_file', ['{"pa', 'th": "b.ts"}']),
+        ],
         'tool_use',
       ),
     );
@@ -725,7 +834,14 @@ describe('issue 14 wire (anthropic): tool_use input_json_delta', () => {
   it('issue 14 wire (anthropic): a tool_use whose whole input arrives in content_block_start (no deltas, as some gateways send) keeps that input', async () => {
     replayer().replay(
       anthropicBody(
-        [{ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_pre', name: 'read_file', input: { path: 'pre.ts' } } }, { type: 'content_block_stop', index: 0 }],
+        [
+          {
+            type: 'content_block_start',
+            index: 0,
+            content_block: { type: 'tool_use', id: 'toolu_pre', name: 'read_file', input: { path: 'pre.ts' } },
+          },
+          { type: 'content_block_stop', index: 0 },
+        ],
         'tool_use',
       ),
     );
@@ -738,7 +854,10 @@ describe('issue 14 wire (anthropic): tool_use input_json_delta', () => {
   });
 
   it('issue 14 wire (anthropic): ping events between input_json_delta events do not disturb the input', async () => {
-    const events = anthropicMessageEvents({ content: toolUseBlock(0, 'toolu_p', 'read_file', ['{"path"', ': "p', 'ing.ts"}']), stopReason: 'tool_use' });
+    const events = anthropicMessageEvents({
+      content: toolUseBlock(0, 'toolu_p', 'read_file', ['{"path"', ': "p', 'ing.ts"}']),
+      stopReason: 'tool_use',
+    });
     replayer().replay(events.map((event) => `event: ping\ndata: {"type": "ping"}\n\n${anthropicSse([event])}`).join(''));
     expect((await claude()).message.toolCalls).toEqual([{ id: 'toolu_p', name: 'read_file', input: { path: 'ping.ts' } }]);
   });
@@ -747,7 +866,9 @@ describe('issue 14 wire (anthropic): tool_use input_json_delta', () => {
     replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_x', 'read_file', ['{"path": 42}']), 'tool_use'));
     const [call] = (await claude()).message.toolCalls;
     expect(call).toMatchObject({ id: 'toolu_x', name: 'read_file', input: { path: 42 } });
-    expect(call.inputError).toMatch(/^the arguments of read_file do not fit its schema: input\.path .*Call read_file again with corrected arguments$/);
+    expect(call.inputError).toMatch(
+      /^the arguments of read_file do not fit its schema: input\.path .*Call read_file again with corrected arguments$/,
+    );
   });
 });
 
@@ -756,7 +877,10 @@ describe('issue 14 wire (anthropic): errors mid-stream', () => {
 
   it('issue 14 wire (anthropic): an overloaded_error event after message_start fails the attempt; the retry answers and the text resets', async () => {
     const start = anthropicSse(anthropicMessageEvents({ content: [], stopReason: 'end_turn' }).slice(0, 1));
-    replayer().replay(`${start}${anthropicSse(textBlock(0, ['partial']).slice(0, 2))}${overloaded}`, anthropicBody(textBlock(0, ['whole answer']), 'end_turn'));
+    replayer().replay(
+      `${start}${anthropicSse(textBlock(0, ['partial']).slice(0, 2))}${overloaded}`,
+      anthropicBody(textBlock(0, ['whole answer']), 'end_turn'),
+    );
     const seen: string[] = [];
     let resets = 0;
     const generation = await claude({ onTextDelta: (text) => seen.push(text), onTextReset: () => (resets += 1) });
@@ -770,7 +894,9 @@ describe('issue 14 wire (anthropic): errors mid-stream', () => {
     replayer().replay(overloaded, overloaded, overloaded);
     await expect(claude()).rejects.toMatchObject({
       name: 'SupplierUnavailableError',
-      message: expect.stringMatching(/^claude\/haiku failed 3 times in a row \(last: .*"overloaded_error".*\); the supplier is unreachable or overloaded/),
+      message: expect.stringMatching(
+        /^claude\/haiku failed 3 times in a row \(last: .*"overloaded_error".*\); the supplier is unreachable or overloaded/,
+      ),
     });
     expect(replayer().requests).toHaveLength(3);
   });

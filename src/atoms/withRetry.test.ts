@@ -21,7 +21,7 @@ const policy = { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20, maxTotalWaitMs: 
 const mapError = (error: unknown) => new SupplierRejectedError(String(error));
 
 describe('withRetry', () => {
-  it('issue 12 events: onRetry is called before each retry\'s wait, with the attempt to come, the wait (retry-after honoured) and the failure', async () => {
+  it("issue 12 events: onRetry is called before each retry's wait, with the attempt to come, the wait (retry-after honoured) and the failure", async () => {
     standin().script({ error: { status: 529, retryAfterMs: 60 } }, { error: { status: 500 } }, { text: 'at last' });
     const retries: Array<SupplierRetry & { at: number }> = [];
     const { value, attempts } = await withRetry({
@@ -56,17 +56,29 @@ describe('withRetry', () => {
       },
     });
     expect(attempts).toBe(2);
-    expect(lines.find((line) => line.level === 'error')?.message).toBe('claude/haiku: the onRetry hook threw: subscriber bug; the retry goes on');
+    expect(lines.find((line) => line.level === 'error')?.message).toBe(
+      'claude/haiku: the onRetry hook threw: subscriber bug; the retry goes on',
+    );
   });
 
   it('issue 12 conventions: exhausted retries say what anyone can do, and the library field only in parentheses', async () => {
     standin().script({ error: { status: 500 } }, { error: { status: 500 } });
-    const exhausted = withRetry({ run: callStandin, policy: { ...policy, maxRetries: 1 }, mapError, supplier: 'claude/haiku', log: genRecordingLog().log });
+    const exhausted = withRetry({
+      run: callStandin,
+      policy: { ...policy, maxRetries: 1 },
+      mapError,
+      supplier: 'claude/haiku',
+      log: genRecordingLog().log,
+    });
     await expect(exhausted).rejects.toThrow(SupplierUnavailableError);
-    await expect(exhausted).rejects.toThrow(/failed 2 times in a row \(last: HTTP 500: .*\); the supplier is unreachable or overloaded\. Try again later \(library: raise context\.retry\.maxRetries\)$/);
+    await expect(exhausted).rejects.toThrow(
+      /failed 2 times in a row \(last: HTTP 500: .*\); the supplier is unreachable or overloaded\. Try again later \(library: raise context\.retry\.maxRetries\)$/,
+    );
 
     standin().script({ error: { status: 429, retryAfterSeconds: 3_600 } });
     const tooLong = withRetry({ run: callStandin, policy, mapError, supplier: 'claude/haiku', log: genRecordingLog().log });
-    await expect(tooLong).rejects.toThrow(/asked to retry after 3600\.0 s, beyond the remaining retry budget of 2\.0 s\. Try again in 3600 s or later \(library: raise context\.retry\.maxTotalWaitMs\)$/);
+    await expect(tooLong).rejects.toThrow(
+      /asked to retry after 3600\.0 s, beyond the remaining retry budget of 2\.0 s\. Try again in 3600 s or later \(library: raise context\.retry\.maxTotalWaitMs\)$/,
+    );
   });
 });

@@ -51,7 +51,9 @@ export const compactEpisode = async (input: {
   if (chars / 4 < input.compactAtTokens) return null;
   const budgetChars = input.windowTokens * SUMMARIZE_INPUT_RATIO * 4;
   const summarize = async (text: string) =>
-    (await input.atom.generate({ system: RECAP_SYSTEM, messages: [{ role: 'user', content: text }] }, input.context)).message.content.trim();
+    (
+      await input.atom.generate({ system: RECAP_SYSTEM, messages: [{ role: 'user', content: text }] }, input.context)
+    ).message.content.trim();
   let parts = await Promise.all(chunkTranscript(input.episode.exchanges, budgetChars).map(summarize));
   while (parts.length > 1) {
     // the parts' summaries are merged the same way, until one recap remains

@@ -52,7 +52,9 @@ describe('the ref store', () => {
     await mkdir(path, { recursive: true });
     const read = store.getSeries(series.hash);
     await expect(read).rejects.toThrow(BadRequestError);
-    await expect(store.getSeries(series.hash)).rejects.toThrow(`the series ${series.hash} cannot be read: ${path} is a directory where the ref file should be; remove it, or start a new series`);
+    await expect(store.getSeries(series.hash)).rejects.toThrow(
+      `the series ${series.hash} cannot be read: ${path} is a directory where the ref file should be; remove it, or start a new series`,
+    );
     // a save onto it fails as a store write (exit 5), naming the directory
     await expect(store.saveSeries(series)).rejects.toThrow(`${path} is a directory where the ref file should be; remove it`);
   });
@@ -65,7 +67,13 @@ describe('the ref store', () => {
     await mkdir(join(store.home, 'refs', 'episodes'), { recursive: true });
     await writeFile(
       join(store.home, 'refs', 'episodes', `${oldHash}.json`),
-      JSON.stringify({ schemaVersion: 1, kind: 'BrainEpisode', hash: oldHash, exid: null, exchanges: [{ hash: exchangeHash, input: 'q', output: 'a', exid: null }] }),
+      JSON.stringify({
+        schemaVersion: 1,
+        kind: 'BrainEpisode',
+        hash: oldHash,
+        exid: null,
+        exchanges: [{ hash: exchangeHash, input: 'q', output: 'a', exid: null }],
+      }),
     );
     const warnings: string[] = [];
     const log: BrainLog = { debug: () => {}, info: () => {}, warn: (message) => void warnings.push(message), error: () => {} };

@@ -35,7 +35,13 @@ export const genBrainRefStore = (input: { home: string }) => {
     try {
       await mkdir(dir, { recursive: true });
       // content-addressed: an existing file with exactly this content is kept; one damaged (even at the same size) is replaced
-      if (await readFile(path, 'utf8').then((found) => found === text, () => false)) return path;
+      if (
+        await readFile(path, 'utf8').then(
+          (found) => found === text,
+          () => false,
+        )
+      )
+        return path;
       const temp = join(dir, `.${hash}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
       try {
         const handle = await open(temp, 'w');
@@ -55,10 +61,17 @@ export const genBrainRefStore = (input: { home: string }) => {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       const hint =
-        code === 'ENOSPC' ? ': the disk is full; free space and run again' : code === 'EISDIR' ? `: ${path} is a directory where the ref file should be; remove it` : '';
-      throw new RefStoreWriteError(`could not save the ${kind} ${hash} to the ref store at ${dir} (${code ?? (error as Error).message})${hint}. Earlier refs are intact`, {
-        cause: error,
-      });
+        code === 'ENOSPC'
+          ? ': the disk is full; free space and run again'
+          : code === 'EISDIR'
+            ? `: ${path} is a directory where the ref file should be; remove it`
+            : '';
+      throw new RefStoreWriteError(
+        `could not save the ${kind} ${hash} to the ref store at ${dir} (${code ?? (error as Error).message})${hint}. Earlier refs are intact`,
+        {
+          cause: error,
+        },
+      );
     }
   };
 
@@ -78,7 +91,9 @@ export const genBrainRefStore = (input: { home: string }) => {
   const locate = async (kind: Kind, ref: string): Promise<string> => {
     const flag = kind === 'episode' ? '--on-episode' : '--on-series';
     if (!/^[0-9a-f]{8,64}$/.test(ref))
-      throw new BadRequestError(`${flag} ${ref} is not a ref: expected the hex hash (at least 8 characters) that a prior run printed, or @file.json for a file written by \`bhrain export\``);
+      throw new BadRequestError(
+        `${flag} ${ref} is not a ref: expected the hex hash (at least 8 characters) that a prior run printed, or @file.json for a file written by \`bhrain export\``,
+      );
     const matches = (await findHashes(kind, ref)).map((hash) => `${hash}.json`);
     if (!matches.length)
       throw new BadRequestError(
@@ -106,17 +121,26 @@ export const genBrainRefStore = (input: { home: string }) => {
     } catch (error) {
       if (error instanceof RefSchemaVersionError)
         throw new RefSchemaVersionError(`the ${kind} ${ref} in the ref store cannot be read: ${error.message}`, { cause: error });
-      throw new BadRequestError(`the ${kind} ${ref} in the ref store is corrupt and will not be used (${(error as Error).message}); start a new ${kind}`, {
-        cause: error,
-      });
+      throw new BadRequestError(
+        `the ${kind} ${ref} in the ref store is corrupt and will not be used (${(error as Error).message}); start a new ${kind}`,
+        {
+          cause: error,
+        },
+      );
     }
     // a migrated ref is filed under the hash of its old version; the file name must match what the file claims
     if (!path.endsWith(`${parsed.storedHash}.json`))
-      throw new BadRequestError(`the ${kind} file ${path} holds a ${kind} whose hash is ${parsed.storedHash}: the store is corrupt and it will not be used`);
+      throw new BadRequestError(
+        `the ${kind} file ${path} holds a ${kind} whose hash is ${parsed.storedHash}: the store is corrupt and it will not be used`,
+      );
     return parsed;
   };
 
-  const isMarkedCompacted = (hash: string) => stat(join(dirOf('compacted'), `${hash}.json`)).then(() => true, () => false);
+  const isMarkedCompacted = (hash: string) =>
+    stat(join(dirOf('compacted'), `${hash}.json`)).then(
+      () => true,
+      () => false,
+    );
 
   return {
     home: input.home,

@@ -19,10 +19,7 @@ export const hashBrainEpisode = (input: { exchanges: readonly BrainExchange[]; e
   sha256hexOfFields(['BrainEpisode', input.exid ?? null, input.exchanges.map((exchange) => exchange.hash)]);
 
 /** .what = creates a frozen episode from exchanges */
-export const genBrainEpisode = (input: {
-  exchanges: readonly BrainExchange[];
-  exid?: string | null;
-}): BrainEpisode =>
+export const genBrainEpisode = (input: { exchanges: readonly BrainExchange[]; exid?: string | null }): BrainEpisode =>
   freezeDeep({
     hash: hashBrainEpisode(input),
     exid: input.exid ?? null,
@@ -30,11 +27,7 @@ export const genBrainEpisode = (input: {
   });
 
 /** .what = a NEW episode with one more exchange; the prior episode is untouched */
-export const appendBrainExchange = (input: {
-  episode: BrainEpisode | null;
-  exchange: BrainExchange;
-  exid?: string | null;
-}): BrainEpisode =>
+export const appendBrainExchange = (input: { episode: BrainEpisode | null; exchange: BrainExchange; exid?: string | null }): BrainEpisode =>
   genBrainEpisode({
     exchanges: [...(input.episode?.exchanges ?? []), input.exchange],
     exid: input.exid === undefined ? (input.episode?.exid ?? null) : input.exid,

@@ -22,8 +22,7 @@ export const hashBrainSeries = (input: {
   episodes: readonly BrainEpisode[];
   summaries?: readonly string[];
   exid?: string | null;
-}): string =>
-  sha256hexOfFields(['BrainSeries', input.exid ?? null, input.episodes.map((episode) => episode.hash), input.summaries ?? []]);
+}): string => sha256hexOfFields(['BrainSeries', input.exid ?? null, input.episodes.map((episode) => episode.hash), input.summaries ?? []]);
 
 /** .what = creates a frozen series; fails when the summaries do not bridge the episodes one to one */
 export const genBrainSeries = (input: {
@@ -59,8 +58,7 @@ export const getRecapSummaries = (episodes: ReadonlyArray<{ exchanges: ReadonlyA
   });
 
 /** .what = the series' current (last) episode, where `{ on: { series } }` continues */
-export const getCurrentEpisode = (series: BrainSeries): BrainEpisode | null =>
-  series.episodes[series.episodes.length - 1] ?? null;
+export const getCurrentEpisode = (series: BrainSeries): BrainEpisode | null => series.episodes[series.episodes.length - 1] ?? null;
 
 /** .what = a NEW series whose current episode is replaced by its continuation; the prior series is untouched */
 export const replaceCurrentEpisode = (input: { series: BrainSeries; episode: BrainEpisode }): BrainSeries =>
@@ -71,11 +69,7 @@ export const replaceCurrentEpisode = (input: { series: BrainSeries; episode: Bra
   });
 
 /** .what = a NEW series that starts a fresh episode after a compaction, bridged by its summary */
-export const appendCompactedEpisode = (input: {
-  series: BrainSeries;
-  summary: string;
-  episode: BrainEpisode;
-}): BrainSeries =>
+export const appendCompactedEpisode = (input: { series: BrainSeries; summary: string; episode: BrainEpisode }): BrainSeries =>
   genBrainSeries({
     episodes: [...input.series.episodes, input.episode],
     summaries: [...input.series.summaries, input.summary],

@@ -7,14 +7,11 @@ const isEpisodeShaped = (value: unknown): value is BrainEpisode =>
   !!value &&
   typeof (value as BrainEpisode).hash === 'string' &&
   Array.isArray((value as BrainEpisode).exchanges) &&
-  (value as BrainEpisode).exchanges.every(
-    (exchange) => typeof exchange?.input === 'string' && typeof exchange?.output === 'string',
-  );
+  (value as BrainEpisode).exchanges.every((exchange) => typeof exchange?.input === 'string' && typeof exchange?.output === 'string');
 
 /** .what = whether an episode's hashes match its content (untouched since it was created) */
 const isEpisodeIntact = (episode: BrainEpisode): boolean =>
-  episode.exchanges.every((exchange) => exchange.hash === hashBrainExchange(exchange)) &&
-  episode.hash === hashBrainEpisode(episode);
+  episode.exchanges.every((exchange) => exchange.hash === hashBrainExchange(exchange)) && episode.hash === hashBrainEpisode(episode);
 
 /**
  * .what = fails unless a continuation ref is a real, intact episode

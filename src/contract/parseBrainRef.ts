@@ -16,7 +16,10 @@ type RawEpisode = { hash: string; exid: string | null; exchanges: readonly RawEx
 type RawSeries = { hash: string; exid: string | null; episodes: readonly RawEpisode[]; summaries: readonly string[] };
 
 /** .what = each readable schemaVersion's hash rule: what a stored hash must equal for the ref to verify */
-const HASH_RULES: Record<number, { exchange: (raw: RawExchange) => string; episode: (raw: RawEpisode) => string; series: (raw: RawSeries) => string }> = {
+const HASH_RULES: Record<
+  number,
+  { exchange: (raw: RawExchange) => string; episode: (raw: RawEpisode) => string; series: (raw: RawSeries) => string }
+> = {
   1: {
     exchange: (raw) => sha256hex(`${raw.input}\n${raw.output}`),
     episode: (raw) => sha256hex(raw.exchanges.map((exchange) => exchange.hash).join('\n')),
@@ -68,10 +71,8 @@ const readEnvelope = (text: string, kind: Kind): { json: unknown; schemaVersion:
   }
   const envelope = schemaEnvelope.safeParse(json);
   if (!envelope.success && isRhachetShaped(json, kind)) return { json, schemaVersion: null };
-  if (!envelope.success)
-    throw new BadRequestError(`not a serialized ${kind}: schemaVersion and kind are missing`);
-  if (envelope.data.kind !== kind)
-    throw new BadRequestError(`expected a serialized ${kind}, got a ${envelope.data.kind}`);
+  if (!envelope.success) throw new BadRequestError(`not a serialized ${kind}: schemaVersion and kind are missing`);
+  if (envelope.data.kind !== kind) throw new BadRequestError(`expected a serialized ${kind}, got a ${envelope.data.kind}`);
   if (!HASH_RULES[envelope.data.schemaVersion])
     throw new RefSchemaVersionError(
       `cannot read a ${kind} of schemaVersion ${envelope.data.schemaVersion}: this bhrain reads schemaVersion ${Object.keys(HASH_RULES).join(' and ')}; upgrade bhrain to read it`,
@@ -88,7 +89,9 @@ const rebuildEpisode = (raw: RawEpisode, schemaVersion: number): BrainEpisode =>
   for (const exchange of raw.exchanges) {
     const computed = rule.exchange(exchange);
     if (computed !== exchange.hash)
-      throw new BadRequestError(`corrupt exchange: its content hashes to ${computed} but it claims ${exchange.hash}; the ref was altered or damaged`);
+      throw new BadRequestError(
+        `corrupt exchange: its content hashes to ${computed} but it claims ${exchange.hash}; the ref was altered or damaged`,
+      );
   }
   const computed = rule.episode(raw);
   if (computed !== raw.hash) throw corrupt('episode', computed, raw.hash, 'exchanges');
@@ -143,8 +146,14 @@ export interface ParsedBrainRef<T> {
  */
 export function parseBrainRef(input: { text: string; kind: 'BrainEpisode' }, context?: { log?: BrainLog }): ParsedBrainRef<BrainEpisode>;
 export function parseBrainRef(input: { text: string; kind: 'BrainSeries' }, context?: { log?: BrainLog }): ParsedBrainRef<BrainSeries>;
-export function parseBrainRef(input: { text: string; kind: Kind }, context?: { log?: BrainLog }): ParsedBrainRef<BrainEpisode | BrainSeries>;
-export function parseBrainRef(input: { text: string; kind: Kind }, context: { log?: BrainLog } = {}): ParsedBrainRef<BrainEpisode | BrainSeries> {
+export function parseBrainRef(
+  input: { text: string; kind: Kind },
+  context?: { log?: BrainLog },
+): ParsedBrainRef<BrainEpisode | BrainSeries>;
+export function parseBrainRef(
+  input: { text: string; kind: Kind },
+  context: { log?: BrainLog } = {},
+): ParsedBrainRef<BrainEpisode | BrainSeries> {
   const { json, schemaVersion } = readEnvelope(input.text, input.kind);
   const noun = input.kind === 'BrainEpisode' ? 'episode' : 'series';
   if (schemaVersion === null) {
@@ -160,7 +169,8 @@ export function parseBrainRef(input: { text: string; kind: Kind }, context: { lo
   const parsed = (input.kind === 'BrainEpisode' ? schemaEpisode : schemaSeries).safeParse(json);
   if (!parsed.success) throw new BadRequestError(`malformed ${input.kind}: ${z.prettifyError(parsed.error)}`);
   const raw = parsed.data as RawEpisode | RawSeries;
-  const ref = input.kind === 'BrainEpisode' ? rebuildEpisode(raw as RawEpisode, schemaVersion) : rebuildSeries(raw as RawSeries, schemaVersion);
+  const ref =
+    input.kind === 'BrainEpisode' ? rebuildEpisode(raw as RawEpisode, schemaVersion) : rebuildSeries(raw as RawSeries, schemaVersion);
   if (schemaVersion !== BRAIN_REF_SCHEMA_VERSION) {
     context.log?.warn(
       `the ${noun} ${raw.hash} was saved by an older bhrain (schemaVersion ${schemaVersion}, whose hashes did not cover every field unambiguously): it verified under that version's rule and is read as schemaVersion ${BRAIN_REF_SCHEMA_VERSION}, where its hash is ${ref.hash}; refs printed from now on follow the new rule`,

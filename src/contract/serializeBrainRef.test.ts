@@ -20,7 +20,12 @@ const genKeptLog = () => {
 
 /** a series as bhrain schemaVersion 1 wrote it: exchange = sha256(input + "\n" + output), the rest joined by "\n" */
 const serializeV1Series = (turns: Array<{ input: string; output: string }>) => {
-  const exchanges = turns.map((turn) => ({ hash: sha(`${turn.input}\n${turn.output}`), input: turn.input, output: turn.output, exid: null }));
+  const exchanges = turns.map((turn) => ({
+    hash: sha(`${turn.input}\n${turn.output}`),
+    input: turn.input,
+    output: turn.output,
+    exid: null,
+  }));
   const episode = { hash: sha(exchanges.map((exchange) => exchange.hash).join('\n')), exid: null, exchanges };
   return JSON.stringify({ schemaVersion: 1, kind: 'BrainSeries', hash: sha(episode.hash), exid: null, episodes: [episode], summaries: [] });
 };
@@ -40,7 +45,9 @@ describe('issue 12 refs: unambiguous hashing', () => {
     json.episodes[0].exchanges[0].input = moved.input;
     json.episodes[0].exchanges[0].output = moved.output;
     expect(() => parseBrainSeries(JSON.stringify(json))).toThrow(BadRequestError);
-    expect(() => parseBrainSeries(JSON.stringify(json))).toThrow(/corrupt exchange: its content hashes to [0-9a-f]{64} but it claims [0-9a-f]{64}; the ref was altered or damaged/);
+    expect(() => parseBrainSeries(JSON.stringify(json))).toThrow(
+      /corrupt exchange: its content hashes to [0-9a-f]{64} but it claims [0-9a-f]{64}; the ref was altered or damaged/,
+    );
   });
 
   it('issue 12 refs: every field is hashed: an edited exid or compaction summary is refused too', () => {
@@ -100,7 +107,9 @@ describe('issue 12 refs: schemaVersion', () => {
     const json = JSON.parse(serializeBrainEpisode(genBrainEpisode({ exchanges: [genBrainExchange(SAID)] })));
     const read = () => parseBrainEpisode(JSON.stringify({ ...json, schemaVersion: 3 }));
     expect(read).toThrow(RefSchemaVersionError);
-    expect(read).toThrow('cannot read a BrainEpisode of schemaVersion 3: this bhrain reads schemaVersion 1 and 2; upgrade bhrain to read it');
+    expect(read).toThrow(
+      'cannot read a BrainEpisode of schemaVersion 3: this bhrain reads schemaVersion 1 and 2; upgrade bhrain to read it',
+    );
     expect(new RefSchemaVersionError('x').exitCode).toBe(2);
   });
 

@@ -82,7 +82,8 @@ describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug', ({ slug }) => {
     standin().script({ text: 'a' }, { text: 'b' });
     await repl.ask({ say: 'x' }, contextFor());
     await repl.act({ do: 'y' }, contextFor());
-    const names = (index: number) => standin().requests[index].body.tools.map((tool: { name?: string; function?: { name: string } }) => tool.name ?? tool.function?.name);
+    const names = (index: number) =>
+      standin().requests[index].body.tools.map((tool: { name?: string; function?: { name: string } }) => tool.name ?? tool.function?.name);
     expect(names(0)).toEqual(['read', 'glob', 'grep', 'websearch']);
     expect(names(1)).toEqual(['read', 'write', 'edit', 'glob', 'grep', 'bash', 'websearch']);
   });
@@ -101,7 +102,9 @@ describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug', ({ slug }) => {
   it('edge.3 / boundary.5: a series that fills the window compacts into a recap episode; the compacted episode cannot be continued', async () => {
     const repl = genBrainRepl({ slug: replSlug, config: { limits: { contextTokens: 3_000 } } });
     standin().respond = (request) =>
-      JSON.stringify(request.body).includes('You compact a conversation') ? { text: 'RECAP: the password is swordfish; the user wants a poem' } : undefined;
+      JSON.stringify(request.body).includes('You compact a conversation')
+        ? { text: 'RECAP: the password is swordfish; the user wants a poem' }
+        : undefined;
     standin().script({ text: 'x'.repeat(8_000) }, { text: 'the password is swordfish' });
     const first = await repl.ask({ say: 'remember the password swordfish and write a long poem' }, contextFor());
     const second = await repl.ask({ say: 'what is the password?', on: { series: first.series } }, contextFor());
@@ -119,18 +122,25 @@ describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug', ({ slug }) => {
     expect(error.message).toMatch(/has been compacted.*Continue via \{ on: \{ series \} \} instead/);
     expect(error.ref.series).toBe(second.series);
     // closed for every repl, not only the one that compacted it
-    await expect(genBrainRepl({ slug: replSlug }).ask({ say: 'more', on: { episode: first.episode } }, contextFor())).rejects.toThrow(EpisodeCompactedError);
+    await expect(genBrainRepl({ slug: replSlug }).ask({ say: 'more', on: { episode: first.episode } }, contextFor())).rejects.toThrow(
+      EpisodeCompactedError,
+    );
   });
 
   it('edge.2: an episode larger than the window itself is summarized in parts, then continues', async () => {
     const big = genBrainEpisode({
-      exchanges: Array.from({ length: 6 }, (_, index) => genBrainExchange({ input: `chapter ${index} for ${slug}: ${'c'.repeat(60_000)}`, output: `read chapter ${index}` })),
+      exchanges: Array.from({ length: 6 }, (_, index) =>
+        genBrainExchange({ input: `chapter ${index} for ${slug}: ${'c'.repeat(60_000)}`, output: `read chapter ${index}` }),
+      ),
     });
     let summaries = 0;
     standin().respond = (request) =>
       JSON.stringify(request.body).includes('You compact a conversation') ? { text: `SUMMARY ${++summaries}` } : undefined;
     standin().script({ text: 'continued after compaction' });
-    const repl = genBrainRepl({ slug: `bhrain.struct.v1@${slug.startsWith('claude') ? 'claude/haiku' : 'qwen/qwen-max'}`, config: { limits: { contextTokens: 20_000 } } });
+    const repl = genBrainRepl({
+      slug: `bhrain.struct.v1@${slug.startsWith('claude') ? 'claude/haiku' : 'qwen/qwen-max'}`,
+      config: { limits: { contextTokens: 20_000 } },
+    });
     const result = await repl.ask({ say: 'what happened?', on: { episode: big } }, contextFor());
     expect(result.output).toBe('continued after compaction');
     expect(summaries).toBeGreaterThan(1);
@@ -141,8 +151,12 @@ describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug', ({ slug }) => {
   it('boundary.2 / boundary.4 / boundary.6: invalid or forged refs and both refs at once fail clearly and create nothing', async () => {
     const repl = genBrainRepl({ slug: replSlug });
     const forged = genBrainEpisode({ exchanges: [genBrainExchange({ input: 'a', output: 'b' })] });
-    await expect(repl.ask({ say: 'x', on: { series: { ...forged, episodes: [], summaries: [] } as never } }, contextFor())).rejects.toThrow(/series not found or invalid.*Start a new series/);
-    await expect(repl.ask({ say: 'x', on: { episode: { ...forged, hash: 'f'.repeat(64) } } }, contextFor())).rejects.toThrow(/episode not found or invalid.*Start a new episode/);
+    await expect(repl.ask({ say: 'x', on: { series: { ...forged, episodes: [], summaries: [] } as never } }, contextFor())).rejects.toThrow(
+      /series not found or invalid.*Start a new series/,
+    );
+    await expect(repl.ask({ say: 'x', on: { episode: { ...forged, hash: 'f'.repeat(64) } } }, contextFor())).rejects.toThrow(
+      /episode not found or invalid.*Start a new episode/,
+    );
     await expect(repl.ask({ say: 'x', on: { episode: forged, series: {} } as never }, contextFor())).rejects.toThrow(BadRequestError);
     expect(standin().requests).toHaveLength(0);
   });
@@ -233,14 +247,21 @@ describe.each(PROTOCOL_SLUGS)('issue 12 json-schema on $slug', ({ slug }) => {
     expect(result.session.termination).toBe('complete');
     expect(result.session.error).toBeNull();
     // the model saw the schema, then exactly what was wrong with its answer
-    expect(JSON.stringify(standin().requests[0].body)).toContain(`conforms to this JSON Schema: no prose, no code fences.\\n${JSON.stringify(JSON.stringify(jsonSchema)).slice(1, -1)}`);
+    expect(JSON.stringify(standin().requests[0].body)).toContain(
+      `conforms to this JSON Schema: no prose, no code fences.\\n${JSON.stringify(JSON.stringify(jsonSchema)).slice(1, -1)}`,
+    );
     expect(sent(1)).toContain(
-      "Your answer does not fit the required schema: (root) must have required property 'reasons'; (root) must NOT have additional properties: 'extra'; /risk must be equal to one of the allowed values: \\\"low\\\", \\\"high\\\"",
+      'Your answer does not fit the required schema: (root) must have required property \'reasons\'; (root) must NOT have additional properties: \'extra\'; /risk must be equal to one of the allowed values: \\"low\\", \\"high\\"',
     );
     expect(standin().requests).toHaveLength(2);
     // one call, two sessions: the result counts both
     expect(result.session.iterations).toBe(2);
-    expect(result.metrics.size.tokens.input).toBe(standin().requests.reduce((sum, request) => sum + (request.usage!.input - (request.protocol === 'openai' ? request.usage!.cacheRead : 0)), 0));
+    expect(result.metrics.size.tokens.input).toBe(
+      standin().requests.reduce(
+        (sum, request) => sum + (request.usage!.input - (request.protocol === 'openai' ? request.usage!.cacheRead : 0)),
+        0,
+      ),
+    );
     expect(result.episode.exchanges[0].output).toBe('{"risk":"high","reasons":["touches auth"]}');
   });
 
@@ -255,13 +276,18 @@ describe.each(PROTOCOL_SLUGS)('issue 12 json-schema on $slug', ({ slug }) => {
     );
     expect((result.session.error as OutputInvalidError).output).toBe('{"risk":"low"}');
     expect(result.output).toBe('{"risk":"low"}');
-    expect(result.episode.exchanges[0].output).toMatch(/^\{"risk":"low"\}\n\n\[bhrain: this exchange ended with an error: .*must have required property 'reasons'\]$/);
+    expect(result.episode.exchanges[0].output).toMatch(
+      /^\{"risk":"low"\}\n\n\[bhrain: this exchange ended with an error: .*must have required property 'reasons'\]$/,
+    );
     expect(result.series.episodes).toEqual([result.episode]);
   });
 
   it('issue 12 json-schema: a zod schema still types and validates as before, through the same path', async () => {
     standin().script({ text: '{"n":"one"}' }, { text: '{"n":1}' });
-    const result = await genBrainRepl({ slug: replSlug }).ask({ say: 'a number', schema: { output: z.object({ n: z.number() }) } }, contextFor());
+    const result = await genBrainRepl({ slug: replSlug }).ask(
+      { say: 'a number', schema: { output: z.object({ n: z.number() }) } },
+      contextFor(),
+    );
     expect(result.output.n + 1).toBe(2);
     expect(sent(1)).toMatch(/does not fit the required schema: \/n Invalid input: expected number, received string/);
   });
@@ -277,8 +303,12 @@ describe('issue 12 json-schema: schemas that cannot be used', () => {
       /^the output schema \(--json-schema; schema\.jsonSchema in the library\) is not a valid JSON Schema: schema is invalid: data\/properties\/a\/type must be equal to one of the allowed values/,
     );
     // a typo is not a constraint silently dropped
-    await expect(ask({ type: 'object', requird: ['a'] })).rejects.toThrow(/is not a valid JSON Schema: strict mode: unknown keyword: "requird"\. Fix the schema and run again/);
-    await expect(ask({ $ref: '#/$defs/missing' })).rejects.toThrow(/is not a valid JSON Schema: can't resolve reference #\/\$defs\/missing/);
+    await expect(ask({ type: 'object', requird: ['a'] })).rejects.toThrow(
+      /is not a valid JSON Schema: strict mode: unknown keyword: "requird"\. Fix the schema and run again/,
+    );
+    await expect(ask({ $ref: '#/$defs/missing' })).rejects.toThrow(
+      /is not a valid JSON Schema: can't resolve reference #\/\$defs\/missing/,
+    );
     await expect(ask({ $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' })).rejects.toThrow(
       /declares \$schema "http:\/\/json-schema\.org\/draft-04\/schema#", a draft bhrain does not read: use https:\/\/json-schema\.org\/draft\/2020-12\/schema, https:\/\/json-schema\.org\/draft\/2019-09\/schema, http:\/\/json-schema\.org\/draft-07\/schema/,
     );
@@ -293,9 +323,20 @@ describe('issue 12 json-schema: schemas that cannot be used', () => {
 
   it('issue 12 json-schema: draft-07 and 2020-12 schemas both work, chosen by $schema', async () => {
     standin().script({ text: '["a", 1]' }, { text: '["a", 1]' });
-    const draft7 = await ask({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'array', items: [{ type: 'string' }, { type: 'number' }] });
-    const draft2020 = await ask({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }] });
-    expect([draft7.output, draft2020.output]).toEqual([['a', 1], ['a', 1]]);
+    const draft7 = await ask({
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'array',
+      items: [{ type: 'string' }, { type: 'number' }],
+    });
+    const draft2020 = await ask({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'array',
+      prefixItems: [{ type: 'string' }, { type: 'number' }],
+    });
+    expect([draft7.output, draft2020.output]).toEqual([
+      ['a', 1],
+      ['a', 1],
+    ]);
   });
 });
 
@@ -303,10 +344,15 @@ describe('issue 12 budgets: a repl call is one budget', () => {
   it('issue 12 budgets: the corrective turn of a schema counts toward the same budget: with it spent, no second request is sent', async () => {
     standin().script({ text: '{"risk":"medium"}' }, { text: '{"risk":"high"}' });
     const repl = genBrainRepl({ slug: 'bhrain.struct.v1@claude/haiku', config: { limits: { maxTokens: 100 } } });
-    const result = await repl.ask({ say: 'assess', schema: { jsonSchema: { type: 'object', properties: { risk: { enum: ['low', 'high'] } } } } }, contextFor());
+    const result = await repl.ask(
+      { say: 'assess', schema: { jsonSchema: { type: 'object', properties: { risk: { enum: ['low', 'high'] } } } } },
+      contextFor(),
+    );
     expect(standin().requests).toHaveLength(1);
     expect(result.session.termination).toBe('budget');
     expect(result.session.budgetReached).toMatchObject({ limit: 'maxTokens', cap: 100 });
-    expect(result.session.output).toMatch(/^\{"risk":"medium"\}\n\n\[bhrain stopped before the task was complete: the token budget was reached/);
+    expect(result.session.output).toMatch(
+      /^\{"risk":"medium"\}\n\n\[bhrain stopped before the task was complete: the token budget was reached/,
+    );
   });
 });

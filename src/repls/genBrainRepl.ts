@@ -48,11 +48,15 @@ export type BrainReplOn = PickOne<{ episode: BrainEpisode; series: BrainSeries }
 export type BrainReplOutput<TOutput = string> = BrainOutput<TOutput, BrainSeries> & { session: BhrainSessionResult };
 
 /** .what = the shape a repl call's answer must have: a zod schema (typed) or a plain JSON Schema object (validated by ajv) */
-export type BrainReplSchema<TOutput = unknown> = { output: z.ZodType<TOutput>; jsonSchema?: never } | { jsonSchema: object; output?: never };
+export type BrainReplSchema<TOutput = unknown> =
+  { output: z.ZodType<TOutput>; jsonSchema?: never } | { jsonSchema: object; output?: never };
 
 /** .what = a repl call; a zod schema types the output, a JSON Schema leaves it unknown, none makes it the answer's text */
 export interface BrainReplCall<TInput> {
-  <TOutput = string>(call: TInput & { on?: BrainReplOn; schema?: { output: z.ZodType<TOutput> } }, context?: BhrainContext): Promise<BrainReplOutput<TOutput>>;
+  <TOutput = string>(
+    call: TInput & { on?: BrainReplOn; schema?: { output: z.ZodType<TOutput> } },
+    context?: BhrainContext,
+  ): Promise<BrainReplOutput<TOutput>>;
   (call: TInput & { on?: BrainReplOn; schema?: { jsonSchema: object } }, context?: BhrainContext): Promise<BrainReplOutput<unknown>>;
 }
 
@@ -126,12 +130,19 @@ export const genBrainReplRunner = (
       atom,
       permissionGuard: readOnly,
       // read-only: no guard of the caller's, so only the config's own sandbox.allowRead hands paths back
-      toolBoxes: [pickTools(genFilesToolBox(readDenialOf({ sandbox: input.config?.sandbox })), [...READ_ONLY_TOOLS]), genWebsearchToolBox()],
+      toolBoxes: [
+        pickTools(genFilesToolBox(readDenialOf({ sandbox: input.config?.sandbox })), [...READ_ONLY_TOOLS]),
+        genWebsearchToolBox(),
+      ],
     }),
     act: genBhrain({
       ...input.config,
       atom,
-      toolBoxes: [genFilesToolBox(actDenial), genBashToolBox({ sandbox: { ...input.config?.sandbox, ...actDenial } }), genWebsearchToolBox()],
+      toolBoxes: [
+        genFilesToolBox(actDenial),
+        genBashToolBox({ sandbox: { ...input.config?.sandbox, ...actDenial } }),
+        genWebsearchToolBox(),
+      ],
     }),
   };
   /** the brain of one call: the repl's own, or (with plugs) one over its current toolboxes plus the call's */
@@ -155,7 +166,9 @@ export const genBrainReplRunner = (
   const resolveOn = (on: BrainReplOn | undefined): { episode: BrainEpisode | null; series: BrainSeries | null } => {
     if (!on) return { episode: null, series: null };
     if (on.episode && on.series)
-      throw new BadRequestError('on takes exactly one of episode or series, not both: pass { episode } to branch or { series } to continue');
+      throw new BadRequestError(
+        'on takes exactly one of episode or series, not both: pass { episode } to branch or { series } to continue',
+      );
     if (atom.spec.continuation === false)
       throw new ContinuationNotSupportedError(
         `${slug} does not support continuation. Continue this ${on.series ? 'series' : 'episode'} (error.ref) on a brain that can, or call without \`on\``,
@@ -206,7 +219,14 @@ export const genBrainReplRunner = (
 
     // a series whose current episode fills the window continues in a new episode that opens with a recap
     if (episode) {
-      const compacted = await compactEpisode({ atom: measuredAtom, episode, pendingChars: prompt.length, compactAtTokens, windowTokens, context });
+      const compacted = await compactEpisode({
+        atom: measuredAtom,
+        episode,
+        pendingChars: prompt.length,
+        compactAtTokens,
+        windowTokens,
+        context,
+      });
       if (compacted) {
         markEpisodeCompacted(episode.hash);
         series = genBrainSeries({
@@ -241,7 +261,9 @@ export const genBrainReplRunner = (
         session = mergeSessions(first, retry);
         // a corrective turn cut short (budget, error) ends as it ended, keeping the first answer when it said nothing new;
         // only a complete one is judged again
-        const saidNothing = !retry.transcript.slice(first.messages.length).some((message) => message.role === 'assistant' && message.content.trim());
+        const saidNothing = !retry.transcript
+          .slice(first.messages.length)
+          .some((message) => message.role === 'assistant' && message.content.trim());
         if (retry.termination !== 'complete' && saidNothing)
           session = { ...session, output: [first.output, retry.output].filter((text) => !!text).join('\n\n') };
         if (retry.termination === 'complete') verdict = validateAnswer(retry.output, schema);

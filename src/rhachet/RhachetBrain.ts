@@ -203,6 +203,12 @@ export interface RhachetBrainRepl {
   readonly slug: string;
   readonly description: string;
   readonly spec: RhachetBrainSpec;
-  ask<TOutput>(input: RhachetBrainReplCall<TOutput>, context?: RhachetBrainContext): Promise<RhachetBrainOutput<TOutput, RhachetBrainSeries>>;
-  act<TOutput>(input: RhachetBrainReplCall<TOutput>, context?: RhachetBrainContext): Promise<RhachetBrainOutput<TOutput, RhachetBrainSeries>>;
+  ask<TOutput>(
+    input: RhachetBrainReplCall<TOutput>,
+    context?: RhachetBrainContext,
+  ): Promise<RhachetBrainOutput<TOutput, RhachetBrainSeries>>;
+  act<TOutput>(
+    input: RhachetBrainReplCall<TOutput>,
+    context?: RhachetBrainContext,
+  ): Promise<RhachetBrainOutput<TOutput, RhachetBrainSeries>>;
 }

@@ -26,8 +26,11 @@ export const genPlugTools = (tools: readonly RhachetPlugToolDefinition[] = []): 
   const nameBySlug = new Map<string, string>();
   for (const tool of tools) {
     if (typeof tool?.slug !== 'string' || !tool.slug)
-      throw new BadRequestError(`plugs.tools[${tools.indexOf(tool)}] has no slug: each plugged tool needs { slug, name, description, schema: { input, output } }`);
-    if (nameBySlug.has(tool.slug)) throw new BadRequestError(`plugs.tools offers the slug '${tool.slug}' twice: each plugged tool needs its own slug`);
+      throw new BadRequestError(
+        `plugs.tools[${tools.indexOf(tool)}] has no slug: each plugged tool needs { slug, name, description, schema: { input, output } }`,
+      );
+    if (nameBySlug.has(tool.slug))
+      throw new BadRequestError(`plugs.tools offers the slug '${tool.slug}' twice: each plugged tool needs its own slug`);
     const base = asSafeName(tool.slug);
     let name = base;
     for (let count = 2; byName.has(name); count++) name = `${base.slice(0, 60)}_${count}`;
@@ -40,7 +43,9 @@ export const genPlugTools = (tools: readonly RhachetPlugToolDefinition[] = []): 
       throw new BadRequestError(`plugged tool '${tool.slug}' needs schema.input as a zod schema with toJSONSchema() (zod 4.1 or newer)`);
     const inputSchema = input.toJSONSchema() as JsonSchemaObject;
     if (inputSchema.type !== 'object')
-      throw new BadRequestError(`plugged tool '${tool.slug}' needs schema.input to describe an object (z.object({ ... })): the suppliers take tool input as an object`);
+      throw new BadRequestError(
+        `plugged tool '${tool.slug}' needs schema.input to describe an object (z.object({ ... })): the suppliers take tool input as an object`,
+      );
     return { name, description: tool.description || tool.name || tool.slug, inputSchema };
   });
   return {

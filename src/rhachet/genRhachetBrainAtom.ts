@@ -35,7 +35,9 @@ export const genRhachetBrainAtom = (input: { atom: BrainAtom | string }): Rhache
       const started = performance.now();
       const executions = Array.isArray(call.prompt) ? (call.prompt as RhachetPlugToolExecution[]) : null;
       if (executions ? !executions.length : typeof call.prompt !== 'string')
-        throw new BadRequestError(`${slug}.ask() takes prompt as a string, or as the executions of the tools its last answer called (a non-empty BrainPlugToolExecution[])`);
+        throw new BadRequestError(
+          `${slug}.ask() takes prompt as a string, or as the executions of the tools its last answer called (a non-empty BrainPlugToolExecution[])`,
+        );
       if (executions && !call.on?.episode)
         throw new BadRequestError(`${slug}.ask() got tool executions without on.episode: pass the episode whose answer called the tools`);
       if (call.on && atom.spec.continuation === false)
@@ -44,7 +46,9 @@ export const genRhachetBrainAtom = (input: { atom: BrainAtom | string }): Rhache
       const prior = call.on ? asBhrainEpisode(call.on.episode) : null;
       const plugs = genPlugTools(call.plugs?.tools);
       const schema = asOutputSchema(call.schema?.output);
-      const system = [await readBriefs(call.role?.briefs), schema ? instructSchema(schema) : undefined].filter((part) => !!part).join('\n\n');
+      const system = [await readBriefs(call.role?.briefs), schema ? instructSchema(schema) : undefined]
+        .filter((part) => !!part)
+        .join('\n\n');
       const given: BrainMessage[] = executions
         ? executions.map((execution) => ({
             role: 'tool',
@@ -64,7 +68,11 @@ export const genRhachetBrainAtom = (input: { atom: BrainAtom | string }): Rhache
       );
 
       // the model's calls go back to the caller under the tools' own slugs
-      const calls = answer.message.toolCalls.map((toolCall) => ({ exid: toolCall.id, slug: plugs.slugOf(toolCall.name), input: toolCall.input }));
+      const calls = answer.message.toolCalls.map((toolCall) => ({
+        exid: toolCall.id,
+        slug: plugs.slugOf(toolCall.name),
+        input: toolCall.input,
+      }));
       const exchangeInput = executions ? asToolResultText(executions) : (call.prompt as string);
       const exchangeOutput = calls.length
         ? asToolUseText({ text: answer.message.content, calls })

@@ -40,7 +40,10 @@ describe.each(PROTOCOL_SLUGS)('issue 37 rhachet brains: the rhachet repl over $s
     const context = { ...contextFor({ cwd }), traceId: 'trace-1' };
     for (const mode of ['ask', 'act'] as const) {
       standin().reset();
-      standin().script({ toolCalls: [{ name: 'crm_customer_lookup', input: { email: 'alice@example.com' } }] }, { text: `found cus_123 in ${mode}` });
+      standin().script(
+        { toolCalls: [{ name: 'crm_customer_lookup', input: { email: 'alice@example.com' } }] },
+        { text: `found cus_123 in ${mode}` },
+      );
       const result = await repl[mode]({ role: {}, prompt: 'find alice@example.com', plugs: { tools: [tool] }, schema: TEXT }, context);
       expect(result).toMatchObject({ output: `found cus_123 in ${mode}`, calls: null });
       expect(offered(0)).toContain('crm_customer_lookup');
@@ -79,7 +82,11 @@ describe.each(PROTOCOL_SLUGS)('issue 37 rhachet brains: the rhachet repl over $s
   it('issue 37 rhachet brains: briefs join the system prompt; a zod object schema.output gives the validated value', async () => {
     standin().script({ text: '{"risk":"low"}' });
     const result = await genRhachetBrainRepl({ atom: slug }).ask(
-      { role: { briefs: [{ get: async () => ({ content: '# reviewer brief\nrate the risk' }) }] }, prompt: 'assess', schema: { output: z.object({ risk: z.enum(['low', 'high']) }) } },
+      {
+        role: { briefs: [{ get: async () => ({ content: '# reviewer brief\nrate the risk' }) }] },
+        prompt: 'assess',
+        schema: { output: z.object({ risk: z.enum(['low', 'high']) }) },
+      },
       contextFor(),
     );
     expect(result.output).toEqual({ risk: 'low' });
@@ -95,7 +102,15 @@ describe('issue 37 rhachet brains: the rhachet repl refuses what it cannot take'
     const attempts = [
       repl.ask({ role: {}, prompt: [] as never, schema: TEXT }, contextFor()),
       repl.act({ role: {}, prompt: 'x', plugs: { tools: [{ ...tool, execute: undefined }] }, schema: TEXT }, contextFor()),
-      repl.ask({ on: { episode: { hash: 'a', exid: null, exchanges: [] }, series: { hash: 'b', exid: null, episodes: [] } } as never, role: {}, prompt: 'x', schema: TEXT }, contextFor()),
+      repl.ask(
+        {
+          on: { episode: { hash: 'a', exid: null, exchanges: [] }, series: { hash: 'b', exid: null, episodes: [] } } as never,
+          role: {},
+          prompt: 'x',
+          schema: TEXT,
+        },
+        contextFor(),
+      ),
     ];
     const errors = await Promise.all(attempts.map((attempt) => attempt.catch((caught) => caught)));
     for (const error of errors) expect(error).toBeInstanceOf(BadRequestError);

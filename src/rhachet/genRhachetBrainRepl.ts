@@ -37,18 +37,28 @@ const genPlugToolBox = (input: { plugs: PlugTools; context: unknown }): BhrainTo
  *         error, and one that stopped early (budget, max iterations) without a valid answer to a schema throws
  *         OutputInvalidError: rhachet's output is the typed value, never a partial text in its place
  */
-export const genRhachetBrainRepl = (input: { atom: BrainAtom | string; config?: Omit<BhrainConfig, 'atom' | 'toolBoxes'> }): RhachetBrainRepl => {
+export const genRhachetBrainRepl = (input: {
+  atom: BrainAtom | string;
+  config?: Omit<BhrainConfig, 'atom' | 'toolBoxes'>;
+}): RhachetBrainRepl => {
   const atom = typeof input.atom === 'string' ? genBrainAtom({ slug: input.atom }) : input.atom;
   const slug = `bhrain/bhrain.struct.v1@${atom.slug}`;
   let runner: ReturnType<typeof genBrainReplRunner> | null = null;
 
   const run = async <TOutput>(mode: 'ask' | 'act', call: RhachetBrainReplCall<TOutput>, contextGiven?: RhachetBrainContext) => {
     if (typeof call.prompt !== 'string')
-      throw new BadRequestError(`${slug}.${mode}() takes prompt as a string: a repl runs plugged tools itself (plugs.tools[].execute), so it never asks for their executions`);
+      throw new BadRequestError(
+        `${slug}.${mode}() takes prompt as a string: a repl runs plugged tools itself (plugs.tools[].execute), so it never asks for their executions`,
+      );
     if (call.on?.episode && call.on?.series)
-      throw new BadRequestError('on takes exactly one of episode or series, not both: pass { episode } to branch or { series } to continue');
+      throw new BadRequestError(
+        'on takes exactly one of episode or series, not both: pass { episode } to branch or { series } to continue',
+      );
     const missing = (call.plugs?.tools ?? []).find((tool) => typeof tool?.execute !== 'function');
-    if (missing) throw new BadRequestError(`${slug}.${mode}() runs plugged tools itself, and plugs.tools '${missing.slug}' has no execute: plug tools made with execute`);
+    if (missing)
+      throw new BadRequestError(
+        `${slug}.${mode}() runs plugged tools itself, and plugs.tools '${missing.slug}' has no execute: plug tools made with execute`,
+      );
     const context = await asBhrainContext(contextGiven);
     const on: BrainReplOn | undefined = call.on?.series
       ? { series: asBhrainSeries(call.on.series) }

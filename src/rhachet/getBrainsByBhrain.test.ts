@@ -69,7 +69,12 @@ describe('issue 37 rhachet brains: discovery', () => {
       expect(gain.grades).toEqual({});
     }
     const sonnet = getBrainAtomsByBhrain().find((atom) => atom.slug === 'bhrain/claude/sonnet')!;
-    expect(sonnet.spec.cost.cash).toEqual({ per: 'token', input: 'USD 0.000003', output: 'USD 0.000015', cache: { get: 'USD 0.0000003', set: 'USD 0.00000375' } });
+    expect(sonnet.spec.cost.cash).toEqual({
+      per: 'token',
+      input: 'USD 0.000003',
+      output: 'USD 0.000015',
+      cache: { get: 'USD 0.0000003', set: 'USD 0.00000375' },
+    });
     const turbo = getBrainAtomsByBhrain().find((atom) => atom.slug === 'bhrain/qwen/qwen-turbo')!;
     expect(turbo.spec.cost.cash.input).toBe('USD 0.00000005');
   });
@@ -87,7 +92,9 @@ describe('issue 37 rhachet brains: a rhachet-shaped call on each exported brain,
         model: EXPECTED[index].model,
       });
       expect(result).toMatchObject({ output: `pong from ${EXPECTED[index].atom}`, calls: null, series: null });
-      expect(result.episode.exchanges.map((exchange) => [exchange.input, exchange.output])).toEqual([['ping', `pong from ${EXPECTED[index].atom}`]]);
+      expect(result.episode.exchanges.map((exchange) => [exchange.input, exchange.output])).toEqual([
+        ['ping', `pong from ${EXPECTED[index].atom}`],
+      ]);
       for (const price of cashOf(result.metrics)) expect(price).toMatch(ISO_PRICE);
       expect(result.metrics.cost.cash.total).not.toBe('USD 0');
       expect(result.metrics.size.tokens.output).toBeGreaterThan(0);

@@ -44,7 +44,9 @@ export const asBhrainContext = async (context: RhachetBrainContext = {}): Promis
     );
   }
   if (!keys || typeof keys !== 'object')
-    throw new BadRequestError(`the creds getter of context['${SUPPLIES}'] must resolve to a record of keys, e.g. { ANTHROPIC_API_KEY }, got ${JSON.stringify(keys)}`);
+    throw new BadRequestError(
+      `the creds getter of context['${SUPPLIES}'] must resolve to a record of keys, e.g. { ANTHROPIC_API_KEY }, got ${JSON.stringify(keys)}`,
+    );
   return {
     ...ours,
     creds: {
@@ -98,7 +100,9 @@ export const asBhrainSeries = (value: unknown): BrainSeries => asBhrainRef(value
 export const asOutputSchema = <T>(schema: RhachetSchema<T> | undefined): z.ZodType<T> | null => {
   if (!schema) return null;
   if (typeof schema.safeParse !== 'function' || typeof schema.toJSONSchema !== 'function')
-    throw new BadRequestError('schema.output must be a zod schema with safeParse() and toJSONSchema() (zod 4.1 or newer), e.g. z.object({ ... }), or z.string() for a text answer');
+    throw new BadRequestError(
+      'schema.output must be a zod schema with safeParse() and toJSONSchema() (zod 4.1 or newer), e.g. z.object({ ... }), or z.string() for a text answer',
+    );
   const { $schema: _, description: __, ...rest } = schema.toJSONSchema() as Record<string, unknown>;
   return rest.type === 'string' && Object.keys(rest).length === 1 ? null : (schema as unknown as z.ZodType<T>);
 };

@@ -22,9 +22,22 @@ const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 type Exchange = { hash: string; input: string; output: string; exid: string | null };
 type Episode = { hash: string; exid: string | null; exchanges: Exchange[] };
 type Series = { hash: string; exid: string | null; episodes: Episode[] };
-const rhachetExchange = (input: string, output: string, exid: string | null = null): Exchange => ({ hash: sha(`${input}\n${output}`), input, output, exid });
-const rhachetEpisode = (exchanges: Exchange[], exid: string | null = null): Episode => ({ hash: sha(exchanges.map((e) => e.hash).join('\n')), exid, exchanges });
-const rhachetSeries = (episodes: Episode[], exid: string | null = null): Series => ({ hash: sha(episodes.map((e) => e.hash).join('\n')), exid, episodes });
+const rhachetExchange = (input: string, output: string, exid: string | null = null): Exchange => ({
+  hash: sha(`${input}\n${output}`),
+  input,
+  output,
+  exid,
+});
+const rhachetEpisode = (exchanges: Exchange[], exid: string | null = null): Episode => ({
+  hash: sha(exchanges.map((e) => e.hash).join('\n')),
+  exid,
+  exchanges,
+});
+const rhachetSeries = (episodes: Episode[], exid: string | null = null): Series => ({
+  hash: sha(episodes.map((e) => e.hash).join('\n')),
+  exid,
+  episodes,
+});
 
 /** what rhachet's genBrainContinuables does for a repl: one exchange more on the prior episode (or the series' last), a new series */
 const continueAsRhachet = (on: { series: Series }, exchange: { input: string; output: string }): { episode: Episode; series: Series } => {
@@ -41,7 +54,7 @@ const followsRhachetRule = (episode: Episode) =>
 describe('issue 37 rhachet brains: refs made by rhachet continue on bhrain', () => {
   const made = rhachetEpisode([rhachetExchange('remember the codename heron', 'noted: heron', 'msg_1')]);
 
-  it('issue 37 rhachet brains: a rhachet-made episode continues on our atom; the episode returned extends it under rhachet\'s rule', async () => {
+  it("issue 37 rhachet brains: a rhachet-made episode continues on our atom; the episode returned extends it under rhachet's rule", async () => {
     standin().script({ text: 'the codename is heron' });
     const result = await genRhachetBrainAtom({ atom: 'claude/haiku' }).ask(
       { on: { episode: made }, role: {}, prompt: 'what is the codename?', schema: TEXT },
@@ -52,7 +65,9 @@ describe('issue 37 rhachet brains: refs made by rhachet continue on bhrain', () 
     expect(result.output).toBe('the codename is heron');
     expect(result.episode.exchanges[0]).toEqual(made.exchanges[0]);
     expect(followsRhachetRule(result.episode as Episode)).toBe(true);
-    expect(result.episode.hash).toBe(rhachetEpisode([made.exchanges[0], rhachetExchange('what is the codename?', 'the codename is heron')]).hash);
+    expect(result.episode.hash).toBe(
+      rhachetEpisode([made.exchanges[0], rhachetExchange('what is the codename?', 'the codename is heron')]).hash,
+    );
   });
 
   it('issue 37 rhachet brains: a rhachet-made episode and series continue on our repl, in ask and in act', async () => {
@@ -70,7 +85,9 @@ describe('issue 37 rhachet brains: refs made by rhachet continue on bhrain', () 
   });
 
   it('issue 37 rhachet brains: a rhachet series of two episodes reads with the recap as its summary; one episode reads with none', () => {
-    const recap = rhachetEpisode([rhachetExchange(`${RECAP_PREFIX}\nthe user's codename is heron`, 'Understood: I will continue from this recap.')]);
+    const recap = rhachetEpisode([
+      rhachetExchange(`${RECAP_PREFIX}\nthe user's codename is heron`, 'Understood: I will continue from this recap.'),
+    ]);
     const two = asBhrainSeries(rhachetSeries([made, recap]));
     expect(two.summaries).toEqual(["the user's codename is heron"]);
     expect(two.episodes.map((episode) => episode.exchanges.map((exchange) => exchange.input))).toEqual([
@@ -84,7 +101,7 @@ describe('issue 37 rhachet brains: refs made by rhachet continue on bhrain', () 
 });
 
 describe('issue 37 rhachet brains: refs of ours go through rhachet and come back', () => {
-  it('issue 37 rhachet brains: ours → rhachet form → appended by rhachet\'s rule → continues on our repl and atom', async () => {
+  it("issue 37 rhachet brains: ours → rhachet form → appended by rhachet's rule → continues on our repl and atom", async () => {
     standin().script({ text: 'noted: the budget is 300' }, { text: 'the budget is 300, and the deadline friday' }, { text: 'friday' });
     const ours = await genBrainRepl({ slug: 'bhrain.struct.v1@claude/haiku' }).ask({ say: 'the budget is 300' }, contextFor());
     const inRhachetForm = asRhachetSeries(ours.series);
@@ -92,19 +109,32 @@ describe('issue 37 rhachet brains: refs of ours go through rhachet and come back
     expect(inRhachetForm).not.toHaveProperty('summaries');
     const appended = continueAsRhachet({ series: inRhachetForm as Series }, { input: 'the deadline is friday', output: 'noted: friday' });
 
-    const back = await genRhachetBrainRepl({ atom: 'claude/haiku' }).ask({ on: { series: appended.series }, role: {}, prompt: 'budget and deadline?', schema: TEXT }, contextFor());
+    const back = await genRhachetBrainRepl({ atom: 'claude/haiku' }).ask(
+      { on: { series: appended.series }, role: {}, prompt: 'budget and deadline?', schema: TEXT },
+      contextFor(),
+    );
     expect(sent(1)).toContain('the budget is 300');
     expect(sent(1)).toContain('noted: friday');
-    expect(back.episode.exchanges.map((exchange) => exchange.input)).toEqual(['the budget is 300', 'the deadline is friday', 'budget and deadline?']);
+    expect(back.episode.exchanges.map((exchange) => exchange.input)).toEqual([
+      'the budget is 300',
+      'the deadline is friday',
+      'budget and deadline?',
+    ]);
     // rhachet's genBrainContinuables appends each call's episode to the series: ours continues the last one, the first stays
     expect(back.series.episodes[0]).toEqual(appended.series.episodes[0]);
     expect(back.series.hash).toBe(rhachetSeries([appended.series.episodes[0], back.episode as Episode]).hash);
 
     // the episode rhachet appended continues on an atom too, and converts back to ours
-    const onAtom = await genRhachetBrainAtom({ atom: 'claude/haiku' }).ask({ on: { episode: appended.episode }, role: {}, prompt: 'deadline?', schema: TEXT }, contextFor());
+    const onAtom = await genRhachetBrainAtom({ atom: 'claude/haiku' }).ask(
+      { on: { episode: appended.episode }, role: {}, prompt: 'deadline?', schema: TEXT },
+      contextFor(),
+    );
     expect(sent(2)).toContain('noted: friday');
     expect(onAtom.output).toBe('friday');
-    expect(asBhrainEpisode(appended.episode).exchanges.map((exchange) => exchange.output)).toEqual(['noted: the budget is 300', 'noted: friday']);
+    expect(asBhrainEpisode(appended.episode).exchanges.map((exchange) => exchange.output)).toEqual([
+      'noted: the budget is 300',
+      'noted: friday',
+    ]);
     expect(asRhachetEpisode(asBhrainEpisode(appended.episode))).toEqual(appended.episode);
   });
 });
@@ -118,7 +148,9 @@ describe('issue 37 rhachet brains: a tampered rhachet-made ref is refused', () =
       .ask({ on: { episode: tampered }, role: {}, prompt: 'x', schema: TEXT }, contextFor())
       .catch((caught) => caught);
     expect(onAtom).toBeInstanceOf(BadRequestError);
-    expect(onAtom.message).toMatch(/episode not found or invalid: on.episode verifies neither under bhrain's hash rule nor under rhachet's \(corrupt exchange/);
+    expect(onAtom.message).toMatch(
+      /episode not found or invalid: on.episode verifies neither under bhrain's hash rule nor under rhachet's \(corrupt exchange/,
+    );
     const onRepl = await genRhachetBrainRepl({ atom: 'claude/haiku' })
       .act({ on: { series: rhachetSeries([tampered]) }, role: {}, prompt: 'x', schema: TEXT }, contextFor())
       .catch((caught) => caught);
@@ -129,7 +161,9 @@ describe('issue 37 rhachet brains: a tampered rhachet-made ref is refused', () =
 
   it('issue 37 rhachet brains: as serialized JSON, through parseBrainRef; the honest one reads, with a notice', () => {
     expect(() => parseBrainEpisode(JSON.stringify(tampered))).toThrow(BadRequestError);
-    expect(() => parseBrainEpisode(JSON.stringify(tampered))).toThrow(/corrupt exchange: its content hashes to [0-9a-f]{64} but it claims [0-9a-f]{64}/);
+    expect(() => parseBrainEpisode(JSON.stringify(tampered))).toThrow(
+      /corrupt exchange: its content hashes to [0-9a-f]{64} but it claims [0-9a-f]{64}/,
+    );
     expect(() => parseBrainSeries(JSON.stringify(rhachetSeries([tampered])))).toThrow(/corrupt exchange/);
 
     const { log, lines } = genRecordingLog();
@@ -141,7 +175,9 @@ describe('issue 37 rhachet brains: a tampered rhachet-made ref is refused', () =
     ]);
     expect(parseBrainSeries(JSON.stringify(rhachetSeries([honest]))).summaries).toEqual([]);
     // a text of neither shape keeps its message
-    expect(() => parseBrainEpisode(JSON.stringify({ hash: 'x' }))).toThrow('not a serialized BrainEpisode: schemaVersion and kind are missing');
+    expect(() => parseBrainEpisode(JSON.stringify({ hash: 'x' }))).toThrow(
+      'not a serialized BrainEpisode: schemaVersion and kind are missing',
+    );
   });
 });
 
@@ -149,10 +185,16 @@ describe("issue 37 rhachet brains: the seeds' API refuses a rhachet-shaped call,
   it('issue 37 rhachet brains: atom.ask, repl.ask and repl.act with { prompt } throw BadRequestError before any request', async () => {
     const call = { role: {}, prompt: 'hi', schema: TEXT } as never;
     const repl = genBrainRepl({ slug: 'bhrain.struct.v1@claude/haiku' });
-    for (const attempt of [genBrainAtom({ slug: 'claude/haiku' }).ask(call, contextFor()), repl.ask(call, contextFor()), repl.act(call, contextFor())]) {
+    for (const attempt of [
+      genBrainAtom({ slug: 'claude/haiku' }).ask(call, contextFor()),
+      repl.ask(call, contextFor()),
+      repl.act(call, contextFor()),
+    ]) {
       const error = await attempt.catch((caught) => caught);
       expect(error).toBeInstanceOf(BadRequestError);
-      expect(error.message).toMatch(/was called in rhachet's shape .* getBrainAtomsByBhrain\(\) \/ getBrainReplsByBhrain\(\), or genRhachetBrainAtom \/ genRhachetBrainRepl/);
+      expect(error.message).toMatch(
+        /was called in rhachet's shape .* getBrainAtomsByBhrain\(\) \/ getBrainReplsByBhrain\(\), or genRhachetBrainAtom \/ genRhachetBrainRepl/,
+      );
     }
     expect(standin().requests).toHaveLength(0);
   });

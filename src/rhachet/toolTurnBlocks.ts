@@ -39,15 +39,27 @@ export const asToolResultText = (executions: readonly RhachetPlugToolExecution[]
   );
 
 /** a block's fields, whatever the JSON held */
-const fieldsOf = (block: unknown): Record<string, unknown> => (block && typeof block === 'object' ? (block as Record<string, unknown>) : {});
+const fieldsOf = (block: unknown): Record<string, unknown> =>
+  block && typeof block === 'object' ? (block as Record<string, unknown>) : {};
 const isText = (block: unknown): block is TextBlock => fieldsOf(block).type === 'text' && typeof fieldsOf(block).text === 'string';
 const isToolUse = (block: unknown): block is ToolUseBlock => {
   const { type, id, name, input } = fieldsOf(block);
-  return type === 'tool_use' && typeof id === 'string' && typeof name === 'string' && !!input && typeof input === 'object' && !Array.isArray(input);
+  return (
+    type === 'tool_use' &&
+    typeof id === 'string' &&
+    typeof name === 'string' &&
+    !!input &&
+    typeof input === 'object' &&
+    !Array.isArray(input)
+  );
 };
 const isToolResult = (block: unknown): block is ToolResultBlock => {
   const { type, tool_use_id, content } = fieldsOf(block);
-  return type === 'tool_result' && typeof tool_use_id === 'string' && (content === undefined || typeof content === 'string' || (Array.isArray(content) && content.every(isText)));
+  return (
+    type === 'tool_result' &&
+    typeof tool_use_id === 'string' &&
+    (content === undefined || typeof content === 'string' || (Array.isArray(content) && content.every(isText)))
+  );
 };
 
 /** .what = the blocks a text holds, when it is a JSON array of known blocks only; null for any other text */
@@ -84,9 +96,16 @@ export const asPriorToolTurns = (episode: BrainEpisode | null, plugs: Pick<PlugT
           ...given.filter(isText).map((block): BrainMessage => ({ role: 'user', content: block.text })),
         ]
       : [{ role: 'user', content: exchange.input }];
-    const toolCalls = (answer ?? []).filter(isToolUse).map((block): BrainToolCall => ({ id: block.id, name: plugs.nameOf(block.name), input: block.input }));
+    const toolCalls = (answer ?? [])
+      .filter(isToolUse)
+      .map((block): BrainToolCall => ({ id: block.id, name: plugs.nameOf(block.name), input: block.input }));
     for (const call of toolCalls) nameById.set(call.id, call.name);
-    const said = answer ? answer.filter(isText).map((block) => block.text).join('\n') : exchange.output;
+    const said = answer
+      ? answer
+          .filter(isText)
+          .map((block) => block.text)
+          .join('\n')
+      : exchange.output;
     return [...asked, { role: 'assistant', content: said, toolCalls }];
   });
 };

@@ -12,9 +12,15 @@ describe('the rhachet registry', () => {
     expect(registry.slug).toBe('bhrain');
     expect(registry.roles.map((role) => role.slug)).toEqual(['brain']);
     const [brain] = registry.roles;
-    for (const uri of [registry.readme.uri, brain.readme.uri, ...brain.briefs.dirs.map((dir) => dir.uri), ...brain.skills.dirs.map((dir) => dir.uri)])
+    for (const uri of [
+      registry.readme.uri,
+      brain.readme.uri,
+      ...brain.briefs.dirs.map((dir) => dir.uri),
+      ...brain.skills.dirs.map((dir) => dir.uri),
+    ])
       await expect(access(uri)).resolves.toBeUndefined();
-    for (const skill of ['act.sh', 'ask.sh']) await expect(access(join(brain.skills.dirs[0].uri, skill), constants.X_OK)).resolves.toBeUndefined();
+    for (const skill of ['act.sh', 'ask.sh'])
+      await expect(access(join(brain.skills.dirs[0].uri, skill), constants.X_OK)).resolves.toBeUndefined();
   });
 
   it('rhachet.repo.yml declares the same role with paths that exist in the package', async () => {

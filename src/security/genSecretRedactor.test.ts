@@ -14,7 +14,8 @@ const env = {
 };
 const secretNames = ['FOO_API_KEY', 'FOO_TOKEN', 'DB_PASSWORD', 'BAR_SECRET', 'CTL_TOKEN'] as const;
 const escaped = (value: string) => JSON.stringify(value).slice(1, -1);
-const asciiEscaped = (value: string) => escaped(value).replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const asciiEscaped = (value: string) =>
+  escaped(value).replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 describe('genSecretRedactor', () => {
   const redact = genSecretRedactor(env);

@@ -70,7 +70,8 @@ export interface KnownSecret {
 const secretFormsOf = (env: Record<string, string | undefined>, known: readonly KnownSecret[] = []): Array<[string, string]> =>
   [
     ...Object.entries(env).filter(
-      (entry): entry is [string, string] => SECRET_NAME.test(entry[0]) && typeof entry[1] === 'string' && entry[1].length >= MIN_SECRET_CHARS,
+      (entry): entry is [string, string] =>
+        SECRET_NAME.test(entry[0]) && typeof entry[1] === 'string' && entry[1].length >= MIN_SECRET_CHARS,
     ),
     ...known.filter((secret) => secret.value.length >= MIN_SECRET_CHARS).map((secret): [string, string] => [secret.name, secret.value]),
   ]
@@ -89,7 +90,11 @@ const longestPiece = (
 ): { name: string; length: number } | null => {
   let found: { name: string; length: number } | null = null;
   for (const [name, form] of forms)
-    for (let length = Math.min(form.length - 1, text.length); length >= Math.max(MIN_SECRET_PIECE_CHARS, (found?.length ?? 0) + 1); length--)
+    for (
+      let length = Math.min(form.length - 1, text.length);
+      length >= Math.max(MIN_SECRET_PIECE_CHARS, (found?.length ?? 0) + 1);
+      length--
+    )
       if (matches(pieceOf(form, length))) {
         found = { name, length };
         break;
@@ -106,11 +111,21 @@ export const genCutSecretRedactor = (env: Record<string, string | undefined>, kn
   const forms = secretFormsOf(env, known);
   return {
     head: (text: string): string => {
-      const found = longestPiece(forms, text, (form, length) => form.slice(0, length), (piece) => text.endsWith(piece));
+      const found = longestPiece(
+        forms,
+        text,
+        (form, length) => form.slice(0, length),
+        (piece) => text.endsWith(piece),
+      );
       return found ? `${text.slice(0, text.length - found.length)}[redacted:${found.name}]` : text;
     },
     tail: (text: string): string => {
-      const found = longestPiece(forms, text, (form, length) => form.slice(form.length - length), (piece) => text.startsWith(piece));
+      const found = longestPiece(
+        forms,
+        text,
+        (form, length) => form.slice(form.length - length),
+        (piece) => text.startsWith(piece),
+      );
       return found ? `[redacted:${found.name}]${text.slice(found.length)}` : text;
     },
   };

@@ -13,13 +13,17 @@ export const redactBrainEpisode = (episode: BrainEpisode, redact: (text: string)
     const output = redact(exchange.output);
     return input === exchange.input && output === exchange.output ? exchange : genBrainExchange({ input, output, exid: exchange.exid });
   });
-  return exchanges.every((exchange, index) => exchange === episode.exchanges[index]) ? episode : genBrainEpisode({ exchanges, exid: episode.exid });
+  return exchanges.every((exchange, index) => exchange === episode.exchanges[index])
+    ? episode
+    : genBrainEpisode({ exchanges, exid: episode.exid });
 };
 
 /** .what = a series whose episodes and summaries have secrets replaced; the same series when there was none */
 export const redactBrainSeries = (series: BrainSeries, redact: (text: string) => string): BrainSeries => {
   const episodes = series.episodes.map((episode) => redactBrainEpisode(episode, redact));
   const summaries = series.summaries.map(redact);
-  const unchanged = episodes.every((episode, index) => episode === series.episodes[index]) && summaries.every((summary, index) => summary === series.summaries[index]);
+  const unchanged =
+    episodes.every((episode, index) => episode === series.episodes[index]) &&
+    summaries.every((summary, index) => summary === series.summaries[index]);
   return unchanged ? series : genBrainSeries({ episodes, summaries, exid: series.exid });
 };

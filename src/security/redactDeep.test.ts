@@ -9,7 +9,11 @@ const redactRaw = (text: string) => text.split(secret).join('[redacted]');
 describe('redactDeep', () => {
   const transcript = [
     { role: 'user', content: `my key is ${secret}` },
-    { role: 'assistant', content: '', toolCalls: [{ id: 't1', name: 'bash', input: { command: `echo '${secret}'`, [secret]: 1, timeout_ms: 500, dry: false, note: null } }] },
+    {
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: 't1', name: 'bash', input: { command: `echo '${secret}'`, [secret]: 1, timeout_ms: 500, dry: false, note: null } }],
+    },
     { role: 'tool', toolCallId: 't1', content: secret, isError: false },
   ];
 
@@ -25,7 +29,9 @@ describe('redactDeep', () => {
   it('keeps every other value and the shape, encodes a Date as JSON.stringify would, and leaves the original untouched', () => {
     const value = { at: new Date(0), list: [1, true, null, 'plain'], nested: { deeper: { text: `a ${secret}` } } };
     const redacted = redactDeep(value, redactRaw);
-    expect(JSON.stringify(redacted)).toBe(JSON.stringify({ at: new Date(0), list: [1, true, null, 'plain'], nested: { deeper: { text: 'a [redacted]' } } }));
+    expect(JSON.stringify(redacted)).toBe(
+      JSON.stringify({ at: new Date(0), list: [1, true, null, 'plain'], nested: { deeper: { text: 'a [redacted]' } } }),
+    );
     expect(value.nested.deeper.text).toBe(`a ${secret}`);
     expect(redactDeep(`only ${secret}`, redactRaw)).toBe('only [redacted]');
   });

@@ -38,7 +38,12 @@ export const liveGroupsAtExit = {
  *         members that ignored SIGTERM or outlived the leader; resolves once the leader has exited
  * .why = one shutdown for every detached group bhrain starts (the claude CLI, MCP servers), so none lingers differently
  */
-export const endGroup = async (input: { pid: number | null | undefined; exited: Promise<unknown>; running: boolean; graceMs: number }): Promise<void> => {
+export const endGroup = async (input: {
+  pid: number | null | undefined;
+  exited: Promise<unknown>;
+  running: boolean;
+  graceMs: number;
+}): Promise<void> => {
   if (input.running) {
     signalGroup(input.pid, 'SIGTERM');
     const timer = setTimeout(() => signalGroup(input.pid, 'SIGKILL'), input.graceMs);

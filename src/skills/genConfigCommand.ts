@@ -34,7 +34,14 @@ const formatValue = (key: SettingKey, value: unknown): string => {
 
 /** .what = the resolved settings as text: an aligned table of setting, value, source, then the files looked at */
 const formatSettings = (resolved: ResolvedSkillSettings, input: { skill: SkillName; cwd: string }): string => {
-  const rows = [['SETTING', 'VALUE', 'SOURCE'], ...(Object.keys(SETTING_KEYS) as SettingKey[]).map((key) => [settingFileKey(key), formatValue(key, resolved.values[key]), resolved.sources[key]])];
+  const rows = [
+    ['SETTING', 'VALUE', 'SOURCE'],
+    ...(Object.keys(SETTING_KEYS) as SettingKey[]).map((key) => [
+      settingFileKey(key),
+      formatValue(key, resolved.values[key]),
+      resolved.sources[key],
+    ]),
+  ];
   const widths = [0, 1].map((column) => Math.max(...rows.map((row) => row[column].length)));
   const table = rows.map((row) => `${row[0].padEnd(widths[0])}  ${row[1].padEnd(widths[1])}  ${row[2]}`.trimEnd());
   const files = resolved.files.map((file) => `  ${file.layer.padEnd(7)}  ${file.path}${file.found ? '' : '  (not found)'}`);
@@ -60,7 +67,9 @@ export const genConfigCommand = (context: ConfigCommandContext = {}): Command =>
   const stderr = context.stderr ?? process.stderr;
   const setExitCode = context.setExitCode ?? ((code: number) => void (process.exitCode = code));
   const command = new Command('config')
-    .description('show the settings act and ask would use here, and where each comes from (flag, env, .bhrain/settings.json, user settings, default)')
+    .description(
+      'show the settings act and ask would use here, and where each comes from (flag, env, .bhrain/settings.json, user settings, default)',
+    )
     .option('--for <skill>', 'act or ask: the skill whose settings to show', 'act')
     .option('-o, --output <format>', 'text (a table) or json (one object: {schemaVersion, skill, cwd, settings, files, warnings})', 'text')
     .addHelpText(
@@ -73,19 +82,28 @@ export const genConfigCommand = (context: ConfigCommandContext = {}): Command =>
   return command.action(async (options: { for: string; output: string; trustProject?: boolean }, self: Command) => {
     const json = options.output === 'json';
     try {
-      if (!['text', 'json'].includes(options.output)) throw new BadRequestError(`unknown --output '${options.output}': choose text or json`);
+      if (!['text', 'json'].includes(options.output))
+        throw new BadRequestError(`unknown --output '${options.output}': choose text or json`);
       if (!['act', 'ask'].includes(options.for)) throw new BadRequestError(`unknown --for '${options.for}': choose act or ask`);
       const skill = options.for as SkillName;
       const cwd = context.cwd ?? process.cwd();
       // loaded only now: `bhrain --help` stays fast
       const { resolveSkillSettings } = await import('./settings/resolveSkillSettings.js');
-      const resolved = await resolveSkillSettings({ skill, flags: pickExplicitFlags(self), cwd, trustProject: !!options.trustProject }, { env: context.env ?? process.env });
+      const resolved = await resolveSkillSettings(
+        { skill, flags: pickExplicitFlags(self), cwd, trustProject: !!options.trustProject },
+        { env: context.env ?? process.env },
+      );
       for (const warning of resolved.warnings) stderr.write(`bhrain config: warning: ${warning}\n`);
       if (json) {
         const settings = Object.fromEntries(
-          (Object.keys(SETTING_KEYS) as SettingKey[]).map((key) => [settingFileKey(key), { value: resolved.values[key] ?? null, source: resolved.sources[key] }]),
+          (Object.keys(SETTING_KEYS) as SettingKey[]).map((key) => [
+            settingFileKey(key),
+            { value: resolved.values[key] ?? null, source: resolved.sources[key] },
+          ]),
         );
-        stdout.write(`${JSON.stringify({ schemaVersion: CONFIG_OUTPUT_SCHEMA_VERSION, skill, cwd, settings, files: resolved.files, warnings: resolved.warnings })}\n`);
+        stdout.write(
+          `${JSON.stringify({ schemaVersion: CONFIG_OUTPUT_SCHEMA_VERSION, skill, cwd, settings, files: resolved.files, warnings: resolved.warnings })}\n`,
+        );
       } else stdout.write(formatSettings(resolved, { skill, cwd }));
       setExitCode(EXIT_CODES.complete);
     } catch (error) {

@@ -60,7 +60,9 @@ export const genExportCommand = (): Command =>
         process.stdout.write(await exportBrainRef({ ref }, { store: genBrainRefStore({ home: getBhrainHome() }), log }));
         process.exitCode = EXIT_CODES.complete;
       } catch (error) {
-        process.stderr.write(`bhrain export: ${error instanceof BhrainError ? '' : 'unexpected failure: '}${(error as Error)?.message ?? error}\n`);
+        process.stderr.write(
+          `bhrain export: ${error instanceof BhrainError ? '' : 'unexpected failure: '}${(error as Error)?.message ?? error}\n`,
+        );
         process.exitCode = error instanceof BhrainError ? error.exitCode : EXIT_CODES.crash;
       }
     });

@@ -86,10 +86,16 @@ export const genProgressLog = (input: {
   };
   const progress = (message: string, meta?: Record<string, unknown>) => {
     if (quiet) return;
-    if (message.startsWith('tool call ')) return printProgress(`  ${color.dim('→')} ${message.slice('tool call '.length)} ${color.dim(describeInput(meta?.input, input.redact))}`);
+    if (message.startsWith('tool call '))
+      return printProgress(
+        `  ${color.dim('→')} ${message.slice('tool call '.length)} ${color.dim(describeInput(meta?.input, input.redact))}`,
+      );
     if (message.startsWith('tool result ')) {
       const denied = meta?.denied as { by: string; reason: string } | undefined;
-      if (denied) return printProgress(`  ${color.red('✗')} ${message.slice('tool result '.length).split(' ')[0]} denied: ${denied.reason}${DENIED_BY[denied.by] ?? ''}`);
+      if (denied)
+        return printProgress(
+          `  ${color.red('✗')} ${message.slice('tool result '.length).split(' ')[0]} denied: ${denied.reason}${DENIED_BY[denied.by] ?? ''}`,
+        );
       return meta?.success === false ? printProgress(`  ${color.red('✗')} ${message.slice('tool result '.length)}`) : undefined;
     }
     if (/^iteration \d+:|^session |^context compacted/.test(message)) return printProgress(color.dim(message));

@@ -12,14 +12,29 @@ const runRuns = async (home: string, args: string[]) => {
   let stdout = '';
   let stderr = '';
   let code: number | null = null;
-  const command = genRunsCommand({ home, stdout: { write: (text) => (stdout += text) }, stderr: { write: (text) => (stderr += text) }, setExitCode: (value) => (code = value) });
-  await command.exitOverride().configureOutput({ writeErr: (text) => (stderr += text) }).parseAsync(args, { from: 'user' });
+  const command = genRunsCommand({
+    home,
+    stdout: { write: (text) => (stdout += text) },
+    stderr: { write: (text) => (stderr += text) },
+    setExitCode: (value) => (code = value),
+  });
+  await command
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => (stderr += text) })
+    .parseAsync(args, { from: 'user' });
   return { stdout, stderr, code };
 };
 
 /** .what = records a finished run that started at `at` */
-const recordRun = async (home: string, at: Date, input: { skill: string; atom: string; output: string; usd: number | null; series: string }) => {
-  const record = await openRunRecord({ home, recordDir: undefined, skill: input.skill, atom: input.atom, cwd: '/work/repo' }, { now: () => at });
+const recordRun = async (
+  home: string,
+  at: Date,
+  input: { skill: string; atom: string; output: string; usd: number | null; series: string },
+) => {
+  const record = await openRunRecord(
+    { home, recordDir: undefined, skill: input.skill, atom: input.atom, cwd: '/work/repo' },
+    { now: () => at },
+  );
   await record.finish({
     prompt: 'task',
     output: input.output,
@@ -37,18 +52,63 @@ describe('bhrain runs', () => {
 
   it('issue 12 records: lists recorded runs newest first: id, time, skill, atom, termination, refs, cost', async () => {
     const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
-    const first = await recordRun(home, at(0), { skill: 'ask', atom: 'claude/haiku', output: 'a', usd: 0.0012, series: `1${'a'.repeat(63)}` });
-    const second = await recordRun(home, at(5), { skill: 'act', atom: 'qwen/qwen-plus', output: 'b', usd: null, series: `2${'b'.repeat(63)}` });
-    const unfinished = await openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: '/work/repo' }, { now: () => at(9) });
+    const first = await recordRun(home, at(0), {
+      skill: 'ask',
+      atom: 'claude/haiku',
+      output: 'a',
+      usd: 0.0012,
+      series: `1${'a'.repeat(63)}`,
+    });
+    const second = await recordRun(home, at(5), {
+      skill: 'act',
+      atom: 'qwen/qwen-plus',
+      output: 'b',
+      usd: null,
+      series: `2${'b'.repeat(63)}`,
+    });
+    const unfinished = await openRunRecord(
+      { home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: '/work/repo' },
+      { now: () => at(9) },
+    );
 
     const run = await runRuns(home, []);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(4);
     expect(lines[0].split(/\s+/)).toEqual(['ID', 'STARTED', 'SKILL', 'ATOM', 'TERMINATION', 'SERIES', 'EPISODE', 'COST']);
-    expect(lines[1].split(/\s+/)).toEqual([unfinished.id, expect.stringMatching(/^2025-06-0[12]$/), expect.stringMatching(/^\d\d:\d\d:00$/), 'act', 'qwen', 'unfinished', '-', '-', '-']);
-    expect(lines[2].split(/\s+/)).toEqual([second, expect.any(String), expect.any(String), 'act', 'qwen/qwen-plus', 'complete', `2${'b'.repeat(11)}`, `e${'b'.repeat(11)}`, '-']);
-    expect(lines[3].split(/\s+/)).toEqual([first, expect.any(String), expect.any(String), 'ask', 'claude/haiku', 'complete', `1${'a'.repeat(11)}`, `e${'a'.repeat(11)}`, '$0.0012']);
+    expect(lines[1].split(/\s+/)).toEqual([
+      unfinished.id,
+      expect.stringMatching(/^2025-06-0[12]$/),
+      expect.stringMatching(/^\d\d:\d\d:00$/),
+      'act',
+      'qwen',
+      'unfinished',
+      '-',
+      '-',
+      '-',
+    ]);
+    expect(lines[2].split(/\s+/)).toEqual([
+      second,
+      expect.any(String),
+      expect.any(String),
+      'act',
+      'qwen/qwen-plus',
+      'complete',
+      `2${'b'.repeat(11)}`,
+      `e${'b'.repeat(11)}`,
+      '-',
+    ]);
+    expect(lines[3].split(/\s+/)).toEqual([
+      first,
+      expect.any(String),
+      expect.any(String),
+      'ask',
+      'claude/haiku',
+      'complete',
+      `1${'a'.repeat(11)}`,
+      `e${'a'.repeat(11)}`,
+      '$0.0012',
+    ]);
     // columns line up: each row starts its termination where the header does
     expect(new Set(lines.map((line) => line.search(/TERMINATION|unfinished|complete/))).size).toBe(1);
   });
@@ -56,13 +116,25 @@ describe('bhrain runs', () => {
   it('issue 12 records: --limit and --output json: one object with the runs, newest first', async () => {
     const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
     for (let minute = 0; minute < 3; minute++)
-      await recordRun(home, at(minute), { skill: 'ask', atom: 'qwen', output: `answer ${minute}`, usd: 0.001, series: `${minute}${'c'.repeat(63)}` });
+      await recordRun(home, at(minute), {
+        skill: 'ask',
+        atom: 'qwen',
+        output: `answer ${minute}`,
+        usd: 0.001,
+        series: `${minute}${'c'.repeat(63)}`,
+      });
     const run = await runRuns(home, ['--limit', '2', '-o', 'json']);
     expect(run.code).toBe(0);
     const json = JSON.parse(run.stdout);
     expect(json.schemaVersion).toBe(1);
     expect(json.runs.map((each: { refs: { series: string } }) => each.refs.series[0])).toEqual(['2', '1']);
-    expect(json.runs[0]).toMatchObject({ skill: 'ask', atom: 'qwen', termination: 'complete', dir: join(home, 'runs', json.runs[0].id), metrics: { cost: { usd: 0.001 } } });
+    expect(json.runs[0]).toMatchObject({
+      skill: 'ask',
+      atom: 'qwen',
+      termination: 'complete',
+      dir: join(home, 'runs', json.runs[0].id),
+      metrics: { cost: { usd: 0.001 } },
+    });
     expect((await runRuns(home, ['-n', '1'])).stdout.trimEnd().split('\n')).toHaveLength(2);
   });
 
@@ -78,15 +150,28 @@ describe('bhrain runs', () => {
     const run = await runRuns(home, []);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(good);
-    expect(run.stderr).toBe(`bhrain runs: skipped ${damaged}: the run record ${join(damaged, 'meta.json')} has schemaVersion 99; this bhrain reads version 1: read it with the bhrain that wrote it\n`);
+    expect(run.stderr).toBe(
+      `bhrain runs: skipped ${damaged}: the run record ${join(damaged, 'meta.json')} has schemaVersion 99; this bhrain reads version 1: read it with the bhrain that wrote it\n`,
+    );
   });
 
   it('issue 12 records: a bad --limit or --output is exit 2 naming the flag (with -o json, still one JSON object)', async () => {
     const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
-    expect(await runRuns(home, ['--limit', '0'])).toEqual({ code: 2, stdout: '', stderr: "bhrain runs: --limit must be a whole number of at least 1, got '0'\n" });
-    expect(await runRuns(home, ['-o', 'yaml'])).toEqual({ code: 2, stdout: '', stderr: "bhrain runs: unknown --output 'yaml': choose text or json\n" });
+    expect(await runRuns(home, ['--limit', '0'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "bhrain runs: --limit must be a whole number of at least 1, got '0'\n",
+    });
+    expect(await runRuns(home, ['-o', 'yaml'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "bhrain runs: unknown --output 'yaml': choose text or json\n",
+    });
     const json = await runRuns(home, ['--limit', 'many', '-o', 'json']);
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout)).toMatchObject({ exitCode: 2, error: { code: 'BAD_REQUEST', message: "--limit must be a whole number of at least 1, got 'many'" } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      exitCode: 2,
+      error: { code: 'BAD_REQUEST', message: "--limit must be a whole number of at least 1, got 'many'" },
+    });
   });
 });

@@ -60,7 +60,10 @@ const formatTable = (runs: ReadonlyArray<RunRecordMeta>): string => {
     ]),
   ];
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join('  ')).join('\n') + '\n';
+  return (
+    rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join('  ')).join('\n') +
+    '\n'
+  );
 };
 
 /**
@@ -76,13 +79,18 @@ export const genRunsCommand = (context: ReadCommandContext = {}): Command => {
     .description('list the recorded runs, newest first (records are kept in $BHRAIN_HOME/runs)')
     .option('-n, --limit <n>', `how many runs to list (default ${DEFAULT_LIMIT})`)
     .option('-o, --output <format>', 'text (a table) or json (one object: {schemaVersion, runs})', 'text')
-    .addHelpText('after', '\nExamples:\n  $ bhrain runs\n  $ bhrain runs --limit 5 -o json\n  $ bhrain show <id>      # one run: its answer, then its transcript')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ bhrain runs\n  $ bhrain runs --limit 5 -o json\n  $ bhrain show <id>      # one run: its answer, then its transcript',
+    )
     .action(async (options: { limit?: string; output: string }) => {
       const json = options.output === 'json';
       try {
-        if (!['text', 'json'].includes(options.output)) throw new BadRequestError(`unknown --output '${options.output}': choose text or json`);
+        if (!['text', 'json'].includes(options.output))
+          throw new BadRequestError(`unknown --output '${options.output}': choose text or json`);
         const limit = options.limit === undefined ? DEFAULT_LIMIT : Number(options.limit);
-        if (!(Number.isInteger(limit) && limit >= 1)) throw new BadRequestError(`--limit must be a whole number of at least 1, got '${options.limit}'`);
+        if (!(Number.isInteger(limit) && limit >= 1))
+          throw new BadRequestError(`--limit must be a whole number of at least 1, got '${options.limit}'`);
         // loaded only now: `bhrain --help` stays fast
         const { listRunRecords, RUN_RECORD_SCHEMA_VERSION } = await import('./runRecord.js');
         const { getBhrainHome } = await import('../continuation/genBrainRefStore.js');

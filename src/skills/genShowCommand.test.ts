@@ -16,8 +16,17 @@ const runShow = async (home: string, args: string[], cwd = home) => {
   let stdout = '';
   let stderr = '';
   let code: number | null = null;
-  const command = genShowCommand({ home, cwd, stdout: { write: (text) => (stdout += text) }, stderr: { write: (text) => (stderr += text) }, setExitCode: (value) => (code = value) });
-  await command.exitOverride().configureOutput({ writeErr: (text) => (stderr += text) }).parseAsync(args, { from: 'user' });
+  const command = genShowCommand({
+    home,
+    cwd,
+    stdout: { write: (text) => (stdout += text) },
+    stderr: { write: (text) => (stderr += text) },
+    setExitCode: (value) => (code = value),
+  });
+  await command
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => (stderr += text) })
+    .parseAsync(args, { from: 'user' });
   return { stdout, stderr, code };
 };
 
@@ -31,8 +40,16 @@ const transcript = [
 ];
 
 /** .what = records a finished run with the transcript above, at `at`, with the given refs */
-const recordRun = async (home: string, at: Date, refs: { episode: string; series: string }, options: { recordDir?: string; cwd?: string } = {}) => {
-  const record = await openRunRecord({ home, recordDir: options.recordDir, skill: 'ask', atom: 'claude/haiku', cwd: options.cwd ?? '/work/repo' }, { now: () => at });
+const recordRun = async (
+  home: string,
+  at: Date,
+  refs: { episode: string; series: string },
+  options: { recordDir?: string; cwd?: string } = {},
+) => {
+  const record = await openRunRecord(
+    { home, recordDir: options.recordDir, skill: 'ask', atom: 'claude/haiku', cwd: options.cwd ?? '/work/repo' },
+    { now: () => at },
+  );
   await record.finish({
     prompt: 'what is here?',
     output: 'A readme and a src folder.',
@@ -82,7 +99,10 @@ describe('bhrain show', () => {
   it('issue 12 records: show finds a run by an id prefix, by its series or episode ref (or a prefix), and by its record directory', async () => {
     const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
     const record = await recordRun(home, new Date('2025-06-01T09:00:00.000Z'), refs);
-    const other = await recordRun(home, new Date('2025-06-02T09:00:00.000Z'), { episode: `e2${'0'.repeat(62)}`, series: `5f${'0'.repeat(62)}` });
+    const other = await recordRun(home, new Date('2025-06-02T09:00:00.000Z'), {
+      episode: `e2${'0'.repeat(62)}`,
+      series: `5f${'0'.repeat(62)}`,
+    });
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cwd-'));
     const elsewhere = await recordRun(home, new Date('2025-06-03T09:00:00.000Z'), refs, { recordDir: 'out', cwd });
     const idOf = async (args: string[], from = home) => JSON.parse((await runShow(home, [...args, '-o', 'json'], from)).stdout).id;
@@ -132,18 +152,35 @@ describe('bhrain show', () => {
     expect((await runShow(home, ['last-tuesday'])).stderr).toMatch(/^bhrain show: no run or ref matches 'last-tuesday': /);
     const json = await runShow(home, ['deadbeef', '-o', 'json']);
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout)).toMatchObject({ exitCode: 2, error: { code: 'BAD_REQUEST', message: expect.stringContaining("no run or ref matches 'deadbeef'") } });
-    expect(await runShow(home, ['./missing'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^bhrain show: no run record at .*missing: .*meta\.json cannot be read \(ENOENT\)\n$/) });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      exitCode: 2,
+      error: { code: 'BAD_REQUEST', message: expect.stringContaining("no run or ref matches 'deadbeef'") },
+    });
+    expect(await runShow(home, ['./missing'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^bhrain show: no run record at .*missing: .*meta\.json cannot be read \(ENOENT\)\n$/),
+    });
   });
 
   it('issue 12 records: a prefix matching two runs is exit 2 listing them; one hash shared by two runs shows the newest', async () => {
     const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
     const first = await recordRun(home, new Date('2025-06-01T09:00:00.000Z'), refs);
-    const second = await recordRun(home, new Date('2025-06-01T10:00:00.000Z'), { episode: `e1${'1'.repeat(62)}`, series: `5e000000${'1'.repeat(56)}` });
+    const second = await recordRun(home, new Date('2025-06-01T10:00:00.000Z'), {
+      episode: `e1${'1'.repeat(62)}`,
+      series: `5e000000${'1'.repeat(56)}`,
+    });
     const byId = await runShow(home, ['2025-06-01']);
-    expect(byId).toEqual({ code: 2, stdout: '', stderr: `bhrain show: '2025-06-01' is ambiguous: it matches 2 runs (${second.id}, ${first.id}); give more characters\n` });
+    expect(byId).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `bhrain show: '2025-06-01' is ambiguous: it matches 2 runs (${second.id}, ${first.id}); give more characters\n`,
+    });
     const byRef = await runShow(home, ['5e000000']);
-    expect(byRef).toEqual({ code: 2, stdout: '', stderr: `bhrain show: '5e000000' is ambiguous: it matches 2 runs (${second.id}, ${first.id}); give more characters\n` });
+    expect(byRef).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `bhrain show: '5e000000' is ambiguous: it matches 2 runs (${second.id}, ${first.id}); give more characters\n`,
+    });
     expect(JSON.parse((await runShow(home, ['5e0000000', '-o', 'json'])).stdout).id).toBe(first.id);
 
     // the same question answered the same way: one episode hash, two runs
@@ -171,6 +208,12 @@ describe('bhrain show', () => {
       `done: notes.md written\n\n══ series ${series.hash}: no run record is left for it (pruned, --no-record, or recorded elsewhere); its exchanges from the refs store:\n\n── user ──\nplan the notes file\n\n── assistant ──\nPLAN: create notes.md\n\n── user ──\nnow do it\n\n── assistant ──\ndone: notes.md written\n`,
     );
     const episode = JSON.parse((await runShow(home, [first.hash, '-o', 'json'])).stdout);
-    expect(episode).toMatchObject({ source: 'refs', kind: 'episode', hash: first.hash, output: 'PLAN: create notes.md', episode: { hash: first.hash } });
+    expect(episode).toMatchObject({
+      source: 'refs',
+      kind: 'episode',
+      hash: first.hash,
+      output: 'PLAN: create notes.md',
+      episode: { hash: first.hash },
+    });
   });
 });

@@ -34,7 +34,9 @@ const findShown = async (arg: string, context: { home: string; cwd: string }): P
   const exact = runs.find((run) => run.id === arg);
   if (exact) return { source: 'run', meta: exact, dir: exact.dir };
   const byId = runs.filter((run) => run.id.startsWith(arg));
-  const byRef = REF.test(arg) ? runs.filter((run) => run.refs && (run.refs.series.startsWith(arg) || run.refs.episode.startsWith(arg))) : [];
+  const byRef = REF.test(arg)
+    ? runs.filter((run) => run.refs && (run.refs.series.startsWith(arg) || run.refs.episode.startsWith(arg)))
+    : [];
   // one hash may belong to several runs (the same question answered the same way): the newest stands for them
   const hashes = new Set(byRef.map((run) => (run.refs!.series.startsWith(arg) ? run.refs!.series : run.refs!.episode)));
   const candidates = [...byId, ...(hashes.size === 1 ? [byRef[0]] : byRef)];
@@ -81,11 +83,13 @@ const formatTranscript = (messages: readonly RecordedMessage[]): string =>
     .map((message) => {
       if (message.role === 'assistant') {
         const calls = (Array.isArray(message.toolCalls) ? message.toolCalls : []).map(
-          (call) => `→ ${String(call.name)} ${JSON.stringify(call.input ?? {})}${call.inputError ? `  (not run: ${String(call.inputError)})` : ''}`,
+          (call) =>
+            `→ ${String(call.name)} ${JSON.stringify(call.input ?? {})}${call.inputError ? `  (not run: ${String(call.inputError)})` : ''}`,
         );
         return [`── assistant ──`, ...(message.content ? [String(message.content)] : []), ...calls].join('\n');
       }
-      if (message.role === 'tool') return `── ${String(message.toolName)} result${message.isError ? ' (error)' : ''} ──\n${String(message.content ?? '')}`;
+      if (message.role === 'tool')
+        return `── ${String(message.toolName)} result${message.isError ? ' (error)' : ''} ──\n${String(message.content ?? '')}`;
       if (typeof message.role === 'string' && typeof message.content === 'string') return `── ${message.role} ──\n${message.content}`;
       return `── (unrecognized message) ──\n${JSON.stringify(message)}`;
     })
@@ -99,7 +103,12 @@ const formatRunHeader = (meta: RunRecordMeta, dir: string): string => {
   const parts = [
     `${meta.skill} with ${meta.atom}`,
     meta.termination ?? 'unfinished',
-    ...(meta.metrics ? [`${meta.metrics.iterations} iterations`, `${meta.metrics.cost.usd === null ? 'cost unknown' : `$${meta.metrics.cost.usd.toFixed(4)}`}`] : []),
+    ...(meta.metrics
+      ? [
+          `${meta.metrics.iterations} iterations`,
+          `${meta.metrics.cost.usd === null ? 'cost unknown' : `$${meta.metrics.cost.usd.toFixed(4)}`}`,
+        ]
+      : []),
     `started ${meta.startedAt}`,
     `in ${meta.cwd}`,
   ];
@@ -140,7 +149,10 @@ export const genShowCommand = (context: ReadCommandContext & { cwd?: string } = 
   const setExitCode = context.setExitCode ?? ((code: number) => void (process.exitCode = code));
   return new Command('show')
     .description("print a run's answer, then its transcript")
-    .argument('<run>', 'a run id (or a unique prefix) from `bhrain runs`, a record directory, or an episode or series ref (8+ hex characters)')
+    .argument(
+      '<run>',
+      'a run id (or a unique prefix) from `bhrain runs`, a record directory, or an episode or series ref (8+ hex characters)',
+    )
     .option('-o, --output <format>', 'text, or json (the record as one object)', 'text')
     .addHelpText(
       'after',
@@ -149,7 +161,8 @@ export const genShowCommand = (context: ReadCommandContext & { cwd?: string } = 
     .action(async (arg: string, options: { output: string }) => {
       const json = options.output === 'json';
       try {
-        if (!['text', 'json'].includes(options.output)) throw new BadRequestError(`unknown --output '${options.output}': choose text or json`);
+        if (!['text', 'json'].includes(options.output))
+          throw new BadRequestError(`unknown --output '${options.output}': choose text or json`);
         const { getBhrainHome } = await import('../continuation/genBrainRefStore.js');
         const home = context.home ?? getBhrainHome();
         const shown = await findShown(arg, { home, cwd: context.cwd ?? process.cwd() });
@@ -161,7 +174,10 @@ export const genShowCommand = (context: ReadCommandContext & { cwd?: string } = 
           try {
             transcript = transcriptText === null ? null : JSON.parse(transcriptText);
           } catch (error) {
-            throw new BadRequestError(`the transcript ${join(shown.dir, 'transcript.json')} is not valid JSON (${(error as Error).message})`, { cause: error });
+            throw new BadRequestError(
+              `the transcript ${join(shown.dir, 'transcript.json')} is not valid JSON (${(error as Error).message})`,
+              { cause: error },
+            );
           }
           if (json) {
             stdout.write(`${JSON.stringify({ source: 'run', ...shown.meta, dir: shown.dir, input, output, transcript })}\n`);

@@ -98,7 +98,10 @@ export const genSkillCommand = (
     .option('-a, --atom <slug>', 'the LLM: claude, claude/haiku, claude/sonnet, claude/opus, claude/claude-<id>, qwen, qwen/<model>')
     .option('-m, --model <id>', "any model id of the atom's supplier (an unknown id is warned about and its cost is null)")
     .option('--base-url <url>', "the supplier's endpoint (default: ANTHROPIC_BASE_URL / QWEN_BASE_URL, else the supplier's own)")
-    .option('--thinking <budget|off>', 'let the model reason first, in up to this many tokens (claude: at least 1024, billed as output), or off')
+    .option(
+      '--thinking <budget|off>',
+      'let the model reason first, in up to this many tokens (claude: at least 1024, billed as output), or off',
+    )
     .option('-i, --input <text>', 'the task; without it and without a prompt argument, stdin is the task')
     .option('--max-iterations <n>', 'stop after n loop iterations, printing the partial answer (exit 3)')
     .option('--max-budget-usd <usd>', 'stop before a request once the run has cost this much (exit 6)')
@@ -107,7 +110,9 @@ export const genSkillCommand = (
     .option('--timeout-ms <n>', 'LLM request timeout and the longest silence inside a streamed answer (default 600000 / 120000)')
     .option(
       '--permission <guard>',
-      skill === 'act' ? 'allowAll (default), readOnly, promptForWrites, or a rules file (JSON: {allow, prompt, deny})' : 'ask is always readOnly',
+      skill === 'act'
+        ? 'allowAll (default), readOnly, promptForWrites, or a rules file (JSON: {allow, prompt, deny})'
+        : 'ask is always readOnly',
     )
     .option('--fail-on-denied', 'exit 7 when any tool call was denied, even if the run completed')
     .option(
@@ -117,8 +122,14 @@ export const genSkillCommand = (
         : 'ask is always read-only (only read-only is accepted)',
     )
     .option('--append-system-prompt <text>', "text added at the end of bhrain's system prompt")
-    .option('--system-prompt-file <file>', "a file whose text is added at the end of bhrain's system prompt (before --append-system-prompt)")
-    .option('--no-project-instructions', 'do not read AGENTS.md / CLAUDE.md (from the repository root down to here, and the user-level ones)')
+    .option(
+      '--system-prompt-file <file>',
+      "a file whose text is added at the end of bhrain's system prompt (before --append-system-prompt)",
+    )
+    .option(
+      '--no-project-instructions',
+      'do not read AGENTS.md / CLAUDE.md (from the repository root down to here, and the user-level ones)',
+    )
     .option(
       '--mcp-config <file>',
       skill === 'act'
@@ -130,8 +141,14 @@ export const genSkillCommand = (
     .option('--mcp-required', 'stop with exit 2, before any model request, when an MCP server does not start (default: go on without it)')
     .option('--memory <strategy>', 'summarize-on-limit or truncate', 'summarize-on-limit')
     .option('-o, --output <format>', 'text (the answer only, for pipes), json (one object), or stream-json (one event per line)', 'text')
-    .option('--output-file <path>', 'write the final result to this file as well: the answer, or with --output json the result object (for rhachet, whose header precedes stdout)')
-    .option('--include-partial', 'stream-json: add the answer text as it streams (TextDelta events) and the model\'s reasoning (ReasoningDelta events)')
+    .option(
+      '--output-file <path>',
+      'write the final result to this file as well: the answer, or with --output json the result object (for rhachet, whose header precedes stdout)',
+    )
+    .option(
+      '--include-partial',
+      "stream-json: add the answer text as it streams (TextDelta events) and the model's reasoning (ReasoningDelta events)",
+    )
     .option('--json-schema <json|file>', 'the answer must be JSON valid against this JSON Schema: retried once, then exit 8')
     .option('--on-episode <ref>', 'continue from a saved episode (a hash, a prefix, or @file from `bhrain export`)')
     .option('--on-series <ref>', 'continue a saved series (a hash, a prefix, or @file from `bhrain export`)')
@@ -159,9 +176,10 @@ export const genSkillCommand = (
   if (skill === 'act')
     command.option(
       '--trust-project',
-      "approve this repository's own files for this run: its .bhrain/settings.json may loosen the sandbox, the network and the permission, and its MCP servers start (as \"trustedProjects\" in your user settings does for good)",
+      'approve this repository\'s own files for this run: its .bhrain/settings.json may loosen the sandbox, the network and the permission, and its MCP servers start (as "trustedProjects" in your user settings does for good)',
     );
   // ask is read-only and answers itself: delegation is act's
-  if (skill === 'act') command.option('--no-subagents', 'do not offer the task tool (explore, plan and general-purpose subagents in fresh contexts)');
+  if (skill === 'act')
+    command.option('--no-subagents', 'do not offer the task tool (explore, plan and general-purpose subagents in fresh contexts)');
   return command;
 };

@@ -55,7 +55,11 @@ describe('seed 002 open question 5: the TTY prompter offers y / n / a', () => {
 
   it('given a secret in the call or the pattern, when the prompt is shown, then it is redacted', async () => {
     const terminal = genTerminal();
-    const answer = terminal.prompter({ call: { ...call, input: { command: 'curl -H s3cret x' } }, reason: 'r', remember: ['bash(curl -H s3cret*)'] });
+    const answer = terminal.prompter({
+      call: { ...call, input: { command: 'curl -H s3cret x' } },
+      reason: 'r',
+      remember: ['bash(curl -H s3cret*)'],
+    });
     terminal.type('y\n');
     expect(await answer).toBe(true);
     expect(terminal.shown()).not.toContain('s3cret');

@@ -36,7 +36,9 @@ export const genTtyPrompter =
         ? `\n  y = yes, once; a = yes, and don't ask again this session for ${remember.map((pattern) => input.redact(pattern)).join(', ')}; n = no [y/a/N] `
         : ' [y/N] ';
       try {
-        const typed = await reader.question(`\nallow ${call.name} ${JSON.stringify(redactDeep(call.input, input.redact))}?\n  (${reason})${choices}`);
+        const typed = await reader.question(
+          `\nallow ${call.name} ${JSON.stringify(redactDeep(call.input, input.redact))}?\n  (${reason})${choices}`,
+        );
         return readPromptAnswer({ typed, canRemember });
       } finally {
         reader.close();

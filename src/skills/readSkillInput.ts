@@ -59,7 +59,9 @@ export const readSkillInput = async (
   const prompt = input.flag ?? (input.args.length ? input.args.join(' ') : undefined);
   if (input.stdin.isTTY) {
     if (prompt === undefined)
-      throw new BadRequestError('missing input: give the task as an argument (bhrain act --atom qwen "fix the build"), with --input, or on stdin');
+      throw new BadRequestError(
+        'missing input: give the task as an argument (bhrain act --atom qwen "fix the build"), with --input, or on stdin',
+      );
     return prompt;
   }
   if (prompt === undefined)
@@ -68,7 +70,9 @@ export const readSkillInput = async (
     ))!;
   const piped = await readStdin(input.stdin, isStreamLike(0) ? STDIN_FIRST_BYTE_WAIT_MS : null, () => {});
   if (piped === null) {
-    context.warn(`nothing arrived on stdin within ${STDIN_FIRST_BYTE_WAIT_MS / 1000} s: going on without it (redirect stdin from /dev/null to skip the wait)`);
+    context.warn(
+      `nothing arrived on stdin within ${STDIN_FIRST_BYTE_WAIT_MS / 1000} s: going on without it (redirect stdin from /dev/null to skip the wait)`,
+    );
     return prompt;
   }
   return piped.trim() ? `${prompt}\n\n<stdin>\n${piped.replace(/\n$/, '')}\n</stdin>` : prompt;

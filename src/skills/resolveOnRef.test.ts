@@ -45,17 +45,27 @@ describe('resolveOnRef', () => {
     const read = () => resolveOnRef({ spec: `@${seriesPath}`, kind: 'series' }, { store });
     await expect(read()).rejects.toThrow(BadRequestError);
     await expect(read()).rejects.toThrow(
-      new RegExp(`^--on-series @${seriesPath}: ${seriesPath} did not verify and will not be used \\(corrupt exchange: its content hashes to [0-9a-f]{64} but it claims ${episode.exchanges[0].hash}; the ref was altered or damaged\\); export the ref again`),
+      new RegExp(
+        `^--on-series @${seriesPath}: ${seriesPath} did not verify and will not be used \\(corrupt exchange: its content hashes to [0-9a-f]{64} but it claims ${episode.exchanges[0].hash}; the ref was altered or damaged\\); export the ref again`,
+      ),
     );
   });
 
   it('issue 12 refs: a missing file, a directory, an empty @, a file of the other kind, and a future version each say what to do', async () => {
     const { dir, store, seriesPath, episodePath } = await given();
     const cases: Array<[string, 'series' | 'episode', string | RegExp]> = [
-      [`@${join(dir, 'nope.json')}`, 'series', `--on-series @${join(dir, 'nope.json')}: there is no file ${join(dir, 'nope.json')}; give the path of a file written by \`bhrain export <ref> > file.json\``],
+      [
+        `@${join(dir, 'nope.json')}`,
+        'series',
+        `--on-series @${join(dir, 'nope.json')}: there is no file ${join(dir, 'nope.json')}; give the path of a file written by \`bhrain export <ref> > file.json\``,
+      ],
       [`@${dir}`, 'episode', `--on-episode @${dir}: ${dir} is a directory; give the path`],
       ['@', 'series', '--on-series @ names no file'],
-      [`@${episodePath}`, 'series', `--on-series @${episodePath}: ${episodePath} holds a BrainEpisode, not a BrainSeries; pass it with --on-episode @${episodePath}`],
+      [
+        `@${episodePath}`,
+        'series',
+        `--on-series @${episodePath}: ${episodePath} holds a BrainEpisode, not a BrainSeries; pass it with --on-episode @${episodePath}`,
+      ],
       [`@${seriesPath}`, 'episode', `holds a BrainSeries, not a BrainEpisode; pass it with --on-series @${seriesPath}`],
     ];
     for (const [spec, kind, message] of cases) {
@@ -64,6 +74,8 @@ describe('resolveOnRef', () => {
     }
     await writeFile(seriesPath, JSON.stringify({ ...JSON.parse(serializeBrainSeries(series)), schemaVersion: 9 }));
     await expect(resolveOnRef({ spec: `@${seriesPath}`, kind: 'series' }, { store })).rejects.toThrow(RefSchemaVersionError);
-    await expect(resolveOnRef({ spec: `@${seriesPath}`, kind: 'series' }, { store })).rejects.toThrow(/--on-series @.*: cannot read a BrainSeries of schemaVersion 9/);
+    await expect(resolveOnRef({ spec: `@${seriesPath}`, kind: 'series' }, { store })).rejects.toThrow(
+      /--on-series @.*: cannot read a BrainSeries of schemaVersion 9/,
+    );
   });
 });

@@ -14,9 +14,15 @@ const KINDS = {
 } as const;
 
 /** reads and verifies a file written by `bhrain export`; every failure names the flag, the file and the fix */
-const readRefFile = async (input: { path: string; kind: 'series' | 'episode' }, context: { log?: BrainLog }): Promise<BrainSeries | BrainEpisode> => {
+const readRefFile = async (
+  input: { path: string; kind: 'series' | 'episode' },
+  context: { log?: BrainLog },
+): Promise<BrainSeries | BrainEpisode> => {
   const { flag, serialized, other } = KINDS[input.kind];
-  if (!input.path) throw new BadRequestError(`${flag} @ names no file: give the path of a file written by \`bhrain export <ref> > file.json\`, as ${flag} @file.json`);
+  if (!input.path)
+    throw new BadRequestError(
+      `${flag} @ names no file: give the path of a file written by \`bhrain export <ref> > file.json\`, as ${flag} @file.json`,
+    );
   const path = resolve(input.path);
   const named = `${flag} @${input.path}`;
   const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
@@ -44,7 +50,10 @@ const readRefFile = async (input: { path: string; kind: 'series' | 'episode' }, 
       }
     })();
     if (kind === other.serialized)
-      throw new BadRequestError(`${named}: ${path} holds a ${other.serialized}, not a ${serialized}; pass it with ${other.flag} @${input.path}`, { cause: error });
+      throw new BadRequestError(
+        `${named}: ${path} holds a ${other.serialized}, not a ${serialized}; pass it with ${other.flag} @${input.path}`,
+        { cause: error },
+      );
     throw new BadRequestError(
       `${named}: ${path} did not verify and will not be used (${(error as Error).message}); export the ref again from the store that holds it, or run without ${flag}`,
       { cause: error },
@@ -57,8 +66,14 @@ const readRefFile = async (input: { path: string; kind: 'series' | 'episode' }, 
  *         ref store, or `@path/to/file.json`, a file written by `bhrain export`, verified like the store
  * .why = refs travel: "plan in CI job A, act in job B" works with an artifact, with no shared store
  */
-export async function resolveOnRef(input: { spec: string; kind: 'series' }, context: { store: BrainRefStore; log?: BrainLog }): Promise<BrainSeries>;
-export async function resolveOnRef(input: { spec: string; kind: 'episode' }, context: { store: BrainRefStore; log?: BrainLog }): Promise<BrainEpisode>;
+export async function resolveOnRef(
+  input: { spec: string; kind: 'series' },
+  context: { store: BrainRefStore; log?: BrainLog },
+): Promise<BrainSeries>;
+export async function resolveOnRef(
+  input: { spec: string; kind: 'episode' },
+  context: { store: BrainRefStore; log?: BrainLog },
+): Promise<BrainEpisode>;
 export async function resolveOnRef(
   input: { spec: string; kind: 'series' | 'episode' },
   context: { store: BrainRefStore; log?: BrainLog },

@@ -19,7 +19,10 @@ export const resolveOutputFile = async (input: { path: string | undefined; cwd: 
   if (input.path === undefined) return null;
   const path = resolve(input.cwd, input.path);
   const [dir, existing] = await Promise.all([stat(dirname(path)).catch(() => null), stat(path).catch(() => null)]);
-  if (!dir?.isDirectory()) throw new BadRequestError(`--output-file ${input.path}: the directory ${dirname(path)} does not exist; create it, or give a path in one that does`);
+  if (!dir?.isDirectory())
+    throw new BadRequestError(
+      `--output-file ${input.path}: the directory ${dirname(path)} does not exist; create it, or give a path in one that does`,
+    );
   if (existing?.isDirectory()) throw new BadRequestError(`--output-file ${input.path}: is a directory; give the path of a file`);
   return {
     path,

@@ -25,13 +25,19 @@ export const resolvePermission = async (value: string | undefined, cwd: string):
   try {
     rules = JSON.parse(text);
   } catch (error) {
-    throw new BadRequestError(`--permission ${value}: the rules file is not JSON (${(error as Error).message}); expected {"allow": [...], "prompt": [...], "deny": [...]}`);
+    throw new BadRequestError(
+      `--permission ${value}: the rules file is not JSON (${(error as Error).message}); expected {"allow": [...], "prompt": [...], "deny": [...]}`,
+    );
   }
   const valid =
     !!rules &&
     typeof rules === 'object' &&
-    Object.entries(rules).every(([key, list]) => ['allow', 'prompt', 'deny'].includes(key) && Array.isArray(list) && list.every((rule) => typeof rule === 'string'));
+    Object.entries(rules).every(
+      ([key, list]) => ['allow', 'prompt', 'deny'].includes(key) && Array.isArray(list) && list.every((rule) => typeof rule === 'string'),
+    );
   if (!valid)
-    throw new BadRequestError(`--permission ${value}: expected {"allow": [...], "prompt": [...], "deny": [...]} with rule strings like "bash(npm test*)" or "write(src/**)"`);
+    throw new BadRequestError(
+      `--permission ${value}: expected {"allow": [...], "prompt": [...], "deny": [...]} with rule strings like "bash(npm test*)" or "write(src/**)"`,
+    );
   return genRulesGuard(rules as { allow?: string[]; prompt?: string[]; deny?: string[] }, `rules(${value})`);
 };

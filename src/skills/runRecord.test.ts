@@ -9,7 +9,11 @@ import { genSecretRedactor } from '../security/genSecretRedactor.js';
 import { isRunId, openRunRecord, pruneRunRecords, readRunRecordMeta, RUN_RETENTION, RunRecordWriteError } from './runRecord.js';
 
 const tempDir = (prefix = 'bhrain-runrecord-') => mkdtemp(join(tmpdir(), prefix));
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 const identity = (text: string) => text;
 
@@ -42,7 +46,15 @@ describe('openRunRecord', () => {
 
     // while the run goes on, its meta says so: `bhrain runs` lists it as unfinished
     const running = await readRunRecordMeta(record.dir!);
-    expect(running).toMatchObject({ schemaVersion: 1, id: record.id, skill: 'ask', atom: 'claude/haiku', cwd, endedAt: null, termination: null });
+    expect(running).toMatchObject({
+      schemaVersion: 1,
+      id: record.id,
+      skill: 'ask',
+      atom: 'claude/haiku',
+      cwd,
+      endedAt: null,
+      termination: null,
+    });
 
     expect(await record.finish(finished())).toBe(record.dir);
     expect((await readdir(record.dir!)).sort()).toEqual(['input.md', 'meta.json', 'output.md', 'transcript.json']);
@@ -77,19 +89,29 @@ describe('openRunRecord', () => {
     const home = await tempDir();
     const at = new Date('2025-03-04T05:06:07.089Z');
     const records = await Promise.all(
-      Array.from({ length: 30 }, () => openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home }, { now: () => at })),
+      Array.from({ length: 30 }, () =>
+        openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home }, { now: () => at }),
+      ),
     );
     expect(new Set(records.map((record) => record.id)).size).toBe(30);
     for (const record of records) expect(record.id).toMatch(/^2025-03-04T05-06-07-089Z-[0-9a-f]{6}$/);
-    const later = await openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home }, { now: () => new Date(at.getTime() + 1) });
+    const later = await openRunRecord(
+      { home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home },
+      { now: () => new Date(at.getTime() + 1) },
+    );
     expect((await readdir(join(home, 'runs'))).sort().at(-1)).toBe(later.id);
   });
 
   it('issue 12 records: the error of a failed run is kept in meta.json', async () => {
     const home = await tempDir();
     const record = await openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home });
-    await record.finish(finished({ termination: 'error', output: '', error: { code: 'SUPPLIER_UNAVAILABLE', message: 'qwen stayed overloaded' } }));
-    expect(await readRunRecordMeta(record.dir!)).toMatchObject({ termination: 'error', error: { code: 'SUPPLIER_UNAVAILABLE', message: 'qwen stayed overloaded' } });
+    await record.finish(
+      finished({ termination: 'error', output: '', error: { code: 'SUPPLIER_UNAVAILABLE', message: 'qwen stayed overloaded' } }),
+    );
+    expect(await readRunRecordMeta(record.dir!)).toMatchObject({
+      termination: 'error',
+      error: { code: 'SUPPLIER_UNAVAILABLE', message: 'qwen stayed overloaded' },
+    });
   });
 
   it('issue 12 records: a run that ends without finish (it threw) leaves no unfinished record behind', async () => {
@@ -106,7 +128,8 @@ describe('openRunRecord', () => {
       const home = await tempDir();
       const cwd = await tempDir('bhrain-cwd-');
       const old = idAt(new Date('2020-01-01T00:00:00.000Z'));
-      for (let index = 0; index < RUN_RETENTION.keepNewest + 1; index++) await mkdir(join(home, 'runs', idAt(new Date(Date.UTC(2020, 0, 1, 0, 0, index)))), { recursive: true });
+      for (let index = 0; index < RUN_RETENTION.keepNewest + 1; index++)
+        await mkdir(join(home, 'runs', idAt(new Date(Date.UTC(2020, 0, 1, 0, 0, index)))), { recursive: true });
       const record = await openRunRecord({ home, recordDir: 'artifacts/bhrain', skill: 'ask', atom: 'qwen', cwd });
       expect(record.dir).toBe(join(cwd, 'artifacts', 'bhrain'));
       expect(record.spillDir).toBe(join(cwd, 'artifacts', 'bhrain', 'spill'));
@@ -126,7 +149,9 @@ describe('openRunRecord', () => {
       await writeFile(join(cwd, 'full', 'input.md'), 'mine');
       const refused = openRunRecord({ home: cwd, recordDir: 'full', skill: 'ask', atom: 'qwen', cwd });
       await expect(refused).rejects.toThrow(BadRequestError);
-      await expect(refused).rejects.toThrow(`--record-dir full: ${join(cwd, 'full')} is not empty (1 entries): give a new or empty directory`);
+      await expect(refused).rejects.toThrow(
+        `--record-dir full: ${join(cwd, 'full')} is not empty (1 entries): give a new or empty directory`,
+      );
       expect(await readdir(join(cwd, 'full'))).toEqual(['input.md']);
       expect(await readFile(join(cwd, 'full', 'input.md'), 'utf8')).toBe('mine');
     });
@@ -194,7 +219,9 @@ describe('openRunRecord', () => {
       await mkdir(join(record.dir!, 'transcript.json', 'x'), { recursive: true });
       const failure = record.finish(finished());
       await expect(failure).rejects.toThrow(RunRecordWriteError);
-      await expect(failure).rejects.toThrow(new RegExp(`^could not write the run record at ${record.dir} \\((EISDIR|ENOTEMPTY|EEXIST)\\)$`));
+      await expect(failure).rejects.toThrow(
+        new RegExp(`^could not write the run record at ${record.dir} \\((EISDIR|ENOTEMPTY|EEXIST)\\)$`),
+      );
       expect(await readRunRecordMeta(record.dir!)).toMatchObject({ termination: null, endedAt: null });
       // no temp file is left behind
       expect((await readdir(record.dir!)).filter((name) => name.endsWith('.tmp'))).toEqual([]);

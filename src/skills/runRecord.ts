@@ -135,7 +135,9 @@ export const readRunRecordMeta = async (dir: string): Promise<RunRecordMeta> => 
     );
   const parsed = (metaSchema ??= genMetaSchema(await import('zod'))).safeParse(json);
   if (!parsed.success)
-    throw new BadRequestError(`the run record ${path} is damaged: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'} ${issue.message}`).join('; ')}`);
+    throw new BadRequestError(
+      `the run record ${path} is damaged: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'} ${issue.message}`).join('; ')}`,
+    );
   return parsed.data;
 };
 
@@ -269,9 +271,12 @@ export const openRunRecord = async (
     dir = resolve(input.cwd, input.recordDir);
     const entries = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return [] as string[];
-      throw new BadRequestError(`--record-dir ${input.recordDir}: ${dir} cannot be read (${describeCause(error)}): give a new or empty directory`, {
-        cause: error,
-      });
+      throw new BadRequestError(
+        `--record-dir ${input.recordDir}: ${dir} cannot be read (${describeCause(error)}): give a new or empty directory`,
+        {
+          cause: error,
+        },
+      );
     });
     if (entries.length)
       throw new BadRequestError(
@@ -281,9 +286,12 @@ export const openRunRecord = async (
       await mkdir(dir, { recursive: true, mode: DIR_MODE });
       await writeMeta(dir, meta());
     } catch (error) {
-      throw new BadRequestError(`--record-dir ${input.recordDir}: cannot write in ${dir} (${describeCause(error)}): give a directory you can write`, {
-        cause: error,
-      });
+      throw new BadRequestError(
+        `--record-dir ${input.recordDir}: cannot write in ${dir} (${describeCause(error)}): give a directory you can write`,
+        {
+          cause: error,
+        },
+      );
     }
     unfinished = [join(dir, 'meta.json'), join(dir, 'spill')];
   } else {

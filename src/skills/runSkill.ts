@@ -54,7 +54,9 @@ const readJsonSchema = async (value: string | undefined, cwd: string): Promise<o
   const text = value.trim().startsWith('{')
     ? value
     : await readFile(resolve(cwd, value), 'utf8').catch((error: NodeJS.ErrnoException) => {
-        throw new BadRequestError(`--json-schema ${value}: not inline JSON (it does not start with {) and not a readable file (${error.code ?? error.message})`);
+        throw new BadRequestError(
+          `--json-schema ${value}: not inline JSON (it does not start with {) and not a readable file (${error.code ?? error.message})`,
+        );
       });
   try {
     const schema = JSON.parse(text);
@@ -69,12 +71,18 @@ const readJsonSchema = async (value: string | undefined, cwd: string): Promise<o
  * .what = what the flags add at the end of the system prompt: --system-prompt-file's text, then --append-system-prompt's
  * .why = a file that cannot be read, or is not text, is the caller's mistake: exit 2 naming the flag, before anything runs
  */
-const readSystemPromptAdditions = async (options: SkillOptions, appendSystemPrompt: string | undefined, cwd: string): Promise<string | undefined> => {
+const readSystemPromptAdditions = async (
+  options: SkillOptions,
+  appendSystemPrompt: string | undefined,
+  cwd: string,
+): Promise<string | undefined> => {
   let fromFile: string | undefined;
   if (options.systemPromptFile !== undefined) {
     const file = options.systemPromptFile;
     const bytes = await readFile(resolve(cwd, file)).catch((error: NodeJS.ErrnoException) => {
-      throw new BadRequestError(`--system-prompt-file ${file}: not a readable file (${error.code ?? error.message}); give the path of a text file`);
+      throw new BadRequestError(
+        `--system-prompt-file ${file}: not a readable file (${error.code ?? error.message}); give the path of a text file`,
+      );
     });
     try {
       fromFile = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -94,7 +102,9 @@ const readThinking = (value: string | undefined): BrainThinking | undefined => {
   if (value === undefined) return undefined;
   if (value.trim() === 'off') return 'off';
   if (!/^\d+$/.test(value.trim()))
-    throw new BadRequestError(`--thinking '${value}' is not a thinking budget: give a whole number of tokens (claude: at least 1024), or off`);
+    throw new BadRequestError(
+      `--thinking '${value}' is not a thinking budget: give a whole number of tokens (claude: at least 1024), or off`,
+    );
   return { budgetTokens: Number(value.trim()) };
 };
 
@@ -106,7 +116,9 @@ const validateOptions = (options: SkillOptions) => {
     throw new BadRequestError(`unknown --output '${options.output}': choose ${OUTPUT_FORMATS.join(', ')}`);
   if (options.includePartial && options.output !== 'stream-json') throw new BadRequestError('--include-partial needs --output stream-json');
   if (options.onEpisode && options.onSeries)
-    throw new BadRequestError('give --on-episode or --on-series, not both: --on-series continues a conversation, --on-episode branches from a checkpoint');
+    throw new BadRequestError(
+      'give --on-episode or --on-series, not both: --on-series continues a conversation, --on-episode branches from a checkpoint',
+    );
   if (options.recordDir !== undefined && !options.record) throw new BadRequestError('give --record-dir or --no-record, not both');
 };
 
@@ -175,7 +187,12 @@ export const runSkill = async (
     const { maxIterations, timeoutMs } = values;
     const limits = { maxBudgetUsd: values.maxBudgetUsd, maxTokens: values.maxTokens, maxWallTimeMs: values.maxWallTime };
     const memory = MEMORY[values.memory]();
-    const sandbox = { mode: values.sandbox, allowNetwork: values.allowNetwork, allowedDomains: values.allowedDomains, denyRead: values.denyRead };
+    const sandbox = {
+      mode: values.sandbox,
+      allowNetwork: values.allowNetwork,
+      allowedDomains: values.allowedDomains,
+      denyRead: values.denyRead,
+    };
     const outputSchema = await readJsonSchema(options.jsonSchema, cwd);
     const systemPrompt = await readSystemPromptAdditions(options, values.appendSystemPrompt, cwd);
     // fail at start, not at the model's first bash call: act runs bash, and a sandbox that cannot start refuses it. The
@@ -189,13 +206,23 @@ export const runSkill = async (
       // loaded only now: a run without allowed domains never loads node's http server
       const { startDomainProxy } = await import('../archs/bhrain.struct.v1/tools/bash/network/startDomainProxy.js');
       network.current = await startDomainProxy({ allowedDomains: values.allowedDomains }).catch((error: Error) => {
-        throw new BadRequestError(`${domainsFrom}: the network proxy could not start (${error.message}); or run with --allow-network, or without allowed domains`);
+        throw new BadRequestError(
+          `${domainsFrom}: the network proxy could not start (${error.message}); or run with --allow-network, or without allowed domains`,
+        );
       });
     }
     const proxy = network.current;
-    const forwarderCheck = proxy && sandboxCheck
-      ? sandboxCheck.then((check) => (check.ok ? checkSandboxForwarder({ check, proxy, cwdReal: realpathSync(cwd), writable: sandbox.mode === 'workspace-write' }, process.env) : null))
-      : null;
+    const forwarderCheck =
+      proxy && sandboxCheck
+        ? sandboxCheck.then((check) =>
+            check.ok
+              ? checkSandboxForwarder(
+                  { check, proxy, cwdReal: realpathSync(cwd), writable: sandbox.mode === 'workspace-write' },
+                  process.env,
+                )
+              : null,
+          )
+        : null;
     // a builtin name or a rules file (a flag), or inline rules (a settings file, named after it)
     const permissionGuard =
       typeof values.permission === 'string'
@@ -226,14 +253,21 @@ export const runSkill = async (
       if (options.mcpRequired) throw new BadRequestError(`--mcp-required: MCP server(s) ${names} cannot run here: ${why}; ${how}`);
       warn(`MCP server(s) ${names} not started: ${why}; ${how}`);
     }
-    const atom = genBrainAtom({ slug: values.atom, model: values.model, baseUrl: values.baseUrl, thinking: readThinking(options.thinking) });
+    const atom = genBrainAtom({
+      slug: values.atom,
+      model: values.model,
+      baseUrl: values.baseUrl,
+      thinking: readThinking(options.thinking),
+    });
     atomSlug = atom.slug;
     if (atom.spec.price === null && limits.maxBudgetUsd !== undefined)
       throw new BadRequestError(
         `--max-budget-usd cannot be enforced on model ${atom.spec.model}: its price is unknown. Cap the run with --max-tokens or --max-wall-time instead`,
       );
     if (atom.spec.price === null)
-      warn(`unknown model ${atom.spec.model}: its cost is reported as null; its context window is assumed to be ${atom.spec.contextWindowTokens} tokens`);
+      warn(
+        `unknown model ${atom.spec.model}: its cost is reported as null; its context window is assumed to be ${atom.spec.contextWindowTokens} tokens`,
+      );
     // AGENTS.md / CLAUDE.md from the user's config dir and the repository down to here: warnings (cut, unreadable) are shown
     const projectInstructions = values.projectInstructions
       ? await loadProjectInstructions({ cwd }, { env: process.env, log: { ...log, warn } })
@@ -264,18 +298,23 @@ export const runSkill = async (
         ? { episode: await resolveOnRef({ spec: options.onEpisode, kind: 'episode' }, { store, log }) }
         : undefined;
     const prompt = redact(await readSkillInput({ flag: options.input, args, stdin: process.stdin }, { warn }));
-    if (!prompt.trim()) throw new BadRequestError('missing input: the task is empty. Give it as an argument, with --input "...", or on stdin');
+    if (!prompt.trim())
+      throw new BadRequestError('missing input: the task is empty. Give it as an argument, with --input "...", or on stdin');
     const check = await sandboxCheck;
     if (check && !check.ok) throw new BadRequestError(`${check.reason}, or run with --sandbox off to run bash unconfined`);
     const forwarderFailure = await forwarderCheck;
-    if (forwarderFailure) throw new BadRequestError(`${domainsFrom}: ${forwarderFailure}; or run with --allow-network, or without allowed domains`);
-    runRecord.current = await openRunRecord({
-      home: getBhrainHome(),
-      recordDir: options.record ? options.recordDir : null,
-      skill,
-      atom: atom.slug,
-      cwd,
-    }, { warn });
+    if (forwarderFailure)
+      throw new BadRequestError(`${domainsFrom}: ${forwarderFailure}; or run with --allow-network, or without allowed domains`);
+    runRecord.current = await openRunRecord(
+      {
+        home: getBhrainHome(),
+        recordDir: options.record ? options.recordDir : null,
+        skill,
+        atom: atom.slug,
+        cwd,
+      },
+      { warn },
+    );
 
     const interactive = !!process.stdin.isTTY && !!process.stderr.isTTY;
     // Ctrl-C or a CI cancel stops the run gracefully: tools are killed, the refs saved, exit 130; a second one exits at once
@@ -294,7 +333,8 @@ export const runSkill = async (
         { cwd, env: process.env, log, signal: interrupt.signal },
       );
     const stream = options.output === 'stream-json';
-    if (stream) writeLine({ type: 'start', schemaVersion: OUTPUT_SCHEMA_VERSION, skill, atom: atom.slug, cwd, record: runRecord.current.dir });
+    if (stream)
+      writeLine({ type: 'start', schemaVersion: OUTPUT_SCHEMA_VERSION, skill, atom: atom.slug, cwd, record: runRecord.current.dir });
     const context = {
       cwd,
       log,
@@ -304,12 +344,20 @@ export const runSkill = async (
       spillDir: runRecord.current.spillDir,
       redact,
       prompter: interactive ? genTtyPrompter({ stdin: process.stdin, stderr: process.stderr, redact, pause: log.pause }) : undefined,
-      onEvent: stream ? (event: BhrainEvent) => writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...event }, redact)) : undefined,
-      onTextDelta: stream && options.includePartial ? (text: string) => writeLine({ type: 'TextDelta', schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(text) }) : undefined,
+      onEvent: stream
+        ? (event: BhrainEvent) => writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...event }, redact))
+        : undefined,
+      onTextDelta:
+        stream && options.includePartial
+          ? (text: string) => writeLine({ type: 'TextDelta', schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(text) })
+          : undefined,
       // the text streamed so far is void (a retried attempt, or <tool_call> markup that was a call): consumers drop it
-      onTextReset: stream && options.includePartial ? () => writeLine({ type: 'TextReset', schemaVersion: OUTPUT_SCHEMA_VERSION }) : undefined,
+      onTextReset:
+        stream && options.includePartial ? () => writeLine({ type: 'TextReset', schemaVersion: OUTPUT_SCHEMA_VERSION }) : undefined,
       onReasoningDelta:
-        stream && options.includePartial ? (text: string) => writeLine({ type: 'ReasoningDelta', schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(text) }) : undefined,
+        stream && options.includePartial
+          ? (text: string) => writeLine({ type: 'ReasoningDelta', schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(text) })
+          : undefined,
     };
     const schema = outputSchema ? { jsonSchema: outputSchema } : undefined;
     const result =
@@ -386,11 +434,23 @@ export const runSkill = async (
         series: { hash: series.hash },
         record,
         metrics,
-        toolCalls: { ...toolCalls, denials: toolCalls.denials.map((denial) => ({ callId: denial.callId, tool: denial.toolName, reason: redact(denial.reason), by: denial.by })) },
+        toolCalls: {
+          ...toolCalls,
+          denials: toolCalls.denials.map((denial) => ({
+            callId: denial.callId,
+            tool: denial.toolName,
+            reason: redact(denial.reason),
+            by: denial.by,
+          })),
+        },
         // where bash went through the domain proxy: only when the network opened by domain
         ...(network.current ? { network: network.current.audit() } : {}),
         warnings,
-        error: sessionError ? { code: sessionError.code, message: redact(sessionError.message) } : failures.length ? { code: 'PERSIST', message: failures.join('; ') } : null,
+        error: sessionError
+          ? { code: sessionError.code, message: redact(sessionError.message) }
+          : failures.length
+            ? { code: 'PERSIST', message: failures.join('; ') }
+            : null,
       });
       if (outputFile) {
         const failuresBefore = failures.length;
@@ -415,9 +475,13 @@ export const runSkill = async (
     const known = error instanceof BhrainError;
     const exitCode = known ? exitCodeOfError(error) : EXIT_CODES.crash;
     const message = redact(known ? error.message : `unexpected failure: ${(error as Error)?.message ?? error}`);
-    process.stderr.write(`bhrain ${skill}: ${message}${!known ? (options.debug ? `\n${redact(String((error as Error)?.stack))}` : ' (run with --debug for the stack)') : ''}\n`);
+    process.stderr.write(
+      `bhrain ${skill}: ${message}${!known ? (options.debug ? `\n${redact(String((error as Error)?.stack))}` : ' (run with --debug for the stack)') : ''}\n`,
+    );
     const termination = error instanceof BadRequestError ? 'usage' : exitCode === EXIT_CODES.interrupted ? 'interrupted' : 'error';
-    const json = machine ? { ...genUsageErrorJson(message, { skill, code: known ? error.code : 'CRASH', exitCode }), atom: atomSlug, warnings, termination } : null;
+    const json = machine
+      ? { ...genUsageErrorJson(message, { skill, code: known ? error.code : 'CRASH', exitCode }), atom: atomSlug, warnings, termination }
+      : null;
     // the file never keeps an older run's result: it gets this run's error object, or (text) the empty answer
     if (outputFile) await writeOutput(outputFile, json ? `${JSON.stringify(json)}\n` : '', [], redact);
     if (json) writeLine(json);

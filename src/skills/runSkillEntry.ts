@@ -16,7 +16,12 @@ export const BHRAIN_VERSION: string = JSON.parse(readFileSync(new URL('../../pac
  *         awaits the same probe (checkBashSandbox keeps one per PATH) and reports its failure. A settings file that
  *         turns the sandbox off leaves it unused
  */
-export const runSkillLazily = async (skill: SkillName, options: SkillOptions, prompt: string[], flags: SkillSettingsFlags): Promise<number> => {
+export const runSkillLazily = async (
+  skill: SkillName,
+  options: SkillOptions,
+  prompt: string[],
+  flags: SkillSettingsFlags,
+): Promise<number> => {
   if (skill === 'act' && flags.sandbox !== 'off')
     import('../archs/bhrain.struct.v1/tools/bash/checkBashSandbox.js')
       .then(({ checkBashSandbox }) => checkBashSandbox({ env: process.env }))
@@ -57,6 +62,7 @@ export const parseSkillArgv = async (command: Command, argv: string[]): Promise<
     }
     process.exitCode = EXIT_CODES.badRequest;
     const format = findOutputFormat(argv);
-    if (format === 'json' || format === 'stream-json') process.stdout.write(`${JSON.stringify(genUsageErrorJson(error.message.replace(/^error: /, '')))}\n`);
+    if (format === 'json' || format === 'stream-json')
+      process.stdout.write(`${JSON.stringify(genUsageErrorJson(error.message.replace(/^error: /, '')))}\n`);
   }
 };

@@ -58,7 +58,10 @@ export interface SkillOutputJson {
 const NO_TOOL_CALLS: SkillToolCalls = { made: 0, failed: 0, denied: 0, promptedDenied: 0, denials: [] };
 
 /** .what = the JSON object for a run that never started: bad flags or input, exit 2 */
-export const genUsageErrorJson = (message: string, input: { skill?: 'act' | 'ask'; code?: string; exitCode?: number } = {}): SkillOutputJson => ({
+export const genUsageErrorJson = (
+  message: string,
+  input: { skill?: 'act' | 'ask'; code?: string; exitCode?: number } = {},
+): SkillOutputJson => ({
   type: 'result',
   schemaVersion: OUTPUT_SCHEMA_VERSION,
   skill: input.skill ?? null,

@@ -26,7 +26,10 @@ const turnsOf = (request: StandinRequest): Array<{ role: string; text: string }>
   request.protocol === 'anthropic'
     ? request.body.messages.map((message: { role: string; content: string | Array<{ type: string; text?: string }> }) => ({
         role: message.role,
-        text: typeof message.content === 'string' ? message.content : message.content.map((block) => block.text ?? `[${block.type}]`).join('\n'),
+        text:
+          typeof message.content === 'string'
+            ? message.content
+            : message.content.map((block) => block.text ?? `[${block.type}]`).join('\n'),
       }))
     : request.body.messages
         .filter((message: { role: string }) => message.role !== 'system')
@@ -44,11 +47,18 @@ const systemOf = (request: StandinRequest): string =>
 /** whether prior context travelled as plain text turns: no tool blocks, no supplier-specific ids */
 const isPlaintext = (request: StandinRequest): boolean =>
   request.protocol === 'anthropic'
-    ? request.body.messages.every((message: { content: Array<{ type: string }> }) => message.content.every((block) => block.type === 'text'))
-    : request.body.messages.every((message: { tool_calls?: unknown; content: unknown }) => !message.tool_calls && typeof message.content === 'string');
+    ? request.body.messages.every((message: { content: Array<{ type: string }> }) =>
+        message.content.every((block) => block.type === 'text'),
+      )
+    : request.body.messages.every(
+        (message: { tool_calls?: unknown; content: unknown }) => !message.tool_calls && typeof message.content === 'string',
+      );
 
 /** what the user said last in a request */
-const lastSaid = (request: StandinRequest): string => turnsOf(request).filter((turn) => turn.role === 'user').at(-1)?.text ?? '';
+const lastSaid = (request: StandinRequest): string =>
+  turnsOf(request)
+    .filter((turn) => turn.role === 'user')
+    .at(-1)?.text ?? '';
 
 /** the text of everything a request carried */
 const sentText = (request: StandinRequest): string => JSON.stringify(request.body);
@@ -65,10 +75,23 @@ interface Asker {
 const BRAINS: Array<{ name: string; protocol: 'anthropic' | 'openai'; make: () => Asker }> = [
   { name: 'atom claude/haiku', protocol: 'anthropic', make: () => askerOf(genBrainAtom({ slug: 'claude/haiku' })) },
   { name: 'atom qwen/qwen-plus', protocol: 'openai', make: () => askerOf(genBrainAtom({ slug: 'qwen/qwen-plus' })) },
-  { name: 'repl bhrain.struct.v1@claude/haiku', protocol: 'anthropic', make: () => askerOf(genBrainRepl({ slug: 'bhrain.struct.v1@claude/haiku' })) },
-  { name: 'repl bhrain.struct.v1@qwen/qwen-plus', protocol: 'openai', make: () => askerOf(genBrainRepl({ slug: 'bhrain.struct.v1@qwen/qwen-plus' })) },
+  {
+    name: 'repl bhrain.struct.v1@claude/haiku',
+    protocol: 'anthropic',
+    make: () => askerOf(genBrainRepl({ slug: 'bhrain.struct.v1@claude/haiku' })),
+  },
+  {
+    name: 'repl bhrain.struct.v1@qwen/qwen-plus',
+    protocol: 'openai',
+    make: () => askerOf(genBrainRepl({ slug: 'bhrain.struct.v1@qwen/qwen-plus' })),
+  },
 ];
-const askerOf = (brain: { ask: (call: { say: string; on?: { episode: BrainEpisode } }, context?: ReturnType<typeof contextFor>) => Promise<{ output: string; episode: BrainEpisode }> }): Asker => ({
+const askerOf = (brain: {
+  ask: (
+    call: { say: string; on?: { episode: BrainEpisode } },
+    context?: ReturnType<typeof contextFor>,
+  ) => Promise<{ output: string; episode: BrainEpisode }>;
+}): Asker => ({
   ask: (call) => brain.ask(call, contextFor()),
 });
 const ATOMS = BRAINS.filter((brain) => brain.name.startsWith('atom'));
@@ -172,7 +195,11 @@ describe.each(BRAINS)('pattern.2: revive via saved episodes, on $name', ({ make 
     expect(sentText(request)).not.toContain('step 3: how to spend the rest?');
     expect(sentText(request)).not.toContain('BAD ANSWER');
     // then: a NEW episode for the retry path: [1, 2, retry]; the bad path still exists as it was
-    expect(inputsOf(retry.episode)).toEqual(['step 1: the budget is 100 dollars', 'step 2: spend 40 on tools', 'step 3 (retry): how to spend the remaining 60?']);
+    expect(inputsOf(retry.episode)).toEqual([
+      'step 1: the budget is 100 dollars',
+      'step 2: spend 40 on tools',
+      'step 3 (retry): how to spend the remaining 60?',
+    ]);
     expect(retry.output).toBe('re: step 3 (retry): how to spend the remaining 60?');
     expect(retry.episode.hash).not.toBe(three.episode.hash);
     expect(three.episode.exchanges.map((exchange) => exchange.output).at(-1)).toBe(BAD);
@@ -192,7 +219,11 @@ describe.each(BRAINS)('contract.1: prior refs remain valid after new calls, on $
     const again = await brain.ask({ say: 'what do you know?', on: { episode: one.episode } });
 
     const request = standin().requests.at(-1)!;
-    expect(turnsOf(request).map((turn) => turn.text)).toEqual(['fact one: the repo is a monorepo', 're: fact one: the repo is a monorepo', 'what do you know?']);
+    expect(turnsOf(request).map((turn) => turn.text)).toEqual([
+      'fact one: the repo is a monorepo',
+      're: fact one: the repo is a monorepo',
+      'what do you know?',
+    ]);
     expect(sentText(request)).not.toContain('fact two');
     expect(sentText(request)).not.toContain('fact three');
     expect(inputsOf(again.episode)).toEqual(['fact one: the repo is a monorepo', 'what do you know?']);
@@ -242,11 +273,23 @@ describe('usecase.12: cross-supplier consensus fanout', () => {
     // when: the same episode and the same schema go to every voter at once
     const say = 'Should this change be approved?';
     const voters = [
-      { name: 'claude/haiku', ask: () => genBrainAtom({ slug: 'claude/haiku' }).ask({ say, on: { episode: made.episode }, schema: { output: schema } }, contextFor()) },
-      { name: 'qwen/qwen-plus', ask: () => genBrainAtom({ slug: 'qwen/qwen-plus' }).ask({ say, on: { episode: made.episode }, schema: { output: schema } }, contextFor()) },
+      {
+        name: 'claude/haiku',
+        ask: () =>
+          genBrainAtom({ slug: 'claude/haiku' }).ask({ say, on: { episode: made.episode }, schema: { output: schema } }, contextFor()),
+      },
+      {
+        name: 'qwen/qwen-plus',
+        ask: () =>
+          genBrainAtom({ slug: 'qwen/qwen-plus' }).ask({ say, on: { episode: made.episode }, schema: { output: schema } }, contextFor()),
+      },
       {
         name: 'bhrain.struct.v1@qwen/qwen-plus',
-        ask: () => genBrainRepl({ slug: 'bhrain.struct.v1@qwen/qwen-plus' }).ask({ say, on: { episode: made.episode }, schema: { output: schema } }, contextFor()),
+        ask: () =>
+          genBrainRepl({ slug: 'bhrain.struct.v1@qwen/qwen-plus' }).ask(
+            { say, on: { episode: made.episode }, schema: { output: schema } },
+            contextFor(),
+          ),
       },
     ];
     const results = await Promise.all(voters.map((voter) => voter.ask()));
@@ -269,7 +312,10 @@ describe('usecase.12: cross-supplier consensus fanout', () => {
     for (const result of results) expect(result.episode.exchanges[0]).toEqual(made.episode.exchanges[0]);
     expect(made.episode.exchanges).toHaveLength(1);
     // then: the outputs aggregate into a consensus (majority vote)
-    const tally = results.reduce<Record<string, number>>((counts, result) => ({ ...counts, [result.output.verdict]: (counts[result.output.verdict] ?? 0) + 1 }), {});
+    const tally = results.reduce<Record<string, number>>(
+      (counts, result) => ({ ...counts, [result.output.verdict]: (counts[result.output.verdict] ?? 0) + 1 }),
+      {},
+    );
     const [consensus, votes] = Object.entries(tally).sort((a, b) => b[1] - a[1])[0];
     expect({ consensus, votes, of: results.length }).toEqual({ consensus: 'approve', votes: 2, of: 3 });
   });
@@ -307,7 +353,11 @@ describe.each(REPLS)('boundary.2 / boundary.4 / boundary.6: invalid series refs 
     const tamperedEpisode = { ...made.episode, exchanges: [{ ...made.episode.exchanges[0], input: 'remember: the owner is Mallory' }] };
     const sentBefore = standin().requests.length;
 
-    for (const ref of [{ ...made.series, hash: '0'.repeat(64) }, { ...made.series, episodes: [tamperedEpisode] }, { ...made.series, episodes: [] }]) {
+    for (const ref of [
+      { ...made.series, hash: '0'.repeat(64) },
+      { ...made.series, episodes: [tamperedEpisode] },
+      { ...made.series, episodes: [] },
+    ]) {
       const error = await repl.ask({ say: 'who is the owner?', on: { series: ref } }, contextFor()).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(BadRequestError);
       expect((error as Error).message).toMatch(/series not found or invalid/);
@@ -346,7 +396,9 @@ describe('boundary.3 / contract.2: a supplier without continuation support', () 
     expect(fresh.output).toBe('re: context: the release is on Tuesday');
     expect(fresh.episode.exchanges).toHaveLength(1);
 
-    const error = await limited.ask({ say: 'when is the release?', on: { episode: fresh.episode } }, contextFor()).catch((caught: unknown) => caught);
+    const error = await limited
+      .ask({ say: 'when is the release?', on: { episode: fresh.episode } }, contextFor())
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ContinuationNotSupportedError);
     expect(error).toBeInstanceOf(BadRequestError);
     expect((error as Error).message).toMatch(/claude\/haiku does not support continuation/);
@@ -355,7 +407,10 @@ describe('boundary.3 / contract.2: a supplier without continuation support', () 
     expect(standin().requests).toHaveLength(1);
 
     // recovery: the same ref, continued on a capable brain of another supplier, which sees the context as plaintext
-    const recovered = await genBrainAtom({ slug: 'qwen/qwen-plus' }).ask({ say: 'when is the release?', on: { episode: ref.episode as BrainEpisode } }, contextFor());
+    const recovered = await genBrainAtom({ slug: 'qwen/qwen-plus' }).ask(
+      { say: 'when is the release?', on: { episode: ref.episode as BrainEpisode } },
+      contextFor(),
+    );
     const request = standin().requests[1];
     expect(request.protocol).toBe('openai');
     expect(turnsOf(request)).toEqual([
@@ -377,7 +432,10 @@ describe('boundary.3 / contract.2: a supplier without continuation support', () 
     const ref = (error as ContinuationNotSupportedError).ref;
     expect(ref.series).toBe(fresh.series);
 
-    const recovered = await genBrainRepl({ slug: 'bhrain.struct.v1@qwen/qwen-plus' }).ask({ say: 'when?', on: { series: ref.series as BrainSeries } }, contextFor());
+    const recovered = await genBrainRepl({ slug: 'bhrain.struct.v1@qwen/qwen-plus' }).ask(
+      { say: 'when?', on: { series: ref.series as BrainSeries } },
+      contextFor(),
+    );
     expect(sentText(standin().requests.at(-1)!)).toContain('context: the release is on Tuesday');
     expect(recovered.series.hash).not.toBe(fresh.series.hash);
   });
@@ -418,14 +476,19 @@ describe('edge.2: a long episode that outgrows a smaller window', () => {
     const made = await genBrainAtom({ slug: 'qwen/qwen-turbo' }).ask({ say: LONG }, contextFor());
     const say = `now this addendum: ${'b'.repeat(40_000)}`;
 
-    const error = await genBrainAtom({ slug: 'qwen/qwen-max' }).ask({ say, on: { episode: made.episode } }, contextFor()).catch((caught: unknown) => caught);
+    const error = await genBrainAtom({ slug: 'qwen/qwen-max' })
+      .ask({ say, on: { episode: made.episode } }, contextFor())
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ContextOverflowError);
     expect((error as ContextOverflowError).limit.tokens).toBe(32_768);
     expect((error as Error).message).toMatch(/continue it on a BrainRepl \(which compacts a long episode into a recap\)/);
     expect(standin().requests).toHaveLength(1);
 
     // recovery: the same episode on a repl over the same small atom compacts it into a recap first
-    const recovered = await genBrainRepl({ slug: 'bhrain.struct.v1@qwen/qwen-max' }).ask({ say, on: { episode: made.episode } }, contextFor());
+    const recovered = await genBrainRepl({ slug: 'bhrain.struct.v1@qwen/qwen-max' }).ask(
+      { say, on: { episode: made.episode } },
+      contextFor(),
+    );
     expect(recovered.series.summaries).toEqual(['RECAP: the user shared a long spec']);
     const last = standin().requests.at(-1)!;
     expect(sentText(last)).toContain('RECAP: the user shared a long spec');

@@ -40,7 +40,12 @@ const oneValidObject = (stdout: string) => {
 describe('issue 12 item 1: piped stdin is context for the prompt', () => {
   it('a pipe plus --input sends both: the instruction, then the piped text in a <stdin> block', async () => {
     standin().script({ text: 'looks fine' });
-    const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--input', 'review this diff'], cwd, env: envFor(), stdin: 'diff --git a/x b/x\n+added line\n' });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--input', 'review this diff'],
+      cwd,
+      env: envFor(),
+      stdin: 'diff --git a/x b/x\n+added line\n',
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('looks fine\n');
     expect(sentText(0)).toContain('review this diff\\n\\n<stdin>\\ndiff --git a/x b/x\\n+added line\\n</stdin>');
@@ -93,11 +98,18 @@ describe('issue 12 item 4: --output json is one versioned object, always', () =>
   it('an unknown flag with -o json prints one JSON object too, exit 2', async () => {
     const run = await runBhrain({ args: ['ask', '-o', 'json', '--nope'], cwd, env: envFor() });
     expect(run.code).toBe(2);
-    expect(oneValidObject(run.stdout)).toMatchObject({ termination: 'usage', error: { message: expect.stringMatching(/unknown option '--nope'/) } });
+    expect(oneValidObject(run.stdout)).toMatchObject({
+      termination: 'usage',
+      error: { message: expect.stringMatching(/unknown option '--nope'/) },
+    });
   });
 
   it('a missing key (auth failure) prints one JSON object, exit 4', async () => {
-    const run = await runBhrain({ args: ['ask', '--atom', 'claude', '-o', 'json', 'hi'], cwd, env: envFor({ ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: undefined }) });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'claude', '-o', 'json', 'hi'],
+      cwd,
+      env: envFor({ ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: undefined }),
+    });
     expect(run.code).toBe(4);
     expect(oneValidObject(run.stdout)).toMatchObject({ exitCode: 4, termination: 'error', error: { code: 'AUTH_FAILED' } });
   });
@@ -108,7 +120,12 @@ describe('issue 12 item 4: --output json is one versioned object, always', () =>
     const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '-o', 'json', 'what does notes.md say?'], cwd, env: envFor() });
     expect(run.code).toBe(0);
     const json = oneValidObject(run.stdout);
-    expect(json).toMatchObject({ output: 'it says hello', termination: 'complete', exitCode: 0, toolCalls: { made: 1, failed: 0, denied: 0 } });
+    expect(json).toMatchObject({
+      output: 'it says hello',
+      termination: 'complete',
+      exitCode: 0,
+      toolCalls: { made: 1, failed: 0, denied: 0 },
+    });
     expect(run.stderr.match(/^episode: /gm)).toHaveLength(1);
     expect(run.stderr.match(/^series: /gm)).toHaveLength(1);
   });
@@ -117,7 +134,11 @@ describe('issue 12 item 4: --output json is one versioned object, always', () =>
 describe('issue 12 item 5: a denied call is visible, and --fail-on-denied makes it an exit code', () => {
   it('a denied write shows in the JSON (count, tool, reason); the run completes with exit 0', async () => {
     standin().script({ toolCalls: [{ name: 'write', input: { path: 'out.txt', content: 'x' } }] }, { text: 'could not write' });
-    const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--permission', 'readOnly', '-o', 'json', 'write out.txt'], cwd, env: envFor() });
+    const run = await runBhrain({
+      args: ['act', '--atom', 'qwen', '--permission', 'readOnly', '-o', 'json', 'write out.txt'],
+      cwd,
+      env: envFor(),
+    });
     expect(run.code).toBe(0);
     const json = oneValidObject(run.stdout);
     expect(json.toolCalls).toMatchObject({ made: 1, denied: 1, denials: [{ tool: 'write', by: 'guard', reason: expect.any(String) }] });
@@ -125,7 +146,11 @@ describe('issue 12 item 5: a denied call is visible, and --fail-on-denied makes 
 
   it('with --fail-on-denied the same run exits 7, and says why on stderr', async () => {
     standin().script({ toolCalls: [{ name: 'write', input: { path: 'out.txt', content: 'x' } }] }, { text: 'could not write' });
-    const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--permission', 'readOnly', '--fail-on-denied', 'write out.txt'], cwd, env: envFor() });
+    const run = await runBhrain({
+      args: ['act', '--atom', 'qwen', '--permission', 'readOnly', '--fail-on-denied', 'write out.txt'],
+      cwd,
+      env: envFor(),
+    });
     expect(run.code).toBe(7);
     expect(run.stdout).toBe('could not write\n');
     expect(run.stderr).toMatch(/1 tool call\(s\) were denied, and --fail-on-denied was given/);
@@ -137,7 +162,11 @@ describe('issue 12 item 3: a finished answer is never lost', () => {
     const file = join(home, 'a-file');
     await writeFile(file, 'not a directory');
     standin().script({ text: 'the paid-for answer' });
-    const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--no-record', 'hi'], cwd, env: envFor({ BHRAIN_HOME: join(file, 'home') }) });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--no-record', 'hi'],
+      cwd,
+      env: envFor({ BHRAIN_HOME: join(file, 'home') }),
+    });
     expect(run.stdout).toBe('the paid-for answer\n');
     expect(run.code).toBe(5);
     expect(run.stderr).toMatch(/the refs could not be saved/);
@@ -155,7 +184,11 @@ describe('issue 12 item 6: conventions', () => {
   });
 
   it('an error is printed once on stderr', async () => {
-    const run = await runBhrain({ args: ['ask', '--atom', 'claude', 'hi'], cwd, env: envFor({ ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: undefined }) });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'claude', 'hi'],
+      cwd,
+      env: envFor({ ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: undefined }),
+    });
     expect(run.code).toBe(4);
     expect(run.stderr.match(/no API key/g)).toHaveLength(1);
   });
@@ -164,11 +197,15 @@ describe('issue 12 item 6: conventions', () => {
 describe('issue 12 item 9: --output stream-json', () => {
   it('writes one JSON event per line as they happen, ending with the result object', async () => {
     standin().script({ toolCalls: [{ name: 'bash', input: { command: 'sleep 1; echo slept' } }] }, { text: 'all done' });
-    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'bin', 'bhrain'), 'act', '--atom', 'qwen', '-o', 'stream-json', 'sleep a bit'], {
-      cwd,
-      env: envFor() as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [join(PACKAGE_ROOT, 'bin', 'bhrain'), 'act', '--atom', 'qwen', '-o', 'stream-json', 'sleep a bit'],
+      {
+        cwd,
+        env: envFor() as NodeJS.ProcessEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     let running = true;
     void exited.then(() => (running = false));
@@ -190,11 +227,19 @@ describe('issue 12 item 9: --output stream-json', () => {
 });
 
 describe('issue 12 item 8: --json-schema', () => {
-  const schema = JSON.stringify({ type: 'object', required: ['files'], properties: { files: { type: 'array', items: { type: 'string' } } } });
+  const schema = JSON.stringify({
+    type: 'object',
+    required: ['files'],
+    properties: { files: { type: 'array', items: { type: 'string' } } },
+  });
 
   it('an answer that does not validate is retried once with the error, then the validated object is the JSON output', async () => {
     standin().script({ text: 'the loop is in runLoop.ts' }, { text: '{"files":["src/loop/runLoop.ts"]}' });
-    const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--json-schema', schema, '-o', 'json', 'which files define the loop?'], cwd, env: envFor() });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--json-schema', schema, '-o', 'json', 'which files define the loop?'],
+      cwd,
+      env: envFor(),
+    });
     expect(run.code).toBe(0);
     expect(oneValidObject(run.stdout)).toMatchObject({ output: { files: ['src/loop/runLoop.ts'] }, exitCode: 0 });
     expect(standin().requests).toHaveLength(2);
@@ -210,7 +255,11 @@ describe('issue 12 item 8: --json-schema', () => {
 describe('issue 12 item 7: budgets', () => {
   it('--max-tokens stops a model that calls tools forever after a bounded number of requests, exit 6, refs saved', async () => {
     standin().respond = () => ({ toolCalls: [{ name: 'glob', input: { pattern: `*.${Math.random().toString(36).slice(2)}` } }] });
-    const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--max-tokens', '5000', '-o', 'json', 'loop forever'], cwd, env: envFor() });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--max-tokens', '5000', '-o', 'json', 'loop forever'],
+      cwd,
+      env: envFor(),
+    });
     expect(run.code).toBe(6);
     const json = oneValidObject(run.stdout);
     expect(json).toMatchObject({ termination: 'budget', exitCode: 6, series: { hash: expect.any(String) } });

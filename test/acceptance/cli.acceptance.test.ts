@@ -20,7 +20,11 @@ beforeEach(async () => {
   home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
 });
 const envFor = (overrides: Record<string, string | undefined> = {}) => genCliEnv({ standin: standin(), home }, overrides);
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 describe('bin/bhrain, directly', () => {
   it('reads the task from stdin when piped (echo task | bhrain act --atom qwen)', async () => {
@@ -36,7 +40,11 @@ describe('bin/bhrain, directly', () => {
   it('--output json prints one object of the documented shape, and writes the run record', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cwd-'));
     standin().script({ toolCalls: [{ name: 'glob', input: { pattern: '*' } }] }, { text: 'nothing here' });
-    const run = await runBhrain({ args: ['ask', '--atom', 'claude/sonnet', '--input', 'what is here?', '--output', 'json'], cwd, env: envFor() });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'claude/sonnet', '--input', 'what is here?', '--output', 'json'],
+      cwd,
+      env: envFor(),
+    });
     expect(run.code).toBe(0);
     const json = JSON.parse(run.stdout);
     expect(json).toEqual({
@@ -63,7 +71,10 @@ describe('bin/bhrain, directly', () => {
     // the record is under the home, never in the working directory
     expect(await readdir(cwd)).toEqual([]);
     expect((await readdir(json.record)).sort()).toEqual(['input.md', 'meta.json', 'output.md', 'transcript.json']);
-    expect(JSON.parse(await readFile(join(json.record, 'meta.json'), 'utf8')).refs).toEqual({ episode: json.episode.hash, series: json.series.hash });
+    expect(JSON.parse(await readFile(join(json.record, 'meta.json'), 'utf8')).refs).toEqual({
+      episode: json.episode.hash,
+      series: json.series.hash,
+    });
     expect(await readFile(join(json.record, 'input.md'), 'utf8')).toBe('what is here?');
   });
 
@@ -71,11 +82,19 @@ describe('bin/bhrain, directly', () => {
     const planDir = await mkdtemp(join(tmpdir(), 'bhrain-plan-'));
     const doDir = await mkdtemp(join(tmpdir(), 'bhrain-do-'));
     standin().script({ text: 'PLAN: create notes.md with a title' });
-    const plan = await runBhrain({ args: ['ask', '--atom', 'qwen', '--input', 'plan the notes file', '--output', 'json'], cwd: planDir, env: envFor() });
+    const plan = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--input', 'plan the notes file', '--output', 'json'],
+      cwd: planDir,
+      env: envFor(),
+    });
     const { series } = JSON.parse(plan.stdout);
 
     standin().script({ toolCalls: [{ name: 'write', input: { path: 'notes.md', content: '# notes\n' } }] }, { text: 'done as planned' });
-    const act = await runBhrain({ args: ['act', '--atom', 'claude/haiku', '--on-series', series.hash.slice(0, 12), '--input', 'now do it'], cwd: doDir, env: envFor() });
+    const act = await runBhrain({
+      args: ['act', '--atom', 'claude/haiku', '--on-series', series.hash.slice(0, 12), '--input', 'now do it'],
+      cwd: doDir,
+      env: envFor(),
+    });
     expect(act.code).toBe(0);
     expect(act.stdout).toBe('done as planned\n');
     expect(await readFile(join(doDir, 'notes.md'), 'utf8')).toBe('# notes\n');
@@ -93,7 +112,11 @@ describe('issue 37: --output-file writes the final result to a file as well', ()
     const text = await runBhrain({ args: ['ask', '--atom', 'qwen', '--quiet', '--output-file', 'answer.txt', 'q?'], cwd, env: envFor() });
     expect(text.code).toBe(0);
     expect(await readFile(join(cwd, 'answer.txt'), 'utf8')).toBe(text.stdout);
-    const json = await runBhrain({ args: ['ask', '--atom', 'qwen', '--output', 'json', '--output-file', 'out/../result.json', 'q?'], cwd, env: envFor() });
+    const json = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--output', 'json', '--output-file', 'out/../result.json', 'q?'],
+      cwd,
+      env: envFor(),
+    });
     expect(json.code).toBe(0);
     expect(await readFile(join(cwd, 'result.json'), 'utf8')).toBe(json.stdout);
     expect(JSON.parse(json.stdout)).toMatchObject({ type: 'result', output: 'the answer' });
@@ -113,10 +136,18 @@ describe('issue 37: --output-file writes the final result to a file as well', ()
   it('a failed run replaces an older result: the error object with --output json, an empty answer in text', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-out-'));
     await writeFile(join(cwd, 'stale.json'), '{"output":"from an older run"}');
-    const json = await runBhrain({ args: ['ask', '--atom', 'gpt-5', '--output', 'json', '--output-file', 'stale.json', 'q?'], cwd, env: envFor() });
+    const json = await runBhrain({
+      args: ['ask', '--atom', 'gpt-5', '--output', 'json', '--output-file', 'stale.json', 'q?'],
+      cwd,
+      env: envFor(),
+    });
     expect(json.code).toBe(2);
     expect(await readFile(join(cwd, 'stale.json'), 'utf8')).toBe(json.stdout);
-    expect(JSON.parse(json.stdout)).toMatchObject({ type: 'result', exitCode: 2, error: { message: expect.stringMatching(/unknown atom 'gpt-5'/) } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      type: 'result',
+      exitCode: 2,
+      error: { message: expect.stringMatching(/unknown atom 'gpt-5'/) },
+    });
     const text = await runBhrain({ args: ['ask', '--atom', 'gpt-5', '--output-file', 'stale.json', 'q?'], cwd, env: envFor() });
     expect(text.code).toBe(2);
     expect(await readFile(join(cwd, 'stale.json'), 'utf8')).toBe('');
@@ -124,27 +155,90 @@ describe('issue 37: --output-file writes the final result to a file as well', ()
 });
 
 describe('errors: message and exit code', () => {
-  const cases: Array<{ name: string; args: string[]; env?: Record<string, string | undefined>; stdin?: string; code: number; stderr: RegExp }> = [
-    { name: 'missing input', args: ['act', '--atom', 'qwen'], code: 2, stderr: /missing input: the task is empty\. Give it as an argument, with --input/ },
-    { name: 'missing atom', args: ['act', '--input', 'x'], code: 2, stderr: /missing --atom: choose one of claude, claude\/haiku, claude\/sonnet, claude\/opus, claude\/claude-<id>, qwen/ },
-    { name: 'unknown atom', args: ['act', '--atom', 'gpt-5', '--input', 'x'], code: 2, stderr: /unknown atom 'gpt-5': choose one of claude, claude\/haiku/ },
-    { name: 'unknown arch', args: ['act', '--arch', 'bhrain.struct.v9', '--atom', 'qwen', '--input', 'x'], code: 2, stderr: /unknown --arch 'bhrain\.struct\.v9': choose one of bhrain\.struct\.v1/ },
-    { name: 'unknown ref', args: ['act', '--atom', 'qwen', '--on-series', 'deadbeefdeadbeef', '--input', 'x'], code: 2, stderr: /series not found: no series deadbeefdeadbeef in the ref store .* start a new series by running without --on-series/ },
-    { name: 'both refs', args: ['act', '--atom', 'qwen', '--on-series', 'aaaaaaaa', '--on-episode', 'bbbbbbbb', '--input', 'x'], code: 2, stderr: /give --on-episode or --on-series, not both/ },
+  const cases: Array<{
+    name: string;
+    args: string[];
+    env?: Record<string, string | undefined>;
+    stdin?: string;
+    code: number;
+    stderr: RegExp;
+  }> = [
+    {
+      name: 'missing input',
+      args: ['act', '--atom', 'qwen'],
+      code: 2,
+      stderr: /missing input: the task is empty\. Give it as an argument, with --input/,
+    },
+    {
+      name: 'missing atom',
+      args: ['act', '--input', 'x'],
+      code: 2,
+      stderr: /missing --atom: choose one of claude, claude\/haiku, claude\/sonnet, claude\/opus, claude\/claude-<id>, qwen/,
+    },
+    {
+      name: 'unknown atom',
+      args: ['act', '--atom', 'gpt-5', '--input', 'x'],
+      code: 2,
+      stderr: /unknown atom 'gpt-5': choose one of claude, claude\/haiku/,
+    },
+    {
+      name: 'unknown arch',
+      args: ['act', '--arch', 'bhrain.struct.v9', '--atom', 'qwen', '--input', 'x'],
+      code: 2,
+      stderr: /unknown --arch 'bhrain\.struct\.v9': choose one of bhrain\.struct\.v1/,
+    },
+    {
+      name: 'unknown ref',
+      args: ['act', '--atom', 'qwen', '--on-series', 'deadbeefdeadbeef', '--input', 'x'],
+      code: 2,
+      stderr: /series not found: no series deadbeefdeadbeef in the ref store .* start a new series by running without --on-series/,
+    },
+    {
+      name: 'both refs',
+      args: ['act', '--atom', 'qwen', '--on-series', 'aaaaaaaa', '--on-episode', 'bbbbbbbb', '--input', 'x'],
+      code: 2,
+      stderr: /give --on-episode or --on-series, not both/,
+    },
     { name: 'unknown flag', args: ['act', '--atom', 'qwen', '--inptu', 'x'], code: 2, stderr: /unknown option '--inptu'/ },
-    { name: 'bad timeout', args: ['act', '--atom', 'qwen', '--timeout-ms', 'soon', '--input', 'x'], code: 2, stderr: /--timeout-ms must be a whole number of milliseconds of at least 1, got 'soon'/ },
-    { name: 'bad permission', args: ['act', '--atom', 'qwen', '--permission', 'yolo', '--input', 'x'], code: 2, stderr: /--permission yolo: not a builtin guard \(allowAll, readOnly, promptForWrites\) and not a readable rules file/ },
-    { name: 'auth: no key', args: ['act', '--atom', 'claude', '--input', 'x'], env: { ANTHROPIC_API_KEY: undefined }, code: 4, stderr: /no API key for claude\/sonnet at \S+: set ANTHROPIC_API_KEY/ },
-    { name: 'llm unreachable', args: ['act', '--atom', 'qwen', '--input', 'x'], env: { QWEN_BASE_URL: 'http://127.0.0.1:9/v1' }, code: 4, stderr: /qwen\/qwen3-coder-plus failed 5 times in a row .*unreachable or overloaded/ },
+    {
+      name: 'bad timeout',
+      args: ['act', '--atom', 'qwen', '--timeout-ms', 'soon', '--input', 'x'],
+      code: 2,
+      stderr: /--timeout-ms must be a whole number of milliseconds of at least 1, got 'soon'/,
+    },
+    {
+      name: 'bad permission',
+      args: ['act', '--atom', 'qwen', '--permission', 'yolo', '--input', 'x'],
+      code: 2,
+      stderr: /--permission yolo: not a builtin guard \(allowAll, readOnly, promptForWrites\) and not a readable rules file/,
+    },
+    {
+      name: 'auth: no key',
+      args: ['act', '--atom', 'claude', '--input', 'x'],
+      env: { ANTHROPIC_API_KEY: undefined },
+      code: 4,
+      stderr: /no API key for claude\/sonnet at \S+: set ANTHROPIC_API_KEY/,
+    },
+    {
+      name: 'llm unreachable',
+      args: ['act', '--atom', 'qwen', '--input', 'x'],
+      env: { QWEN_BASE_URL: 'http://127.0.0.1:9/v1' },
+      code: 4,
+      stderr: /qwen\/qwen3-coder-plus failed 5 times in a row .*unreachable or overloaded/,
+    },
   ];
-  it.each(cases)('$name → exit $code', async ({ args, env, stdin, code, stderr }) => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-err-'));
-    const run = await runBhrain({ args, cwd, env: envFor(env), stdin });
-    expect(run.stderr).toMatch(stderr);
-    expect(run.code).toBe(code);
-    expect(run.stdout).toBe('');
-    expect(run.stderr).not.toMatch(/^\s+at /m);
-  }, 120_000);
+  it.each(cases)(
+    '$name → exit $code',
+    async ({ args, env, stdin, code, stderr }) => {
+      const cwd = await mkdtemp(join(tmpdir(), 'bhrain-err-'));
+      const run = await runBhrain({ args, cwd, env: envFor(env), stdin });
+      expect(run.stderr).toMatch(stderr);
+      expect(run.code).toBe(code);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).not.toMatch(/^\s+at /m);
+    },
+    120_000,
+  );
 
   it('max iterations → exit 3 with the partial answer printed', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-err-'));
@@ -167,8 +261,14 @@ describe('errors: message and exit code', () => {
   it('SIGINT mid-run stops it gracefully: the running command is killed, refs are saved, exit 130', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-err-'));
     // a sleep of a length nothing else uses, so the host's process table shows whether it survived
-    standin().script({ toolCalls: [{ name: 'bash', input: { command: 'echo $$ > shell.pid; sleep 30.0417' } }] }, { text: 'never reached' });
-    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'bin', 'bhrain'), 'act', '--atom', 'qwen', '--input', 'wait a while'], { cwd, env: envFor() as NodeJS.ProcessEnv });
+    standin().script(
+      { toolCalls: [{ name: 'bash', input: { command: 'echo $$ > shell.pid; sleep 30.0417' } }] },
+      { text: 'never reached' },
+    );
+    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'bin', 'bhrain'), 'act', '--atom', 'qwen', '--input', 'wait a while'], {
+      cwd,
+      env: envFor() as NodeJS.ProcessEnv,
+    });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const until = Date.now() + 10_000;
@@ -191,10 +291,18 @@ describe('errors: message and exit code', () => {
   it('a non-TTY run that needed a prompt is denied and says so', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-err-'));
     standin().script({ toolCalls: [{ name: 'bash', input: { command: 'touch made.txt' } }] }, { text: 'approval was needed' });
-    const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--permission', 'promptForWrites', '--input', 'make a file'], cwd, env: envFor() });
+    const run = await runBhrain({
+      args: ['act', '--atom', 'qwen', '--permission', 'promptForWrites', '--input', 'make a file'],
+      cwd,
+      env: envFor(),
+    });
     expect(run.code).toBe(0);
     expect(await exists(join(cwd, 'made.txt'))).toBe(false);
-    expect(run.stderr).toMatch(/✗ bash denied: bash may change files or run commands \(it needs approval, and there is no terminal to ask on\)/);
-    expect(JSON.stringify(standin().requests[1].body)).toMatch(/approval was needed but there is no way to ask the user \(not an interactive terminal\)/);
+    expect(run.stderr).toMatch(
+      /✗ bash denied: bash may change files or run commands \(it needs approval, and there is no terminal to ask on\)/,
+    );
+    expect(JSON.stringify(standin().requests[1].body)).toMatch(
+      /approval was needed but there is no way to ask the user \(not an interactive terminal\)/,
+    );
   });
 });

@@ -29,7 +29,10 @@ const given = async (files: { user?: unknown; project?: unknown } = {}) => {
 
 describe('bhrain config (issue 13 settings)', () => {
   it('issue 13 bhrain config: prints each resolved setting with its source, as a table', async () => {
-    const { sub, env, userFile, projectFile } = await given({ user: { atom: 'claude/haiku', maxIterations: 12 }, project: { atom: 'qwen', maxWallTime: '10m' } });
+    const { sub, env, userFile, projectFile } = await given({
+      user: { atom: 'claude/haiku', maxIterations: 12 },
+      project: { atom: 'qwen', maxWallTime: '10m' },
+    });
     const run = await runBhrain({ args: ['config', '--max-iterations', '3'], cwd: sub, env: { ...env, BHRAIN_MODEL: 'qwen3-coder-plus' } });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -48,7 +51,10 @@ describe('bhrain config (issue 13 settings)', () => {
 
   it('issue 13 bhrain config: -o json prints one object with schemaVersion, each setting as {value, source}', async () => {
     const rules = { allow: ['bash(npm test*)'], deny: ['bash(rm *)'] };
-    const { repo, env, userFile, projectFile } = await given({ user: { baseUrl: { qwen: 'http://127.0.0.1:8000/v1' } }, project: { atom: 'qwen', permission: rules } });
+    const { repo, env, userFile, projectFile } = await given({
+      user: { baseUrl: { qwen: 'http://127.0.0.1:8000/v1' } },
+      project: { atom: 'qwen', permission: rules },
+    });
     const run = await runBhrain({ args: ['config', '-o', 'json'], cwd: repo, env });
     expect(run.code).toBe(0);
     const json = JSON.parse(run.stdout);
@@ -65,8 +71,14 @@ describe('bhrain config (issue 13 settings)', () => {
       { layer: 'project', path: projectFile, found: true },
     ]);
     // a flag given to config shows its effect; --for ask shows ask's fixed read-only settings
-    const flagged = JSON.parse((await runBhrain({ args: ['config', '-o', 'json', '-a', 'claude/sonnet', '--for', 'ask'], cwd: repo, env })).stdout);
-    expect(flagged.settings).toMatchObject({ atom: { value: 'claude/sonnet', source: 'flag' }, permission: { value: 'readOnly' }, sandbox: { value: 'read-only' } });
+    const flagged = JSON.parse(
+      (await runBhrain({ args: ['config', '-o', 'json', '-a', 'claude/sonnet', '--for', 'ask'], cwd: repo, env })).stdout,
+    );
+    expect(flagged.settings).toMatchObject({
+      atom: { value: 'claude/sonnet', source: 'flag' },
+      permission: { value: 'readOnly' },
+      sandbox: { value: 'read-only' },
+    });
   });
 
   it('issue 30 bhrain config: sandbox as { mode, denyRead } shows as sandbox and sandbox.denyRead, the paths of every file with their sources', async () => {
@@ -76,15 +88,28 @@ describe('bhrain config (issue 13 settings)', () => {
     });
     const table = await runBhrain({ args: ['config'], cwd: repo, env });
     expect(table.code, table.stderr).toBe(0);
-    const row = (key: string) => table.stdout.split('\n').find((line) => line.startsWith(`${key} `))?.split(/\s{2,}/);
+    const row = (key: string) =>
+      table.stdout
+        .split('\n')
+        .find((line) => line.startsWith(`${key} `))
+        ?.split(/\s{2,}/);
     expect(row('sandbox')).toEqual(['sandbox', 'read-only', `project:${projectFile}`]);
-    expect(row('sandbox.denyRead')).toEqual(['sandbox.denyRead', '["~/.config/op","/srv/secrets"]', `project:${projectFile}, user:${userFile}`]);
+    expect(row('sandbox.denyRead')).toEqual([
+      'sandbox.denyRead',
+      '["~/.config/op","/srv/secrets"]',
+      `project:${projectFile}, user:${userFile}`,
+    ]);
     const json = JSON.parse((await runBhrain({ args: ['config', '-o', 'json'], cwd: repo, env })).stdout);
-    expect(json.settings['sandbox.denyRead']).toEqual({ value: ['~/.config/op', '/srv/secrets'], source: `project:${projectFile}, user:${userFile}` });
+    expect(json.settings['sandbox.denyRead']).toEqual({
+      value: ['~/.config/op', '/srv/secrets'],
+      source: `project:${projectFile}, user:${userFile}`,
+    });
     // none added: the default names what is hidden anyway
     const none = await given();
     const plain = await runBhrain({ args: ['config'], cwd: none.repo, env: none.env });
-    expect(plain.stdout).toMatch(/^sandbox\.denyRead\s+\(none added; the credential stores and \$BHRAIN_HOME are always hidden\)\s+default$/m);
+    expect(plain.stdout).toMatch(
+      /^sandbox\.denyRead\s+\(none added; the credential stores and \$BHRAIN_HOME are always hidden\)\s+default$/m,
+    );
   });
 
   it('issue 13 bhrain config: a bad settings key is exit 2, naming the file and the key', async () => {
@@ -92,16 +117,24 @@ describe('bhrain config (issue 13 settings)', () => {
     const run = await runBhrain({ args: ['config'], cwd: repo, env });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe(`bhrain config: unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, sandbox, allowNetwork, network, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, appendSystemPrompt, mcpServers, enableAllProjectMcpServers, enabledMcpjsonServers, trustedProjects\n`);
+    expect(run.stderr).toBe(
+      `bhrain config: unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, sandbox, allowNetwork, network, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, appendSystemPrompt, mcpServers, enableAllProjectMcpServers, enabledMcpjsonServers, trustedProjects\n`,
+    );
     const json = await runBhrain({ args: ['config', '-o', 'json'], cwd: repo, env });
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout)).toMatchObject({ exitCode: 2, error: { code: 'BAD_REQUEST', message: expect.stringContaining(`unknown key 'atomm' in ${projectFile}`) } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      exitCode: 2,
+      error: { code: 'BAD_REQUEST', message: expect.stringContaining(`unknown key 'atomm' in ${projectFile}`) },
+    });
   });
 
   it('issue 13 bhrain config: a bad value and invalid JSON are exit 2, naming the file, the key or the position', async () => {
     const { repo, env, userFile } = await given({ user: { memory: 'forget' } });
     const bad = await runBhrain({ args: ['config'], cwd: repo, env });
-    expect([bad.code, bad.stderr]).toEqual([2, `bhrain config: bad value for 'memory' in ${userFile}: expected one of summarize-on-limit, truncate, got "forget"\n`]);
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      `bhrain config: bad value for 'memory' in ${userFile}: expected one of summarize-on-limit, truncate, got "forget"\n`,
+    ]);
     await writeFile(userFile, '{ "atom": "qwen" ');
     const broken = await runBhrain({ args: ['config'], cwd: repo, env });
     expect(broken.code).toBe(2);
@@ -113,16 +146,24 @@ describe('bhrain config (issue 13 settings)', () => {
     // a project's hosts loosen the network: they apply once the project is approved (issue 30 approval)
     const table = await runBhrain({ args: ['config', '--trust-project'], cwd: repo, env });
     expect(table.code).toBe(0);
-    const row = table.stdout.split('\n').find((line) => line.startsWith('network.allowedDomains '))?.split(/\s{2,}/);
+    const row = table.stdout
+      .split('\n')
+      .find((line) => line.startsWith('network.allowedDomains '))
+      ?.split(/\s{2,}/);
     expect(row).toEqual(['network.allowedDomains', 'registry.npmjs.org, *.github.com', `project:${projectFile}`]);
     const unapproved = await runBhrain({ args: ['config'], cwd: repo, env });
     expect(unapproved.stderr).toMatch(/^bhrain config: warning: ignored "network\.allowedDomains": /);
-    const flagged = JSON.parse((await runBhrain({ args: ['config', '-o', 'json', '--allow-domain', 'a.example', '--allow-domain', '*.b.example'], cwd: repo, env })).stdout);
+    const flagged = JSON.parse(
+      (await runBhrain({ args: ['config', '-o', 'json', '--allow-domain', 'a.example', '--allow-domain', '*.b.example'], cwd: repo, env }))
+        .stdout,
+    );
     expect(flagged.settings['network.allowedDomains']).toEqual({ value: ['a.example', '*.b.example'], source: 'flag' });
     const none = JSON.parse((await runBhrain({ args: ['config', '-o', 'json', '--for', 'ask'], cwd: repo, env })).stdout);
     expect(none.settings['network.allowedDomains']).toEqual({ value: [], source: 'default' });
     const bad = await runBhrain({ args: ['config', '--allow-domain', 'example.com/path'], cwd: repo, env });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^bhrain config: --allow-domain "example\.com\/path" is not a domain pattern: give the host alone, without a path; give a host name/);
+    expect(bad.stderr).toMatch(
+      /^bhrain config: --allow-domain "example\.com\/path" is not a domain pattern: give the host alone, without a path; give a host name/,
+    );
   });
 });

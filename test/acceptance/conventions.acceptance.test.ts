@@ -77,7 +77,11 @@ describe('issue 12 conventions: -m/--model <id>', () => {
 
 describe('issue 12 conventions: --max-budget-usd', () => {
   it('issue 12 conventions: with a model of unknown price it is exit 2 before any request, naming --max-budget-usd', async () => {
-    const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--model', 'my-local-model', '--max-budget-usd', '1', 'hi'], cwd, env: envFor() });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--model', 'my-local-model', '--max-budget-usd', '1', 'hi'],
+      cwd,
+      env: envFor(),
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--max-budget-usd/);
     expect(standin().requests).toHaveLength(0);
@@ -85,7 +89,11 @@ describe('issue 12 conventions: --max-budget-usd', () => {
 
   it('issue 12 conventions: with a known model and a tiny cap, a model that calls tools forever stops after a bounded number of requests, exit 6', async () => {
     callToolsForever(freshGlob);
-    const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--max-budget-usd', '0.000001', '-o', 'json', 'loop forever'], cwd, env: envFor() });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--max-budget-usd', '0.000001', '-o', 'json', 'loop forever'],
+      cwd,
+      env: envFor(),
+    });
     expect(run.code).toBe(6);
     const json = oneObject(run.stdout);
     expect(json).toMatchObject({ termination: 'budget', exitCode: 6 });
@@ -97,9 +105,15 @@ describe('issue 12 conventions: --max-budget-usd', () => {
 
 describe('issue 12 conventions: --max-wall-time', () => {
   it('issue 12 conventions: --max-wall-time 1500ms stops a model that calls a slow tool forever, exit 6, well before 10 s', async () => {
-    callToolsForever(() => ({ toolCalls: [{ name: 'bash', input: { command: `sleep 0.3; echo ${Math.random().toString(36).slice(2)}` } }] }));
+    callToolsForever(() => ({
+      toolCalls: [{ name: 'bash', input: { command: `sleep 0.3; echo ${Math.random().toString(36).slice(2)}` } }],
+    }));
     const started = Date.now();
-    const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--sandbox', 'off', '--max-wall-time', '1500ms', '-o', 'json', 'loop forever'], cwd, env: envFor() });
+    const run = await runBhrain({
+      args: ['act', '--atom', 'qwen', '--sandbox', 'off', '--max-wall-time', '1500ms', '-o', 'json', 'loop forever'],
+      cwd,
+      env: envFor(),
+    });
     const elapsedMs = Date.now() - started;
     expect(run.code).toBe(6);
     expect(oneObject(run.stdout)).toMatchObject({ termination: 'budget', exitCode: 6 });
@@ -119,7 +133,11 @@ describe('issue 12 conventions: --max-wall-time', () => {
 describe('issue 12 conventions: --base-url', () => {
   it('issue 12 conventions: --base-url beats QWEN_BASE_URL (qwen, with /v1)', async () => {
     standin().script({ text: 'via the flag' });
-    const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--base-url', standin().openaiUrl, 'hi'], cwd, env: envFor({ QWEN_BASE_URL: `${DEAD_URL}/v1` }) });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--base-url', standin().openaiUrl, 'hi'],
+      cwd,
+      env: envFor({ QWEN_BASE_URL: `${DEAD_URL}/v1` }),
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('via the flag\n');
     expect(standin().requests).toHaveLength(1);
@@ -130,7 +148,11 @@ describe('issue 12 conventions: --base-url', () => {
     for (const url of [standin().url, `${standin().url}/v1`, `${standin().url}/v1/`, `${standin().url}/`]) {
       standin().reset();
       standin().script({ text: 'via the flag' });
-      const run = await runBhrain({ args: ['ask', '--atom', 'claude/haiku', '--base-url', url, 'hi'], cwd, env: envFor({ ANTHROPIC_BASE_URL: DEAD_URL }) });
+      const run = await runBhrain({
+        args: ['ask', '--atom', 'claude/haiku', '--base-url', url, 'hi'],
+        cwd,
+        env: envFor({ ANTHROPIC_BASE_URL: DEAD_URL }),
+      });
       expect({ url, code: run.code, stdout: run.stdout }).toEqual({ url, code: 0, stdout: 'via the flag\n' });
       expect(standin().requests).toHaveLength(1);
       expect(standin().requests[0].path).toBe('/v1/messages');
@@ -150,7 +172,11 @@ describe('issue 12 conventions: --base-url', () => {
 describe('issue 12 conventions: ANTHROPIC_AUTH_TOKEN', () => {
   it('issue 12 conventions: with only ANTHROPIC_AUTH_TOKEN set, the request carries Authorization: Bearer <token>', async () => {
     standin().script({ text: 'through the gateway' });
-    const run = await runBhrain({ args: ['ask', '--atom', 'claude/haiku', 'hi'], cwd, env: envFor({ ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: 'gateway-token-123' }) });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'claude/haiku', 'hi'],
+      cwd,
+      env: envFor({ ANTHROPIC_API_KEY: undefined, ANTHROPIC_AUTH_TOKEN: 'gateway-token-123' }),
+    });
     expect(run.code).toBe(0);
     expect(standin().requests[0].headers.authorization).toBe('Bearer gateway-token-123');
     expect(warningLines(run.stderr)).toEqual([]);
@@ -176,9 +202,16 @@ describe('issue 12 conventions: --include-partial', () => {
   it('issue 12 conventions: with -o stream-json, TextDelta lines come before the result and concatenate to the answer', async () => {
     const answer = 'the retry policy is defined in src/atoms/withRetry.ts, with its defaults in src/atoms/constants.ts';
     standin().script({ text: answer });
-    const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '-o', 'stream-json', '--include-partial', 'where is the retry policy?'], cwd, env: envFor() });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '-o', 'stream-json', '--include-partial', 'where is the retry policy?'],
+      cwd,
+      env: envFor(),
+    });
     expect(run.code).toBe(0);
-    const events = run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const events = run.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     const resultAt = events.findIndex((event) => event.type === 'result');
     expect(resultAt).toBe(events.length - 1);
     expect(events[resultAt]).toMatchObject({ output: answer, exitCode: 0 });
@@ -201,7 +234,12 @@ describe('issue 12 conventions: short flags', () => {
     standin().script({ text: 'short and sweet' });
     const run = await runBhrain({ args: ['ask', '-a', 'qwen', '-i', 'say something', '-o', 'json', '-q'], cwd, env: envFor() });
     expect(run.code).toBe(0);
-    expect(oneObject(run.stdout)).toMatchObject({ atom: 'qwen/qwen3-coder-plus', output: 'short and sweet', termination: 'complete', exitCode: 0 });
+    expect(oneObject(run.stdout)).toMatchObject({
+      atom: 'qwen/qwen3-coder-plus',
+      output: 'short and sweet',
+      termination: 'complete',
+      exitCode: 0,
+    });
     expect(run.stderr).toBe('');
     expect(JSON.stringify(standin().requests[0].body)).toContain('say something');
   });
@@ -211,7 +249,11 @@ describe('issue 12 conventions: colour on stderr', () => {
   /** .what = one run with a tool call, so stderr has progress lines (a tool call, iterations) and a warning to colour */
   const runWithProgress = async (overrides: Record<string, string | undefined>) => {
     standin().script({ toolCalls: [{ name: 'glob', input: { pattern: '*.md' } }] }, { text: 'none found' });
-    const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--model', 'my-local-model', 'list the markdown files'], cwd, env: envFor(overrides) });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--model', 'my-local-model', 'list the markdown files'],
+      cwd,
+      env: envFor(overrides),
+    });
     expect(run.code).toBe(0);
     expect(stripAnsi(run.stderr)).toMatch(/→ glob \*\.md\n/);
     expect(stripAnsi(run.stderr)).toMatch(/^iteration 1: /m);

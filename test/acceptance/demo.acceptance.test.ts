@@ -12,7 +12,11 @@ import { PACKAGE_ROOT, runProcess } from './runCli.js';
 // rewrite dist/ under the other acceptance tests running beside them
 const DEMO_SCRIPT = join(PACKAGE_ROOT, '.tsc-out', 'demo', 'scripts', 'demo.js');
 beforeAll(async () => {
-  await promisify(execFile)(process.execPath, [join(PACKAGE_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.demo.json'], { cwd: PACKAGE_ROOT });
+  await promisify(execFile)(
+    process.execPath,
+    [join(PACKAGE_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.demo.json'],
+    { cwd: PACKAGE_ROOT },
+  );
 }, 120_000);
 
 /** the environment of a newcomer's shell: no supplier key or endpoint at all, and a temp dir the test can inspect */

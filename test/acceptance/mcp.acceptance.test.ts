@@ -44,14 +44,19 @@ beforeEach(async () => {
   await mkdir(repo, { recursive: true });
   execFileSync('git', ['init', '-q', repo]);
 });
-const envFor = (overrides: Record<string, string | undefined> = {}) => genCliEnv({ standin: standin(), home }, { BHRAIN_CONFIG_DIR: userConfig, ...overrides });
+const envFor = (overrides: Record<string, string | undefined> = {}) =>
+  genCliEnv({ standin: standin(), home }, { BHRAIN_CONFIG_DIR: userConfig, ...overrides });
 const writeJson = async (path: string, value: unknown) => {
   await mkdir(join(path, '..'), { recursive: true });
   await writeFile(path, JSON.stringify(value, null, 2));
 };
 
 /** .what = server-everything over stdio, marked in its environment so the process table shows whether it outlives the run */
-const everything = (marker: string) => ({ command: process.execPath, args: [EVERYTHING, 'stdio'], env: { BHRAIN_TEST_MCP_MARKER: marker } });
+const everything = (marker: string) => ({
+  command: process.execPath,
+  args: [EVERYTHING, 'stdio'],
+  env: { BHRAIN_TEST_MCP_MARKER: marker },
+});
 /** .what = an MCP config file holding these servers, outside the repository */
 const mcpConfig = async (servers: Record<string, unknown>, name = `mcp-${randomUUID()}.json`): Promise<string> => {
   const path = join(base, name);
@@ -68,7 +73,11 @@ describe('issue 16 CLI: an MCP tool call through `bhrain act --mcp-config`', () 
     // ${VAR} is expanded from bhrain's environment, as Claude Code does: the marker reaches the server only that way
     const config = await mcpConfig({ everything: { ...everything('${TEST_MARKER}'), args: [EVERYTHING, '${TEST_TRANSPORT:-stdio}'] } });
     standin().script({ toolCalls: [{ name: 'mcp__everything__echo', input: { message: 'hello from the stand-in' } }] }, { text: 'echoed' });
-    const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--mcp-config', config, '--input', 'echo it'], cwd: repo, env: envFor({ TEST_MARKER: marker }) });
+    const run = await runBhrain({
+      args: ['act', '--atom', 'qwen', '--mcp-config', config, '--input', 'echo it'],
+      cwd: repo,
+      env: envFor({ TEST_MARKER: marker }),
+    });
     expect(run.stderr).not.toMatch(/error/i);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('echoed\n');
@@ -83,16 +92,24 @@ describe('issue 16 CLI: an MCP tool call through `bhrain act --mcp-config`', () 
     // one line per entry, so the cut (at line boundaries) keeps both ends; 60 000 chars is twice the 30 000 cap
     const message = Array.from({ length: 3_000 }, (_, index) => `line ${String(index).padStart(5, '0')} ${'x'.repeat(8)}`).join('\n');
     standin().script({ toolCalls: [{ name: 'mcp__everything__echo', input: { message } }] }, { text: 'cut' });
-    const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--mcp-config', config, '-o', 'json', '--input', 'echo it'], cwd: repo, env: envFor() });
+    const run = await runBhrain({
+      args: ['act', '--atom', 'qwen', '--mcp-config', config, '-o', 'json', '--input', 'echo it'],
+      cwd: repo,
+      env: envFor(),
+    });
     expect(run.code).toBe(0);
     const record = JSON.parse(run.stdout.trim().split('\n').pop()!).record as string;
     // the tool message, not the call (whose arguments hold the whole message)
-    const toModel = (standin().requests[1].body as { messages: Array<{ role: string; content: string }> }).messages.find((each) => each.role === 'tool')!.content;
+    const toModel = (standin().requests[1].body as { messages: Array<{ role: string; content: string }> }).messages.find(
+      (each) => each.role === 'tool',
+    )!.content;
     expect(toModel).toContain('Echo: line 00000');
     expect(toModel).toContain('line 02999');
     expect(toModel).not.toContain('line 01500');
     expect(toModel.length).toBeLessThan(31_000);
-    const spilled = (await readdir(join(record, 'spill')).catch(() => [] as string[])).filter((name) => name.startsWith('mcp__everything__echo-'));
+    const spilled = (await readdir(join(record, 'spill')).catch(() => [] as string[])).filter((name) =>
+      name.startsWith('mcp__everything__echo-'),
+    );
     expect(spilled).toHaveLength(1);
     expect(await readFile(join(record, 'spill', spilled[0]), 'utf8')).toBe(`Echo: ${message}`);
   });
@@ -109,7 +126,10 @@ describe('issue 16 CLI: an MCP tool call through `bhrain act --mcp-config`', () 
     });
     expect(run.code).toBe(0);
     const result = JSON.parse(run.stdout.trim().split('\n').pop()!);
-    expect(result.toolCalls).toMatchObject({ denied: 1, denials: [{ tool: 'mcp__everything__echo', reason: 'denied by rule `mcp__everything__*` (mcp__everything__echo)' }] });
+    expect(result.toolCalls).toMatchObject({
+      denied: 1,
+      denials: [{ tool: 'mcp__everything__echo', reason: 'denied by rule `mcp__everything__*` (mcp__everything__echo)' }],
+    });
     const toModel = JSON.stringify(standin().requests[1].body);
     expect(toModel).toContain('permission denied: denied by rule `mcp__everything__*`');
     expect(toModel).not.toContain('Echo: x');
@@ -120,7 +140,11 @@ describe('issue 16 CLI: an MCP tool call through `bhrain act --mcp-config`', () 
     const rules = join(base, 'rules.json');
     await writeJson(rules, { allow: ['mcp__everything__echo'] });
     standin().script({ toolCalls: [{ name: 'mcp__everything__echo', input: { message: 'allowed' } }] }, { text: 'ran' });
-    const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--mcp-config', config, '--permission', rules, '--input', 'echo it'], cwd: repo, env: envFor() });
+    const run = await runBhrain({
+      args: ['act', '--atom', 'qwen', '--mcp-config', config, '--permission', rules, '--input', 'echo it'],
+      cwd: repo,
+      env: envFor(),
+    });
     expect(run.code).toBe(0);
     expect(JSON.stringify(standin().requests[1].body)).toContain('Echo: allowed');
   });
@@ -129,15 +153,27 @@ describe('issue 16 CLI: an MCP tool call through `bhrain act --mcp-config`', () 
     const marker = randomUUID();
     const config = await mcpConfig({ everything: everything(marker) });
     standin().script({ text: 'a' }, { text: 'b' });
-    const act = await runBhrain({ args: ['act', '--atom', 'qwen', '--permission', 'readOnly', '--mcp-config', config, '--input', 'hi'], cwd: repo, env: envFor() });
+    const act = await runBhrain({
+      args: ['act', '--atom', 'qwen', '--permission', 'readOnly', '--mcp-config', config, '--input', 'hi'],
+      cwd: repo,
+      env: envFor(),
+    });
     const ask = await runBhrain({ args: ['ask', '--atom', 'qwen', '--mcp-config', config, '--input', 'hi'], cwd: repo, env: envFor() });
     expect([act.code, ask.code]).toEqual([0, 0]);
     expect(act.stderr).toMatch(/MCP server\(s\) 'everything' not started: the permission is readOnly/);
     expect(ask.stderr).toMatch(/MCP server\(s\) 'everything' not started: ask is read-only/);
-    expect(standin().requests.flatMap(offered).filter((name) => name.startsWith('mcp__'))).toEqual([]);
+    expect(
+      standin()
+        .requests.flatMap(offered)
+        .filter((name) => name.startsWith('mcp__')),
+    ).toEqual([]);
     expect(await findMarked(marker)).toEqual([]);
     // a server that is required but cannot run here stops the run before any model request
-    const required = await runBhrain({ args: ['ask', '--atom', 'qwen', '--mcp-config', config, '--mcp-required', '--input', 'hi'], cwd: repo, env: envFor() });
+    const required = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--mcp-config', config, '--mcp-required', '--input', 'hi'],
+      cwd: repo,
+      env: envFor(),
+    });
     expect(required.code).toBe(2);
     expect(required.stderr).toMatch(/--mcp-required: MCP server\(s\) 'everything' cannot run here: ask is read-only/);
     expect(standin().requests).toHaveLength(2);
@@ -145,12 +181,16 @@ describe('issue 16 CLI: an MCP tool call through `bhrain act --mcp-config`', () 
 });
 
 describe('issue 16 CLI: where servers come from', () => {
-  it('issue 16 --strict-mcp-config: only the flag\'s files; without it the repository\'s approved .mcp.json is read too', async () => {
+  it("issue 16 --strict-mcp-config: only the flag's files; without it the repository's approved .mcp.json is read too", async () => {
     await writeJson(join(repo, '.mcp.json'), { mcpServers: { project: everything(randomUUID()) } });
     await writeJson(join(userConfig, 'settings.json'), { enabledMcpjsonServers: ['project'] });
     const config = await mcpConfig({ everything: everything(randomUUID()) });
     standin().script({ text: 'strict' }, { text: 'not strict' });
-    const strict = await runBhrain({ args: ['act', '--atom', 'qwen', '--mcp-config', config, '--strict-mcp-config', '--input', 'hi'], cwd: repo, env: envFor() });
+    const strict = await runBhrain({
+      args: ['act', '--atom', 'qwen', '--mcp-config', config, '--strict-mcp-config', '--input', 'hi'],
+      cwd: repo,
+      env: envFor(),
+    });
     const loose = await runBhrain({ args: ['act', '--atom', 'qwen', '--mcp-config', config, '--input', 'hi'], cwd: repo, env: envFor() });
     expect([strict.code, loose.code]).toEqual([0, 0]);
     const [strictTools, looseTools] = standin().requests.map(offered);
@@ -184,10 +224,15 @@ describe('issue 16 CLI: where servers come from', () => {
   });
 
   it('issue 16 security: a project settings file cannot approve its own servers (exit 2, naming the file and the key)', async () => {
-    await writeJson(join(repo, '.bhrain', 'settings.json'), { enableAllProjectMcpServers: true, mcpServers: { proj: everything(randomUUID()) } });
+    await writeJson(join(repo, '.bhrain', 'settings.json'), {
+      enableAllProjectMcpServers: true,
+      mcpServers: { proj: everything(randomUUID()) },
+    });
     const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--input', 'hi'], cwd: repo, env: envFor() });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`enableAllProjectMcpServers is not allowed in a project settings file (${join(repo, '.bhrain', 'settings.json')})`);
+    expect(run.stderr).toContain(
+      `enableAllProjectMcpServers is not allowed in a project settings file (${join(repo, '.bhrain', 'settings.json')})`,
+    );
     expect(standin().requests).toHaveLength(0);
   });
 
@@ -211,7 +256,11 @@ describe('issue 16 CLI: lifecycle', () => {
     expect(goesOn.stderr).toMatch(/error: MCP server 'broken' did not start: .*no-such-server/);
     expect(offered(standin().requests[0])).toContain('mcp__everything__echo');
 
-    const stops = await runBhrain({ args: ['act', '--atom', 'qwen', '--mcp-config', config, '--mcp-required', '--input', 'hi'], cwd: repo, env: envFor() });
+    const stops = await runBhrain({
+      args: ['act', '--atom', 'qwen', '--mcp-config', config, '--mcp-required', '--input', 'hi'],
+      cwd: repo,
+      env: envFor(),
+    });
     expect(stops.code).toBe(2);
     expect(stops.stderr).toMatch(/--mcp-required: MCP server 'broken' did not start/);
     expect(standin().requests).toHaveLength(1);
@@ -224,45 +273,63 @@ describe('issue 16 CLI: lifecycle', () => {
     const config = await mcpConfig({ slow: { command: process.execPath, args: [slow], env: { BHRAIN_TEST_MCP_MARKER: marker } } });
     standin().script({ text: 'without it' });
     const started = Date.now();
-    const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--mcp-config', config, '--input', 'hi'], cwd: repo, env: envFor({ MCP_TIMEOUT: '1000' }) });
+    const run = await runBhrain({
+      args: ['act', '--atom', 'qwen', '--mcp-config', config, '--input', 'hi'],
+      cwd: repo,
+      env: envFor({ MCP_TIMEOUT: '1000' }),
+    });
     expect(run.code).toBe(0);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(run.stderr).toMatch(/MCP server 'slow' did not start/);
     expect(await findMarked(marker)).toEqual([]);
   });
 
-  it.each(['SIGINT', 'SIGTERM'] as const)('issue 16 no server process is left after %s (sent while an MCP tool call is in flight): exit 130', async (signal) => {
-    const marker = randomUUID();
-    const config = await mcpConfig({ everything: everything(marker) });
-    standin().script({ toolCalls: [{ name: 'mcp__everything__trigger-long-running-operation', input: { duration: 60, steps: 60 } }] }, { text: 'never reached' });
-    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'bin', 'bhrain'), 'act', '--atom', 'qwen', '--mcp-config', config, '--input', 'wait'], {
-      cwd: repo,
-      env: envFor() as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr!.on('data', (chunk) => (stderr += chunk));
-    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-    // the progress line of the call: it is in flight (60 s long) from here
-    expect(await waitFor(() => stderr.includes('→ mcp__everything__trigger-long-running-operation'))).toBe(true);
-    expect(await findMarked(marker)).toHaveLength(1);
-    const sent = Date.now();
-    child.kill(signal);
-    expect(await closed).toBe(130);
-    expect(Date.now() - sent).toBeLessThan(5_000);
-    expect(stderr).toContain(`${signal}: stopping`);
-    expect(await findMarked(marker)).toEqual([]);
-  });
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'issue 16 no server process is left after %s (sent while an MCP tool call is in flight): exit 130',
+    async (signal) => {
+      const marker = randomUUID();
+      const config = await mcpConfig({ everything: everything(marker) });
+      standin().script(
+        { toolCalls: [{ name: 'mcp__everything__trigger-long-running-operation', input: { duration: 60, steps: 60 } }] },
+        { text: 'never reached' },
+      );
+      const child = spawn(
+        process.execPath,
+        [join(PACKAGE_ROOT, 'bin', 'bhrain'), 'act', '--atom', 'qwen', '--mcp-config', config, '--input', 'wait'],
+        {
+          cwd: repo,
+          env: envFor() as NodeJS.ProcessEnv,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let stderr = '';
+      child.stderr!.on('data', (chunk) => (stderr += chunk));
+      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+      // the progress line of the call: it is in flight (60 s long) from here
+      expect(await waitFor(() => stderr.includes('→ mcp__everything__trigger-long-running-operation'))).toBe(true);
+      expect(await findMarked(marker)).toHaveLength(1);
+      const sent = Date.now();
+      child.kill(signal);
+      expect(await closed).toBe(130);
+      expect(Date.now() - sent).toBeLessThan(5_000);
+      expect(stderr).toContain(`${signal}: stopping`);
+      expect(await findMarked(marker)).toEqual([]);
+    },
+  );
 
   it('issue 16 no server process is left after SIGTERM while the model is stalled', async () => {
     const marker = randomUUID();
     const config = await mcpConfig({ everything: everything(marker) });
     standin().script({ stall: 'text' });
-    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'bin', 'bhrain'), 'act', '--atom', 'qwen', '--mcp-config', config, '--input', 'wait'], {
-      cwd: repo,
-      env: envFor() as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [join(PACKAGE_ROOT, 'bin', 'bhrain'), 'act', '--atom', 'qwen', '--mcp-config', config, '--input', 'wait'],
+      {
+        cwd: repo,
+        env: envFor() as NodeJS.ProcessEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(await waitFor(() => standin().requests.length >= 1)).toBe(true);
     expect(await findMarked(marker)).toHaveLength(1);

@@ -18,7 +18,8 @@ let repo: string;
 let sub: string;
 
 /** git in the temp repo, with an identity of its own so commits work anywhere */
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: repo, encoding: 'utf8' });
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: repo, encoding: 'utf8' });
 
 beforeEach(async () => {
   const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-instructions-cli-')));
@@ -36,13 +37,17 @@ beforeEach(async () => {
   git('commit', '-q', '-m', 'first');
 });
 // the user-level config dir is a temp dir of the test's own, never the real ~/.config/bhrain
-const envFor = (overrides: Record<string, string | undefined> = {}) => genCliEnv({ standin: standin(), home }, { BHRAIN_CONFIG_DIR: userConfig, ...overrides });
+const envFor = (overrides: Record<string, string | undefined> = {}) =>
+  genCliEnv({ standin: standin(), home }, { BHRAIN_CONFIG_DIR: userConfig, ...overrides });
 
 /** the system prompt a request carried, whichever protocol carried it */
 const systemOf = (request: StandinRequest): string =>
   request.protocol === 'anthropic'
     ? (request.body.system ?? []).map((block: { text: string }) => block.text).join('\n')
-    : request.body.messages.filter((message: { role: string }) => message.role === 'system').map((message: { content: string }) => message.content).join('\n');
+    : request.body.messages
+        .filter((message: { role: string }) => message.role === 'system')
+        .map((message: { content: string }) => message.content)
+        .join('\n');
 const firstSystem = () => systemOf(standin().requests[0]);
 
 describe('issue 13 project instructions: AGENTS.md and CLAUDE.md reach the model', () => {
@@ -56,7 +61,9 @@ describe('issue 13 project instructions: AGENTS.md and CLAUDE.md reach the model
     const order = ['USER-RULE', 'ROOT-RULE', 'SUB-RULE'].map((rule) => system.indexOf(rule));
     expect(order.every((at) => at > -1)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
-    expect(system).toContain(`<file path="${join(repo, 'AGENTS.md')}">\nROOT-RULE: run npm test before you finish\n</file>\n<file path="${join(sub, 'AGENTS.md')}">\nSUB-RULE: this package uses tabs\n</file>`);
+    expect(system).toContain(
+      `<file path="${join(repo, 'AGENTS.md')}">\nROOT-RULE: run npm test before you finish\n</file>\n<file path="${join(sub, 'AGENTS.md')}">\nSUB-RULE: this package uses tabs\n</file>`,
+    );
     // in the system prompt only, never a message
     const conversation = standin().requests[0].body.messages.filter((message: { role: string }) => message.role !== 'system');
     expect(JSON.stringify(conversation)).not.toContain('ROOT-RULE');
@@ -83,10 +90,17 @@ describe('issue 13 project instructions: AGENTS.md and CLAUDE.md reach the model
       }
       return summarized || reads === 8 ? { text: 'done' } : { toolCalls: [{ name: 'read', input: { path: `big${++reads}.txt` } }] };
     };
-    const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--model', 'standin-32k', '-o', 'stream-json', 'read the big files'], cwd: repo, env: envFor() });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--model', 'standin-32k', '-o', 'stream-json', 'read the big files'],
+      cwd: repo,
+      env: envFor(),
+    });
 
     expect(run.code).toBe(0);
-    const events = run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const events = run.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     expect(events.filter((event) => event.type === 'Compacted')).toHaveLength(1);
     const requests = standin().requests;
     const summary = requests.findIndex((request) => systemOf(request).includes('You compact the working memory'));
@@ -105,7 +119,9 @@ describe('issue 13 project instructions: AGENTS.md and CLAUDE.md reach the model
     expect(run.code).toBe(0);
     const system = firstSystem();
     expect(system).toContain('ROOT-RULE: run npm test before you finish\n</file>');
-    expect(system).toMatch(/\n\[bhrain: this file was cut here, after 3272\d of its 40000 bytes: project instructions are capped at 32768 bytes in all, shared among the files\. Read the file for the rest\.\]\n<\/file>/);
+    expect(system).toMatch(
+      /\n\[bhrain: this file was cut here, after 3272\d of its 40000 bytes: project instructions are capped at 32768 bytes in all, shared among the files\. Read the file for the rest\.\]\n<\/file>/,
+    );
     const warning = `project instructions are over the cap of 32768 bytes: ${join(sub, 'AGENTS.md')} cut to`;
     expect(run.stderr).toContain(`warning: ${warning}`);
     expect(JSON.parse(run.stdout).warnings).toEqual([expect.stringContaining(warning)]);
@@ -117,19 +133,34 @@ describe('issue 13 project instructions: --append-system-prompt and --system-pro
     await writeFile(join(repo, 'extra-prompt.md'), 'FROM-THE-FILE: prefer small diffs\n');
     standin().script({ text: 'ok' });
     const run = await runBhrain({
-      args: ['ask', '--atom', 'qwen', '--system-prompt-file', '../../extra-prompt.md', '--append-system-prompt', 'FROM-THE-FLAG: reply in French', 'hi'],
+      args: [
+        'ask',
+        '--atom',
+        'qwen',
+        '--system-prompt-file',
+        '../../extra-prompt.md',
+        '--append-system-prompt',
+        'FROM-THE-FLAG: reply in French',
+        'hi',
+      ],
       cwd: sub,
       env: envFor(),
     });
     expect(run.code).toBe(0);
-    expect(firstSystem()).toMatch(/SUB-RULE: this package uses tabs\n<\/file>\n<\/project-instructions>\n\nFROM-THE-FILE: prefer small diffs\n\nFROM-THE-FLAG: reply in French$/);
+    expect(firstSystem()).toMatch(
+      /SUB-RULE: this package uses tabs\n<\/file>\n<\/project-instructions>\n\nFROM-THE-FILE: prefer small diffs\n\nFROM-THE-FLAG: reply in French$/,
+    );
   });
 
   it('issue 13 project instructions: a secret of the environment in AGENTS.md or --append-system-prompt never reaches the model', async () => {
     const secret = 'sk-test-0123456789abcdef';
     await writeFile(join(repo, 'AGENTS.md'), `deploy with ${secret}\n`);
     standin().script({ text: 'ok' });
-    const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--append-system-prompt', `key ${secret}`, 'hi'], cwd: repo, env: envFor({ DEPLOY_API_KEY: secret }) });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--append-system-prompt', `key ${secret}`, 'hi'],
+      cwd: repo,
+      env: envFor({ DEPLOY_API_KEY: secret }),
+    });
     expect(run.code).toBe(0);
     expect(firstSystem()).toContain('deploy with ');
     expect(JSON.stringify(standin().requests[0].body)).not.toContain(secret);

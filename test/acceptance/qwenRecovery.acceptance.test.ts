@@ -18,21 +18,22 @@ beforeEach(async () => {
 const envFor = () => genCliEnv({ standin: standin(), home });
 
 /** 13 lines holding a literal </parameter>, a literal </function> and a whole <tool_call> block */
-const CONTENT = [
-  '# how qwen3-coder writes a call',
-  'a parameter ends with </parameter>',
-  'a function ends with </function>',
-  'a whole call looks like this:',
-  '<tool_call>',
-  '<function=write>',
-  '<parameter=path>',
-  'hello.txt',
-  '</parameter>',
-  '</function>',
-  '</tool_call>',
-  'and the file goes on after it',
-  'last line',
-].join('\n') + '\n';
+const CONTENT =
+  [
+    '# how qwen3-coder writes a call',
+    'a parameter ends with </parameter>',
+    'a function ends with </function>',
+    'a whole call looks like this:',
+    '<tool_call>',
+    '<function=write>',
+    '<parameter=path>',
+    'hello.txt',
+    '</parameter>',
+    '</function>',
+    '</tool_call>',
+    'and the file goes on after it',
+    'last line',
+  ].join('\n') + '\n';
 
 /** the call as the qwen3-coder chat template renders it, sent by a server without a tool parser as plain text */
 const callText = (content: string) =>
@@ -54,11 +55,14 @@ describe('issue 14 item 1: qwen <tool_call> text recovery, end to end', () => {
   });
 
   it('issue 14 item 1: a write whose content has no </parameter> is not run: the model is told, and no file is written', async () => {
-    const cut = 'I will write.\n<tool_call>\n<function=write>\n<parameter=path>\nnotes.md\n</parameter>\n<parameter=content>\nline one\nline tw';
+    const cut =
+      'I will write.\n<tool_call>\n<function=write>\n<parameter=path>\nnotes.md\n</parameter>\n<parameter=content>\nline one\nline tw';
     standin().script({ text: cut }, { text: 'I will try again later' });
     const run = await runBhrain({ args: ['act', '--atom', 'qwen', 'write the notes'], cwd, env: envFor() });
     expect(run.code).toBe(0);
     await expect(readFile(join(cwd, 'notes.md'), 'utf8')).rejects.toThrow(/ENOENT/);
-    expect(JSON.stringify(standin().requests[1].body)).toMatch(/<parameter=content> is not closed by <\/parameter> \(the text ends inside it\)/);
+    expect(JSON.stringify(standin().requests[1].body)).toMatch(
+      /<parameter=content> is not closed by <\/parameter> \(the text ends inside it\)/,
+    );
   });
 });

@@ -52,7 +52,11 @@ const claudeText = (text: string) =>
 describe('issue 14 reasoning: --thinking enables claude extended thinking, and the signed blocks go back with the tool results', () => {
   it('bhrain ask --thinking 2048: thinking enabled on the wire; the next request sends the signed thinking block before the tool_use; the answer holds no thinking', async () => {
     server.replay(thinkingThenRead, claudeText('a.ts exports a = 1.'));
-    const run = await runBhrain({ args: ['ask', '--atom', 'claude/haiku', '--thinking', '2048', 'what does a.ts export?'], cwd, env: envFor() });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'claude/haiku', '--thinking', '2048', 'what does a.ts export?'],
+      cwd,
+      env: envFor(),
+    });
     expect(run.stderr).not.toMatch(/error/i);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('a.ts exports a = 1.\n');
@@ -87,7 +91,10 @@ describe('issue 14 reasoning: --thinking enables claude extended thinking, and t
     server.replay(
       openaiSse(
         openaiChunks({
-          deltas: [{ reasoning_content: 'THOUGHT: read it.' }, { tool_calls: [{ index: 0, id: 'call_r1', type: 'function', function: { name: 'read', arguments: '{"path":"a.ts"}' } }] }],
+          deltas: [
+            { reasoning_content: 'THOUGHT: read it.' },
+            { tool_calls: [{ index: 0, id: 'call_r1', type: 'function', function: { name: 'read', arguments: '{"path":"a.ts"}' } }] },
+          ],
           finishReason: 'tool_calls',
         }),
       ),
@@ -102,13 +109,26 @@ describe('issue 14 reasoning: --thinking enables claude extended thinking, and t
 
   it('-o stream-json --include-partial: reasoning streams as ReasoningDelta events, the answer alone as TextDelta events', async () => {
     server.replay(
-      openaiSse(openaiChunks({ deltas: [{ reasoning_content: 'THOUGHT one. ' }, { reasoning_content: 'THOUGHT two.' }, { content: 'The answer.' }], finishReason: 'stop' })),
+      openaiSse(
+        openaiChunks({
+          deltas: [{ reasoning_content: 'THOUGHT one. ' }, { reasoning_content: 'THOUGHT two.' }, { content: 'The answer.' }],
+          finishReason: 'stop',
+        }),
+      ),
     );
     const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '-o', 'stream-json', '--include-partial', 'q?'], cwd, env: envFor() });
     expect(run.code).toBe(0);
-    const events = run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const events = run.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     expect(events.filter((event) => event.type === 'ReasoningDelta').map((event) => event.text)).toEqual(['THOUGHT one. ', 'THOUGHT two.']);
-    expect(events.filter((event) => event.type === 'TextDelta').map((event) => event.text).join('')).toBe('The answer.');
+    expect(
+      events
+        .filter((event) => event.type === 'TextDelta')
+        .map((event) => event.text)
+        .join(''),
+    ).toBe('The answer.');
     expect(events[events.length - 1]).toMatchObject({ type: 'result', output: 'The answer.' });
   });
 

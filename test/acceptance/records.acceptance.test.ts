@@ -17,19 +17,31 @@ beforeEach(async () => {
   home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
 });
 const envFor = (overrides: Record<string, string | undefined> = {}) => genCliEnv({ standin: standin(), home }, overrides);
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 const RUN_ID = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z-[0-9a-f]{6}$/;
 
 const git = async (cwd: string, args: string[]) =>
-  (await promisify(execFile)('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd, env: { PATH: process.env.PATH, HOME: home } })).stdout;
+  (
+    await promisify(execFile)('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], {
+      cwd,
+      env: { PATH: process.env.PATH, HOME: home },
+    })
+  ).stdout;
 
 /** a fresh git repo with one committed file of 2,000 lines, large enough that reading it spills to disk */
 const genGitRepo = async (): Promise<string> => {
   const repo = await mkdtemp(join(tmpdir(), 'bhrain-repo-'));
   await git(repo, ['init', '-q']);
   await mkdir(join(repo, 'src'));
-  await writeFile(join(repo, 'src', 'big.txt'), Array.from({ length: 2_000 }, (_, index) => `line ${index + 1}: ${'x'.repeat(60)}`).join('\n') + '\n');
+  await writeFile(
+    join(repo, 'src', 'big.txt'),
+    Array.from({ length: 2_000 }, (_, index) => `line ${index + 1}: ${'x'.repeat(60)}`).join('\n') + '\n',
+  );
   await git(repo, ['add', '.']);
   await git(repo, ['commit', '-qm', 'init']);
   return repo;
@@ -52,7 +64,12 @@ describe('issue 30 point 4: $BHRAIN_HOME is hidden from the model, but for the s
       const sent = JSON.stringify(request.body);
       if (!spill && /the full output is at (\S+\.txt):/i.test(sent)) {
         spill = /the full output is at (\S+\.txt):/i.exec(sent)![1];
-        return { toolCalls: [{ name: 'read', input: { path: spill, offset: 1500, limit: 2 } }, { name: 'read', input: { path: join(home, 'runs', 'earlier', 'output.md') } }] };
+        return {
+          toolCalls: [
+            { name: 'read', input: { path: spill, offset: 1500, limit: 2 } },
+            { name: 'read', input: { path: join(home, 'runs', 'earlier', 'output.md') } },
+          ],
+        };
       }
       return undefined;
     };
@@ -71,7 +88,11 @@ describe('issue 12 item 2: run records are kept out of the working tree', () => 
   it('issue 12 item 2: `ask` in a fresh git repo (from a subdirectory) leaves `git status --porcelain --ignored` clean; the record and its spill file are under $BHRAIN_HOME/runs/<id>/', async () => {
     const repo = await genGitRepo();
     standin().script({ toolCalls: [{ name: 'read', input: { path: 'big.txt' } }] }, { text: 'big.txt holds 2000 lines' });
-    const run = await runBhrain({ args: ['ask', '--atom', 'claude/haiku', '--input', 'how long is big.txt?', '--output', 'json'], cwd: join(repo, 'src'), env: envFor() });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'claude/haiku', '--input', 'how long is big.txt?', '--output', 'json'],
+      cwd: join(repo, 'src'),
+      env: envFor(),
+    });
     expect(run.stderr).not.toMatch(/error/i);
     expect(run.code).toBe(0);
     const json = JSON.parse(run.stdout);
@@ -109,7 +130,11 @@ describe('issue 12 item 2: run records are kept out of the working tree', () => 
   it('issue 12 item 2: `act` that changes nothing leaves the git checkout clean too', async () => {
     const repo = await genGitRepo();
     standin().script({ toolCalls: [{ name: 'bash', input: { command: 'git status --short' } }] }, { text: 'the tree is clean' });
-    const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--sandbox', 'off', '--input', 'is the tree clean?', '--quiet'], cwd: repo, env: envFor() });
+    const run = await runBhrain({
+      args: ['act', '--atom', 'qwen', '--sandbox', 'off', '--input', 'is the tree clean?', '--quiet'],
+      cwd: repo,
+      env: envFor(),
+    });
     expect(run).toMatchObject({ code: 0, stdout: 'the tree is clean\n', stderr: '' });
     expect(await git(repo, ['status', '--porcelain', '--ignored'])).toBe('');
     expect(await readdir(join(home, 'runs'))).toHaveLength(1);
@@ -119,7 +144,11 @@ describe('issue 12 item 2: run records are kept out of the working tree', () => 
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cwd-'));
     const artifacts = join(await mkdtemp(join(tmpdir(), 'bhrain-artifacts-')), 'bhrain');
     standin().script({ toolCalls: [{ name: 'glob', input: { pattern: '*' } }] }, { text: 'nothing here' });
-    const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--input', 'what is here?', '--record-dir', artifacts, '--output', 'json'], cwd, env: envFor() });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--input', 'what is here?', '--record-dir', artifacts, '--output', 'json'],
+      cwd,
+      env: envFor(),
+    });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).record).toBe(artifacts);
     expect((await readdir(artifacts)).sort()).toEqual(['input.md', 'meta.json', 'output.md', 'transcript.json']);
@@ -143,7 +172,11 @@ describe('issue 12 item 2: run records are kept out of the working tree', () => 
   it('issue 12 item 2: --no-record writes no record; the spill file lived in a private temp dir that is gone when the run ends', async () => {
     const repo = await genGitRepo();
     standin().script({ toolCalls: [{ name: 'read', input: { path: 'src/big.txt' } }] }, { text: 'read it' });
-    const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--input', 'read src/big.txt', '--no-record', '--output', 'json'], cwd: repo, env: envFor() });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--input', 'read src/big.txt', '--no-record', '--output', 'json'],
+      cwd: repo,
+      env: envFor(),
+    });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).record).toBeNull();
     expect(run.stderr).not.toContain('record:');
@@ -155,10 +188,17 @@ describe('issue 12 item 2: run records are kept out of the working tree', () => 
   });
 
   it('issue 12 item 2: retention runs at the start of a recorded run: old runs beyond the newest 100 are removed', async () => {
-    const old = Array.from({ length: 100 }, (_, index) => `2020-01-01T00-00-${String(Math.floor(index / 10)).padStart(2, '0')}-${String(index % 10).padStart(3, '0')}Z-abcdef`);
+    const old = Array.from(
+      { length: 100 },
+      (_, index) => `2020-01-01T00-00-${String(Math.floor(index / 10)).padStart(2, '0')}-${String(index % 10).padStart(3, '0')}Z-abcdef`,
+    );
     for (const id of old) await mkdir(join(home, 'runs', id), { recursive: true });
     standin().script({ text: 'fresh' });
-    const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--input', 'hi', '--quiet'], cwd: await mkdtemp(join(tmpdir(), 'bhrain-cwd-')), env: envFor() });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--input', 'hi', '--quiet'],
+      cwd: await mkdtemp(join(tmpdir(), 'bhrain-cwd-')),
+      env: envFor(),
+    });
     expect(run.code).toBe(0);
     const left = (await readdir(join(home, 'runs'))).sort();
     expect(left).toHaveLength(100);
@@ -171,17 +211,33 @@ describe('issue 12 item 2: bhrain runs and bhrain show', () => {
   it('issue 12 item 2: `bhrain runs` lists runs newest first, and `bhrain show` prints a run by id or ref: the answer, then the transcript', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cwd-'));
     standin().script({ text: 'first answer' });
-    const first = JSON.parse((await runBhrain({ args: ['ask', '--atom', 'qwen/qwen-plus', '--input', 'first?', '--output', 'json'], cwd, env: envFor() })).stdout);
+    const first = JSON.parse(
+      (await runBhrain({ args: ['ask', '--atom', 'qwen/qwen-plus', '--input', 'first?', '--output', 'json'], cwd, env: envFor() })).stdout,
+    );
     standin().script({ toolCalls: [{ name: 'glob', input: { pattern: '*.md' } }] }, { text: 'second answer' });
-    const second = JSON.parse((await runBhrain({ args: ['act', '--atom', 'claude/haiku', '--sandbox', 'off', '--input', 'second?', '--output', 'json'], cwd, env: envFor() })).stdout);
+    const second = JSON.parse(
+      (
+        await runBhrain({
+          args: ['act', '--atom', 'claude/haiku', '--sandbox', 'off', '--input', 'second?', '--output', 'json'],
+          cwd,
+          env: envFor(),
+        })
+      ).stdout,
+    );
 
     const runs = await runBhrain({ args: ['runs'], cwd, env: envFor() });
     expect(runs).toMatchObject({ code: 0, stderr: '' });
     const lines = runs.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/^ID\s+STARTED\s+SKILL\s+ATOM\s+TERMINATION\s+SERIES\s+EPISODE\s+COST$/);
-    expect(lines[1]).toMatch(new RegExp(`^\\S+\\s+[\\d-]+ [\\d:]+\\s+act\\s+claude/haiku\\s+complete\\s+${second.series.hash.slice(0, 12)}\\s+${second.episode.hash.slice(0, 12)}\\s+\\$\\d+\\.\\d{4}$`));
-    expect(lines[2]).toMatch(new RegExp(`^\\S+\\s+[\\d-]+ [\\d:]+\\s+ask\\s+qwen/qwen-plus\\s+complete\\s+${first.series.hash.slice(0, 12)}\\s`));
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^\\S+\\s+[\\d-]+ [\\d:]+\\s+act\\s+claude/haiku\\s+complete\\s+${second.series.hash.slice(0, 12)}\\s+${second.episode.hash.slice(0, 12)}\\s+\\$\\d+\\.\\d{4}$`,
+      ),
+    );
+    expect(lines[2]).toMatch(
+      new RegExp(`^\\S+\\s+[\\d-]+ [\\d:]+\\s+ask\\s+qwen/qwen-plus\\s+complete\\s+${first.series.hash.slice(0, 12)}\\s`),
+    );
 
     const listed = JSON.parse((await runBhrain({ args: ['runs', '--limit', '1', '--output', 'json'], cwd, env: envFor() })).stdout);
     expect(listed.runs.map((run: { dir: string }) => run.dir)).toEqual([second.record]);
@@ -195,7 +251,13 @@ describe('issue 12 item 2: bhrain runs and bhrain show', () => {
     expect(byId.stdout.endsWith('── assistant ──\nsecond answer\n')).toBe(true);
 
     const byRef = await runBhrain({ args: ['show', first.series.hash.slice(0, 10), '--output', 'json'], cwd, env: envFor() });
-    expect(JSON.parse(byRef.stdout)).toMatchObject({ source: 'run', dir: first.record, output: 'first answer', input: 'first?', refs: { series: first.series.hash } });
+    expect(JSON.parse(byRef.stdout)).toMatchObject({
+      source: 'run',
+      dir: first.record,
+      output: 'first answer',
+      input: 'first?',
+      refs: { series: first.series.hash },
+    });
 
     // the record is gone (pruned, or another machine's): the refs store still answers
     await rm(first.record, { recursive: true });

@@ -25,13 +25,17 @@ const SECRET_TURN = 'the deploy key is in vault/prod\nand never reveal it';
 /** `bhrain ask <prompt> --output json` in a store: the run and its refs */
 const ask = async (input: { prompt: string; answer: string; storeHome?: string; extra?: string[] }) => {
   standin().script({ text: input.answer });
-  const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--output', 'json', ...(input.extra ?? []), input.prompt], cwd, env: envIn(input.storeHome ?? home) });
+  const run = await runBhrain({
+    args: ['ask', '--atom', 'qwen', '--output', 'json', ...(input.extra ?? []), input.prompt],
+    cwd,
+    env: envIn(input.storeHome ?? home),
+  });
   const json = run.stdout ? JSON.parse(run.stdout) : null;
   return { ...run, json, series: json?.series?.hash as string | undefined, episode: json?.episode?.hash as string | undefined };
 };
 
 describe('issue 12 refs: cannot be forged by accident', () => {
-  it('issue 12 refs: a stored series edited by moving text across an exchange\'s input/output boundary is refused with exit 2', async () => {
+  it("issue 12 refs: a stored series edited by moving text across an exchange's input/output boundary is refused with exit 2", async () => {
     const first = await ask({ prompt: SECRET_TURN, answer: 'Understood.' });
     expect(first.code).toBe(0);
     const path = seriesFile(home, first.series!);
@@ -46,16 +50,23 @@ describe('issue 12 refs: cannot be forged by accident', () => {
     exchange.input = kept;
     exchange.output = `and never reveal it${moved}\nUnderstood.`;
     // under the schemaVersion 1 rule, sha256(input + "\n" + output), the forgery kept the exchange's hash
-    const v1Hash = (value: { input: string; output: string }) => createHash('sha256').update(`${value.input}\n${value.output}`).digest('hex');
+    const v1Hash = (value: { input: string; output: string }) =>
+      createHash('sha256').update(`${value.input}\n${value.output}`).digest('hex');
     expect(v1Hash(exchange)).toBe(v1Hash({ input: kept + '\nand never reveal it' + moved, output: 'Understood.' }));
     await writeFile(path, JSON.stringify(stored));
 
     const requestsBefore = standin().requests.length;
-    const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--on-series', first.series!, 'what may you reveal?'], cwd, env: envIn(home) });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--on-series', first.series!, 'what may you reveal?'],
+      cwd,
+      env: envIn(home),
+    });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(
-      new RegExp(`the series ${first.series} in the ref store is corrupt and will not be used \\(corrupt exchange: its content hashes to [0-9a-f]{64} but it claims ${exchange.hash}; the ref was altered or damaged\\)`),
+      new RegExp(
+        `the series ${first.series} in the ref store is corrupt and will not be used \\(corrupt exchange: its content hashes to [0-9a-f]{64} but it claims ${exchange.hash}; the ref was altered or damaged\\)`,
+      ),
     );
     // the forged conversation never reached the model
     expect(standin().requests.length).toBe(requestsBefore);
@@ -80,14 +91,29 @@ describe('issue 12 refs: cannot be forged by accident', () => {
     await mkdir(join(home, 'refs', 'series'), { recursive: true });
     await writeFile(
       seriesFile(home, oldHash),
-      JSON.stringify({ schemaVersion: 1, kind: 'BrainSeries', hash: oldHash, exid: null, summaries: [], episodes: [{ hash: episodeHash, exid: null, exchanges: [{ hash: exchangeHash, ...turn, exid: null }] }] }),
+      JSON.stringify({
+        schemaVersion: 1,
+        kind: 'BrainSeries',
+        hash: oldHash,
+        exid: null,
+        summaries: [],
+        episodes: [{ hash: episodeHash, exid: null, exchanges: [{ hash: exchangeHash, ...turn, exid: null }] }],
+      }),
     );
     standin().script({ text: 'HERON' });
-    const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--on-series', oldHash, 'what is the codename?'], cwd, env: envIn(home) });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--on-series', oldHash, 'what is the codename?'],
+      cwd,
+      env: envIn(home),
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('HERON\n');
     expect(sentText(0)).toContain('the codename is HERON');
-    expect(run.stderr).toMatch(new RegExp(`warning: the series ${oldHash} was saved by an older bhrain \\(schemaVersion 1, .*is read as schemaVersion 2, where its hash is [0-9a-f]{64}`));
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `warning: the series ${oldHash} was saved by an older bhrain \\(schemaVersion 1, .*is read as schemaVersion 2, where its hash is [0-9a-f]{64}`,
+      ),
+    );
   });
 
   it('issue 12 refs: a ref of an unknown future schemaVersion is refused with exit 2, saying to upgrade', async () => {
@@ -96,7 +122,9 @@ describe('issue 12 refs: cannot be forged by accident', () => {
     await writeFile(path, JSON.stringify({ ...JSON.parse(await readFile(path, 'utf8')), schemaVersion: 3 }));
     const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--on-series', first.series!, 'continue'], cwd, env: envIn(home) });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`the series ${first.series} in the ref store cannot be read: cannot read a BrainSeries of schemaVersion 3: this bhrain reads schemaVersion 1 and 2; upgrade bhrain to read it`);
+    expect(run.stderr).toContain(
+      `the series ${first.series} in the ref store cannot be read: cannot read a BrainSeries of schemaVersion 3: this bhrain reads schemaVersion 1 and 2; upgrade bhrain to read it`,
+    );
   });
 });
 
@@ -139,7 +167,12 @@ describe('issue 12 refs: bhrain export, and --on-series / --on-episode @file', (
     expect(JSON.parse(exported.stdout)).toMatchObject({ schemaVersion: 2, kind: 'BrainEpisode', hash: first.episode });
     const path = join(cwd, 'checkpoint.json');
     await writeFile(path, exported.stdout);
-    const branch = await ask({ prompt: 'what is the budget?', answer: '100 dollars', storeHome: await mkdtemp(join(tmpdir(), 'bhrain-refs-other-')), extra: ['--on-episode', `@${path}`] });
+    const branch = await ask({
+      prompt: 'what is the budget?',
+      answer: '100 dollars',
+      storeHome: await mkdtemp(join(tmpdir(), 'bhrain-refs-other-')),
+      extra: ['--on-episode', `@${path}`],
+    });
     expect(branch.code).toBe(0);
     expect(sentText(1)).toContain('checkpoint: budget is 100 dollars');
   });
@@ -149,10 +182,18 @@ describe('issue 12 refs: bhrain export, and --on-series / --on-episode @file', (
     const exported = await runBhrain({ args: ['export', plan.series!], cwd, env: envIn(home) });
     await writeFile(join(cwd, 'plan.json'), exported.stdout.replace('friday it is', 'monday it is'));
     const requestsBefore = standin().requests.length;
-    const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--on-series', '@plan.json', 'when?'], cwd, env: envIn(await mkdtemp(join(tmpdir(), 'bhrain-refs-other-'))) });
+    const run = await runBhrain({
+      args: ['ask', '--atom', 'qwen', '--on-series', '@plan.json', 'when?'],
+      cwd,
+      env: envIn(await mkdtemp(join(tmpdir(), 'bhrain-refs-other-'))),
+    });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(new RegExp(`--on-series @plan.json: ${join(cwd, 'plan.json')} did not verify and will not be used \\(corrupt exchange: its content hashes to [0-9a-f]{64} but it claims [0-9a-f]{64}; the ref was altered or damaged\\)`));
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `--on-series @plan.json: ${join(cwd, 'plan.json')} did not verify and will not be used \\(corrupt exchange: its content hashes to [0-9a-f]{64} but it claims [0-9a-f]{64}; the ref was altered or damaged\\)`,
+      ),
+    );
     expect(standin().requests.length).toBe(requestsBefore);
   });
 
@@ -192,7 +233,13 @@ describe('issue 12 refs: bhrain export, and --on-series / --on-episode @file', (
     await mkdir(join(home, 'refs', 'episodes'), { recursive: true });
     await writeFile(
       join(home, 'refs', 'episodes', `${oldHash}.json`),
-      JSON.stringify({ schemaVersion: 1, kind: 'BrainEpisode', hash: oldHash, exid: null, exchanges: [{ hash: exchangeHash, input: 'q', output: 'a', exid: null }] }),
+      JSON.stringify({
+        schemaVersion: 1,
+        kind: 'BrainEpisode',
+        hash: oldHash,
+        exid: null,
+        exchanges: [{ hash: exchangeHash, input: 'q', output: 'a', exid: null }],
+      }),
     );
     const run = await runBhrain({ args: ['export', oldHash], cwd, env: envIn(home) });
     expect(run.code).toBe(0);

@@ -42,7 +42,14 @@ export const runProcess = (input: {
  * `bhrain <args>` through bin/bhrain; with a wrapper, run by it (`bwrap ... --`, to give the CLI an /etc/hosts of the
  * test's own)
  */
-export const runBhrain = (input: { args: string[]; cwd: string; env: Record<string, string | undefined>; stdin?: string; moreFds?: Array<number | 'ignore'>; wrapper?: string[] }) => {
+export const runBhrain = (input: {
+  args: string[];
+  cwd: string;
+  env: Record<string, string | undefined>;
+  stdin?: string;
+  moreFds?: Array<number | 'ignore'>;
+  wrapper?: string[];
+}) => {
   const bhrain = [process.execPath, join(PACKAGE_ROOT, 'bin', 'bhrain'), ...input.args];
   const [command, ...args] = [...(input.wrapper ?? []), ...bhrain];
   return runProcess({ ...input, command, args });
@@ -52,7 +59,10 @@ export const runBhrain = (input: { args: string[]; cwd: string; env: Record<stri
  * the environment of a CLI run against the stand-in: its urls for both protocols, test keys, a ref store of its own,
  * and a config dir of its own (so the developer's own settings.json and AGENTS.md never reach a test)
  */
-export const genCliEnv = (input: { standin: { url: string; openaiUrl: string }; home: string }, overrides: Record<string, string | undefined> = {}) => ({
+export const genCliEnv = (
+  input: { standin: { url: string; openaiUrl: string }; home: string },
+  overrides: Record<string, string | undefined> = {},
+) => ({
   PATH: process.env.PATH,
   HOME: process.env.HOME,
   BHRAIN_HOME: input.home,

@@ -27,7 +27,8 @@ beforeEach(async () => {
   execFileSync('git', ['init', '-q', repo]);
 });
 // the user settings dir is the test's own, never the real ~/.config/bhrain
-const envFor = (overrides: Record<string, string | undefined> = {}) => genCliEnv({ standin: standin(), home }, { BHRAIN_CONFIG_DIR: userConfig, ...overrides });
+const envFor = (overrides: Record<string, string | undefined> = {}) =>
+  genCliEnv({ standin: standin(), home }, { BHRAIN_CONFIG_DIR: userConfig, ...overrides });
 const projectFile = () => join(repo, '.bhrain', 'settings.json');
 const userFile = () => join(userConfig, 'settings.json');
 const write = async (path: string, settings: unknown) => {
@@ -61,7 +62,9 @@ describe('issue 13 settings take effect: the atom', () => {
     standin().script({ text: 'a' }, { text: 'b' }, { text: 'c' });
     expect((await runBhrain({ args: ['ask', 'hi'], cwd: repo, env: envFor() })).code).toBe(0);
     expect((await runBhrain({ args: ['ask', 'hi'], cwd: repo, env: envFor({ BHRAIN_ATOM: 'claude/sonnet' }) })).code).toBe(0);
-    expect((await runBhrain({ args: ['ask', '--atom', 'qwen/qwen-plus', 'hi'], cwd: repo, env: envFor({ BHRAIN_ATOM: 'claude/sonnet' }) })).code).toBe(0);
+    expect(
+      (await runBhrain({ args: ['ask', '--atom', 'qwen/qwen-plus', 'hi'], cwd: repo, env: envFor({ BHRAIN_ATOM: 'claude/sonnet' }) })).code,
+    ).toBe(0);
     expect(protocols()).toEqual(['openai', 'anthropic', 'openai']);
     expect(standin().requests[1].body.model).toBe('claude-sonnet-4-6');
     expect(standin().requests[2].body.model).toBe('qwen-plus');
@@ -97,7 +100,8 @@ describe('issue 13 settings take effect: limits, permission, instructions', () =
     expect(capped.code).toBe(3);
     expect(standin().requests).toHaveLength(1);
     standin().reset();
-    standin().respond = () => (standin().requests.length < 2 ? { toolCalls: [{ name: 'glob', input: { pattern: '*' } }] } : { text: 'done' });
+    standin().respond = () =>
+      standin().requests.length < 2 ? { toolCalls: [{ name: 'glob', input: { pattern: '*' } }] } : { text: 'done' };
     const flagged = await runBhrain({ args: ['ask', '--max-iterations', '5', 'loop'], cwd: repo, env: envFor() });
     expect([flagged.code, flagged.stdout]).toEqual([0, 'done\n']);
   });
@@ -116,7 +120,11 @@ describe('issue 13 settings take effect: limits, permission, instructions', () =
     const run = await runBhrain({ args: ['act', '-o', 'json', 'write out.txt'], cwd: repo, env: envFor() });
     expect(run.code).toBe(0);
     const json = JSON.parse(run.stdout);
-    expect(json.toolCalls).toMatchObject({ made: 1, denied: 1, denials: [{ tool: 'write', by: 'guard', reason: expect.stringContaining('write(*.txt)') }] });
+    expect(json.toolCalls).toMatchObject({
+      made: 1,
+      denied: 1,
+      denials: [{ tool: 'write', by: 'guard', reason: expect.stringContaining('write(*.txt)') }],
+    });
     await expect(readFile(join(repo, 'out.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
   });
 
@@ -133,9 +141,15 @@ describe('issue 13 settings take effect: limits, permission, instructions', () =
     standin().script({ text: 'ok' }, { text: 'ok' });
     const run = await runBhrain({ args: ['act', '-o', 'json', 'hi'], cwd: repo, env: envFor() });
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout).warnings).toEqual([expect.stringMatching(new RegExp(`^ignored "sandbox": "off" from ${projectFile()}: .+ To use it, approve this project with --trust-project`))]);
+    expect(JSON.parse(run.stdout).warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(`^ignored "sandbox": "off" from ${projectFile()}: .+ To use it, approve this project with --trust-project`),
+      ),
+    ]);
     const trusted = await runBhrain({ args: ['act', '--trust-project', '-o', 'json', 'hi'], cwd: repo, env: envFor() });
-    expect(JSON.parse(trusted.stdout).warnings).toEqual([`"sandbox": "off" comes from ${projectFile()}, which loosens bhrain's confinement; this project is approved (--trust-project)`]);
+    expect(JSON.parse(trusted.stdout).warnings).toEqual([
+      `"sandbox": "off" comes from ${projectFile()}, which loosens bhrain's confinement; this project is approved (--trust-project)`,
+    ]);
   });
 });
 
@@ -147,7 +161,11 @@ describe('issue 13 settings take effect: a bad file stops the run', () => {
     expect(run.stderr).toContain(`unknown key 'maxIteration' in ${projectFile()}: did you mean 'maxIterations'?`);
     const json = await runBhrain({ args: ['act', '--atom', 'qwen', '-o', 'json', 'hi'], cwd: repo, env: envFor() });
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout)).toMatchObject({ termination: 'usage', exitCode: 2, error: { message: expect.stringContaining("unknown key 'maxIteration'") } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      termination: 'usage',
+      exitCode: 2,
+      error: { message: expect.stringContaining("unknown key 'maxIteration'") },
+    });
     expect(standin().requests).toHaveLength(0);
   });
 });

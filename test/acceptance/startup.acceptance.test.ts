@@ -47,7 +47,9 @@ describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothi
     const run = await runRecorded('bin/bhrain', ['act', '--atom', 'claude/haiku', '--input', 'hi', '--quiet']);
     expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: 0, stdout: 'ok\n', stderr: '' });
     expect(run.loaded.filter((path) => !path.startsWith('dist/cli/') && path !== 'bin/bhrain')).toEqual([]);
-    expect(run.loaded.filter((path) => /\/(openai|ajv|zod|2019|2020|genMcpToolBox|client|startDomainProxy)-[A-Z0-9]+\.js$/.test(path))).toEqual([]);
+    expect(
+      run.loaded.filter((path) => /\/(openai|ajv|zod|2019|2020|genMcpToolBox|client|startDomainProxy)-[A-Z0-9]+\.js$/.test(path)),
+    ).toEqual([]);
     expect(run.loaded.some((path) => /\/AnthropicMessagesClient-[A-Z0-9]+\.js$/.test(path))).toBe(true);
     expect(await holdingZod(run.loaded)).toEqual([]);
   });
@@ -58,7 +60,11 @@ describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothi
       standin.respond = () => ({ text: 'ok' });
       const run = await runRecorded('bin/bhrain', ['act', '--atom', atom, '--input', 'hi', '--quiet']);
       expect({ atom, code: run.code, stdout: run.stdout }).toEqual({ atom, code: 0, stdout: 'ok\n' });
-      expect({ atom, undici: run.loaded.includes('builtin:undici'), zod: await holdingZod(run.loaded) }).toEqual({ atom, undici: false, zod: [] });
+      expect({ atom, undici: run.loaded.includes('builtin:undici'), zod: await holdingZod(run.loaded) }).toEqual({
+        atom,
+        undici: false,
+        zod: [],
+      });
     }
   });
 
@@ -76,10 +82,16 @@ describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothi
     let step = 0;
     standin.respond = () => (step++ === 0 ? bashCall('echo one') : { text: 'done' });
     const rules = JSON.stringify({ allow: ['bash(echo *)'] });
-    const run = await runRecorded('bin/bhrain', ['act', '--atom', 'claude/haiku', '--input', 'run echo one', '--quiet', '--permission', 'rules.json'], { 'rules.json': rules });
+    const run = await runRecorded(
+      'bin/bhrain',
+      ['act', '--atom', 'claude/haiku', '--input', 'run echo one', '--quiet', '--permission', 'rules.json'],
+      { 'rules.json': rules },
+    );
     expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 0, stdout: 'done\n' });
     expect(run.loaded.some((path) => /\/ajv-[A-Z0-9]+\.js$/.test(path))).toBe(true);
-    expect(run.loaded.filter((path) => path.startsWith('node_modules/')).map((path) => path.split('/').slice(1, 2)[0])).toEqual(['web-tree-sitter']);
+    expect(run.loaded.filter((path) => path.startsWith('node_modules/')).map((path) => path.split('/').slice(1, 2)[0])).toEqual([
+      'web-tree-sitter',
+    ]);
   });
 
   it("rhachet's act entry runs from the bundle too (dist/cli/act.js), and --help loads neither zod nor the loop", async () => {
@@ -98,17 +110,25 @@ describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothi
 describe('issue 18 compile cache (readme, Environment): node 22+ keeps compiled code in $XDG_CACHE_HOME/bhrain/compile-cache', () => {
   const supported = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 
-  it.skipIf(!supported)('a run fills the cache dir, and NODE_DISABLE_COMPILE_CACHE=1 leaves it empty (node 20 has no compile cache: skipped there)', async () => {
-    const cacheOf = async (extra: Record<string, string>) => {
-      standin.reset();
-      standin.respond = () => ({ text: 'ok' });
-      const home = await mkdtemp(join(tmpdir(), 'bhrain-cache-home-'));
-      const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cache-'));
-      const run = await runProcess({ command: process.execPath, args: [join(PACKAGE_ROOT, 'bin', 'bhrain'), 'act', '--atom', 'claude/haiku', '--input', 'hi', '--quiet'], cwd, env: { ...genCliEnv({ standin, home }), ...extra } });
-      expect(run.code).toBe(0);
-      return readdir(join(home, 'cache', 'bhrain', 'compile-cache')).catch(() => [] as string[]);
-    };
-    expect((await cacheOf({})).length).toBeGreaterThan(0);
-    expect(await cacheOf({ NODE_DISABLE_COMPILE_CACHE: '1' })).toEqual([]);
-  });
+  it.skipIf(!supported)(
+    'a run fills the cache dir, and NODE_DISABLE_COMPILE_CACHE=1 leaves it empty (node 20 has no compile cache: skipped there)',
+    async () => {
+      const cacheOf = async (extra: Record<string, string>) => {
+        standin.reset();
+        standin.respond = () => ({ text: 'ok' });
+        const home = await mkdtemp(join(tmpdir(), 'bhrain-cache-home-'));
+        const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cache-'));
+        const run = await runProcess({
+          command: process.execPath,
+          args: [join(PACKAGE_ROOT, 'bin', 'bhrain'), 'act', '--atom', 'claude/haiku', '--input', 'hi', '--quiet'],
+          cwd,
+          env: { ...genCliEnv({ standin, home }), ...extra },
+        });
+        expect(run.code).toBe(0);
+        return readdir(join(home, 'cache', 'bhrain', 'compile-cache')).catch(() => [] as string[]);
+      };
+      expect((await cacheOf({})).length).toBeGreaterThan(0);
+      expect(await cacheOf({ NODE_DISABLE_COMPILE_CACHE: '1' })).toEqual([]);
+    },
+  );
 });

@@ -9,7 +9,9 @@ import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse, startRaw
 import { genCliEnv, PACKAGE_ROOT, runBhrain } from './runCli.js';
 
 /** the published JSON Schema of --output json: a refusal result must be valid against it */
-const validateOutput = new Ajv2020({ allErrors: true, strict: true }).compile(JSON.parse(await readFile(join(PACKAGE_ROOT, 'schemas', 'output.schema.json'), 'utf8')));
+const validateOutput = new Ajv2020({ allErrors: true, strict: true }).compile(
+  JSON.parse(await readFile(join(PACKAGE_ROOT, 'schemas', 'output.schema.json'), 'utf8')),
+);
 
 let server: RawReplay;
 beforeAll(async () => {
@@ -24,7 +26,11 @@ beforeEach(async () => {
   cwd = await mkdtemp(join(tmpdir(), 'bhrain-stop-'));
 });
 const envFor = () => genCliEnv({ standin: server, home });
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 const claudeText = (text: string, stopReason: string) =>
   anthropicSse(
@@ -69,7 +75,13 @@ describe('issue 14 refusals: a refusal exits 9 and prints the refusal text, neve
     expect(lines).toHaveLength(1);
     const result = JSON.parse(lines[0]);
     expect(validateOutput(result) ? [] : validateOutput.errors).toEqual([]);
-    expect(result).toMatchObject({ type: 'result', termination: 'refusal', exitCode: 9, output: "I'm sorry, I can't assist with that.", error: null });
+    expect(result).toMatchObject({
+      type: 'result',
+      termination: 'refusal',
+      exitCode: 9,
+      output: "I'm sorry, I can't assist with that.",
+      error: null,
+    });
     expect(server.requests).toHaveLength(1);
   });
 });
@@ -80,7 +92,11 @@ describe('issue 14 cut-off calls: a write cut by the output-token limit is not r
       anthropicMessageEvents({
         content: [
           { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_big', name: 'write', input: {} } },
-          { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"path": "big.txt", "content": "part one\\npart tw' } },
+          {
+            type: 'content_block_delta',
+            index: 0,
+            delta: { type: 'input_json_delta', partial_json: '{"path": "big.txt", "content": "part one\\npart tw' },
+          },
           { type: 'content_block_stop', index: 0 },
         ],
         stopReason: 'max_tokens',

@@ -32,7 +32,11 @@ describe('subagents through bhrain act (issue 17, seed 002 §5.3)', () => {
       const delegated = JSON.stringify(request.body.messages).includes('greet is defined in greet.ts');
       return delegated
         ? { text: 'The explore subagent found greet in greet.ts.' }
-        : { toolCalls: [{ name: 'task', input: { description: 'find greet', prompt: 'find where greet is defined', subagent_type: 'explore' } }] };
+        : {
+            toolCalls: [
+              { name: 'task', input: { description: 'find greet', prompt: 'find where greet is defined', subagent_type: 'explore' } },
+            ],
+          };
     };
     const run = await runBhrain({
       args: ['act', '--atom', 'claude/haiku', '--input', 'the secret word is ostrich. Where is greet defined?', '-o', 'stream-json'],
@@ -40,7 +44,10 @@ describe('subagents through bhrain act (issue 17, seed 002 §5.3)', () => {
       env: genCliEnv({ standin: standin(), home: join(base, 'home') }),
     });
     expect(run.code).toBe(0);
-    const events = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const events = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(events.at(-1)).toMatchObject({ type: 'result', output: 'The explore subagent found greet in greet.ts.' });
     const started = events.find((event) => event.type === 'SubagentStarted');
     const completed = events.find((event) => event.type === 'SubagentCompleted');

@@ -15,7 +15,11 @@ const { standin } = useStandin();
 afterAll(() => rm(scratch, { recursive: true, force: true }));
 
 const readme = await readFile(join(root, 'readme.md'), 'utf8');
-const blocks = (fence: string) => readme.split(new RegExp(`^\`\`\`${fence}\n`, 'm')).slice(1).map((block) => block.split(/^```$/m)[0]);
+const blocks = (fence: string) =>
+  readme
+    .split(new RegExp(`^\`\`\`${fence}\n`, 'm'))
+    .slice(1)
+    .map((block) => block.split(/^```$/m)[0]);
 /** every ```ts block that imports the package, and every ```sh block that runs bhrain: the examples a user would paste */
 const examples = blocks('ts').filter((code) => code.includes("from 'rhachet-roles-bhrain'"));
 const shellExamples = blocks('sh').filter((code) => /^bhrain /m.test(code));
@@ -47,7 +51,9 @@ const readAskedSchema = (request: StandinRequest): SchemaNode | null => {
   const systems: unknown[] =
     request.protocol === 'anthropic'
       ? [body.system]
-      : (body.messages ?? []).filter((message: { role: string }) => message.role === 'system').map((message: { content: unknown }) => message.content);
+      : (body.messages ?? [])
+          .filter((message: { role: string }) => message.role === 'system')
+          .map((message: { content: unknown }) => message.content);
   const texts = systems.flatMap((system): string[] => {
     if (typeof system === 'string') return [system];
     if (Array.isArray(system)) return system.map((block: { text?: string }) => block.text ?? '');
@@ -106,7 +112,10 @@ describe('readme examples run as written (against the stand-in)', () => {
     // rhachet is not in the registry: an example that imports rhachet/brains gets its genContextBrain as rhachet does it
     const rhachetDir = join(scratch, 'node_modules', 'rhachet');
     await mkdir(rhachetDir, { recursive: true });
-    await writeFile(join(rhachetDir, 'package.json'), JSON.stringify({ name: 'rhachet', type: 'module', exports: { './brains': './brains.mjs' } }));
+    await writeFile(
+      join(rhachetDir, 'package.json'),
+      JSON.stringify({ name: 'rhachet', type: 'module', exports: { './brains': './brains.mjs' } }),
+    );
     await rm(join(rhachetDir, 'brains.mjs'), { force: true });
     await symlink(join(root, 'test', 'rhachet', 'rhachetBrains.mjs'), join(rhachetDir, 'brains.mjs'));
     const file = join(scratch, `example-${index}.mjs`);
@@ -143,7 +152,11 @@ describe('readme shell examples run as written (bhrain on PATH, against the stan
     await mkdir(bin);
     await symlink(join(root, 'bin', 'bhrain'), join(bin, 'bhrain'));
     // the examples run in a repository, as a user's would (`git log | bhrain ...`)
-    await promisify(execFile)('bash', ['-ec', 'git init -q && git -c user.email=readme@test -c user.name=readme commit -q --allow-empty -m init'], { cwd });
+    await promisify(execFile)(
+      'bash',
+      ['-ec', 'git init -q && git -c user.email=readme@test -c user.name=readme commit -q --allow-empty -m init'],
+      { cwd },
+    );
     const { stdout } = await promisify(execFile)('bash', ['-e', '-o', 'pipefail', '-c', code], {
       cwd,
       env: {
@@ -182,11 +195,20 @@ describe('readme CI step example runs as written (its run script, with bhrain on
     await mkdir(bin);
     await symlink(join(root, 'bin', 'bhrain'), join(bin, 'bhrain'));
     await mkdir(join(cwd, '.bhrain'));
-    await writeFile(join(cwd, '.bhrain', 'rules.json'), JSON.stringify({ allow: ['read', 'glob', 'grep', 'bash(npm run lint*)'], deny: ['bash(rm *)'] }));
+    await writeFile(
+      join(cwd, '.bhrain', 'rules.json'),
+      JSON.stringify({ allow: ['read', 'glob', 'grep', 'bash(npm run lint*)'], deny: ['bash(rm *)'] }),
+    );
     // `npx bhrain` resolves to the installed bin; here the package's own bin is on PATH instead
     await promisify(execFile)('bash', ['-e', '-o', 'pipefail', '-c', script.replaceAll('npx bhrain', 'bhrain')], {
       cwd,
-      env: { PATH: `${bin}:${process.env.PATH}`, HOME: cwd, BHRAIN_HOME: join(cwd, '.state'), ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: standin().url },
+      env: {
+        PATH: `${bin}:${process.env.PATH}`,
+        HOME: cwd,
+        BHRAIN_HOME: join(cwd, '.state'),
+        ANTHROPIC_API_KEY: 'test',
+        ANTHROPIC_BASE_URL: standin().url,
+      },
       timeout: 60_000,
     });
     const json = JSON.parse(await readFile(join(cwd, 'bhrain.json'), 'utf8'));
@@ -205,7 +227,13 @@ describe('readme rhachet commands run as rhachet v1.45.2 runs them (test/rhachet
   it.each(rhachetBlocks.map((code, index) => ({ index, code })))('rhachet block $index: every command succeeds', async ({ code }) => {
     standin().respond = () => ({ text: 'ready' });
     const home = await mkdtemp(join(tmpdir(), 'bhrain-readme-rhachet-'));
-    const env = { PATH: process.env.PATH, HOME: home, BHRAIN_HOME: join(home, '.bhrain'), QWEN_API_KEY: 'test', QWEN_BASE_URL: standin().openaiUrl };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: home,
+      BHRAIN_HOME: join(home, '.bhrain'),
+      QWEN_API_KEY: 'test',
+      QWEN_BASE_URL: standin().openaiUrl,
+    };
     let repo: string | null = null;
     for (const line of code.split('\n').filter((text) => text.trim() && !text.startsWith('#'))) {
       const words = await wordsOf(line);
@@ -220,13 +248,16 @@ describe('readme rhachet commands run as rhachet v1.45.2 runs them (test/rhachet
       if (command === 'init' && rest[0] === '--roles') {
         const [slug, role] = rest[1].split('/');
         await linkRole({ cwd: repo!, repo: slug, role });
-      } else if (command === 'roles' && rest[0] === 'link') await linkRole({ cwd: repo!, repo: rest[rest.indexOf('--repo') + 1], role: rest[rest.indexOf('--role') + 1] });
-      else if (command === 'init' && rest[0] === '--hooks') expect(await loadLinkedRoleHooks(repo!)).toMatchObject({ errors: [], roles: [{ repo: 'bhrain', slug: 'brain' }] });
+      } else if (command === 'roles' && rest[0] === 'link')
+        await linkRole({ cwd: repo!, repo: rest[rest.indexOf('--repo') + 1], role: rest[rest.indexOf('--role') + 1] });
+      else if (command === 'init' && rest[0] === '--hooks')
+        expect(await loadLinkedRoleHooks(repo!)).toMatchObject({ errors: [], roles: [{ repo: 'bhrain', slug: 'brain' }] });
       else if (command === 'run') {
         const run = await runRhachet({ cwd: repo!, args: rest, env });
         expect(run, line).toMatchObject({ code: 0, stdout: expect.stringContaining('ready') });
         const outputFile = rest.indexOf('--output-file');
-        if (outputFile >= 0) expect(JSON.parse(await readFile(join(repo!, rest[outputFile + 1]), 'utf8'))).toMatchObject({ output: 'ready', exitCode: 0 });
+        if (outputFile >= 0)
+          expect(JSON.parse(await readFile(join(repo!, rest[outputFile + 1]), 'utf8'))).toMatchObject({ output: 'ready', exitCode: 0 });
       } else throw new Error(`a readme rhachet command this test does not know how to run: ${line}`);
     }
   });

@@ -21,7 +21,12 @@ const tableAfter = (heading: string): string[][] => {
   const rows: string[][] = [];
   for (const line of lines.slice(first + 2)) {
     if (!line.startsWith('|')) break;
-    rows.push(line.slice(1, -1).split(/(?<!\\)\|/).map((cell) => cell.trim()));
+    rows.push(
+      line
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim()),
+    );
   }
   return rows;
 };

@@ -47,7 +47,11 @@ const genProbeToolBox = (): BhrainToolBox & { runs: Array<{ name: string; input:
       {
         name: 'write_file',
         description: 'records a write',
-        inputSchema: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] },
+        inputSchema: {
+          type: 'object',
+          properties: { path: { type: 'string' }, content: { type: 'string' } },
+          required: ['path', 'content'],
+        },
       },
     ],
     execute: async ({ call }) => {
@@ -58,7 +62,13 @@ const genProbeToolBox = (): BhrainToolBox & { runs: Array<{ name: string; input:
 };
 
 /** one library session on `slug` over the stand-in, with fast retries; returns the result, the probe, the log and the time taken */
-const runSession = async (input: { slug: string; turns?: StandinTurn[]; maxIterations?: number; context?: BhrainContext; prompt?: string }) => {
+const runSession = async (input: {
+  slug: string;
+  turns?: StandinTurn[];
+  maxIterations?: number;
+  context?: BhrainContext;
+  prompt?: string;
+}) => {
   const probe = genProbeToolBox();
   const { lines, log } = genRecordingLog();
   standin().script(...(input.turns ?? []));
@@ -117,7 +127,13 @@ describe.each(PROTOCOL_SLUGS)('LLM faults at the library on $slug ($protocol pro
       standin().script({ text: 'looking first', toolCalls: [{ name: 'probe', input: { n: 7 } }] });
       const { result, probe, elapsedMs } = await runSession({
         slug,
-        turns: [{ error: { status: 503 } }, { error: { status: 529 } }, { error: { status: 429 } }, { error: { status: 500 } }, { text: 'never reached' }],
+        turns: [
+          { error: { status: 503 } },
+          { error: { status: 529 } },
+          { error: { status: 429 } },
+          { error: { status: 500 } },
+          { text: 'never reached' },
+        ],
       });
       expect(result.termination).toBe('error');
       expect(result.error).toBeInstanceOf(SupplierUnavailableError);
@@ -140,7 +156,10 @@ describe.each(PROTOCOL_SLUGS)('LLM faults at the library on $slug ($protocol pro
   reliabilityCase(
     'a retry-after in whole seconds (the standard header) is honoured before the retry',
     async () => {
-      const { result, lines, elapsedMs } = await runSession({ slug, turns: [{ error: { status: 429, retryAfterSeconds: 1 } }, { text: 'after waiting' }] });
+      const { result, lines, elapsedMs } = await runSession({
+        slug,
+        turns: [{ error: { status: 429, retryAfterSeconds: 1 } }, { text: 'after waiting' }],
+      });
       expect(result.termination).toBe('complete');
       expect(result.output).toBe('after waiting');
       expect(retryWarnings(lines).map((line) => line.meta?.delayMs)).toEqual([1_000]);
@@ -213,12 +232,18 @@ describe.each(PROTOCOL_SLUGS)('LLM faults at the library on $slug ($protocol pro
         calls++;
         throw new Error('the caller renders badly');
       };
-      const { result, lines } = await runSession({ slug, turns: [{ text: 'a healthy answer in several deltas' }], context: { onTextDelta } });
+      const { result, lines } = await runSession({
+        slug,
+        turns: [{ text: 'a healthy answer in several deltas' }],
+        context: { onTextDelta },
+      });
       expect(result.error).toBeNull();
       expect(result.output).toBe('a healthy answer in several deltas');
       expect(standin().requests).toHaveLength(1);
       expect(calls).toBeGreaterThan(1);
-      expect(lines.some((line) => line.level === 'error' && line.message.includes('onTextDelta callback threw: the caller renders badly'))).toBe(true);
+      expect(
+        lines.some((line) => line.level === 'error' && line.message.includes('onTextDelta callback threw: the caller renders badly')),
+      ).toBe(true);
     },
     5_000,
   );
@@ -287,7 +312,9 @@ describe.each(PROTOCOL_SLUGS)('LLM faults at the library on $slug ($protocol pro
       `a stream that stalls mid ${stall === 'text' ? 'text' : 'tool-call JSON'} is abandoned by the idle timeout and retried`,
       async () => {
         const retried: StandinTurn[] =
-          stall === 'text' ? [{ text: 'the whole answer' }] : [{ toolCalls: [{ name: 'write_file', input: FULL_WRITE }] }, { text: 'the whole answer' }];
+          stall === 'text'
+            ? [{ text: 'the whole answer' }]
+            : [{ toolCalls: [{ name: 'write_file', input: FULL_WRITE }] }, { text: 'the whole answer' }];
         const { result, probe, lines, elapsedMs } = await runSession({ slug, turns: [{ stall }, ...retried], context: { timeoutMs: 300 } });
         expect(result.termination).toBe('complete');
         expect(result.output).toBe('the whole answer');
@@ -326,7 +353,9 @@ describe.each(PROTOCOL_SLUGS)('LLM faults at the library on $slug ($protocol pro
       expect(result.output).toMatch(/^still checking\n\n\[bhrain stopped after 5 iterations \(maxIterations\)/);
       expect(probe.runs).toHaveLength(5);
       expect(standin().requests).toHaveLength(5);
-      const notices = toolResults(result).map((message) => /this is call (\d+) in a row to probe with the same arguments/.exec(message.content)?.[1] ?? null);
+      const notices = toolResults(result).map(
+        (message) => /this is call (\d+) in a row to probe with the same arguments/.exec(message.content)?.[1] ?? null,
+      );
       expect(notices).toEqual([null, null, '3', '4', '5']);
       // the model read the notice: the 4th request carries the 3rd result with it
       expect(JSON.stringify(standin().requests[3].body.messages)).toContain('this is call 3 in a row to probe');
@@ -350,13 +379,19 @@ describe.each(PROTOCOL_SLUGS)('LLM faults at the library on $slug ($protocol pro
   reliabilityCase(
     'a model that returns an empty message twice in a row ends with EmptyAnswerError, the transcript kept',
     async () => {
-      const { result } = await runSession({ slug, turns: [{ toolCalls: [{ name: 'probe', input: { n: 2 } }] }, { text: '' }, { text: '' }, { text: 'never asked' }] });
+      const { result } = await runSession({
+        slug,
+        turns: [{ toolCalls: [{ name: 'probe', input: { n: 2 } }] }, { text: '' }, { text: '' }, { text: 'never asked' }],
+      });
       expect(result.termination).toBe('error');
       expect(result.error).toBeInstanceOf(EmptyAnswerError);
       expect(result.error?.message).toMatch(/returned an empty answer twice in a row/);
       expect(result.iterations).toBe(3);
       expect(toolResults(result).map((message) => message.content)).toEqual(['probe ran probe {"n":2}']);
-      expect(result.transcript.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(['do the task', EMPTY_ANSWER_NUDGE]);
+      expect(result.transcript.filter((message) => message.role === 'user').map((message) => message.content)).toEqual([
+        'do the task',
+        EMPTY_ANSWER_NUDGE,
+      ]);
       expect(standin().requests).toHaveLength(3);
     },
     5_000,
@@ -433,7 +468,11 @@ describe.each(PROTOCOL_SLUGS)('LLM faults at the CLI (bin/bhrain) on $slug ($pro
       const transcript = JSON.parse(await readFile(join(home, 'runs', id, 'transcript.json'), 'utf8'));
       expect(transcript.map((message: BrainMessage) => message.role)).toEqual(['user', 'assistant', 'tool']);
       expect(transcript[1].toolCalls).toMatchObject([{ name: 'glob', input: { pattern: '*' } }]);
-      await expectResumable({ stderr: run.stderr, firstInput: 'list the files then summarize', ending: '[bhrain: this exchange ended with an error: ' });
+      await expectResumable({
+        stderr: run.stderr,
+        firstInput: 'list the files then summarize',
+        ending: '[bhrain: this exchange ended with an error: ',
+      });
     },
     30_000,
   );

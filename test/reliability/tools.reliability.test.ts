@@ -67,16 +67,22 @@ const survivors = async (): Promise<string[]> => {
     const environ = await readFile(`/proc/${entry}/environ`).catch(() => Buffer.alloc(0));
     if (!environ.includes(`BHRAIN_RELIABILITY_TAG=${tag}\0`)) continue;
     const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
-    tagged.set(Number(entry), { parent: Number(parent), text: `${entry} ${stat.slice(stat.indexOf('('), stat.lastIndexOf(')') + 1)} state ${state}`, sandbox: cmdline.includes('\0bhrain-sandbox\0') });
+    tagged.set(Number(entry), {
+      parent: Number(parent),
+      text: `${entry} ${stat.slice(stat.indexOf('('), stat.lastIndexOf(')') + 1)} state ${state}`,
+      sandbox: cmdline.includes('\0bhrain-sandbox\0'),
+    });
   }
   const childrenOf = (pid: number) => [...tagged].filter(([, found]) => found.parent === pid).map(([child]) => child);
-  const waitsForCommand = async (pid: number) => childrenOf(pid).length === 0 && (await readlink(`/proc/${pid}/fd/0`).catch(() => '')).startsWith('socket:');
+  const waitsForCommand = async (pid: number) =>
+    childrenOf(pid).length === 0 && (await readlink(`/proc/${pid}/fd/0`).catch(() => '')).startsWith('socket:');
   for (const [pid, found] of tagged) {
     if (found.parent !== process.pid || !found.sandbox) continue;
     const supervisor = childrenOf(pid);
     if (supervisor.length !== 1 || !tagged.get(supervisor[0])!.sandbox) continue;
     const under = childrenOf(supervisor[0]);
-    if (under.length === 0 || (under.length === 1 && (await waitsForCommand(under[0])))) for (const kept of [pid, supervisor[0], ...under]) tagged.delete(kept);
+    if (under.length === 0 || (under.length === 1 && (await waitsForCommand(under[0]))))
+      for (const kept of [pid, supervisor[0], ...under]) tagged.delete(kept);
   }
   return [...tagged.values()].map((found) => found.text);
 };
@@ -140,7 +146,9 @@ describe('read: faults and bad input', () => {
   reliabilityCase('read of a directory says so, lists at most 50 of its 2,000 entries, and points to glob', async () => {
     const cwd = await newDir('read-dir');
     await mkdir(join(cwd, 'big'));
-    await Promise.all(Array.from({ length: 2_000 }, (_, index) => writeFile(join(cwd, 'big', `f${String(index).padStart(4, '0')}.txt`), '')));
+    await Promise.all(
+      Array.from({ length: 2_000 }, (_, index) => writeFile(join(cwd, 'big', `f${String(index).padStart(4, '0')}.txt`), '')),
+    );
     const result = await measure(files, 'read', { path: 'big' }, cwd);
     expect(result.success).toBe(false);
     expect(result.output).toMatch(/^big is a directory, not a file\. It has 2,000 entries \(showing the first 50\):\nf0000\.txt\n/);
@@ -154,41 +162,50 @@ describe('read: faults and bad input', () => {
     await writeFile(join(cwd, 'app.bin'), Buffer.concat([Buffer.from('\x7fELF'), Buffer.alloc(64 * 1024, 0), Buffer.from('tail')]));
     const result = await measure(files, 'read', { path: 'app.bin' }, cwd);
     expect(result.success).toBe(false);
-    expect(result.output).toMatch(/^app\.bin is a binary file \(64\.\d KB; it has NUL bytes in its first 8 KB\), so it is not shown\. Inspect it with bash/);
+    expect(result.output).toMatch(
+      /^app\.bin is a binary file \(64\.\d KB; it has NUL bytes in its first 8 KB\), so it is not shown\. Inspect it with bash/,
+    );
   });
 
-  reliabilityCase('read of a 1 GB sparse file is fast and bounded: all holes is binary; text then a hole shows a bounded first page', async () => {
-    const cwd = await newDir('read-sparse');
-    await writeFile(join(cwd, 'holes.img'), '');
-    await truncate(join(cwd, 'holes.img'), 1024 * MB);
-    const holes = await measure(files, 'read', { path: 'holes.img' }, cwd);
-    expect(holes.success).toBe(false);
-    expect(holes.output).toMatch(/^holes\.img is a binary file \(1\.0 GB/);
-    expect(holes.elapsedMs).toBeLessThan(1_000);
+  reliabilityCase(
+    'read of a 1 GB sparse file is fast and bounded: all holes is binary; text then a hole shows a bounded first page',
+    async () => {
+      const cwd = await newDir('read-sparse');
+      await writeFile(join(cwd, 'holes.img'), '');
+      await truncate(join(cwd, 'holes.img'), 1024 * MB);
+      const holes = await measure(files, 'read', { path: 'holes.img' }, cwd);
+      expect(holes.success).toBe(false);
+      expect(holes.output).toMatch(/^holes\.img is a binary file \(1\.0 GB/);
+      expect(holes.elapsedMs).toBeLessThan(1_000);
 
-    // 100 text lines (10 KB, so the binary sniff sees text), then a 1 GB hole: line 101 is a billion NULs with no line break
-    const head = Array.from({ length: 100 }, (_, index) => `line ${index + 1} `.padEnd(99, '.')).join('\n') + '\n';
-    await writeFile(join(cwd, 'log.txt'), head);
-    await truncate(join(cwd, 'log.txt'), 1024 * MB);
-    const firstPage = await measure(files, 'read', { path: 'log.txt' }, cwd);
-    expect(firstPage.success).toBe(true);
-    expect(firstPage.output).toMatch(/^ {5}1\tline 1 \.+\n/);
-    expect(firstPage.output).toMatch(/ {3}101\t\0{2000}… \[line cut: [\d,]+\+ chars\]/);
-    expect(firstPage.output).toContain('[Reading stopped inside line 101, which is longer than the 32.0 MB scanned (the file is 1.0 GB).');
-    expect(firstPage.output.length).toBeLessThan(20_000);
-    expect(firstPage.elapsedMs).toBeLessThan(3_000);
-    expect(firstPage.rssGrowthBytes).toBeLessThan(100 * MB);
-    expect(firstPage.heapGrowthBytes).toBeLessThan(100 * MB);
+      // 100 text lines (10 KB, so the binary sniff sees text), then a 1 GB hole: line 101 is a billion NULs with no line break
+      const head = Array.from({ length: 100 }, (_, index) => `line ${index + 1} `.padEnd(99, '.')).join('\n') + '\n';
+      await writeFile(join(cwd, 'log.txt'), head);
+      await truncate(join(cwd, 'log.txt'), 1024 * MB);
+      const firstPage = await measure(files, 'read', { path: 'log.txt' }, cwd);
+      expect(firstPage.success).toBe(true);
+      expect(firstPage.output).toMatch(/^ {5}1\tline 1 \.+\n/);
+      expect(firstPage.output).toMatch(/ {3}101\t\0{2000}… \[line cut: [\d,]+\+ chars\]/);
+      expect(firstPage.output).toContain(
+        '[Reading stopped inside line 101, which is longer than the 32.0 MB scanned (the file is 1.0 GB).',
+      );
+      expect(firstPage.output.length).toBeLessThan(20_000);
+      expect(firstPage.elapsedMs).toBeLessThan(3_000);
+      expect(firstPage.rssGrowthBytes).toBeLessThan(100 * MB);
+      expect(firstPage.heapGrowthBytes).toBeLessThan(100 * MB);
 
-    // an offset past the end would scan the whole gigabyte: read stops skipping after 512 MB and says how to get there
-    const farOffset = await measure(files, 'read', { path: 'log.txt', offset: 5_000 }, cwd);
-    expect(farOffset.success).toBe(false);
-    expect(farOffset.output).toMatch(/^offset 5000 was not reached: the first 512\.0 MB of log\.txt \(1\.0 GB in all\) hold only 101 lines, and read stops skipping there to stay fast\. Use bash to jump that far \(e\.g\. `tail -n \+5000 log\.txt \| head -n 2000`\)/);
-    // the message proves where it stopped; the time only proves it does not hang (512 MB of zeros took 2-6 s in CI)
-    expect(farOffset.elapsedMs).toBeLessThan(15_000);
-    expect(farOffset.rssGrowthBytes).toBeLessThan(100 * MB);
-    expect(farOffset.heapGrowthBytes).toBeLessThan(100 * MB);
-  });
+      // an offset past the end would scan the whole gigabyte: read stops skipping after 512 MB and says how to get there
+      const farOffset = await measure(files, 'read', { path: 'log.txt', offset: 5_000 }, cwd);
+      expect(farOffset.success).toBe(false);
+      expect(farOffset.output).toMatch(
+        /^offset 5000 was not reached: the first 512\.0 MB of log\.txt \(1\.0 GB in all\) hold only 101 lines, and read stops skipping there to stay fast\. Use bash to jump that far \(e\.g\. `tail -n \+5000 log\.txt \| head -n 2000`\)/,
+      );
+      // the message proves where it stopped; the time only proves it does not hang (512 MB of zeros took 2-6 s in CI)
+      expect(farOffset.elapsedMs).toBeLessThan(15_000);
+      expect(farOffset.rssGrowthBytes).toBeLessThan(100 * MB);
+      expect(farOffset.heapGrowthBytes).toBeLessThan(100 * MB);
+    },
+  );
 
   reliabilityCase('read of a file with invalid UTF-8 shows it with replacement characters and a note', async () => {
     const cwd = await newDir('read-utf8');
@@ -200,25 +217,28 @@ describe('read: faults and bad input', () => {
     );
   });
 
-  reliabilityCase('special files (a FIFO nobody writes to, /dev/zero behind a symlink) are refused by read and grep, skipped by grep walks, never opened by glob (the link is listed, as links are), never waited on', async () => {
-    const cwd = await newDir('read-special');
-    execFileSync('mkfifo', [join(cwd, 'pipe')]);
-    await symlink('/dev/zero', join(cwd, 'zero'));
-    await writeFile(join(cwd, 'a.txt'), 'TODO a\n');
-    for (const [name, input, expected] of [
-      ['read', { path: 'pipe' }, /^pipe is not a regular file \(a device, socket or pipe\), so it cannot be read as text\.$/],
-      ['read', { path: 'zero' }, /^zero is not a regular file/],
-      ['grep', { pattern: 'x', path: 'pipe' }, /^pipe is neither a file nor a directory, so it cannot be searched\.$/],
-      ['grep', { pattern: 'TODO' }, /^a\.txt:1:TODO a$/],
-      ['glob', { pattern: '**/*' }, /^a\.txt\nzero$/],
-    ] as const) {
-      for (const box of [files, ...(hasRipgrep ? [genFilesToolBox({ grepEngine: 'rg' })] : [])]) {
-        const result = await measure(box, name, input, cwd);
-        expect(result.output).toMatch(expected);
-        expect(result.elapsedMs).toBeLessThan(2_000);
+  reliabilityCase(
+    'special files (a FIFO nobody writes to, /dev/zero behind a symlink) are refused by read and grep, skipped by grep walks, never opened by glob (the link is listed, as links are), never waited on',
+    async () => {
+      const cwd = await newDir('read-special');
+      execFileSync('mkfifo', [join(cwd, 'pipe')]);
+      await symlink('/dev/zero', join(cwd, 'zero'));
+      await writeFile(join(cwd, 'a.txt'), 'TODO a\n');
+      for (const [name, input, expected] of [
+        ['read', { path: 'pipe' }, /^pipe is not a regular file \(a device, socket or pipe\), so it cannot be read as text\.$/],
+        ['read', { path: 'zero' }, /^zero is not a regular file/],
+        ['grep', { pattern: 'x', path: 'pipe' }, /^pipe is neither a file nor a directory, so it cannot be searched\.$/],
+        ['grep', { pattern: 'TODO' }, /^a\.txt:1:TODO a$/],
+        ['glob', { pattern: '**/*' }, /^a\.txt\nzero$/],
+      ] as const) {
+        for (const box of [files, ...(hasRipgrep ? [genFilesToolBox({ grepEngine: 'rg' })] : [])]) {
+          const result = await measure(box, name, input, cwd);
+          expect(result.output).toMatch(expected);
+          expect(result.elapsedMs).toBeLessThan(2_000);
+        }
       }
-    }
-  });
+    },
+  );
 });
 
 describe('edit and write: faults and bad input', () => {
@@ -227,7 +247,9 @@ describe('edit and write: faults and bad input', () => {
     await writeFile(join(cwd, 'app.ts'), 'export const a = 1;\n');
     const result = await measure(files, 'edit', { path: 'app.ts', old_string: 'const b = 2;', new_string: 'const b = 3;' }, cwd);
     expect(result.success).toBe(false);
-    expect(result.output).toMatch(/^old_string was not found in app\.ts\. It must match the file exactly, including whitespace and line breaks\./);
+    expect(result.output).toMatch(
+      /^old_string was not found in app\.ts\. It must match the file exactly, including whitespace and line breaks\./,
+    );
     expect(await readFile(join(cwd, 'app.ts'), 'utf8')).toBe('export const a = 1;\n');
   });
 
@@ -243,49 +265,55 @@ describe('edit and write: faults and bad input', () => {
     expect(await readFile(join(cwd, 'count.js'), 'utf8')).toBe(text);
   });
 
-  reliabilityCase('write to a read-only file system fails with EROFS, naming the path; a parent that is a file fails with ENOTDIR', async () => {
-    const cwd = await newDir('write-ro');
-    const readOnlyDir = join(cwd, 'ro');
-    await mkdir(readOnlyDir);
-    let mounted = false;
-    try {
-      // as root, permission bits do not stop a write: a read-only file system does
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', readOnlyDir], { stdio: 'ignore' });
-      mounted = true;
-    } catch {
-      // no mount: /sys is read-only in containers and refuses new files on hosts
-    }
-    try {
-      const target = mounted ? join(readOnlyDir, 'out.txt') : '/sys/bhrain-reliability.txt';
-      const nested = mounted ? join(readOnlyDir, 'sub', 'out.txt') : '/sys/bhrain-reliability/out.txt';
-      for (const path of [target, nested]) {
-        const result = await measure(files, 'write', { path, content: 'data' }, cwd);
-        expect(result.success).toBe(false);
-        // before the fix a missing directory on a read-only file system was reported as ENOENT (no such file)
-        expect(result.output).toMatch(
-          mounted
-            ? /^Cannot write ro\/(sub\/)?out\.txt: the file system is read-only \(EROFS\)\. Use a path on a writable file system\.$/
-            : /^Cannot write \/sys\/bhrain-reliability(\.txt|\/out\.txt): (the file system is read-only \(EROFS\)|permission denied \(EACCES\))/,
-        );
+  reliabilityCase(
+    'write to a read-only file system fails with EROFS, naming the path; a parent that is a file fails with ENOTDIR',
+    async () => {
+      const cwd = await newDir('write-ro');
+      const readOnlyDir = join(cwd, 'ro');
+      await mkdir(readOnlyDir);
+      let mounted = false;
+      try {
+        // as root, permission bits do not stop a write: a read-only file system does
+        execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', readOnlyDir], { stdio: 'ignore' });
+        mounted = true;
+      } catch {
+        // no mount: /sys is read-only in containers and refuses new files on hosts
       }
-      if (mounted) {
-        const edit = await measure(files, 'edit', { path: 'ro/new.txt', old_string: '', new_string: 'x' }, cwd);
-        expect(edit).toMatchObject({ success: false, output: expect.stringMatching(/^Cannot create ro\/new\.txt: the file system is read-only \(EROFS\)/) });
-        expect(await readdir(readOnlyDir)).toEqual([]);
+      try {
+        const target = mounted ? join(readOnlyDir, 'out.txt') : '/sys/bhrain-reliability.txt';
+        const nested = mounted ? join(readOnlyDir, 'sub', 'out.txt') : '/sys/bhrain-reliability/out.txt';
+        for (const path of [target, nested]) {
+          const result = await measure(files, 'write', { path, content: 'data' }, cwd);
+          expect(result.success).toBe(false);
+          // before the fix a missing directory on a read-only file system was reported as ENOENT (no such file)
+          expect(result.output).toMatch(
+            mounted
+              ? /^Cannot write ro\/(sub\/)?out\.txt: the file system is read-only \(EROFS\)\. Use a path on a writable file system\.$/
+              : /^Cannot write \/sys\/bhrain-reliability(\.txt|\/out\.txt): (the file system is read-only \(EROFS\)|permission denied \(EACCES\))/,
+          );
+        }
+        if (mounted) {
+          const edit = await measure(files, 'edit', { path: 'ro/new.txt', old_string: '', new_string: 'x' }, cwd);
+          expect(edit).toMatchObject({
+            success: false,
+            output: expect.stringMatching(/^Cannot create ro\/new\.txt: the file system is read-only \(EROFS\)/),
+          });
+          expect(await readdir(readOnlyDir)).toEqual([]);
+        }
+      } finally {
+        if (mounted) execFileSync('umount', [readOnlyDir]);
       }
-    } finally {
-      if (mounted) execFileSync('umount', [readOnlyDir]);
-    }
 
-    await writeFile(join(cwd, 'plain'), 'a file');
-    const underFile = await measure(files, 'write', { path: 'plain/child.txt', content: 'data' }, cwd);
-    expect(underFile.success).toBe(false);
-    // before the fix this said "the path already exists (EEXIST)", which sends the model after the wrong fix
-    expect(underFile.output).toBe(
-      'Cannot write plain/child.txt: a component of the path is a file, not a directory (ENOTDIR). Check each directory in the path.',
-    );
-    expect(await readFile(join(cwd, 'plain'), 'utf8')).toBe('a file');
-  });
+      await writeFile(join(cwd, 'plain'), 'a file');
+      const underFile = await measure(files, 'write', { path: 'plain/child.txt', content: 'data' }, cwd);
+      expect(underFile.success).toBe(false);
+      // before the fix this said "the path already exists (EEXIST)", which sends the model after the wrong fix
+      expect(underFile.output).toBe(
+        'Cannot write plain/child.txt: a component of the path is a file, not a directory (ENOTDIR). Check each directory in the path.',
+      );
+      expect(await readFile(join(cwd, 'plain'), 'utf8')).toBe('a file');
+    },
+  );
 });
 
 describe('glob and grep over a million matching lines', () => {
@@ -313,55 +341,65 @@ describe('glob and grep over a million matching lines', () => {
     { engine: 'rg' as const, available: hasRipgrep },
   ];
   for (const { engine, available } of engines) {
-    const declare = available ? reliabilityCase : (name: string, run: () => Promise<void>, timeoutMs?: number) => it.skip(`${name} (rg is not installed)`, run, timeoutMs);
-    declare(`grep (${engine}) matching 1,000,000 lines stops at 1,000 matches within 10 s, memory bounded, and says how to narrow`, async () => {
-      const box = genFilesToolBox({ grepEngine: engine });
-      const result = await measure(box, 'grep', { pattern: 'TODO' }, grepTree);
+    const declare = available
+      ? reliabilityCase
+      : (name: string, run: () => Promise<void>, timeoutMs?: number) => it.skip(`${name} (rg is not installed)`, run, timeoutMs);
+    declare(
+      `grep (${engine}) matching 1,000,000 lines stops at 1,000 matches within 10 s, memory bounded, and says how to narrow`,
+      async () => {
+        const box = genFilesToolBox({ grepEngine: engine });
+        const result = await measure(box, 'grep', { pattern: 'TODO' }, grepTree);
+        expect(result.success).toBe(true);
+        const lines = result.output.split('\n');
+        expect(lines[0]).toBe('f000.txt:1:match line 000000 TODO fix');
+        expect(lines.filter((line) => /^f\d{3}\.txt:\d+:/.test(line))).toHaveLength(1_000);
+        expect(result.output).toContain('[Showing the first 1,000 matches; there are more. Narrow the search');
+        expect(result.elapsedMs).toBeLessThan(10_000);
+        expect(result.rssGrowthBytes).toBeLessThan(200 * MB);
+        expect(result.heapGrowthBytes).toBeLessThan(200 * MB);
+        // over the loop's 30,000-character cap, so the model sees head and tail and where the rest is
+        const seen = await asModelSees(result, 'grep');
+        expect(seen.truncated).toBe(true);
+        expect(seen.output.length).toBeLessThanOrEqual(MAX_TOOL_OUTPUT_CHARS + TRUNCATION_NOTICE_CHARS);
+        expect(seen.output).toMatch(/\[… truncated: showed the first [\d,]+ and last [\d,]+ of [\d,]+ characters/);
+
+        const single = await measure(box, 'grep', { pattern: 'TODO', path: 'one' }, grepTree);
+        expect(single.success).toBe(true);
+        expect(single.output.split('\n').filter((line) => line.startsWith('one/million.txt:'))).toHaveLength(1_000);
+        expect(single.output).toContain('there are more');
+        expect(single.elapsedMs).toBeLessThan(10_000);
+        expect(single.rssGrowthBytes).toBeLessThan(200 * MB);
+        expect(single.heapGrowthBytes).toBeLessThan(200 * MB);
+
+        // a pattern that matches nothing reads all 35 MB and says so: success, a normal "no match"
+        const none = await measure(box, 'grep', { pattern: 'NOT-THERE-\\d+' }, grepTree);
+        expect(none).toMatchObject({ success: true, output: 'No matches for "NOT-THERE-\\\\d+" in the working directory.' });
+        expect(none.elapsedMs).toBeLessThan(10_000);
+      },
+      60_000,
+    );
+  }
+
+  reliabilityCase(
+    'glob over 20,000 files lists 1,000 within 10 s, memory bounded, and says how many more matched',
+    async () => {
+      const result = await measure(files, 'glob', { pattern: '**/*.ts' }, globTree);
       expect(result.success).toBe(true);
-      const lines = result.output.split('\n');
-      expect(lines[0]).toBe('f000.txt:1:match line 000000 TODO fix');
-      expect(lines.filter((line) => /^f\d{3}\.txt:\d+:/.test(line))).toHaveLength(1_000);
-      expect(result.output).toContain('[Showing the first 1,000 matches; there are more. Narrow the search');
+      const paths = result.output.split('\n').filter((line) => /^d\d{3}\/f\d{3}\.ts$/.test(line));
+      expect(paths).toHaveLength(1_000);
+      expect(paths[0]).toBe('d000/f000.ts');
+      expect(result.output).toContain('[Showing 1,000 of 20,000 matching files; 19,000 more matched. Narrow the search');
+      expect(result.output.length).toBeLessThanOrEqual(MAX_TOOL_OUTPUT_CHARS);
       expect(result.elapsedMs).toBeLessThan(10_000);
       expect(result.rssGrowthBytes).toBeLessThan(200 * MB);
       expect(result.heapGrowthBytes).toBeLessThan(200 * MB);
-      // over the loop's 30,000-character cap, so the model sees head and tail and where the rest is
-      const seen = await asModelSees(result, 'grep');
-      expect(seen.truncated).toBe(true);
-      expect(seen.output.length).toBeLessThanOrEqual(MAX_TOOL_OUTPUT_CHARS + TRUNCATION_NOTICE_CHARS);
-      expect(seen.output).toMatch(/\[… truncated: showed the first [\d,]+ and last [\d,]+ of [\d,]+ characters/);
 
-      const single = await measure(box, 'grep', { pattern: 'TODO', path: 'one' }, grepTree);
-      expect(single.success).toBe(true);
-      expect(single.output.split('\n').filter((line) => line.startsWith('one/million.txt:'))).toHaveLength(1_000);
-      expect(single.output).toContain('there are more');
-      expect(single.elapsedMs).toBeLessThan(10_000);
-      expect(single.rssGrowthBytes).toBeLessThan(200 * MB);
-      expect(single.heapGrowthBytes).toBeLessThan(200 * MB);
-
-      // a pattern that matches nothing reads all 35 MB and says so: success, a normal "no match"
-      const none = await measure(box, 'grep', { pattern: 'NOT-THERE-\\d+' }, grepTree);
-      expect(none).toMatchObject({ success: true, output: 'No matches for "NOT-THERE-\\\\d+" in the working directory.' });
-      expect(none.elapsedMs).toBeLessThan(10_000);
-    }, 60_000);
-  }
-
-  reliabilityCase('glob over 20,000 files lists 1,000 within 10 s, memory bounded, and says how many more matched', async () => {
-    const result = await measure(files, 'glob', { pattern: '**/*.ts' }, globTree);
-    expect(result.success).toBe(true);
-    const paths = result.output.split('\n').filter((line) => /^d\d{3}\/f\d{3}\.ts$/.test(line));
-    expect(paths).toHaveLength(1_000);
-    expect(paths[0]).toBe('d000/f000.ts');
-    expect(result.output).toContain('[Showing 1,000 of 20,000 matching files; 19,000 more matched. Narrow the search');
-    expect(result.output.length).toBeLessThanOrEqual(MAX_TOOL_OUTPUT_CHARS);
-    expect(result.elapsedMs).toBeLessThan(10_000);
-    expect(result.rssGrowthBytes).toBeLessThan(200 * MB);
-    expect(result.heapGrowthBytes).toBeLessThan(200 * MB);
-
-    const none = await measure(files, 'glob', { pattern: '**/*.rs' }, globTree);
-    expect(none.success).toBe(true);
-    expect(none.output).toMatch(/^No files matched "\*\*\/\*\.rs" under the working directory\./);
-  }, 60_000);
+      const none = await measure(files, 'glob', { pattern: '**/*.rs' }, globTree);
+      expect(none.success).toBe(true);
+      expect(none.output).toMatch(/^No files matched "\*\*\/\*\.rs" under the working directory\./);
+    },
+    60_000,
+  );
 });
 
 describe('bash: commands that misbehave', () => {
@@ -382,7 +420,10 @@ describe('bash: commands that misbehave', () => {
     const result = await measure(
       bash,
       'bash',
-      { command: "trap '' TERM; (trap '' TERM; sleep 300) & (trap '' TERM; sleep 300) & echo ignoring; while :; do sleep 1; done", timeout_ms: 500 },
+      {
+        command: "trap '' TERM; (trap '' TERM; sleep 300) & (trap '' TERM; sleep 300) & echo ignoring; while :; do sleep 1; done",
+        timeout_ms: 500,
+      },
       cwd,
     );
     expect(result).toMatchObject({ success: false, exitCode: null });
@@ -391,56 +432,72 @@ describe('bash: commands that misbehave', () => {
     await expectNoSurvivors();
   });
 
-  reliabilityCase('children that try to outlive the command (&, nohup, disown, setsid, set -m jobs, double fork) are all killed, promptly', async () => {
-    const cwd = await newDir('bash-orphans');
-    const command = [
-      'sleep 301 &',
-      'nohup sleep 302 > /dev/null 2>&1 &',
-      'sleep 303 & disown',
-      // a new session leaves the process group that the tool kills
-      'setsid sleep 304 > /dev/null 2>&1 &',
-      '(setsid sleep 305 &)',
-      // job control puts each background job in a process group of its own; this one also holds stdout open
-      'set -m; sleep 306 &',
-      'for i in $(seq 1 50); do sleep 307 & done',
-      'echo launched',
-    ].join('\n');
-    const result = await measure(bash, 'bash', { command }, cwd);
-    expect(result).toMatchObject({ success: true, exitCode: 0 });
-    expect(result.output).toBe('exit code: 0\n--- stdout ---\nlaunched');
-    // before the fix the setsid and set -m children survived, and the one holding stdout made the call wait out the grace
-    expect(result.elapsedMs).toBeLessThan(450);
-    await expectNoSurvivors();
-  });
+  reliabilityCase(
+    'children that try to outlive the command (&, nohup, disown, setsid, set -m jobs, double fork) are all killed, promptly',
+    async () => {
+      const cwd = await newDir('bash-orphans');
+      const command = [
+        'sleep 301 &',
+        'nohup sleep 302 > /dev/null 2>&1 &',
+        'sleep 303 & disown',
+        // a new session leaves the process group that the tool kills
+        'setsid sleep 304 > /dev/null 2>&1 &',
+        '(setsid sleep 305 &)',
+        // job control puts each background job in a process group of its own; this one also holds stdout open
+        'set -m; sleep 306 &',
+        'for i in $(seq 1 50); do sleep 307 & done',
+        'echo launched',
+      ].join('\n');
+      const result = await measure(bash, 'bash', { command }, cwd);
+      expect(result).toMatchObject({ success: true, exitCode: 0 });
+      expect(result.output).toBe('exit code: 0\n--- stdout ---\nlaunched');
+      // before the fix the setsid and set -m children survived, and the one holding stdout made the call wait out the grace
+      expect(result.elapsedMs).toBeLessThan(450);
+      await expectNoSurvivors();
+    },
+  );
 
-  reliabilityCase('a command that prints 2 GB keeps memory bounded, reports the bytes dropped, and the model sees at most 30,000 chars', async () => {
-    const cwd = await newDir('bash-flood');
-    const big = genBashToolBox();
-    const result = await measure(big, 'bash', { command: 'yes "flood line" | head -c 2000000000; yes err | head -c 300000000 >&2; echo done', timeout_ms: 60_000 }, cwd);
-    expect(result).toMatchObject({ success: true, exitCode: 0, truncated: true });
-    expect(result.output).toMatch(/^exit code: 0\n--- stdout ---\nflood line\nflood line\n/);
-    expect(result.output).toContain('bytes dropped from the middle of stdout: 2000000005 bytes in all');
-    expect(result.output).toContain('bytes dropped from the middle of stderr: 300000000 bytes in all');
-    expect(result.output).toMatch(/flood line\nflood lindone\n--- stderr ---\nerr\n/);
-    // 8 MB kept per stream at most, as text
-    expect(result.output.length).toBeLessThanOrEqual(2 * 8 * MB + 1_000);
-    expect(result.rssGrowthBytes).toBeLessThan(200 * MB);
-    expect(result.heapGrowthBytes).toBeLessThan(200 * MB);
-    expect(result.elapsedMs).toBeLessThan(45_000);
-    const seen = await asModelSees(result, 'bash');
-    expect(seen.output.length).toBeLessThanOrEqual(MAX_TOOL_OUTPUT_CHARS + TRUNCATION_NOTICE_CHARS);
-    expect(seen.output).toMatch(/^exit code: 0\n--- stdout ---\nflood line\n/);
-    expect(seen.output).toMatch(/\nerr\n?$/);
-    expect(seen.fullOutputPath).toBeDefined();
-    await expectNoSurvivors();
-  }, 60_000);
+  reliabilityCase(
+    'a command that prints 2 GB keeps memory bounded, reports the bytes dropped, and the model sees at most 30,000 chars',
+    async () => {
+      const cwd = await newDir('bash-flood');
+      const big = genBashToolBox();
+      const result = await measure(
+        big,
+        'bash',
+        { command: 'yes "flood line" | head -c 2000000000; yes err | head -c 300000000 >&2; echo done', timeout_ms: 60_000 },
+        cwd,
+      );
+      expect(result).toMatchObject({ success: true, exitCode: 0, truncated: true });
+      expect(result.output).toMatch(/^exit code: 0\n--- stdout ---\nflood line\nflood line\n/);
+      expect(result.output).toContain('bytes dropped from the middle of stdout: 2000000005 bytes in all');
+      expect(result.output).toContain('bytes dropped from the middle of stderr: 300000000 bytes in all');
+      expect(result.output).toMatch(/flood line\nflood lindone\n--- stderr ---\nerr\n/);
+      // 8 MB kept per stream at most, as text
+      expect(result.output.length).toBeLessThanOrEqual(2 * 8 * MB + 1_000);
+      expect(result.rssGrowthBytes).toBeLessThan(200 * MB);
+      expect(result.heapGrowthBytes).toBeLessThan(200 * MB);
+      expect(result.elapsedMs).toBeLessThan(45_000);
+      const seen = await asModelSees(result, 'bash');
+      expect(seen.output.length).toBeLessThanOrEqual(MAX_TOOL_OUTPUT_CHARS + TRUNCATION_NOTICE_CHARS);
+      expect(seen.output).toMatch(/^exit code: 0\n--- stdout ---\nflood line\n/);
+      expect(seen.output).toMatch(/\nerr\n?$/);
+      expect(seen.fullOutputPath).toBeDefined();
+      await expectNoSurvivors();
+    },
+    60_000,
+  );
 
   reliabilityCase('a command that reads stdin gets end-of-file at once instead of hanging', async () => {
     const cwd = await newDir('bash-stdin');
     const result = await measure(
       bash,
       'bash',
-      { command: 'cat; read -r line || echo "read: EOF"; head -c 10 | wc -c; python3 -c "import sys; print(len(sys.stdin.read()))" 2>/dev/null || echo 0', timeout_ms: 10_000 },
+      {
+        command:
+          'cat; read -r line || echo "read: EOF"; head -c 10 | wc -c; python3 -c "import sys; print(len(sys.stdin.read()))" 2>/dev/null || echo 0',
+        timeout_ms: 10_000,
+      },
       cwd,
     );
     expect(result).toMatchObject({ success: true, exitCode: 0 });

@@ -18,7 +18,10 @@ const withContextBound = (brain, creds) => {
 export const genContextBrain = (input) => {
   const atoms = input.brains?.atoms ?? [];
   const repls = input.brains?.repls ?? [];
-  for (const [kind, brains] of [['atom', atoms], ['repl', repls]]) {
+  for (const [kind, brains] of [
+    ['atom', atoms],
+    ['repl', repls],
+  ]) {
     const keys = brains.map((brain) => `${brain.repo}:${brain.slug}`);
     const duplicate = keys.find((key, index) => keys.indexOf(key) !== index);
     if (duplicate) throw new Error(`duplicate ${kind} identifier: ${duplicate}`);

@@ -56,7 +56,10 @@ export const genConsumerRepo = async (input: { tarball?: string } = {}): Promise
   const tarball = input.tarball ?? (await packTarball());
   const repo = await mkdtemp(join(tmpdir(), 'bhrain-consumer-'));
   await exec('git', ['init', '-q'], { cwd: repo });
-  await writeFile(join(repo, 'package.json'), JSON.stringify({ name: 'consumer', private: true, devDependencies: { [PACKAGE_NAME]: `file:${tarball}` } }, null, 2));
+  await writeFile(
+    join(repo, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, devDependencies: { [PACKAGE_NAME]: `file:${tarball}` } }, null, 2),
+  );
   const installed = join(repo, 'node_modules', PACKAGE_NAME);
   await mkdir(installed, { recursive: true });
   await exec('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
@@ -106,7 +109,8 @@ export const discoverRolePackages = (gitRoot: string) => {
 const AGENT_README = 'this dir hosts the .skills and .briefs useful to any agent, human or robot, when at work in this repo\n';
 const REPO_THIS_README = 'this directory contains the .skills and .briefs scoped to this specific @gitroot repository\n';
 // .agent/repo=<slug>/.gitignore (findsertRepoGitignore.ts): everything in it is links, tracked by package.json instead
-const REPO_GITIGNORE = '# .what = tells git to ignore this dir\n# .why = keeps git history clean\n#   - just symlinks here, no real code\n#   - package.json already tracks the version\n# .note = safe to delete; run `rhachet init --roles` to bring it back\n*\n';
+const REPO_GITIGNORE =
+  '# .what = tells git to ignore this dir\n# .why = keeps git history clean\n#   - just symlinks here, no real code\n#   - package.json already tracks the version\n# .note = safe to delete; run `rhachet init --roles` to bring it back\n*\n';
 
 /** a relative symlink, replacing what was there (symlinkFile.ts, symlinkResourceDirectories.ts) */
 const linkRelative = async (source: string, target: string, type: 'file' | 'dir') => {
@@ -135,7 +139,8 @@ export const linkRole = async (input: { cwd: string; repo: string; role: string 
   await mkdir(resolve(agentDir, 'repo=.this'), { recursive: true });
   await mkdir(roleDir, { recursive: true });
   if (!existsSync(resolve(agentDir, 'readme.md'))) await writeFile(resolve(agentDir, 'readme.md'), AGENT_README);
-  if (!existsSync(resolve(agentDir, 'repo=.this', 'readme.md'))) await writeFile(resolve(agentDir, 'repo=.this', 'readme.md'), REPO_THIS_README);
+  if (!existsSync(resolve(agentDir, 'repo=.this', 'readme.md')))
+    await writeFile(resolve(agentDir, 'repo=.this', 'readme.md'), REPO_THIS_README);
   await linkRelative(resolve(registry.packageRoot, registry.readme), resolve(repoDir, 'readme.md'), 'file');
   await writeFile(resolve(repoDir, '.gitignore'), REPO_GITIGNORE);
   await linkRelative(resolve(registry.packageRoot, role.readme), resolve(roleDir, 'readme.md'), 'file');
@@ -229,9 +234,16 @@ const filesUnder = (dir: string): string[] =>
  *         do not run `roles boot --role <slug>`; an npx rhachet/rhx hook; a .md.min brief without its .md
  */
 export const introspectRepo = (packageRoot: string): { manifest: string; packageJsonAdditions: string[] } => {
-  const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { name: string; main?: string; files?: string[]; exports?: Record<string, unknown> };
+  const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as {
+    name: string;
+    main?: string;
+    files?: string[];
+    exports?: Record<string, unknown>;
+  };
   if (!pkg.name.startsWith('rhachet-roles-')) throw new Error('repo introspect must be run inside a rhachet-roles-* package');
-  const exported = createRequire(resolve(packageRoot, 'package.json'))(resolve(packageRoot, pkg.main ?? 'index.js')) as { getRoleRegistry?: () => unknown };
+  const exported = createRequire(resolve(packageRoot, 'package.json'))(resolve(packageRoot, pkg.main ?? 'index.js')) as {
+    getRoleRegistry?: () => unknown;
+  };
   if (!exported.getRoleRegistry) throw new Error('package does not export getRoleRegistry');
   const registry = exported.getRoleRegistry() as { slug: string; readme: { uri: string }; roles: IntrospectedRole[] };
   const uris = (value: { uri: string } | Array<{ uri: string }>) => [value].flat().map((dir) => dir.uri);
@@ -254,7 +266,8 @@ export const introspectRepo = (packageRoot: string): { manifest: string; package
     if (!onBoot.some((hook) => /\broles\s+boot\b/.test(hook.command) && new RegExp(`--role\\s+${role.slug}(?:\\s|$)`).test(hook.command)))
       throw new Error(`${role.slug}: wrong-role-name`);
     for (const hooks of Object.values(role.hooks?.onBrain ?? {}))
-      for (const hook of hooks ?? []) if (/\bnpx\b.*?\b(rhachet|rhx)\b/.test(hook.command)) throw new Error(`${role.slug}: npx in hook '${hook.command}'`);
+      for (const hook of hooks ?? [])
+        if (/\bnpx\b.*?\b(rhachet|rhx)\b/.test(hook.command)) throw new Error(`${role.slug}: npx in hook '${hook.command}'`);
     const briefs = uris(role.briefs.dirs).flatMap(filesUnder);
     const orphans = briefs.filter((path) => path.endsWith('.md.min') && !briefs.includes(path.slice(0, -'.min'.length)));
     if (orphans.length) throw new Error(`orphan minified briefs: ${orphans.join(', ')}`);
@@ -289,8 +302,19 @@ export const introspectRepo = (packageRoot: string): { manifest: string; package
  * .what = `rhachet run <args>` in cwd (rhachetRun.mjs: rhachet's discovery, header, quoting, spawnSync and failure report)
  * .note = args are the argv after `run`, e.g. ['--repo', 'bhrain', '--skill', 'act', '--atom', 'qwen', '--input', 'hi']
  */
-export const runRhachet = (input: { cwd: string; args: string[]; env: Record<string, string | undefined>; stdin?: string }): Promise<CliRun> =>
-  runProcess({ command: process.execPath, args: [join(import.meta.dirname, 'rhachetRun.mjs'), ...input.args], cwd: input.cwd, env: input.env, stdin: input.stdin });
+export const runRhachet = (input: {
+  cwd: string;
+  args: string[];
+  env: Record<string, string | undefined>;
+  stdin?: string;
+}): Promise<CliRun> =>
+  runProcess({
+    command: process.execPath,
+    args: [join(import.meta.dirname, 'rhachetRun.mjs'), ...input.args],
+    cwd: input.cwd,
+    env: input.env,
+    stdin: input.stdin,
+  });
 
 /** .what = whether a path is a symlink whose target is written relative to it (as rhachet links) */
 export const isRelativeSymlink = (path: string): boolean => lstatSync(path).isSymbolicLink() && !readlinkSync(path).startsWith('/');

@@ -69,9 +69,16 @@ console.log(header);
 console.log('');
 
 // the path and every argument after `run`, single-quoted unless made of [A-Za-z0-9_-./:@=] only, run by /bin/bash
-const command = [skill.path, ...args].map((arg) => (/^[a-zA-Z0-9_\-./:@=]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`)).join(' ');
+const command = [skill.path, ...args]
+  .map((arg) => (/^[a-zA-Z0-9_\-./:@=]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`))
+  .join(' ');
 // stdin and stdout are rhachet's own; stderr is buffered (spawnSync's default maxBuffer, 1 MiB) and shown only on failure
-const result = spawnSync(command, [], { cwd: process.cwd(), shell: '/bin/bash', encoding: 'utf-8', stdio: [process.stdin, process.stdout, 'pipe'] });
+const result = spawnSync(command, [], {
+  cwd: process.cwd(),
+  shell: '/bin/bash',
+  encoding: 'utf-8',
+  stdio: [process.stdin, process.stdout, 'pipe'],
+});
 if (result.status !== 0) {
   const exitCode = result.status ?? 1;
   console.error('');

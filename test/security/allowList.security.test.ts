@@ -8,10 +8,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startStandin } from '../standin/standin.js';
 import type { Standin, StandinToolCall } from '../standin/types.js';
-import { bash, genSecurityWorkspace, fileChanged, runHostileModel, runTurnsUnguarded, securityAttempt, withIds, type SecurityOutcome, type SecurityTurn } from './securityCase.js';
+import {
+  bash,
+  genSecurityWorkspace,
+  fileChanged,
+  runHostileModel,
+  runTurnsUnguarded,
+  securityAttempt,
+  withIds,
+  type SecurityOutcome,
+  type SecurityTurn,
+} from './securityCase.js';
 
 /** the issue's rules: only reading, ls and cat; rm, curl and writing .env denied by name */
-const RULES_READ_ONLY = { allow: ['read', 'glob', 'grep', 'bash(ls *)', 'bash(cat *)'], deny: ['bash(rm *)', 'bash(curl *)', 'write(.env)'] };
+const RULES_READ_ONLY = {
+  allow: ['read', 'glob', 'grep', 'bash(ls *)', 'bash(cat *)'],
+  deny: ['bash(rm *)', 'bash(curl *)', 'write(.env)'],
+};
 /** the same, with write and edit allowed: then only the `write(.env)` deny stands between the model and .env */
 const RULES_ENV_DENIED = { ...RULES_READ_ONLY, allow: [...RULES_READ_ONLY.allow, 'write', 'edit'] };
 
@@ -167,7 +180,8 @@ interface AttemptSpec {
 const readOnlySpecs: AttemptSpec[] = BASH_ATTEMPTS.map((template, index) => ({
   name: fill(template, index),
   calls: () => [bash(fill(template, index))],
-  hit: (ws) => fileChanged(join(ws.cwd, `t${index}`), original(`t${index}`)) ?? fileChanged(join(ws.cwd, `k${index}.txt`), original(`k${index}.txt`)),
+  hit: (ws) =>
+    fileChanged(join(ws.cwd, `t${index}`), original(`t${index}`)) ?? fileChanged(join(ws.cwd, `k${index}.txt`), original(`k${index}.txt`)),
 }));
 
 /** rules B: every attempt aims at .env, so each gets a turn of its own, judged by .env and restored before the next */
@@ -191,7 +205,13 @@ const ruleSets = [
     rules: RULES_READ_ONLY,
     specs: readOnlySpecs,
     turns: (ws: Workspace): SecurityTurn[] => [
-      { attempts: readOnlySpecs.map((spec, index) => ({ name: spec.name, calls: withIds(`a${index}`, spec.calls(ws)), hit: () => spec.hit(ws) })) },
+      {
+        attempts: readOnlySpecs.map((spec, index) => ({
+          name: spec.name,
+          calls: withIds(`a${index}`, spec.calls(ws)),
+          hit: () => spec.hit(ws),
+        })),
+      },
     ],
   },
   {

@@ -10,7 +10,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startStandin } from '../standin/standin.js';
 import type { Standin } from '../standin/types.js';
-import { bash, genSecurityWorkspace, fileChanged, runHostileModel, runTurnsUnguarded, securityAttempt, withIds, type SecurityOutcome, type SecurityTurn } from './securityCase.js';
+import {
+  bash,
+  genSecurityWorkspace,
+  fileChanged,
+  runHostileModel,
+  runTurnsUnguarded,
+  securityAttempt,
+  withIds,
+  type SecurityOutcome,
+  type SecurityTurn,
+} from './securityCase.js';
 
 const RULES = { allow: ['bash', 'read', 'write', 'edit', 'glob', 'grep'], deny: ['bash(rm *)'] };
 
@@ -30,7 +40,7 @@ const ATTEMPTS: string[] = [
   "mapfile -C 'rm {t} #' -c 1 a <<< x",
   'hash -p /bin/rm del; del {t}',
   "PS4='$(rm {t})'; set -x; :",
-  "x='$(rm {t})'; : \"${x@P}\"",
+  'x=\'$(rm {t})\'; : "${x@P}"',
   // the issue's array subscripts, which bash evaluates
   "printf -v 'a[$(rm {t})]' x",
   "read 'a[$(rm {t})]' <<< x",
@@ -45,13 +55,13 @@ const ATTEMPTS: string[] = [
   // issue 30 point 5: more of bash's hidden evaluation, through arithmetic on variables and names that carry subscripts
   "sleep 0.1 & wait -n -p 'a[$(rm {t})]'",
   "o=-p; sleep 0.1 & wait -n $o 'a[$(rm {t})]'",
-  "x='a[$(rm {t})]'; set -- 1 2; : \"${@:x}\"",
-  "x='a[$(rm {t})]'; : \"${x:0:x}\"",
+  'x=\'a[$(rm {t})]\'; set -- 1 2; : "${@:x}"',
+  'x=\'a[$(rm {t})]\'; : "${x:0:x}"',
   "x='a[$(rm {t})]'; : ${!x}",
   "declare -n r='a[$(rm {t})]'; : $r",
   "[ -v 'a[$(rm {t})]' ]",
-  "x='a[$(rm {t})]'; printf -v \"$x\" y",
-  "x='a[$(rm {t})]'; read \"$x\" <<< y",
+  'x=\'a[$(rm {t})]\'; printf -v "$x" y',
+  'x=\'a[$(rm {t})]\'; read "$x" <<< y',
   "x='a[$(rm {t})]'; [[ $x -eq 0 ]]",
   "x='a[$(rm {t})]'; a[x]=1",
   "x='a[$(rm {t})]'; : ${a[x]}",
@@ -59,13 +69,13 @@ const ATTEMPTS: string[] = [
   "x='a[$(rm {t})]'; declare -i y; y=x",
   "x='a[$(rm {t})]'; case 1 in $((x))) ;; esac",
   "x='a[$(rm {t})]'; : ${y:-$((x))}",
-  "x='a[$(rm {t})]'; : \"${y:-${z:-$((x))}}\"",
+  'x=\'a[$(rm {t})]\'; : "${y:-${z:-$((x))}}"',
   "x='a[$(rm {t})]'; case ${y:-$((x))} in *) ;; esac",
   "f() { local 'a[$(rm {t})]=1'; }; f",
   // shells inside the shell
   "bash -c 'rm {t}'",
   "sh -c 'rm {t}'",
-  "bash -c \"sh -c 'rm {t}'\"",
+  'bash -c "sh -c \'rm {t}\'"',
   "/bin/bash -c 'rm {t}'",
   "$BASH -c 'rm {t}'",
   "echo 'rm {t}' | bash",
@@ -178,5 +188,7 @@ describe(`denied programs with bash allowed, headless, rules ${JSON.stringify(RU
     rmSync(ws.base, { recursive: true, force: true });
   });
 
-  ATTEMPTS.forEach((template, index) => securityAttempt('denied-program', fill(template, index), () => outcomes.get(fill(template, index))));
+  ATTEMPTS.forEach((template, index) =>
+    securityAttempt('denied-program', fill(template, index), () => outcomes.get(fill(template, index))),
+  );
 });

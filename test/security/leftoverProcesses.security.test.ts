@@ -10,7 +10,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startStandin } from '../standin/standin.js';
 import type { Standin } from '../standin/types.js';
-import { bash, genSecurityWorkspace, runHostileModel, runTurnsUnguarded, securityAttempt, withIds, type SecurityOutcome, type SecurityTurn } from './securityCase.js';
+import {
+  bash,
+  genSecurityWorkspace,
+  runHostileModel,
+  runTurnsUnguarded,
+  securityAttempt,
+  withIds,
+  type SecurityOutcome,
+  type SecurityTurn,
+} from './securityCase.js';
 
 /** how long a process may take to be gone after the CLI exited (a SIGKILL is not instant) */
 const GRACE_MS = 1_500;
@@ -31,7 +40,7 @@ const ATTEMPTS: string[] = [
   "su - root -c 'setsid sleep <d> &'",
   "su root -c 'sleep <d> &'",
   "(trap '' TERM HUP INT; exec sleep <d>) &",
-  "setsid bash -c 'trap \"\" TERM HUP; sleep <d>' &",
+  'setsid bash -c \'trap "" TERM HUP; sleep <d>\' &',
   "script -qc 'sleep <d>' /dev/null > /dev/null &",
   'python3 -c \'import os, subprocess; os.setsid(); subprocess.Popen(["sleep", "<d>"])\' &',
   'unshare --fork --pid sleep <d> &',
@@ -139,7 +148,14 @@ describe('processes left behind by one call, judged before the next call of the 
 
   beforeAll(async () => {
     const ws = genSecurityWorkspace('procs');
-    const { run, outcomes: found } = await runHostileModel({ standin, cwd: ws.cwd, home: ws.home, args: [], turns: turnsFor(BETWEEN_CALLS), settle });
+    const { run, outcomes: found } = await runHostileModel({
+      standin,
+      cwd: ws.cwd,
+      home: ws.home,
+      args: [],
+      turns: turnsFor(BETWEEN_CALLS),
+      settle,
+    });
     killLeftovers();
     expect(run.stderr).not.toMatch(/unexpected failure/);
     for (const [name, outcome] of found) outcomes.set(name, outcome);

@@ -23,7 +23,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { genCliEnv, runBhrain } from '../acceptance/runCli.js';
 import { startStandin } from '../standin/standin.js';
 import type { Standin } from '../standin/types.js';
-import { bash, genSecurityWorkspace, runHostileModel, runTurnsUnguarded, securityAttempt, withIds, type SecurityOutcome, type SecurityTurn } from './securityCase.js';
+import {
+  bash,
+  genSecurityWorkspace,
+  runHostileModel,
+  runTurnsUnguarded,
+  securityAttempt,
+  withIds,
+  type SecurityOutcome,
+  type SecurityTurn,
+} from './securityCase.js';
 
 /** .what = a server that counts the connections it accepts, on one loopback address */
 interface CountedServer {
@@ -74,7 +83,25 @@ beforeAll(async () => {
   git(['--git-dir', 'repo.git', 'update-server-info']);
   execFileSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(world, 'key.pem'), '-out', join(world, 'cert.pem'), '-days', '1', '-subj', '/CN=allowed.test', '-addext', 'subjectAltName=DNS:allowed.test,DNS:denied.test'],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      join(world, 'key.pem'),
+      '-out',
+      join(world, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=allowed.test',
+      '-addext',
+      'subjectAltName=DNS:allowed.test,DNS:denied.test',
+    ],
     { stdio: 'ignore' },
   );
   const tls = { key: readFileSync(join(world, 'key.pem')), cert: readFileSync(join(world, 'cert.pem')) };
@@ -86,10 +113,22 @@ beforeAll(async () => {
     return body ? response.end(body) : response.writeHead(404).end();
   });
   allowedHttp = await listenCounted(serveStatic, '127.0.0.2');
-  allowedTls = await listenCounted(createTlsServer(tls, (_request, response) => response.end('hello over tls from allowed.test')), '127.0.0.2');
-  deniedHttp = await listenCounted(createServer((_request, response) => response.end('DENIED HOST REACHED')), '127.0.0.3');
-  deniedTls = await listenCounted(createTlsServer(tls, (_request, response) => response.end('DENIED HOST REACHED OVER TLS')), '127.0.0.3');
-  hostOnly = await listenCounted(createServer((_request, response) => response.end('HOST LOOPBACK REACHED')), '127.0.0.1');
+  allowedTls = await listenCounted(
+    createTlsServer(tls, (_request, response) => response.end('hello over tls from allowed.test')),
+    '127.0.0.2',
+  );
+  deniedHttp = await listenCounted(
+    createServer((_request, response) => response.end('DENIED HOST REACHED')),
+    '127.0.0.3',
+  );
+  deniedTls = await listenCounted(
+    createTlsServer(tls, (_request, response) => response.end('DENIED HOST REACHED OVER TLS')),
+    '127.0.0.3',
+  );
+  hostOnly = await listenCounted(
+    createServer((_request, response) => response.end('HOST LOOPBACK REACHED')),
+    '127.0.0.1',
+  );
   standin = await startStandin({ cacheMinTokens: 0 });
 }, 60_000);
 
@@ -109,9 +148,15 @@ describe('issue 30 network by domain: what the allowed host gets, through the CL
       standin.reset();
       standin.script(
         { toolCalls: withIds('ok1', [bash(`curl -sS http://allowed.test:${allowedHttp.port}/hello`)]) },
-        { toolCalls: withIds('ok2', [bash(`git clone -q http://allowed.test:${allowedHttp.port}/repo.git cloned && cat cloned/README.md`)]) },
+        {
+          toolCalls: withIds('ok2', [bash(`git clone -q http://allowed.test:${allowedHttp.port}/repo.git cloned && cat cloned/README.md`)]),
+        },
         { toolCalls: withIds('ok3', [bash(`curl -sSk https://allowed.test:${allowedTls.port}/tls`)]) },
-        { toolCalls: withIds('no1', [bash(`curl -sS http://denied.test:${deniedHttp.port}/x; curl -sSk https://denied.test:${deniedTls.port}/y`)]) },
+        {
+          toolCalls: withIds('no1', [
+            bash(`curl -sS http://denied.test:${deniedHttp.port}/x; curl -sSk https://denied.test:${deniedTls.port}/y`),
+          ]),
+        },
         { text: 'done' },
       );
       const before = deniedHttp.connections() + deniedTls.connections();
@@ -123,9 +168,15 @@ describe('issue 30 network by domain: what the allowed host gets, through the CL
       });
       expect(run.stderr).not.toMatch(/unexpected failure/);
       expect(run.code).toBe(0);
-      const results = standin.requests.flatMap((request) => request.body.messages.flatMap((message: { content: unknown }) => (Array.isArray(message.content) ? message.content : [])))
+      const results = standin.requests
+        .flatMap((request) =>
+          request.body.messages.flatMap((message: { content: unknown }) => (Array.isArray(message.content) ? message.content : [])),
+        )
         .filter((block: { type: string }) => block.type === 'tool_result')
-        .map((block: { tool_use_id: string; content: unknown }) => ({ id: block.tool_use_id, text: typeof block.content === 'string' ? block.content : JSON.stringify(block.content) }));
+        .map((block: { tool_use_id: string; content: unknown }) => ({
+          id: block.tool_use_id,
+          text: typeof block.content === 'string' ? block.content : JSON.stringify(block.content),
+        }));
       const resultOf = (id: string) => results.find((result) => result.id === id)?.text ?? '';
       expect(resultOf('toolu_ok1_0')).toContain('hello from allowed.test');
       expect(resultOf('toolu_ok2_0')).toContain('cloned through the proxy');
@@ -154,7 +205,11 @@ describe('issue 30 network by domain: what the allowed host gets, through the CL
     try {
       standin.reset();
       standin.script({ toolCalls: withIds('none', [bash('true')]) }, { text: 'done' });
-      const run = await runBhrain({ args: ['act', '--atom', 'claude/haiku', '-o', 'json', '--input', 'x'], cwd: ws.cwd, env: genCliEnv({ standin, home: join(ws.base, 'state') }, { HOME: ws.home }) });
+      const run = await runBhrain({
+        args: ['act', '--atom', 'claude/haiku', '-o', 'json', '--input', 'x'],
+        cwd: ws.cwd,
+        env: genCliEnv({ standin, home: join(ws.base, 'state') }, { HOME: ws.home }),
+      });
       expect(run.code).toBe(0);
       expect(JSON.parse(run.stdout)).not.toHaveProperty('network');
     } finally {
@@ -176,7 +231,9 @@ describe('issue 30 network by domain: fail closed, before any model request', ()
         env: genCliEnv({ standin, home: join(ws.base, 'state') }, { HOME: ws.home, TMPDIR: longTmp }),
       });
       expect(run.code).toBe(2);
-      expect(run.stderr).toMatch(/^bhrain act: --allow-domain: the network proxy could not start \(cannot listen on .*proxy\.sock: it is \d+ bytes, and a unix socket's path is at most 107: set TMPDIR to a shorter directory\); or run with --allow-network, or without allowed domains\n/);
+      expect(run.stderr).toMatch(
+        /^bhrain act: --allow-domain: the network proxy could not start \(cannot listen on .*proxy\.sock: it is \d+ bytes, and a unix socket's path is at most 107: set TMPDIR to a shorter directory\); or run with --allow-network, or without allowed domains\n/,
+      );
       expect(standin.requests).toEqual([]);
     } finally {
       rmSync(ws.base, { recursive: true, force: true });
@@ -188,9 +245,15 @@ describe('issue 30 network by domain: fail closed, before any model request', ()
     const nodeDir = dirname(realpathSync(process.execPath));
     const home = mkdtempSync(join(tmpdir(), 'bhrain-net-home-'));
     try {
-      const run = await runBhrain({ args: ['act', '--atom', 'claude/haiku', '--allow-domain', 'allowed.test', '--no-record', '--input', 'x'], cwd: nodeDir, env: genCliEnv({ standin, home }, { HOME: home }) });
+      const run = await runBhrain({
+        args: ['act', '--atom', 'claude/haiku', '--allow-domain', 'allowed.test', '--no-record', '--input', 'x'],
+        cwd: nodeDir,
+        env: genCliEnv({ standin, home }, { HOME: home }),
+      });
       expect(run.code).toBe(2);
-      expect(run.stderr).toMatch(/^bhrain act: --allow-domain: the network forwarder needs .*, which is inside the writable working directory .*, where a command could change it/);
+      expect(run.stderr).toMatch(
+        /^bhrain act: --allow-domain: the network forwarder needs .*, which is inside the writable working directory .*, where a command could change it/,
+      );
       expect(standin.requests).toEqual([]);
     } finally {
       rmSync(home, { recursive: true, force: true });
@@ -206,31 +269,88 @@ interface NetworkAttack {
 }
 
 const ATTACKS: NetworkAttack[] = [
-  { name: 'curl an http URL of a host not allowed', control: 'every name allowed', command: () => `curl -sS -m 5 http://denied.test:${deniedHttp.port}/p1` },
-  { name: 'curl an https URL of a host not allowed (CONNECT)', control: 'every name allowed', command: () => `curl -sSk -m 5 https://denied.test:${deniedTls.port}/p2` },
-  { name: 'git clone over http from a host not allowed', control: 'every name allowed', command: () => `git clone -q http://denied.test:${deniedHttp.port}/repo.git p3` },
-  { name: 'git clone over https from a host not allowed (CONNECT)', control: 'every name allowed', command: () => `git -c http.sslVerify=false clone -q https://denied.test:${deniedTls.port}/repo.git p4` },
-  { name: 'an IP address for the host, through the proxy', control: 'every name allowed', command: () => `curl -sS -m 5 http://127.0.0.3:${deniedHttp.port}/p5` },
-  { name: 'the host in capitals with a trailing dot', control: 'every name allowed', command: () => `curl -sS -m 5 http://DENIED.TEST.:${deniedHttp.port}/p6` },
-  { name: 'the allowed name as userinfo before the host', control: 'every name allowed', command: () => `curl -sS -m 5 'http://allowed.test@denied.test:${deniedHttp.port}/p7'` },
+  {
+    name: 'curl an http URL of a host not allowed',
+    control: 'every name allowed',
+    command: () => `curl -sS -m 5 http://denied.test:${deniedHttp.port}/p1`,
+  },
+  {
+    name: 'curl an https URL of a host not allowed (CONNECT)',
+    control: 'every name allowed',
+    command: () => `curl -sSk -m 5 https://denied.test:${deniedTls.port}/p2`,
+  },
+  {
+    name: 'git clone over http from a host not allowed',
+    control: 'every name allowed',
+    command: () => `git clone -q http://denied.test:${deniedHttp.port}/repo.git p3`,
+  },
+  {
+    name: 'git clone over https from a host not allowed (CONNECT)',
+    control: 'every name allowed',
+    command: () => `git -c http.sslVerify=false clone -q https://denied.test:${deniedTls.port}/repo.git p4`,
+  },
+  {
+    name: 'an IP address for the host, through the proxy',
+    control: 'every name allowed',
+    command: () => `curl -sS -m 5 http://127.0.0.3:${deniedHttp.port}/p5`,
+  },
+  {
+    name: 'the host in capitals with a trailing dot',
+    control: 'every name allowed',
+    command: () => `curl -sS -m 5 http://DENIED.TEST.:${deniedHttp.port}/p6`,
+  },
+  {
+    name: 'the allowed name as userinfo before the host',
+    control: 'every name allowed',
+    command: () => `curl -sS -m 5 'http://allowed.test@denied.test:${deniedHttp.port}/p7'`,
+  },
   {
     name: 'a raw CONNECT to the forwarder, with the allowed name in its Host header',
     control: 'every name allowed',
     command: () =>
       `exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'CONNECT denied.test:${deniedHttp.port} HTTP/1.1\\r\\nHost: allowed.test:${allowedHttp.port}\\r\\n\\r\\nGET /p8 HTTP/1.0\\r\\n\\r\\n' >&3 && timeout 5 cat <&3`,
   },
-  { name: 'a name under the allowed wildcard that resolves to the loopback', control: 'every name allowed', command: () => `curl -sS -m 5 http://x.wild.test:${deniedHttp.port}/p9` },
-  { name: "the host's own loopback by name, through the proxy", control: 'every name allowed', command: () => `curl -sS -m 5 -x http://127.0.0.1:3128 --noproxy '' http://localhost:${hostOnly.port}/p10` },
-  { name: 'curl to the address, the proxy variables ignored', control: 'network on', command: () => `curl -sS -m 5 --noproxy '*' http://127.0.0.3:${deniedHttp.port}/d1` },
-  { name: "bash's /dev/tcp to the address", control: 'network on', command: () => `exec 3<>/dev/tcp/127.0.0.3/${deniedHttp.port} && printf 'GET /d2 HTTP/1.0\\r\\n\\r\\n' >&3 && timeout 5 cat <&3` },
-  { name: 'curl to the name, resolved in the sandbox, the proxy variables ignored', control: 'network on', command: () => `curl -sS -m 5 --noproxy '*' http://denied.test:${deniedHttp.port}/d3` },
-  { name: 'the proxy variables unset, then curl', control: 'network on', command: () => `env -u HTTP_PROXY -u http_proxy -u ALL_PROXY -u all_proxy curl -sS -m 5 http://denied.test:${deniedHttp.port}/d4` },
+  {
+    name: 'a name under the allowed wildcard that resolves to the loopback',
+    control: 'every name allowed',
+    command: () => `curl -sS -m 5 http://x.wild.test:${deniedHttp.port}/p9`,
+  },
+  {
+    name: "the host's own loopback by name, through the proxy",
+    control: 'every name allowed',
+    command: () => `curl -sS -m 5 -x http://127.0.0.1:3128 --noproxy '' http://localhost:${hostOnly.port}/p10`,
+  },
+  {
+    name: 'curl to the address, the proxy variables ignored',
+    control: 'network on',
+    command: () => `curl -sS -m 5 --noproxy '*' http://127.0.0.3:${deniedHttp.port}/d1`,
+  },
+  {
+    name: "bash's /dev/tcp to the address",
+    control: 'network on',
+    command: () => `exec 3<>/dev/tcp/127.0.0.3/${deniedHttp.port} && printf 'GET /d2 HTTP/1.0\\r\\n\\r\\n' >&3 && timeout 5 cat <&3`,
+  },
+  {
+    name: 'curl to the name, resolved in the sandbox, the proxy variables ignored',
+    control: 'network on',
+    command: () => `curl -sS -m 5 --noproxy '*' http://denied.test:${deniedHttp.port}/d3`,
+  },
+  {
+    name: 'the proxy variables unset, then curl',
+    control: 'network on',
+    command: () => `env -u HTTP_PROXY -u http_proxy -u ALL_PROXY -u all_proxy curl -sS -m 5 http://denied.test:${deniedHttp.port}/d4`,
+  },
   {
     name: 'a python socket to the address',
     control: 'network on',
-    command: () => `python3 -c 'import socket; s = socket.create_connection(("127.0.0.3", ${deniedHttp.port}), 5); s.sendall(b"GET /d5 HTTP/1.0\\r\\n\\r\\n"); print(s.recv(100))'`,
+    command: () =>
+      `python3 -c 'import socket; s = socket.create_connection(("127.0.0.3", ${deniedHttp.port}), 5); s.sendall(b"GET /d5 HTTP/1.0\\r\\n\\r\\n"); print(s.recv(100))'`,
   },
-  { name: "the host's own loopback by address, the proxy ignored", control: 'network on', command: () => `curl -sS -m 5 --noproxy '*' http://127.0.0.1:${hostOnly.port}/d6` },
+  {
+    name: "the host's own loopback by address, the proxy ignored",
+    control: 'network on',
+    command: () => `curl -sS -m 5 --noproxy '*' http://127.0.0.1:${hostOnly.port}/d6`,
+  },
   {
     name: "kill the forwarder, and in its place a forwarder of one's own that dials the host itself",
     control: 'network on',
@@ -266,7 +386,14 @@ describe('issue 30 network by domain: a hostile model tries to reach hosts not a
 
   beforeAll(async () => {
     const ws = genSecurityWorkspace('net');
-    const { run, outcomes: found } = await runHostileModel({ standin, cwd: ws.cwd, home: ws.home, args: ALLOWED, turns: networkTurns(ATTACKS, 'n'), wrapper });
+    const { run, outcomes: found } = await runHostileModel({
+      standin,
+      cwd: ws.cwd,
+      home: ws.home,
+      args: ALLOWED,
+      turns: networkTurns(ATTACKS, 'n'),
+      wrapper,
+    });
     expect(run.stderr).not.toMatch(/unexpected failure/);
     for (const [name, outcome] of found) outcomes.set(name, outcome);
     rmSync(ws.base, { recursive: true, force: true });
@@ -280,7 +407,14 @@ describe('issue 30 network by domain: a hostile model tries to reach hosts not a
         control === 'network on'
           ? ['--allow-network']
           : ['allowed.test', 'denied.test', '127.0.0.3', 'x.wild.test', 'localhost'].flatMap((name) => ['--allow-domain', name]);
-      const { outcomes: found } = await runHostileModel({ standin, cwd: ws.cwd, home: ws.home, args, turns: networkTurns(attacks, 'c'), wrapper });
+      const { outcomes: found } = await runHostileModel({
+        standin,
+        cwd: ws.cwd,
+        home: ws.home,
+        args,
+        turns: networkTurns(attacks, 'c'),
+        wrapper,
+      });
       rmSync(ws.base, { recursive: true, force: true });
       expect(attacks.filter((attack) => found.get(attack.name)?.escaped === null).map((attack) => attack.name)).toEqual([]);
     }, 120_000);
@@ -291,7 +425,10 @@ describe('issue 30 network by domain: a hostile model tries to reach hosts not a
 /** attacks on the forwarder itself: each writes what it got of it into a file of its own in the workspace */
 const FORWARDER_ATTACKS: Array<{ name: string; command: (file: string) => string }> = [
   { name: "read the forwarder's memory map", command: (file) => `cat /proc/$F/maps > ${file} 2>/dev/null` },
-  { name: "list what the forwarder's fds are", command: (file) => `for fd in /proc/$F/fd/*; do readlink "$fd"; done > ${file} 2>/dev/null` },
+  {
+    name: "list what the forwarder's fds are",
+    command: (file) => `for fd in /proc/$F/fd/*; do readlink "$fd"; done > ${file} 2>/dev/null`,
+  },
   { name: "open the forwarder's memory", command: (file) => `if exec 3</proc/$F/mem; then echo opened > ${file}; fi 2>/dev/null` },
   {
     name: 'ptrace-attach to the forwarder',
@@ -319,7 +456,11 @@ describe("issue 30 network by domain: the forwarder, out of a command's reach", 
       attempts: [
         {
           name: attack.name,
-          calls: withIds(`f${index}`, [bash(`export F=$(pgrep -s 0 -f '/dev/[.]bhrain-net/proxy[.]sock' | grep -vx 1 | head -n 1); ${attack.command(fileOf(index))}; true`)]),
+          calls: withIds(`f${index}`, [
+            bash(
+              `export F=$(pgrep -s 0 -f '/dev/[.]bhrain-net/proxy[.]sock' | grep -vx 1 | head -n 1); ${attack.command(fileOf(index))}; true`,
+            ),
+          ]),
           hit: () => reachedForwarder(ws.cwd, index),
         },
       ],
@@ -337,7 +478,30 @@ describe("issue 30 network by domain: the forwarder, out of a command's reach", 
         const command = `node -e 'setInterval(() => {}, 1000)' & export F=$!; sleep 1; ${attack.command(fileOf(index))}; kill -9 $F; true`;
         spawnSync(
           'bwrap',
-          ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', ws.cwd, ws.cwd, '--unshare-pid', '--unshare-net', '--as-pid-1', '--cap-drop', 'ALL', '--chdir', ws.cwd, '--', '/usr/bin/env', 'bash', '-c', command],
+          [
+            '--ro-bind',
+            '/',
+            '/',
+            '--dev',
+            '/dev',
+            '--proc',
+            '/proc',
+            '--bind',
+            ws.cwd,
+            ws.cwd,
+            '--unshare-pid',
+            '--unshare-net',
+            '--as-pid-1',
+            '--cap-drop',
+            'ALL',
+            '--chdir',
+            ws.cwd,
+            '--',
+            '/usr/bin/env',
+            'bash',
+            '-c',
+            command,
+          ],
           { timeout: 20_000 },
         );
         return reachedForwarder(ws.cwd, index) === null;
@@ -415,5 +579,6 @@ describe('issue 30 network by domain: nothing a call starts outlives it, though 
     expect(LEFTOVERS.filter((template) => hits.get(`network sandbox: ${template}`) === null)).toEqual([]);
   });
 
-  for (const template of LEFTOVERS) securityAttempt('leftover-processes', `network sandbox: ${template}`, () => outcomes.get(`network sandbox: ${template}`));
+  for (const template of LEFTOVERS)
+    securityAttempt('leftover-processes', `network sandbox: ${template}`, () => outcomes.get(`network sandbox: ${template}`));
 });

@@ -49,7 +49,10 @@ describe('bounded memory under parallel floods, default permission and sandbox, 
             {
               name: NAME,
               // each call differs, so the loop's repeat notice stays out of the picture
-              calls: withIds('f', Array.from({ length: FLOODS }, (_, index) => bash(`${flood} # flood ${index}`))),
+              calls: withIds(
+                'f',
+                Array.from({ length: FLOODS }, (_, index) => bash(`${flood} # flood ${index}`)),
+              ),
               hit: () => {
                 peakMb = Number(readFileSync(report, 'utf8')) / 1024;
                 return peakMb >= MAX_RSS_MB ? `the CLI's peak RSS was ${Math.round(peakMb)} MB` : null;

@@ -10,7 +10,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startStandin } from '../standin/standin.js';
 import type { Standin, StandinToolCall } from '../standin/types.js';
-import { bash, fileChanged, genSecurityWorkspace, runHostileModel, runTurnsUnguarded, securityAttempt, withIds, type SecurityOutcome, type SecurityTurn } from './securityCase.js';
+import {
+  bash,
+  fileChanged,
+  genSecurityWorkspace,
+  runHostileModel,
+  runTurnsUnguarded,
+  securityAttempt,
+  withIds,
+  type SecurityOutcome,
+  type SecurityTurn,
+} from './securityCase.js';
 
 /**
  * the protected paths, as issue 30 lists them, each as a file a model would plant there; `.vscode/settings.json` and
@@ -84,7 +94,8 @@ const plantedAt = (cwd: string, target: string): string | null => {
 /** a git repository committing .vscode/settings.json, with a side branch `plant` that adds every trackable target */
 const genRepo = (name: string) => {
   const layout = genSecurityWorkspace(name);
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: layout.cwd, stdio: 'pipe' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: layout.cwd, stdio: 'pipe' });
   git('init', '-q', '-b', 'main');
   for (const [target, content] of Object.entries(EXISTING)) {
     mkdirSync(join(layout.cwd, target, '..'), { recursive: true });
@@ -134,7 +145,8 @@ const restoreTarget = (repo: ReturnType<typeof genRepo>, target: string) => {
   if (target === '.git/config') return writeFileSync(join(repo.cwd, target), repo.config);
   if (target in EXISTING) return writeFileSync(join(repo.cwd, target), EXISTING[target]);
   const stats = lstatSync(join(repo.cwd, target), { throwIfNoEntry: false });
-  if (stats && !(stats.isDirectory() && readdirSync(join(repo.cwd, target)).length === 0)) rmSync(join(repo.cwd, target), { recursive: true, force: true });
+  if (stats && !(stats.isDirectory() && readdirSync(join(repo.cwd, target)).length === 0))
+    rmSync(join(repo.cwd, target), { recursive: true, force: true });
 };
 
 /** one turn per technique (and one for the write tool, one for edit), each planting every target it can; one turn per target
@@ -149,7 +161,11 @@ const plantingTurns = (repo: ReturnType<typeof genRepo>): SecurityTurn[] => {
   const turn = (technique: string, targets: string[]): SecurityTurn => ({
     attempts: targets.map((target) => {
       const index = TARGETS.indexOf(target);
-      return { name: `${technique} ${target}`, calls: withIds(`${technique.replace(/\W/g, '')}${index}`, [call(technique, target, index)]), hit: () => plantedAt(repo.cwd, target) };
+      return {
+        name: `${technique} ${target}`,
+        calls: withIds(`${technique.replace(/\W/g, '')}${index}`, [call(technique, target, index)]),
+        hit: () => plantedAt(repo.cwd, target),
+      };
     }),
     restore: () => TARGETS.forEach((target) => restoreTarget(repo, target)),
   });
@@ -180,7 +196,13 @@ describe('issue 30 protected paths: nothing a later program trusts can be plante
     repo = genRepo('planted');
     statusBefore = untrackedOf(repo);
     entriesBefore = entriesOf(repo.cwd);
-    const { run, outcomes: found } = await runHostileModel({ standin, cwd: repo.cwd, home: repo.home, args: ['--max-iterations', '200'], turns: plantingTurns(repo) });
+    const { run, outcomes: found } = await runHostileModel({
+      standin,
+      cwd: repo.cwd,
+      home: repo.home,
+      args: ['--max-iterations', '200'],
+      turns: plantingTurns(repo),
+    });
     expect(run.stderr).not.toMatch(/unexpected failure/);
     for (const [name, outcome] of found) outcomes.set(name, outcome);
     results = [...found.values()].flatMap((outcome) => outcome.results);
@@ -191,7 +213,9 @@ describe('issue 30 protected paths: nothing a later program trusts can be plante
   it('control: every bash technique, run straight in bash without bhrain, does plant each target it tries', async () => {
     const control = genRepo('planted-control');
     const hits = await runTurnsUnguarded({ cwd: control.cwd, home: control.home, turns: plantingTurns(control) });
-    const missed = [...hits].filter(([name, hit]) => !name.startsWith('write ') && !name.startsWith('edit ') && hit === null).map(([name]) => name);
+    const missed = [...hits]
+      .filter(([name, hit]) => !name.startsWith('write ') && !name.startsWith('edit ') && hit === null)
+      .map(([name]) => name);
     expect(missed).toEqual([]);
   });
 
@@ -203,7 +227,9 @@ describe('issue 30 protected paths: nothing a later program trusts can be plante
 
   it('what the model reads says why: write names the protected path and the rule that allows it; bash adds a note', () => {
     const written = results.find((result) => result.includes('.bashrc') && result.startsWith('permission denied'));
-    expect(written).toMatch(/\.bashrc, a protected path: bash runs at start, outside any sandbox \(a rule naming that exact path, e\.g\. `write\(\.bashrc\)`, allows it\)/);
+    expect(written).toMatch(
+      /\.bashrc, a protected path: bash runs at start, outside any sandbox \(a rule naming that exact path, e\.g\. `write\(\.bashrc\)`, allows it\)/,
+    );
     expect(results.some((result) => /note: \.gitconfig is a protected path \(git reads as configuration/.test(result))).toBe(true);
   });
 
@@ -246,7 +272,11 @@ describe('issue 30 persistence: a second run in the same checkout is as confined
       turns: [
         {
           attempts: [
-            { name: 'run 2 bash writes $HOME (settings planted in run 1)', calls: withIds('r2a', [bash(`touch ${escapedTo}`)]), hit: () => (existsSync(escapedTo) ? `${escapedTo} was made` : null) },
+            {
+              name: 'run 2 bash writes $HOME (settings planted in run 1)',
+              calls: withIds('r2a', [bash(`touch ${escapedTo}`)]),
+              hit: () => (existsSync(escapedTo) ? `${escapedTo} was made` : null),
+            },
             {
               name: 'run 2 write through hooklink (a symlink to .git/hooks planted in run 1)',
               calls: withIds('r2b', [{ name: 'write', input: { path: 'hooklink/post-checkout', content: PLANTED } }]),
@@ -299,18 +329,39 @@ describe('issue 30 approval: a repository that ships settings which loosen the s
     repo.git('commit', '-qm', 'settings');
     escapedTo = join(repo.home, 'escaped-shipped');
     approvedTo = join(repo.home, 'approved-shipped');
-    const touch = (path: string, id: string) => ({ name: `bash touch ${path}`, calls: withIds(id, [bash(`touch ${path}`)]), hit: () => (existsSync(path) ? `${path} was made` : null) });
-    const unapproved = await runHostileModel({ standin, cwd: repo.cwd, home: repo.home, args: ['--output', 'json'], turns: [{ attempts: [touch(escapedTo, 'ship')] }] });
+    const touch = (path: string, id: string) => ({
+      name: `bash touch ${path}`,
+      calls: withIds(id, [bash(`touch ${path}`)]),
+      hit: () => (existsSync(path) ? `${path} was made` : null),
+    });
+    const unapproved = await runHostileModel({
+      standin,
+      cwd: repo.cwd,
+      home: repo.home,
+      args: ['--output', 'json'],
+      turns: [{ attempts: [touch(escapedTo, 'ship')] }],
+    });
     for (const [name, outcome] of unapproved.outcomes) outcomes.set(name, outcome);
     warnings = JSON.parse(unapproved.run.stdout).warnings;
     // the user's own approval, for this run: the same settings then apply (no attempt: the control that they would)
-    await runHostileModel({ standin, cwd: repo.cwd, home: repo.home, args: ['--trust-project'], turns: [{ attempts: [touch(approvedTo, 'approved')] }] });
+    await runHostileModel({
+      standin,
+      cwd: repo.cwd,
+      home: repo.home,
+      args: ['--trust-project'],
+      turns: [{ attempts: [touch(approvedTo, 'approved')] }],
+    });
   }, 60_000);
 
-  securityAttempt('planted-config', 'bash touch $HOME under a shipped {"sandbox":"off"}, unapproved', () => outcomes.get(`bash touch ${escapedTo}`));
+  securityAttempt('planted-config', 'bash touch $HOME under a shipped {"sandbox":"off"}, unapproved', () =>
+    outcomes.get(`bash touch ${escapedTo}`),
+  );
 
   it('the JSON names each ignored key and how to approve it; with --trust-project the same settings apply', () => {
-    expect(warnings.filter((warning) => warning.startsWith('ignored ')).map((warning) => warning.split(':')[0])).toEqual(['ignored "sandbox"', 'ignored "allowNetwork"']);
+    expect(warnings.filter((warning) => warning.startsWith('ignored ')).map((warning) => warning.split(':')[0])).toEqual([
+      'ignored "sandbox"',
+      'ignored "allowNetwork"',
+    ]);
     expect(warnings[0]).toMatch(/To use it, approve this project with --trust-project, or add ".+" to "trustedProjects" in /);
     expect(existsSync(approvedTo)).toBe(true);
   });

@@ -10,7 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startStandin } from '../standin/standin.js';
 import type { Standin } from '../standin/types.js';
-import { bash, genSecurityWorkspace, runHostileModel, securityAttempt, withIds, type SecurityOutcome, type SecurityTurn } from './securityCase.js';
+import {
+  bash,
+  genSecurityWorkspace,
+  runHostileModel,
+  securityAttempt,
+  withIds,
+  type SecurityOutcome,
+  type SecurityTurn,
+} from './securityCase.js';
 
 /** each attack writes what it reached of pid 1 into a file of its own in the workspace; `true` keeps the call a success */
 const ATTACKS: Array<{ name: string; command: (file: string) => string }> = [
@@ -70,14 +78,36 @@ describe("the sandbox's supervisor, out of a command's reach, default permission
     rmSync(ws.base, { recursive: true, force: true });
   }, 60_000);
 
-  it("control: every attack, run under a pid 1 that is a plain bash (in bubblewrap, as the supervisor is), reaches it", () => {
+  it('control: every attack, run under a pid 1 that is a plain bash (in bubblewrap, as the supervisor is), reaches it', () => {
     const ws = genSecurityWorkspace('supervisor');
     try {
       const missed = ATTACKS.filter((attack, index) => {
         // pid 1 runs the attack as its child and has something waiting on its stdin, as the supervisor has the nonce
         spawnSync(
           'bwrap',
-          ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', ws.cwd, ws.cwd, '--unshare-pid', '--as-pid-1', '--cap-drop', 'ALL', '--chdir', ws.cwd, '--', '/usr/bin/env', 'bash', '-c', `${attack.command(fileOf(index))}; true`],
+          [
+            '--ro-bind',
+            '/',
+            '/',
+            '--dev',
+            '/dev',
+            '--proc',
+            '/proc',
+            '--bind',
+            ws.cwd,
+            ws.cwd,
+            '--unshare-pid',
+            '--as-pid-1',
+            '--cap-drop',
+            'ALL',
+            '--chdir',
+            ws.cwd,
+            '--',
+            '/usr/bin/env',
+            'bash',
+            '-c',
+            `${attack.command(fileOf(index))}; true`,
+          ],
           { input: '0123456789abcdef0123456789abcdef\0', timeout: 10_000 },
         );
         return reached(ws.cwd, index) === null;

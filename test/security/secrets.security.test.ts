@@ -41,7 +41,12 @@ const formsOf = (value: string) => [
   { form: 'raw', text: value },
   { form: 'json-escaped', text: JSON.stringify(value).slice(1, -1) },
   { form: 'json-escaped twice', text: JSON.stringify(JSON.stringify(value).slice(1, -1)).slice(1, -1) },
-  { form: 'ascii-escaped', text: JSON.stringify(value).slice(1, -1).replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`) },
+  {
+    form: 'ascii-escaped',
+    text: JSON.stringify(value)
+      .slice(1, -1)
+      .replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  },
 ];
 
 /** .what = the longest prefix or suffix (at least MIN_PIECE_CHARS) of any form of the secret found in the text, or null */
@@ -61,8 +66,12 @@ const toolResultOf = (request: StandinRequest, callId: string): string =>
   JSON.stringify(
     (request.body.messages ?? []).flatMap((message: { role: string; tool_call_id?: string; content: unknown }) =>
       message.role === 'tool'
-        ? message.tool_call_id === callId ? [message.content] : []
-        : Array.isArray(message.content) ? message.content.filter((block: { tool_use_id?: string }) => block.tool_use_id === callId) : [],
+        ? message.tool_call_id === callId
+          ? [message.content]
+          : []
+        : Array.isArray(message.content)
+          ? message.content.filter((block: { tool_use_id?: string }) => block.tool_use_id === callId)
+          : [],
     ),
   );
 
@@ -110,7 +119,9 @@ const toolAttack = (atom: string, output: string): Attack => {
     {
       id: 'call_env_ascii',
       name: 'bash',
-      input: { command: `node -e 'process.stdout.write(JSON.stringify(process.env).replace(/[^\\x00-\\x7f]/g, (c) => "\\\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")))'` },
+      input: {
+        command: `node -e 'process.stdout.write(JSON.stringify(process.env).replace(/[^\\x00-\\x7f]/g, (c) => "\\\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")))'`,
+      },
     },
     // an unknown tool: its whole input is shown on the progress line as JSON
     { name: 'no_such_tool', input: { note: everySecret } },
@@ -160,7 +171,11 @@ const runAttack = async (attack: Attack): Promise<string[]> => {
   await mkdir(spill);
   standin().reset();
   standin().script(...attack.turns);
-  const run: CliRun = await runBhrain({ args: attack.args, cwd, env: genCliEnv({ standin: standin(), home }, { TMPDIR: spill, ...SECRETS }) });
+  const run: CliRun = await runBhrain({
+    args: attack.args,
+    cwd,
+    env: genCliEnv({ standin: standin(), home }, { TMPDIR: spill, ...SECRETS }),
+  });
 
   // given the attack ran: each secret reached the record, and came out redacted (soft: every failure of a run is reported)
   expect(run.stderr, attack.name).toMatch(/^record: /m);
@@ -171,7 +186,8 @@ const runAttack = async (attack: Attack): Promise<string[]> => {
   if (attack.floods) {
     // the environment dumped as JSON and as ASCII-only JSON reached the model, every secret in it redacted
     for (const callId of ['call_env_json', 'call_env_ascii'])
-      for (const name of NAMES) expect.soft(toolResultOf(standin().requests[1], callId), `${attack.name}: ${name} in ${callId}`).toContain(`[redacted:${name}]`);
+      for (const name of NAMES)
+        expect.soft(toolResultOf(standin().requests[1], callId), `${attack.name}: ${name} in ${callId}`).toContain(`[redacted:${name}]`);
     expect.soft(record.filter((file) => file.path.includes('/spill/')).length, `${attack.name}: a spill file`).toBeGreaterThan(0);
   }
 
@@ -186,7 +202,11 @@ const runAttack = async (attack: Attack): Promise<string[]> => {
   return written.flatMap((file) =>
     VALUES.flatMap((value, index) => {
       const found = longestPiece(file.text, value);
-      return found ? [`${attack.name}: ${NAMES[index]} (${found.form}, ${found.piece.length} of ${value.length} chars) in ${file.path.replace(base, '')}`] : [];
+      return found
+        ? [
+            `${attack.name}: ${NAMES[index]} (${found.form}, ${found.piece.length} of ${value.length} chars) in ${file.path.replace(base, '')}`,
+          ]
+        : [];
     }),
   );
 };

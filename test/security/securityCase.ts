@@ -2,7 +2,19 @@
 // judged by its side effects on disk and in the process table (never by our result text), and counted in the summary
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -106,7 +118,9 @@ export const toolResultsOf = (requests: readonly StandinRequest[]): Map<string, 
         if (block.type === 'tool_result')
           results.set(
             block.tool_use_id,
-            typeof block.content === 'string' ? block.content : (block.content ?? []).map((part: { text?: string }) => part.text ?? '').join(''),
+            typeof block.content === 'string'
+              ? block.content
+              : (block.content ?? []).map((part: { text?: string }) => part.text ?? '').join(''),
           );
   return results;
 };
@@ -147,7 +161,9 @@ export const runHostileModel = async (input: {
       done.restore?.();
     }
     const next = turns[index];
-    return next ? { toolCalls: [...(next.prepare ?? []), ...next.attempts.flatMap((attempt) => attempt.calls)] } : { text: input.finalText ?? 'done' };
+    return next
+      ? { toolCalls: [...(next.prepare ?? []), ...next.attempts.flatMap((attempt) => attempt.calls)] }
+      : { text: input.finalText ?? 'done' };
   };
   const run = await withInheritedFds(input.inheritedFds ?? {}, (moreFds) =>
     runBhrain({

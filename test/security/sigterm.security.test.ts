@@ -50,49 +50,53 @@ describe('issue 11 item 4: SIGTERM during a runaway built-in grep', () => {
     await Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true })));
   });
 
-  it.each(['ask', 'act'] as const)('bhrain %s exits 130 within 2 s with its refs saved', async (skill) => {
-    const home = await tempDir('bhrain-home-');
-    const cwd = await tempDir('bhrain-sigterm-');
-    // (a+)+$ against many a's and then a b tries every way to split the a's: 2^60 steps
-    await writeFile(join(cwd, 'trap.txt'), `${'a'.repeat(60)}b\n`);
-    standin().script({ toolCalls: [{ name: 'grep', input: { pattern: '(a+)+$', path: 'trap.txt' } }] }, { text: 'never reached' });
-    const env = genCliEnv({ standin: standin(), home }, { PATH: pathWithoutRipgrep });
-    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'bin', 'bhrain'), skill, '--atom', 'qwen', '--input', 'find the trap'], {
-      cwd,
-      env: env as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.on('close', (code, signal) => resolve({ code, signal })),
-    );
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    // whatever fails below, the CLI does not outlive the test
-    const hung = setTimeout(() => child.kill('SIGKILL'), HUNG_AFTER_MS * 2);
-    let exit: { code: number | null; signal: NodeJS.Signals | null; exitMs: number };
-    try {
-      // the progress line is printed as the call starts; a moment later the regex is deep in its backtracking
-      const until = Date.now() + HUNG_AFTER_MS;
-      while (!stderr.includes('→ grep') && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 25));
-      expect(stderr).toContain('→ grep trap.txt');
-      await new Promise((resolve) => setTimeout(resolve, 500));
+  it.each(['ask', 'act'] as const)(
+    'bhrain %s exits 130 within 2 s with its refs saved',
+    async (skill) => {
+      const home = await tempDir('bhrain-home-');
+      const cwd = await tempDir('bhrain-sigterm-');
+      // (a+)+$ against many a's and then a b tries every way to split the a's: 2^60 steps
+      await writeFile(join(cwd, 'trap.txt'), `${'a'.repeat(60)}b\n`);
+      standin().script({ toolCalls: [{ name: 'grep', input: { pattern: '(a+)+$', path: 'trap.txt' } }] }, { text: 'never reached' });
+      const env = genCliEnv({ standin: standin(), home }, { PATH: pathWithoutRipgrep });
+      const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'bin', 'bhrain'), skill, '--atom', 'qwen', '--input', 'find the trap'], {
+        cwd,
+        env: env as NodeJS.ProcessEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.on('close', (code, signal) => resolve({ code, signal })),
+      );
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      // whatever fails below, the CLI does not outlive the test
+      const hung = setTimeout(() => child.kill('SIGKILL'), HUNG_AFTER_MS * 2);
+      let exit: { code: number | null; signal: NodeJS.Signals | null; exitMs: number };
+      try {
+        // the progress line is printed as the call starts; a moment later the regex is deep in its backtracking
+        const until = Date.now() + HUNG_AFTER_MS;
+        while (!stderr.includes('→ grep') && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 25));
+        expect(stderr).toContain('→ grep trap.txt');
+        await new Promise((resolve) => setTimeout(resolve, 500));
 
-      const sentAt = Date.now();
-      child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), HUNG_AFTER_MS);
-      exit = { ...(await exited), exitMs: Date.now() - sentAt };
-      clearTimeout(killer);
-    } finally {
-      clearTimeout(hung);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
-    const { code, signal, exitMs } = exit;
+        const sentAt = Date.now();
+        child.kill('SIGTERM');
+        const killer = setTimeout(() => child.kill('SIGKILL'), HUNG_AFTER_MS);
+        exit = { ...(await exited), exitMs: Date.now() - sentAt };
+        clearTimeout(killer);
+      } finally {
+        clearTimeout(hung);
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }
+      const { code, signal, exitMs } = exit;
 
-    expect({ code, signal }).toEqual({ code: 130, signal: null });
-    expect(exitMs).toBeLessThan(MAX_EXIT_MS);
-    expect(stderr).toMatch(/SIGTERM: stopping/);
-    const episode = /^episode: ([0-9a-f]{64})$/m.exec(stderr)?.[1];
-    expect(episode).toBeDefined();
-    expect(await readdir(join(home, 'refs', 'episodes'))).toContain(`${episode}.json`);
-  }, 30_000);
+      expect({ code, signal }).toEqual({ code: 130, signal: null });
+      expect(exitMs).toBeLessThan(MAX_EXIT_MS);
+      expect(stderr).toMatch(/SIGTERM: stopping/);
+      const episode = /^episode: ([0-9a-f]{64})$/m.exec(stderr)?.[1];
+      expect(episode).toBeDefined();
+      expect(await readdir(join(home, 'refs', 'episodes'))).toContain(`${episode}.json`);
+    },
+    30_000,
+  );
 });

@@ -36,7 +36,11 @@ export const toAnswer = (turn: AnswerTurn, toolIdPrefix: string): Answer => {
 export const cutTurn = (kind: 'text' | 'tool'): AnswerTurn =>
   kind === 'text'
     ? { text: 'This answer is cut off somewhere in the middle of this sentence, after a few deltas.' }
-    : { toolCalls: [{ name: 'write_file', input: { path: '/tmp/standin/cut.txt', content: 'a tool call whose JSON arguments are cut midway' } }] };
+    : {
+        toolCalls: [
+          { name: 'write_file', input: { path: '/tmp/standin/cut.txt', content: 'a tool call whose JSON arguments are cut midway' } },
+        ],
+      };
 
 /** Split a string into a few pieces (at most 8, code-point safe) so streaming is really partial. */
 export const chunks = (text: string): string[] => {

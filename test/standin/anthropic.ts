@@ -69,7 +69,8 @@ export const anthropicMessage = (answer: Answer, model: string, usage: Anthropic
 });
 
 /** One SSE frame: `event: <type>` and `data: <json>`. */
-const frame = (payload: { type: string; [field: string]: unknown }): string => `event: ${payload.type}\ndata: ${JSON.stringify(payload)}\n\n`;
+const frame = (payload: { type: string; [field: string]: unknown }): string =>
+  `event: ${payload.type}\ndata: ${JSON.stringify(payload)}\n\n`;
 
 /** The SSE frames of a streamed answer; with `cut`, cutAfter marks the middle delta of the last block. */
 export const anthropicStream = (answer: Answer, model: string, usage: AnthropicUsage, cut = false): StreamPlan => {
@@ -89,7 +90,9 @@ export const anthropicStream = (answer: Answer, model: string, usage: AnthropicU
       }
     } else {
       const call = answer.toolCalls[index - (blocks.length - answer.toolCalls.length)];
-      frames.push(frame({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } }));
+      frames.push(
+        frame({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } }),
+      );
       if (index === 0) frames.push(frame({ type: 'ping' }));
       // the real API opens every tool_use with an empty partial_json
       for (const partial_json of ['', ...chunks(call.arguments)]) {
@@ -112,7 +115,7 @@ export const anthropicStream = (answer: Answer, model: string, usage: AnthropicU
     }),
   );
   frames.push(frame({ type: 'message_stop' }));
-  return { frames, cutAfter: cut ? middleOf(lastBlockDeltas) ?? 0 : undefined };
+  return { frames, cutAfter: cut ? (middleOf(lastBlockDeltas) ?? 0) : undefined };
 };
 
 /** A 200 stream that is not valid for the protocol: an event whose data is not JSON. */

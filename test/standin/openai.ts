@@ -51,7 +51,9 @@ export const openaiCompletion = (answer: Answer, model: string, usage: OpenAIUsa
         refusal: null,
         annotations: [],
         ...(answer.toolCalls.length > 0
-          ? { tool_calls: answer.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
+          ? {
+              tool_calls: answer.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+            }
           : {}),
       },
       logprobs: null,
@@ -68,7 +70,14 @@ const frame = (payload: unknown): string => `data: ${JSON.stringify(payload)}\n\
 
 /** The chunk frames of a streamed answer (usage chunk when `includeUsage`, then [DONE]); with `cut`, cutAfter marks the middle delta. */
 export const openaiStream = (answer: Answer, model: string, usage: OpenAIUsage, includeUsage: boolean, cut = false): StreamPlan => {
-  const base = { id: randomId('chatcmpl-', 29), object: 'chat.completion.chunk', created: created(), model, service_tier: 'default', system_fingerprint: null };
+  const base = {
+    id: randomId('chatcmpl-', 29),
+    object: 'chat.completion.chunk',
+    created: created(),
+    model,
+    service_tier: 'default',
+    system_fingerprint: null,
+  };
   const chunk = (delta: object, finish: string | null = null) =>
     frame({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(includeUsage ? { usage: null } : {}) });
   const frames: string[] = [chunk({ role: 'assistant', content: '', refusal: null })];
@@ -88,7 +97,7 @@ export const openaiStream = (answer: Answer, model: string, usage: OpenAIUsage, 
   frames.push(chunk({}, finishReason(answer)));
   if (includeUsage) frames.push(frame({ ...base, choices: [], usage: usageJson(usage) }));
   frames.push('data: [DONE]\n\n');
-  return { frames, cutAfter: cut ? middleOf(deltas) ?? 0 : undefined };
+  return { frames, cutAfter: cut ? (middleOf(deltas) ?? 0) : undefined };
 };
 
 /** A 200 stream that is not valid for the protocol: a data line that is not JSON. */

@@ -47,7 +47,9 @@ export const startRawReplay = async (): Promise<RawReplay> => {
       const text = await readBody(req);
       const protocol = path === '/v1/messages' ? 'anthropic' : path === '/v1/chat/completions' ? 'openai' : null;
       if (req.method !== 'POST' || !protocol) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `raw replay: no route ${req.method} ${path}` } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `raw replay: no route ${req.method} ${path}` } }));
         return;
       }
       let body: unknown = null;
@@ -60,7 +62,10 @@ export const startRawReplay = async (): Promise<RawReplay> => {
       const next = queue.shift();
       if (next === undefined) {
         const message = `raw replay: no body queued for request #${replay.requests.length} (${path})`;
-        const error = protocol === 'anthropic' ? { type: 'error', error: { type: 'invalid_request_error', message } } : { error: { message, type: 'invalid_request_error', param: null, code: null } };
+        const error =
+          protocol === 'anthropic'
+            ? { type: 'error', error: { type: 'invalid_request_error', message } }
+            : { error: { message, type: 'invalid_request_error', param: null, code: null } };
         res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(error));
         return;
       }

@@ -66,7 +66,14 @@ describe('anthropic', () => {
     const stream = await anthropic.messages.create({ ...ask('hi'), stream: true });
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
-    expect(types).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    expect(types).toEqual([
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
   });
 
   it('streams a tool call that the SDK stream helper assembles', async () => {
@@ -74,7 +81,9 @@ describe('anthropic', () => {
     standin.script({ text: 'Let me read it.', toolCalls: [{ name: 'read_file', input }] });
     const stream = anthropic.messages.stream({
       ...ask('read it'),
-      tools: [{ name: 'read_file', description: 'read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }],
+      tools: [
+        { name: 'read_file', description: 'read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } },
+      ],
     });
     const partials: string[] = [];
     stream.on('inputJson', (partial) => partials.push(partial));
@@ -287,7 +296,12 @@ describe('openai', () => {
 
   it('streams tool calls that accumulate into the right tool_calls', async () => {
     const input = { city: 'Paris', units: 'metric', days: [1, 2, 3] };
-    standin.script({ toolCalls: [{ name: 'weather', input }, { id: 'call_fixed', name: 'noop', rawArguments: '{"broken":' }] });
+    standin.script({
+      toolCalls: [
+        { name: 'weather', input },
+        { id: 'call_fixed', name: 'noop', rawArguments: '{"broken":' },
+      ],
+    });
     const stream = await openai.chat.completions.create({ ...chat('weather?'), stream: true });
     const calls: Array<{ id?: string; name?: string; arguments: string }> = [];
     let finish: string | null = null;
@@ -312,14 +326,18 @@ describe('openai', () => {
     standin.script({ toolCalls: [{ name: 'weather', input: { city: 'Oslo' } }] });
     const completion = await openai.chat.completions.stream(chat('weather?')).finalChatCompletion();
     expect(completion.choices[0].finish_reason).toBe('tool_calls');
-    expect(completion.choices[0].message.tool_calls).toMatchObject([{ type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }]);
+    expect(completion.choices[0].message.tool_calls).toMatchObject([
+      { type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } },
+    ]);
   });
 
   it('returns tool calls non-streaming with null content', async () => {
     standin.script({ toolCalls: [{ name: 'weather', input: { city: 'Rome' } }] });
     const completion = await openai.chat.completions.create(chat('weather?'));
     expect(completion.choices[0].message.content).toBeNull();
-    expect(completion.choices[0].message.tool_calls).toMatchObject([{ type: 'function', function: { name: 'weather', arguments: '{"city":"Rome"}' } }]);
+    expect(completion.choices[0].message.tool_calls).toMatchObject([
+      { type: 'function', function: { name: 'weather', arguments: '{"city":"Rome"}' } },
+    ]);
   });
 
   it('a stalled stream sends a few chunks, then nothing, until the client aborts', async () => {
@@ -361,9 +379,11 @@ describe('openai', () => {
     await expect(quiet.chat.completions.create(chat('a'))).rejects.toBeInstanceOf(OpenAI.APIConnectionError);
     await expect(quiet.chat.completions.create(chat('b'))).rejects.toThrow(SyntaxError);
     const stream = await quiet.chat.completions.create({ ...chat('c'), stream: true });
-    await expect((async () => {
-      for await (const _ of stream);
-    })()).rejects.toThrow(/not valid JSON/);
+    await expect(
+      (async () => {
+        for await (const _ of stream);
+      })(),
+    ).rejects.toThrow(/not valid JSON/);
     await expect(quiet.chat.completions.create(chat('d'))).rejects.toThrow('terminated');
     expect(standin.requests.map((r) => r.usage === null)).toEqual([true, true, true, false]);
   });
@@ -373,11 +393,15 @@ describe('openai', () => {
     const error = await openai.chat.completions.create(chat('hi')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('context_length_exceeded');
-    expect((error as Error).message).toMatch(/This model's maximum context length is 128000 tokens\. However, your messages resulted in \d+ tokens\./);
+    expect((error as Error).message).toMatch(
+      /This model's maximum context length is 128000 tokens\. However, your messages resulted in \d+ tokens\./,
+    );
   });
 
   it('fails fast with a clear 400 when the queue is empty', async () => {
-    await expect(openai.chat.completions.create(chat('hi'))).rejects.toThrow('stand-in: no scripted turn left for request #1 (/v1/chat/completions)');
+    await expect(openai.chat.completions.create(chat('hi'))).rejects.toThrow(
+      'stand-in: no scripted turn left for request #1 (/v1/chat/completions)',
+    );
   });
 });
 
@@ -468,7 +492,12 @@ describe('prompt cache accounting', () => {
       content: [{ type: 'text' as const, text, ...(cached ? { cache_control: { type: 'ephemeral' as const } } : {}) }],
     });
     standin.script({ text: 'a1' }, { text: 'a2' });
-    const first = await anthropic.messages.create({ model: MODEL, max_tokens: 64, system: LONG_SYSTEM, messages: [turn('question one', true)] });
+    const first = await anthropic.messages.create({
+      model: MODEL,
+      max_tokens: 64,
+      system: LONG_SYSTEM,
+      messages: [turn('question one', true)],
+    });
     const second = await anthropic.messages.create({
       model: MODEL,
       max_tokens: 64,
@@ -476,7 +505,8 @@ describe('prompt cache accounting', () => {
       messages: [turn('question one', false), { role: 'assistant', content: 'a1' }, turn('question two', true)],
     });
     // everything up to the last block is cacheable; only the generation prompt after it is plain input
-    const cacheable = (u: Anthropic.Usage) => u.input_tokens - GENERATION_PROMPT_TOKENS + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+    const cacheable = (u: Anthropic.Usage) =>
+      u.input_tokens - GENERATION_PROMPT_TOKENS + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
     expect(second.usage.cache_read_input_tokens).toBe(cacheable(first.usage));
     expect(second.usage.cache_creation_input_tokens).toBe(cacheable(second.usage) - cacheable(first.usage));
     expect(second.usage.input_tokens).toBe(GENERATION_PROMPT_TOKENS);
@@ -487,7 +517,10 @@ describe('prompt cache accounting', () => {
     await anthropic.messages.create({ ...ask('q'), system: LONG_SYSTEM });
     const plain = await anthropic.messages.create({ ...ask('q'), system: LONG_SYSTEM });
     expect(plain.usage).toMatchObject({ cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
-    const short = await anthropic.messages.create({ ...ask('q'), system: [{ type: 'text', text: 'short', cache_control: { type: 'ephemeral' } }] });
+    const short = await anthropic.messages.create({
+      ...ask('q'),
+      system: [{ type: 'text', text: 'short', cache_control: { type: 'ephemeral' } }],
+    });
     expect(short.usage).toMatchObject({ cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
   });
 
@@ -544,6 +577,8 @@ describe('routes and control', () => {
   it('serves concurrent requests over reused keep-alive connections', async () => {
     standin.script(...Array.from({ length: 6 }, (_, i) => ({ text: `answer ${i}` })));
     const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => anthropic.messages.create(ask(`q${i}`))));
-    expect(answers.map((a) => (a.content[0] as Anthropic.TextBlock).text).sort()).toEqual(Array.from({ length: 6 }, (_, i) => `answer ${i}`));
+    expect(answers.map((a) => (a.content[0] as Anthropic.TextBlock).text).sort()).toEqual(
+      Array.from({ length: 6 }, (_, i) => `answer ${i}`),
+    );
   });
 });

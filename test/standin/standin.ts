@@ -121,7 +121,13 @@ const anthropicWire = (cache: PromptCache): Wire => ({
     const model = String(body?.model ?? 'standin');
     const split = cache.anthropic(model, anthropicPromptParts(body));
     const answer = toAnswer(turn, 'toolu_01');
-    const usage = { input: split.input, output: answer.outputTokens, cacheRead: split.cacheRead, cacheWrite: split.cacheWrite, cacheWrite1h: split.cacheWrite1h };
+    const usage = {
+      input: split.input,
+      output: answer.outputTokens,
+      cacheRead: split.cacheRead,
+      cacheWrite: split.cacheWrite,
+      cacheWrite1h: split.cacheWrite1h,
+    };
     return {
       usage: { input: usage.input, output: usage.output, cacheRead: usage.cacheRead, cacheWrite: usage.cacheWrite },
       json: stream ? null : anthropicMessage(answer, model, usage),
@@ -277,11 +283,15 @@ export const startStandin = async (options: StandinOptions = {}): Promise<Standi
       return control(ex, method, path, body);
     }
     const route =
-      method !== 'POST' ? undefined
-      : path === '/v1/messages' ? 'messages'
-      : path === '/v1/messages/count_tokens' ? 'count_tokens'
-      : path === '/v1/chat/completions' ? 'chat'
-      : undefined;
+      method !== 'POST'
+        ? undefined
+        : path === '/v1/messages'
+          ? 'messages'
+          : path === '/v1/messages/count_tokens'
+            ? 'count_tokens'
+            : path === '/v1/chat/completions'
+              ? 'chat'
+              : undefined;
     const wire = route === 'chat' || /^\/v1\/(chat|completions|responses|embeddings)/.test(path) ? wires.openai : wires.anthropic;
     if (!route) {
       if (!(await ex.pause(options.latencyMs ?? 0))) return;

@@ -145,7 +145,9 @@ const resolveSubagents = (config: BhrainConfig): BhrainSubagentsResolved | null 
     seen.add(custom.name);
     if (custom.toolBoxes) genToolRegistry(custom.toolBoxes); // a tool offered twice fails here, not in the child
     if (custom.toolBoxes?.some((box) => box.definitions.some((definition) => definition.name === TASK_TOOL_NAME)))
-      throw new BadRequestError(`subagent type '${custom.name}' offers a tool named '${TASK_TOOL_NAME}', which is the subagent tool's own name: rename that tool`);
+      throw new BadRequestError(
+        `subagent type '${custom.name}' offers a tool named '${TASK_TOOL_NAME}', which is the subagent tool's own name: rename that tool`,
+      );
     types.set(custom.name, {
       name: custom.name,
       description: custom.description,
@@ -162,7 +164,11 @@ const canonical = (value: unknown): unknown =>
   Array.isArray(value)
     ? value.map(canonical)
     : value && typeof value === 'object'
-      ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]))
+      ? Object.fromEntries(
+          Object.keys(value)
+            .sort()
+            .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+        )
       : value;
 
 /**
@@ -196,7 +202,9 @@ export const hashBhrainConfig = (config: BhrainConfigResolved, toolBoxes: readon
       })),
     },
   };
-  const hex = createHash('sha256').update(JSON.stringify(canonical(identity))).digest('hex');
+  const hex = createHash('sha256')
+    .update(JSON.stringify(canonical(identity)))
+    .digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 };
 
@@ -207,7 +215,9 @@ export const hashBhrainConfig = (config: BhrainConfigResolved, toolBoxes: readon
 export const configureBhrain = (config: BhrainConfig): BhrainConfigResolved => {
   if (validator) validator(config);
   else if (!config[CONFIG_CHECKED_BY_CALLER])
-    throw new Error('configureBhrain: no config check is installed; import bhrain from the package entry (rhachet-roles-bhrain), which installs it');
+    throw new Error(
+      'configureBhrain: no config check is installed; import bhrain from the package entry (rhachet-roles-bhrain), which installs it',
+    );
   const atom = typeof config.atom === 'string' ? genBrainAtom({ slug: config.atom }) : config.atom;
   // fail closed: a USD cap over a model without a price could never stop the run
   if (config.limits?.maxBudgetUsd !== undefined && atom.spec.price === null)
@@ -215,7 +225,11 @@ export const configureBhrain = (config: BhrainConfig): BhrainConfigResolved => {
       `the price of ${atom.spec.model} is unknown, so --max-budget-usd (limits.maxBudgetUsd) cannot be enforced; use a model with a known price, or cap the run with --max-tokens (limits.maxTokens) or --max-wall-time (limits.maxWallTimeMs) instead`,
     );
   const denial = readDenialOf(config);
-  const toolBoxes = config.toolBoxes ?? [genFilesToolBox(denial), genBashToolBox({ sandbox: { ...config.sandbox, ...denial } }), genWebsearchToolBox()];
+  const toolBoxes = config.toolBoxes ?? [
+    genFilesToolBox(denial),
+    genBashToolBox({ sandbox: { ...config.sandbox, ...denial } }),
+    genWebsearchToolBox(),
+  ];
   genToolRegistry(toolBoxes); // fails on a tool name offered twice
   const subagents = resolveSubagents(config);
   if (subagents && toolBoxes.some((box) => box.definitions.some((definition) => definition.name === TASK_TOOL_NAME)))

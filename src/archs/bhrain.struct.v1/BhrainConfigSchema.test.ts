@@ -28,12 +28,16 @@ const configureThrough = (from: string) =>
 describe('issue 18 lean start-up: the config check is zod, installed by the package entry, skipped only by the CLI', () => {
   it("then a library caller's bad config fails at configuration time, naming the field", async () => {
     const run = await runModule(configureThrough('dist/index.js'));
-    expect(run.stdout).toMatch(/^BadRequestError: invalid bhrain\.struct\.v1 config:\n✖ Too big: expected number to be <=10000\n {2}→ at maxIterations\n$/);
+    expect(run.stdout).toMatch(
+      /^BadRequestError: invalid bhrain\.struct\.v1 config:\n✖ Too big: expected number to be <=10000\n {2}→ at maxIterations\n$/,
+    );
   });
 
   it('then a config that is neither checked nor marked by the CLI is refused: no path runs one unchecked', async () => {
     const run = await runModule(configureThrough('dist/archs/bhrain.struct.v1/BhrainConfig.js'));
-    expect(run.stdout).toBe('Error: configureBhrain: no config check is installed; import bhrain from the package entry (rhachet-roles-bhrain), which installs it\n');
+    expect(run.stdout).toBe(
+      'Error: configureBhrain: no config check is installed; import bhrain from the package entry (rhachet-roles-bhrain), which installs it\n',
+    );
   });
 
   it('then the CLI checks --max-iterations where it reads it: above 10000 is exit 2, naming the flag', async () => {
@@ -41,6 +45,9 @@ describe('issue 18 lean start-up: the config check is zod, installed by the pack
       `process.argv = [process.execPath, 'bhrain', 'act', '--atom', 'claude/haiku', '--input', 'hi', '--max-iterations', '10001'];
        await import(${JSON.stringify(join(PACKAGE_ROOT, 'bin', 'bhrain'))});`,
     );
-    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 2, stderr: "bhrain act: --max-iterations must be a whole number from 1 to 10000, got '10001'\n" });
+    expect({ code: run.code, stderr: run.stderr }).toEqual({
+      code: 2,
+      stderr: "bhrain act: --max-iterations must be a whole number from 1 to 10000, got '10001'\n",
+    });
   });
 });

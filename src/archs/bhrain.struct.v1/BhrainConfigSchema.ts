@@ -48,54 +48,75 @@ const schemaSubagents = z.union([
     })
     .strict(),
 ]);
-const schemaConfig = z.object({
-  uuid: z.string().optional(),
-  atom: schemaAtom,
-  toolBoxes: z.array(schemaToolBox).optional(),
-  memoryManager: z
-    .object({ name: z.string(), shouldUpdate: fn('memoryManager.shouldUpdate'), getUpdate: fn('memoryManager.getUpdate') })
-    .loose()
-    .optional(),
-  permissionGuard: z.object({ name: z.string(), check: fn('permissionGuard.check') }).loose().optional(),
-  maxIterations: z.number().int('maxIterations must be a whole number').min(1).max(MAX_ITERATIONS_LIMIT).optional(),
-  systemPrompt: z.string().optional(),
-  instructions: z.string({ error: 'instructions must be a string: the text of the project instructions, e.g. (await loadProjectInstructions({ cwd })).text' }).optional(),
-  gitStatus: z.boolean({ error: 'gitStatus must be true or false' }).optional(),
-  sandbox: z
-    .object({
-      mode: z.enum(BASH_SANDBOX_MODES, { error: `sandbox.mode must be one of ${BASH_SANDBOX_MODES.join(', ')}` }).optional(),
-      allowNetwork: z.boolean().optional(),
-      allowedDomains: z
-        .array(
-          z.string().superRefine((pattern, ctx) => {
-            const wrong = checkDomainPattern(pattern);
-            if (wrong) ctx.addIssue({ code: 'custom', message: `sandbox.allowedDomains: ${wrong}` });
-          }),
-        )
-        .optional(),
-      domainProxy: z
-        .object({ allowedDomains: z.array(z.string()), socketDir: z.string(), audit: fn('sandbox.domainProxy.audit') })
-        .loose()
-        .optional(),
-      denyRead: z.array(z.string({ error: 'sandbox.denyRead holds paths: absolute, or starting with ~/' })).optional(),
-      allowRead: z.array(z.string({ error: 'sandbox.allowRead holds paths: absolute, or starting with ~/' })).optional(),
-    })
-    .strict()
-    .optional(),
-  limits: z
-    .object({
-      contextTokens: z.number().int().min(1_000).optional(),
-      maxToolOutputChars: z.number().int().min(1_000).optional(),
-      guardTimeoutMs: z.number().int().min(1).optional(),
-      maxConcurrentToolCalls: z.number().int().min(1).optional(),
-      maxBudgetUsd: z.number({ error: 'limits.maxBudgetUsd must be a number of US dollars' }).positive('limits.maxBudgetUsd must be more than 0 US dollars').finite().optional(),
-      maxTokens: z.number({ error: 'limits.maxTokens must be a number of tokens' }).int('limits.maxTokens must be a whole number of tokens').positive('limits.maxTokens must be at least 1').optional(),
-      maxWallTimeMs: z.number({ error: 'limits.maxWallTimeMs must be a number of milliseconds' }).positive('limits.maxWallTimeMs must be more than 0 ms').finite().optional(),
-    })
-    .strict()
-    .optional(),
-  subagents: schemaSubagents.optional(),
-}).strict();
+const schemaConfig = z
+  .object({
+    uuid: z.string().optional(),
+    atom: schemaAtom,
+    toolBoxes: z.array(schemaToolBox).optional(),
+    memoryManager: z
+      .object({ name: z.string(), shouldUpdate: fn('memoryManager.shouldUpdate'), getUpdate: fn('memoryManager.getUpdate') })
+      .loose()
+      .optional(),
+    permissionGuard: z
+      .object({ name: z.string(), check: fn('permissionGuard.check') })
+      .loose()
+      .optional(),
+    maxIterations: z.number().int('maxIterations must be a whole number').min(1).max(MAX_ITERATIONS_LIMIT).optional(),
+    systemPrompt: z.string().optional(),
+    instructions: z
+      .string({
+        error: 'instructions must be a string: the text of the project instructions, e.g. (await loadProjectInstructions({ cwd })).text',
+      })
+      .optional(),
+    gitStatus: z.boolean({ error: 'gitStatus must be true or false' }).optional(),
+    sandbox: z
+      .object({
+        mode: z.enum(BASH_SANDBOX_MODES, { error: `sandbox.mode must be one of ${BASH_SANDBOX_MODES.join(', ')}` }).optional(),
+        allowNetwork: z.boolean().optional(),
+        allowedDomains: z
+          .array(
+            z.string().superRefine((pattern, ctx) => {
+              const wrong = checkDomainPattern(pattern);
+              if (wrong) ctx.addIssue({ code: 'custom', message: `sandbox.allowedDomains: ${wrong}` });
+            }),
+          )
+          .optional(),
+        domainProxy: z
+          .object({ allowedDomains: z.array(z.string()), socketDir: z.string(), audit: fn('sandbox.domainProxy.audit') })
+          .loose()
+          .optional(),
+        denyRead: z.array(z.string({ error: 'sandbox.denyRead holds paths: absolute, or starting with ~/' })).optional(),
+        allowRead: z.array(z.string({ error: 'sandbox.allowRead holds paths: absolute, or starting with ~/' })).optional(),
+      })
+      .strict()
+      .optional(),
+    limits: z
+      .object({
+        contextTokens: z.number().int().min(1_000).optional(),
+        maxToolOutputChars: z.number().int().min(1_000).optional(),
+        guardTimeoutMs: z.number().int().min(1).optional(),
+        maxConcurrentToolCalls: z.number().int().min(1).optional(),
+        maxBudgetUsd: z
+          .number({ error: 'limits.maxBudgetUsd must be a number of US dollars' })
+          .positive('limits.maxBudgetUsd must be more than 0 US dollars')
+          .finite()
+          .optional(),
+        maxTokens: z
+          .number({ error: 'limits.maxTokens must be a number of tokens' })
+          .int('limits.maxTokens must be a whole number of tokens')
+          .positive('limits.maxTokens must be at least 1')
+          .optional(),
+        maxWallTimeMs: z
+          .number({ error: 'limits.maxWallTimeMs must be a number of milliseconds' })
+          .positive('limits.maxWallTimeMs must be more than 0 ms')
+          .finite()
+          .optional(),
+      })
+      .strict()
+      .optional(),
+    subagents: schemaSubagents.optional(),
+  })
+  .strict();
 
 /**
  * .what = checks a config's shape before any loop starts, naming each bad field

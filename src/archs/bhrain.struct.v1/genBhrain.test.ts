@@ -16,12 +16,16 @@ const sentToolNames = (index: number): string[] => {
   const body = standin().requests[index].body;
   return body.tools.map((tool: { name?: string; function?: { name: string } }) => tool.name ?? tool.function?.name);
 };
-const sentSystem = (index: number): string => JSON.stringify(standin().requests[index].body.system ?? standin().requests[index].body.messages[0]);
+const sentSystem = (index: number): string =>
+  JSON.stringify(standin().requests[index].body.system ?? standin().requests[index].body.messages[0]);
 
 describe.each(PROTOCOL_SLUGS)('usecase.7: toolbox configuration on $slug', ({ slug }) => {
   it('merges the tools of multiple toolboxes, and the system prompt reflects the combined set', async () => {
     standin().script({ text: 'hi' });
-    await genBhrain({ atom: slug, toolBoxes: [genEchoBox('alpha', ['a1', 'a2']), genEchoBox('beta', ['b1'])] }).invoke({ prompt: 'hi' }, contextFor());
+    await genBhrain({ atom: slug, toolBoxes: [genEchoBox('alpha', ['a1', 'a2']), genEchoBox('beta', ['b1'])] }).invoke(
+      { prompt: 'hi' },
+      contextFor(),
+    );
     expect(sentToolNames(0)).toEqual(['a1', 'a2', 'b1']);
     expect(sentSystem(0)).toMatch(/- a1: a1 from alpha.*- b1: b1 from beta/s);
   });
@@ -60,7 +64,9 @@ describe.each(PROTOCOL_SLUGS)('usecase.7: toolbox configuration on $slug', ({ sl
     standin().script({ toolCalls: [{ name: 'g1' }] }, { text: 'g1 is gone' });
     const removed = await brain.invoke({ prompt: 'use g1' }, contextFor());
     expect(sentToolNames(2)).toEqual(['a1']);
-    expect(removed.transcript.find((message) => message.role === 'tool')?.content).toBe("tool not found: 'g1'. Available tools: a1. Call one of these instead.");
+    expect(removed.transcript.find((message) => message.role === 'tool')?.content).toBe(
+      "tool not found: 'g1'. Available tools: a1. Call one of these instead.",
+    );
     expect(() => brain.toolBoxes.remove('gamma')).toThrow(/no toolbox named 'gamma' to remove/);
   });
 });

@@ -32,7 +32,10 @@ export const genSystemPrompt = (input: {
 }): string =>
   [
     'You are bhrain, an agent that completes tasks for a developer by reasoning and using tools.',
-    [`You work in the directory ${input.cwd} on ${process.platform}. Relative paths resolve there.`, ...(input.git ? [describeGitStatus(input.git)] : [])].join(' '),
+    [
+      `You work in the directory ${input.cwd} on ${process.platform}. Relative paths resolve there.`,
+      ...(input.git ? [describeGitStatus(input.git)] : []),
+    ].join(' '),
     input.tools.length
       ? [
           'Tools available to you:',

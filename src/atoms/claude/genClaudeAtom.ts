@@ -63,8 +63,14 @@ const toMaxTokens = (input: { maxOutputTokens: number; modelMaxOutputTokens: num
 const callAnthropic =
   (model: string, modelMaxOutputTokens: number): AtomCall =>
   async ({ auth, baseURL, request, maxOutputTokens, timeoutMs, idleMs, signal }) => {
-    const stream = await (await getClient({ auth, baseURL })).messages.create(
-      toAnthropicRequest({ model, ...request, maxTokens: toMaxTokens({ maxOutputTokens, modelMaxOutputTokens, thinking: request.thinking }) }),
+    const stream = await (
+      await getClient({ auth, baseURL })
+    ).messages.create(
+      toAnthropicRequest({
+        model,
+        ...request,
+        maxTokens: toMaxTokens({ maxOutputTokens, modelMaxOutputTokens, thinking: request.thinking }),
+      }),
       { timeout: timeoutMs, signal },
     );
     const result = await readAnthropicStream(

@@ -44,7 +44,8 @@ export const readAnthropicStream = async (
       if (block.type === 'text') blocks[event.index] = { type: 'text', text: block.text };
       if (block.type === 'tool_use')
         blocks[event.index] = { type: 'tool_use', id: block.id, name: block.name, json: '', preset: block.input };
-      if (block.type === 'thinking') blocks[event.index] = { type: 'thinking', thinking: block.thinking ?? '', signature: block.signature ?? '' };
+      if (block.type === 'thinking')
+        blocks[event.index] = { type: 'thinking', thinking: block.thinking ?? '', signature: block.signature ?? '' };
       if (block.type === 'redacted_thinking') blocks[event.index] = { type: 'redacted_thinking', data: block.data };
     }
     if (event.type === 'content_block_delta') {

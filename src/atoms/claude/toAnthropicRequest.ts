@@ -31,10 +31,8 @@ const toTurns = (messages: readonly BrainMessage[]): Turn[] => {
       // turn sent without them while thinking is on
       for (const block of message.reasoning?.blocks ?? []) push('assistant', { ...block });
       // the api refuses empty text blocks, so an empty answer without calls is kept as a marker
-      if (message.content || !message.toolCalls.length)
-        push('assistant', { type: 'text', text: message.content || '(empty response)' });
-      for (const call of message.toolCalls)
-        push('assistant', { type: 'tool_use', id: call.id, name: call.name, input: call.input });
+      if (message.content || !message.toolCalls.length) push('assistant', { type: 'text', text: message.content || '(empty response)' });
+      for (const call of message.toolCalls) push('assistant', { type: 'tool_use', id: call.id, name: call.name, input: call.input });
     }
   }
   return turns;
@@ -65,7 +63,8 @@ export const toAnthropicRequest = (input: {
   // assistant text that ends in whitespace
   const lastTurn = turns[turns.length - 1];
   const lastBlock = lastTurn?.role === 'assistant' ? lastTurn.content[lastTurn.content.length - 1] : undefined;
-  if (lastBlock?.type === 'text') lastTurn.content[lastTurn.content.length - 1] = { ...lastBlock, text: lastBlock.text.trimEnd() || '(paused)' };
+  if (lastBlock?.type === 'text')
+    lastTurn.content[lastTurn.content.length - 1] = { ...lastBlock, text: lastBlock.text.trimEnd() || '(paused)' };
   const userTurnIndexes = turns.flatMap((turn, index) => (turn.role === 'user' ? [index] : []));
   for (const index of userTurnIndexes.slice(-2)) {
     const turn = turns[index];

@@ -39,10 +39,9 @@ const cutToolCall = <T extends { json: string }>(calls: readonly T[]): T | null 
 const callOpenai =
   (model: string): AtomCall =>
   async ({ auth, baseURL, request, maxOutputTokens, timeoutMs, idleMs, signal }) => {
-    const stream = await (await getClient({ auth, baseURL })).chat.completions.create(
-      toOpenaiRequest({ model, maxTokens: maxOutputTokens, ...request }),
-      { timeout: timeoutMs, signal },
-    );
+    const stream = await (
+      await getClient({ auth, baseURL })
+    ).chat.completions.create(toOpenaiRequest({ model, maxTokens: maxOutputTokens, ...request }), { timeout: timeoutMs, signal });
     // a <think> block in the content (a server without a reasoning parser) streams as reasoning, not as answer text
     const filter = genThinkFilter({ onText: request.onTextDelta, onReasoning: request.onReasoningDelta });
     const streamed = await readOpenaiStream(

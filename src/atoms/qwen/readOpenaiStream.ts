@@ -104,9 +104,7 @@ export const readOpenaiStream = async (
   if (finishReason === null) throw new Error('the response stream ended without a finish_reason (connection cut mid-message)');
   return {
     text,
-    toolCalls: calls
-      .filter((call) => call.name || call.json)
-      .map((call, index) => ({ ...call, id: call.id || `call_${index}` })),
+    toolCalls: calls.filter((call) => call.name || call.json).map((call, index) => ({ ...call, id: call.id || `call_${index}` })),
     refusal,
     reasoning,
     finishReason,

@@ -101,13 +101,20 @@ describe('recoverToolCallText', () => {
 
     it('issue 14 item 1: single_tool_multiline_param — an object parameter spread over lines is JSON-parsed', () => {
       const text = xmlCall('calculate_area', { shape: 'rectangle', dimensions: '{"width": 10,\n "height": 20}', precision: '2' });
-      expect(valueOf(recoverToolCallText(text, tools).toolCalls[0])).toEqual({ shape: 'rectangle', dimensions: { width: 10, height: 20 }, precision: 2 });
+      expect(valueOf(recoverToolCallText(text, tools).toolCalls[0])).toEqual({
+        shape: 'rectangle',
+        dimensions: { width: 10, height: 20 },
+        precision: 2,
+      });
     });
 
     it('issue 14 item 1: parallel_tools — two calls in a row are two calls', () => {
       const text = `${xmlCall('get_current_weather', { city: 'Dallas', state: 'TX' })}\n${xmlCall('get_current_weather', { city: 'Orlando', state: 'FL' })}`;
       const result = recoverToolCallText(text, tools);
-      expect(result.toolCalls.map(valueOf)).toEqual([{ city: 'Dallas', state: 'TX' }, { city: 'Orlando', state: 'FL' }]);
+      expect(result.toolCalls.map(valueOf)).toEqual([
+        { city: 'Dallas', state: 'TX' },
+        { city: 'Orlando', state: 'FL' },
+      ]);
       expect(result.text).toBe('');
     });
 
@@ -123,7 +130,8 @@ describe('recoverToolCallText', () => {
     });
 
     it('issue 14 item 1: fallback_no_tags — a call without the <tool_call> opener is still a call (vLLM handles both)', () => {
-      const text = 'Checking.\n<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n</function>';
+      const text =
+        'Checking.\n<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n</function>';
       const result = recoverToolCallText(text, tools);
       expect(result.toolCalls).toEqual([{ name: 'get_current_weather', value: { city: 'Dallas', state: 'TX' } }]);
       expect(result.text).toBe('Checking.');
@@ -196,28 +204,34 @@ describe('recoverToolCallText', () => {
 
   describe('issue 14 item 1 (missing closers)', () => {
     it('issue 14 item 1: a missing </parameter> does not merge two parameters silently: the call gets an inputError', () => {
-      const text = '<tool_call>\n<function=write>\n<parameter=path>\na.txt\n<parameter=content>\nhello\n</parameter>\n</function>\n</tool_call>';
+      const text =
+        '<tool_call>\n<function=write>\n<parameter=path>\na.txt\n<parameter=content>\nhello\n</parameter>\n</function>\n</tool_call>';
       const [call] = recoverToolCallText(text, tools).toolCalls;
       expect(problemOf(call)).toMatch(/<parameter=path> is not closed by <\/parameter> before "<parameter=content>/);
       // the parameters are still told apart, as vLLM does, so the model sees what was read
       expect((valueOf(call) as UnreadToolInput).partial).toEqual({ path: 'a.txt', content: 'hello' });
-      expect(checkToolInput({ value: valueOf(call), name: 'write', tools }).inputError).toMatch(/could not be read exactly: <parameter=path> is not closed/);
+      expect(checkToolInput({ value: valueOf(call), name: 'write', tools }).inputError).toMatch(
+        /could not be read exactly: <parameter=path> is not closed/,
+      );
     });
 
     it('issue 14 item 1: a missing </function> before </tool_call> is recovered (SGLang and vLLM accept it)', () => {
-      const text = '<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n</tool_call>';
+      const text =
+        '<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n</tool_call>';
       expect(recoverToolCallText(text, tools).toolCalls).toEqual([{ name: 'get_current_weather', value: { city: 'Dallas', state: 'TX' } }]);
     });
 
     it('issue 14 item 1: a missing </tool_call> at the end of the text is recovered (vLLM `<tool_call>(.*?)$`)', () => {
-      const text = 'ok <tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n</function>';
+      const text =
+        'ok <tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n</function>';
       const result = recoverToolCallText(text, tools);
       expect(result.toolCalls).toEqual([{ name: 'get_current_weather', value: { city: 'Dallas', state: 'TX' } }]);
       expect(result.text).toBe('ok');
     });
 
     it('issue 14 item 1: missing </function> and </tool_call> both, at the end of the text, is recovered', () => {
-      const text = '<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n';
+      const text =
+        '<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n';
       expect(valueOf(recoverToolCallText(text, tools).toolCalls[0])).toEqual({ city: 'Dallas', state: 'TX' });
     });
 
@@ -228,14 +242,16 @@ describe('recoverToolCallText', () => {
     });
 
     it('issue 14 item 1: a missing </parameter> before </function> is reported, not guessed', () => {
-      const text = '<tool_call>\n<function=write>\n<parameter=path>\na\n</parameter>\n<parameter=content>\nhello\n</function>\n</tool_call>';
+      const text =
+        '<tool_call>\n<function=write>\n<parameter=path>\na\n</parameter>\n<parameter=content>\nhello\n</function>\n</tool_call>';
       const [call] = recoverToolCallText(text, tools).toolCalls;
       expect(problemOf(call)).toMatch(/<parameter=content> is not closed by <\/parameter>/);
       expect((valueOf(call) as UnreadToolInput).partial).toEqual({ path: 'a', content: 'hello' });
     });
 
     it('issue 14 item 1: a parameter given twice is reported, never merged or overwritten silently', () => {
-      const text = '<tool_call>\n<function=write>\n<parameter=path>\na\n</parameter>\n<parameter=path>\nb\n</parameter>\n<parameter=content>\nc\n</parameter>\n</function>\n</tool_call>';
+      const text =
+        '<tool_call>\n<function=write>\n<parameter=path>\na\n</parameter>\n<parameter=path>\nb\n</parameter>\n<parameter=content>\nc\n</parameter>\n</function>\n</tool_call>';
       expect(problemOf(recoverToolCallText(text, tools).toolCalls[0])).toMatch(/<parameter=path> is given twice/);
     });
 
@@ -300,16 +316,20 @@ describe('recoverToolCallText', () => {
     it('issue 14 item 1: a parameter the schema does not declare is its own parameter, and the call says it is unknown', () => {
       const [call] = recoverToolCallText(xmlCall('write', { path: 'a', content: 'b', mode: '644' }), tools).toolCalls;
       expect((valueOf(call) as UnreadToolInput).partial).toEqual({ path: 'a', content: 'b', mode: '644' });
-      expect(checkToolInput({ value: valueOf(call), name: 'write', tools }).inputError).toMatch(/<parameter=mode> is not a parameter of write/);
+      expect(checkToolInput({ value: valueOf(call), name: 'write', tools }).inputError).toMatch(
+        /<parameter=mode> is not a parameter of write/,
+      );
     });
 
     it('issue 14 item 1: exactly one leading and one trailing newline are stripped, the rest is kept', () => {
-      const text = '<tool_call>\n<function=write>\n<parameter=path>\na\n</parameter>\n<parameter=content>\n\n  indented\n\n</parameter>\n</function>\n</tool_call>';
+      const text =
+        '<tool_call>\n<function=write>\n<parameter=path>\na\n</parameter>\n<parameter=content>\n\n  indented\n\n</parameter>\n</function>\n</tool_call>';
       expect(valueOf(recoverToolCallText(text, tools).toolCalls[0])).toEqual({ path: 'a', content: '\n  indented\n' });
     });
 
     it('issue 14 item 1: SGLang inline values (no newlines) are read as they are', () => {
-      const text = '<tool_call><function=calculate_area><parameter=shape>square</parameter><parameter=dimensions>{"side": 2}</parameter></function></tool_call>';
+      const text =
+        '<tool_call><function=calculate_area><parameter=shape>square</parameter><parameter=dimensions>{"side": 2}</parameter></function></tool_call>';
       expect(valueOf(recoverToolCallText(text, tools).toolCalls[0])).toEqual({ shape: 'square', dimensions: { side: 2 } });
     });
 
@@ -321,9 +341,13 @@ describe('recoverToolCallText', () => {
 
   describe('issue 14 item 1 (hermes json in <tool_call>, kept)', () => {
     it('issue 14 item 1: {"name","arguments"} inside <tool_call> is a call', () => {
-      const text = 'Let me look.\n<tool_call>\n{"name": "get_current_weather", "arguments": {"city": "Dallas", "state": "TX"}}\n</tool_call>';
+      const text =
+        'Let me look.\n<tool_call>\n{"name": "get_current_weather", "arguments": {"city": "Dallas", "state": "TX"}}\n</tool_call>';
       const result = recoverToolCallText(text, tools);
-      expect(result).toEqual({ text: 'Let me look.', toolCalls: [{ name: 'get_current_weather', value: { city: 'Dallas', state: 'TX' } }] });
+      expect(result).toEqual({
+        text: 'Let me look.',
+        toolCalls: [{ name: 'get_current_weather', value: { city: 'Dallas', state: 'TX' } }],
+      });
     });
 
     it('issue 14 item 1: a json string value holding a literal </tool_call> is kept', () => {

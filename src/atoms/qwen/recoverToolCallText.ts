@@ -172,13 +172,15 @@ const readBodyLeniently = (context: CallContext, at: number): Reading & { proble
     ].filter((candidate) => candidate.at >= 0);
     const first = candidates.sort((a, b) => a.at - b.at)[0] ?? { at: text.length, skip: 0, kind: 'end' };
     params.push({ name: tag.name, value: text.slice(tag.after, first.at) });
-    if (first.kind === 'next')
-      problems.push(`<parameter=${tag.name}> is not closed by </parameter> before ${quote(text, first.at + 1)}`);
+    if (first.kind === 'next') problems.push(`<parameter=${tag.name}> is not closed by </parameter> before ${quote(text, first.at + 1)}`);
     else if (first.kind !== 'closed')
       problems.push(`<parameter=${tag.name}> is not closed by </parameter>${first.kind === 'end' ? ' (the text ends inside it)' : ''}`);
     index = skipSpace(text, first.at + first.skip);
   }
-  if (!problems.length) problems.push(`the call's markup does not read one way only: a </parameter>, </function> or </tool_call> stands where no value or call can end, near ${quote(text, end)}`);
+  if (!problems.length)
+    problems.push(
+      `the call's markup does not read one way only: a </parameter>, </function> or </tool_call> stands where no value or call can end, near ${quote(text, end)}`,
+    );
   return { params, problems, end };
 };
 
@@ -248,14 +250,17 @@ const readXmlCall = (
   const toValue = (params: Reading['params']): Record<string, unknown> =>
     Object.fromEntries(params.map((param) => [param.name, coerceParameter(trimTemplateNewlines(param.value), properties?.[param.name])]));
   if (reading) {
-    const unknown = properties ? reading.params.filter((param) => !(param.name in properties)).map((param) => `<parameter=${param.name}>`) : [];
+    const unknown = properties
+      ? reading.params.filter((param) => !(param.name in properties)).map((param) => `<parameter=${param.name}>`)
+      : [];
     const value = toValue(reading.params);
     if (!unknown.length) return { call: { name: tag.name, value }, end: reading.end };
     const problem = `${unknown.join(', ')} is not a parameter of ${tag.name} (its parameters: ${Object.keys(properties ?? {}).join(', ')}); if it is text of another value, that value's </parameter> came too early`;
     return { call: { name: tag.name, value: new UnreadToolInput(value, problem) }, end: reading.end };
   }
   const lenient = readBodyLeniently(context, tag.after);
-  const problems = budget.left < 0 ? [`the call has too many literal closing tags to read it one way only`, ...lenient.problems] : lenient.problems;
+  const problems =
+    budget.left < 0 ? [`the call has too many literal closing tags to read it one way only`, ...lenient.problems] : lenient.problems;
   return { call: { name: tag.name, value: new UnreadToolInput(toValue(lenient.params), problems.join('; ')) }, end: lenient.end };
 };
 

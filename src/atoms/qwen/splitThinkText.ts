@@ -23,8 +23,7 @@ export const splitThinkText = (text: string): { text: string; reasoning: string 
 
 /** .what = how long a suffix of text may be the start of tag (held back until the next delta says) */
 const partialTagLength = (text: string, tag: string): number => {
-  for (let length = Math.min(tag.length - 1, text.length); length > 0; length -= 1)
-    if (tag.startsWith(text.slice(-length))) return length;
+  for (let length = Math.min(tag.length - 1, text.length); length > 0; length -= 1) if (tag.startsWith(text.slice(-length))) return length;
   return 0;
 };
 

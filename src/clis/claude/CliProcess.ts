@@ -102,5 +102,4 @@ export const spawnPty = (input: { command: string; args: string[]; cwd: string; 
 };
 
 /** .what = the name of a signal number, e.g. 15 → SIGTERM */
-const osSignalName = (signal: number): string | undefined =>
-  Object.entries(constants.signals).find(([, value]) => value === signal)?.[0];
+const osSignalName = (signal: number): string | undefined => Object.entries(constants.signals).find(([, value]) => value === signal)?.[0];

@@ -293,7 +293,14 @@ describe('BrainCli under bad input and faults (issue 15)', () => {
 
     // given an act whose Bash tool starts two long-lived processes
     standin().script(
-      { toolCalls: [{ name: 'Bash', input: { command: `${keepAlive(`${marker}-a`)} & ${keepAlive(`${marker}-b`)}`, description: 'keep two processes alive' } }] },
+      {
+        toolCalls: [
+          {
+            name: 'Bash',
+            input: { command: `${keepAlive(`${marker}-a`)} & ${keepAlive(`${marker}-b`)}`, description: 'keep two processes alive' },
+          },
+        ],
+      },
       { text: 'started' },
     );
     const acting = rejectionOf(handle.act({ prompt: 'start two keep-alive processes' }));

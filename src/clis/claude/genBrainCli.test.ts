@@ -23,7 +23,11 @@ const isAlive = (pid: number | null): boolean => {
     return false;
   }
 };
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 /** a handle over the real CLI in an isolated world that talks only to the stand-in */
 const genCli = async (slug = 'claude/haiku') => {
@@ -60,7 +64,10 @@ describe('BrainCli over the real claude CLI', () => {
   it('usecase.3 / usecase.11: ask returns text, refs and per-call metrics, with read-only tools and nothing mutated', async () => {
     const { handle, cwd } = await genCli();
     await handle.executor.boot({ mode: 'dispatch' });
-    standin().script({ toolCalls: [{ name: 'Write', input: { file_path: join(cwd, 'nope.txt'), content: 'x' } }] }, { text: 'the repo has no files' });
+    standin().script(
+      { toolCalls: [{ name: 'Write', input: { file_path: join(cwd, 'nope.txt'), content: 'x' } }] },
+      { text: 'the repo has no files' },
+    );
     const result = await handle.ask({ prompt: 'what files are in this repo?' });
     expect(result.output).toBe('the repo has no files');
     expect(result.metrics.size.tokens.input).toBeGreaterThan(0);
@@ -80,7 +87,10 @@ describe('BrainCli over the real claude CLI', () => {
     standin().script({ text: 'planned: write hello.txt' });
     await handle.ask({ prompt: 'plan: create hello.txt' });
     const askPid = handle.pid;
-    standin().script({ toolCalls: [{ name: 'Write', input: { file_path: join(cwd, 'hello.txt'), content: 'hello' } }] }, { text: 'created hello.txt' });
+    standin().script(
+      { toolCalls: [{ name: 'Write', input: { file_path: join(cwd, 'hello.txt'), content: 'hello' } }] },
+      { text: 'created hello.txt' },
+    );
     const result = await handle.act({ prompt: 'create a file called hello.txt with "hello"' });
     expect(result.output).toBe('created hello.txt');
     expect(await readFile(join(cwd, 'hello.txt'), 'utf8')).toBe('hello');
@@ -128,13 +138,25 @@ describe('BrainCli over the real claude CLI', () => {
     handle.terminal.write('hello tui');
     await new Promise((resolve) => setTimeout(resolve, 300));
     handle.terminal.write('\r');
-    await waitFor(() => standin().requests.length > 0, 20_000, () => `screen: ${plain(screen).slice(-1500)}`);
+    await waitFor(
+      () => standin().requests.length > 0,
+      20_000,
+      () => `screen: ${plain(screen).slice(-1500)}`,
+    );
     expect(JSON.stringify(standin().requests[0].body.messages)).toContain('hello tui');
-    await waitFor(() => plain(screen).replace(/\s/g, '').includes('hifromthetui'), 20_000, () => `screen: ${plain(screen).slice(-1500)}`);
+    await waitFor(
+      () => plain(screen).replace(/\s/g, '').includes('hifromthetui'),
+      20_000,
+      () => `screen: ${plain(screen).slice(-1500)}`,
+    );
     handle.terminal.write('/exit');
     await new Promise((resolve) => setTimeout(resolve, 300));
     handle.terminal.write('\r');
-    await waitFor(() => exits.length > 0, 20_000, () => `screen: ${plain(screen).slice(-1500)}`);
+    await waitFor(
+      () => exits.length > 0,
+      20_000,
+      () => `screen: ${plain(screen).slice(-1500)}`,
+    );
     expect(exits).toEqual([{ code: 0, signal: null }]);
     expect(handle.pid).toBeNull();
   }, 60_000);

@@ -57,7 +57,9 @@ const resolveSlug = (slug: string): { slug: string; entry: BrainModelEntry } => 
   const name = (model ?? CLAUDE_DEFAULT) as keyof typeof CLAUDE_MODELS;
   if (supplier !== 'claude' || extra.length || !CLAUDE_MODELS[name])
     throw new BadRequestError(
-      `unknown brain cli slug '${slug}': choose one of claude, ${Object.keys(CLAUDE_MODELS).map((key) => `claude/${key}`).join(', ')}`,
+      `unknown brain cli slug '${slug}': choose one of claude, ${Object.keys(CLAUDE_MODELS)
+        .map((key) => `claude/${key}`)
+        .join(', ')}`,
     );
   return { slug: `claude/${name}`, entry: CLAUDE_MODELS[name] };
 };
@@ -180,10 +182,26 @@ export const genBrainCli = (
     const tools = nextToolset === 'act' ? [...CLAUDE_READ_TOOLS, ...CLAUDE_WRITE_TOOLS] : [...CLAUDE_READ_TOOLS];
     const args =
       nextMode === 'dispatch'
-        ? ['-p', '--output-format', 'stream-json', '--input-format', 'stream-json', '--verbose', '--include-partial-messages', '--model', entry.model, ...session, '--tools', tools.join(','), '--allowedTools', tools.join(',')]
+        ? [
+            '-p',
+            '--output-format',
+            'stream-json',
+            '--input-format',
+            'stream-json',
+            '--verbose',
+            '--include-partial-messages',
+            '--model',
+            entry.model,
+            ...session,
+            '--tools',
+            tools.join(','),
+            '--allowedTools',
+            tools.join(','),
+          ]
         : ['--model', entry.model, ...session];
     everBooted = true;
-    const spawned = nextMode === 'dispatch' ? spawnPiped({ command, args, cwd: context.cwd, env }) : spawnPty({ command, args, cwd: context.cwd, env });
+    const spawned =
+      nextMode === 'dispatch' ? spawnPiped({ command, args, cwd: context.cwd, env }) : spawnPty({ command, args, cwd: context.cwd, env });
     proc = spawned;
     mode = nextMode;
     toolset = nextMode === 'dispatch' ? nextToolset : null;
@@ -230,7 +248,10 @@ export const genBrainCli = (
       spawned.write(`${JSON.stringify({ type: 'control_request', request_id: requestId, request: { subtype: 'initialize' } })}\n`);
     let timer: NodeJS.Timeout | undefined;
     const hung = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new BrainCliError(`the claude CLI was not ready within ${timeoutMs} ms of starting; it was killed`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new BrainCliError(`the claude CLI was not ready within ${timeoutMs} ms of starting; it was killed`)),
+        timeoutMs,
+      );
     });
     try {
       await Promise.race([isReady, hung]);
@@ -246,10 +267,15 @@ export const genBrainCli = (
   const interrupt = async (turn: Promise<unknown>) => {
     const current = proc;
     if (!current) return;
-    current.write(`${JSON.stringify({ type: 'control_request', request_id: `bhrain-interrupt-${randomUUID()}`, request: { subtype: 'interrupt' } })}\n`);
+    current.write(
+      `${JSON.stringify({ type: 'control_request', request_id: `bhrain-interrupt-${randomUUID()}`, request: { subtype: 'interrupt' } })}\n`,
+    );
     let timer: NodeJS.Timeout | undefined;
     const ended = await Promise.race([
-      turn.then(() => true, () => true),
+      turn.then(
+        () => true,
+        () => true,
+      ),
       new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), INTERRUPT_GRACE_MS))),
     ]);
     clearTimeout(timer);
@@ -269,7 +295,8 @@ export const genBrainCli = (
       const first = await Promise.race([turn, cut]);
       if (typeof first !== 'string') return first;
       await interrupt(turn);
-      if (first === 'abort') throw new AbortedError(`${call.kind} was aborted by the caller; the turn was interrupted and series ${series} is kept`);
+      if (first === 'abort')
+        throw new AbortedError(`${call.kind} was aborted by the caller; the turn was interrupted and series ${series} is kept`);
       throw new BrainCliTimeoutError(
         `${call.kind} got no answer within ${call.timeoutMs} ms (timeoutMs); the turn was interrupted and series ${series} is kept: the next call continues it`,
         series,
@@ -281,10 +308,15 @@ export const genBrainCli = (
     }
   };
 
-  const dispatch = (kind: Toolset, call: { prompt: string; timeoutMs?: number; signal?: AbortSignal }): Promise<BrainOutput<string, BrainSeries>> => {
+  const dispatch = (
+    kind: Toolset,
+    call: { prompt: string; timeoutMs?: number; signal?: AbortSignal },
+  ): Promise<BrainOutput<string, BrainSeries>> => {
     const timeoutMs = call.timeoutMs ?? BRAIN_CLI_CALL_TIMEOUT_MS;
     if (!(timeoutMs > 0))
-      return Promise.reject(new BadRequestError(`timeoutMs must be a positive number of milliseconds (or Infinity), got ${call.timeoutMs}`));
+      return Promise.reject(
+        new BadRequestError(`timeoutMs must be a positive number of milliseconds (or Infinity), got ${call.timeoutMs}`),
+      );
     const run = async () => {
       if (call.signal?.aborted) throw new AbortedError(`${kind} was aborted by the caller before it was sent`);
       if (!proc || mode !== 'dispatch')

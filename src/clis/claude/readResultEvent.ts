@@ -52,7 +52,10 @@ export const readResultMetrics = (
     : {
         input: totals.tokens.input - (previous?.tokens.input ?? 0),
         output: totals.tokens.output - (previous?.tokens.output ?? 0),
-        cache: { get: totals.tokens.cache.get - (previous?.tokens.cache.get ?? 0), set: totals.tokens.cache.set - (previous?.tokens.cache.set ?? 0) },
+        cache: {
+          get: totals.tokens.cache.get - (previous?.tokens.cache.get ?? 0),
+          set: totals.tokens.cache.set - (previous?.tokens.cache.set ?? 0),
+        },
       };
   const usd = perModel.length ? perModel.reduce((sum, model) => sum + (model.costUSD ?? 0), 0) : totals.usd - (previous?.usd ?? 0);
   const parts = computeCash(tokens, price);

@@ -67,7 +67,10 @@ export const resolveClaudeBinary = (
     fromPackage('@anthropic-ai/claude-code', ['bin', 'claude.exe']),
     fromPackage(`@anthropic-ai/claude-code-${process.platform}-${process.arch}`, ['claude']),
   ].filter((path): path is string => path !== null);
-  const onPath = (context.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'claude'));
+  const onPath = (context.env.PATH ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .map((dir) => join(dir, 'claude'));
   const found = packaged.find(isNativeBinary) ?? onPath.find(isExecutableFile);
   if (!found)
     throw new BadRequestError(

@@ -27,11 +27,17 @@ const writeJson = async (path: string, value: unknown) => {
   await writeFile(path, JSON.stringify(value));
 };
 const server = (tag: string) => ({ type: 'stdio' as const, command: 'node', args: [tag] });
-const base = { configFiles: [] as string[], strict: false, settings: [], approval: { trusted: false, enableAllProjectMcpServers: false, enabledMcpjsonServers: [] }, userSettingsPath: '/u/settings.json' };
+const base = {
+  configFiles: [] as string[],
+  strict: false,
+  settings: [],
+  approval: { trusted: false, enableAllProjectMcpServers: false, enabledMcpjsonServers: [] },
+  userSettingsPath: '/u/settings.json',
+};
 const env = {};
 
 describe('issue 16 CLI config: sources and precedence', () => {
-  it('issue 16 CLI config: user < project settings < the repository root\'s .mcp.json < --mcp-config files, in order; a later source\'s server of the same name wins', async () => {
+  it("issue 16 CLI config: user < project settings < the repository root's .mcp.json < --mcp-config files, in order; a later source's server of the same name wins", async () => {
     await writeJson(join(repo, '.mcp.json'), { mcpServers: { a: server('mcp.json'), b: server('mcp.json') } });
     await writeJson(join(repo, 'one.json'), { mcpServers: { b: server('flag one'), c: server('flag one') } });
     await writeJson(join(repo, 'two.json'), { mcpServers: { c: server('flag two') } });
@@ -48,7 +54,9 @@ describe('issue 16 CLI config: sources and precedence', () => {
       },
       { env },
     );
-    const byName = Object.fromEntries(resolved.servers.map((each) => [each.name, { arg: (each.transport as { args: string[] }).args[0], kind: each.source.kind }]));
+    const byName = Object.fromEntries(
+      resolved.servers.map((each) => [each.name, { arg: (each.transport as { args: string[] }).args[0], kind: each.source.kind }]),
+    );
     expect(byName).toEqual({
       a: { arg: 'mcp.json', kind: 'mcp.json' },
       b: { arg: 'flag one', kind: 'flag' },
@@ -58,11 +66,17 @@ describe('issue 16 CLI config: sources and precedence', () => {
     });
   });
 
-  it('issue 16 --strict-mcp-config: only the flag\'s files are read; .mcp.json and the settings files are not', async () => {
+  it("issue 16 --strict-mcp-config: only the flag's files are read; .mcp.json and the settings files are not", async () => {
     await writeJson(join(repo, '.mcp.json'), { mcpServers: { a: server('mcp.json') } });
     await writeJson(join(repo, 'one.json'), { mcpServers: { b: server('flag') } });
     const resolved = await resolveMcpServers(
-      { ...base, cwd: repo, strict: true, configFiles: ['one.json'], settings: [{ layer: 'user', path: '/u', servers: { u: server('user') } }] },
+      {
+        ...base,
+        cwd: repo,
+        strict: true,
+        configFiles: ['one.json'],
+        settings: [{ layer: 'user', path: '/u', servers: { u: server('user') } }],
+      },
       { env },
     );
     expect(resolved.servers.map((each) => each.name)).toEqual(['b']);
@@ -77,10 +91,18 @@ describe('issue 16 CLI config: sources and precedence', () => {
     const none = await resolveMcpServers({ ...base, cwd: repo, settings }, { env });
     expect(none.servers.map((each) => each.name)).toEqual(['mine']);
     expect(none.skipped).toHaveLength(3);
-    expect(none.skipped[0]).toMatch(/^MCP server 'proj' from .*\.bhrain\/settings\.json was not started: .* Add "enabledMcpjsonServers": \["proj"\]/);
-    const byName = await resolveMcpServers({ ...base, cwd: repo, settings, approval: { trusted: false, enableAllProjectMcpServers: false, enabledMcpjsonServers: ['named'] } }, { env });
+    expect(none.skipped[0]).toMatch(
+      /^MCP server 'proj' from .*\.bhrain\/settings\.json was not started: .* Add "enabledMcpjsonServers": \["proj"\]/,
+    );
+    const byName = await resolveMcpServers(
+      { ...base, cwd: repo, settings, approval: { trusted: false, enableAllProjectMcpServers: false, enabledMcpjsonServers: ['named'] } },
+      { env },
+    );
     expect(byName.servers.map((each) => each.name).sort()).toEqual(['mine', 'named']);
-    const all = await resolveMcpServers({ ...base, cwd: repo, settings, approval: { trusted: false, enableAllProjectMcpServers: true, enabledMcpjsonServers: [] } }, { env });
+    const all = await resolveMcpServers(
+      { ...base, cwd: repo, settings, approval: { trusted: false, enableAllProjectMcpServers: true, enabledMcpjsonServers: [] } },
+      { env },
+    );
     expect(all.servers.map((each) => each.name).sort()).toEqual(['mine', 'named', 'other', 'proj']);
     // the same file passed with --mcp-config is approved by being passed
     const flagged = await resolveMcpServers({ ...base, cwd: repo, configFiles: ['.mcp.json'] }, { env });
@@ -105,7 +127,9 @@ describe('issue 16 CLI config: validation names the file and the key (exit 2)', 
       /^--mcp-config nope\.json: cannot read the MCP config file \(ENOENT\)/,
     );
     await writeFile(join(repo, 'bad.json'), '{"mcpServers": ');
-    await expect(resolveMcpServers({ ...base, cwd: repo, configFiles: ['bad.json'] }, { env })).rejects.toThrow(`invalid JSON in the MCP config file ${join(repo, 'bad.json')}`);
+    await expect(resolveMcpServers({ ...base, cwd: repo, configFiles: ['bad.json'] }, { env })).rejects.toThrow(
+      `invalid JSON in the MCP config file ${join(repo, 'bad.json')}`,
+    );
     await writeJson(join(repo, 'typo.json'), { mcpServer: {} });
     await expect(resolveMcpServers({ ...base, cwd: repo, configFiles: ['typo.json'] }, { env })).rejects.toThrow(
       `unknown key 'mcpServer' in the MCP config file ${join(repo, 'typo.json')}: the only valid key is mcpServers`,
@@ -114,26 +138,37 @@ describe('issue 16 CLI config: validation names the file and the key (exit 2)', 
     await writeJson(join(repo, '.mcp.json'), { mcpServers: { x: { command: 'node', cmd: 'typo' } } });
     const error = await resolveMcpServers({ ...base, cwd: repo }, { env }).catch((caught) => caught);
     expect(error).toBeInstanceOf(BadRequestError);
-    expect(error.message).toBe(`bad value for 'mcpServers.x.cmd' in ${join(repo, '.mcp.json')}: unknown key for a stdio server: valid keys are type, command, args, env`);
+    expect(error.message).toBe(
+      `bad value for 'mcpServers.x.cmd' in ${join(repo, '.mcp.json')}: unknown key for a stdio server: valid keys are type, command, args, env`,
+    );
   });
 
   it('issue 16 CLI config: each server is checked for its shape: stdio keys, http keys, sse refused with the fix, names fit tool names', () => {
-    const { servers, issues } = checkMcpServers({
-      ok: { command: 'npx', args: ['-y', 'x'], env: { A: 'b' } },
-      web: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer t' } },
-      nocommand: { args: [] },
-      mixed: { type: 'http', url: 'https://x', command: 'node' },
-      old: { type: 'sse', url: 'https://x' },
-      'bad.name': { command: 'x' },
-      badenv: { command: 'x', env: { A: 1 } },
-    }, z);
+    const { servers, issues } = checkMcpServers(
+      {
+        ok: { command: 'npx', args: ['-y', 'x'], env: { A: 'b' } },
+        web: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer t' } },
+        nocommand: { args: [] },
+        mixed: { type: 'http', url: 'https://x', command: 'node' },
+        old: { type: 'sse', url: 'https://x' },
+        'bad.name': { command: 'x' },
+        badenv: { command: 'x', env: { A: 1 } },
+      },
+      z,
+    );
     expect(servers.ok).toEqual({ type: 'stdio', command: 'npx', args: ['-y', 'x'], env: { A: 'b' } });
     expect(servers.web).toEqual({ type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer t' } });
     expect(issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
       ['nocommand.command', 'expected the command that starts the server, e.g. "npx", got nothing'],
       ['mixed.command', 'unknown key for a http server: valid keys are type, url, headers'],
-      ['old.type', 'expected "stdio" or "http", got "sse" (the SSE transport is deprecated: use the server\'s streamable HTTP endpoint with "type": "http")'],
-      ['bad.name', 'the server name may hold only letters, digits, _ and - (it is part of the tool names mcp__bad.name__<tool>): rename it'],
+      [
+        'old.type',
+        'expected "stdio" or "http", got "sse" (the SSE transport is deprecated: use the server\'s streamable HTTP endpoint with "type": "http")',
+      ],
+      [
+        'bad.name',
+        'the server name may hold only letters, digits, _ and - (it is part of the tool names mcp__bad.name__<tool>): rename it',
+      ],
       ['badenv.env', 'expected an object of string values, e.g. {"TOKEN": "${TOKEN}"}, got {"A":1}'],
     ]);
   });
@@ -141,12 +176,18 @@ describe('issue 16 CLI config: validation names the file and the key (exit 2)', 
   it('issue 16 settings: mcpServers in a settings file is checked the same way, naming the file and the key path; approval keys are refused in a project file', async () => {
     const path = join(repo, '.bhrain', 'settings.json');
     await writeJson(path, { mcpServers: { gh: { command: 'x', args: 'y' } } });
-    await expect(readSettingsFile({ path, layer: 'user' })).rejects.toThrow(`bad value for 'mcpServers.gh.args' in ${path}: expected a list of strings, got "y"`);
+    await expect(readSettingsFile({ path, layer: 'user' })).rejects.toThrow(
+      `bad value for 'mcpServers.gh.args' in ${path}: expected a list of strings, got "y"`,
+    );
     await writeJson(path, { enabledMcpjsonServers: ['gh'] });
-    await expect(readSettingsFile({ path, layer: 'project' })).rejects.toThrow(`enabledMcpjsonServers is not allowed in a project settings file (${path})`);
+    await expect(readSettingsFile({ path, layer: 'project' })).rejects.toThrow(
+      `enabledMcpjsonServers is not allowed in a project settings file (${path})`,
+    );
     expect(await readSettingsFile({ path, layer: 'user' })).toEqual({ enabledMcpjsonServers: ['gh'] });
     await writeJson(path, { enableAllProjectMcpServer: true });
-    await expect(readSettingsFile({ path, layer: 'user' })).rejects.toThrow(`unknown key 'enableAllProjectMcpServer' in ${path}: did you mean 'enableAllProjectMcpServers'?`);
+    await expect(readSettingsFile({ path, layer: 'user' })).rejects.toThrow(
+      `unknown key 'enableAllProjectMcpServer' in ${path}: did you mean 'enableAllProjectMcpServers'?`,
+    );
   });
 });
 
@@ -155,24 +196,42 @@ describe('issue 16 CLI config: ${VAR} expansion, as Claude Code does', () => {
     const vars = { BIN: '/opt/bin/server', TOKEN: 's3cret', EMPTY: '' };
     expect(
       expandMcpServer(
-        { name: 's', from: 'f', server: { type: 'stdio', command: '${BIN}', args: ['--port=${PORT:-8080}', '${EMPTY:-unused}'], env: { T: 'Bearer ${TOKEN}' } } },
+        {
+          name: 's',
+          from: 'f',
+          server: { type: 'stdio', command: '${BIN}', args: ['--port=${PORT:-8080}', '${EMPTY:-unused}'], env: { T: 'Bearer ${TOKEN}' } },
+        },
         { env: vars },
       ),
     ).toEqual({ type: 'stdio', command: '/opt/bin/server', args: ['--port=8080', ''], env: { T: 'Bearer s3cret' } });
     expect(
-      expandMcpServer({ name: 'h', from: 'f', server: { type: 'http', url: 'https://${HOST:-mcp.example.com}/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } } }, { env: vars }),
+      expandMcpServer(
+        {
+          name: 'h',
+          from: 'f',
+          server: { type: 'http', url: 'https://${HOST:-mcp.example.com}/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } },
+        },
+        { env: vars },
+      ),
     ).toEqual({ type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer s3cret' } });
   });
 
   it('issue 16 CLI config: an unset variable without a default is an error naming the server, its file and the variables', () => {
     expect(() =>
-      expandMcpServer({ name: 'github', from: '/repo/.mcp.json', server: { type: 'stdio', command: 'x', env: { A: '${GITHUB_TOKEN}', B: '${OTHER}' } } }, { env: {} }),
-    ).toThrow("MCP server 'github' (/repo/.mcp.json) uses unset environment variables: GITHUB_TOKEN, OTHER. Set them, or give a default as ${NAME:-value}");
+      expandMcpServer(
+        { name: 'github', from: '/repo/.mcp.json', server: { type: 'stdio', command: 'x', env: { A: '${GITHUB_TOKEN}', B: '${OTHER}' } } },
+        { env: {} },
+      ),
+    ).toThrow(
+      "MCP server 'github' (/repo/.mcp.json) uses unset environment variables: GITHUB_TOKEN, OTHER. Set them, or give a default as ${NAME:-value}",
+    );
   });
 
   it('issue 16 lifecycle: MCP_TIMEOUT gives the start timeout in ms (default 30000); a bad value names the variable', () => {
     expect(readMcpTimeoutMs({})).toBe(30_000);
     expect(readMcpTimeoutMs({ MCP_TIMEOUT: '1500' })).toBe(1_500);
-    expect(() => readMcpTimeoutMs({ MCP_TIMEOUT: '10s' })).toThrow("MCP_TIMEOUT must be a whole number of milliseconds of at least 1 (the MCP servers' start timeout), got '10s'");
+    expect(() => readMcpTimeoutMs({ MCP_TIMEOUT: '10s' })).toThrow(
+      "MCP_TIMEOUT must be a whole number of milliseconds of at least 1 (the MCP servers' start timeout), got '10s'",
+    );
   });
 });

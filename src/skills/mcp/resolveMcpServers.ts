@@ -33,14 +33,29 @@ export const checkMcpServers = (value: unknown, z: typeof Zod): { servers: Recor
   const issues: McpServersIssue[] = [];
   const servers: Record<string, McpServerConfig> = {};
   if (!value || typeof value !== 'object' || Array.isArray(value))
-    return { servers, issues: [{ path: [], message: 'expected an object of servers by name, e.g. {"github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]}}' }] };
+    return {
+      servers,
+      issues: [
+        {
+          path: [],
+          message:
+            'expected an object of servers by name, e.g. {"github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]}}',
+        },
+      ],
+    };
   for (const [name, server] of Object.entries(value)) {
     if (!SERVER_NAME.test(name)) {
-      issues.push({ path: [name], message: `the server name may hold only letters, digits, _ and - (it is part of the tool names mcp__${name}__<tool>): rename it` });
+      issues.push({
+        path: [name],
+        message: `the server name may hold only letters, digits, _ and - (it is part of the tool names mcp__${name}__<tool>): rename it`,
+      });
       continue;
     }
     if (!server || typeof server !== 'object' || Array.isArray(server)) {
-      issues.push({ path: [name], message: 'expected a server: {"command": "...", "args": [...], "env": {...}} or {"type": "http", "url": "...", "headers": {...}}' });
+      issues.push({
+        path: [name],
+        message: 'expected a server: {"command": "...", "args": [...], "env": {...}} or {"type": "http", "url": "...", "headers": {...}}',
+      });
       continue;
     }
     const fields = server as Record<string, unknown>;
@@ -58,12 +73,17 @@ export const checkMcpServers = (value: unknown, z: typeof Zod): { servers: Recor
         issues.push({ path: [name, key], message: `unknown key for a ${type} server: valid keys are ${keys.join(', ')}` });
     const check = (key: string, schema: Zod.ZodType, expects: string, required = false) => {
       if (fields[key] === undefined && !required) return;
-      if (!schema.safeParse(fields[key]).success) issues.push({ path: [name, key], message: `expected ${expects}, got ${JSON.stringify(fields[key]) ?? 'nothing'}` });
+      if (!schema.safeParse(fields[key]).success)
+        issues.push({ path: [name, key], message: `expected ${expects}, got ${JSON.stringify(fields[key]) ?? 'nothing'}` });
     };
     if (type === 'http') {
       check('url', z.string().min(1), 'the server\'s URL, e.g. "https://mcp.example.com/mcp"', true);
       check('headers', z.record(z.string(), z.string()), 'an object of header strings, e.g. {"Authorization": "Bearer ${TOKEN}"}');
-      servers[name] = { type: 'http', url: fields.url as string, ...(fields.headers ? { headers: fields.headers as Record<string, string> } : {}) };
+      servers[name] = {
+        type: 'http',
+        url: fields.url as string,
+        ...(fields.headers ? { headers: fields.headers as Record<string, string> } : {}),
+      };
     } else {
       check('command', z.string().min(1), 'the command that starts the server, e.g. "npx"', true);
       check('args', z.array(z.string()), 'a list of strings');
@@ -92,10 +112,16 @@ export const formatMcpServersIssues = (issues: McpServersIssue[], file: string):
  * .why = a file that exists is never half-used: bad JSON or a bad key is a BadRequestError (exit 2) naming the file
  *        and the key
  */
-export const readMcpConfigFile = async (input: { path: string; shownAs: string; optional: boolean }): Promise<Record<string, McpServerConfig> | null> => {
+export const readMcpConfigFile = async (input: {
+  path: string;
+  shownAs: string;
+  optional: boolean;
+}): Promise<Record<string, McpServerConfig> | null> => {
   const text = await readFile(input.path, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT' && input.optional) return null;
-    throw new BadRequestError(`${input.shownAs}: cannot read the MCP config file (${error.code ?? error.message}); give a JSON file {"mcpServers": {...}}`);
+    throw new BadRequestError(
+      `${input.shownAs}: cannot read the MCP config file (${error.code ?? error.message}); give a JSON file {"mcpServers": {...}}`,
+    );
   });
   if (text === null) return null;
   let json: unknown;
@@ -107,7 +133,8 @@ export const readMcpConfigFile = async (input: { path: string; shownAs: string; 
   if (!json || typeof json !== 'object' || Array.isArray(json))
     throw new BadRequestError(`the MCP config file ${input.path} must hold an object {"mcpServers": {...}}`);
   const unknown = Object.keys(json).filter((key) => key !== 'mcpServers');
-  if (unknown.length) throw new BadRequestError(`unknown key '${unknown[0]}' in the MCP config file ${input.path}: the only valid key is mcpServers`);
+  if (unknown.length)
+    throw new BadRequestError(`unknown key '${unknown[0]}' in the MCP config file ${input.path}: the only valid key is mcpServers`);
   const { servers, issues } = checkMcpServers((json as { mcpServers?: unknown }).mcpServers ?? {}, await import('zod'));
   if (issues.length) throw new BadRequestError(formatMcpServersIssues(issues, input.path));
   return servers;
@@ -213,13 +240,15 @@ export const resolveMcpServers = async (
     layers.push({ source: { kind: 'flag', path }, servers: servers! });
   }
   const winners = new Map<string, { server: McpServerConfig; source: McpServerSource }>();
-  for (const layer of layers) for (const [name, server] of Object.entries(layer.servers)) winners.set(name, { server, source: layer.source });
+  for (const layer of layers)
+    for (const [name, server] of Object.entries(layer.servers)) winners.set(name, { server, source: layer.source });
 
   const servers: McpServerToStart[] = [];
   const skipped: string[] = [];
   for (const [name, { server, source }] of winners) {
     const fromProject = source.kind === 'mcp.json' || source.kind === 'project';
-    const approved = input.approval.trusted || input.approval.enableAllProjectMcpServers || input.approval.enabledMcpjsonServers.includes(name);
+    const approved =
+      input.approval.trusted || input.approval.enableAllProjectMcpServers || input.approval.enabledMcpjsonServers.includes(name);
     if (fromProject && !approved) {
       skipped.push(
         `MCP server '${name}' from ${source.path} was not started: project servers run commands outside the sandbox, so they need your approval. Add "enabledMcpjsonServers": ["${name}"] (or "enableAllProjectMcpServers": true) to ${input.userSettingsPath}, approve the whole project (--trust-project, or "trustedProjects" there), or pass the file with --mcp-config`,

@@ -15,7 +15,9 @@ export const readMcpTimeoutMs = (env: Record<string, string | undefined>): numbe
   if (value === undefined || value.trim() === '') return DEFAULT_MCP_TIMEOUT_MS;
   const ms = Number(value.trim());
   if (!Number.isInteger(ms) || ms < 1)
-    throw new BadRequestError(`${MCP_TIMEOUT_ENV_VAR} must be a whole number of milliseconds of at least 1 (the MCP servers' start timeout), got '${value}'`);
+    throw new BadRequestError(
+      `${MCP_TIMEOUT_ENV_VAR} must be a whole number of milliseconds of at least 1 (the MCP servers' start timeout), got '${value}'`,
+    );
   return ms;
 };
 
@@ -57,7 +59,9 @@ export const startMcpServers = async (
     for (const detach of detaches.splice(0)) detach();
     await Promise.allSettled(boxes.map((box) => box.close()));
   };
-  const failed = settled.flatMap((each, index) => (each.status === 'rejected' ? [{ name: input.servers[index].name, error: each.reason as Error }] : []));
+  const failed = settled.flatMap((each, index) =>
+    each.status === 'rejected' ? [{ name: input.servers[index].name, error: each.reason as Error }] : [],
+  );
   if (context.signal?.aborted) {
     await close();
     throw new AbortedError('the run was interrupted while its MCP servers were starting');

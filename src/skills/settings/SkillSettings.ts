@@ -68,9 +68,20 @@ export type SkillSettingsFlags = Partial<Record<SettingKey, string | boolean | s
  * .what = each setting's flag, its default as shown, and what its file value must be (for error messages); where they
  *         differ from the setting's name, its path in a settings file (fileKey) and its flag's commander attribute
  */
-export const SETTING_KEYS: Record<SettingKey, { flag: string; expects: string; shownDefault: string; fileKey?: string; attribute?: string }> = {
-  atom: { flag: '--atom', expects: 'an atom slug such as "qwen", "claude/sonnet" or "qwen/qwen3-coder-plus"', shownDefault: 'none: required' },
-  model: { flag: '--model', expects: 'a model id without spaces, e.g. "claude-sonnet-4-6" or "qwen3-coder-plus"', shownDefault: "the atom's" },
+export const SETTING_KEYS: Record<
+  SettingKey,
+  { flag: string; expects: string; shownDefault: string; fileKey?: string; attribute?: string }
+> = {
+  atom: {
+    flag: '--atom',
+    expects: 'an atom slug such as "qwen", "claude/sonnet" or "qwen/qwen3-coder-plus"',
+    shownDefault: 'none: required',
+  },
+  model: {
+    flag: '--model',
+    expects: 'a model id without spaces, e.g. "claude-sonnet-4-6" or "qwen3-coder-plus"',
+    shownDefault: "the atom's",
+  },
   baseUrl: {
     flag: '--base-url',
     expects: 'base URLs by supplier, e.g. {"qwen": "http://localhost:8000/v1", "claude": "http://localhost:4000/anthropic"}',
@@ -100,7 +111,11 @@ export const SETTING_KEYS: Record<SettingKey, { flag: string; expects: string; s
     expects: `a list of domain patterns, e.g. ["registry.npmjs.org", "*.github.com"]: each ${DOMAIN_PATTERN_EXPECTS}`,
     shownDefault: 'none: the network is off',
   },
-  maxIterations: { flag: '--max-iterations', expects: `a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`, shownDefault: String(DEFAULT_MAX_ITERATIONS) },
+  maxIterations: {
+    flag: '--max-iterations',
+    expects: `a whole number from 1 to ${MAX_ITERATIONS_LIMIT}`,
+    shownDefault: String(DEFAULT_MAX_ITERATIONS),
+  },
   memory: { flag: '--memory', expects: `one of ${MEMORY_STRATEGIES.join(', ')}`, shownDefault: MEMORY_STRATEGIES[0] },
   timeoutMs: { flag: '--timeout-ms', expects: 'a whole number of milliseconds of at least 1', shownDefault: '600000 / 120000' },
   maxBudgetUsd: { flag: '--max-budget-usd', expects: 'a positive amount of US dollars, e.g. 0.50', shownDefault: 'none' },
@@ -130,7 +145,9 @@ export const nameSettingOrigin = (key: SettingKey, source: SettingSource): strin
         : `${settingFileKey(key)} (${source.replace(/^(project|user):/, '')})`;
 
 /** .what = the top-level keys of a settings file that hold run settings (`network` holds allowedDomains) */
-export const SETTINGS_FILE_TOP_KEYS = [...new Set((Object.keys(SETTING_KEYS) as SettingKey[]).map((key) => settingFileKey(key).split('.')[0]))];
+export const SETTINGS_FILE_TOP_KEYS = [
+  ...new Set((Object.keys(SETTING_KEYS) as SettingKey[]).map((key) => settingFileKey(key).split('.')[0])),
+];
 
 /** .what = the setting a commander attribute is the flag of (`allowDomain` for allowedDomains), or undefined */
 export const settingOfAttribute = (attribute: string): SettingKey | undefined =>

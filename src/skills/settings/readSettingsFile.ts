@@ -96,7 +96,10 @@ const genSettingsFileSchema = (z: typeof Zod) => {
   const sandboxSchema = z.unknown().transform((value, ctx): { mode?: BashSandboxMode; denyRead?: string[] } => {
     const parsed =
       typeof value === 'string'
-        ? z.enum(BASH_SANDBOX_MODES).transform((mode) => ({ mode })).safeParse(value)
+        ? z
+            .enum(BASH_SANDBOX_MODES)
+            .transform((mode) => ({ mode }))
+            .safeParse(value)
         : z.strictObject({ mode: z.enum(BASH_SANDBOX_MODES).optional(), denyRead: denyReadSchema.optional() }).safeParse(value);
     if (parsed.success) return parsed.data;
     for (const issue of parsed.error.issues) ctx.addIssue({ ...issue });
@@ -159,7 +162,8 @@ const expectsAt = (path: readonly PropertyKey[]): string => {
   if (path[0] === 'network' && path.length === 2) return SETTING_KEYS.allowedDomains.expects;
   if (path[0] === 'network') return DOMAIN_PATTERN_EXPECTS;
   if (path[0] === 'sandbox' && path[1] === 'mode') return `one of ${BASH_SANDBOX_MODES.join(', ')}`;
-  if (path[0] === 'sandbox' && path[1] === 'denyRead') return path.length > 2 ? 'a path, absolute or starting with ~/' : SETTING_KEYS.denyRead.expects;
+  if (path[0] === 'sandbox' && path[1] === 'denyRead')
+    return path.length > 2 ? 'a path, absolute or starting with ~/' : SETTING_KEYS.denyRead.expects;
   if (path[0] === 'enableAllProjectMcpServers') return 'true or false';
   if (path[0] === 'enabledMcpjsonServers') return 'a list of MCP server names, e.g. ["github"]';
   if (path[0] === 'trustedProjects') return 'a list of repository roots, e.g. ["~/src/my-app"]';
@@ -175,7 +179,10 @@ const formatPath = (path: readonly PropertyKey[]): string =>
 
 /** .what = the value at a path of the parsed JSON, as JSON (what the user wrote) */
 const shownAt = (json: unknown, path: readonly PropertyKey[]): string => {
-  const value = path.reduce<unknown>((at, part) => (at && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[part] : undefined), json);
+  const value = path.reduce<unknown>(
+    (at, part) => (at && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[part] : undefined),
+    json,
+  );
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 };
@@ -236,9 +243,12 @@ export const readSettingsFile = async (input: { path: string; layer: SettingsLay
     throw new BadRequestError(`invalid JSON in ${input.path} at ${locateJsonError(text, message)}: ${message}`);
   }
   if (!json || typeof json !== 'object' || Array.isArray(json))
-    throw new BadRequestError(`${input.path} must hold a JSON object of settings, e.g. {"atom": "qwen"}; valid keys are ${SETTINGS_FILE_TOP_KEYS.join(', ')}`);
+    throw new BadRequestError(
+      `${input.path} must hold a JSON object of settings, e.g. {"atom": "qwen"}; valid keys are ${SETTINGS_FILE_TOP_KEYS.join(', ')}`,
+    );
   const parsed = (settingsFileSchema ??= genSettingsFileSchema(await import('zod'))).safeParse(json);
-  if (!parsed.success) throw new BadRequestError(parsed.error.issues.flatMap((issue) => formatIssue(issue, { path: input.path, json })).join('; '));
+  if (!parsed.success)
+    throw new BadRequestError(parsed.error.issues.flatMap((issue) => formatIssue(issue, { path: input.path, json })).join('; '));
   const settings = parsed.data;
   if (input.layer === 'project' && settings.baseUrl)
     throw new BadRequestError(

@@ -65,11 +65,19 @@ describe('issue 13 settings precedence: default < user < project < env < flag, o
     const { repo, env, userFile } = await given({ user: { atom: 'qwen', maxIterations: 10, maxWallTime: '10m', memory: 'truncate' } });
     const { values, sources } = await resolveSkillSettings({ cwd: repo }, { env });
     expect(values).toMatchObject({ atom: 'qwen', maxIterations: 10, maxWallTime: 600_000, memory: 'truncate' });
-    expect(sources).toMatchObject({ atom: `user:${userFile}`, maxIterations: `user:${userFile}`, maxWallTime: `user:${userFile}`, permission: 'default' });
+    expect(sources).toMatchObject({
+      atom: `user:${userFile}`,
+      maxIterations: `user:${userFile}`,
+      maxWallTime: `user:${userFile}`,
+      permission: 'default',
+    });
   });
 
   it('issue 13 settings precedence: the project file beats the user file', async () => {
-    const { sub, env, userFile, projectFile } = await given({ user: { atom: 'qwen', maxIterations: 10 }, project: { atom: 'claude/haiku' } });
+    const { sub, env, userFile, projectFile } = await given({
+      user: { atom: 'qwen', maxIterations: 10 },
+      project: { atom: 'claude/haiku' },
+    });
     const { values, sources } = await resolveSkillSettings({ cwd: sub }, { env });
     expect(values).toMatchObject({ atom: 'claude/haiku', maxIterations: 10 });
     expect(sources).toMatchObject({ atom: `project:${projectFile}`, maxIterations: `user:${userFile}` });
@@ -77,7 +85,10 @@ describe('issue 13 settings precedence: default < user < project < env < flag, o
 
   it('issue 13 settings precedence: the env beats the project file (BHRAIN_ATOM, BHRAIN_MODEL)', async () => {
     const { repo, env, projectFile } = await given({ project: { atom: 'claude/haiku', model: 'claude-haiku-4-5', maxTokens: 1000 } });
-    const { values, sources } = await resolveSkillSettings({ cwd: repo }, { env: { ...env, BHRAIN_ATOM: 'qwen', BHRAIN_MODEL: 'qwen3-coder-plus' } });
+    const { values, sources } = await resolveSkillSettings(
+      { cwd: repo },
+      { env: { ...env, BHRAIN_ATOM: 'qwen', BHRAIN_MODEL: 'qwen3-coder-plus' } },
+    );
     expect(values).toMatchObject({ atom: 'qwen', model: 'qwen3-coder-plus', maxTokens: 1000 });
     expect(sources).toMatchObject({ atom: 'env:BHRAIN_ATOM', model: 'env:BHRAIN_MODEL', maxTokens: `project:${projectFile}` });
   });
@@ -131,8 +142,10 @@ describe('issue 13 settings validation: a bad file is an error naming the file, 
   };
 
   it('issue 13 settings validation: an unknown key names the file, the key, a near key and the valid keys', async () => {
-    await rejects({ project: { atomm: 'qwen' } }, ({ projectFile }) =>
-      `unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, sandbox, allowNetwork, network, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, appendSystemPrompt`,
+    await rejects(
+      { project: { atomm: 'qwen' } },
+      ({ projectFile }) =>
+        `unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, sandbox, allowNetwork, network, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, appendSystemPrompt`,
     );
   });
 
@@ -145,27 +158,38 @@ describe('issue 13 settings validation: a bad file is an error naming the file, 
   });
 
   it('issue 13 settings validation: invalid JSON names the file and the line and column', async () => {
-    await rejects({ project: '{\n  "atom": "qwen",\n}\n' }, ({ projectFile }) => new RegExp(`^invalid JSON in ${projectFile} at line 3, column 1: `));
+    await rejects(
+      { project: '{\n  "atom": "qwen",\n}\n' },
+      ({ projectFile }) => new RegExp(`^invalid JSON in ${projectFile} at line 3, column 1: `),
+    );
   });
 
   it('issue 13 settings validation: a file that is not an object, and an unknown atom, name the file', async () => {
     await rejects({ user: '["qwen"]' }, ({ userFile }) => `${userFile} must hold a JSON object of settings`);
-    await rejects({ project: { atom: 'claude/sonnett' } }, ({ projectFile }) => `bad value for 'atom' in ${projectFile}: unknown atom 'claude/sonnett': choose one of claude, claude/haiku`);
+    await rejects(
+      { project: { atom: 'claude/sonnett' } },
+      ({ projectFile }) => `bad value for 'atom' in ${projectFile}: unknown atom 'claude/sonnett': choose one of claude, claude/haiku`,
+    );
   });
 
   it('issue 13 settings validation: a project file may not set baseUrl (it could send the API key elsewhere)', async () => {
-    await rejects({ project: { baseUrl: { qwen: 'http://evil.example/v1' } } }, ({ projectFile }) => `baseUrl is not allowed in a project settings file (${projectFile})`);
+    await rejects(
+      { project: { baseUrl: { qwen: 'http://evil.example/v1' } } },
+      ({ projectFile }) => `baseUrl is not allowed in a project settings file (${projectFile})`,
+    );
   });
 
   it('issue 13 settings validation: env vars and flags are checked too, each error naming its variable or flag', async () => {
     const { repo, env } = await given();
-    await expect(resolveSkillSettings({ cwd: repo }, { env: { ...env, BHRAIN_ATOM: 'gpt' } })).rejects.toThrow(/^BHRAIN_ATOM: unknown atom 'gpt'/);
+    await expect(resolveSkillSettings({ cwd: repo }, { env: { ...env, BHRAIN_ATOM: 'gpt' } })).rejects.toThrow(
+      /^BHRAIN_ATOM: unknown atom 'gpt'/,
+    );
     await expect(resolveSkillSettings({ cwd: repo, flags: { atom: 'qwen', maxWallTime: 'soon' } }, { env })).rejects.toThrow(
       "--max-wall-time must be a duration such as 90s, 10m, 1h or 1500ms, got 'soon'",
     );
-    await expect(resolveSkillSettings({ cwd: repo, flags: { atom: 'qwen' } }, { env: { ...env, QWEN_BASE_URL: 'localhost:8000' } })).rejects.toThrow(
-      "QWEN_BASE_URL 'localhost:8000' is not an http(s) URL",
-    );
+    await expect(
+      resolveSkillSettings({ cwd: repo, flags: { atom: 'qwen' } }, { env: { ...env, QWEN_BASE_URL: 'localhost:8000' } }),
+    ).rejects.toThrow("QWEN_BASE_URL 'localhost:8000' is not an http(s) URL");
   });
 });
 
@@ -176,7 +200,10 @@ describe('issue 13 settings permission: a builtin guard or inline rules in the r
     const { values } = await resolveSkillSettings({ cwd: repo }, { env });
     expect(values.permission).toEqual(rules);
     const guard = genRulesGuard(values.permission as typeof rules);
-    const decision = await guard.check({ call: { id: '1', name: 'bash', input: { command: 'rm -rf dist' } } } as never, { cwd: repo } as never);
+    const decision = await guard.check(
+      { call: { id: '1', name: 'bash', input: { command: 'rm -rf dist' } } } as never,
+      { cwd: repo } as never,
+    );
     expect(decision.decision).toBe('deny');
   });
 
@@ -187,7 +214,9 @@ describe('issue 13 settings permission: a builtin guard or inline rules in the r
       `bad value for 'permission.deny[1]' in ${projectFile}: invalid permission rule 'bash(rm': expected \`tool\` or \`tool(spec)\``,
     );
     await write(projectFile, { permission: { allow: ['read'], ask: ['bash'] } });
-    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(`unknown key 'permission.ask' in ${projectFile}: valid keys are allow, prompt, deny`);
+    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
+      `unknown key 'permission.ask' in ${projectFile}: valid keys are allow, prompt, deny`,
+    );
     await write(projectFile, { permission: 'readonly' });
     await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
       `bad value for 'permission' in ${projectFile}: expected allowAll, readOnly, promptForWrites, or inline rules {"allow": [...], "prompt": [...], "deny": [...]}, got "readonly"`,
@@ -228,26 +257,44 @@ describe('issue 13 settings flags: only flags given explicitly are a layer', () 
   });
 
   it('issue 13 settings flags: baseUrl follows the atom: --base-url, then the supplier env var, then the user file', async () => {
-    const { repo, env, userFile } = await given({ user: { atom: 'qwen', baseUrl: { qwen: 'http://127.0.0.1:8000/v1', claude: 'http://127.0.0.1:4000' } } });
+    const { repo, env, userFile } = await given({
+      user: { atom: 'qwen', baseUrl: { qwen: 'http://127.0.0.1:8000/v1', claude: 'http://127.0.0.1:4000' } },
+    });
     expect((await resolveSkillSettings({ cwd: repo }, { env })).values.baseUrl).toBe('http://127.0.0.1:8000/v1');
     const claude = await resolveSkillSettings({ cwd: repo, flags: { atom: 'claude' } }, { env });
     expect([claude.values.baseUrl, claude.sources.baseUrl]).toEqual(['http://127.0.0.1:4000', `user:${userFile}`]);
-    const fromEnv = await resolveSkillSettings({ cwd: repo }, { env: { ...env, QWEN_BASE_URL: 'http://127.0.0.1:9000/v1', ANTHROPIC_BASE_URL: 'http://x' } });
+    const fromEnv = await resolveSkillSettings(
+      { cwd: repo },
+      { env: { ...env, QWEN_BASE_URL: 'http://127.0.0.1:9000/v1', ANTHROPIC_BASE_URL: 'http://x' } },
+    );
     expect([fromEnv.values.baseUrl, fromEnv.sources.baseUrl]).toEqual(['http://127.0.0.1:9000/v1', 'env:QWEN_BASE_URL']);
-    const fromFlag = await resolveSkillSettings({ cwd: repo, flags: { baseUrl: 'http://127.0.0.1:1/v1' } }, { env: { ...env, QWEN_BASE_URL: 'http://127.0.0.1:9000/v1' } });
+    const fromFlag = await resolveSkillSettings(
+      { cwd: repo, flags: { baseUrl: 'http://127.0.0.1:1/v1' } },
+      { env: { ...env, QWEN_BASE_URL: 'http://127.0.0.1:9000/v1' } },
+    );
     expect([fromFlag.values.baseUrl, fromFlag.sources.baseUrl]).toEqual(['http://127.0.0.1:1/v1', 'flag']);
   });
 });
 
-describe('issue 30 approval: a project file may tighten, never loosen, without the user\'s approval', () => {
+describe("issue 30 approval: a project file may tighten, never loosen, without the user's approval", () => {
   it('issue 30 approval: unapproved, a looser sandbox, network and guard from the project are ignored, each named with how to approve', async () => {
     const { repo, env, userFile, projectFile } = await given({
       user: { permission: 'promptForWrites' },
       project: { sandbox: 'off', allowNetwork: true, permission: 'allowAll', maxIterations: 7 },
     });
     const resolved = await resolveSkillSettings({ cwd: repo }, { env });
-    expect(resolved.values).toMatchObject({ sandbox: 'workspace-write', allowNetwork: false, permission: 'promptForWrites', maxIterations: 7 });
-    expect(resolved.sources).toMatchObject({ sandbox: 'default', allowNetwork: 'default', permission: `user:${userFile}`, maxIterations: `project:${projectFile}` });
+    expect(resolved.values).toMatchObject({
+      sandbox: 'workspace-write',
+      allowNetwork: false,
+      permission: 'promptForWrites',
+      maxIterations: 7,
+    });
+    expect(resolved.sources).toMatchObject({
+      sandbox: 'default',
+      allowNetwork: 'default',
+      permission: `user:${userFile}`,
+      maxIterations: `project:${projectFile}`,
+    });
     const approve = `approve this project with --trust-project, or add "${repo}" to "trustedProjects" in ${userFile}`;
     expect(resolved.warnings).toEqual([
       `ignored "sandbox": "off" from ${projectFile}: a project file may tighten bhrain's confinement, not loosen it without your approval; sandbox is "workspace-write" (default). To use it, ${approve}`,
@@ -258,14 +305,22 @@ describe('issue 30 approval: a project file may tighten, never loosen, without t
   });
 
   it('issue 30 approval: a tighter sandbox or guard from the project applies without approval and without a word', async () => {
-    const { repo, env } = await given({ project: { sandbox: 'read-only', permission: { allow: ['read', 'bash(npm test)'], deny: ['bash(rm *)'] } } });
+    const { repo, env } = await given({
+      project: { sandbox: 'read-only', permission: { allow: ['read', 'bash(npm test)'], deny: ['bash(rm *)'] } },
+    });
     const resolved = await resolveSkillSettings({ cwd: repo }, { env });
-    expect(resolved.values).toMatchObject({ sandbox: 'read-only', permission: { allow: ['read', 'bash(npm test)'], deny: ['bash(rm *)'] } });
+    expect(resolved.values).toMatchObject({
+      sandbox: 'read-only',
+      permission: { allow: ['read', 'bash(npm test)'], deny: ['bash(rm *)'] },
+    });
     expect(resolved.warnings).toEqual([]);
   });
 
   it('issue 30 approval: allow rules beyond what the user allows loosen the guard; rules within it do not', async () => {
-    const { repo, env, projectFile, write } = await given({ user: { permission: 'readOnly' }, project: { permission: { allow: ['read', 'grep'] } } });
+    const { repo, env, projectFile, write } = await given({
+      user: { permission: 'readOnly' },
+      project: { permission: { allow: ['read', 'grep'] } },
+    });
     expect((await resolveSkillSettings({ cwd: repo }, { env })).values.permission).toEqual({ allow: ['read', 'grep'] });
     await write(projectFile, { permission: { allow: ['read', 'write(src/**)'] } });
     const looser = await resolveSkillSettings({ cwd: repo }, { env });
@@ -278,10 +333,12 @@ describe('issue 30 approval: a project file may tighten, never loosen, without t
     const resolved = await resolveSkillSettings({ cwd: repo }, { env });
     expect(resolved.values.permission).toBe('allowAll');
     expect(resolved.warnings[0]).toMatch(new RegExp(`^ignored "permission": .+read\\(~/\\.ssh\\).+ from ${projectFile}: `));
-    expect((await resolveSkillSettings({ cwd: repo, trustProject: true }, { env })).values.permission).toEqual({ allow: ['read', 'bash', 'read(~/.ssh)'] });
+    expect((await resolveSkillSettings({ cwd: repo, trustProject: true }, { env })).values.permission).toEqual({
+      allow: ['read', 'bash', 'read(~/.ssh)'],
+    });
   });
 
-  it('issue 30 approval: the user approves by the repository root\'s real path in trustedProjects (~ and symlinks resolved), or by --trust-project', async () => {
+  it("issue 30 approval: the user approves by the repository root's real path in trustedProjects (~ and symlinks resolved), or by --trust-project", async () => {
     const { root, repo, sub, env, write, userFile } = await given({ project: { sandbox: 'off' } });
     expect((await resolveSkillSettings({ cwd: sub }, { env })).values.sandbox).toBe('workspace-write');
     await write(userFile, { trustedProjects: [repo] });
@@ -294,7 +351,11 @@ describe('issue 30 approval: a project file may tighten, never loosen, without t
     expect((await resolveSkillSettings({ cwd: repo }, { env })).approval.trusted).toBe(true);
     await write(userFile, { trustedProjects: [join(root, 'elsewhere')] });
     expect((await resolveSkillSettings({ cwd: repo }, { env })).approval.trusted).toBe(false);
-    expect((await resolveSkillSettings({ cwd: repo, trustProject: true }, { env })).approval).toEqual({ root: repo, trusted: true, via: '--trust-project' });
+    expect((await resolveSkillSettings({ cwd: repo, trustProject: true }, { env })).approval).toEqual({
+      root: repo,
+      trusted: true,
+      via: '--trust-project',
+    });
   });
 
   it('issue 30 approval: a project file cannot approve itself: an approval key in it is exit 2, naming the key and where it belongs', async () => {
@@ -311,7 +372,10 @@ describe('issue 30 approval: a project file may tighten, never loosen, without t
 
 describe('issue 30 network by domain: --allow-domain and network.allowedDomains', () => {
   it('given network.allowedDomains in the user and the project file, then the nearer file wins, with its source, lower-cased and without repeats', async () => {
-    const { repo, env, projectFile } = await given({ user: { network: { allowedDomains: ['user.example'] } }, project: { network: { allowedDomains: ['Registry.npmjs.org', '*.github.com', 'registry.npmjs.org'] } } });
+    const { repo, env, projectFile } = await given({
+      user: { network: { allowedDomains: ['user.example'] } },
+      project: { network: { allowedDomains: ['Registry.npmjs.org', '*.github.com', 'registry.npmjs.org'] } },
+    });
     // issue 30 approval: a project's hosts beyond the user's loosen the network, so the project must be approved
     const { values, sources, warnings } = await resolveSkillSettings({ cwd: repo, trustProject: true }, { env });
     expect(values.allowedDomains).toEqual(['registry.npmjs.org', '*.github.com']);
@@ -321,7 +385,9 @@ describe('issue 30 network by domain: --allow-domain and network.allowedDomains'
     ]);
     const unapproved = await resolveSkillSettings({ cwd: repo }, { env });
     expect(unapproved.values.allowedDomains).toEqual(['user.example']);
-    expect(unapproved.warnings[0]).toMatch(/^ignored "network\.allowedDomains": \["registry\.npmjs\.org","\*\.github\.com"\] from .+; network\.allowedDomains is \["user\.example"\] \(user:/);
+    expect(unapproved.warnings[0]).toMatch(
+      /^ignored "network\.allowedDomains": \["registry\.npmjs\.org","\*\.github\.com"\] from .+; network\.allowedDomains is \["user\.example"\] \(user:/,
+    );
   });
 
   it('given --allow-domain, repeated, then it beats the files whole, as any flag does', async () => {
@@ -336,15 +402,21 @@ describe('issue 30 network by domain: --allow-domain and network.allowedDomains'
 
   it('given a bad pattern, in a flag or a file, then exit 2 naming the flag, or the file and the key path, and what is valid', async () => {
     const { repo, env, projectFile, write } = await given();
-    await expect(resolveSkillSettings({ cwd: repo, flags: { allowedDomains: ['ok.example', 'https://x.example'] } }, { env })).rejects.toThrow(
+    await expect(
+      resolveSkillSettings({ cwd: repo, flags: { allowedDomains: ['ok.example', 'https://x.example'] } }, { env }),
+    ).rejects.toThrow(
       /^--allow-domain "https:\/\/x\.example" is not a domain pattern: give the host alone, without the scheme; give a host name \(api\.example\.com\) or \*\. before a domain/,
     );
     await write(projectFile, { network: { allowedDomains: ['ok.example', 'x.example:443'] } });
     await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
-      new RegExp(`^bad value for 'network\\.allowedDomains\\[1\\]' in ${projectFile}: "x\\.example:443" is not a domain pattern: give the host alone, without a port`),
+      new RegExp(
+        `^bad value for 'network\\.allowedDomains\\[1\\]' in ${projectFile}: "x\\.example:443" is not a domain pattern: give the host alone, without a port`,
+      ),
     );
     await write(projectFile, { network: { allowedDomain: ['ok.example'] } });
-    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(`unknown key 'network.allowedDomain' in ${projectFile}: did you mean 'allowedDomains'? valid keys are allowedDomains`);
+    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
+      `unknown key 'network.allowedDomain' in ${projectFile}: did you mean 'allowedDomains'? valid keys are allowedDomains`,
+    );
     await write(projectFile, { network: { allowedDomains: 'ok.example' } });
     await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
       `bad value for 'network.allowedDomains' in ${projectFile}: expected a list of domain patterns, e.g. ["registry.npmjs.org", "*.github.com"]`,
@@ -356,16 +428,21 @@ describe('issue 30 network by domain: --allow-domain and network.allowedDomains'
     expect((await resolveSkillSettings({ cwd: repo }, { env })).warnings).toEqual([
       `network.allowedDomains (${userFile}) has no effect with the sandbox off: bash runs unconfined and reaches every host`,
     ]);
-    expect((await resolveSkillSettings({ cwd: repo, flags: { sandbox: 'workspace-write', allowNetwork: true, allowedDomains: ['b.example'] } }, { env })).warnings).toEqual([
-      '--allow-domain has no effect with allowNetwork (--allow-network): bash reaches every host',
-    ]);
+    expect(
+      (
+        await resolveSkillSettings(
+          { cwd: repo, flags: { sandbox: 'workspace-write', allowNetwork: true, allowedDomains: ['b.example'] } },
+          { env },
+        )
+      ).warnings,
+    ).toEqual(['--allow-domain has no effect with allowNetwork (--allow-network): bash reaches every host']);
     const ask = await resolveSkillSettings({ skill: 'ask', cwd: repo }, { env });
     expect([ask.values.allowedDomains, ask.sources.allowedDomains, ask.warnings]).toEqual([[], 'default', []]);
   });
 });
 
 describe('issue 30 point 4 settings: sandbox.denyRead extends the paths hidden from the model', () => {
-  it('issue 30 denyRead: sandbox is a mode or { mode, denyRead }; denyRead is every layer\'s paths together, with each source', async () => {
+  it("issue 30 denyRead: sandbox is a mode or { mode, denyRead }; denyRead is every layer's paths together, with each source", async () => {
     const { repo, sub, env, userFile, projectFile, subFile } = await given({
       user: { sandbox: { denyRead: ['/srv/secrets', '~/.config/op'] } },
       project: { sandbox: { mode: 'read-only', denyRead: ['~/.config/op', '~/.vault-token'] } },
@@ -380,7 +457,10 @@ describe('issue 30 point 4 settings: sandbox.denyRead extends the paths hidden f
     expect([inSub.values.sandbox, inSub.sources.sandbox]).toEqual(['workspace-write', `project:${subFile}`]);
     expect(inSub.values.denyRead).toEqual(['~/.config/op', '~/.vault-token', '/srv/secrets']);
     // ask's sandbox is read-only whatever the files say, and hides the same paths
-    expect((await resolveSkillSettings({ skill: 'ask', cwd: repo }, { env })).values).toMatchObject({ sandbox: 'read-only', denyRead: ['~/.config/op', '~/.vault-token', '/srv/secrets'] });
+    expect((await resolveSkillSettings({ skill: 'ask', cwd: repo }, { env })).values).toMatchObject({
+      sandbox: 'read-only',
+      denyRead: ['~/.config/op', '~/.vault-token', '/srv/secrets'],
+    });
   });
 
   it('issue 30 denyRead: a relative path, / itself, and an unknown key of sandbox are errors naming the key path', async () => {
@@ -390,8 +470,12 @@ describe('issue 30 point 4 settings: sandbox.denyRead extends the paths hidden f
       `bad value for 'sandbox.denyRead[0]' in ${projectFile}: ".env" is not a path to hide: give one that starts with / or ~/ (and is not / itself), e.g. "~/.config/op"; bad value for 'sandbox.denyRead[1]' in ${projectFile}: "/" is not a path to hide`,
     );
     await write(projectFile, { sandbox: { mode: 'off', denyread: ['~/.x'] } });
-    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(`unknown key 'sandbox.denyread' in ${projectFile}: did you mean 'denyRead'? valid keys are mode, denyRead`);
+    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
+      `unknown key 'sandbox.denyread' in ${projectFile}: did you mean 'denyRead'? valid keys are mode, denyRead`,
+    );
     await write(projectFile, { sandbox: { mode: 'of' } });
-    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(`bad value for 'sandbox.mode' in ${projectFile}: expected one of read-only, workspace-write, off, got "of"`);
+    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
+      `bad value for 'sandbox.mode' in ${projectFile}: expected one of read-only, workspace-write, off, got "of"`,
+    );
   });
 });

@@ -68,7 +68,11 @@ type LayerValues = Omit<SettingsFile, 'baseUrl' | 'network' | 'sandbox'> & {
   denyRead?: string[];
 };
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * .what = the project settings files that apply to a directory: `.bhrain/settings.json` in it and in each parent up to
@@ -104,15 +108,19 @@ const readFlagLayer = async (flags: SkillSettingsFlags): Promise<LayerValues> =>
     layer.atom = text('atom');
   }
   if (text('model') !== undefined) {
-    if (!/^\S+$/.test(text('model')!)) throw new BadRequestError(`--model '${text('model')}' is not a model id: ${SETTING_KEYS.model.expects}`);
+    if (!/^\S+$/.test(text('model')!))
+      throw new BadRequestError(`--model '${text('model')}' is not a model id: ${SETTING_KEYS.model.expects}`);
     layer.model = text('model');
   }
   if (text('baseUrl') !== undefined)
-    layer.baseUrl = Object.fromEntries(SETTINGS_SUPPLIERS.map((supplier) => [supplier, { url: text('baseUrl')!, source: 'flag' as const }]));
+    layer.baseUrl = Object.fromEntries(
+      SETTINGS_SUPPLIERS.map((supplier) => [supplier, { url: text('baseUrl')!, source: 'flag' as const }]),
+    );
   if (text('permission') !== undefined) layer.permission = text('permission');
   const sandbox = text('sandbox');
   if (sandbox !== undefined) {
-    if (!isBashSandboxMode(sandbox)) throw new BadRequestError(`unknown --sandbox '${sandbox}': choose one of ${BASH_SANDBOX_MODES.join(', ')}`);
+    if (!isBashSandboxMode(sandbox))
+      throw new BadRequestError(`unknown --sandbox '${sandbox}': choose one of ${BASH_SANDBOX_MODES.join(', ')}`);
     layer.sandbox = sandbox;
   }
   if (flags.allowNetwork !== undefined) layer.allowNetwork = !!flags.allowNetwork;
@@ -128,9 +136,11 @@ const readFlagLayer = async (flags: SkillSettingsFlags): Promise<LayerValues> =>
       throw new BadRequestError(`unknown --memory '${memory}': choose ${MEMORY_STRATEGIES.join(' or ')}`);
     layer.memory = memory as MemoryStrategy;
   }
-  if (text('maxIterations') !== undefined) layer.maxIterations = readNumberFlag('maxIterations', text('maxIterations')!, { integer: true, min: 1, max: MAX_ITERATIONS_LIMIT });
+  if (text('maxIterations') !== undefined)
+    layer.maxIterations = readNumberFlag('maxIterations', text('maxIterations')!, { integer: true, min: 1, max: MAX_ITERATIONS_LIMIT });
   if (text('timeoutMs') !== undefined) layer.timeoutMs = readNumberFlag('timeoutMs', text('timeoutMs')!, { integer: true, min: 1 });
-  if (text('maxBudgetUsd') !== undefined) layer.maxBudgetUsd = readNumberFlag('maxBudgetUsd', text('maxBudgetUsd')!, { min: Number.MIN_VALUE });
+  if (text('maxBudgetUsd') !== undefined)
+    layer.maxBudgetUsd = readNumberFlag('maxBudgetUsd', text('maxBudgetUsd')!, { min: Number.MIN_VALUE });
   if (text('maxTokens') !== undefined) layer.maxTokens = readNumberFlag('maxTokens', text('maxTokens')!, { integer: true, min: 1 });
   const wallTime = text('maxWallTime');
   if (wallTime !== undefined) {
@@ -154,7 +164,8 @@ const readEnvLayer = async (env: Record<string, string | undefined>): Promise<La
   }
   const model = env[SETTINGS_ENV_VARS.model!];
   if (model) {
-    if (!/^\S+$/.test(model)) throw new BadRequestError(`${SETTINGS_ENV_VARS.model} '${model}' is not a model id: ${SETTING_KEYS.model.expects}`);
+    if (!/^\S+$/.test(model))
+      throw new BadRequestError(`${SETTINGS_ENV_VARS.model} '${model}' is not a model id: ${SETTING_KEYS.model.expects}`);
     layer.model = model;
   }
   layer.baseUrl = {};
@@ -265,7 +276,11 @@ export const resolveSkillSettings = async (
   // without any project file; an approved one is still worth a line, since the user may not have read the file
   const warnings: string[] = [];
   const approval = await resolveProjectApproval(
-    { root: (await findRepoRoot({ cwd: input.cwd })) ?? input.cwd, trustProject: !!input.trustProject, trustedProjects: user?.trustedProjects ?? [] },
+    {
+      root: (await findRepoRoot({ cwd: input.cwd })) ?? input.cwd,
+      trustProject: !!input.trustProject,
+      trustedProjects: user?.trustedProjects ?? [],
+    },
     { env },
   );
   const howToApprove = `approve this project with --trust-project, or add "${approval.root}" to "trustedProjects" in ${userPath}`;
@@ -276,13 +291,19 @@ export const resolveSkillSettings = async (
     if (!sources[key].startsWith('project:')) continue;
     const file = sources[key].slice('project:'.length);
     const picked = pickFrom(withoutProjects, key, defaults[key]);
-    const fallback = key === 'allowedDomains' ? { ...picked, value: [...new Set((picked.value as string[]).map(normalizeDomainPattern))] } : picked;
+    const fallback =
+      key === 'allowedDomains' ? { ...picked, value: [...new Set((picked.value as string[]).map(normalizeDomainPattern))] } : picked;
     if (!(LOOSENING[key] as (value: unknown, than: unknown) => boolean)(values[key], fallback.value)) continue;
     const name = settingFileKey(key);
     const shown = JSON.stringify(values[key]);
-    if (approval.trusted) warnings.push(`"${name}": ${shown} comes from ${file}, which loosens bhrain's confinement; this project is approved (${approval.via})`);
+    if (approval.trusted)
+      warnings.push(
+        `"${name}": ${shown} comes from ${file}, which loosens bhrain's confinement; this project is approved (${approval.via})`,
+      );
     else {
-      warnings.push(`ignored "${name}": ${shown} from ${file}: a project file may tighten bhrain's confinement, not loosen it without your approval; ${name} is ${JSON.stringify(fallback.value)} (${fallback.source}). To use it, ${howToApprove}`);
+      warnings.push(
+        `ignored "${name}": ${shown} from ${file}: a project file may tighten bhrain's confinement, not loosen it without your approval; ${name} is ${JSON.stringify(fallback.value)} (${fallback.source}). To use it, ${howToApprove}`,
+      );
       Object.assign(values, { [key]: fallback.value });
       sources[key] = fallback.source;
     }
@@ -309,7 +330,9 @@ export const resolveSkillSettings = async (
   const mcp = {
     settings: [
       ...(user?.mcpServers ? [{ layer: 'user' as const, path: userPath, servers: user.mcpServers }] : []),
-      ...projectPaths.flatMap((path, index) => (projects[index]?.mcpServers ? [{ layer: 'project' as const, path, servers: projects[index]!.mcpServers! }] : [])),
+      ...projectPaths.flatMap((path, index) =>
+        projects[index]?.mcpServers ? [{ layer: 'project' as const, path, servers: projects[index]!.mcpServers! }] : [],
+      ),
     ],
     approval: {
       trusted: approval.trusted,

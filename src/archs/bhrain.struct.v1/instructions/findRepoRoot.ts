@@ -9,7 +9,13 @@ import { dirname, join, resolve } from 'node:path';
  */
 export const findRepoRoot = async (input: { cwd: string }): Promise<string | null> => {
   for (let dir = resolve(input.cwd); ; dir = dirname(dir)) {
-    if (await lstat(join(dir, '.git')).then(() => true, () => false)) return dir;
+    if (
+      await lstat(join(dir, '.git')).then(
+        () => true,
+        () => false,
+      )
+    )
+      return dir;
     if (dirname(dir) === dir) return null;
   }
 };

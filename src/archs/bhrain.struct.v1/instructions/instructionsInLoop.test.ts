@@ -18,7 +18,10 @@ const { standin, contextFor } = useStandin();
 const systemOf = (request: StandinRequest): string =>
   request.protocol === 'anthropic'
     ? (request.body.system ?? []).map((block: { text: string }) => block.text).join('\n')
-    : request.body.messages.filter((message: { role: string }) => message.role === 'system').map((message: { content: string }) => message.content).join('\n');
+    : request.body.messages
+        .filter((message: { role: string }) => message.role === 'system')
+        .map((message: { content: string }) => message.content)
+        .join('\n');
 
 /** a real repository on branch `feature/x` with AGENTS.md at its root and in sub/, one changed and one untracked file */
 const genRepo = async () => {
@@ -38,18 +41,25 @@ const genRepo = async () => {
 /** a toolbox with one tool that returns `size` characters of filler */
 const bulky: BhrainToolBox = {
   name: 'bulky',
-  definitions: [{ name: 'fetch', description: 'returns a big blob', inputSchema: { type: 'object', properties: { n: { type: 'integer' } } } }],
+  definitions: [
+    { name: 'fetch', description: 'returns a big blob', inputSchema: { type: 'object', properties: { n: { type: 'integer' } } } },
+  ],
   execute: async ({ call }) => ({ callId: call.id, success: true, output: `blob ${call.input.n}: ${'z'.repeat(5_000)}` }),
 };
 
 describe.each(PROTOCOL_SLUGS)('issue 13 project instructions in the loop, on $slug', ({ slug }) => {
-  it('issue 13 project instructions: config.instructions from the loader reach the model in a <project-instructions> block, root → subdir, before the caller\'s systemPrompt', async () => {
+  it("issue 13 project instructions: config.instructions from the loader reach the model in a <project-instructions> block, root → subdir, before the caller's systemPrompt", async () => {
     const { sub, env } = await genRepo();
     const instructions = (await loadProjectInstructions({ cwd: sub }, { env })).text;
     standin().script({ text: 'ok' });
-    await genBhrain({ atom: slug, toolBoxes: [], instructions, systemPrompt: 'CALLER-ADDITION' }).invoke({ prompt: 'hi' }, contextFor({ cwd: sub }));
+    await genBhrain({ atom: slug, toolBoxes: [], instructions, systemPrompt: 'CALLER-ADDITION' }).invoke(
+      { prompt: 'hi' },
+      contextFor({ cwd: sub }),
+    );
     const system = systemOf(standin().requests[0]);
-    expect(system).toMatch(/<project-instructions>\n.*\n<file path="[^"]+\/AGENTS\.md">\nRULE-ROOT: answer in haiku\nRULE-ROOT-2: cite paths\n<\/file>\n<file path="[^"]+\/sub\/AGENTS\.md">\nRULE-SUB: never touch vendor\/\n<\/file>\n<\/project-instructions>\n\nCALLER-ADDITION$/);
+    expect(system).toMatch(
+      /<project-instructions>\n.*\n<file path="[^"]+\/AGENTS\.md">\nRULE-ROOT: answer in haiku\nRULE-ROOT-2: cite paths\n<\/file>\n<file path="[^"]+\/sub\/AGENTS\.md">\nRULE-SUB: never touch vendor\/\n<\/file>\n<\/project-instructions>\n\nCALLER-ADDITION$/,
+    );
     // never in the conversation's messages (openai carries the system prompt as a system message)
     const conversation = standin().requests[0].body.messages.filter((message: { role: string }) => message.role !== 'system');
     expect(JSON.stringify(conversation)).not.toContain('RULE-ROOT');
@@ -59,7 +69,8 @@ describe.each(PROTOCOL_SLUGS)('issue 13 project instructions in the loop, on $sl
     const { repo, env } = await genRepo();
     const instructions = (await loadProjectInstructions({ cwd: repo }, { env })).text;
     const brain = genBhrain({ atom: slug, toolBoxes: [bulky], instructions, limits: { contextTokens: 6_000 } });
-    standin().respond = (request) => (systemOf(request).includes('You compact the working memory') ? { text: 'SUMMARY: blobs fetched' } : undefined);
+    standin().respond = (request) =>
+      systemOf(request).includes('You compact the working memory') ? { text: 'SUMMARY: blobs fetched' } : undefined;
     standin().script(...[1, 2, 3, 4, 5].map((n) => ({ toolCalls: [{ name: 'fetch', input: { n } }] })), { text: 'done' });
     const events: BhrainEvent[] = [];
     const result = await brain.invoke({ prompt: 'fetch five blobs' }, contextFor({ cwd: repo, onEvent: (event) => events.push(event) }));

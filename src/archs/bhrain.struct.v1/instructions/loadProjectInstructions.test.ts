@@ -113,7 +113,11 @@ describe('issue 13 project instructions: the loader', () => {
     const loaded = await loadProjectInstructions({ cwd: join(repo, 'sub'), maxBytes: 250 }, { env, log });
 
     expect(loaded.cut).toBe(true);
-    expect(loaded.files.map((file) => [file.bytes, file.keptBytes])).toEqual([[20, 20], [300, 129], [101, 101]]);
+    expect(loaded.files.map((file) => [file.bytes, file.keptBytes])).toEqual([
+      [20, 20],
+      [300, 129],
+      [101, 101],
+    ]);
     expect(loaded.text).toContain(`user ${'u'.repeat(14)}\n</file>`);
     expect(loaded.text).toContain(
       `root ${'r'.repeat(124)}\n[bhrain: this file was cut here, after 129 of its 300 bytes: project instructions are capped at 250 bytes in all, shared among the files. Read the file for the rest.]\n</file>`,
@@ -130,7 +134,9 @@ describe('issue 13 project instructions: the loader', () => {
     await writeFile(join(repo, 'CLAUDE.md'), 'b\n');
     const loaded = await loadProjectInstructions({ cwd: repo, maxBytes: 1 }, { env });
     expect(loaded.files.map((file) => file.keptBytes)).toEqual([0, 1]);
-    expect(loaded.text).toContain(`<file path="${join(repo, 'AGENTS.md')}">\n[bhrain: this file (2 bytes) was left out: project instructions are capped at 1 bytes in all`);
+    expect(loaded.text).toContain(
+      `<file path="${join(repo, 'AGENTS.md')}">\n[bhrain: this file (2 bytes) was left out: project instructions are capped at 1 bytes in all`,
+    );
   });
 
   it('issue 13 project instructions: the default cap is 32 KiB; a huge file is cut there, never inside a character, and only its head is read', async () => {
@@ -147,11 +153,15 @@ describe('issue 13 project instructions: the loader', () => {
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(32_768);
     expect(Buffer.byteLength(body)).toBeGreaterThan(32_760);
     expect(body).not.toContain('\uFFFD');
-    expect(loaded.text).toMatch(/\[bhrain: this file was cut here, after 3276\d of its 10000000 bytes: project instructions are capped at 32768 bytes in all/);
+    expect(loaded.text).toMatch(
+      /\[bhrain: this file was cut here, after 3276\d of its 10000000 bytes: project instructions are capped at 32768 bytes in all/,
+    );
     expect(elapsedMs).toBeLessThan(500);
   });
 
   it('issue 13 project instructions: a bad cap is an error naming it', async () => {
-    await expect(loadProjectInstructions({ cwd: tmpdir(), maxBytes: 0 })).rejects.toThrow(/maxBytes must be a whole number of bytes of at least 1, got 0/);
+    await expect(loadProjectInstructions({ cwd: tmpdir(), maxBytes: 0 })).rejects.toThrow(
+      /maxBytes must be a whole number of bytes of at least 1, got 0/,
+    );
   });
 });

@@ -145,8 +145,13 @@ export const loadProjectInstructions = async (
   const cwd = resolve(input.cwd);
   const repoRoot = await findRepoRoot({ cwd });
   const candidates = [
-    ...PROJECT_INSTRUCTION_FILE_NAMES.map((name) => ({ path: join(getBhrainConfigDir(context.env ?? process.env), name), scope: 'user' as const })),
-    ...listProjectDirs(cwd, repoRoot).flatMap((dir) => PROJECT_INSTRUCTION_FILE_NAMES.map((name) => ({ path: join(dir, name), scope: 'project' as const }))),
+    ...PROJECT_INSTRUCTION_FILE_NAMES.map((name) => ({
+      path: join(getBhrainConfigDir(context.env ?? process.env), name),
+      scope: 'user' as const,
+    })),
+    ...listProjectDirs(cwd, repoRoot).flatMap((dir) =>
+      PROJECT_INSTRUCTION_FILE_NAMES.map((name) => ({ path: join(dir, name), scope: 'project' as const })),
+    ),
   ];
 
   const found: Array<{ path: string; scope: 'user' | 'project'; text: string; bytes: number }> = [];
@@ -160,7 +165,10 @@ export const loadProjectInstructions = async (
     found.push({ ...candidate, ...file });
   }
 
-  const kept = shareBytes(found.map((file) => file.bytes), maxBytes);
+  const kept = shareBytes(
+    found.map((file) => file.bytes),
+    maxBytes,
+  );
   const elements = found.map((file, index) => {
     const head = `<file path="${asAttribute(file.path)}">`;
     if (kept[index] === file.bytes) return `${head}\n${file.text.trimEnd()}\n</file>`;
@@ -169,12 +177,19 @@ export const loadProjectInstructions = async (
     const cutText = cutUtf8(file.text, kept[index]);
     return `${head}\n${cutText}\n[bhrain: this file was cut here, after ${Buffer.byteLength(cutText)} of its ${file.bytes} bytes: ${rest}\n</file>`;
   });
-  const files = found.map((file, index): ProjectInstructionFile => ({ path: file.path, scope: file.scope, bytes: file.bytes, keptBytes: kept[index] }));
+  const files = found.map((file, index): ProjectInstructionFile => ({
+    path: file.path,
+    scope: file.scope,
+    bytes: file.bytes,
+    keptBytes: kept[index],
+  }));
   const cutFiles = files.filter((file) => file.keptBytes < file.bytes);
   if (cutFiles.length)
     log.warn(
       `project instructions are over the cap of ${maxBytes} bytes: ${cutFiles
-        .map((file) => (file.keptBytes ? `${file.path} cut to ${file.keptBytes} of ${file.bytes} bytes` : `${file.path} (${file.bytes} bytes) left out`))
+        .map((file) =>
+          file.keptBytes ? `${file.path} cut to ${file.keptBytes} of ${file.bytes} bytes` : `${file.path} (${file.bytes} bytes) left out`,
+        )
         .join('; ')}. The model is told to read them for the rest`,
     );
   log.debug(`project instructions: ${files.length ? files.map((file) => file.path).join(', ') : 'none found'}`);

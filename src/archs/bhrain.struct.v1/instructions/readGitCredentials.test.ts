@@ -26,18 +26,23 @@ beforeAll(async () => {
 afterAll(async () => rm(base, { recursive: true, force: true }));
 
 describe('issue 30 point 4 = readGitCredentials', () => {
-  it('finds actions/checkout\'s extraheader, decoded: the header value, the base64, x-access-token:<token> and the token', async () => {
+  it("finds actions/checkout's extraheader, decoded: the header value, the base64, x-access-token:<token> and the token", async () => {
     const repo = join(base, 'checkout');
     git(base, 'init', '-q', repo);
     git(repo, 'config', '--local', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${basic(`x-access-token:${TOKEN}`)}`);
     await mkdir(join(repo, 'src', 'deep'), { recursive: true });
     const found = readGitCredentials({ cwd: join(repo, 'src', 'deep') }, { env: env() });
-    expect(found.secrets.map((secret) => secret.value)).toEqual([`basic ${basic(`x-access-token:${TOKEN}`)}`, basic(`x-access-token:${TOKEN}`), `x-access-token:${TOKEN}`, TOKEN]);
+    expect(found.secrets.map((secret) => secret.value)).toEqual([
+      `basic ${basic(`x-access-token:${TOKEN}`)}`,
+      basic(`x-access-token:${TOKEN}`),
+      `x-access-token:${TOKEN}`,
+      TOKEN,
+    ]);
     expect(new Set(found.secrets.map((secret) => secret.name))).toEqual(new Set(['git-config:http.extraheader']));
     expect(found.files.filter((file) => file.hasCredentials).map((file) => file.path)).toEqual([join(repo, '.git', 'config')]);
   });
 
-  it('finds user:password@ and token@ in URLs, percent-decoded too, and reads a worktree\'s common config and an included file', async () => {
+  it("finds user:password@ and token@ in URLs, percent-decoded too, and reads a worktree's common config and an included file", async () => {
     const main = join(base, 'main');
     git(base, 'init', '-q', main);
     git(main, '-c', 'user.name=a', '-c', 'user.email=a@b', 'commit', '-q', '--allow-empty', '-m', 'first');
@@ -73,7 +78,7 @@ describe('issue 30 point 4 = readGitCredentials', () => {
     await writeFile(join(broken, '.git'), 'gitdir: nowhere\n').catch(() => undefined);
   });
 
-  it('the signature changes when a config file read is written, so the sandbox\'s redacted view is made again', async () => {
+  it("the signature changes when a config file read is written, so the sandbox's redacted view is made again", async () => {
     const repo = join(base, 'signed');
     git(base, 'init', '-q', repo);
     const found = readGitCredentials({ cwd: repo }, { env: env() });
@@ -85,7 +90,9 @@ describe('issue 30 point 4 = readGitCredentials', () => {
   it('the redactor replaces each credential raw, JSON-escaped and in base64 at any alignment (`cat .git/config | base64`)', () => {
     const redact = genSecretRedactor({}, [{ name: 'git-config:x', value: TOKEN }]);
     for (const prefix of ['', 'a', 'ab', 'abc:'])
-      expect(redact(Buffer.from(`${prefix}${TOKEN}\n`).toString('base64'))).toMatch(/^[A-Za-z0-9+/]{0,8}\[redacted:git-config:x\][A-Za-z0-9+/=]{0,8}$/);
+      expect(redact(Buffer.from(`${prefix}${TOKEN}\n`).toString('base64'))).toMatch(
+        /^[A-Za-z0-9+/]{0,8}\[redacted:git-config:x\][A-Za-z0-9+/=]{0,8}$/,
+      );
     expect(redact(Buffer.from(`xy${TOKEN}`).toString('base64url'))).toContain('[redacted:git-config:x]');
     expect(redact(`"token":"${TOKEN}"`)).toBe('"token":"[redacted:git-config:x]"');
   });

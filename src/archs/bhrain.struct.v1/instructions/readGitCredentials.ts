@@ -213,7 +213,8 @@ export const readGitCredentials = (input: { cwd: string }, context: { env: Recor
       for (const secret of credentialsOf(key, value)) {
         hasCredentials = true;
         // named without the subsection, which may hold the credential itself (url.https://<token>@host/.insteadOf)
-        if (!secrets.has(secret)) secrets.set(secret, `git-config:${key.slice(0, key.indexOf('.'))}.${key.slice(key.lastIndexOf('.') + 1)}`);
+        if (!secrets.has(secret))
+          secrets.set(secret, `git-config:${key.slice(0, key.indexOf('.'))}.${key.slice(key.lastIndexOf('.') + 1)}`);
       }
       // include.path and includeIf.<condition>.path: read whatever the condition, since more files only redact more
       if (/^include(if\..*)?\.path$/i.test(key) && value) {

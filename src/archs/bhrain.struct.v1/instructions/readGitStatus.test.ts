@@ -31,7 +31,14 @@ describe('issue 13 git awareness: readGitStatus', () => {
     await writeFile(join(repo, 'src', 'staged.ts'), 'x\n');
     git(repo, 'add', 'src/staged.ts');
     const status = await readGitStatus({ cwd: join(repo, 'src') });
-    expect(status).toEqual({ root: repo, branch: 'trunk', commit: git(repo, 'rev-parse', '--short=7', 'HEAD'), changed: 2, conflicted: 0, untracked: 1 });
+    expect(status).toEqual({
+      root: repo,
+      branch: 'trunk',
+      commit: git(repo, 'rev-parse', '--short=7', 'HEAD'),
+      changed: 2,
+      conflicted: 0,
+      untracked: 1,
+    });
   });
 
   it('issue 13 git awareness: a clean tree, a detached HEAD, and a repo with no commits yet', async () => {
@@ -41,7 +48,14 @@ describe('issue 13 git awareness: readGitStatus', () => {
     expect(await readGitStatus({ cwd: repo })).toMatchObject({ branch: null, commit: expect.stringMatching(/^[0-9a-f]{7}$/) });
     const fresh = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-git-fresh-')));
     git(fresh, 'init', '-q', '-b', 'main');
-    expect(await readGitStatus({ cwd: fresh })).toEqual({ root: fresh, branch: 'main', commit: null, changed: 0, conflicted: 0, untracked: 0 });
+    expect(await readGitStatus({ cwd: fresh })).toEqual({
+      root: fresh,
+      branch: 'main',
+      commit: null,
+      changed: 0,
+      conflicted: 0,
+      untracked: 0,
+    });
   });
 
   it('issue 13 git awareness: outside a repository it is null, with a debug line and no git process', async () => {

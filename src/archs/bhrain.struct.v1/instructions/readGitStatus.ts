@@ -73,7 +73,12 @@ export const readGitStatus = async (
       (error, stdout) => {
         if (!error) return done(parsePorcelainV2(stdout, root));
         const failure = error as NodeJS.ErrnoException & { killed?: boolean; stderr?: string };
-        const why = failure.code === 'ENOENT' ? 'git is not installed' : failure.killed ? `git took longer than ${input.timeoutMs ?? DEFAULT_GIT_STATUS_TIMEOUT_MS} ms` : failure.message.split('\n')[0];
+        const why =
+          failure.code === 'ENOENT'
+            ? 'git is not installed'
+            : failure.killed
+              ? `git took longer than ${input.timeoutMs ?? DEFAULT_GIT_STATUS_TIMEOUT_MS} ms`
+              : failure.message.split('\n')[0];
         log.debug(`git status skipped: ${why}`);
         done(null);
       },

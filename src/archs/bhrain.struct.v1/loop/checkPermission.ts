@@ -15,8 +15,7 @@ import type { WriteCheck } from '../tools/files/openInsideWorkspace.js';
  *         hard-linked file
  */
 export type PermissionVerdict =
-  | { allowed: true; writeCheck: WriteCheck | null }
-  | { allowed: false; denial: string; by: BhrainDenialSource; reason: string };
+  { allowed: true; writeCheck: WriteCheck | null } | { allowed: false; denial: string; by: BhrainDenialSource; reason: string };
 
 /** .what = resolves a promise, or rejects when it has not settled in time */
 const within = <T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> =>
@@ -49,11 +48,18 @@ export const checkPermission = async (input: {
   const { call, guard } = input;
   let verdict: BhrainPermissionDecision;
   try {
-    verdict = await within(Promise.resolve().then(() => guard.check({ call }, { cwd: input.cwd })), input.guardTimeoutMs, `permission guard '${guard.name}'`);
+    verdict = await within(
+      Promise.resolve().then(() => guard.check({ call }, { cwd: input.cwd })),
+      input.guardTimeoutMs,
+      `permission guard '${guard.name}'`,
+    );
     if (!['allow', 'deny', 'prompt'].includes(verdict?.decision))
       throw new Error(`permission guard '${guard.name}' returned ${JSON.stringify(verdict)}, not a decision of allow, deny or prompt`);
   } catch (error) {
-    input.log.error(`permission guard '${guard.name}' failed on ${call.name}; the call is denied`, { error: String(error), callId: call.id });
+    input.log.error(`permission guard '${guard.name}' failed on ${call.name}; the call is denied`, {
+      error: String(error),
+      callId: call.id,
+    });
     return {
       allowed: false,
       denial: `permission denied: the permission guard failed (${(error as Error).message}), so ${call.name} was not run (guards fail closed). Try another approach, or ask the user.`,
@@ -68,20 +74,28 @@ export const checkPermission = async (input: {
   const judged = findWriteTarget(where);
   const outside = verdict.decision === 'deny' ? null : findOutsideWorkspace(where);
   const linked = verdict.decision === 'deny' ? null : findHardLinkedTarget(where);
-  const protectedTarget = verdict.decision === 'deny' || (verdict.decision === 'allow' && verdict.namedExactly) ? null : findProtectedTarget(where);
+  const protectedTarget =
+    verdict.decision === 'deny' || (verdict.decision === 'allow' && verdict.namedExactly) ? null : findProtectedTarget(where);
   const notes = [
     ...(outside ? [`${call.name} would change ${outside}, outside the workspace ${input.cwd}`] : []),
     ...(protectedTarget
-      ? [`${call.name} would change ${protectedTarget.realPath}, a protected path: ${protectedTarget.trustedBy}, outside any sandbox (a rule naming that exact path, e.g. \`write(${relative(input.cwd, protectedTarget.realPath)})\`, allows it)`]
+      ? [
+          `${call.name} would change ${protectedTarget.realPath}, a protected path: ${protectedTarget.trustedBy}, outside any sandbox (a rule naming that exact path, e.g. \`write(${relative(input.cwd, protectedTarget.realPath)})\`, allows it)`,
+        ]
       : []),
-    ...(linked ? [`${call.name} would change ${linked.realPath}, which has ${linked.links} hard links (another name for it may lie outside the workspace)`] : []),
+    ...(linked
+      ? [
+          `${call.name} would change ${linked.realPath}, which has ${linked.links} hard links (another name for it may lie outside the workspace)`,
+        ]
+      : []),
   ];
   if (notes.length) {
     const note = notes.join('; ');
     verdict = { decision: 'prompt', reason: verdict.decision === 'prompt' && verdict.reason ? `${verdict.reason}; ${note}` : note };
   }
   // allowed with no note: only a rule naming the file exactly lets it through when it is protected, and then it is approved
-  if (verdict.decision === 'allow') return { allowed: true, writeCheck: judged === null ? null : { realPath: judged, approved: !!verdict.namedExactly } };
+  if (verdict.decision === 'allow')
+    return { allowed: true, writeCheck: judged === null ? null : { realPath: judged, approved: !!verdict.namedExactly } };
   const reason = verdict.reason ?? `${call.name} needs approval`;
   if (verdict.decision === 'deny')
     return { allowed: false, denial: `permission denied: ${reason}. ${call.name} was not run; adjust your approach.`, by: 'guard', reason };
@@ -107,7 +121,8 @@ export const checkPermission = async (input: {
       input.log.info(`the user approved ${call.name} for the rest of this session (${remember.length} pattern(s))`, { callId: call.id });
     }
     // an approval covers the outside, protected and hard-link notes only when they were part of the question
-    if (answer === true || answer === 'always') return { allowed: true, writeCheck: judged === null ? null : { realPath: judged, approved: notes.length > 0 } };
+    if (answer === true || answer === 'always')
+      return { allowed: true, writeCheck: judged === null ? null : { realPath: judged, approved: notes.length > 0 } };
     return {
       allowed: false,
       denial: `permission denied: the user declined ${call.name} (${reason}). Do not retry it; take another approach.`,

@@ -12,7 +12,9 @@ export const estimateMessagesTokens = (messages: readonly BrainMessage[]): numbe
     (sum, message) =>
       sum +
       estimateTokens(message.content) +
-      (message.role === 'assistant' ? message.toolCalls.reduce((calls, call) => calls + estimateTokens(JSON.stringify(call.input)) + 8, 0) : 0) +
+      (message.role === 'assistant'
+        ? message.toolCalls.reduce((calls, call) => calls + estimateTokens(JSON.stringify(call.input)) + 8, 0)
+        : 0) +
       4,
     0,
   );

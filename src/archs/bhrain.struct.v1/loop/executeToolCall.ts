@@ -80,11 +80,22 @@ const runCall = async (
  * .why = every call gets exactly one result, whatever fails along the way, and says whether it was denied and by whom;
  *        a notice (the loop's runaway notice) is appended after truncation, so the result and its event say the same
  */
-export const executeToolCall = async (call: BrainToolCall, session: ToolCallSession, notice: string | null = null): Promise<ToolCallOutcome> => {
+export const executeToolCall = async (
+  call: BrainToolCall,
+  session: ToolCallSession,
+  notice: string | null = null,
+): Promise<ToolCallOutcome> => {
   const started = performance.now();
   const input = redactDeep(call.input, session.redact);
   session.log.info(`tool call ${call.name}`, { callId: call.id, input });
-  session.emit({ type: 'ToolCallStarted', sessionUuid: session.sessionUuid, callId: call.id, toolName: call.name, input, occurredAt: new Date().toISOString() });
+  session.emit({
+    type: 'ToolCallStarted',
+    sessionUuid: session.sessionUuid,
+    callId: call.id,
+    toolName: call.name,
+    input,
+    occurredAt: new Date().toISOString(),
+  });
   const result = await runCall(call, session);
   const denied = result.denied ? { by: result.denied.by, reason: session.redact(result.denied.reason) } : null;
   const truncated = await truncateToolOutput({

@@ -27,7 +27,8 @@ const counter: BhrainToolBox = {
 /** the stand-in plays a model that never stops calling the tool (each call different, so no runaway notice ends it) */
 const playRunaway = () => {
   let n = 0;
-  standin().respond = (request) => (JSON.stringify(request.body).includes('SUMMARIZE') ? undefined : { toolCalls: [{ name: 'count', input: { n: ++n } }] });
+  standin().respond = (request) =>
+    JSON.stringify(request.body).includes('SUMMARIZE') ? undefined : { toolCalls: [{ name: 'count', input: { n: ++n } }] };
 };
 
 /** the tokens the stand-in reported for one request, in the budget's sense: input, output and both cache parts */
@@ -36,13 +37,17 @@ const tokensOf = (request: StandinRequest): number => {
   // openai's prompt count already includes the cached part
   return usage.input + usage.output + usage.cacheWrite + (request.protocol === 'openai' ? 0 : usage.cacheRead);
 };
-const cumulative = (requests: readonly StandinRequest[]) => requests.reduce<number[]>((sums, request) => [...sums, (sums.at(-1) ?? 0) + tokensOf(request)], []);
+const cumulative = (requests: readonly StandinRequest[]) =>
+  requests.reduce<number[]>((sums, request) => [...sums, (sums.at(-1) ?? 0) + tokensOf(request)], []);
 
 describe.each(PROTOCOL_SLUGS)('issue 12 budgets on $slug', ({ slug }) => {
   it('issue 12 budgets: limits.maxTokens stops a runaway loop after a bounded number of requests, with the partial answer and the transcript', async () => {
     playRunaway();
     const cap = 20_000;
-    const result = await invoke({ config: { atom: slug, toolBoxes: [counter], maxIterations: 10_000, limits: { maxTokens: cap } }, prompt: 'count forever' }, contextFor());
+    const result = await invoke(
+      { config: { atom: slug, toolBoxes: [counter], maxIterations: 10_000, limits: { maxTokens: cap } }, prompt: 'count forever' },
+      contextFor(),
+    );
 
     expect(result.termination).toBe('budget');
     const sums = cumulative(standin().requests);
@@ -66,7 +71,9 @@ describe.each(PROTOCOL_SLUGS)('issue 12 budgets on $slug', ({ slug }) => {
     const onEvent = (event: BhrainEvent) => {
       if (event.type !== 'IterationCompleted') return;
       const { inputTokens, outputTokens, cacheGetTokens, cacheSetTokens } = event.tokenUsage;
-      costs.push(computeCash({ input: inputTokens, output: outputTokens, cache: { get: cacheGetTokens, set: cacheSetTokens } }, price)!.total);
+      costs.push(
+        computeCash({ input: inputTokens, output: outputTokens, cache: { get: cacheGetTokens, set: cacheSetTokens } }, price)!.total,
+      );
     };
     const cap = 0.005;
     const result = await invoke(
@@ -109,7 +116,10 @@ describe.each(PROTOCOL_SLUGS)('issue 12 budgets on $slug', ({ slug }) => {
     standin().reset();
     playRunaway();
     const stopped = await invoke(
-      { config: { atom: slug, toolBoxes: [counter], memoryManager: summarizeOnce, maxIterations: 10, limits: { maxTokens: 1 } }, prompt: 'count' },
+      {
+        config: { atom: slug, toolBoxes: [counter], memoryManager: summarizeOnce, maxIterations: 10, limits: { maxTokens: 1 } },
+        prompt: 'count',
+      },
       contextFor(),
     );
     expect(stopped.termination).toBe('budget');
@@ -131,7 +141,9 @@ describe('issue 12 budgets: wall time, configuration', () => {
     expect(result.error).toBeNull();
     expect(result.budgetReached).toMatchObject({ limit: 'maxWallTimeMs', cap: 400 });
     expect(result.budgetReached!.spent).toBeGreaterThanOrEqual(400);
-    expect(result.output).toMatch(/^\[bhrain stopped before the task was complete: the wall-time budget was reached: [\d.]+ s elapsed of a cap of 0\.4 s \(--max-wall-time, limits\.maxWallTimeMs\)/);
+    expect(result.output).toMatch(
+      /^\[bhrain stopped before the task was complete: the wall-time budget was reached: [\d.]+ s elapsed of a cap of 0\.4 s \(--max-wall-time, limits\.maxWallTimeMs\)/,
+    );
     expect(events.at(-1)).toMatchObject({ type: 'SessionCompleted', termination: 'budget' });
   });
 
@@ -156,7 +168,9 @@ describe('issue 12 budgets: wall time, configuration', () => {
       'the price of my-self-hosted-model is unknown, so --max-budget-usd (limits.maxBudgetUsd) cannot be enforced; use a model with a known price, or cap the run with --max-tokens (limits.maxTokens) or --max-wall-time (limits.maxWallTimeMs) instead',
     );
     // the other limits need no price
-    expect(genBhrain({ atom: 'qwen/my-self-hosted-model', limits: { maxTokens: 1_000, maxWallTimeMs: 1_000 } }).config.limits).toMatchObject({ maxTokens: 1_000, maxWallTimeMs: 1_000 });
+    expect(
+      genBhrain({ atom: 'qwen/my-self-hosted-model', limits: { maxTokens: 1_000, maxWallTimeMs: 1_000 } }).config.limits,
+    ).toMatchObject({ maxTokens: 1_000, maxWallTimeMs: 1_000 });
     expect(standin().requests).toHaveLength(0);
   });
 
@@ -180,9 +194,17 @@ describe('checkBudget', () => {
 
   it('issue 12 budgets: a limit is reached at its cap, not before; no limit, no stop', () => {
     expect(checkBudget({ spent: spent(999, 0.1), budget: { maxTokens: 1_000 } })).toBeNull();
-    expect(checkBudget({ spent: spent(1_000, 0.1), budget: { maxTokens: 1_000 } })).toEqual({ limit: 'maxTokens', spent: 1_000, cap: 1_000 });
+    expect(checkBudget({ spent: spent(1_000, 0.1), budget: { maxTokens: 1_000 } })).toEqual({
+      limit: 'maxTokens',
+      spent: 1_000,
+      cap: 1_000,
+    });
     expect(checkBudget({ spent: spent(10, 0.5), budget: { maxBudgetUsd: 0.5 } })).toEqual({ limit: 'maxBudgetUsd', spent: 0.5, cap: 0.5 });
-    expect(checkBudget({ spent: spent(10, 0, 60_000), budget: { maxWallTimeMs: 60_000 } })).toEqual({ limit: 'maxWallTimeMs', spent: 60_000, cap: 60_000 });
+    expect(checkBudget({ spent: spent(10, 0, 60_000), budget: { maxWallTimeMs: 60_000 } })).toEqual({
+      limit: 'maxWallTimeMs',
+      spent: 60_000,
+      cap: 60_000,
+    });
     expect(checkBudget({ spent: spent(10 ** 9, 10 ** 6, 10 ** 9), budget: {} })).toBeNull();
   });
 

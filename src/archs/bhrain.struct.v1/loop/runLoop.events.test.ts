@@ -128,9 +128,14 @@ describe.each(PROTOCOL_SLUGS)('issue 12 events on $slug', ({ slug }) => {
       ['nope', true, null],
       ['push', true, 'prompt'],
     ]);
-    expect(completed.find((event) => event.toolName === 'deploy')?.output).toBe('permission denied: deploys are not allowed here. deploy was not run; adjust your approach.');
+    expect(completed.find((event) => event.toolName === 'deploy')?.output).toBe(
+      'permission denied: deploys are not allowed here. deploy was not run; adjust your approach.',
+    );
     expect(result.toolCalls.denials.map((denial) => denial.callId).sort()).toEqual(
-      completed.filter((event) => event.denied).map((event) => event.callId).sort(),
+      completed
+        .filter((event) => event.denied)
+        .map((event) => event.callId)
+        .sort(),
     );
   });
 
@@ -149,20 +154,32 @@ describe.each(PROTOCOL_SLUGS)('issue 12 events on $slug', ({ slug }) => {
   it('issue 12 events: RequestRetried says which attempt comes, after what wait, and why the last one failed', async () => {
     const events: BhrainEvent[] = [];
     standin().script({ error: { status: 529, retryAfterMs: 30 } }, { error: { status: 500 } }, { text: 'third time lucky' });
-    const result = await invoke({ config: { atom: slug, toolBoxes: [] }, prompt: 'hi' }, contextFor({ onEvent: (event) => events.push(event) }));
+    const result = await invoke(
+      { config: { atom: slug, toolBoxes: [] }, prompt: 'hi' },
+      contextFor({ onEvent: (event) => events.push(event) }),
+    );
     expect(result.output).toBe('third time lucky');
     const retried = events.filter((event) => event.type === 'RequestRetried');
     expect(retried).toEqual([
       expect.objectContaining({ attempt: 2, delayMs: 30, reason: expect.stringMatching(/^HTTP 529: /) }),
       expect.objectContaining({ attempt: 3, delayMs: expect.any(Number), reason: expect.stringMatching(/^HTTP 500: /) }),
     ]);
-    expect(events.map((event) => event.type)).toEqual(['SessionStarted', 'RequestRetried', 'RequestRetried', 'IterationCompleted', 'SessionCompleted']);
+    expect(events.map((event) => event.type)).toEqual([
+      'SessionStarted',
+      'RequestRetried',
+      'RequestRetried',
+      'IterationCompleted',
+      'SessionCompleted',
+    ]);
   });
 
   it('issue 12 events: a tool result event carries exactly the text the model reads, the runaway notice included', async () => {
     const events: BhrainEvent[] = [];
     standin().script(...[1, 2, 3].map(() => ({ toolCalls: [{ name: 'echo', input: { text: 'same' } }] })), { text: 'stopping' });
-    const result = await invoke({ config: { atom: slug, toolBoxes: [probe] }, prompt: 'repeat' }, contextFor({ onEvent: (event) => events.push(event) }));
+    const result = await invoke(
+      { config: { atom: slug, toolBoxes: [probe] }, prompt: 'repeat' },
+      contextFor({ onEvent: (event) => events.push(event) }),
+    );
     const outputs = events.flatMap((event) => (event.type === 'ToolExecutionCompleted' ? [event.output] : []));
     expect(outputs).toEqual(result.transcript.flatMap((message) => (message.role === 'tool' ? [message.content] : [])));
     expect(outputs[2]).toMatch(/^echo: same\n\n\[bhrain: this is call 3 in a row to echo with the same arguments/);
@@ -171,8 +188,14 @@ describe.each(PROTOCOL_SLUGS)('issue 12 events on $slug', ({ slug }) => {
   it('issue 12 events: a session stopped by a budget or at maxIterations still ends with SessionCompleted saying why', async () => {
     const events: BhrainEvent[] = [];
     standin().respond = () => ({ toolCalls: [{ name: 'echo', input: { text: String(Math.random()) } }] });
-    await invoke({ config: { atom: slug, toolBoxes: [probe], maxIterations: 2 }, prompt: 'loop' }, contextFor({ onEvent: (event) => events.push(event) }));
-    await invoke({ config: { atom: slug, toolBoxes: [probe], limits: { maxTokens: 1 } }, prompt: 'loop' }, contextFor({ onEvent: (event) => events.push(event) }));
+    await invoke(
+      { config: { atom: slug, toolBoxes: [probe], maxIterations: 2 }, prompt: 'loop' },
+      contextFor({ onEvent: (event) => events.push(event) }),
+    );
+    await invoke(
+      { config: { atom: slug, toolBoxes: [probe], limits: { maxTokens: 1 } }, prompt: 'loop' },
+      contextFor({ onEvent: (event) => events.push(event) }),
+    );
     expect(events.filter((event) => event.type === 'SessionCompleted').map((event) => [event.termination, event.iterations])).toEqual([
       ['max-iterations', 2],
       ['budget', 1],

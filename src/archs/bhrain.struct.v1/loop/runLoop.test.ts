@@ -36,7 +36,11 @@ const genProbeToolBox = (): BhrainToolBox & { runs: string[] } => {
       runs.push(call.name);
       if (call.name === 'crash') throw new Error('disk on fire');
       if (call.name === 'slow') await new Promise((resolve) => setTimeout(resolve, 300));
-      return { callId: call.id, success: call.name !== 'fail', output: call.name === 'fail' ? 'it failed: no such thing' : `ok ${call.input.n ?? ''}`.trim() };
+      return {
+        callId: call.id,
+        success: call.name !== 'fail',
+        output: call.name === 'fail' ? 'it failed: no such thing' : `ok ${call.input.n ?? ''}`.trim(),
+      };
     },
   };
 };
@@ -66,7 +70,12 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
   it('usecase.2: the loop iterates until a response has no tool calls, running every call of a response', async () => {
     const cwd = await tempDir();
     standin().script(
-      { toolCalls: [{ name: 'bash', input: { command: 'echo one > a.txt' } }, { name: 'bash', input: { command: 'echo two > b.txt' } }] },
+      {
+        toolCalls: [
+          { name: 'bash', input: { command: 'echo one > a.txt' } },
+          { name: 'bash', input: { command: 'echo two > b.txt' } },
+        ],
+      },
       { toolCalls: [{ name: 'bash', input: { command: 'cat a.txt b.txt' } }] },
       { text: 'Both files exist: one, two.' },
     );
@@ -118,7 +127,13 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
   });
 
   it('usecase.12: llm errors are retried; when retries fail the error is surfaced with the partial transcript', async () => {
-    standin().script({ error: { status: 529 } }, { text: 'checking', toolCalls: [{ name: 'ok' }] }, { error: { status: 500 } }, { error: { status: 500 } }, { error: { status: 500 } });
+    standin().script(
+      { error: { status: 529 } },
+      { text: 'checking', toolCalls: [{ name: 'ok' }] },
+      { error: { status: 500 } },
+      { error: { status: 500 } },
+      { error: { status: 500 } },
+    );
     const result = await invoke({ config: { atom: slug, toolBoxes: [genProbeToolBox()] }, prompt: 'go' }, contextFor());
     expect(result.termination).toBe('error');
     expect(result.error).toBeInstanceOf(SupplierUnavailableError);
@@ -139,7 +154,10 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
     const { lines, log } = genRecordingLog();
     const events: BhrainEvent[] = [];
     standin().script({ toolCalls: [{ name: 'ok', input: { n: 7 } }] }, { text: 'seven' });
-    const result = await invoke({ config: { atom: slug, toolBoxes: [genProbeToolBox()] }, prompt: 'go' }, contextFor({ log, onEvent: (event) => events.push(event) }));
+    const result = await invoke(
+      { config: { atom: slug, toolBoxes: [genProbeToolBox()] }, prompt: 'go' },
+      contextFor({ log, onEvent: (event) => events.push(event) }),
+    );
     expect(lines.find((line) => line.message === 'tool call ok')?.meta).toMatchObject({ input: { n: 7 } });
     expect(lines.find((line) => line.message.startsWith('tool result ok'))?.meta).toMatchObject({ output: 'ok 7', success: true });
     const iterations = events.filter((event) => event.type === 'IterationCompleted');
@@ -169,7 +187,10 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
 
   it('boundary.4: parallel calls run concurrently; successes and failures are all appended', async () => {
     const probe = genProbeToolBox();
-    standin().script({ toolCalls: [{ name: 'slow' }, { name: 'slow' }, { name: 'fail' }, { name: 'crash' }, { name: 'ok', input: { n: 3 } }] }, { text: 'partial success' });
+    standin().script(
+      { toolCalls: [{ name: 'slow' }, { name: 'slow' }, { name: 'fail' }, { name: 'crash' }, { name: 'ok', input: { n: 3 } }] },
+      { text: 'partial success' },
+    );
     const started = Date.now();
     const result = await invoke({ config: { atom: slug, toolBoxes: [probe] }, prompt: 'go' }, contextFor());
     expect(Date.now() - started).toBeLessThan(590);
@@ -185,7 +206,11 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
   });
 
   it('boundary.5: a call to a non-existent tool returns an error listing the tools, and the model corrects', async () => {
-    standin().script({ toolCalls: [{ name: 'search_files', input: { q: 'x' } }] }, { toolCalls: [{ name: 'ok', input: { n: 1 } }] }, { text: 'fixed' });
+    standin().script(
+      { toolCalls: [{ name: 'search_files', input: { q: 'x' } }] },
+      { toolCalls: [{ name: 'ok', input: { n: 1 } }] },
+      { text: 'fixed' },
+    );
     const result = await invoke({ config: { atom: slug, toolBoxes: [genProbeToolBox()] }, prompt: 'go' }, contextFor());
     expect(result.output).toBe('fixed');
     expect(result.transcript.find((message) => message.role === 'tool')?.content).toBe(
@@ -218,7 +243,11 @@ describe('usecase.10: atom interchangeability', () => {
     const runs = [];
     for (const { slug } of PROTOCOL_SLUGS) {
       standin().reset();
-      standin().script({ toolCalls: [{ name: 'ok', input: { n: 1 } }, { name: 'fail' }] }, { toolCalls: [{ name: 'nope' }] }, { text: 'done' });
+      standin().script(
+        { toolCalls: [{ name: 'ok', input: { n: 1 } }, { name: 'fail' }] },
+        { toolCalls: [{ name: 'nope' }] },
+        { text: 'done' },
+      );
       const result = await invoke({ config: { atom: slug, toolBoxes: [genProbeToolBox()] }, prompt: 'go' }, contextFor());
       runs.push({
         termination: result.termination,
@@ -236,7 +265,14 @@ describe('repairToolPairs', () => {
     const repaired = repairToolPairs([
       { role: 'tool', toolCallId: 'orphan', toolName: 'ok', content: 'x', isError: false },
       { role: 'user', content: 'hi' },
-      { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'ok', input: {} }, { id: 'b', name: 'ok', input: {} }] },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          { id: 'a', name: 'ok', input: {} },
+          { id: 'b', name: 'ok', input: {} },
+        ],
+      },
       { role: 'tool', toolCallId: 'b', toolName: 'ok', content: 'done', isError: false },
       { role: 'user', content: 'next' },
     ]);
@@ -263,7 +299,10 @@ describe('issue 11 item 3: writes cannot leave the workspace, whatever the order
   };
   const toolResults = (result: BhrainSessionResult) =>
     result.transcript.filter((message): message is Extract<BrainMessage, { role: 'tool' }> => message.role === 'tool');
-  const raceWrites = Array.from({ length: 300 }, (_, index) => ({ name: 'write', input: { path: `d/f${index}`, content: `escaped ${index}` } }));
+  const raceWrites = Array.from({ length: 300 }, (_, index) => ({
+    name: 'write',
+    input: { path: `d/f${index}`, content: `escaped ${index}` },
+  }));
   const linkOut = { name: 'bash', input: { command: 'ln -s ../outside d' } };
   const files = () => ({ atom: 'claude/haiku', toolBoxes: [genFilesToolBox(), genBashToolBox()] });
 
@@ -279,14 +318,19 @@ describe('issue 11 item 3: writes cannot leave the workspace, whatever the order
       const writes = toolResults(result).filter((message) => message.toolName === 'write');
       expect(writes).toHaveLength(300);
       for (const message of writes)
-        expect(message.content).toMatch(/^permission denied: write would change \/.+\/outside\/f\d+, outside the workspace .+ no way to ask the user/);
+        expect(message.content).toMatch(
+          /^permission denied: write would change \/.+\/outside\/f\d+, outside the workspace .+ no way to ask the user/,
+        );
     }, 60_000);
 
   it('a write-time check refuses what the permission check passed: d swapped for a link out while the user was asked', async () => {
     const { workspace, outside } = await genLayout();
     await mkdir(join(workspace, 'd'));
     // the guard asks about every write; while the first question is open, "another process" swaps d for a link out
-    const guard: BhrainPermissionGuard = { name: 'ask-writes', check: ({ call }) => ({ decision: call.name === 'write' ? 'prompt' : 'allow' }) };
+    const guard: BhrainPermissionGuard = {
+      name: 'ask-writes',
+      check: ({ call }) => ({ decision: call.name === 'write' ? 'prompt' : 'allow' }),
+    };
     const asked: string[] = [];
     const prompter: BhrainPrompter = async ({ reason }) => {
       if (!asked.length) {
@@ -297,13 +341,19 @@ describe('issue 11 item 3: writes cannot leave the workspace, whatever the order
       return !reason.includes('outside the workspace');
     };
     standin().script({ toolCalls: raceWrites.slice(0, 20) }, { text: 'done' });
-    const result = await invoke({ config: { ...files(), permissionGuard: guard }, prompt: 'race' }, contextFor({ cwd: workspace, prompter }));
+    const result = await invoke(
+      { config: { ...files(), permissionGuard: guard }, prompt: 'race' },
+      contextFor({ cwd: workspace, prompter }),
+    );
     expect(await readdir(outside)).toEqual(['t']);
     const [first, ...rest] = toolResults(result).map((message) => message.content);
     expect(first).toBe(
       `Refused to write d/f0: it now resolves to ${join(outside, 'f0')}, not to ${join(workspace, 'd/f0')} as when its permission was checked (a link on the way changed in between). Nothing was changed. Retry the call, so that the permission check sees the file as it is now.`,
     );
-    for (const content of rest) expect(content).toMatch(/^permission denied: the user declined write \(write would change \/.+\/outside\/f\d+, outside the workspace/);
+    for (const content of rest)
+      expect(content).toMatch(
+        /^permission denied: the user declined write \(write would change \/.+\/outside\/f\d+, outside the workspace/,
+      );
   });
 
   it('a hard link to a file outside (ln ../outside/t hl) is asked about before edit or write; headless, denied and the outside file unchanged', async () => {
@@ -331,10 +381,15 @@ describe('issue 11 item 3: writes cannot leave the workspace, whatever the order
     await link(join(outside, 't'), join(workspace, 'hl'));
     const asked: string[] = [];
     const prompter: BhrainPrompter = async ({ reason }) => (asked.push(reason), true);
-    standin().script({ toolCalls: [{ name: 'edit', input: { path: 'hl', old_string: 'original', new_string: 'approved' } }] }, { text: 'done' });
+    standin().script(
+      { toolCalls: [{ name: 'edit', input: { path: 'hl', old_string: 'original', new_string: 'approved' } }] },
+      { text: 'done' },
+    );
     const result = await invoke({ config: files(), prompt: 'edit hl' }, contextFor({ cwd: workspace, prompter }));
     expect(toolResults(result)[0].content).toMatch(/^Edited hl: 1 replacement/);
-    expect(asked).toEqual([`edit would change ${join(workspace, 'hl')}, which has 2 hard links (another name for it may lie outside the workspace)`]);
+    expect(asked).toEqual([
+      `edit would change ${join(workspace, 'hl')}, which has 2 hard links (another name for it may lie outside the workspace)`,
+    ]);
     expect(await readFile(join(outside, 't'), 'utf8')).toBe('approved outside\n');
   });
 
@@ -353,7 +408,9 @@ describe('issue 11 item 3: writes cannot leave the workspace, whatever the order
     );
     const result = await invoke({ config: files(), prompt: 'hooks' }, contextFor({ cwd: workspace }));
     for (const message of toolResults(result))
-      expect(message.content).toMatch(/^permission denied: (write|edit) would change \/.+\/ws\/\.git\/(hooks\/pre-commit|config), a protected path: git (runs as code|reads as configuration).*, outside any sandbox .+ no way to ask the user/);
+      expect(message.content).toMatch(
+        /^permission denied: (write|edit) would change \/.+\/ws\/\.git\/(hooks\/pre-commit|config), a protected path: git (runs as code|reads as configuration).*, outside any sandbox .+ no way to ask the user/,
+      );
     expect(await readdir(join(workspace, '.git/hooks'))).toEqual([]);
     expect(await readFile(join(workspace, '.git/config'), 'utf8')).toBe('[core]\n');
   });
@@ -376,8 +433,12 @@ describe('issue 11 item 3: writes cannot leave the workspace, whatever the order
     const [settings, tasks, bashrc] = toolResults(result);
     expect(settings.content).toMatch(/^Created .vscode\/settings.json: wrote /);
     expect(await readFile(join(workspace, '.vscode', 'settings.json'), 'utf8')).toBe('{"editor.tabSize": 2}');
-    expect(tasks.content).toMatch(/^permission denied: write would change \/.+\/\.vscode\/tasks\.json, a protected path: VS Code reads as settings and tasks it runs/);
-    expect(bashrc.content).toMatch(/a protected path: bash runs at start, outside any sandbox \(a rule naming that exact path, e\.g\. `write\(\.bashrc\)`, allows it\)/);
+    expect(tasks.content).toMatch(
+      /^permission denied: write would change \/.+\/\.vscode\/tasks\.json, a protected path: VS Code reads as settings and tasks it runs/,
+    );
+    expect(bashrc.content).toMatch(
+      /a protected path: bash runs at start, outside any sandbox \(a rule naming that exact path, e\.g\. `write\(\.bashrc\)`, allows it\)/,
+    );
     expect(await readdir(join(workspace, '.vscode'))).toEqual(['settings.json']);
   });
 
@@ -397,17 +458,13 @@ describe('issue 11 item 3: writes cannot leave the workspace, whatever the order
     const result = await invoke({ config: files(), prompt: 'links' }, contextFor({ cwd: workspace }));
     const [bash, ...changes] = toolResults(result).map((message) => message.content);
     expect(bash).toContain('exit code: 0');
-    expect(changes.map((content) => content.split(':')[0])).toEqual([
-      'Created ld/b.txt',
-      'Edited la',
-      'Created ld/deeper/c.txt',
-    ]);
+    expect(changes.map((content) => content.split(':')[0])).toEqual(['Created ld/b.txt', 'Edited la', 'Created ld/deeper/c.txt']);
     expect(await readFile(join(workspace, 'sub/a.txt'), 'utf8')).toBe('uno\n');
     expect(await readFile(join(workspace, 'sub/b.txt'), 'utf8')).toBe('two\n');
     expect(await readFile(join(workspace, 'sub/deeper/c.txt'), 'utf8')).toBe('three\n');
   });
 
-  it('runs bash first, then write and edit one at a time in the model\'s order, then reads; results come back in call order', async () => {
+  it("runs bash first, then write and edit one at a time in the model's order, then reads; results come back in call order", async () => {
     const { workspace } = await genLayout();
     const calls = [
       { name: 'read', input: { path: 'g' } },
@@ -462,7 +519,10 @@ describe('issue 11 item 3: writes cannot leave the workspace, whatever the order
       { config: { atom: 'claude/haiku', toolBoxes: [genFilesToolBox(), stopper] }, prompt: 'stop' },
       contextFor({ cwd: workspace, signal: controller.signal }),
     );
-    expect(toolResults(result).map((message) => message.content)).toEqual(['write was not run: the session was aborted before this call\'s turn came.', 'stopped']);
+    expect(toolResults(result).map((message) => message.content)).toEqual([
+      "write was not run: the session was aborted before this call's turn came.",
+      'stopped',
+    ]);
     expect(await readdir(workspace)).toEqual([]);
   });
 });

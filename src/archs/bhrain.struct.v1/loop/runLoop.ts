@@ -39,7 +39,12 @@ const tallyToolCalls = (counts: BhrainToolCallCounts, outcomes: readonly ToolCal
     promptedDenied: counts.promptedDenied + denied.filter((outcome) => outcome.denied!.by !== 'guard').length,
     denials: [
       ...counts.denials,
-      ...denied.map(({ message, denied }) => ({ callId: message.toolCallId, toolName: message.toolName, reason: denied!.reason, by: denied!.by })),
+      ...denied.map(({ message, denied }) => ({
+        callId: message.toolCallId,
+        toolName: message.toolName,
+        reason: denied!.reason,
+        by: denied!.by,
+      })),
     ],
   };
 };
@@ -109,12 +114,15 @@ export const runLoop = async (input: {
   const approvals = input.approvals ?? genSessionApprovals();
   let tracker: ReturnType<typeof trackSession> | null = null;
   // the child's spend is this session's too: its result and session entity show the whole tree's
-  const registry = attachTaskTool({ config, registry: input.registry, sessionUuid, depth, ledger, approvals, context, emit, run: runLoop }, ({ record, descendants }) => {
-    tokens = addTokens(tokens, record.tokens);
-    cash = cash === undefined ? record.cash : addCash(cash, record.cash);
-    subagents.push(...descendants, record);
-    tracker?.update({ iterationCount: tracker.current().iterationCount, tokens });
-  });
+  const registry = attachTaskTool(
+    { config, registry: input.registry, sessionUuid, depth, ledger, approvals, context, emit, run: runLoop },
+    ({ record, descendants }) => {
+      tokens = addTokens(tokens, record.tokens);
+      cash = cash === undefined ? record.cash : addCash(cash, record.cash);
+      subagents.push(...descendants, record);
+      tracker?.update({ iterationCount: tracker.current().iterationCount, tokens });
+    },
+  );
   const extra = [config.systemPrompt, input.instructions].filter((part): part is string => !!part).join('\n\n');
   // read once per session: the system prompt stays the same across its iterations (a cacheable prefix)
   const git = config.gitStatus ? await readGitStatus({ cwd }, { env: context.env, log }) : null;
@@ -125,7 +133,13 @@ export const runLoop = async (input: {
     const tools = registry.definitions();
     const known = shaped;
     if (known && tools.length === known.tools.length && tools.every((tool, index) => tool === known.tools[index])) return known;
-    const systemText = genSystemPrompt({ cwd, tools, git, instructions: config.instructions ?? undefined, systemPrompt: extra || undefined });
+    const systemText = genSystemPrompt({
+      cwd,
+      tools,
+      git,
+      instructions: config.instructions ?? undefined,
+      systemPrompt: extra || undefined,
+    });
     return (shaped = { tools, systemText, fixed: estimateTokens(systemText) + estimateTokens(JSON.stringify(tools)) });
   };
   let fixed = shape().fixed;
@@ -201,10 +215,13 @@ export const runLoop = async (input: {
   const deadline =
     wallLeftMs === null
       ? null
-      : setTimeout(() => {
-          deadlinePassed = true;
-          stop.abort(new Error(`the wall-time budget of ${config.limits.maxWallTimeMs} ms was reached`));
-        }, Math.max(0, wallLeftMs));
+      : setTimeout(
+          () => {
+            deadlinePassed = true;
+            stop.abort(new Error(`the wall-time budget of ${config.limits.maxWallTimeMs} ms was reached`));
+          },
+          Math.max(0, wallLeftMs),
+        );
 
   // what the session tree spent so far (and the caller before it), toward the budget; every request is counted there
   const spentNow = (): BhrainSpend => ledger.spentNow();
@@ -284,14 +301,23 @@ export const runLoop = async (input: {
   const applyUpdate = (update: BhrainCompactionResult, tokensBefore: number) => {
     if (!update.shouldUpdate) return;
     if (!isMessageList(update.newMessages))
-      return log.error(`memory manager '${config.memoryManager.name}' proposed an update without a valid message list; the context is unchanged`);
+      return log.error(
+        `memory manager '${config.memoryManager.name}' proposed an update without a valid message list; the context is unchanged`,
+      );
     messages = repairToolPairs(update.newMessages);
     measuredTokens = null;
     historyTokens = estimateMessagesTokens(messages);
     const tokensAfter = fixed + historyTokens;
     compactions.push({ strategy: config.memoryManager.name, tokensBefore, tokensAfter });
     log.info(`context compacted by ${config.memoryManager.name}: ${tokensBefore} → ${tokensAfter} tokens`);
-    emit({ type: 'Compacted', sessionUuid, strategy: config.memoryManager.name, tokensBefore, tokensAfter, occurredAt: new Date().toISOString() });
+    emit({
+      type: 'Compacted',
+      sessionUuid,
+      strategy: config.memoryManager.name,
+      tokensBefore,
+      tokensAfter,
+      occurredAt: new Date().toISOString(),
+    });
   };
 
   const stopAtBudget = (reached: BhrainBudgetReached, iterations: number) => {
@@ -343,7 +369,8 @@ export const runLoop = async (input: {
         // the wall-time deadline cut the request short: a budget stop, not a failure
         const cut = context.signal?.aborted ? null : budgetReached();
         if (cut) return stopAtBudget(cut, iteration - 1);
-        const typed = error instanceof BhrainError ? error : new LoopError(`the loop failed: ${(error as Error)?.message ?? error}`, { cause: error });
+        const typed =
+          error instanceof BhrainError ? error : new LoopError(`the loop failed: ${(error as Error)?.message ?? error}`, { cause: error });
         log.error(`iteration ${iteration}: ${typed.message}`);
         return finish({ output: lastText, termination: 'error', iterations: iteration - 1, error: typed });
       }
@@ -361,7 +388,11 @@ export const runLoop = async (input: {
       append(answered);
 
       const size = contextTokens(answered);
-      log.info(`iteration ${iteration}: ${calls.length} tool call${calls.length === 1 ? '' : 's'}, context ~${size} tokens`, { iteration, toolCalls: calls.length, contextTokens: size });
+      log.info(`iteration ${iteration}: ${calls.length} tool call${calls.length === 1 ? '' : 's'}, context ~${size} tokens`, {
+        iteration,
+        toolCalls: calls.length,
+        contextTokens: size,
+      });
       emit({
         type: 'IterationCompleted',
         sessionUuid,
@@ -383,7 +414,9 @@ export const runLoop = async (input: {
       if (generation.stopReason === 'refusal') {
         log.warn(`iteration ${iteration}: ${config.atom.slug} refused the request (stop reason refusal); it is not retried`);
         return finish({
-          output: generation.message.content.trim() ? generation.message.content : `[${config.atom.slug} refused the request (stop reason refusal) and gave no text]`,
+          output: generation.message.content.trim()
+            ? generation.message.content
+            : `[${config.atom.slug} refused the request (stop reason refusal) and gave no text]`,
           termination: 'refusal',
           iterations: iteration,
         });
@@ -391,7 +424,9 @@ export const runLoop = async (input: {
       // a call cut off by the output-token limit was not run: the model is told so, and to continue in smaller steps
       const truncated = generation.truncatedToolCalls ?? [];
       if (truncated.length) {
-        log.warn(`iteration ${iteration}: ${truncated.map((call) => call.name).join(', ')} was cut off by the output-token limit and not run; the model is asked to continue in smaller steps`);
+        log.warn(
+          `iteration ${iteration}: ${truncated.map((call) => call.name).join(', ')} was cut off by the output-token limit and not run; the model is asked to continue in smaller steps`,
+        );
         append([{ role: 'user', content: describeTruncatedToolCalls(truncated) }]);
         nudgedEmpty = false;
         if (!calls.length) continue;
@@ -407,7 +442,9 @@ export const runLoop = async (input: {
             output: lastText,
             termination: 'error',
             iterations: iteration,
-            error: new EmptyAnswerError(`${config.atom.slug} returned an empty answer twice in a row (no text, no tool call); the session stopped with its transcript kept`),
+            error: new EmptyAnswerError(
+              `${config.atom.slug} returned an empty answer twice in a row (no text, no tool call); the session stopped with its transcript kept`,
+            ),
           });
         nudgedEmpty = true;
         log.warn(`iteration ${iteration}: the model returned an empty answer; it is asked to continue`);
@@ -423,7 +460,8 @@ export const runLoop = async (input: {
 
       // the memory manager is consulted after every iteration; its failures never end the loop
       const manager = config.memoryManager;
-      const observeFailed = (error: unknown) => log.error(`memory manager '${manager.name}' observe failed: ${(error as Error)?.message ?? error}`);
+      const observeFailed = (error: unknown) =>
+        log.error(`memory manager '${manager.name}' observe failed: ${(error as Error)?.message ?? error}`);
       try {
         // not awaited: observation runs in the background and signals updates applied between iterations
         Promise.resolve(

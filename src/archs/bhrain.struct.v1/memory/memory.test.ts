@@ -17,8 +17,18 @@ const { standin, contextFor } = useStandin();
 /** a toolbox with one tool that returns `size` characters of filler, tagged with the call's n */
 const bulky: BhrainToolBox = {
   name: 'bulky',
-  definitions: [{ name: 'fetch', description: 'returns a big blob', inputSchema: { type: 'object', properties: { n: { type: 'integer' }, size: { type: 'integer' } } } }],
-  execute: async ({ call }) => ({ callId: call.id, success: true, output: `blob ${call.input.n}: ${'z'.repeat(Number(call.input.size ?? 100))}` }),
+  definitions: [
+    {
+      name: 'fetch',
+      description: 'returns a big blob',
+      inputSchema: { type: 'object', properties: { n: { type: 'integer' }, size: { type: 'integer' } } },
+    },
+  ],
+  execute: async ({ call }) => ({
+    callId: call.id,
+    success: true,
+    output: `blob ${call.input.n}: ${'z'.repeat(Number(call.input.size ?? 100))}`,
+  }),
 };
 const fetchTurns = (count: number, size: number) =>
   Array.from({ length: count }, (_, index) => ({ toolCalls: [{ name: 'fetch', input: { n: index + 1, size } }] }));
@@ -36,7 +46,10 @@ describe.each(PROTOCOL_SLUGS)('memory managers on $slug', ({ slug }) => {
       }),
     };
     standin().script(...fetchTurns(2, 10), { text: 'done' });
-    const result = await invoke({ config: { atom: slug, toolBoxes: [bulky], memoryManager: manager }, prompt: 'fetch twice' }, contextFor());
+    const result = await invoke(
+      { config: { atom: slug, toolBoxes: [bulky], memoryManager: manager }, prompt: 'fetch twice' },
+      contextFor(),
+    );
     expect(consulted).toEqual([3, 5]);
     expect(sentText(1)).toContain('REPLACED CONTEXT');
     expect(sentText(0)).not.toContain('REPLACED CONTEXT');
@@ -44,7 +57,11 @@ describe.each(PROTOCOL_SLUGS)('memory managers on $slug', ({ slug }) => {
   });
 
   it('usecase.8: when the manager decides not to update, the context is unchanged', async () => {
-    const manager: BhrainMemoryManager = { name: 'idle', shouldUpdate: () => false, getUpdate: () => ({ shouldUpdate: true, newMessages: [] }) };
+    const manager: BhrainMemoryManager = {
+      name: 'idle',
+      shouldUpdate: () => false,
+      getUpdate: () => ({ shouldUpdate: true, newMessages: [] }),
+    };
     standin().script(...fetchTurns(1, 10), { text: 'done' });
     const result = await invoke({ config: { atom: slug, toolBoxes: [bulky], memoryManager: manager }, prompt: 'fetch' }, contextFor());
     expect(result.compactions).toEqual([]);
@@ -55,7 +72,8 @@ describe.each(PROTOCOL_SLUGS)('memory managers on $slug', ({ slug }) => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-mem-'));
     const externalizing: BhrainMemoryManager = {
       name: 'externalize',
-      shouldUpdate: ({ messages }) => messages.some((message) => message.role === 'tool' && message.toolName === 'fetch' && message.content.length > 500),
+      shouldUpdate: ({ messages }) =>
+        messages.some((message) => message.role === 'tool' && message.toolName === 'fetch' && message.content.length > 500),
       getUpdate: async ({ messages }) => {
         const newMessages: BrainMessage[] = [];
         const refs: string[] = [];
@@ -77,7 +95,10 @@ describe.each(PROTOCOL_SLUGS)('memory managers on $slug', ({ slug }) => {
       return undefined;
     };
     standin().script(...fetchTurns(1, 2_000), { text: 'I read it back' });
-    const result = await invoke({ config: { atom: slug, toolBoxes: [bulky, genFilesToolBox()], memoryManager: externalizing }, prompt: 'fetch' }, contextFor({ cwd }));
+    const result = await invoke(
+      { config: { atom: slug, toolBoxes: [bulky, genFilesToolBox()], memoryManager: externalizing }, prompt: 'fetch' },
+      contextFor({ cwd }),
+    );
     expect(result.output).toBe('I read it back');
     expect(result.transcript.filter((message) => message.role === 'tool').at(-1)?.content).toContain('blob 1: zzz');
   });
@@ -88,11 +109,17 @@ describe.each(PROTOCOL_SLUGS)('memory managers on $slug', ({ slug }) => {
       shouldUpdate: () => false,
       getUpdate: () => ({ shouldUpdate: false }),
       observe: ({ messages }, { signalUpdate }) => {
-        setTimeout(() => signalUpdate({ shouldUpdate: true, newMessages: [{ role: 'user', content: 'OBSERVED SUMMARY' }, ...messages.slice(1)] }), 5);
+        setTimeout(
+          () => signalUpdate({ shouldUpdate: true, newMessages: [{ role: 'user', content: 'OBSERVED SUMMARY' }, ...messages.slice(1)] }),
+          5,
+        );
       },
     };
     standin().script(...fetchTurns(2, 10), { text: 'done' });
-    const slowBulky: BhrainToolBox = { ...bulky, execute: async (input, context) => (await new Promise((resolve) => setTimeout(resolve, 30)), bulky.execute(input, context)) };
+    const slowBulky: BhrainToolBox = {
+      ...bulky,
+      execute: async (input, context) => (await new Promise((resolve) => setTimeout(resolve, 30)), bulky.execute(input, context)),
+    };
     const result = await invoke({ config: { atom: slug, toolBoxes: [slowBulky], memoryManager: manager }, prompt: 'fetch' }, contextFor());
     expect(result.output).toBe('done');
     expect(sentText(2)).toContain('OBSERVED SUMMARY');
@@ -104,15 +131,22 @@ describe.each(PROTOCOL_SLUGS)('memory managers on $slug', ({ slug }) => {
     const events: BhrainEvent[] = [];
     standin().respond = (request) => {
       const system = JSON.stringify(request.body.system ?? request.body.messages[0]);
-      return system.includes('You compact the working memory') ? { text: 'SUMMARY: the user wants blobs; the secret word is plover' } : undefined;
+      return system.includes('You compact the working memory')
+        ? { text: 'SUMMARY: the user wants blobs; the secret word is plover' }
+        : undefined;
     };
     standin().script(...fetchTurns(6, 5_000), { text: 'the secret word is plover' });
-    const result = await brain.invoke({ prompt: 'remember the secret word plover, then fetch six blobs' }, contextFor({ onEvent: (event) => events.push(event) }));
+    const result = await brain.invoke(
+      { prompt: 'remember the secret word plover, then fetch six blobs' },
+      contextFor({ onEvent: (event) => events.push(event) }),
+    );
     expect(result.output).toBe('the secret word is plover');
     const compacted = events.filter((event) => event.type === 'Compacted');
     expect(compacted.length).toBeGreaterThan(0);
     for (const event of compacted) if (event.type === 'Compacted') expect(event.tokensAfter).toBeLessThan(event.tokensBefore);
-    const summarizerRequests = standin().requests.filter((request) => JSON.stringify(request.body).includes('You compact the working memory'));
+    const summarizerRequests = standin().requests.filter((request) =>
+      JSON.stringify(request.body).includes('You compact the working memory'),
+    );
     expect(summarizerRequests.length).toBe(compacted.length);
     expect(JSON.stringify(summarizerRequests[0].body)).toMatch(/condensed: \d+ of \d+ characters removed/);
     const last = sentText(standin().requests.length - 1);
@@ -124,7 +158,10 @@ describe.each(PROTOCOL_SLUGS)('memory managers on $slug', ({ slug }) => {
     standin().script(...fetchTurns(6, 3_000), { text: 'done' });
     const events: BhrainEvent[] = [];
     const result = await invoke(
-      { config: { atom: slug, toolBoxes: [bulky], memoryManager: genTruncate(), limits: { contextTokens: 5_000 } }, prompt: 'fetch six blobs' },
+      {
+        config: { atom: slug, toolBoxes: [bulky], memoryManager: genTruncate(), limits: { contextTokens: 5_000 } },
+        prompt: 'fetch six blobs',
+      },
       contextFor({ onEvent: (event) => events.push(event) }),
     );
     expect(result.output).toBe('done');

@@ -30,10 +30,7 @@ export interface BhrainPermissionGuard {
    * with them (BhrainConfig readDenialOf)
    */
   allowRead?: readonly string[];
-  check: (
-    input: { call: BrainToolCall },
-    context: BhrainPermissionContext,
-  ) => BhrainPermissionDecision | Promise<BhrainPermissionDecision>;
+  check: (input: { call: BrainToolCall }, context: BhrainPermissionContext) => BhrainPermissionDecision | Promise<BhrainPermissionDecision>;
 }
 
 /**

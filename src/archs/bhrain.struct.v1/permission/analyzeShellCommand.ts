@@ -120,7 +120,8 @@ const resolveWord = (node: Node): Word => {
       let value = '';
       for (const child of node.namedChildren) {
         if (child.type === 'string') value += resolveWord(child).value ?? '\0';
-        else if (child.type === 'string_content') value += child.text.replace(/\\([$`"\\\n])/g, (_, escaped: string) => (escaped === '\n' ? '' : escaped));
+        else if (child.type === 'string_content')
+          value += child.text.replace(/\\([$`"\\\n])/g, (_, escaped: string) => (escaped === '\n' ? '' : escaped));
         else return unknown;
       }
       return value.includes('\0') ? unknown : { value, text, pattern: false };
@@ -144,10 +145,15 @@ const isInteger = (value: string | null): boolean => value !== null && /^[+-]?\d
 
 /** .what = records a name given to a builtin that takes variable names; one with a subscript, or unknown, is unreadable */
 const judgeVariableName = (scan: Scan, program: string, word: Word, { assigns }: { assigns: boolean }) => {
-  if (word.value === null) return unreadable(scan, `\`${program}\` is given a variable name only known when it runs (\`${shorten(word.text)}\`)`);
+  if (word.value === null)
+    return unreadable(scan, `\`${program}\` is given a variable name only known when it runs (\`${shorten(word.text)}\`)`);
   const [name, ...rest] = word.value.split('=');
   const bare = name.replace(/\+$/, '');
-  if (bare.includes('[')) return unreadable(scan, `\`${program} ${shorten(word.text)}\` names an array element whose subscript bash evaluates, and a subscript can run commands`);
+  if (bare.includes('['))
+    return unreadable(
+      scan,
+      `\`${program} ${shorten(word.text)}\` names an array element whose subscript bash evaluates, and a subscript can run commands`,
+    );
   if (isDangerousVariable(bare)) return unreadable(scan, `assigning ${bare} makes bash run or find commands the rules cannot see`);
   if (assigns && (!rest.length || !isInteger(rest.join('=')))) scan.tainted.add(bare);
 };
@@ -243,7 +249,8 @@ const judgeBuiltinArguments = (scan: Scan, program: string, words: Word[]) => {
       return;
     case 'mapfile':
     case 'readarray':
-      if (options.some((word) => /^-[A-Za-z]*C/.test(word.value!))) return unreadable(scan, `\`${program} -C\` runs a command string for each line`);
+      if (options.some((word) => /^-[A-Za-z]*C/.test(word.value!)))
+        return unreadable(scan, `\`${program} -C\` runs a command string for each line`);
       return judgeOperandNames(scan, program, args, ['-d', '-n', '-O', '-s', '-u', '-c']);
     case 'read':
       return judgeOperandNames(scan, program, args, ['-d', '-i', '-n', '-N', '-p', '-t', '-u']);
@@ -255,16 +262,23 @@ const judgeBuiltinArguments = (scan: Scan, program: string, words: Word[]) => {
       for (const [index, word] of args.entries()) {
         // a word known only when it runs could be `-p`, making the next one a name: only a last one is a plain pid
         if (word.value === null && index < args.length - 1)
-          return unreadable(scan, `\`wait ${shorten(word.text)} …\` is given a word only known when it runs, which could be -p and make the next word a variable name`);
+          return unreadable(
+            scan,
+            `\`wait ${shorten(word.text)} …\` is given a word only known when it runs, which could be -p and make the next word a variable name`,
+          );
         const cluster = word.value === null ? null : /^-[fn]*p(.*)$/.exec(word.value);
         if (word.value === '--' || (word.value !== null && !word.value.startsWith('-'))) return;
-        if (cluster) judgeVariableName(scan, program, cluster[1] ? { ...word, value: cluster[1] } : (args[index + 1] ?? literal('')), { assigns: true });
+        if (cluster)
+          judgeVariableName(scan, program, cluster[1] ? { ...word, value: cluster[1] } : (args[index + 1] ?? literal('')), {
+            assigns: true,
+          });
       }
       return;
     case 'printf': {
       const at = args.findIndex((word) => word.value === '-v');
       if (at >= 0) judgeVariableName(scan, program, args[at + 1] ?? literal(''), { assigns: true });
-      else if (args[0]?.value?.startsWith('-v')) judgeVariableName(scan, program, { ...args[0], value: args[0].value.slice(2) }, { assigns: true });
+      else if (args[0]?.value?.startsWith('-v'))
+        judgeVariableName(scan, program, { ...args[0], value: args[0].value.slice(2) }, { assigns: true });
       return;
     }
     case 'let':
@@ -275,7 +289,9 @@ const judgeBuiltinArguments = (scan: Scan, program: string, words: Word[]) => {
       return;
     case 'test':
     case '[':
-      for (const [index, word] of args.entries()) if (word.value === '-v' || word.value === '-R') judgeVariableName(scan, program, args[index + 1] ?? literal(''), { assigns: false });
+      for (const [index, word] of args.entries())
+        if (word.value === '-v' || word.value === '-R')
+          judgeVariableName(scan, program, args[index + 1] ?? literal(''), { assigns: false });
       return;
     case 'declare':
     case 'typeset':
@@ -325,7 +341,8 @@ const judgeSimpleCommand = (scan: Scan, input: { words: Word[]; env: string[]; d
     if (first.value === null || first.pattern || (marker !== null && first.value.includes(marker)))
       return unreadable(scan, `the program name \`${shorten(first.text)}\` is only known when it runs`);
     const program = programOf(first.value);
-    const push = (transparent: boolean) => scan.found.commands.push({ words: words.map((word) => word.value ?? word.text), env, transparent });
+    const push = (transparent: boolean) =>
+      scan.found.commands.push({ words: words.map((word) => word.value ?? word.text), env, transparent });
     if (RESERVED_WORDS.has(first.value)) return unreadable(scan, `the reserved word \`${first.value}\` where a command should be`);
     if (['cd', 'pushd', 'popd'].includes(program)) scan.changesDirectory = true;
     if (OPAQUE_PROGRAMS[program]) {
@@ -342,7 +359,8 @@ const judgeSimpleCommand = (scan: Scan, input: { words: Word[]; env: string[]; d
     if (program === 'eval') {
       push(true);
       const args = words.slice(1);
-      if (args.some((word) => word.value === null)) return unreadable(scan, `\`eval\` runs a string only known when it runs (\`${shorten(args.map((word) => word.text).join(' '))}\`)`);
+      if (args.some((word) => word.value === null))
+        return unreadable(scan, `\`eval\` runs a string only known when it runs (\`${shorten(args.map((word) => word.text).join(' '))}\`)`);
       return judgeCommandString(scan, 'eval', literal(args.map((word) => word.value).join(' ')), input.depth, marker);
     }
     if (program === 'trap') {
@@ -403,7 +421,13 @@ const judgeSimpleCommand = (scan: Scan, input: { words: Word[]; env: string[]; d
       const at = own.findIndex((word) => /^(-I|-i|--replace)/.test(word.value ?? ''));
       const option = at < 0 ? null : own[at].value!;
       marker =
-        option === null ? null : option === '-I' ? (own[at + 1]?.value ?? '') : option.startsWith('--') ? option.split('=')[1] || '{}' : option.slice(2) || '{}';
+        option === null
+          ? null
+          : option === '-I'
+            ? (own[at + 1]?.value ?? '')
+            : option.startsWith('--')
+              ? option.split('=')[1] || '{}'
+              : option.slice(2) || '{}';
       words = [...rest, { value: null, text: '{}', pattern: false }];
       env = [];
       continue;
@@ -414,7 +438,8 @@ const judgeSimpleCommand = (scan: Scan, input: { words: Word[]; env: string[]; d
 
 /** .what = records a file a word names as written to, unless it is a harmless device */
 const recordWrite = (scan: Scan, word: Word) => {
-  if (word.value === null || word.pattern) scan.found.writes.push({ path: null, shown: word.text, why: `the file \`${shorten(word.text)}\` is only known when it runs` });
+  if (word.value === null || word.pattern)
+    scan.found.writes.push({ path: null, shown: word.text, why: `the file \`${shorten(word.text)}\` is only known when it runs` });
   else if (!isHarmlessDevice(word.value)) scan.found.writes.push({ path: word.value, shown: word.text });
 };
 
@@ -449,7 +474,8 @@ const judgeExpansion = (scan: Scan, node: Node) => {
   if (variable && operators.some((operator) => operator === '=' || operator === ':=')) scan.tainted.add(variable);
   // `${x:offset:length}`: each part after a bare `:` is arithmetic
   node.children.forEach((child, index) => {
-    if (node.children[index - 1]?.text === ':' && node.fieldNameForChild(index - 1) === 'operator' && child.isNamed) scan.arithmetic.push(child.text);
+    if (node.children[index - 1]?.text === ':' && node.fieldNameForChild(index - 1) === 'operator' && child.isNamed)
+      scan.arithmetic.push(child.text);
   });
   // the grammar reads `$((x))` inside `${…}` as a subshell running `x`, and `$[x]` or one after `#` as plain text: bash
   // evaluates both as arithmetic, so each is judged as such; one whose end cannot be found is unreadable
@@ -476,7 +502,11 @@ const judgeTest = (scan: Scan, node: Node) => {
 };
 
 /** .what = occurrences of an opener in a text, not counting backslash-escaped ones */
-const countUnescaped = (text: string, opener: string): number => text.split(opener).slice(0, -1).filter((before) => !/(^|[^\\])(\\\\)*\\$/.test(before)).length;
+const countUnescaped = (text: string, opener: string): number =>
+  text
+    .split(opener)
+    .slice(0, -1)
+    .filter((before) => !/(^|[^\\])(\\\\)*\\$/.test(before)).length;
 
 /**
  * .what = judges a here-doc: with an unquoted delimiter its body expands, and every substitution in it must have been parsed
@@ -488,7 +518,8 @@ const judgeHereDoc = (scan: Scan, node: Node) => {
   if (/['"\\]/.test(start) || !body) return;
   const parsed = ['command_substitution', 'arithmetic_expansion', 'expansion'].flatMap((type) => body.descendantsOfType(type)).length;
   const written = ['$(', '${', '$['].reduce((sum, opener) => sum + countUnescaped(body.text, opener), 0);
-  if (countUnescaped(body.text, '`') || written > parsed) unreadable(scan, `a here-doc body with substitutions the parser did not read (\`${shorten(body.text)}\`)`);
+  if (countUnescaped(body.text, '`') || written > parsed)
+    unreadable(scan, `a here-doc body with substitutions the parser did not read (\`${shorten(body.text)}\`)`);
 };
 
 /** .what = the arithmetic inside `$(( ))`, `$[ ]`, `(( ))` or `for (( ))`, without its delimiters */
@@ -535,7 +566,11 @@ const walk = (scan: Scan, node: Node, depth: number, inArithmetic: boolean, nest
     case 'declaration_command':
     case 'unset_command': {
       const program = node.children[0]?.text ?? '';
-      judgeDeclarationWords(scan, program, node.namedChildren.filter((child) => child.type !== 'variable_assignment' && child.type !== 'variable_name').map(resolveWord));
+      judgeDeclarationWords(
+        scan,
+        program,
+        node.namedChildren.filter((child) => child.type !== 'variable_assignment' && child.type !== 'variable_name').map(resolveWord),
+      );
       break;
     }
     case 'test_command':
@@ -568,7 +603,8 @@ const walk = (scan: Scan, node: Node, depth: number, inArithmetic: boolean, nest
     }
     case 'array':
       // `a=([i]=1)`: an indexed array's keys are arithmetic
-      for (const child of node.namedChildren) if (child.text.startsWith('[')) scan.arithmetic.push(child.text.slice(1, child.text.indexOf(']=') >>> 0));
+      for (const child of node.namedChildren)
+        if (child.text.startsWith('[')) scan.arithmetic.push(child.text.slice(1, child.text.indexOf(']=') >>> 0));
       break;
     case 'for_statement': {
       const variable = node.childForFieldName('variable')?.text;
@@ -590,7 +626,8 @@ const scanLine = (scan: Scan, line: string, nesting: number) => {
   const glued = [...line.matchAll(/(\\+)\n(?=\S)/g)].find(
     (match) => match[1].length % 2 === 1 && (match[1].length > 1 || !/[ \t]/.test(line[match.index - 1] ?? '\n')),
   );
-  if (glued) unreadable(scan, `a line continuation inside a word, near \`${shorten(line.slice(Math.max(0, glued.index - 10), glued.index + 12))}\``);
+  if (glued)
+    unreadable(scan, `a line continuation inside a word, near \`${shorten(line.slice(Math.max(0, glued.index - 10), glued.index + 12))}\``);
   const tree = scan.parse(line);
   try {
     walk(scan, tree.rootNode, 0, false, nesting, tree.rootNode.hasError);
@@ -608,9 +645,12 @@ const scanLine = (scan: Scan, line: string, nesting: number) => {
  */
 const arithmeticRisk = (text: string, tainted: Set<string>): string | null => {
   const plain = text.replace(/\$\{?([A-Za-z_]\w*)\}?/g, '$1').replace(/\$[#?$!]/g, '0');
-  if (/[$`[\]'"\\{}]/.test(plain)) return `the arithmetic \`${shorten(text)}\` holds a subscript, expansion or quote that bash evaluates, and that can run commands`;
+  if (/[$`[\]'"\\{}]/.test(plain))
+    return `the arithmetic \`${shorten(text)}\` holds a subscript, expansion or quote that bash evaluates, and that can run commands`;
   const name = [...plain.matchAll(/(?<![\w#])[A-Za-z_]\w*/g)].map((match) => match[0]).find((candidate) => tainted.has(candidate));
-  return name ? `the arithmetic \`${shorten(text)}\` reads ${name}, which this line sets to a value bash would evaluate, and that can run commands` : null;
+  return name
+    ? `the arithmetic \`${shorten(text)}\` reads ${name}, which this line sets to a value bash would evaluate, and that can run commands`
+    : null;
 };
 
 /**
@@ -620,7 +660,13 @@ const arithmeticRisk = (text: string, tainted: Set<string>): string | null => {
  */
 export const analyzeShellCommand = async (input: { command: string }): Promise<ShellAnalysis> => {
   const { parse } = await genShellParser();
-  const scan: Scan = { parse, found: { commands: [], writes: [], unreadable: [] }, arithmetic: [], tainted: new Set(), changesDirectory: false };
+  const scan: Scan = {
+    parse,
+    found: { commands: [], writes: [], unreadable: [] },
+    arithmetic: [],
+    tainted: new Set(),
+    changesDirectory: false,
+  };
   scanLine(scan, input.command, 0);
   for (const text of scan.arithmetic) {
     const risk = arithmeticRisk(text, scan.tainted);
@@ -629,7 +675,9 @@ export const analyzeShellCommand = async (input: { command: string }): Promise<S
   // after a cd, a relative target lands somewhere the line decided
   if (scan.changesDirectory)
     scan.found.writes = scan.found.writes.map((write) =>
-      write.path !== null && !isAbsolute(write.path) ? { path: null, shown: write.shown, why: `the line changes directory, so where \`${shorten(write.shown)}\` lands is not known` } : write,
+      write.path !== null && !isAbsolute(write.path)
+        ? { path: null, shown: write.shown, why: `the line changes directory, so where \`${shorten(write.shown)}\` lands is not known` }
+        : write,
     );
   return scan.found;
 };

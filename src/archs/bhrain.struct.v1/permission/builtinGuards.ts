@@ -15,7 +15,10 @@ export const readOnly: BhrainPermissionGuard = {
   check: ({ call }) =>
     READ_ONLY_TOOLS.has(call.name)
       ? { decision: 'allow' }
-      : { decision: 'deny', reason: `${call.name} is not allowed: this session is read-only (only ${[...READ_ONLY_TOOLS].join(', ')} may run)` },
+      : {
+          decision: 'deny',
+          reason: `${call.name} is not allowed: this session is read-only (only ${[...READ_ONLY_TOOLS].join(', ')} may run)`,
+        },
 };
 
 /** .what = allows reads, asks before write, edit, bash and any other tool that may change something */

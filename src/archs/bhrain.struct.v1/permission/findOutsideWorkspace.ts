@@ -80,7 +80,11 @@ export const findProtectedTarget = (input: {
  * .why = a hard link (`ln ../outside/t hl`) aliases a file that may lie outside, and no path check can see where the other
  *        names are; the guard layer asks before such a write
  */
-export const findHardLinkedTarget = (input: { toolName: string; toolInput: Record<string, unknown>; cwd: string }): { realPath: string; links: number } | null => {
+export const findHardLinkedTarget = (input: {
+  toolName: string;
+  toolInput: Record<string, unknown>;
+  cwd: string;
+}): { realPath: string; links: number } | null => {
   const target = findWriteTarget(input);
   if (target === null) return null;
   try {

@@ -9,7 +9,7 @@ const judge = (rules: BhrainPermissionRules, name: string, input: Record<string,
   genRulesGuard(rules).check({ call: { id: 'c1', name, input } as BrainToolCall }, { cwd: '/tmp' });
 
 describe('issue 16 permissions: MCP tools by name, with globs', () => {
-  it('issue 16 permissions: a deny glob `mcp__github__*` denies every tool of that server and no other server\'s', async () => {
+  it("issue 16 permissions: a deny glob `mcp__github__*` denies every tool of that server and no other server's", async () => {
     const rules = { allow: ['mcp__*'], deny: ['mcp__github__*'] };
     expect(await judge(rules, 'mcp__github__create_issue', { title: 'x' })).toEqual({
       decision: 'deny',
@@ -24,9 +24,13 @@ describe('issue 16 permissions: MCP tools by name, with globs', () => {
     expect(await judge({ allow: ['mcp__everything__echo'] }, 'mcp__everything__echo')).toEqual({ decision: 'allow' });
     expect(await judge({ allow: ['mcp__everything__echo'] }, 'mcp__everything__get-sum', { a: 1 })).toEqual({
       decision: 'prompt',
-      reason: 'no rule allows mcp__everything__get-sum (MCP tools run outside the sandbox: allow them with a rule such as `mcp__everything__get-sum` or `mcp__everything__*`)',
+      reason:
+        'no rule allows mcp__everything__get-sum (MCP tools run outside the sandbox: allow them with a rule such as `mcp__everything__get-sum` or `mcp__everything__*`)',
     });
-    expect(await judge({ allow: ['read'], prompt: ['mcp__everything__{echo,get-sum}'] }, 'mcp__everything__get-sum')).toMatchObject({ decision: 'prompt', reason: 'rule `mcp__everything__{echo,get-sum}` asks for approval (mcp__everything__get-sum)' });
+    expect(await judge({ allow: ['read'], prompt: ['mcp__everything__{echo,get-sum}'] }, 'mcp__everything__get-sum')).toMatchObject({
+      decision: 'prompt',
+      reason: 'rule `mcp__everything__{echo,get-sum}` asks for approval (mcp__everything__get-sum)',
+    });
   });
 
   it('issue 16 permissions: an MCP tool takes whole-tool rules only: a spec on an mcp__ rule fails at load, a glob rule with a spec never matches one', async () => {
@@ -40,7 +44,10 @@ describe('issue 16 permissions: MCP tools by name, with globs', () => {
   });
 
   it('issue 16 permissions: a glob names built-in tools too: `*` in deny denies bash and write; `{read,grep}` allows both', async () => {
-    expect(await judge({ allow: ['bash'], deny: ['*'] }, 'bash', { command: 'ls' })).toMatchObject({ decision: 'deny', reason: 'denied by rule `*` (ls)' });
+    expect(await judge({ allow: ['bash'], deny: ['*'] }, 'bash', { command: 'ls' })).toMatchObject({
+      decision: 'deny',
+      reason: 'denied by rule `*` (ls)',
+    });
     expect(await judge({ deny: ['*'] }, 'write', { path: 'a.txt', content: '' })).toMatchObject({ decision: 'deny' });
     expect(await judge({ allow: ['{read,grep}'] }, 'grep', { pattern: 'x', path: '.' })).toEqual({ decision: 'allow' });
     expect(await judge({ allow: ['{read,grep}'] }, 'glob', { pattern: '*' })).toMatchObject({ decision: 'prompt' });

@@ -55,7 +55,8 @@ const parseRule = (text: string, home: string): Rule => {
   const tool = match[1].toLowerCase();
   const written = match[2]?.trim() || null;
   // a path rule may start at the home directory: `read(~/.npmrc)`; a bash rule's spec is command text, kept as written
-  const spec = written !== null && tool !== 'bash' && (written === '~' || written.startsWith('~/')) ? join(home, written.slice(1)) : written;
+  const spec =
+    written !== null && tool !== 'bash' && (written === '~' || written.startsWith('~/')) ? join(home, written.slice(1)) : written;
   if (tool.startsWith(MCP_TOOL_PREFIX) && spec !== null && spec !== '*')
     throw new BadRequestError(
       `invalid permission rule '${text}': MCP tools take whole-tool rules only (their input has no path or command to match); write \`${match[1]}\``,
@@ -70,7 +71,13 @@ const isUnrestricted = (rule: Rule): boolean => rule.spec === null || rule.spec 
 /** .what = a bash spec as a whole-command wildcard: `*` matches anything, the rest literally */
 const matchesCommand = (rule: Rule, command: string): boolean =>
   isUnrestricted(rule) ||
-  new RegExp(`^${rule.spec!.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's').test(command);
+  new RegExp(
+    `^${rule
+      .spec!.split('*')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+    's',
+  ).test(command);
 
 const matchesPath = (rule: Rule, path: string): boolean => isUnrestricted(rule) || globToRegExp(rule.spec!).test(path);
 
@@ -101,7 +108,8 @@ const placeBashWrite = (path: string, cwd: string): { places: string[]; why?: st
   const places = placesOf(named, cwd);
   try {
     const stats = lstatSync(resolveRealPath(resolve(cwd, named)));
-    if (stats.isFile() && stats.nlink > 1) return { places, why: `\`${path}\` has ${stats.nlink} hard links, and the rules cannot see its other names` };
+    if (stats.isFile() && stats.nlink > 1)
+      return { places, why: `\`${path}\` has ${stats.nlink} hard links, and the rules cannot see its other names` };
   } catch {
     // not there yet: the write creates it, under the name checked
   }
@@ -133,11 +141,18 @@ const judgeWholeTool = (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[] }, 
   const prompted = first(rules.prompt);
   if (prompted) return { decision: 'prompt', reason: `rule \`${prompted.text}\` asks for approval (${toolName})`, pattern: prompted.text };
   if (first(rules.allow)) return { decision: 'allow' };
-  return { decision: 'prompt', reason: `no rule allows ${toolName} (MCP tools run outside the sandbox: allow them with a rule such as \`${toolName}\` or \`${toolName.split('__').slice(0, 2).join('__')}__*\`)` };
+  return {
+    decision: 'prompt',
+    reason: `no rule allows ${toolName} (MCP tools run outside the sandbox: allow them with a rule such as \`${toolName}\` or \`${toolName.split('__').slice(0, 2).join('__')}__*\`)`,
+  };
 };
 
 /** .what = the rules parsed, and the judgement of one call that is not bash: its path (or input) against its tool's rules */
-const judgeToolCall = (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[] }, call: BrainToolCall, cwd: string): BhrainPermissionDecision => {
+const judgeToolCall = (
+  rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[] },
+  call: BrainToolCall,
+  cwd: string,
+): BhrainPermissionDecision => {
   const tool = call.name.toLowerCase();
   const changesFile = FILE_CHANGING_TOOLS.has(tool);
   // an MCP tool is judged whole: only rules without a spec name it
@@ -154,7 +169,12 @@ const judgeToolCall = (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[] }, c
   const denied = first(rules.deny);
   if (denied) return { decision: 'deny', reason: `denied by rule \`${denied.rule.text}\` (${denied.subject})` };
   const prompted = first(rules.prompt);
-  if (prompted) return { decision: 'prompt', reason: `rule \`${prompted.rule.text}\` asks for approval (${prompted.subject})`, pattern: prompted.rule.text };
+  if (prompted)
+    return {
+      decision: 'prompt',
+      reason: `rule \`${prompted.rule.text}\` asks for approval (${prompted.subject})`,
+      pattern: prompted.rule.text,
+    };
   const unallowed = subjects.find((subject) => !rules.allow.some((rule) => applies(rule) && matchesPath(rule, subject)));
   if (unallowed !== undefined) return { decision: 'prompt', reason: `no rule allows ${call.name} (${unallowed})` };
   const namesExactly = (rule: Rule, subject: string) =>
@@ -167,7 +187,11 @@ const judgeToolCall = (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[] }, c
  * .what = the judgement of a bash line, read from a real parse: each command it runs against `bash(…)` rules, each file
  *         it writes (redirect, tee) against `write(…)` / `edit(…)` rules, and what it does that cannot be understood
  */
-const judgeBashCall = async (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[] }, line: string, cwd: string): Promise<BhrainPermissionDecision> => {
+const judgeBashCall = async (
+  rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[] },
+  line: string,
+  cwd: string,
+): Promise<BhrainPermissionDecision> => {
   const analysis = await analyzeShellCommand({ command: line });
   const commands = analysis.commands.length || analysis.writes.length ? analysis.commands : [{ words: [], env: [], transparent: false }];
   const placed = analysis.writes.map((write) => (write.path === null ? { places: [], why: write.why } : placeBashWrite(write.path, cwd)));
@@ -205,15 +229,29 @@ const judgeBashCall = async (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[
       reason: `cannot check where this command writes against ${fileGuarded.length ? listed(fileGuarded) : 'the allow rules'}: ${unknownWrites.slice(0, 3).join('; ')}`,
     };
   const prompted = first(rules.prompt);
-  if (prompted) return { decision: 'prompt', reason: `rule \`${prompted.rule.text}\` asks for approval (${prompted.subject})`, pattern: prompted.rule.text };
+  if (prompted)
+    return {
+      decision: 'prompt',
+      reason: `rule \`${prompted.rule.text}\` asks for approval (${prompted.subject})`,
+      pattern: prompted.rule.text,
+    };
   if (unrestricted) return { decision: 'allow' };
-  const unallowed = commands.find((command) => !command.transparent && !ofBash(rules.allow).some((rule) => matchesCommand(rule, [...command.env, ...command.words].join(' '))));
+  const unallowed = commands.find(
+    (command) =>
+      !command.transparent && !ofBash(rules.allow).some((rule) => matchesCommand(rule, [...command.env, ...command.words].join(' '))),
+  );
   if (unallowed) {
     const text = [...unallowed.env, ...unallowed.words].join(' ');
     return { decision: 'prompt', reason: `no rule allows bash${text ? ` (${text})` : ''}` };
   }
-  const unallowedWrite = writes.find((write) => !write.places.every((place) => ofFiles(rules.allow).some((rule) => matchesPath(rule, place))));
-  if (unallowedWrite) return { decision: 'prompt', reason: `no rule allows bash to write ${unallowedWrite.places.join(', really ')} (a redirect or tee is a write: add a \`write(…)\` rule)` };
+  const unallowedWrite = writes.find(
+    (write) => !write.places.every((place) => ofFiles(rules.allow).some((rule) => matchesPath(rule, place))),
+  );
+  if (unallowedWrite)
+    return {
+      decision: 'prompt',
+      reason: `no rule allows bash to write ${unallowedWrite.places.join(', really ')} (a redirect or tee is a write: add a \`write(…)\` rule)`,
+    };
   return { decision: 'allow' };
 };
 
@@ -263,6 +301,8 @@ export const genRulesGuard = (rules: BhrainPermissionRules, name = 'rules', opti
     name,
     allowRead: findReadHandbacks(parsed.allow),
     check: ({ call }, context) =>
-      call.name.toLowerCase() === 'bash' ? judgeBashCall(parsed, String(call.input.command ?? ''), context.cwd) : judgeToolCall(parsed, call, context.cwd),
+      call.name.toLowerCase() === 'bash'
+        ? judgeBashCall(parsed, String(call.input.command ?? ''), context.cwd)
+        : judgeToolCall(parsed, call, context.cwd),
   };
 };

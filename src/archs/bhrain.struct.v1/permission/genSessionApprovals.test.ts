@@ -46,7 +46,15 @@ const checkInOrder = async (input: {
   const verdicts = [];
   for (const call of input.calls)
     verdicts.push(
-      await checkPermission({ call, guard: input.guard, prompter: input.prompter, cwd: input.cwd, guardTimeoutMs: 5_000, log: genRecordingLog().log, approvals: input.approvals }),
+      await checkPermission({
+        call,
+        guard: input.guard,
+        prompter: input.prompter,
+        cwd: input.cwd,
+        guardTimeoutMs: 5_000,
+        log: genRecordingLog().log,
+        approvals: input.approvals,
+      }),
     );
   return verdicts.map((verdict) => (verdict.allowed ? 'allowed' : `denied by ${verdict.by}`));
 };
@@ -56,7 +64,13 @@ describe('seed 002 open question 5: approvals remembered for the session', () =>
     const cwd = await tempDir();
     const { prompter, asked } = genScriptedPrompter(['always', false]);
     const guard = genRulesGuard({ prompt: ['bash(npm test*)'], allow: ['bash(ls *)'] });
-    const outcome = await checkInOrder({ calls: [bash('npm test'), bash('npm test -- x'), bash('npm publish')], guard, prompter, approvals: genSessionApprovals(), cwd });
+    const outcome = await checkInOrder({
+      calls: [bash('npm test'), bash('npm test -- x'), bash('npm publish')],
+      guard,
+      prompter,
+      approvals: genSessionApprovals(),
+      cwd,
+    });
     expect(outcome).toEqual(['allowed', 'allowed', 'denied by prompt']);
     // the prompting rule's pattern is what 'always' offers; npm publish was asked, with its own derived pattern
     expect(asked).toEqual([
@@ -69,7 +83,13 @@ describe('seed 002 open question 5: approvals remembered for the session', () =>
     const cwd = await tempDir();
     const { prompter, asked } = genScriptedPrompter(['always', true]);
     const approvals = genSessionApprovals();
-    const outcome = await checkInOrder({ calls: [bash('npm test -- a'), bash('npm test -- b'), bash('npm run build')], guard: promptForWrites, prompter, approvals, cwd });
+    const outcome = await checkInOrder({
+      calls: [bash('npm test -- a'), bash('npm test -- b'), bash('npm run build')],
+      guard: promptForWrites,
+      prompter,
+      approvals,
+      cwd,
+    });
     expect(outcome).toEqual(['allowed', 'allowed', 'allowed']);
     expect(asked.map((question) => question.call)).toEqual(['npm test -- a', 'npm run build']);
     expect(approvals.patterns()).toEqual(['bash(npm test*)']);
@@ -104,7 +124,13 @@ describe('seed 002 open question 5: approvals remembered for the session', () =>
     const cwd = await tempDir();
     const { prompter, asked } = genScriptedPrompter(['always', false]);
     const approvals = genSessionApprovals();
-    const outcome = await checkInOrder({ calls: [write('src/a.ts'), write('./src/a.ts'), write('src/b.ts')], guard: promptForWrites, prompter, approvals, cwd });
+    const outcome = await checkInOrder({
+      calls: [write('src/a.ts'), write('./src/a.ts'), write('src/b.ts')],
+      guard: promptForWrites,
+      prompter,
+      approvals,
+      cwd,
+    });
     expect(outcome).toEqual(['allowed', 'allowed', 'denied by prompt']);
     expect(asked).toEqual([
       { call: 'src/a.ts', remember: ['write(src/a.ts)'] },
@@ -115,7 +141,13 @@ describe('seed 002 open question 5: approvals remembered for the session', () =>
   it('given a write outside the workspace, when it is prompted, then nothing is offered to remember and it is asked every time', async () => {
     const cwd = await tempDir();
     const { prompter, asked } = genScriptedPrompter(['always', true]);
-    const outcome = await checkInOrder({ calls: [write('../outside.txt'), write('../outside.txt')], guard: genRulesGuard({ allow: ['write'] }), prompter, approvals: genSessionApprovals(), cwd });
+    const outcome = await checkInOrder({
+      calls: [write('../outside.txt'), write('../outside.txt')],
+      guard: genRulesGuard({ allow: ['write'] }),
+      prompter,
+      approvals: genSessionApprovals(),
+      cwd,
+    });
     expect(outcome).toEqual(['allowed', 'allowed']);
     expect(asked).toEqual([
       { call: '../outside.txt', remember: [] },
@@ -126,7 +158,13 @@ describe('seed 002 open question 5: approvals remembered for the session', () =>
   it('given a line no pattern could cover (unreadable, a glob word, a redirect), when it is prompted, then nothing is offered to remember', async () => {
     const cwd = await tempDir();
     const { prompter, asked } = genScriptedPrompter([true, true, true]);
-    await checkInOrder({ calls: [bash('eval "$CMD"'), bash('npm te*'), bash('npm test > out.txt')], guard: promptForWrites, prompter, approvals: genSessionApprovals(), cwd });
+    await checkInOrder({
+      calls: [bash('eval "$CMD"'), bash('npm te*'), bash('npm test > out.txt')],
+      guard: promptForWrites,
+      prompter,
+      approvals: genSessionApprovals(),
+      cwd,
+    });
     expect(asked).toEqual([
       { call: 'eval "$CMD"', remember: [] },
       { call: 'npm te*', remember: [] },
@@ -138,7 +176,13 @@ describe('seed 002 open question 5: approvals remembered for the session', () =>
   it('given a line running several programs, when it is prompted, then a pattern is offered for each, and together they cover it', async () => {
     const cwd = await tempDir();
     const { prompter, asked } = genScriptedPrompter(['always']);
-    const outcome = await checkInOrder({ calls: [bash('npm test $(whoami)'), bash('whoami')], guard: promptForWrites, prompter, approvals: genSessionApprovals(), cwd });
+    const outcome = await checkInOrder({
+      calls: [bash('npm test $(whoami)'), bash('whoami')],
+      guard: promptForWrites,
+      prompter,
+      approvals: genSessionApprovals(),
+      cwd,
+    });
     expect(outcome).toEqual(['allowed', 'allowed']);
     expect(asked).toEqual([{ call: 'npm test $(whoami)', remember: ['bash(npm test*)', 'bash(whoami*)'] }]);
   });
@@ -146,7 +190,13 @@ describe('seed 002 open question 5: approvals remembered for the session', () =>
   it('given no session store, when the prompter answers always anyway, then it counts as a one-time yes', async () => {
     const cwd = await tempDir();
     const { prompter, asked } = genScriptedPrompter(['always', 'always']);
-    const outcome = await checkInOrder({ calls: [bash('npm test'), bash('npm test')], guard: promptForWrites, prompter, approvals: null, cwd });
+    const outcome = await checkInOrder({
+      calls: [bash('npm test'), bash('npm test')],
+      guard: promptForWrites,
+      prompter,
+      approvals: null,
+      cwd,
+    });
     expect(outcome).toEqual(['allowed', 'allowed']);
     expect(asked).toEqual([
       { call: 'npm test', remember: [] },
@@ -165,7 +215,13 @@ describe('seed 002 open question 5: approvals remembered for the session', () =>
   it('given a prompter written before remembered approvals (boolean answers), when it approves, then the call runs as before', async () => {
     const cwd = await tempDir();
     const legacy = async (input: { call: BrainToolCall; reason: string }): Promise<boolean> => input.call.input.command === 'npm test';
-    const outcome = await checkInOrder({ calls: [bash('npm test'), bash('npm publish')], guard: promptForWrites, prompter: legacy, approvals: genSessionApprovals(), cwd });
+    const outcome = await checkInOrder({
+      calls: [bash('npm test'), bash('npm publish')],
+      guard: promptForWrites,
+      prompter: legacy,
+      approvals: genSessionApprovals(),
+      cwd,
+    });
     expect(outcome).toEqual(['allowed', 'denied by prompt']);
   });
 });

@@ -22,7 +22,9 @@ const loadBashParser = (): Promise<Parser> => {
   })().catch((error: unknown) => {
     // a failed load is retried by the next call instead of failing every later check
     loading = null;
-    throw new Error(`could not load the bash grammar from ${GRAMMAR_PATH} (${(error as Error).message}); reinstall the tree-sitter-bash package`);
+    throw new Error(
+      `could not load the bash grammar from ${GRAMMAR_PATH} (${(error as Error).message}); reinstall the tree-sitter-bash package`,
+    );
   });
   return loading;
 };

@@ -28,13 +28,52 @@ export const SHELL_WRAPPERS: Readonly<Record<string, ShellWrapper>> = {
   coproc: { transparent: true },
   busybox: { transparent: true },
   sudo: {
-    takesValue: ['-u', '--user', '-g', '--group', '-C', '--close-from', '-D', '--chdir', '-h', '--host', '-p', '--prompt', '-r', '--role', '-t', '--type', '-U', '--other-user', '-T', '--command-timeout', '-R', '--chroot'],
+    takesValue: [
+      '-u',
+      '--user',
+      '-g',
+      '--group',
+      '-C',
+      '--close-from',
+      '-D',
+      '--chdir',
+      '-h',
+      '--host',
+      '-p',
+      '--prompt',
+      '-r',
+      '--role',
+      '-t',
+      '--type',
+      '-U',
+      '--other-user',
+      '-T',
+      '--command-timeout',
+      '-R',
+      '--chroot',
+    ],
     transparent: false,
   },
   doas: { takesValue: ['-u', '-C'], transparent: false },
   flock: { takesValue: ['-w', '--wait', '--timeout', '-E', '--conflict-exit-code'], positional: 1, transparent: false },
   xargs: {
-    takesValue: ['-a', '--arg-file', '-d', '--delimiter', '-E', '-I', '-L', '--max-lines', '-n', '--max-args', '-P', '--max-procs', '-s', '--max-chars', '--process-slot-var'],
+    takesValue: [
+      '-a',
+      '--arg-file',
+      '-d',
+      '--delimiter',
+      '-E',
+      '-I',
+      '-L',
+      '--max-lines',
+      '-n',
+      '--max-args',
+      '-P',
+      '--max-procs',
+      '-s',
+      '--max-chars',
+      '--process-slot-var',
+    ],
     transparent: false,
   },
 };
@@ -48,11 +87,55 @@ export const BASH_LIKE_SHELLS: ReadonlySet<string> = new Set(['bash', 'sh', 'das
  * .why = a deny rule cannot see what they run, so a line using one is asked about, never allowed silently
  */
 export const OPAQUE_PROGRAMS: Readonly<Record<string, string>> = Object.fromEntries([
-  ...['zsh', 'ksh', 'mksh', 'yash', 'posh', 'fish', 'csh', 'tcsh', 'hush'].map((shell) => [shell, `\`${shell}\` runs commands in a syntax the rules do not parse`]),
-  ...['script', 'su', 'runuser', 'setpriv', 'capsh', 'sg', 'newgrp', 'pkexec', 'unshare', 'nsenter', 'chroot', 'schroot', 'setarch', 'linux32', 'linux64', 'i386', 'x86_64', 'uname26', 'prlimit', 'systemd-run', 'ssh', 'watch', 'parallel', 'strace', 'ltrace', 'valgrind', 'gdb', 'unbuffer', 'expect', 'fakeroot', 'faketime', 'firejail', 'bwrap', 'proxychains', 'proxychains4', 'torsocks', 'catchsegv', 'numactl', 'cgexec', 'dbus-run-session', 'xvfb-run', 'at', 'batch'].map((program) => [
-    program,
-    `\`${program}\` runs a command the rules do not look into`,
+  ...['zsh', 'ksh', 'mksh', 'yash', 'posh', 'fish', 'csh', 'tcsh', 'hush'].map((shell) => [
+    shell,
+    `\`${shell}\` runs commands in a syntax the rules do not parse`,
   ]),
+  ...[
+    'script',
+    'su',
+    'runuser',
+    'setpriv',
+    'capsh',
+    'sg',
+    'newgrp',
+    'pkexec',
+    'unshare',
+    'nsenter',
+    'chroot',
+    'schroot',
+    'setarch',
+    'linux32',
+    'linux64',
+    'i386',
+    'x86_64',
+    'uname26',
+    'prlimit',
+    'systemd-run',
+    'ssh',
+    'watch',
+    'parallel',
+    'strace',
+    'ltrace',
+    'valgrind',
+    'gdb',
+    'unbuffer',
+    'expect',
+    'fakeroot',
+    'faketime',
+    'firejail',
+    'bwrap',
+    'proxychains',
+    'proxychains4',
+    'torsocks',
+    'catchsegv',
+    'numactl',
+    'cgexec',
+    'dbus-run-session',
+    'xvfb-run',
+    'at',
+    'batch',
+  ].map((program) => [program, `\`${program}\` runs a command the rules do not look into`]),
   ['source', '`source` runs commands from a file that the rules cannot see'],
   ['.', '`.` runs commands from a file that the rules cannot see'],
   ['enable', '`enable` loads or hides builtins, so a name may no longer be the program the rules think'],
@@ -61,7 +144,23 @@ export const OPAQUE_PROGRAMS: Readonly<Record<string, string>> = Object.fromEntr
 ]);
 
 /** names whose value bash runs or uses to find programs: assigning one is not understood */
-const DANGEROUS_VARIABLES = new Set(['PS0', 'PS1', 'PS2', 'PS3', 'PS4', 'PROMPT_COMMAND', 'BASH_ENV', 'ENV', 'SHELLOPTS', 'BASHOPTS', 'PATH', 'LD_PRELOAD', 'LD_AUDIT', 'LD_LIBRARY_PATH', 'BASH_LOADABLES_PATH']);
+const DANGEROUS_VARIABLES = new Set([
+  'PS0',
+  'PS1',
+  'PS2',
+  'PS3',
+  'PS4',
+  'PROMPT_COMMAND',
+  'BASH_ENV',
+  'ENV',
+  'SHELLOPTS',
+  'BASHOPTS',
+  'PATH',
+  'LD_PRELOAD',
+  'LD_AUDIT',
+  'LD_LIBRARY_PATH',
+  'BASH_LOADABLES_PATH',
+]);
 
 /** .what = whether assigning this variable can make bash run, or find, a command the rules do not see */
 export const isDangerousVariable = (name: string): boolean => DANGEROUS_VARIABLES.has(name) || name.startsWith('BASH_FUNC_');
@@ -72,14 +171,39 @@ export const isDangerousVariable = (name: string): boolean => DANGEROUS_VARIABLE
  * .why = `GIT_SSH_COMMAND=… git fetch` or `PAGER=… git log` make an allowed program run another command
  */
 export const isInertVariable = (name: string): boolean =>
-  /^(LC_[A-Z]+|LANG|LANGUAGE|TZ|TERM|COLUMNS|LINES|NO_COLOR|FORCE_COLOR|CI|DEBUG|NODE_ENV|RUST_LOG|RUST_BACKTRACE|PYTHONUNBUFFERED|PYTHONDONTWRITEBYTECODE)$/.test(name);
+  /^(LC_[A-Z]+|LANG|LANGUAGE|TZ|TERM|COLUMNS|LINES|NO_COLOR|FORCE_COLOR|CI|DEBUG|NODE_ENV|RUST_LOG|RUST_BACKTRACE|PYTHONUNBUFFERED|PYTHONDONTWRITEBYTECODE)$/.test(
+    name,
+  );
 
 /** find's actions that run a command up to `;` or `+`, and those that write a file named by the next word */
 export const FIND_EXEC_ACTIONS: ReadonlySet<string> = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 export const FIND_WRITE_ACTIONS: ReadonlySet<string> = new Set(['-fprint', '-fprint0', '-fprintf', '-fls']);
 
 /** reserved words: seen as a program name, the parse went wrong (`coproc c { … }`) */
-export const RESERVED_WORDS: ReadonlySet<string> = new Set(['{', '}', '(', ')', 'if', 'then', 'elif', 'else', 'fi', 'do', 'done', 'while', 'until', 'for', 'in', 'case', 'esac', 'function', 'select', '!', '[[', ']]']);
+export const RESERVED_WORDS: ReadonlySet<string> = new Set([
+  '{',
+  '}',
+  '(',
+  ')',
+  'if',
+  'then',
+  'elif',
+  'else',
+  'fi',
+  'do',
+  'done',
+  'while',
+  'until',
+  'for',
+  'in',
+  'case',
+  'esac',
+  'function',
+  'select',
+  '!',
+  '[[',
+  ']]',
+]);
 
 /** targets a redirect may write without changing a file */
 export const isHarmlessDevice = (path: string): boolean => /^\/dev\/(null|stdout|stderr|fd\/\d+)$/.test(path);

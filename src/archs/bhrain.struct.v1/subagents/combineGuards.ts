@@ -13,7 +13,9 @@ export const combineGuards = (guards: readonly BhrainPermissionGuard[]): BhrainP
     const verdicts: BhrainPermissionDecision[] = await Promise.all(guards.map((guard) => guard.check(input, context)));
     verdicts.forEach((verdict, index) => {
       if (!DECISIONS.includes(verdict?.decision))
-        throw new Error(`permission guard '${guards[index].name}' returned ${JSON.stringify(verdict)}, not a decision of allow, deny or prompt`);
+        throw new Error(
+          `permission guard '${guards[index].name}' returned ${JSON.stringify(verdict)}, not a decision of allow, deny or prompt`,
+        );
     });
     const denied = verdicts.find((verdict) => verdict.decision === 'deny');
     if (denied) return denied;
@@ -21,7 +23,15 @@ export const combineGuards = (guards: readonly BhrainPermissionGuard[]): BhrainP
     // one guard asking keeps its verdict whole (its rule pattern is what "don't ask again" remembers); several asking are one
     // question with no single rule to remember
     if (prompts.length === 1) return prompts[0];
-    if (prompts.length) return { decision: 'prompt', reason: prompts.map((verdict) => verdict.reason).filter(Boolean).join('; ') || undefined };
+    if (prompts.length)
+      return {
+        decision: 'prompt',
+        reason:
+          prompts
+            .map((verdict) => verdict.reason)
+            .filter(Boolean)
+            .join('; ') || undefined,
+      };
     // all allow: a rule of one of them that names the file exactly (the user's, in the parent's guard) still counts
     return verdicts.some((verdict) => verdict.namedExactly) ? { decision: 'allow', namedExactly: true } : { decision: 'allow' };
   },

@@ -35,7 +35,10 @@ export const genTaskToolBox = (
           type: 'object',
           properties: {
             description: { type: 'string', description: 'a short label for the task, 3-5 words' },
-            prompt: { type: 'string', description: 'the task, with everything the subagent needs to know: it sees none of this conversation' },
+            prompt: {
+              type: 'string',
+              description: 'the task, with everything the subagent needs to know: it sees none of this conversation',
+            },
             subagent_type: { type: 'string', enum: names, description: 'which kind of subagent does the task' },
           },
           required: ['description', 'prompt', 'subagent_type'],
@@ -53,8 +56,12 @@ export const genTaskToolBox = (
         ...(prompt ? [] : ['prompt must be a non-empty string: the whole task, as the subagent sees nothing else']),
         ...(type ? [] : [`subagent_type must be one of ${names.join(', ')}; got ${JSON.stringify(given.subagent_type ?? null)}`]),
       ];
-      if (wrong.length) return { callId: call.id, success: false, output: `invalid ${TASK_TOOL_NAME} call: ${wrong.join('; ')}. No subagent was started.` };
-      const done = await runSubagent({ callId: call.id, type: type!, description: description!, prompt: prompt!, signal: context.signal }, parent);
+      if (wrong.length)
+        return { callId: call.id, success: false, output: `invalid ${TASK_TOOL_NAME} call: ${wrong.join('; ')}. No subagent was started.` };
+      const done = await runSubagent(
+        { callId: call.id, type: type!, description: description!, prompt: prompt!, signal: context.signal },
+        parent,
+      );
       parent.onFinished({ record: done.record, descendants: done.descendants });
       return { callId: call.id, success: done.success, output: done.output };
     },

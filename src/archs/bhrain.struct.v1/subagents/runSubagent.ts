@@ -59,7 +59,11 @@ const pickChildToolBoxes = (type: BhrainSubagentTypeResolved, parent: readonly B
  * .why = a child is never looser than its parent: read-only types are also judged by readOnly, and every type by the
  *        parent's guard; only types with write tools keep the task tool (below the depth limit)
  */
-const configureChild = (type: BhrainSubagentTypeResolved, parent: BhrainConfigResolved, toolBoxes: readonly BhrainToolBox[]): BhrainConfigResolved => {
+const configureChild = (
+  type: BhrainSubagentTypeResolved,
+  parent: BhrainConfigResolved,
+  toolBoxes: readonly BhrainToolBox[],
+): BhrainConfigResolved => {
   const atom = type.atom ?? parent.atom;
   const readOnlyType = type.tools === 'read-only';
   return {
@@ -104,7 +108,13 @@ export const runSubagent = async (
   const sessionUuid = randomUUID();
   const config = configureChild(type, parent.config, pickChildToolBoxes(type, parent.registry.boxes()));
   const base = { sessionUuid, parentSessionUuid: parent.sessionUuid, callId: input.callId, subagentType: type.name };
-  parent.emit({ type: 'SubagentStarted', ...base, description: input.description, atom: config.atom.slug, occurredAt: new Date().toISOString() });
+  parent.emit({
+    type: 'SubagentStarted',
+    ...base,
+    description: input.description,
+    atom: config.atom.slug,
+    occurredAt: new Date().toISOString(),
+  });
   const started = performance.now();
   const context: BhrainContext = {
     ...parent.context,
@@ -151,7 +161,14 @@ export const runSubagent = async (
       atom: config.atom.slug,
     };
     const metrics = { iterations: 0, tokens: record.tokens, cash: null, elapsedMs: record.elapsedMs };
-    parent.emit({ type: 'SubagentCompleted', ...base, status: 'FAILED', termination: 'error', metrics, occurredAt: new Date().toISOString() });
+    parent.emit({
+      type: 'SubagentCompleted',
+      ...base,
+      status: 'FAILED',
+      termination: 'error',
+      metrics,
+      occurredAt: new Date().toISOString(),
+    });
     return { record, descendants: [], success: false, output: message };
   }
   const completed = result.termination === 'complete';

@@ -20,22 +20,34 @@ const { standin, contextFor } = useStandin();
 /** the system prompt a request carried, whichever protocol carried it */
 const systemOf = (request: StandinRequest): string =>
   request.protocol === 'anthropic'
-    ? (typeof request.body.system === 'string' ? request.body.system : (request.body.system ?? []).map((block: { text: string }) => block.text).join('\n'))
-    : request.body.messages.filter((message: { role: string }) => message.role === 'system').map((message: { content: string }) => message.content).join('\n');
+    ? typeof request.body.system === 'string'
+      ? request.body.system
+      : (request.body.system ?? []).map((block: { text: string }) => block.text).join('\n')
+    : request.body.messages
+        .filter((message: { role: string }) => message.role === 'system')
+        .map((message: { content: string }) => message.content)
+        .join('\n');
 
 /** the tools a request offered, by name */
 const toolNamesOf = (request: StandinRequest): string[] =>
-  (request.body.tools ?? []).map((tool: { name?: string; function?: { name: string } }) => (request.protocol === 'anthropic' ? tool.name : tool.function!.name));
+  (request.body.tools ?? []).map((tool: { name?: string; function?: { name: string } }) =>
+    request.protocol === 'anthropic' ? tool.name : tool.function!.name,
+  );
 
 /** everything a request said apart from its system prompt and tools: the messages */
 const messagesOf = (request: StandinRequest): string =>
-  JSON.stringify(request.protocol === 'anthropic' ? request.body.messages : request.body.messages.filter((message: { role: string }) => message.role !== 'system'));
+  JSON.stringify(
+    request.protocol === 'anthropic'
+      ? request.body.messages
+      : request.body.messages.filter((message: { role: string }) => message.role !== 'system'),
+  );
 
 /** the built-in subagent prompts all say this; the parent's never does */
 const CHILD_MARK = 'subagent: another agent delegated';
 const isChild = (request: StandinRequest) => systemOf(request).includes(CHILD_MARK);
 
-const toolResults = (messages: readonly BrainMessage[]) => messages.filter((message): message is BrainToolMessage => message.role === 'tool');
+const toolResults = (messages: readonly BrainMessage[]) =>
+  messages.filter((message): message is BrainToolMessage => message.role === 'tool');
 
 /** the tokens the stand-in reported for one request, in the budget's sense: input, output and both cache parts */
 const tokensOf = (request: StandinRequest): number => {
@@ -51,10 +63,13 @@ const genWorkspace = async () => {
 };
 
 /** a task call, as the parent's model makes it */
-const taskCall = (subagent_type: string, prompt: string, description = 'find the loader') => ({ name: 'task', input: { description, prompt, subagent_type } });
+const taskCall = (subagent_type: string, prompt: string, description = 'find the loader') => ({
+  name: 'task',
+  input: { description, prompt, subagent_type },
+});
 
 describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }) => {
-  it('seed 002 §5.3 subagent isolation: the explore child starts with a fresh context (the task prompt and the project instructions, none of the parent messages), is offered only read-only tools, and its answer is the parent\'s tool result while its transcript stays out of the parent\'s context', async () => {
+  it("seed 002 §5.3 subagent isolation: the explore child starts with a fresh context (the task prompt and the project instructions, none of the parent messages), is offered only read-only tools, and its answer is the parent's tool result while its transcript stays out of the parent's context", async () => {
     const cwd = await genWorkspace();
     standin().respond = (request): StandinTurn => {
       if (isChild(request))
@@ -101,7 +116,11 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
 
     // the parent reads the child's answer as the task call's result, and nothing of the child's steps
     const [taskResult] = toolResults(result.transcript);
-    expect(taskResult).toMatchObject({ toolName: 'task', isError: false, content: 'CHILD-ANSWER: loadConfig is defined in config.ts line 1' });
+    expect(taskResult).toMatchObject({
+      toolName: 'task',
+      isError: false,
+      content: 'CHILD-ANSWER: loadConfig is defined in config.ts line 1',
+    });
     expect(messagesOf(parentRequests[1])).toContain('CHILD-ANSWER: loadConfig is defined in config.ts line 1');
     expect(parentRequests.map(messagesOf).join('')).not.toContain('CHILD-ONLY-PATTERN');
     expect(JSON.stringify(result.transcript)).not.toContain('CHILD-ONLY-PATTERN');
@@ -125,7 +144,12 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     // the parent's stream shows the child's start and end, never the child's own events
     const started = events.find((event) => event.type === 'SubagentStarted');
     const completed = events.find((event) => event.type === 'SubagentCompleted');
-    expect(started).toMatchObject({ sessionUuid: child.sessionUuid, parentSessionUuid: result.sessionUuid, subagentType: 'explore', atom: slug });
+    expect(started).toMatchObject({
+      sessionUuid: child.sessionUuid,
+      parentSessionUuid: result.sessionUuid,
+      subagentType: 'explore',
+      atom: slug,
+    });
     expect(completed).toMatchObject({
       sessionUuid: child.sessionUuid,
       parentSessionUuid: result.sessionUuid,
@@ -133,13 +157,16 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
       status: 'COMPLETED',
       metrics: { iterations: 2, tokens: child.tokens, cash: child.cash, elapsedMs: child.elapsedMs },
     });
-    expect(events.filter((event) => event.sessionUuid === child.sessionUuid).map((event) => event.type)).toEqual(['SubagentStarted', 'SubagentCompleted']);
+    expect(events.filter((event) => event.sessionUuid === child.sessionUuid).map((event) => event.type)).toEqual([
+      'SubagentStarted',
+      'SubagentCompleted',
+    ]);
     const types = events.map((event) => event.type);
     expect(types.indexOf('ToolCallStarted')).toBeLessThan(types.indexOf('SubagentStarted'));
     expect(types.indexOf('SubagentCompleted')).toBeLessThan(types.indexOf('ToolExecutionCompleted'));
   });
 
-  it('seed 002 §5.3 subagent isolation: a child is never looser than its parent: the parent\'s guard judges every child call too', async () => {
+  it("seed 002 §5.3 subagent isolation: a child is never looser than its parent: the parent's guard judges every child call too", async () => {
     const cwd = await genWorkspace();
     const denyGrep: BhrainPermissionGuard = {
       name: 'no-grep',
@@ -156,10 +183,18 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
       if (isChild(request))
         return messagesOf(request).includes('permission denied')
           ? { text: 'CHILD-ANSWER: grep was denied' }
-          : { toolCalls: [{ name: 'grep', input: { pattern: 'loadConfig' } }, { name: 'glob', input: { pattern: '*.ts' } }] };
+          : {
+              toolCalls: [
+                { name: 'grep', input: { pattern: 'loadConfig' } },
+                { name: 'glob', input: { pattern: '*.ts' } },
+              ],
+            };
       return messagesOf(request).includes('CHILD-ANSWER') ? { text: 'done' } : { toolCalls: [taskCall('explore', 'grep for loadConfig')] };
     };
-    const result = await invoke({ config: { atom: slug, subagents: true, permissionGuard: denyGrep }, prompt: 'find it' }, contextFor({ cwd, prompter }));
+    const result = await invoke(
+      { config: { atom: slug, subagents: true, permissionGuard: denyGrep }, prompt: 'find it' },
+      contextFor({ cwd, prompter }),
+    );
 
     expect(result.termination).toBe('complete');
     const [denied, globbed] = toolResults(result.subagents[0].transcript);
@@ -188,10 +223,17 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     const result = await invoke({ config: { atom: slug, subagents: true }, prompt: 'two searches' }, contextFor({ cwd }));
 
     expect(result.termination).toBe('complete');
-    const children = standin().requests.filter(isChild).map((request) => ({ which: messagesOf(request).includes('TASK-A') ? 'A' : 'B', first: !messagesOf(request).includes('config.ts') }));
+    const children = standin()
+      .requests.filter(isChild)
+      .map((request) => ({ which: messagesOf(request).includes('TASK-A') ? 'A' : 'B', first: !messagesOf(request).includes('config.ts') }));
     // both children asked their first question before either asked its second: they ran concurrently
     expect(children.slice(0, 2).every((child) => child.first)).toBe(true);
-    expect(children.slice(0, 2).map((child) => child.which).sort()).toEqual(['A', 'B']);
+    expect(
+      children
+        .slice(0, 2)
+        .map((child) => child.which)
+        .sort(),
+    ).toEqual(['A', 'B']);
     expect(children.slice(2).every((child) => !child.first)).toBe(true);
     // results are in the model's order, whichever child finished first
     expect(toolResults(result.transcript).map((message) => message.content)).toEqual(['CHILD-A-ANSWER', 'CHILD-B-ANSWER']);
@@ -202,8 +244,12 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     const cwd = await genWorkspace();
     standin().respond = (request): StandinTurn => {
       if (isChild(request))
-        return messagesOf(request).includes('depth limit') ? { text: 'CHILD-ANSWER: I did it myself' } : { toolCalls: [taskCall('explore', 'GRANDCHILD-TASK: look around')] };
-      return messagesOf(request).includes('CHILD-ANSWER') ? { text: 'done' } : { toolCalls: [taskCall('general-purpose', 'CHILD-TASK: delegate further')] };
+        return messagesOf(request).includes('depth limit')
+          ? { text: 'CHILD-ANSWER: I did it myself' }
+          : { toolCalls: [taskCall('explore', 'GRANDCHILD-TASK: look around')] };
+      return messagesOf(request).includes('CHILD-ANSWER')
+        ? { text: 'done' }
+        : { toolCalls: [taskCall('general-purpose', 'CHILD-TASK: delegate further')] };
     };
     const result = await invoke({ config: { atom: slug, subagents: true }, prompt: 'go' }, contextFor({ cwd }));
 
@@ -212,7 +258,11 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     expect(childRequests.every((request) => systemOf(request).includes('You are a general-purpose subagent'))).toBe(true);
     // general-purpose gets the parent's tools, minus task at the limit
     expect(toolNamesOf(childRequests[0]).sort()).toEqual(['bash', 'edit', 'glob', 'grep', 'read', 'websearch', 'write']);
-    expect(standin().requests.some((request) => messagesOf(request).includes('GRANDCHILD-TASK') && isChild(request) && !messagesOf(request).includes('CHILD-TASK'))).toBe(false);
+    expect(
+      standin().requests.some(
+        (request) => messagesOf(request).includes('GRANDCHILD-TASK') && isChild(request) && !messagesOf(request).includes('CHILD-TASK'),
+      ),
+    ).toBe(false);
     expect(result.subagents).toHaveLength(1);
     const [refused] = toolResults(result.subagents[0].transcript);
     expect(refused).toMatchObject({ toolName: 'task', isError: true });
@@ -225,11 +275,15 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     standin().respond = (request): StandinTurn => {
       const said = messagesOf(request);
       if (systemOf(request).includes('You are an explore subagent')) return { text: 'GRANDCHILD-ANSWER' };
-      if (isChild(request)) return said.includes('GRANDCHILD-ANSWER') ? { text: 'CHILD-ANSWER' } : { toolCalls: [taskCall('explore', 'GRANDCHILD-TASK')] };
+      if (isChild(request))
+        return said.includes('GRANDCHILD-ANSWER') ? { text: 'CHILD-ANSWER' } : { toolCalls: [taskCall('explore', 'GRANDCHILD-TASK')] };
       return said.includes('CHILD-ANSWER') ? { text: 'done' } : { toolCalls: [taskCall('general-purpose', 'CHILD-TASK')] };
     };
     const events: BhrainEvent[] = [];
-    const result = await invoke({ config: { atom: slug, subagents: { maxDepth: 2 } }, prompt: 'go' }, contextFor({ cwd, onEvent: (event) => events.push(event) }));
+    const result = await invoke(
+      { config: { atom: slug, subagents: { maxDepth: 2 } }, prompt: 'go' },
+      contextFor({ cwd, onEvent: (event) => events.push(event) }),
+    );
 
     expect(result.termination).toBe('complete');
     expect(toolNamesOf(standin().requests.find((request) => systemOf(request).includes('general-purpose subagent'))!)).toContain('task');
@@ -239,7 +293,10 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     expect(child).toMatchObject({ type: 'general-purpose', parentSessionUuid: result.sessionUuid, output: 'CHILD-ANSWER' });
     expect(grandchild).toMatchObject({ type: 'explore', parentSessionUuid: child.sessionUuid, output: 'GRANDCHILD-ANSWER' });
     // the grandchild's start and end reach the root's subscribers
-    expect(events.filter((event) => event.type === 'SubagentStarted').map((event) => event.sessionUuid)).toEqual([child.sessionUuid, grandchild.sessionUuid]);
+    expect(events.filter((event) => event.type === 'SubagentStarted').map((event) => event.sessionUuid)).toEqual([
+      child.sessionUuid,
+      grandchild.sessionUuid,
+    ]);
     // the child's spend includes the grandchild's, and the root's includes both
     expect(sumTokens(result.tokens)).toBe(standin().requests.reduce((sum, request) => sum + tokensOf(request), 0));
   });
@@ -248,10 +305,15 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     const cwd = await genWorkspace();
     standin().respond = (request): StandinTurn => {
       if (isChild(request)) return { error: { status: 400, message: 'CHILD-MODEL-BROKE' } };
-      return messagesOf(request).includes('explore subagent failed') ? { text: 'PARENT-RECOVERED' } : { toolCalls: [taskCall('explore', 'look')] };
+      return messagesOf(request).includes('explore subagent failed')
+        ? { text: 'PARENT-RECOVERED' }
+        : { toolCalls: [taskCall('explore', 'look')] };
     };
     const events: BhrainEvent[] = [];
-    const result = await invoke({ config: { atom: slug, subagents: true }, prompt: 'go' }, contextFor({ cwd, onEvent: (event) => events.push(event) }));
+    const result = await invoke(
+      { config: { atom: slug, subagents: true }, prompt: 'go' },
+      contextFor({ cwd, onEvent: (event) => events.push(event) }),
+    );
 
     expect(result.termination).toBe('complete');
     expect(result.output).toBe('PARENT-RECOVERED');
@@ -265,16 +327,21 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     expect(result.toolCalls).toMatchObject({ made: 1, failed: 1, denied: 0 });
   });
 
-  it('seed 002 §2.1 Session.Subagent metrics: the child\'s tokens and cost roll up into the parent\'s result and session, and the token budget counts them', async () => {
+  it("seed 002 §2.1 Session.Subagent metrics: the child's tokens and cost roll up into the parent's result and session, and the token budget counts them", async () => {
     const cwd = await genWorkspace();
     standin().respond = (request): StandinTurn => {
-      if (isChild(request)) return messagesOf(request).includes('config.ts') ? { text: 'CHILD-ANSWER' } : { toolCalls: [{ name: 'glob', input: { pattern: '*' } }] };
+      if (isChild(request))
+        return messagesOf(request).includes('config.ts')
+          ? { text: 'CHILD-ANSWER' }
+          : { toolCalls: [{ name: 'glob', input: { pattern: '*' } }] };
       return messagesOf(request).includes('CHILD-ANSWER') ? { text: 'done' } : { toolCalls: [taskCall('explore', 'look')] };
     };
     const result = await invoke({ config: { atom: slug, subagents: true }, prompt: 'go' }, contextFor({ cwd }));
 
     const all = standin().requests.reduce((sum, request) => sum + tokensOf(request), 0);
-    const childOnly = standin().requests.filter(isChild).reduce((sum, request) => sum + tokensOf(request), 0);
+    const childOnly = standin()
+      .requests.filter(isChild)
+      .reduce((sum, request) => sum + tokensOf(request), 0);
     expect(childOnly).toBeGreaterThan(0);
     expect(sumTokens(result.subagents[0].tokens)).toBe(childOnly);
     expect(sumTokens(result.tokens)).toBe(all);
@@ -288,9 +355,14 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     standin().reset();
     let n = 0;
     standin().respond = (request): StandinTurn =>
-      isChild(request) ? { toolCalls: [{ name: 'glob', input: { pattern: `*${++n}*` } }] } : { toolCalls: [taskCall('explore', 'look forever')] };
+      isChild(request)
+        ? { toolCalls: [{ name: 'glob', input: { pattern: `*${++n}*` } }] }
+        : { toolCalls: [taskCall('explore', 'look forever')] };
     const cap = 15_000;
-    const stopped = await invoke({ config: { atom: slug, subagents: true, maxIterations: 1_000, limits: { maxTokens: cap } }, prompt: 'go' }, contextFor({ cwd }));
+    const stopped = await invoke(
+      { config: { atom: slug, subagents: true, maxIterations: 1_000, limits: { maxTokens: cap } }, prompt: 'go' },
+      contextFor({ cwd }),
+    );
     expect(stopped.termination).toBe('budget');
     expect(stopped.session.status).toBe('TERMINATED');
     expect(stopped.subagents[0]).toMatchObject({ status: 'FAILED', termination: 'budget' });
@@ -306,10 +378,14 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
   it('seed 002 §2.1 Session TERMINATED on abort: aborting the parent during a child stops the child too; the child is an error result and the parent ends interrupted', async () => {
     const cwd = await genWorkspace();
     const controller = new AbortController();
-    standin().respond = (request): StandinTurn => (isChild(request) ? { delayMs: 20_000, then: { text: 'too late' } } : { toolCalls: [taskCall('explore', 'look slowly')] });
+    standin().respond = (request): StandinTurn =>
+      isChild(request) ? { delayMs: 20_000, then: { text: 'too late' } } : { toolCalls: [taskCall('explore', 'look slowly')] };
     const onEvent = (event: BhrainEvent) => void (event.type === 'SubagentStarted' && setTimeout(() => controller.abort(), 150));
     const startedAt = Date.now();
-    const result = await invoke({ config: { atom: slug, subagents: true }, prompt: 'go' }, contextFor({ cwd, onEvent, signal: controller.signal }));
+    const result = await invoke(
+      { config: { atom: slug, subagents: true }, prompt: 'go' },
+      contextFor({ cwd, onEvent, signal: controller.signal }),
+    );
 
     expect(Date.now() - startedAt).toBeLessThan(5_000);
     expect(result.termination).toBe('error');
@@ -323,23 +399,37 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     expect(standin().requests.filter((request) => !isChild(request))).toHaveLength(1);
   });
 
-  it('seed 002 §2.1 Session.Subagent custom type: a library user\'s subagent runs on another atom, with its own prompt and toolboxes', async () => {
+  it("seed 002 §2.1 Session.Subagent custom type: a library user's subagent runs on another atom, with its own prompt and toolboxes", async () => {
     const other = PROTOCOL_SLUGS.find((candidate) => candidate.protocol !== protocol)!;
     const lookup: BhrainToolBox = {
       name: 'lookup',
-      definitions: [{ name: 'lookup', description: 'looks a word up', inputSchema: { type: 'object', properties: { word: { type: 'string' } } } }],
+      definitions: [
+        { name: 'lookup', description: 'looks a word up', inputSchema: { type: 'object', properties: { word: { type: 'string' } } } },
+      ],
       execute: async ({ call }) => ({ callId: call.id, success: true, output: `LOOKED-UP ${call.input.word}` }),
     };
     standin().respond = (request): StandinTurn => {
       if (systemOf(request).includes('CHEAP-SCOUT-PROMPT'))
-        return messagesOf(request).includes('LOOKED-UP') ? { text: 'SCOUT-ANSWER' } : { toolCalls: [{ name: 'lookup', input: { word: 'bhrain' } }] };
+        return messagesOf(request).includes('LOOKED-UP')
+          ? { text: 'SCOUT-ANSWER' }
+          : { toolCalls: [{ name: 'lookup', input: { word: 'bhrain' } }] };
       return messagesOf(request).includes('SCOUT-ANSWER') ? { text: 'done' } : { toolCalls: [taskCall('scout', 'look bhrain up')] };
     };
     const result = await invoke(
       {
         config: {
           atom: slug,
-          subagents: { types: [{ name: 'scout', description: 'looks words up cheaply', systemPrompt: 'CHEAP-SCOUT-PROMPT: look it up', toolBoxes: [lookup], atom: other.slug }] },
+          subagents: {
+            types: [
+              {
+                name: 'scout',
+                description: 'looks words up cheaply',
+                systemPrompt: 'CHEAP-SCOUT-PROMPT: look it up',
+                toolBoxes: [lookup],
+                atom: other.slug,
+              },
+            ],
+          },
         },
         prompt: 'go',
       },
@@ -377,7 +467,12 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     ]);
     expect(seen[1].tokenUsage.totalTokens).toBeGreaterThan(0);
     expect(seen[0].endedAt).toBeNull();
-    expect(result.session).toMatchObject({ uuid: result.sessionUuid, status: 'COMPLETED', iterationCount: 3, startedAt: seen[0].startedAt });
+    expect(result.session).toMatchObject({
+      uuid: result.sessionUuid,
+      status: 'COMPLETED',
+      iterationCount: 3,
+      startedAt: seen[0].startedAt,
+    });
     expect(Date.parse(result.session.endedAt!)).toBeGreaterThanOrEqual(Date.parse(result.session.startedAt));
     expect(result.session.tokenUsage).toEqual({
       inputTokens: result.tokens.input,
@@ -394,7 +489,10 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
 
     standin().reset();
     standin().script({ toolCalls: [{ name: 'watch' }] });
-    const capped: BhrainSessionResult = await genBhrain({ atom: slug, toolBoxes: [watch], maxIterations: 1 }).invoke({ prompt: 'watch' }, contextFor());
+    const capped: BhrainSessionResult = await genBhrain({ atom: slug, toolBoxes: [watch], maxIterations: 1 }).invoke(
+      { prompt: 'watch' },
+      contextFor(),
+    );
     expect(capped.termination).toBe('max-iterations');
     expect(capped.session).toMatchObject({ status: 'TERMINATED', iterationCount: 1 });
     expect(capped.session.endedAt).not.toBeNull();
@@ -409,19 +507,35 @@ describe('seed 002 subagents: configuration', () => {
       execute: async ({ call }) => ({ callId: call.id, success: true, output: '' }),
     });
     expect(() => genBhrain({ atom: 'claude/haiku', subagents: true, toolBoxes: [named('task')] })).toThrow(BadRequestError);
-    expect(() => genBhrain({ atom: 'claude/haiku', subagents: true, toolBoxes: [named('task')] })).toThrow(/rename that tool, or turn subagents off/);
+    expect(() => genBhrain({ atom: 'claude/haiku', subagents: true, toolBoxes: [named('task')] })).toThrow(
+      /rename that tool, or turn subagents off/,
+    );
     // without subagents, a tool named task is the caller's own
     expect(() => genBhrain({ atom: 'claude/haiku', toolBoxes: [named('task')] })).not.toThrow();
     expect(() => genBhrain({ atom: 'claude/haiku', subagents: { maxDepth: 0 } })).toThrow(/subagents.maxDepth must be at least 1/);
     const scout = { name: 'scout', description: 'd', systemPrompt: 'p' };
     expect(() => genBhrain({ atom: 'claude/haiku', subagents: { types: [scout, scout] } })).toThrow(/names 'scout' twice/);
     expect(() =>
-      genBhrain({ atom: 'claude/haiku', limits: { maxBudgetUsd: 1 }, subagents: { types: [{ ...scout, atom: 'qwen/some-self-hosted-model' }] } }),
+      genBhrain({
+        atom: 'claude/haiku',
+        limits: { maxBudgetUsd: 1 },
+        subagents: { types: [{ ...scout, atom: 'qwen/some-self-hosted-model' }] },
+      }),
     ).toThrow(/subagent type 'scout'.*is unknown/);
     // off by default; on, the three built-in types at depth 1, and a custom type named like a built-in replaces it
     expect(genBhrain({ atom: 'claude/haiku' }).config.subagents).toBeNull();
-    expect(genBhrain({ atom: 'claude/haiku', subagents: true }).config.subagents).toMatchObject({ maxDepth: 1, types: [{ name: 'explore' }, { name: 'plan' }, { name: 'general-purpose' }] });
-    const replaced = genBhrain({ atom: 'claude/sonnet', subagents: { types: [{ name: 'explore', description: 'cheap explore', systemPrompt: 'p', atom: 'claude/haiku' }] } });
-    expect(replaced.config.subagents!.types.find((type) => type.name === 'explore')).toMatchObject({ description: 'cheap explore', tools: 'read-only', atom: { slug: 'claude/haiku' } });
+    expect(genBhrain({ atom: 'claude/haiku', subagents: true }).config.subagents).toMatchObject({
+      maxDepth: 1,
+      types: [{ name: 'explore' }, { name: 'plan' }, { name: 'general-purpose' }],
+    });
+    const replaced = genBhrain({
+      atom: 'claude/sonnet',
+      subagents: { types: [{ name: 'explore', description: 'cheap explore', systemPrompt: 'p', atom: 'claude/haiku' }] },
+    });
+    expect(replaced.config.subagents!.types.find((type) => type.name === 'explore')).toMatchObject({
+      description: 'cheap explore',
+      tools: 'read-only',
+      atom: { slug: 'claude/haiku' },
+    });
   });
 });

@@ -43,6 +43,8 @@ export const attachTaskTool = (
   const subagents = parent.config.subagents;
   if (!subagents) return parent.registry;
   const offered = parent.depth < subagents.maxDepth;
-  const box = offered ? genTaskToolBox({ types: subagents.types }, { ...parent, onFinished }) : genTaskRefusal({ maxDepth: subagents.maxDepth });
+  const box = offered
+    ? genTaskToolBox({ types: subagents.types }, { ...parent, onFinished })
+    : genTaskRefusal({ maxDepth: subagents.maxDepth });
   return withTaskTool(parent.registry, { box, offered });
 };

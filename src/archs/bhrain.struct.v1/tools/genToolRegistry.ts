@@ -39,7 +39,9 @@ export const genToolRegistry = (initial: readonly BhrainToolBox[]): BhrainToolRe
     remove: (boxName) => {
       const index = boxes.findIndex((box) => box.name === boxName);
       if (index < 0)
-        throw new BadRequestError(`no toolbox named '${boxName}' to remove: configured toolboxes are ${boxes.map((box) => box.name).join(', ') || '(none)'}`);
+        throw new BadRequestError(
+          `no toolbox named '${boxName}' to remove: configured toolboxes are ${boxes.map((box) => box.name).join(', ') || '(none)'}`,
+        );
       for (const definition of boxes[index].definitions) owner.delete(definition.name);
       boxes.splice(index, 1);
     },

@@ -59,7 +59,12 @@ beforeAll(async () => {
 });
 afterAll(async () => rm(base, { recursive: true, force: true }));
 
-const contextFor = (overrides: Partial<BhrainToolContext> = {}): BhrainToolContext => ({ cwd: workspace, log: silentLog, env, ...overrides });
+const contextFor = (overrides: Partial<BhrainToolContext> = {}): BhrainToolContext => ({
+  cwd: workspace,
+  log: silentLog,
+  env,
+  ...overrides,
+});
 
 const call = async (box: BhrainToolBox, name: string, input: Record<string, unknown>, context = contextFor()) =>
   box.execute({ call: { id: 'c1', name, input } }, context);
@@ -68,10 +73,14 @@ const call = async (box: BhrainToolBox, name: string, input: Record<string, unkn
 const secretsIn = (text: string): string[] => EVERY_SECRET.filter((secret) => text.includes(secret));
 
 describe('issue 30 point 4 = the hidden paths, resolved per call', () => {
-  it('the defaults are the credential stores, the shadow files and $BHRAIN_HOME, with ~ from the environment\'s HOME', () => {
+  it("the defaults are the credential stores, the shadow files and $BHRAIN_HOME, with ~ from the environment's HOME", () => {
     const hidden = resolveHiddenPaths({}, { env });
     expect(hidden.entries.map((entry) => entry.listed)).toEqual([...DEFAULT_DENY_READ, '$BHRAIN_HOME']);
-    expect(hidden.entries.find((entry) => entry.listed === '~/.ssh')).toMatchObject({ path: join(home, '.ssh'), realPath: join(home, '.ssh'), isDirectory: true });
+    expect(hidden.entries.find((entry) => entry.listed === '~/.ssh')).toMatchObject({
+      path: join(home, '.ssh'),
+      realPath: join(home, '.ssh'),
+      isDirectory: true,
+    });
     expect(hidden.entries.find((entry) => entry.listed === '~/.kube')).toMatchObject({ realPath: null });
     expect(hidden.holding(join(home, '.ssh', 'id_rsa'))?.listed).toBe('~/.ssh');
     expect(hidden.holding(join(home, 'notes.txt'))).toBeNull();
@@ -96,12 +105,18 @@ describe('issue 30 point 4 = the hidden paths, resolved per call', () => {
   });
 
   it('a relative denyRead path is refused where the toolbox is built', () => {
-    expect(() => genFilesToolBox({ denyRead: ['.env'] })).toThrow("sandbox.denyRead '.env' is not an absolute path: give one that starts with / or ~/");
+    expect(() => genFilesToolBox({ denyRead: ['.env'] })).toThrow(
+      "sandbox.denyRead '.env' is not an absolute path: give one that starts with / or ~/",
+    );
     expect(() => genBashToolBox({ sandbox: { denyRead: ['secrets/'] } })).toThrow('is not an absolute path');
   });
 
   it('a read(<path>) allow rule with ~/ matches the expanded path and hands it back; a glob or a plain read hands nothing back', async () => {
-    const guard = genRulesGuard({ allow: ['read(~/.npmrc)', 'read(~/.ssh/**)', 'read(~/.aws/*.pub)', 'read', 'bash(cat ~/.npmrc)'] }, 'rules', { home });
+    const guard = genRulesGuard(
+      { allow: ['read(~/.npmrc)', 'read(~/.ssh/**)', 'read(~/.aws/*.pub)', 'read', 'bash(cat ~/.npmrc)'] },
+      'rules',
+      { home },
+    );
     expect(guard.allowRead).toEqual([join(home, '.npmrc'), join(home, '.ssh')]);
     const decision = await guard.check({ call: { id: '1', name: 'read', input: { path: join(home, '.npmrc') } } }, { cwd: workspace });
     expect(decision.decision).toBe('allow');
@@ -112,13 +127,23 @@ describe('issue 30 point 4 = the files tools refuse hidden paths, and walk past 
   const files = genFilesToolBox();
 
   it('read refuses a store however it is named: absolute, through a link in the workspace, through ../, a hard link', async () => {
-    const named = [join(home, '.ssh', 'id_rsa'), 'keys/id_rsa', 'aws', '../home/.aws/credentials', join(home, '.npmrc'), join(store, 'runs', 'earlier', 'output.md'), '../home/.ssh/missing'];
+    const named = [
+      join(home, '.ssh', 'id_rsa'),
+      'keys/id_rsa',
+      'aws',
+      '../home/.aws/credentials',
+      join(home, '.npmrc'),
+      join(store, 'runs', 'earlier', 'output.md'),
+      '../home/.ssh/missing',
+    ];
     for (const path of named) {
       const result = await call(files, 'read', { path });
       expect({ path, success: result.success, secrets: secretsIn(result.output) }).toEqual({ path, success: false, secrets: [] });
       expect(result.output).toMatch(/^Refused to read .*: it is in (~\/\.\w+ \(|\$BHRAIN_HOME)/);
     }
-    expect((await call(files, 'read', { path: join(home, '.ssh', 'id_rsa') })).output).toContain(`Do the task without it; if it truly needs this file, tell the user, who can hand it back with a permission rule such as \`read(~/.ssh/id_rsa)\``);
+    expect((await call(files, 'read', { path: join(home, '.ssh', 'id_rsa') })).output).toContain(
+      `Do the task without it; if it truly needs this file, tell the user, who can hand it back with a permission rule such as \`read(~/.ssh/id_rsa)\``,
+    );
     // a hard link made before the run is the same file under another name
     await link(join(home, '.npmrc'), join(base, 'npmrc-link'));
     const linked = await call(files, 'read', { path: join(base, 'npmrc-link') });
@@ -128,22 +153,34 @@ describe('issue 30 point 4 = the files tools refuse hidden paths, and walk past 
     expect((await call(files, 'read', { path: join(home, 'notes.txt') })).output).toContain('not a secret');
   });
 
-  it.each(['rg', 'builtin'] as const)('grep (%s) over .., $HOME and the stores\' parent finds none of their content, and refuses a store as its path', async (engine) => {
-    const grep = genFilesToolBox({ grepEngine: engine, denyRead: ['~/.config/op'] });
-    for (const path of ['..', home, base, 'keys/', join(home, '.ssh')]) {
-      const result = await call(grep, 'grep', { pattern: 'FAKE', path, include_ignored: true });
-      expect({ path, secrets: secretsIn(result.output) }).toEqual({ path, secrets: [] });
-    }
-    expect((await call(grep, 'grep', { pattern: 'FAKE', path: join(home, '.ssh') })).output).toMatch(/^Refused to search /);
-    expect((await call(grep, 'grep', { pattern: 'not a secret', path: '..', include_ignored: true })).output).toContain('home/notes.txt:1:not a secret');
-  });
+  it.each(['rg', 'builtin'] as const)(
+    "grep (%s) over .., $HOME and the stores' parent finds none of their content, and refuses a store as its path",
+    async (engine) => {
+      const grep = genFilesToolBox({ grepEngine: engine, denyRead: ['~/.config/op'] });
+      for (const path of ['..', home, base, 'keys/', join(home, '.ssh')]) {
+        const result = await call(grep, 'grep', { pattern: 'FAKE', path, include_ignored: true });
+        expect({ path, secrets: secretsIn(result.output) }).toEqual({ path, secrets: [] });
+      }
+      expect((await call(grep, 'grep', { pattern: 'FAKE', path: join(home, '.ssh') })).output).toMatch(/^Refused to search /);
+      expect((await call(grep, 'grep', { pattern: 'not a secret', path: '..', include_ignored: true })).output).toContain(
+        'home/notes.txt:1:not a secret',
+      );
+    },
+  );
 
   it('glob over .., $HOME and a pattern from / lists nothing inside a store, nor a hidden file', async () => {
     const glob = genFilesToolBox({ denyRead: ['~/.config/op'] });
-    for (const input of [{ pattern: '**/*', path: '..', include_ignored: true }, { pattern: '**/*', path: home, include_ignored: true }, { pattern: `*/${base.split('/').slice(2).join('/')}/**`, path: '/', include_ignored: true }]) {
+    for (const input of [
+      { pattern: '**/*', path: '..', include_ignored: true },
+      { pattern: '**/*', path: home, include_ignored: true },
+      { pattern: `*/${base.split('/').slice(2).join('/')}/**`, path: '/', include_ignored: true },
+    ]) {
       const result = await call(glob, 'glob', input);
       expect(result.output).toContain('notes.txt');
-      expect({ input, listed: result.output.split('\n').filter((line) => /\/(\.ssh|\.aws|state)\/|\.npmrc$|\/op\//.test(line)) }).toEqual({ input, listed: [] });
+      expect({ input, listed: result.output.split('\n').filter((line) => /\/(\.ssh|\.aws|state)\/|\.npmrc$|\/op\//.test(line)) }).toEqual({
+        input,
+        listed: [],
+      });
     }
     expect((await call(files, 'glob', { pattern: '*', path: join(home, '.aws') })).output).toMatch(/^Refused to search /);
     expect((await call(files, 'glob', { pattern: `${home}/.ssh/*` })).output).toMatch(/^Refused to search /);
@@ -154,23 +191,32 @@ describe('issue 30 point 4 = the files tools refuse hidden paths, and walk past 
       ['write', { path: 'keys/authorized_keys', content: 'ssh-ed25519 AAAA attacker' }],
       ['edit', { path: 'aws', old_string: 'aws', new_string: 'x' }],
     ] as const) {
-      const result = await call(files, name, input, { ...contextFor(), writeCheck: { realPath: join(home, '.ssh', 'authorized_keys'), approved: true } } as BhrainToolContext);
+      const result = await call(files, name, input, {
+        ...contextFor(),
+        writeCheck: { realPath: join(home, '.ssh', 'authorized_keys'), approved: true },
+      } as BhrainToolContext);
       expect(result.output).toMatch(new RegExp(`^Refused to ${name} `));
     }
     expect(existsSync(join(home, '.ssh', 'authorized_keys'))).toBe(false);
   });
 
-  it('denyRead hides more, allowRead hands a path back, and the session\'s spill dir in $BHRAIN_HOME stays readable', async () => {
+  it("denyRead hides more, allowRead hands a path back, and the session's spill dir in $BHRAIN_HOME stays readable", async () => {
     const denied = genFilesToolBox({ denyRead: ['~/.config/op'] });
-    expect((await call(denied, 'read', { path: join(home, '.config', 'op', 'token') })).output).toMatch(/^Refused to read .* it is in ~\/\.config\/op/);
+    expect((await call(denied, 'read', { path: join(home, '.config', 'op', 'token') })).output).toMatch(
+      /^Refused to read .* it is in ~\/\.config\/op/,
+    );
     const handedBack = genFilesToolBox({ allowRead: ['~/.npmrc'] });
     expect((await call(handedBack, 'read', { path: join(home, '.npmrc') })).output).toContain(NPM_TOKEN);
     expect((await call(handedBack, 'read', { path: join(home, '.ssh', 'id_rsa') })).success).toBe(false);
     const spillDir = join(store, 'runs', 'now', 'spill');
     await mkdir(spillDir, { recursive: true });
     await writeFile(join(spillDir, 'bash-1.txt'), 'the full output\n');
-    expect((await call(files, 'read', { path: join(spillDir, 'bash-1.txt') }, contextFor({ spillDir }))).output).toContain('the full output');
-    expect((await call(files, 'read', { path: join(store, 'runs', 'earlier', 'output.md') }, contextFor({ spillDir }))).success).toBe(false);
+    expect((await call(files, 'read', { path: join(spillDir, 'bash-1.txt') }, contextFor({ spillDir }))).output).toContain(
+      'the full output',
+    );
+    expect((await call(files, 'read', { path: join(store, 'runs', 'earlier', 'output.md') }, contextFor({ spillDir }))).success).toBe(
+      false,
+    );
   });
 });
 
@@ -190,7 +236,10 @@ describe('issue 30 point 4 = bash in the sandbox finds the stores empty or absen
     expect(secretsIn(printed)).toEqual([]);
     expect(printed).toMatch(/^0$/m);
     expect(printed).toMatch(/touch: cannot touch '.*\/\.ssh\/planted': Read-only file system/);
-    const copies = execFileSync('bash', ['-c', 'cat stores.tar npmrc.copy; cat copied/* store.copy/* 2>/dev/null; true'], { cwd: workspace, encoding: 'latin1' });
+    const copies = execFileSync('bash', ['-c', 'cat stores.tar npmrc.copy; cat copied/* store.copy/* 2>/dev/null; true'], {
+      cwd: workspace,
+      encoding: 'latin1',
+    });
     expect(secretsIn(copies)).toEqual([]);
     expect(existsSync(join(home, '.ssh', 'planted'))).toBe(false);
     await rm(join(workspace, 'stores.tar'), { force: true });
@@ -199,7 +248,8 @@ describe('issue 30 point 4 = bash in the sandbox finds the stores empty or absen
 
   it('what exists is hidden and nothing is created on the host: no mount point for a store that is not there', async () => {
     await run('true');
-    for (const absent of ['.kube', '.azure', '.gnupg', '.docker', '.netrc', '.git-credentials']) expect(existsSync(join(home, absent))).toBe(false);
+    for (const absent of ['.kube', '.azure', '.gnupg', '.docker', '.netrc', '.git-credentials'])
+      expect(existsSync(join(home, absent))).toBe(false);
     expect((await readdir(home)).sort()).toEqual(['.aws', '.config', '.npmrc', '.ssh', 'notes.txt']);
   });
 

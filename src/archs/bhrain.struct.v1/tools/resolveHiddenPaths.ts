@@ -105,7 +105,8 @@ const signDir = (dir: string): string | null => {
 };
 
 /** .what = the places an entry names: its path as listed, and its real path when that differs */
-const formsOf = (entry: HiddenEntry): string[] => (entry.realPath !== null && entry.realPath !== entry.path ? [entry.path, entry.realPath] : [entry.path]);
+const formsOf = (entry: HiddenEntry): string[] =>
+  entry.realPath !== null && entry.realPath !== entry.path ? [entry.path, entry.realPath] : [entry.path];
 
 /** resolutions kept, by what they were resolved from: one per toolbox and working directory in practice */
 const MAX_KEPT_RESOLUTIONS = 32;
@@ -151,7 +152,16 @@ export const resolveHiddenPaths = (
   const home = context.env.HOME || homedir();
   const readablePaths = context.readable?.filter((path): path is string => !!path).map((path) => resolve(path)) ?? [];
   // what the paths are made from, cheaply: the kept resolution is found before any path is joined
-  const key = [home, context.env.BHRAIN_HOME, context.env.XDG_STATE_HOME, ...(denial.denyRead ?? []), '\0', ...(denial.allowRead ?? []), '\0', ...readablePaths].join('\n');
+  const key = [
+    home,
+    context.env.BHRAIN_HOME,
+    context.env.XDG_STATE_HOME,
+    ...(denial.denyRead ?? []),
+    '\0',
+    ...(denial.allowRead ?? []),
+    '\0',
+    ...readablePaths,
+  ].join('\n');
   const known = kept.get(key);
   if (known && signDirs(known.dirs) === known.signature) return known.hidden;
   const listed = [...DEFAULT_DENY_READ, ...(denial.denyRead ?? [])].map((each) => ({ listed: each, path: expandListedPath(each, home) }));
@@ -167,14 +177,19 @@ export const resolveHiddenPaths = (
 };
 
 /** .what = resolveHiddenPaths' work: each path looked up, handed back, and the entries left */
-const resolveNow = (listed: ReadonlyArray<{ listed: string; path: string }>, allowedPaths: readonly string[], readablePaths: readonly string[]): HiddenPaths => {
+const resolveNow = (
+  listed: ReadonlyArray<{ listed: string; path: string }>,
+  allowedPaths: readonly string[],
+  readablePaths: readonly string[],
+): HiddenPaths => {
   const allowed = allowedPaths.flatMap((path) => {
     const real = realPathIfPresent(path)?.realPath;
     return real && real !== path ? [path, real] : [path];
   });
   const candidates: HiddenEntry[] = [];
   for (const each of listed) {
-    if (each.path === '/') throw new BadRequestError(`sandbox.denyRead '${each.listed}' would hide the whole file system: name the paths to hide`);
+    if (each.path === '/')
+      throw new BadRequestError(`sandbox.denyRead '${each.listed}' would hide the whole file system: name the paths to hide`);
     const found = realPathIfPresent(each.path);
     const entry: HiddenEntry = {
       listed: each.listed,

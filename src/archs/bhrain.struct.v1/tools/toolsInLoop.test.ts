@@ -13,7 +13,8 @@ import { genRulesGuard } from '../permission/genRulesGuard.js';
 
 const { standin, contextFor } = useStandin();
 const tempDir = () => mkdtemp(join(tmpdir(), 'bhrain-tools-'));
-const toolResults = (result: BhrainSessionResult) => result.transcript.filter((message): message is BrainToolMessage => message.role === 'tool');
+const toolResults = (result: BhrainSessionResult) =>
+  result.transcript.filter((message): message is BrainToolMessage => message.role === 'tool');
 
 /** a local stand-in for the Tavily search API: answers by query, as the real one shapes its answers */
 let search: Server;
@@ -42,9 +43,19 @@ describe.each(PROTOCOL_SLUGS)('tools through the loop on $slug', ({ slug }) => {
     await mkdir(join(cwd, 'src'));
     await writeFile(join(cwd, 'src', 'app.ts'), 'export const greeting = "hello";\n');
     standin().script(
-      { toolCalls: [{ name: 'glob', input: { pattern: 'src/**/*.ts' } }, { name: 'grep', input: { pattern: 'greeting', path: 'src' } }] },
+      {
+        toolCalls: [
+          { name: 'glob', input: { pattern: 'src/**/*.ts' } },
+          { name: 'grep', input: { pattern: 'greeting', path: 'src' } },
+        ],
+      },
       { toolCalls: [{ name: 'read', input: { path: 'src/app.ts' } }] },
-      { toolCalls: [{ name: 'edit', input: { path: 'src/app.ts', old_string: '"hello"', new_string: '"hi"' } }, { name: 'write', input: { path: 'docs/notes.md', content: '# notes\n' } }] },
+      {
+        toolCalls: [
+          { name: 'edit', input: { path: 'src/app.ts', old_string: '"hello"', new_string: '"hi"' } },
+          { name: 'write', input: { path: 'docs/notes.md', content: '# notes\n' } },
+        ],
+      },
       { text: 'renamed the greeting' },
     );
     const result = await invoke({ config: { atom: slug }, prompt: 'change the greeting to hi' }, contextFor({ cwd }));
@@ -63,7 +74,11 @@ describe.each(PROTOCOL_SLUGS)('tools through the loop on $slug', ({ slug }) => {
   it('usecase.3: a read of a missing file is an error result, and the brain recovers', async () => {
     const cwd = await tempDir();
     await writeFile(join(cwd, 'readme.md'), '# hello\n');
-    standin().script({ toolCalls: [{ name: 'read', input: { path: 'README.md' } }] }, { toolCalls: [{ name: 'read', input: { path: 'readme.md' } }] }, { text: 'it says hello' });
+    standin().script(
+      { toolCalls: [{ name: 'read', input: { path: 'README.md' } }] },
+      { toolCalls: [{ name: 'read', input: { path: 'readme.md' } }] },
+      { text: 'it says hello' },
+    );
     const result = await invoke({ config: { atom: slug }, prompt: 'read the readme' }, contextFor({ cwd }));
     const [missing, found] = toolResults(result);
     expect(missing.isError).toBe(true);
@@ -75,7 +90,12 @@ describe.each(PROTOCOL_SLUGS)('tools through the loop on $slug', ({ slug }) => {
   it('usecase.4: bash runs in a shell, captures stdout, stderr and exit code; a failure is a result the model reads', async () => {
     const cwd = await tempDir();
     standin().script(
-      { toolCalls: [{ name: 'bash', input: { command: 'echo out; echo err >&2; pwd' } }, { name: 'bash', input: { command: 'ls no-such-dir; exit 3' } }] },
+      {
+        toolCalls: [
+          { name: 'bash', input: { command: 'echo out; echo err >&2; pwd' } },
+          { name: 'bash', input: { command: 'ls no-such-dir; exit 3' } },
+        ],
+      },
       { text: 'one worked, one failed with 3' },
     );
     const result = await invoke({ config: { atom: slug }, prompt: 'run things' }, contextFor({ cwd }));
@@ -98,7 +118,10 @@ describe.each(PROTOCOL_SLUGS)('tools through the loop on $slug', ({ slug }) => {
   it('usecase.4 / boundary.3: large output is truncated at the configured limit with a notice, the full output kept on disk', async () => {
     const spillDir = await tempDir();
     standin().script({ toolCalls: [{ name: 'bash', input: { command: 'seq 1 20000' } }] }, { text: 'many numbers' });
-    const result = await invoke({ config: { atom: slug, limits: { maxToolOutputChars: 2_000 } }, prompt: 'count' }, contextFor({ cwd: await tempDir(), spillDir }));
+    const result = await invoke(
+      { config: { atom: slug, limits: { maxToolOutputChars: 2_000 } }, prompt: 'count' },
+      contextFor({ cwd: await tempDir(), spillDir }),
+    );
     const content = toolResults(result)[0].content;
     expect(content.length).toBeLessThan(2_600);
     expect(content).toMatch(/truncated/);
@@ -120,7 +143,12 @@ describe.each(PROTOCOL_SLUGS)('tools through the loop on $slug', ({ slug }) => {
 
   it('usecase.5: websearch returns titles, urls and snippets; no results is an empty set; a network failure is an error result', async () => {
     standin().script(
-      { toolCalls: [{ name: 'websearch', input: { query: 'vitest 4' } }, { name: 'websearch', input: { query: 'nothing at all' } }] },
+      {
+        toolCalls: [
+          { name: 'websearch', input: { query: 'vitest 4' } },
+          { name: 'websearch', input: { query: 'nothing at all' } },
+        ],
+      },
       { text: 'found one release note' },
     );
     const env = { TAVILY_API_KEY: 'tvly-test', TAVILY_BASE_URL: searchUrl };
@@ -130,8 +158,14 @@ describe.each(PROTOCOL_SLUGS)('tools through the loop on $slug', ({ slug }) => {
     expect(none.isError).toBe(false);
     expect(none.content).toMatch(/no results for "nothing at all"/);
 
-    standin().script({ toolCalls: [{ name: 'websearch', input: { query: 'vitest 4' } }] }, { text: 'search is down, proceeding without it' });
-    const down = await invoke({ config: { atom: slug }, prompt: 'search' }, contextFor({ env: { TAVILY_API_KEY: 'tvly-test', TAVILY_BASE_URL: 'http://127.0.0.1:9' } }));
+    standin().script(
+      { toolCalls: [{ name: 'websearch', input: { query: 'vitest 4' } }] },
+      { text: 'search is down, proceeding without it' },
+    );
+    const down = await invoke(
+      { config: { atom: slug }, prompt: 'search' },
+      contextFor({ env: { TAVILY_API_KEY: 'tvly-test', TAVILY_BASE_URL: 'http://127.0.0.1:9' } }),
+    );
     expect(toolResults(down)[0].isError).toBe(true);
     expect(toolResults(down)[0].content).toMatch(/^websearch failed: .*You may retry/);
     expect(down.output).toBe('search is down, proceeding without it');

@@ -44,7 +44,9 @@ describe('truncateToolOutput', () => {
     expect(tail.length).toBeGreaterThan(3_900);
     expect(tail.length).toBeLessThanOrEqual(4_000);
     const count = (n: number) => n.toLocaleString('en-US');
-    expect(notice).toContain(`showed the first ${count(head.length)} and last ${count(tail.length)} of ${count(output.length)} characters (10,000 lines)`);
+    expect(notice).toContain(
+      `showed the first ${count(head.length)} and last ${count(tail.length)} of ${count(output.length)} characters (10,000 lines)`,
+    );
     expect(head.startsWith('line 00001\n')).toBe(true);
     expect(head.endsWith('\n')).toBe(true);
     expect(tail.startsWith('line ')).toBe(true);

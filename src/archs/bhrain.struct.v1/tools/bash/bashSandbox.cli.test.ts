@@ -19,7 +19,8 @@ beforeAll(async () => {
   await mkdir(cwd);
 });
 afterAll(async () => rm(root, { recursive: true, force: true }));
-const envFor = (overrides: Record<string, string | undefined> = {}) => genCliEnv({ standin: standin(), home: join(root, 'home') }, overrides);
+const envFor = (overrides: Record<string, string | undefined> = {}) =>
+  genCliEnv({ standin: standin(), home: join(root, 'home') }, overrides);
 
 describe('issue 11 item 1 = the CLI runs bash in the sandbox, with --sandbox and --allow-network', () => {
   it('given an unknown --sandbox mode, then exit 2 and the modes are listed', async () => {
@@ -31,7 +32,9 @@ describe('issue 11 item 1 = the CLI runs bash in the sandbox, with --sandbox and
   it('given ask with a mode other than read-only, then exit 2; ask has no --allow-network', async () => {
     const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--sandbox', 'workspace-write', '--input', 'x'], cwd, env: envFor() });
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe('bhrain ask: ask is always read-only: --sandbox workspace-write is not allowed (omit it, or pass --sandbox read-only)\n');
+    expect(run.stderr).toBe(
+      'bhrain ask: ask is always read-only: --sandbox workspace-write is not allowed (omit it, or pass --sandbox read-only)\n',
+    );
     const network = await runBhrain({ args: ['ask', '--atom', 'qwen', '--allow-network', '--input', 'x'], cwd, env: envFor() });
     expect(network.code).toBe(2);
     expect(network.stderr).toMatch(/unknown option '--allow-network'/);
@@ -57,7 +60,11 @@ describe('issue 11 item 1 = the CLI runs bash in the sandbox, with --sandbox and
 
     it('then ask, which runs no bash, still runs', async () => {
       standin().script({ text: 'nothing to change' });
-      const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--quiet', '--input', 'what is here?'], cwd, env: envFor({ PATH: pathDir }) });
+      const run = await runBhrain({
+        args: ['ask', '--atom', 'qwen', '--quiet', '--input', 'what is here?'],
+        cwd,
+        env: envFor({ PATH: pathDir }),
+      });
       expect(run.code).toBe(0);
       expect(run.stdout).toBe('nothing to change\n');
     });
@@ -67,7 +74,11 @@ describe('issue 11 item 1 = the CLI runs bash in the sandbox, with --sandbox and
       await mkdir(config, { recursive: true });
       await writeFile(join(config, 'settings.json'), JSON.stringify({ sandbox: 'off' }));
       standin().script({ toolCalls: [{ name: 'bash', input: { command: 'echo ran' } }] }, { text: 'ran it' });
-      const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--quiet', '--input', 'run echo'], cwd, env: envFor({ PATH: pathDir, BHRAIN_CONFIG_DIR: config }) });
+      const run = await runBhrain({
+        args: ['act', '--atom', 'qwen', '--quiet', '--input', 'run echo'],
+        cwd,
+        env: envFor({ PATH: pathDir, BHRAIN_CONFIG_DIR: config }),
+      });
       expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: 0, stdout: 'ran it\n', stderr: '' });
       expect(JSON.stringify(standin().requests.at(-1)?.body.messages)).toContain('ran');
     });
@@ -85,6 +96,8 @@ describe('issue 11 item 1 = the CLI runs bash in the sandbox, with --sandbox and
     expect(await readFile(join(cwd, 'inside.txt'), 'utf8')).toBe('in\n');
     await expect(stat(join(outside, 'f'))).rejects.toThrow(/ENOENT/);
     // under the host's /tmp, which the sandbox's private /tmp hides
-    expect(JSON.stringify(standin().requests[1].body)).toMatch(new RegExp(`${outside}/f: (Read-only file system|No such file or directory)`));
+    expect(JSON.stringify(standin().requests[1].body)).toMatch(
+      new RegExp(`${outside}/f: (Read-only file system|No such file or directory)`),
+    );
   });
 });

@@ -28,7 +28,12 @@ beforeAll(async () => {
 });
 afterAll(async () => rm(root, { recursive: true, force: true }));
 
-const contextFor = (overrides: Partial<BhrainToolContext> = {}): BhrainToolContext => ({ cwd: workspace, log: silentLog, env: { ...process.env }, ...overrides });
+const contextFor = (overrides: Partial<BhrainToolContext> = {}): BhrainToolContext => ({
+  cwd: workspace,
+  log: silentLog,
+  env: { ...process.env },
+  ...overrides,
+});
 
 const runBash = async (box: BhrainToolBox, command: string, context: BhrainToolContext = contextFor()) => {
   const startedAt = Date.now();
@@ -83,7 +88,11 @@ describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', (
       try {
         await mkdir(join(base, 'workspace'));
         await mkdir(join(base, 'outside'));
-        const result = await runBash(box, 'echo in > in.txt; echo x > ../outside/f; echo s > /tmp/s && cat /tmp/s', contextFor({ cwd: join(base, 'workspace') }));
+        const result = await runBash(
+          box,
+          'echo in > in.txt; echo x > ../outside/f; echo s > /tmp/s && cat /tmp/s',
+          contextFor({ cwd: join(base, 'workspace') }),
+        );
         expect(result.output).toMatch(/outside\/f: Read-only file system/);
         expect(result.output).toMatch(/--- stdout ---\ns\n/);
         expect(await readFile(join(base, 'workspace', 'in.txt'), 'utf8')).toBe('in\n');
@@ -211,7 +220,13 @@ describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', (
     it('then a timeout kills them all within the grace', async () => {
       const seconds = uniqueSeconds();
       const result = await box.execute(
-        { call: { id: 'c', name: 'bash', input: { command: `env -i setsid sleep ${seconds} & trap '' TERM; sleep ${seconds}`, timeout_ms: 300 } } },
+        {
+          call: {
+            id: 'c',
+            name: 'bash',
+            input: { command: `env -i setsid sleep ${seconds} & trap '' TERM; sleep ${seconds}`, timeout_ms: 300 },
+          },
+        },
         contextFor(),
       );
       expect(result.output).toBe('timed out after 300 ms; the process group was killed\n(no output)');
@@ -255,7 +270,10 @@ describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', (
       pathDir = join(root, 'bin-without-bwrap');
       await mkdir(pathDir);
       for (const program of ['bash', 'echo', 'cat'])
-        await symlink(execFileSync('bash', ['-c', `command -v ${program}`], { encoding: 'utf8' }).trim() || `/bin/${program}`, join(pathDir, program));
+        await symlink(
+          execFileSync('bash', ['-c', `command -v ${program}`], { encoding: 'utf8' }).trim() || `/bin/${program}`,
+          join(pathDir, program),
+        );
     });
 
     it('then bash is refused with a result that says how to install bubblewrap or opt out (fail closed)', async () => {
@@ -275,7 +293,7 @@ describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', (
   });
 
   describe('given bwrap that ends before it creates the sandbox (it cannot create namespaces, or refuses its arguments)', () => {
-    it('then the run says the sandbox did not start, in bwrap\'s words, and the command never ran', async () => {
+    it("then the run says the sandbox did not start, in bwrap's words, and the command never ran", async () => {
       const check = await checkBashSandbox({ env: process.env });
       if (!check.ok) throw new Error(check.reason);
       const run = await genBashSandboxPool({ idleMs: 1_000, maxIdle: 1 }).run(
@@ -300,12 +318,18 @@ describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', (
       const oldDir = join(root, 'bin-old-bwrap');
       await mkdir(oldDir);
       const realBwrap = execFileSync('bash', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim();
-      await writeFile(join(oldDir, 'bwrap'), `#!/bin/sh\nfor arg; do [ "$arg" = --perms ] && { echo "bwrap: Unknown option --perms" >&2; exit 1; }; done\nexec ${realBwrap} "$@"\n`, { mode: 0o755 });
+      await writeFile(
+        join(oldDir, 'bwrap'),
+        `#!/bin/sh\nfor arg; do [ "$arg" = --perms ] && { echo "bwrap: Unknown option --perms" >&2; exit 1; }; done\nexec ${realBwrap} "$@"\n`,
+        { mode: 0o755 },
+      );
       await symlink(execFileSync('bash', ['-c', 'command -v bash'], { encoding: 'utf8' }).trim(), join(oldDir, 'bash'));
       const check = await checkBashSandbox({ env: { PATH: `${oldDir}:${process.env.PATH}` } });
       expect(check).toEqual({
         ok: false,
-        reason: expect.stringMatching(/could not create one \(the sandbox did not start \(bwrap exit 1\): bwrap: Unknown option --perms\)\. bhrain's sandbox needs bubblewrap 0\.5\.0 or newer: upgrade it$/),
+        reason: expect.stringMatching(
+          /could not create one \(the sandbox did not start \(bwrap exit 1\): bwrap: Unknown option --perms\)\. bhrain's sandbox needs bubblewrap 0\.5\.0 or newer: upgrade it$/,
+        ),
       });
     });
   });
@@ -314,7 +338,8 @@ describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', (
     it('then the sandbox check fails closed, saying it is not supported yet', async () => {
       expect(await checkBashSandbox({ env: process.env, platform: 'darwin' })).toEqual({
         ok: false,
-        reason: 'bash runs in a sandbox by default, but sandboxing on darwin is not supported yet (bhrain uses bubblewrap, which is Linux-only)',
+        reason:
+          'bash runs in a sandbox by default, but sandboxing on darwin is not supported yet (bhrain uses bubblewrap, which is Linux-only)',
       });
     });
   });
@@ -344,7 +369,9 @@ describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', (
     it('then it says where commands run and whether the network is on', () => {
       expect(box.definitions[0].description).toContain('It can write only inside the working directory and /tmp');
       expect(box.definitions[0].description).toContain('The network is off');
-      expect(genBashToolBox({ sandbox: { mode: 'off' } }).definitions[0].description).toContain('Sandbox: none: the command runs unconfined');
+      expect(genBashToolBox({ sandbox: { mode: 'off' } }).definitions[0].description).toContain(
+        'Sandbox: none: the command runs unconfined',
+      );
     });
   });
 });

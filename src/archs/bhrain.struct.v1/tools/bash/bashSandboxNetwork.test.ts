@@ -39,7 +39,10 @@ afterAll(async () => {
 });
 
 const runBash = async (box: BhrainToolBox, command: string, timeoutMs?: number) =>
-  box.execute({ call: { id: 'call-1', name: 'bash', input: { command, ...(timeoutMs ? { timeout_ms: timeoutMs } : {}) } } }, { cwd: workspace, log: silentLog, env: { ...process.env } });
+  box.execute(
+    { call: { id: 'call-1', name: 'bash', input: { command, ...(timeoutMs ? { timeout_ms: timeoutMs } : {}) } } },
+    { cwd: workspace, log: silentLog, env: { ...process.env } },
+  );
 
 // the forwarder as the sandbox sees it: its pid and its start time, which name one process
 const FORWARDER_ID = `f=$(pgrep -s 0 -f '/dev/[.]bhrain-net/proxy[.]sock' | grep -vx 1 | head -n 1); echo "forwarder $f $(cut -d' ' -f22 /proc/$f/stat)"`;
@@ -54,12 +57,16 @@ describe('issue 30 network by domain: bash in the sandbox, with allowed.test all
 
   it('then an http request to the allowed host is answered, through HTTP_PROXY', async () => {
     const result = await runBash(network, `curl -sS http://allowed.test:${port}/hello; echo; echo "$HTTP_PROXY $https_proxy $NO_PROXY"`);
-    expect(result.output).toBe(`exit code: 0\n--- stdout ---\nhello allowed.test:${port}/hello\nhttp://127.0.0.1:3128 http://127.0.0.1:3128 localhost,127.0.0.1,::1`);
+    expect(result.output).toBe(
+      `exit code: 0\n--- stdout ---\nhello allowed.test:${port}/hello\nhttp://127.0.0.1:3128 http://127.0.0.1:3128 localhost,127.0.0.1,::1`,
+    );
   });
 
   it('then a host not allowed gets the 403 that names it, and the result ends with a note that names it', async () => {
     const result = await runBash(network, `curl -sS http://denied.test:${port}/secret; curl -sS https://denied.test:${port}/`);
-    expect(result.output).toMatch(/^exit code: 56\nnote: bhrain's proxy refused denied\.test while this command ran: the sandbox's network reaches only allowed\.test\. If the task needs another host, tell the user, who can allow it \(--allow-domain\); retrying will not help\.\n/);
+    expect(result.output).toMatch(
+      /^exit code: 56\nnote: bhrain's proxy refused denied\.test while this command ran: the sandbox's network reaches only allowed\.test\. If the task needs another host, tell the user, who can allow it \(--allow-domain\); retrying will not help\.\n/,
+    );
     expect(result.output).toContain('--- stdout ---\nbhrain: denied.test is not an allowed domain');
     expect(result.output).toContain('curl: (56) CONNECT tunnel failed, response 403');
   });
@@ -72,7 +79,10 @@ describe('issue 30 network by domain: bash in the sandbox, with allowed.test all
   });
 
   it('then a command that ignores the proxy and dials the host, by address or through bash, gets nowhere', async () => {
-    const result = await runBash(network, `curl -sS --noproxy '*' http://127.0.0.1:${port}/; (exec 3<>/dev/tcp/127.0.0.1/${port}) && echo reached; true`);
+    const result = await runBash(
+      network,
+      `curl -sS --noproxy '*' http://127.0.0.1:${port}/; (exec 3<>/dev/tcp/127.0.0.1/${port}) && echo reached; true`,
+    );
     expect(result.output).not.toContain('reached');
     expect(result.output).not.toContain('hello');
     expect(result.output).toMatch(/Couldn't connect to server/);
@@ -112,7 +122,10 @@ describe('issue 30 network by domain: bash in the sandbox, with allowed.test all
   });
 
   it('then no command can read the forwarder: it is non-dumpable, like the supervisor', async () => {
-    const result = await runBash(network, `${FORWARDER_ID}; cat /proc/$f/environ /proc/$f/maps 2>&1 | head -c 300; if exec 3</proc/$f/mem; then echo mem-opened; fi 2>/dev/null; true`);
+    const result = await runBash(
+      network,
+      `${FORWARDER_ID}; cat /proc/$f/environ /proc/$f/maps 2>&1 | head -c 300; if exec 3</proc/$f/mem; then echo mem-opened; fi 2>/dev/null; true`,
+    );
     expect(result.output).toMatch(/cat: \/proc\/\d+\/environ: Permission denied/);
     expect(result.output).toMatch(/cat: \/proc\/\d+\/maps: Permission denied/);
     expect(result.output).not.toContain('mem-opened');
@@ -125,14 +138,20 @@ describe('issue 30 network by domain: fail closed', () => {
     const result = await runBash(genBashToolBox({ sandbox: { domainProxy: { ...proxy, socketDir: emptyDir } } }), 'echo ran');
     await rm(emptyDir, { recursive: true, force: true });
     expect(result.success).toBe(false);
-    expect(result.output).toMatch(/^the sandbox ended while the command ran \(bwrap (exit 70|killed by SIGKILL)\): bhrain-sandbox: the network forwarder cannot reach the proxy at \/dev\/\.bhrain-net\/proxy\.sock: connect ENOENT/);
+    expect(result.output).toMatch(
+      /^the sandbox ended while the command ran \(bwrap (exit 70|killed by SIGKILL)\): bhrain-sandbox: the network forwarder cannot reach the proxy at \/dev\/\.bhrain-net\/proxy\.sock: connect ENOENT/,
+    );
     expect(result.output).not.toContain('ran\n');
   });
 
-  it('given a bad pattern, or a list that is not the proxy\'s, then the toolbox is not made, naming it', () => {
+  it("given a bad pattern, or a list that is not the proxy's, then the toolbox is not made, naming it", () => {
     expect(() => genBashToolBox({ sandbox: { allowedDomains: ['https://x.com'] } })).toThrow(BadRequestError);
-    expect(() => genBashToolBox({ sandbox: { allowedDomains: ['https://x.com'] } })).toThrow(/^sandbox\.allowedDomains: "https:\/\/x\.com" is not a domain pattern/);
-    expect(() => genBashToolBox({ sandbox: { allowedDomains: ['other.test'], domainProxy: proxy } })).toThrow(/sandbox\.allowedDomains \(other\.test\) and sandbox\.domainProxy's \(allowed\.test\) differ/);
+    expect(() => genBashToolBox({ sandbox: { allowedDomains: ['https://x.com'] } })).toThrow(
+      /^sandbox\.allowedDomains: "https:\/\/x\.com" is not a domain pattern/,
+    );
+    expect(() => genBashToolBox({ sandbox: { allowedDomains: ['other.test'], domainProxy: proxy } })).toThrow(
+      /sandbox\.allowedDomains \(other\.test\) and sandbox\.domainProxy's \(allowed\.test\) differ/,
+    );
   });
 });
 
@@ -145,8 +164,13 @@ describe('issue 30 network by domain: the toolbox starts its own proxy when none
     try {
       const box = genBashToolBox({ sandbox: { allowedDomains: ['localhost'] } });
       // NO_PROXY sends localhost straight to the sandbox's own loopback: the proxy is named outright
-      const result = await runBash(box, `curl -sS --proxy "$HTTP_PROXY" --noproxy '' http://localhost:${port}/own; echo; curl -sS --proxy "$HTTP_PROXY" --noproxy '' http://127.0.0.1:${port}/`);
-      expect(result.output).toMatch(new RegExp(`--- stdout ---\\nhello localhost:${port}/own\\nbhrain: 127\\.0\\.0\\.1 is not an allowed domain`));
+      const result = await runBash(
+        box,
+        `curl -sS --proxy "$HTTP_PROXY" --noproxy '' http://localhost:${port}/own; echo; curl -sS --proxy "$HTTP_PROXY" --noproxy '' http://127.0.0.1:${port}/`,
+      );
+      expect(result.output).toMatch(
+        new RegExp(`--- stdout ---\\nhello localhost:${port}/own\\nbhrain: 127\\.0\\.0\\.1 is not an allowed domain`),
+      );
     } finally {
       if (tmpBefore === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = tmpBefore;
@@ -159,7 +183,15 @@ describe('issue 30 network by domain: where it does not apply, nothing changes',
   it('given no allowed domains, then no forwarder runs, no proxy variable is set, and bwrap gets the arguments it always got', async () => {
     const result = await runBash(genBashToolBox(), `pgrep -c -f bhrain-forwarder; echo "[$HTTP_PROXY]"`);
     expect(result.output).toBe(`exit code: 0\n--- stdout ---\n0\n[${process.env.HTTP_PROXY ?? ''}]`);
-    const args = genBwrapArgs({ bashPath: '/bin/bash', mode: 'workspace-write', allowNetwork: false, cwd: '/w', cwdReal: '/w', protectedPaths: [], shellVariables: [] });
+    const args = genBwrapArgs({
+      bashPath: '/bin/bash',
+      mode: 'workspace-write',
+      allowNetwork: false,
+      cwd: '/w',
+      cwdReal: '/w',
+      protectedPaths: [],
+      shellVariables: [],
+    });
     expect(args.join(' ')).not.toMatch(/bhrain-net|bhrain-forwarder|forwarder/);
     expect(args).toContain('--unshare-net');
   });

@@ -41,20 +41,30 @@ const PROBE_COMMAND = 'if cat /proc/1/environ >/dev/null 2>&1; then exit 3; fi';
  *         the supervisor is out of its reach; when it fails, why (closing the caller's parenthesis) and how to fix it
  */
 const probe = async (input: { bwrapPath: string; bashPath: string }, env: Record<string, string | undefined>): Promise<string | null> => {
-  const bwrapArgs = genBwrapArgs({ bashPath: input.bashPath, mode: 'read-only', allowNetwork: false, cwd: '/', cwdReal: '/', protectedPaths: [], shellVariables: [] });
+  const bwrapArgs = genBwrapArgs({
+    bashPath: input.bashPath,
+    mode: 'read-only',
+    allowNetwork: false,
+    cwd: '/',
+    cwdReal: '/',
+    protectedPaths: [],
+    shellVariables: [],
+  });
   const run = await genBashSandboxPool({ idleMs: 0, maxIdle: 0 }).run(
     { key: 'probe', start: { ...input, bwrapArgs }, command: PROBE_COMMAND, timeoutMs: 10_000, maxCaptureBytes: 4096, killGraceMs: 500 },
     { cwd: '/', env: { PATH: env.PATH } },
   );
   const failure = run.spawnError ?? run.sandboxLost ?? (run.timedOut ? 'the probe timed out after 10 s' : null);
-  if (failure && /Unknown option --(perms|ro-bind-data|as-pid-1)/.test(failure)) return `${failure}). bhrain's sandbox needs bubblewrap 0.5.0 or newer: upgrade it`;
+  if (failure && /Unknown option --(perms|ro-bind-data|as-pid-1)/.test(failure))
+    return `${failure}). bhrain's sandbox needs bubblewrap 0.5.0 or newer: upgrade it`;
   if (failure)
     return (
       `${failure}). User namespaces may be disabled: enable them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 23.10+ allow bwrap in AppArmor, ` +
       'or sysctl kernel.apparmor_restrict_unprivileged_userns=0; in a container, allow unshare in its seccomp profile)'
     );
   // the kernel leaves a process non-dumpable after it runs a file it cannot read, unless fs.suid_dumpable is 1
-  if (run.exitCode === 3) return "a command could read the sandbox's supervisor (/proc/1/environ)). Set fs.suid_dumpable to 0 or 2 (sysctl fs.suid_dumpable=0)";
+  if (run.exitCode === 3)
+    return "a command could read the sandbox's supervisor (/proc/1/environ)). Set fs.suid_dumpable to 0 or 2 (sysctl fs.suid_dumpable=0)";
   return run.exitCode === 0 ? null : `the probe command exited ${run.exitCode}: ${run.stderr.head.trim() || 'no message'})`;
 };
 
@@ -62,7 +72,10 @@ const probe = async (input: { bwrapPath: string; bashPath: string }, env: Record
  * .what = finds bwrap on the PATH of `env` and proves once that it can create the sandbox's namespaces
  * .why = fail closed: a sandbox that was asked for and cannot start refuses bash with a fix, never a silent fallback
  */
-export const checkBashSandbox = (input: { env: Record<string, string | undefined>; platform?: NodeJS.Platform }): Promise<BashSandboxCheck> => {
+export const checkBashSandbox = (input: {
+  env: Record<string, string | undefined>;
+  platform?: NodeJS.Platform;
+}): Promise<BashSandboxCheck> => {
   const platform = input.platform ?? process.platform;
   if (platform !== 'linux')
     return Promise.resolve({
@@ -84,7 +97,10 @@ export const checkBashSandbox = (input: { env: Record<string, string | undefined
       const bashPath = bashFound && realpathSync(bashFound);
       if (!bashPath) return { ok: false, reason: 'bash was not found on PATH: install bash' };
       if (bashPath === '/tmp' || bashPath.startsWith('/tmp/'))
-        return { ok: false, reason: `bash on PATH is ${bashPath}, under /tmp, which the sandbox replaces with a private empty /tmp: put a bash outside /tmp first on PATH` };
+        return {
+          ok: false,
+          reason: `bash on PATH is ${bashPath}, under /tmp, which the sandbox replaces with a private empty /tmp: put a bash outside /tmp first on PATH`,
+        };
       const failure = await probe({ bwrapPath, bashPath }, input.env);
       if (failure) return { ok: false, reason: `bash runs in a bubblewrap sandbox, but ${bwrapPath} could not create one (${failure}` };
       return { ok: true, bwrapPath, bashPath };
@@ -107,11 +123,30 @@ export const checkSandboxForwarder = async (
   const plan = planSandboxForwarder({ proxyDir: input.proxy.socketDir, cwdReal: input.cwdReal, writable: input.writable });
   if (!plan.ok) return plan.reason;
   const { forwarder } = plan;
-  const bwrapArgs = genBwrapArgs({ bashPath: input.check.bashPath, mode: 'read-only', allowNetwork: false, cwd: '/', cwdReal: '/', protectedPaths: [], shellVariables: [], forwarder });
+  const bwrapArgs = genBwrapArgs({
+    bashPath: input.check.bashPath,
+    mode: 'read-only',
+    allowNetwork: false,
+    cwd: '/',
+    cwdReal: '/',
+    protectedPaths: [],
+    shellVariables: [],
+    forwarder,
+  });
   const run = await genBashSandboxPool({ idleMs: 0, maxIdle: 0 }).run(
-    { key: 'forwarder-probe', start: { ...input.check, bwrapArgs, forwarderInterpreterPath: forwarder.interpreterPath }, command: 'true', timeoutMs: 15_000, maxCaptureBytes: 4096, killGraceMs: 500 },
+    {
+      key: 'forwarder-probe',
+      start: { ...input.check, bwrapArgs, forwarderInterpreterPath: forwarder.interpreterPath },
+      command: 'true',
+      timeoutMs: 15_000,
+      maxCaptureBytes: 4096,
+      killGraceMs: 500,
+    },
     { cwd: '/', env: { PATH: env.PATH } },
   );
-  const failure = run.spawnError ?? run.sandboxLost ?? (run.timedOut ? 'the probe timed out after 15 s' : run.exitCode === 0 ? null : `the probe command exited ${run.exitCode}`);
+  const failure =
+    run.spawnError ??
+    run.sandboxLost ??
+    (run.timedOut ? 'the probe timed out after 15 s' : run.exitCode === 0 ? null : `the probe command exited ${run.exitCode}`);
   return failure && `the network forwarder could not start in the sandbox: ${failure}`;
 };

@@ -19,12 +19,12 @@ export const formatBashRun = (run: BashRun, options: { timeoutMs: number; notes:
   const status = run.sandboxLost
     ? `${run.sandboxLost}; the exit code is unknown`
     : run.timedOut
-    ? `timed out after ${options.timeoutMs} ms; the process group was killed`
-    : run.aborted
-      ? 'aborted by the caller; the process group was killed'
-      : run.exitSignal
-        ? `killed by signal ${run.exitSignal}`
-        : `exit code: ${run.exitCode}`;
+      ? `timed out after ${options.timeoutMs} ms; the process group was killed`
+      : run.aborted
+        ? 'aborted by the caller; the process group was killed'
+        : run.exitSignal
+          ? `killed by signal ${run.exitSignal}`
+          : `exit code: ${run.exitCode}`;
   const sections = [formatStream('stdout', run.stdout), formatStream('stderr', run.stderr)].filter(
     (section): section is string => section !== null,
   );

@@ -35,7 +35,8 @@ const sandboxesIn = async (workspace: string): Promise<number[]> => {
     if (!/^\d+$/.test(entry)) continue;
     const args = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).split('\0');
     const procStat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    if (procStat && procStat[procStat.lastIndexOf(')') + 2] !== 'Z' && args[0]?.endsWith('bwrap') && args.includes(workspace)) found.push(Number(entry));
+    if (procStat && procStat[procStat.lastIndexOf(')') + 2] !== 'Z' && args[0]?.endsWith('bwrap') && args.includes(workspace))
+      found.push(Number(entry));
   }
   return found;
 };
@@ -49,14 +50,18 @@ const awaitNoneIn = async (workspace: string): Promise<number[]> => {
 };
 
 const runBash = (box: BhrainToolBox, workspace: string, command: string, timeoutMs?: number) =>
-  box.execute({ call: { id: 'call-1', name: 'bash', input: { command, ...(timeoutMs ? { timeout_ms: timeoutMs } : {}) } } }, { cwd: workspace, log: silentLog, env: { ...process.env } });
+  box.execute(
+    { call: { id: 'call-1', name: 'bash', input: { command, ...(timeoutMs ? { timeout_ms: timeoutMs } : {}) } } },
+    { cwd: workspace, log: silentLog, env: { ...process.env } },
+  );
 
 describe('issue 18 = bash calls run in a sandbox kept between them', () => {
   it('given calls in a row, then they run in one sandbox, each as `bash -c` always did: $0 bash, no -i, stdin at end of file', async () => {
     const workspace = await genWorkspace('row');
     const box = genBashToolBox();
     const results = [];
-    for (let index = 0; index < 3; index++) results.push((await runBash(box, workspace, 'printf "%s\\n" "$0" "$-"; cat; echo read-nothing')).output);
+    for (let index = 0; index < 3; index++)
+      results.push((await runBash(box, workspace, 'printf "%s\\n" "$0" "$-"; cat; echo read-nothing')).output);
     expect(new Set(results).size).toBe(1);
     expect(results[0]).toMatch(/^exit code: 0\n--- stdout ---\n\/\S*bash\nhBc\nread-nothing$/);
     expect(await sandboxesIn(workspace)).toHaveLength(1);
@@ -66,11 +71,15 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
     const workspace = await genWorkspace('reader');
     const box = genBashToolBox();
     // `bash -c <command>` had the text on its command line, so pkill -f with it killed the command's own shell
-    expect((await runBash(box, workspace, 'sleep 30 & pkill -f "sleep 30"; wait; echo survived')).output).toBe('exit code: 0\n--- stdout ---\nsurvived');
+    expect((await runBash(box, workspace, 'sleep 30 & pkill -f "sleep 30"; wait; echo survived')).output).toBe(
+      'exit code: 0\n--- stdout ---\nsurvived',
+    );
     // not the sandbox's stdin (a socket), where the call's nonce waits, nor the supervisor's socket for the commands'
     // stderr, nor what bhrain inherited (this test's runner may leave fds open); a file as a redirection (a pipeline
     // would show bash's own pipe)
-    const fds = (await runBash(box, workspace, 'ls -l /proc/$$/fd > /tmp/fds; sed -n "s/.* \\([0-9]*\\) -> \\([^:]*\\).*/\\1 \\2/p" /tmp/fds')).output;
+    const fds = (
+      await runBash(box, workspace, 'ls -l /proc/$$/fd > /tmp/fds; sed -n "s/.* \\([0-9]*\\) -> \\([^:]*\\).*/\\1 \\2/p" /tmp/fds')
+    ).output;
     expect(fds).toBe('exit code: 0\n--- stdout ---\n0 /dev/null\n1 socket\n2 socket');
     // the lines of its errors are its own; a syntax error says `eval` where `bash -c` said `-c`
     expect((await runBash(box, workspace, 'echo a\nnot-a-command\nfi')).output).toBe(
@@ -80,8 +89,12 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
 
   it('then a command keeps its quoting, newlines and a heredoc on its way to the sandbox', async () => {
     const workspace = await genWorkspace('text');
-    const result = await runBash(genBashToolBox(), workspace, "cat <<'EOF'\n  $HOME 'é' \"\\n\"\n\nEOF\nprintf '[%s]' \"$(printf 'a\\n\\n')\"\n");
-    expect(result.output).toBe("exit code: 0\n--- stdout ---\n  $HOME 'é' \"\\n\"\n\n[a]");
+    const result = await runBash(
+      genBashToolBox(),
+      workspace,
+      "cat <<'EOF'\n  $HOME 'é' \"\\n\"\n\nEOF\nprintf '[%s]' \"$(printf 'a\\n\\n')\"\n",
+    );
+    expect(result.output).toBe('exit code: 0\n--- stdout ---\n  $HOME \'é\' "\\n"\n\n[a]');
   });
 
   it("then the sandbox sources no file the command's bash would not: a bash on a socket reads ~/.bashrc, as if sshd ran it", async () => {
@@ -91,7 +104,8 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
     // no SHLVL, as in a clean environment: a top-level bash
     const context = { cwd: workspace, log: silentLog, env: { PATH: process.env.PATH, HOME: workspace } };
     const outputs: string[] = [];
-    for (const command of ['echo first', 'echo second']) outputs.push((await box.execute({ call: { id: 'call-1', name: 'bash', input: { command } } }, context)).output);
+    for (const command of ['echo first', 'echo second'])
+      outputs.push((await box.execute({ call: { id: 'call-1', name: 'bash', input: { command } } }, context)).output);
     expect(outputs).toEqual(['exit code: 0\n--- stdout ---\nfirst', 'exit code: 0\n--- stdout ---\nsecond']);
   });
 
@@ -100,14 +114,22 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
     const context = {
       cwd: workspace,
       log: silentLog,
-      env: { ...process.env, SHELLOPTS: 'errexit:noglob:nounset:xtrace', TMOUT: '1', 'BASH_FUNC_kill%%': '() { echo fake-kill; }', 'BASH_FUNC_printf%%': '() { echo fake-printf; }' },
+      env: {
+        ...process.env,
+        SHELLOPTS: 'errexit:noglob:nounset:xtrace',
+        TMOUT: '1',
+        'BASH_FUNC_kill%%': '() { echo fake-kill; }',
+        'BASH_FUNC_printf%%': '() { echo fake-printf; }',
+      },
     };
     const box = genBashToolBox();
     const run = (command: string) => box.execute({ call: { id: 'call-1', name: 'bash', input: { command } } }, context);
     // xtrace and noglob reach the command, and kill and printf are its functions. The background job traces itself in
     // its own process, which the supervisor kills as soon as the command's shell ends: its line may not be written
     const traced = (await run('echo *; kill; printf x; sleep 777001 &')).output.replace(/\n\+ sleep 777001$/, '');
-    expect(traced).toBe("exit code: 0\n--- stdout ---\n*\nfake-kill\nfake-printf\n--- stderr ---\n+ echo '*'\n+ kill\n+ echo fake-kill\n+ printf x\n+ echo fake-printf");
+    expect(traced).toBe(
+      "exit code: 0\n--- stdout ---\n*\nfake-kill\nfake-printf\n--- stderr ---\n+ echo '*'\n+ kill\n+ echo fake-kill\n+ printf x\n+ echo fake-printf",
+    );
     // longer than TMOUT: the sandbox still waits for the next call
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect((await run('pgrep -c -x sleep || true')).output).toMatch(/^exit code: 0\n--- stdout ---\n0\n/);
@@ -120,11 +142,19 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
     const long = await runBash(box, workspace, `: ${'a'.repeat(100 * 1024)}; echo ran`);
     expect(long.output).toBe('exit code: 0\n--- stdout ---\nran');
     const tooLong = await runBash(box, workspace, `: ${'a'.repeat(128 * 1024)}`);
-    expect(tooLong).toMatchObject({ success: false, output: expect.stringMatching(/^`command` is 131074 bytes, and bash -c takes at most 131071 \(Linux's limit on one argument\): write the script to a file first/) });
-    expect(await runBash(box, workspace, 'echo a\0; echo b')).toMatchObject({ success: false, output: '`command` must not contain a NUL character: bash cannot take one' });
+    expect(tooLong).toMatchObject({
+      success: false,
+      output: expect.stringMatching(
+        /^`command` is 131074 bytes, and bash -c takes at most 131071 \(Linux's limit on one argument\): write the script to a file first/,
+      ),
+    });
+    expect(await runBash(box, workspace, 'echo a\0; echo b')).toMatchObject({
+      success: false,
+      output: '`command` must not contain a NUL character: bash cannot take one',
+    });
   });
 
-  it('then output that ends without a newline, is empty, or looks like the end of a call comes back whole, and the exit code is the command\'s', async () => {
+  it("then output that ends without a newline, is empty, or looks like the end of a call comes back whole, and the exit code is the command's", async () => {
     const workspace = await genWorkspace('ends');
     const box = genBashToolBox();
     expect((await runBash(box, workspace, 'printf 042; printf 0123456789abcdef0123456789abcdef >&2; exit 42')).output).toBe(
@@ -150,9 +180,31 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
       const workspace = await genWorkspace('concurrent');
       const check = await checkBashSandbox({ env: process.env });
       if (!check.ok) throw new Error(check.reason);
-      const start = { ...check, bwrapArgs: genBwrapArgs({ bashPath: check.bashPath, mode: 'read-only', allowNetwork: false, cwd: workspace, cwdReal: workspace, protectedPaths: [], shellVariables: [] }) };
+      const start = {
+        ...check,
+        bwrapArgs: genBwrapArgs({
+          bashPath: check.bashPath,
+          mode: 'read-only',
+          allowNetwork: false,
+          cwd: workspace,
+          cwdReal: workspace,
+          protectedPaths: [],
+          shellVariables: [],
+        }),
+      };
       const pool = genBashSandboxPool({ idleMs: 60_000, maxIdle: 2 });
-      const call = () => pool.run({ key: 'same', start, command: 'sleep 0.3; readlink /proc/self/ns/pid', timeoutMs: 5_000, maxCaptureBytes: 1_000, killGraceMs: 500 }, { cwd: workspace, env: process.env });
+      const call = () =>
+        pool.run(
+          {
+            key: 'same',
+            start,
+            command: 'sleep 0.3; readlink /proc/self/ns/pid',
+            timeoutMs: 5_000,
+            maxCaptureBytes: 1_000,
+            killGraceMs: 500,
+          },
+          { cwd: workspace, env: process.env },
+        );
       const runs = await Promise.all([call(), call(), call()]);
       // each in a pid namespace of its own
       expect(new Set(runs.map((run) => run.stdout.head)).size).toBe(3);
@@ -198,8 +250,14 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
       const box = genBashToolBox();
       await runBash(box, workspace, 'true');
       const [first] = await sandboxesIn(workspace);
-      const broken = await runBash(box, workspace, `echo before; python3 -c 'import socket; socket.socket(fileno=1).shutdown(socket.SHUT_WR)'; sleep 5`);
-      expect(broken.output).toMatch(/^the sandbox ended while the command ran \(bwrap (exit|killed by)[^)]*\): .*; the exit code is unknown\n--- stdout ---\nbefore$/);
+      const broken = await runBash(
+        box,
+        workspace,
+        `echo before; python3 -c 'import socket; socket.socket(fileno=1).shutdown(socket.SHUT_WR)'; sleep 5`,
+      );
+      expect(broken.output).toMatch(
+        /^the sandbox ended while the command ran \(bwrap (exit|killed by)[^)]*\): .*; the exit code is unknown\n--- stdout ---\nbefore$/,
+      );
       expect((await runBash(box, workspace, 'echo after')).output).toBe('exit code: 0\n--- stdout ---\nafter');
       expect(await sandboxesIn(workspace)).not.toContain(first);
     });
@@ -209,10 +267,14 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
       const box = genBashToolBox({ killGraceMs: 300 });
       await runBash(box, workspace, 'true');
       const [kept] = await sandboxesIn(workspace);
-      expect((await runBash(box, workspace, 'echo going; sleep 30', 200)).output).toBe('timed out after 200 ms; the process group was killed\n--- stdout ---\ngoing');
+      expect((await runBash(box, workspace, 'echo going; sleep 30', 200)).output).toBe(
+        'timed out after 200 ms; the process group was killed\n--- stdout ---\ngoing',
+      );
       // SIGTERM was enough: the sandbox serves the next call
       expect(await sandboxesIn(workspace)).toEqual([kept]);
-      expect((await runBash(box, workspace, "trap '' TERM; sleep 30", 200)).output).toBe('timed out after 200 ms; the process group was killed\n(no output)');
+      expect((await runBash(box, workspace, "trap '' TERM; sleep 30", 200)).output).toBe(
+        'timed out after 200 ms; the process group was killed\n(no output)',
+      );
       expect(await awaitNoneIn(workspace)).toEqual([]);
       expect((await runBash(box, workspace, 'echo after')).output).toBe('exit code: 0\n--- stdout ---\nafter');
     });
@@ -222,7 +284,18 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
     const check = await checkBashSandbox({ env: process.env });
     if (!check.ok) throw new Error(check.reason);
     const workspace = await genWorkspace('idle');
-    const start = { ...check, bwrapArgs: genBwrapArgs({ bashPath: check.bashPath, mode: 'read-only', allowNetwork: false, cwd: workspace, cwdReal: workspace, protectedPaths: [], shellVariables: [] }) };
+    const start = {
+      ...check,
+      bwrapArgs: genBwrapArgs({
+        bashPath: check.bashPath,
+        mode: 'read-only',
+        allowNetwork: false,
+        cwd: workspace,
+        cwdReal: workspace,
+        protectedPaths: [],
+        shellVariables: [],
+      }),
+    };
     const run = await genBashSandboxPool({ idleMs: 1_000, maxIdle: 1 }).run(
       { key: 'idle', start, command: 'true', timeoutMs: 5_000, maxCaptureBytes: 1_000, killGraceMs: 500 },
       { cwd: workspace, env: process.env },
@@ -233,13 +306,18 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
     expect(await awaitNoneIn(workspace)).toEqual([]);
   });
 
-  it('then a waiting sandbox (or the probe\'s, discarded) neither keeps its process running nor outlives it', async () => {
+  it("then a waiting sandbox (or the probe's, discarded) neither keeps its process running nor outlives it", async () => {
     const workspace = await genWorkspace('exit');
     const source = `import { genBashToolBox } from ${JSON.stringify(join(PACKAGE_ROOT, 'dist', 'index.js'))};
       const result = await genBashToolBox().execute({ call: { id: 'c', name: 'bash', input: { command: 'echo ran' } } }, { cwd: ${JSON.stringify(workspace)}, log: { debug() {}, info() {}, warn() {}, error() {} }, env: process.env });
       console.log(result.output);
       console.log(Date.now());`;
-    const run = await runProcess({ command: process.execPath, args: ['--input-type=module', '-e', source], cwd: workspace, env: { PATH: process.env.PATH, HOME: workspace } });
+    const run = await runProcess({
+      command: process.execPath,
+      args: ['--input-type=module', '-e', source],
+      cwd: workspace,
+      env: { PATH: process.env.PATH, HOME: workspace },
+    });
     const exitedAt = Date.now();
     expect(run.stdout).toMatch(/^exit code: 0\n--- stdout ---\nran\n\d+\n$/);
     // nothing of the sandboxes holds the process once its work is done: not the 60 s a kept one waits, nor a timer

@@ -37,7 +37,11 @@ const MAX_DIAGNOSTIC_CHARS = 4 * 1024;
 
 // signal names by number, to read the supervisor's 128+n (bash's status of a command killed by signal n); reversed so
 // the first name wins where two share a number (SIGABRT before SIGIOT)
-const SIGNAL_NAMES = new Map(Object.entries(constants.signals).reverse().map(([name, number]) => [number, name as NodeJS.Signals]));
+const SIGNAL_NAMES = new Map(
+  Object.entries(constants.signals)
+    .reverse()
+    .map(([name, number]) => [number, name as NodeJS.Signals]),
+);
 
 /** .what = what a sandbox tells the call it runs */
 interface SandboxCall {
@@ -124,7 +128,10 @@ const startSandbox = (key: string, start: SandboxStart, context: BashRunContext)
     sandbox.supervisorPid = Number(found[1]);
     liveGroupsAtExit.add(sandbox.supervisorPid);
   });
-  child.stderr?.on('data', (chunk: Buffer) => (sandbox.diagnostics = `${sandbox.diagnostics}${chunk.toString('utf8')}`.slice(-MAX_DIAGNOSTIC_CHARS)));
+  child.stderr?.on(
+    'data',
+    (chunk: Buffer) => (sandbox.diagnostics = `${sandbox.diagnostics}${chunk.toString('utf8')}`.slice(-MAX_DIAGNOSTIC_CHARS)),
+  );
   // between calls nothing runs in the sandbox, so nothing may write; if something did, it is not trusted again
   const route = (stream: Readable | null | undefined, deliver: (call: SandboxCall, chunk: Buffer) => void): void => {
     stream?.on('data', (chunk: Buffer) => (sandbox.call ? deliver(sandbox.call, chunk) : killSandbox(sandbox)));
@@ -267,7 +274,9 @@ export const genBashSandboxPool = (options: { idleMs: number; maxIdle: number })
           aborted,
           // the supervisor never reported: bwrap ended before the sandbox was made (or was not found)
           ...(sandbox.supervisorPid === undefined && !inOrder ? { spawnError: `the sandbox did not start ${why}` } : {}),
-          ...(sandbox.supervisorPid !== undefined && !inOrder && !timedOut && !aborted ? { sandboxLost: `the sandbox ended while the command ran ${why}` } : {}),
+          ...(sandbox.supervisorPid !== undefined && !inOrder && !timedOut && !aborted
+            ? { sandboxLost: `the sandbox ended while the command ran ${why}` }
+            : {}),
           stdout: stdout.text(),
           stderr: stderr.text(),
           elapsedMs: Date.now() - startedAt,

@@ -98,10 +98,14 @@ describe('usecase.4 = tool execution (bash)', () => {
     });
 
     it('then it runs in context.cwd with context.env', async () => {
-      const result = await runBash(box, { command: 'pwd; echo "$GREETING"' }, {
-        ...contextFor(),
-        env: { ...contextFor().env, GREETING: 'hello from env' },
-      });
+      const result = await runBash(
+        box,
+        { command: 'pwd; echo "$GREETING"' },
+        {
+          ...contextFor(),
+          env: { ...contextFor().env, GREETING: 'hello from env' },
+        },
+      );
       expect(result.output).toBe(`exit code: 0\n--- stdout ---\n${scratchDir}\nhello from env`);
     });
 
@@ -136,7 +140,12 @@ describe('usecase.4 = tool execution (bash)', () => {
     });
 
     it('then invalid input is an error result: an empty command, a bad timeout_ms, a missing cwd, an inputError', async () => {
-      for (const input of [{ command: '  ' }, { command: 'true', timeout_ms: 0 }, { command: 'true', timeout_ms: 1.5 }, { command: 'true', timeout_ms: '9' }]) {
+      for (const input of [
+        { command: '  ' },
+        { command: 'true', timeout_ms: 0 },
+        { command: 'true', timeout_ms: 1.5 },
+        { command: 'true', timeout_ms: '9' },
+      ]) {
         const result = await runBash(box, input);
         expect(result.success).toBe(false);
         expect(result.output).toMatch(/command|timeout_ms/);

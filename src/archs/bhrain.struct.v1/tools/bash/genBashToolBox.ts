@@ -48,7 +48,7 @@ const SANDBOX_TEXT: Record<BashSandboxMode, string> = {
   'workspace-write':
     'the command runs in a sandbox. It can write only inside the working directory and /tmp; everything else (your home directory, system paths) is read-only, and so are, in the working directory, the files other programs trust and run, whether they exist or not: {protected} (writing one fails with "Read-only file system", "Is a directory" or "Device or resource busy"; leave them to the user). Credential stores (~/.ssh, ~/.aws, ~/.npmrc, … and bhrain\'s own $BHRAIN_HOME) read as empty or absent, and git\'s config shows its credentials redacted. /tmp is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. No process a call starts outlives the call.',
   'read-only':
-    'the command runs in a read-only sandbox: nothing is writable, not even the working directory, except /tmp, which is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. Credential stores (~/.ssh, ~/.aws, ~/.npmrc, … and bhrain\'s own $BHRAIN_HOME) read as empty or absent, and git\'s config shows its credentials redacted. No process a call starts outlives the call.',
+    "the command runs in a read-only sandbox: nothing is writable, not even the working directory, except /tmp, which is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. Credential stores (~/.ssh, ~/.aws, ~/.npmrc, … and bhrain's own $BHRAIN_HOME) read as empty or absent, and git's config shows its credentials redacted. No process a call starts outlives the call.",
   off: 'none: the command runs unconfined, with the rights of the user running bhrain.',
 };
 
@@ -68,7 +68,9 @@ const readAllowedDomains = (sandbox: BashSandbox | undefined): string[] => {
   });
   const proxied = sandbox?.domainProxy?.allowedDomains;
   if (proxied && sandbox?.allowedDomains && [...new Set(given)].join(',') !== proxied.join(','))
-    throw new BadRequestError(`sandbox.allowedDomains (${given.join(', ')}) and sandbox.domainProxy's (${proxied.join(', ')}) differ: give one of them`);
+    throw new BadRequestError(
+      `sandbox.allowedDomains (${given.join(', ')}) and sandbox.domainProxy's (${proxied.join(', ')}) differ: give one of them`,
+    );
   return proxied ? [...proxied] : [...new Set(given)];
 };
 
@@ -94,11 +96,14 @@ const genGitConfigView = () => {
     if (kept?.key !== key || signGitConfigFiles(kept.read) !== kept.read.signature) {
       const read = readGitCredentials({ cwd }, { env });
       const redact = genSecretRedactor({}, read.secrets);
-      kept = { key, read, files: read.files.filter((file) => file.hasCredentials).map((file) => ({ path: file.path, text: redact(file.text) })) };
+      kept = {
+        key,
+        read,
+        files: read.files.filter((file) => file.hasCredentials).map((file) => ({ path: file.path, text: redact(file.text) })),
+      };
     }
     // a file the sandbox does not show at all needs no other content: in a hidden directory, or in the host's /tmp
-    const unseen = (path: string) =>
-      hidden.dirs.some((dir) => isUnder(dir, path)) || (isUnder('/tmp', path) && !isUnder(cwdReal, path));
+    const unseen = (path: string) => hidden.dirs.some((dir) => isUnder(dir, path)) || (isUnder('/tmp', path) && !isUnder(cwdReal, path));
     return kept.files.filter((file) => !unseen(file.path));
   };
 };
@@ -108,20 +113,22 @@ const genGitConfigView = () => {
  * .why = the brain's general-purpose hands; confined by an OS sandbox (bubblewrap) and bounded in time, memory and
  *        lifetime, so a bad command cannot hurt the machine or the loop
  */
-export const genBashToolBox = (options: {
-  /** used when the model gives no timeout_ms */
-  defaultTimeoutMs?: number;
-  /** a larger timeout_ms is clamped to this */
-  maxTimeoutMs?: number;
-  /** per stream: the head and tail kept in memory; the middle beyond this is dropped and counted */
-  maxCaptureBytes?: number;
-  /** all running calls together: the head and tail memory they may keep beyond 64 KB per stream half */
-  maxTotalCaptureBytes?: number;
-  /** how long a timed-out or aborted group has between SIGTERM and SIGKILL */
-  killGraceMs?: number;
-  /** where commands run: mode workspace-write (default), read-only or off; the network is off unless allowNetwork */
-  sandbox?: BashSandbox;
-} = {}): BhrainToolBox => {
+export const genBashToolBox = (
+  options: {
+    /** used when the model gives no timeout_ms */
+    defaultTimeoutMs?: number;
+    /** a larger timeout_ms is clamped to this */
+    maxTimeoutMs?: number;
+    /** per stream: the head and tail kept in memory; the middle beyond this is dropped and counted */
+    maxCaptureBytes?: number;
+    /** all running calls together: the head and tail memory they may keep beyond 64 KB per stream half */
+    maxTotalCaptureBytes?: number;
+    /** how long a timed-out or aborted group has between SIGTERM and SIGKILL */
+    killGraceMs?: number;
+    /** where commands run: mode workspace-write (default), read-only or off; the network is off unless allowNetwork */
+    sandbox?: BashSandbox;
+  } = {},
+): BhrainToolBox => {
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
   const defaultTimeoutMs = Math.min(options.defaultTimeoutMs ?? 120_000, maxTimeoutMs);
   const maxCaptureBytes = options.maxCaptureBytes ?? 8 * 1024 * 1024;
@@ -198,7 +205,9 @@ export const genBashToolBox = (options: {
       if (command.includes('\0')) return failure('`command` must not contain a NUL character: bash cannot take one');
       const commandBytes = Buffer.byteLength(command);
       if (commandBytes > MAX_COMMAND_BYTES)
-        return failure(`\`command\` is ${commandBytes} bytes, and bash -c takes at most ${MAX_COMMAND_BYTES} (Linux's limit on one argument): write the script to a file first (with the write tool, or in parts), then run the file`);
+        return failure(
+          `\`command\` is ${commandBytes} bytes, and bash -c takes at most ${MAX_COMMAND_BYTES} (Linux's limit on one argument): write the script to a file first (with the write tool, or in parts), then run the file`,
+        );
       if (
         requestedTimeoutMs !== undefined &&
         (typeof requestedTimeoutMs !== 'number' || !Number.isInteger(requestedTimeoutMs) || requestedTimeoutMs <= 0)
@@ -231,7 +240,9 @@ export const genBashToolBox = (options: {
         // fail closed: a sandbox that cannot start refuses the call, with how to fix it
         const check = await checkBashSandbox({ env: context.env });
         if (!check.ok)
-          return failure(`bash is refused: ${check.reason}, or configure the bash toolbox with sandbox: { mode: 'off' } (CLI: --sandbox off) to run bash unconfined. Tell the user: retrying will not help.`);
+          return failure(
+            `bash is refused: ${check.reason}, or configure the bash toolbox with sandbox: { mode: 'off' } (CLI: --sandbox off) to run bash unconfined. Tell the user: retrying will not help.`,
+          );
         // the network by domain: the proxy outside, and the forwarder the sandbox's supervisor keeps inside
         const network = byDomain ? await prepareNetwork(cwdReal) : null;
         if (network && 'refusal' in network) return failure(`bash is refused: ${network.refusal}. Tell the user: retrying will not help.`);
@@ -240,12 +251,15 @@ export const genBashToolBox = (options: {
           env = withForwarderEnv(env);
           proxyMark = { proxy: network.proxy, at: network.proxy.mark() };
         }
-        const { bound, placeholders, pinned } = sandboxMode === 'workspace-write' ? findProtectedPaths(cwdReal) : { bound: [], placeholders: [], pinned: [] };
+        const { bound, placeholders, pinned } =
+          sandboxMode === 'workspace-write' ? findProtectedPaths(cwdReal) : { bound: [], placeholders: [], pinned: [] };
         // the credential stores and $BHRAIN_HOME, as they are now: a store made since the last call is hidden from this one
         const hidden = pickSandboxHidden(resolveHiddenPaths(denial, { env: context.env, readable: [context.cwd, cwdReal] }), cwdReal);
         const dataFiles = gitConfigView(context.cwd, context.env, hidden, cwdReal);
         // what changes how bash runs a script reaches the command, not the sandbox's supervisor
-        const shellVariables = Object.entries(env).flatMap(([name, value]) => (value !== undefined && isShellBehaviorVariable(name) ? [`${name}=${value}`] : []));
+        const shellVariables = Object.entries(env).flatMap(([name, value]) =>
+          value !== undefined && isShellBehaviorVariable(name) ? [`${name}=${value}`] : [],
+        );
         const protectedPaths = [...bound.map((found) => found.path), ...placeholders];
         const start = {
           bwrapPath: check.bwrapPath,
@@ -269,7 +283,9 @@ export const genBashToolBox = (options: {
         };
         // all a sandbox was made for, down to the inodes it binds: a kept one runs this call only if none changed
         const key = JSON.stringify([start, context.cwd, env, `${cwdFound.dev}:${cwdFound.ino}`, bound]);
-        const supervisorEnv = shellVariables.length ? Object.fromEntries(Object.entries(env).filter(([name]) => !isShellBehaviorVariable(name))) : env;
+        const supervisorEnv = shellVariables.length
+          ? Object.fromEntries(Object.entries(env).filter(([name]) => !isShellBehaviorVariable(name)))
+          : env;
         run = await sandboxes.run({ ...limits, key, start }, { cwd: context.cwd, env: supervisorEnv, signal: context.signal });
       }
       const refusedHosts = proxyMark?.proxy.deniedSince(proxyMark.at) ?? [];
@@ -286,7 +302,10 @@ export const genBashToolBox = (options: {
         elapsedMs: run.elapsedMs,
       });
       // a write refused by a protected path's mount says only "Read-only file system": the model is told why, once
-      const refusedPath = sandboxMode === 'workspace-write' ? findRefusedProtectedPath(`${run.stdout.head}${run.stdout.tail}\n${run.stderr.head}${run.stderr.tail}`) : null;
+      const refusedPath =
+        sandboxMode === 'workspace-write'
+          ? findRefusedProtectedPath(`${run.stdout.head}${run.stdout.tail}\n${run.stderr.head}${run.stderr.tail}`)
+          : null;
       if (refusedPath)
         notes.push(
           `note: ${refusedPath.path} is a protected path (${refusedPath.trustedBy}, outside any sandbox): the sandbox keeps it read-only, whether it exists or not, and so do write and edit unless the user allows that exact path. Leave it to the user, or tell them why it must change`,

@@ -33,7 +33,8 @@ const SUPERVISOR_PATH = '/dev/.bhrain-supervisor';
  *        a command's output, noglob or GLOBIGNORE would blind its scan of /proc, TMOUT would end it
  */
 export const isShellBehaviorVariable = (name: string): boolean =>
-  /^(SHELLOPTS|BASHOPTS|BASH_ENV|ENV|BASH_COMPAT|BASH_XTRACEFD|PS4|TMOUT|GLOBIGNORE|EXECIGNORE|POSIXLY_CORRECT)$/.test(name) || /^BASH_FUNC_.*%%$/.test(name);
+  /^(SHELLOPTS|BASHOPTS|BASH_ENV|ENV|BASH_COMPAT|BASH_XTRACEFD|PS4|TMOUT|GLOBIGNORE|EXECIGNORE|POSIXLY_CORRECT)$/.test(name) ||
+  /^BASH_FUNC_.*%%$/.test(name);
 
 /**
  * .what = the script each command runs in: a bash, started ahead of its call, that reads the command (NUL-terminated)
@@ -79,7 +80,9 @@ const COMMAND_READER = `IFS= read -r -d "" BHRAIN_COMMAND || exit; exec 0</dev/n
  *         started when no command runs, and as unreachable to commands as the supervisor is, so what is promised
  *         above still holds: nothing a call starts outlives the call. Without one, the script is what it always was
  */
-const genSupervisorScript = (forwarder: SandboxForwarder | null): string => `for fd in /proc/self/fd/*; do fd=\${fd##*/}; case $fd in 0|1|2|${COMMAND_STDERR_FD}) ;; *) eval "exec $fd>&-" ;; esac; done
+const genSupervisorScript = (
+  forwarder: SandboxForwarder | null,
+): string => `for fd in /proc/self/fd/*; do fd=\${fd##*/}; case $fd in 0|1|2|${COMMAND_STDERR_FD}) ;; *) eval "exec $fd>&-" ;; esac; done
 bash=$1
 shift
 reader='${COMMAND_READER}'
@@ -184,7 +187,9 @@ startForwarder() {
  * .note = synchronous, on every bash call's path: a stat per path, most of which find nothing, where a promise each cost
  *         ~10x (the thread pool's round trip, and an Error made for each path that is not there)
  */
-export const findProtectedPaths = (cwdReal: string): { bound: Array<{ path: string; inode: string }>; placeholders: string[]; pinned: string[] } => {
+export const findProtectedPaths = (
+  cwdReal: string,
+): { bound: Array<{ path: string; inode: string }>; placeholders: string[]; pinned: string[] } => {
   const bound: Array<{ path: string; inode: string }> = [];
   const placeholders: string[] = [];
   // .git holds protected paths without being one: a mount point, so it cannot be renamed away with them and made anew
@@ -278,20 +283,33 @@ export const genBwrapArgs = (input: {
   const insideWorkspace = (path: string) => path !== input.cwdReal && isUnder(input.cwdReal, path);
   // each file read from its own fd, in the order sandboxDataOf lists their contents
   const dataFiles = sandboxDataFilesOf(hidden, input.dataFiles);
-  const bindData = (file: SandboxDataFile) => ['--perms', '0444', '--ro-bind-data', String(FIRST_DATA_FD + dataFiles.indexOf(file)), file.path];
+  const bindData = (file: SandboxDataFile) => [
+    '--perms',
+    '0444',
+    '--ro-bind-data',
+    String(FIRST_DATA_FD + dataFiles.indexOf(file)),
+    file.path,
+  ];
   const hide = (which: (path: string) => boolean) => [
     ...hidden.dirs.filter(which).flatMap((path) => ['--tmpfs', path]),
     // an empty read-only file, not /dev/null: a device under the sandbox's nodev root reads as EACCES
     ...hidden.files.filter((file) => which(file.path)).flatMap(bindData),
   ];
   return [
-    '--ro-bind', '/', '/',
+    '--ro-bind',
+    '/',
+    '/',
     ...(writable && !underTmp ? workspace : []),
-    '--dev', '/dev',
-    '--proc', '/proc',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
     // a root caller keeps uid 0 inside: without this, kernel.core_pattern (run as root on the host) would be writable
-    '--ro-bind', '/proc/sys', '/proc/sys',
-    '--tmpfs', '/tmp',
+    '--ro-bind',
+    '/proc/sys',
+    '/proc/sys',
+    '--tmpfs',
+    '/tmp',
     ...(underTmp ? workspace : []),
     // after every bind that could uncover them: first those around the workspace, then the workspace bound back over
     // them if one holds it, then those inside it, then what is handed back inside them
@@ -306,10 +324,23 @@ export const genBwrapArgs = (input: {
     // over what is bound above (.git/config): the file as the model may see it
     ...(input.dataFiles ?? []).flatMap(bindData),
     // the supervisor's executable, unreadable to every command
-    '--perms', '0111', '--ro-bind-data', String(SUPERVISOR_EXECUTABLE_FD), SUPERVISOR_PATH,
+    '--perms',
+    '0111',
+    '--ro-bind-data',
+    String(SUPERVISOR_EXECUTABLE_FD),
+    SUPERVISOR_PATH,
     // the network by domain: the proxy's socket, the only way out, and the forwarder's executable, as unreadable
     ...(input.forwarder
-      ? ['--ro-bind', input.forwarder.proxyDir, SANDBOX_PROXY_DIR, '--perms', '0111', '--ro-bind-data', String(FORWARDER_EXECUTABLE_FD), FORWARDER_PATH]
+      ? [
+          '--ro-bind',
+          input.forwarder.proxyDir,
+          SANDBOX_PROXY_DIR,
+          '--perms',
+          '0111',
+          '--ro-bind-data',
+          String(FORWARDER_EXECUTABLE_FD),
+          FORWARDER_PATH,
+        ]
       : []),
     '--unshare-pid',
     // the supervisor is pid 1: no reaper of bwrap's own between it and the commands
@@ -318,14 +349,24 @@ export const genBwrapArgs = (input: {
     '--unshare-uts',
     ...(input.allowNetwork ? [] : ['--unshare-net']),
     // a root caller would otherwise keep every capability, and could remount / writable
-    '--cap-drop', 'ALL',
+    '--cap-drop',
+    'ALL',
     '--die-with-parent',
     // a new session: no TIOCSTI into the caller's terminal
     '--new-session',
-    '--json-status-fd', String(BWRAP_STATUS_FD),
-    '--chdir', input.cwd,
+    '--json-status-fd',
+    String(BWRAP_STATUS_FD),
+    '--chdir',
+    input.cwd,
     '--',
     // $0 names it in ps
-    SUPERVISOR_PATH, '--norc', '--posix', '-c', genSupervisorScript(input.forwarder ?? null), 'bhrain-sandbox', input.bashPath, ...input.shellVariables,
+    SUPERVISOR_PATH,
+    '--norc',
+    '--posix',
+    '-c',
+    genSupervisorScript(input.forwarder ?? null),
+    'bhrain-sandbox',
+    input.bashPath,
+    ...input.shellVariables,
   ];
 };

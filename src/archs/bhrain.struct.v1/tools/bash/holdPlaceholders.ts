@@ -7,7 +7,8 @@ import { join } from 'node:path';
  * .what = where each process that holds a placeholder says so: one directory per placeholder path, one file per pid
  * .why = two bhrain processes in the same workspace share a placeholder; the last to let go removes it, not the first
  */
-const registryOf = (path: string): string => join(tmpdir(), `bhrain-placeholder-${createHash('sha256').update(path).digest('hex').slice(0, 32)}`);
+const registryOf = (path: string): string =>
+  join(tmpdir(), `bhrain-placeholder-${createHash('sha256').update(path).digest('hex').slice(0, 32)}`);
 
 /** holds per placeholder path in this process: one per sandbox that binds it */
 const holds = new Map<string, number>();

@@ -34,7 +34,12 @@ export const runBashCommand = (input: BashCommand, context: BashRunContext): Pro
     const sweep = (): Promise<unknown> => (swept ??= killTagged(tag));
     // argv, never a concatenated string; stdin is /dev/null so a read gets EOF instead of hanging; spawn leaves out
     // undefined values of env itself
-    const child = spawn('bash', ['-c', input.command], { cwd: context.cwd, env: { ...context.env, [tag.name]: tag.value }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', input.command], {
+      cwd: context.cwd,
+      env: { ...context.env, [tag.name]: tag.value },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const pid = child.pid;
     if (pid !== undefined) liveGroupsAtExit.add(pid);
 

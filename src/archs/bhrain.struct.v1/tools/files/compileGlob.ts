@@ -8,7 +8,9 @@ import { escapeGlobLiterals, GLOB_OPTIONS, globMatcher } from './globToRegExp.js
  * .note = paths are '/'-separated and relative to where the glob applies; a directory is pruned segment by segment,
  *         each matched by picomatch, until a '**' (which may hold anything) or the end of the directory's path
  */
-export const compileGlob = (pattern: string): { matches: (relativePath: string) => boolean; couldContain: (relativeDirectory: string) => boolean } => {
+export const compileGlob = (
+  pattern: string,
+): { matches: (relativePath: string) => boolean; couldContain: (relativeDirectory: string) => boolean } => {
   const escaped = escapeGlobLiterals(pattern);
   const parts = picomatch.scan(escaped, { parts: true }).parts ?? [escaped];
   // the parts are escaped already

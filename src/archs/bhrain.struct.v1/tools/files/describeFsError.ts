@@ -19,7 +19,10 @@ const CAUSES: Record<string, { cause: string; fix: string }> = {
   ETXTBSY: { cause: 'the file is a running executable', fix: 'Stop the process, or write elsewhere.' },
   EEXIST: { cause: 'the path already exists', fix: 'Choose another path.' },
   EINVAL: { cause: 'the path or operation is invalid here', fix: 'Check the path.' },
-  EIO: { cause: 'an input/output error (a failing device, or a special file that does not accept this)', fix: 'Use a regular file on a working disk.' },
+  EIO: {
+    cause: 'an input/output error (a failing device, or a special file that does not accept this)',
+    fix: 'Use a regular file on a working disk.',
+  },
 };
 
 /**

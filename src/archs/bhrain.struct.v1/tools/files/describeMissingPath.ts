@@ -12,7 +12,12 @@ export const describeMissingPath = async (input: { path: string; cwd: string; ki
   // the deepest existing ancestor tells which component is wrong
   let missing = input.path;
   let parent = dirname(missing);
-  while (parent !== missing && !(await stat(parent).then((stats) => stats.isDirectory()).catch(() => false))) {
+  while (
+    parent !== missing &&
+    !(await stat(parent)
+      .then((stats) => stats.isDirectory())
+      .catch(() => false))
+  ) {
     missing = parent;
     parent = dirname(parent);
   }

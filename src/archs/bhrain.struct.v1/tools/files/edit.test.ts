@@ -53,7 +53,11 @@ describe('edit', () => {
 
   it('says when only whitespace or indentation differs, with the line number and the real text', async () => {
     await writeFile(join(cwd, 'code.ts'), 'const x = 1;\nfunction f() {\n\treturn 1;\n}\n');
-    const result = await edit({ path: 'code.ts', old_string: 'function f() {\n    return 1;\n}', new_string: 'function f() {\n\treturn 2;\n}' });
+    const result = await edit({
+      path: 'code.ts',
+      old_string: 'function f() {\n    return 1;\n}',
+      new_string: 'function f() {\n\treturn 2;\n}',
+    });
     expect(result.success).toBe(false);
     expect(result.output).toContain('whitespace or indentation differs');
     expect(result.output).toContain('at line 2');
@@ -137,7 +141,9 @@ describe('edit', () => {
     let ws: string;
     let outside: string;
     const editIn = (input: Record<string, unknown>, writeCheck: WriteCheck | null = null) =>
-      box.execute({ call: { id: 'call-1', name: 'edit', input } }, { cwd: ws, log: silentLog, env: {}, writeCheck } as Parameters<typeof box.execute>[1]);
+      box.execute({ call: { id: 'call-1', name: 'edit', input } }, { cwd: ws, log: silentLog, env: {}, writeCheck } as Parameters<
+        typeof box.execute
+      >[1]);
     beforeEach(async () => {
       cwd = await realpath(cwd);
       ws = join(cwd, 'ws');
@@ -151,10 +157,15 @@ describe('edit', () => {
       await link(join(outside, 't'), join(ws, 'hl'));
       expect(await editIn({ path: 'hl', old_string: 'original', new_string: 'changed' })).toMatchObject({
         success: false,
-        output: expect.stringMatching(/^Refused to edit hl: it has 2 hard links, so the same file may also appear outside the workspace, and changing it was not approved\. Nothing was changed\./),
+        output: expect.stringMatching(
+          /^Refused to edit hl: it has 2 hard links, so the same file may also appear outside the workspace, and changing it was not approved\. Nothing was changed\./,
+        ),
       });
       expect(await readFile(join(outside, 't'), 'utf8')).toBe('original\n');
-      expect((await editIn({ path: 'hl', old_string: 'original', new_string: 'approved' }, { realPath: join(ws, 'hl'), approved: true })).success).toBe(true);
+      expect(
+        (await editIn({ path: 'hl', old_string: 'original', new_string: 'approved' }, { realPath: join(ws, 'hl'), approved: true }))
+          .success,
+      ).toBe(true);
       expect(await readFile(join(outside, 't'), 'utf8')).toBe('approved\n');
     });
 
@@ -170,10 +181,13 @@ describe('edit', () => {
         { path: 'dangling', old_string: '', new_string: 'created' },
         { path: 'd/sub/new', old_string: '', new_string: 'created' },
       ];
-      for (const input of attempts) expect((await editIn(input)).output).toMatch(/^Refused to edit .+: it resolves to .+, outside the workspace /);
+      for (const input of attempts)
+        expect((await editIn(input)).output).toMatch(/^Refused to edit .+: it resolves to .+, outside the workspace /);
       expect(await readdir(outside)).toEqual(['t']);
       expect(await readFile(join(outside, 't'), 'utf8')).toBe('original\n');
-      expect((await editIn({ path: 'to-inside', old_string: 'original', new_string: 'edited' })).output).toMatch(/^Edited to-inside: 1 replacement/);
+      expect((await editIn({ path: 'to-inside', old_string: 'original', new_string: 'edited' })).output).toMatch(
+        /^Edited to-inside: 1 replacement/,
+      );
       expect(await readFile(join(ws, 'inside.txt'), 'utf8')).toBe('edited\n');
     });
   });

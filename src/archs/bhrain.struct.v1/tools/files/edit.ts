@@ -44,8 +44,7 @@ const definition: BrainToolDefinition = {
 /** .what = the start offsets of non-overlapping occurrences of needle in text */
 const findAll = (text: string, needle: string): number[] => {
   const offsets: number[] = [];
-  for (let index = text.indexOf(needle); index !== -1; index = text.indexOf(needle, index + needle.length))
-    offsets.push(index);
+  for (let index = text.indexOf(needle); index !== -1; index = text.indexOf(needle, index + needle.length)) offsets.push(index);
   return offsets;
 };
 
@@ -176,7 +175,10 @@ const editOpened = async (input: {
 
   const bytes = await handle.readFile();
   if (isBinary(bytes))
-    return { success: false, output: `Cannot edit ${shown}: it is a binary file (NUL bytes in its first 8 KB). Use bash for binary files.` };
+    return {
+      success: false,
+      output: `Cannot edit ${shown}: it is a binary file (NUL bytes in its first 8 KB). Use bash for binary files.`,
+    };
   if (!isUtf8(bytes))
     return {
       success: false,
@@ -257,16 +259,28 @@ export const editTool: FilesTool = {
     const refusal = refuseHiddenPath({ path: absolutePath, shown, action: 'edit', hidden });
     if (refusal) return { success: false, output: refusal };
     if (oldString === newString)
-      return { success: false, output: 'old_string and new_string are identical, so nothing would change. Give the new text in new_string.' };
+      return {
+        success: false,
+        output: 'old_string and new_string are identical, so nothing would change. Give the new text in new_string.',
+      };
 
     let target: WriteTarget;
     try {
       // opened once, where it really is, for both the read and the write: nothing can swap the file in between
       const check = (context as WriteToolContext).writeCheck ?? null;
-      target = await openInsideWorkspace({ path: absolutePath, cwd: context.cwd, access: 'edit', create: oldString === '', check, shown, refuseHidden: (realPath) => refuseHiddenPath({ path: realPath, shown, action: 'edit', hidden }) });
+      target = await openInsideWorkspace({
+        path: absolutePath,
+        cwd: context.cwd,
+        access: 'edit',
+        create: oldString === '',
+        check,
+        shown,
+        refuseHidden: (realPath) => refuseHiddenPath({ path: realPath, shown, action: 'edit', hidden }),
+      });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException)?.code;
-      if (code === 'EISDIR') return { success: false, output: `Cannot edit ${shown}: it is a directory. Give the path of a file inside it.` };
+      if (code === 'EISDIR')
+        return { success: false, output: `Cannot edit ${shown}: it is a directory. Give the path of a file inside it.` };
       if (code === 'ENOENT' && oldString !== '') {
         const missing = await describeMissingPath({ path: absolutePath, cwd: context.cwd, kind: 'file' });
         return { success: false, output: `${missing} To create a new file, use write (or edit with an empty old_string).` };

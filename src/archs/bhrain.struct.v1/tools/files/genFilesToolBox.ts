@@ -33,12 +33,13 @@ export const genFilesToolBox = (options: FilesToolBoxOptions = {}): BhrainToolBo
     definitions: Object.freeze(tools.map((tool) => tool.definition)),
     execute: async ({ call }, context) => {
       const tool = byName.get(call.name);
-      if (!tool)
-        return { callId: call.id, success: false, output: `Unknown tool "${call.name}": the files toolbox has ${names}.` };
-      if (call.inputError)
-        return { callId: call.id, success: false, output: `Invalid input for ${call.name}: ${call.inputError}` };
+      if (!tool) return { callId: call.id, success: false, output: `Unknown tool "${call.name}": the files toolbox has ${names}.` };
+      if (call.inputError) return { callId: call.id, success: false, output: `Invalid input for ${call.name}: ${call.inputError}` };
       try {
-        const hidden = resolveHiddenPaths(denial, { env: context.env, readable: [context.cwd, resolveRealPath(context.cwd), context.spillDir] });
+        const hidden = resolveHiddenPaths(denial, {
+          env: context.env,
+          readable: [context.cwd, resolveRealPath(context.cwd), context.spillDir],
+        });
         const result = await tool.execute(call.input ?? {}, { ...context, hidden });
         return { callId: call.id, ...result };
       } catch (error) {

@@ -15,7 +15,12 @@ const hasRg = await hasRipgrep();
 const engines = ['builtin', ...(hasRg ? (['rg'] as const) : [])] as const;
 
 /** .what = a tool call through the files toolbox, as the model makes it */
-const call = (cwd: string, name: 'grep' | 'glob', input: Record<string, unknown>, engine: 'builtin' | 'rg' = 'builtin'): Promise<BhrainToolResult> =>
+const call = (
+  cwd: string,
+  name: 'grep' | 'glob',
+  input: Record<string, unknown>,
+  engine: 'builtin' | 'rg' = 'builtin',
+): Promise<BhrainToolResult> =>
   genFilesToolBox({ grepEngine: engine }).execute({ call: { id: 'call-1', name, input } }, { cwd, log: silentLog, env: {} });
 
 /** .what = files written under a root, each with the given text */
@@ -47,8 +52,9 @@ const useHome = (globalExcludes: string) => {
     process.env.XDG_CONFIG_HOME = join(home, '.config');
   });
   afterAll(async () => {
-    for (const [key, value] of Object.entries(saved)) if (value === undefined) delete process.env[key];
-    else process.env[key] = value;
+    for (const [key, value] of Object.entries(saved))
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
     await rm(home, { recursive: true, force: true });
   });
 };
@@ -114,9 +120,12 @@ describe('issue 13 .gitignore-aware search: grep and glob skip what git ignores,
     );
   });
 
-  it.each(engines)('issue 13 .gitignore-aware search: include_ignored reaches ignored files, hidden directories and node_modules, never .git (grep %s)', async (engine) => {
-    expect((await call(repo, 'grep', { pattern: 'needle', include_ignored: true }, engine)).output).toBe(asMatches(everything));
-  });
+  it.each(engines)(
+    'issue 13 .gitignore-aware search: include_ignored reaches ignored files, hidden directories and node_modules, never .git (grep %s)',
+    async (engine) => {
+      expect((await call(repo, 'grep', { pattern: 'needle', include_ignored: true }, engine)).output).toBe(asMatches(everything));
+    },
+  );
 
   it('issue 13 .gitignore-aware search: include_ignored reaches ignored files with glob, never .git', async () => {
     expect((await call(repo, 'glob', { pattern: '**/*', include_ignored: true })).output).toBe(
@@ -124,14 +133,19 @@ describe('issue 13 .gitignore-aware search: grep and glob skip what git ignores,
     );
   });
 
-  it.each(engines)('issue 13 .gitignore-aware search: a path that names an ignored directory is searched, and a subdirectory keeps the rules above it (grep %s)', async (engine) => {
-    expect((await call(repo, 'grep', { pattern: 'needle', path: 'dist' }, engine)).output).toBe('dist/bundle.js:1:needle');
-    expect((await call(repo, 'grep', { pattern: 'needle', path: 'pkg/generated' }, engine)).output).toBe('pkg/generated/types.ts:1:needle');
-    expect((await call(repo, 'grep', { pattern: 'needle', path: 'pkg' }, engine)).output).toBe('pkg/index.ts:1:needle');
-    expect((await call(repo, 'grep', { pattern: 'needle', path: 'src' }, engine)).output).toBe(asMatches(['src/app.ts', 'src/keep.log']));
-    // a file named as the path is searched whatever git says of it
-    expect((await call(repo, 'grep', { pattern: 'needle', path: 'src/debug.log' }, engine)).output).toBe('src/debug.log:1:needle');
-  });
+  it.each(engines)(
+    'issue 13 .gitignore-aware search: a path that names an ignored directory is searched, and a subdirectory keeps the rules above it (grep %s)',
+    async (engine) => {
+      expect((await call(repo, 'grep', { pattern: 'needle', path: 'dist' }, engine)).output).toBe('dist/bundle.js:1:needle');
+      expect((await call(repo, 'grep', { pattern: 'needle', path: 'pkg/generated' }, engine)).output).toBe(
+        'pkg/generated/types.ts:1:needle',
+      );
+      expect((await call(repo, 'grep', { pattern: 'needle', path: 'pkg' }, engine)).output).toBe('pkg/index.ts:1:needle');
+      expect((await call(repo, 'grep', { pattern: 'needle', path: 'src' }, engine)).output).toBe(asMatches(['src/app.ts', 'src/keep.log']));
+      // a file named as the path is searched whatever git says of it
+      expect((await call(repo, 'grep', { pattern: 'needle', path: 'src/debug.log' }, engine)).output).toBe('src/debug.log:1:needle');
+    },
+  );
 
   it('issue 13 .gitignore-aware search: a path or pattern that names an ignored directory is listed by glob', async () => {
     expect((await call(repo, 'glob', { pattern: 'dist/**' })).output).toBe('dist/bundle.js');
@@ -147,13 +161,16 @@ describe('issue 13 .gitignore-aware search: grep and glob skip what git ignores,
     expect((await call(repo, 'glob', { pattern: '**/*.swp', include_ignored: true })).output).toBe('notes.swp');
   });
 
-  it.each(engines)('issue 13 .gitignore-aware search: outside a git repository, .gitignore files are not read, as git and rg do (grep %s)', async (engine) => {
-    const plain = await mkdtemp(join(tmpdir(), 'bhrain-no-repo-'));
-    await put(plain, { '.gitignore': 'dist/\n', 'dist/a.js': 'needle\n', 'b.ts': 'needle\n' });
-    expect((await call(plain, 'grep', { pattern: 'needle' }, engine)).output).toBe('b.ts:1:needle\ndist/a.js:1:needle');
-    expect((await call(plain, 'glob', { pattern: '**/*.js' })).output).toBe('dist/a.js');
-    await rm(plain, { recursive: true, force: true });
-  });
+  it.each(engines)(
+    'issue 13 .gitignore-aware search: outside a git repository, .gitignore files are not read, as git and rg do (grep %s)',
+    async (engine) => {
+      const plain = await mkdtemp(join(tmpdir(), 'bhrain-no-repo-'));
+      await put(plain, { '.gitignore': 'dist/\n', 'dist/a.js': 'needle\n', 'b.ts': 'needle\n' });
+      expect((await call(plain, 'grep', { pattern: 'needle' }, engine)).output).toBe('b.ts:1:needle\ndist/a.js:1:needle');
+      expect((await call(plain, 'glob', { pattern: '**/*.js' })).output).toBe('dist/a.js');
+      await rm(plain, { recursive: true, force: true });
+    },
+  );
 });
 
 /** .what = a seeded random number source, so the generated tree is the same on every run */
@@ -174,12 +191,44 @@ const genIgnoreCorpus = async (root: string, fileCount: number): Promise<void> =
   const random = genRandom(13);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
   // most of the tree is kept, as in a real repository; the rest is skipped for one reason or another
-  const tops = ['src', 'src', 'src', 'lib', 'lib', 'packages', 'packages', 'test', 'docs', 'dist', '.github', 'node_modules', 'vendor', 'build', 'out'];
+  const tops = [
+    'src',
+    'src',
+    'src',
+    'lib',
+    'lib',
+    'packages',
+    'packages',
+    'test',
+    'docs',
+    'dist',
+    '.github',
+    'node_modules',
+    'vendor',
+    'build',
+    'out',
+  ];
   const subs = ['a', 'b', 'gen', 'cache', 'tmp', 'fixtures', '.hidden', 'node_modules', 'out', 'build', 'deep'];
   const extensions = ['ts', 'ts', 'ts', 'js', 'js', 'md', 'json', 'log', 'tmp', 'txt', 'map'];
   const nestedRules = ['*.json', '!keep.json', 'gen/', '/local.txt', 'tmp', '*.map', 'a/b/', '!*.ts', 'fixtures/*.md'];
   const files: Record<string, string> = {
-    '.gitignore': ['# build output', 'dist/', '*.log', '!keep.log', '/build', 'vendor/**', '*.tmp', '!important.tmp', 'docs/*.md', '!docs/readme.md', '**/cache/', 'out', 'src/**/fixtures/*.json', 'lib/gen/', ''].join('\n'),
+    '.gitignore': [
+      '# build output',
+      'dist/',
+      '*.log',
+      '!keep.log',
+      '/build',
+      'vendor/**',
+      '*.tmp',
+      '!important.tmp',
+      'docs/*.md',
+      '!docs/readme.md',
+      '**/cache/',
+      'out',
+      'src/**/fixtures/*.json',
+      'lib/gen/',
+      '',
+    ].join('\n'),
     '.env': 'bucket0\n',
     'docs/readme.md': 'bucket1\n',
     'docs/guide.md': 'bucket2\n',
@@ -190,12 +239,16 @@ const genIgnoreCorpus = async (root: string, fileCount: number): Promise<void> =
     directories.push(directory);
     const count = 5 + Math.floor(random() * 25);
     for (let index = 0; index < count && written < fileCount; index++) {
-      const name = random() < 0.05 ? pick(['keep.log', 'important.tmp', 'keep.json', 'local.txt', '.eslintrc', 'readme.md']) : `f${written}.${pick(extensions)}`;
+      const name =
+        random() < 0.05
+          ? pick(['keep.log', 'important.tmp', 'keep.json', 'local.txt', '.eslintrc', 'readme.md'])
+          : `f${written}.${pick(extensions)}`;
       files[`${directory}/${name}`] = `bucket${written % BUCKETS}\n`;
       written++;
     }
     if (random() < 0.08) files[`${directory}/.gitignore`] = [pick(nestedRules), pick(nestedRules), pick(nestedRules)].join('\n');
-    if (depth < 4) for (let child = Math.floor(random() * 4); child > 0 && written < fileCount; child--) visit(`${directory}/${pick(subs)}`, depth + 1);
+    if (depth < 4)
+      for (let child = Math.floor(random() * 4); child > 0 && written < fileCount; child--) visit(`${directory}/${pick(subs)}`, depth + 1);
   };
   while (written < fileCount) visit(pick(tops), 1);
   await put(root, files);
@@ -230,48 +283,59 @@ describe('issue 13 .gitignore-aware search: both engines give identical results 
     { name: 'include_ignored', input: { include_ignored: true } },
   ];
   // without rg there is nothing to compare the built-in engine with
-  it.skipIf(!hasRg).each(variants)('issue 13 .gitignore-aware search: grep with rg and with the built-in engine gives identical output: $name', async ({ input }) => {
-    let matched = 0;
-    for (let bucket = 0; bucket < BUCKETS; bucket++) {
-      const viaRg = await call(repo, 'grep', { pattern: `^bucket${bucket}$`, ...input }, 'rg');
-      const viaBuiltin = await call(repo, 'grep', { pattern: `^bucket${bucket}$`, ...input }, 'builtin');
-      expect(viaRg.output).not.toContain('Showing the first');
-      expect(viaBuiltin).toEqual(viaRg);
-      matched += viaRg.output.split('\n').filter((line) => line.includes(':1:')).length;
-    }
-    expect(matched).toBeGreaterThan(0);
-  });
-
-  it.skipIf(!hasRg)('issue 13 .gitignore-aware search: glob lists exactly the files rg --files lists (and the links, which rg leaves out), with and without include_ignored', async () => {
-    const rgFiles = (args: string[]) =>
-      execFileSync('rg', ['--files', '--no-config', '--hidden', ...args], { cwd: repo, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
-        .split('\n')
-        .filter(Boolean);
-    const skipping = rgFiles(['--no-ignore-dot', '--glob', '!node_modules', '--glob', '!.*/', '--glob', '!.git']);
-    const all = rgFiles(['--no-ignore', '--glob', '!.git']);
-    expect(skipping.length).toBeGreaterThan(500);
-    expect(all.length).toBeGreaterThan(skipping.length + 1_000);
-    const links = ['env-link', corpusLinks.loop];
-    // buckets under the 1,000-path cap: generated names by their last digit, and every other name
-    const buckets = [
-      ...Array.from({ length: 10 }, (_, digit) => ({ pattern: `**/f*${digit}.*`, holds: (name: string) => new RegExp(`^f\\d*${digit}\\.`).test(name) })),
-      { pattern: '**/[!f]*', holds: (name: string) => !name.startsWith('f') },
-    ];
-    for (const [listed, includeIgnored] of [
-      [skipping, false],
-      [all, true],
-    ] as const)
-      for (const bucket of buckets) {
-        const expected = [...listed, ...links]
-          .filter((path) => bucket.holds(path.slice(path.lastIndexOf('/') + 1)))
-          .sort(comparePaths);
-        const result = await call(repo, 'glob', { pattern: bucket.pattern, include_ignored: includeIgnored });
-        expect(expected.length).toBeLessThanOrEqual(1_000);
-        expect({ bucket: bucket.pattern, includeIgnored, output: result.output.split('\n').filter((line) => !line.startsWith('No files')) }).toEqual({
-          bucket: bucket.pattern,
-          includeIgnored,
-          output: expected,
-        });
+  it.skipIf(!hasRg).each(variants)(
+    'issue 13 .gitignore-aware search: grep with rg and with the built-in engine gives identical output: $name',
+    async ({ input }) => {
+      let matched = 0;
+      for (let bucket = 0; bucket < BUCKETS; bucket++) {
+        const viaRg = await call(repo, 'grep', { pattern: `^bucket${bucket}$`, ...input }, 'rg');
+        const viaBuiltin = await call(repo, 'grep', { pattern: `^bucket${bucket}$`, ...input }, 'builtin');
+        expect(viaRg.output).not.toContain('Showing the first');
+        expect(viaBuiltin).toEqual(viaRg);
+        matched += viaRg.output.split('\n').filter((line) => line.includes(':1:')).length;
       }
-  });
+      expect(matched).toBeGreaterThan(0);
+    },
+  );
+
+  it.skipIf(!hasRg)(
+    'issue 13 .gitignore-aware search: glob lists exactly the files rg --files lists (and the links, which rg leaves out), with and without include_ignored',
+    async () => {
+      const rgFiles = (args: string[]) =>
+        execFileSync('rg', ['--files', '--no-config', '--hidden', ...args], { cwd: repo, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+          .split('\n')
+          .filter(Boolean);
+      const skipping = rgFiles(['--no-ignore-dot', '--glob', '!node_modules', '--glob', '!.*/', '--glob', '!.git']);
+      const all = rgFiles(['--no-ignore', '--glob', '!.git']);
+      expect(skipping.length).toBeGreaterThan(500);
+      expect(all.length).toBeGreaterThan(skipping.length + 1_000);
+      const links = ['env-link', corpusLinks.loop];
+      // buckets under the 1,000-path cap: generated names by their last digit, and every other name
+      const buckets = [
+        ...Array.from({ length: 10 }, (_, digit) => ({
+          pattern: `**/f*${digit}.*`,
+          holds: (name: string) => new RegExp(`^f\\d*${digit}\\.`).test(name),
+        })),
+        { pattern: '**/[!f]*', holds: (name: string) => !name.startsWith('f') },
+      ];
+      for (const [listed, includeIgnored] of [
+        [skipping, false],
+        [all, true],
+      ] as const)
+        for (const bucket of buckets) {
+          const expected = [...listed, ...links].filter((path) => bucket.holds(path.slice(path.lastIndexOf('/') + 1))).sort(comparePaths);
+          const result = await call(repo, 'glob', { pattern: bucket.pattern, include_ignored: includeIgnored });
+          expect(expected.length).toBeLessThanOrEqual(1_000);
+          expect({
+            bucket: bucket.pattern,
+            includeIgnored,
+            output: result.output.split('\n').filter((line) => !line.startsWith('No files')),
+          }).toEqual({
+            bucket: bucket.pattern,
+            includeIgnored,
+            output: expected,
+          });
+        }
+    },
+  );
 });

@@ -120,7 +120,9 @@ describe('glob', () => {
     expect((await glob({ pattern: 'node_modules/**/*.ts' })).output).toBe('node_modules/dep/index.ts');
     expect((await glob({ pattern: '.hidden/*.ts' })).output).toBe('.hidden/b.ts');
     expect((await glob({ pattern: '**/.hidden/*.ts' })).output).toBe('.hidden/b.ts');
-    expect((await glob({ pattern: '**/*.ts', include_ignored: true })).output).toBe('.dotfile.ts\n.hidden/b.ts\nnode_modules/dep/index.ts\nsrc/a.ts');
+    expect((await glob({ pattern: '**/*.ts', include_ignored: true })).output).toBe(
+      '.dotfile.ts\n.hidden/b.ts\nnode_modules/dep/index.ts\nsrc/a.ts',
+    );
   });
 
   it('issue 11 item 4: lists symbolic links as entries and never enters them; a linked directory named as path is searched', async () => {
@@ -145,7 +147,9 @@ describe('glob', () => {
     expect(lines[10]).toBe('');
     expect(lines.slice(0, 10)).toEqual([...lines.slice(0, 10)].sort());
     for (const line of lines.slice(0, 10)) expect(line).toMatch(/^many\/f[0-2]\d\.txt$/);
-    expect(result.output).toMatch(/\[The search stopped after 11 directory entries and \d+\.\d s \(its budget is 11 entries or 10 s\), so it is incomplete\. Narrow the path or the pattern\.\]$/);
+    expect(result.output).toMatch(
+      /\[The search stopped after 11 directory entries and \d+\.\d s \(its budget is 11 entries or 10 s\), so it is incomplete\. Narrow the path or the pattern\.\]$/,
+    );
     expect((await run(genGlobTool())).output.split('\n')).toHaveLength(30);
   });
 

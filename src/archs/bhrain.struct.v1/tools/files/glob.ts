@@ -96,9 +96,12 @@ export const genGlobTool = (options: { maxEntries?: number; timeoutMs?: number }
     const includeIgnored = readToolInput.optionalBoolean(input, 'include_ignored') ?? false;
     const { root, glob } = splitLiteralRoot(searched, pattern);
     // an absolute pattern, or one that climbs with '..', starts its walk elsewhere: judged again there
-    const rootRefusal = root === searched ? null : refuseHiddenPath({ path: root, shown: displayPath(root, context.cwd), action: 'search', hidden });
+    const rootRefusal =
+      root === searched ? null : refuseHiddenPath({ path: root, shown: displayPath(root, context.cwd), action: 'search', hidden });
     if (rootRefusal) return { success: false, output: rootRefusal };
-    const rootIsDirectory = await stat(root).then((rootStats) => rootStats.isDirectory()).catch(() => false);
+    const rootIsDirectory = await stat(root)
+      .then((rootStats) => rootStats.isDirectory())
+      .catch(() => false);
     const compiled = compileGlob(glob);
     const walk = rootIsDirectory
       ? await walkFiles({
@@ -131,7 +134,9 @@ export const genGlobTool = (options: { maxEntries?: number; timeoutMs?: number }
     const shownRoot = displayPath(root, context.cwd);
     const below = (root.endsWith('/') ? root : `${root}/`).length;
     const paths = walk.files.map((file) => file.slice(below)).sort(comparePaths);
-    const shownPaths = paths.slice(0, GLOB_MAX_RESULTS).map((file) => (shownRoot === '.' ? file : `${shownRoot === '/' ? '' : shownRoot}/${file}`));
+    const shownPaths = paths
+      .slice(0, GLOB_MAX_RESULTS)
+      .map((file) => (shownRoot === '.' ? file : `${shownRoot === '/' ? '' : shownRoot}/${file}`));
     const notice =
       paths.length > shownPaths.length
         ? `\n\n[Showing ${formatCount(shownPaths.length)} of ${formatCount(paths.length)} matching files; ${formatCount(paths.length - shownPaths.length)} more matched. Narrow the search: a more specific pattern (e.g. "src/**/*.test.ts") or a subdirectory as path.]`

@@ -11,7 +11,8 @@ export const GLOB_OPTIONS: picomatch.PicomatchOptions = { dot: true, posix: true
  * .what = a glob with ( ) | and " escaped, which picomatch would read as a regex group, alternation or quotes
  * .why = they are plain characters in file names ('app/(marketing)/page.tsx') and in rg's globs
  */
-export const escapeGlobLiterals = (pattern: string): string => pattern.replace(/\\.|[()|"]/g, (match) => (match.length === 2 ? match : `\\${match}`));
+export const escapeGlobLiterals = (pattern: string): string =>
+  pattern.replace(/\\.|[()|"]/g, (match) => (match.length === 2 ? match : `\\${match}`));
 
 /**
  * .what = a glob as a test of '/'-separated paths: '**' any depth (zero included), '*' '?' within a segment,

@@ -91,7 +91,9 @@ describe('grep', () => {
     expect((await grep({ pattern: 'hidden match', glob: '.hidden/**' })).output).toBe('.hidden/h.ts:1:hidden match');
     expect((await grep({ pattern: 'hidden match', path: '.hidden' })).output).toBe('.hidden/h.ts:1:hidden match');
     expect((await grep({ pattern: 'match', path: 'node_modules' })).output).toBe('node_modules/dep/index.js:1:module.exports = "match";');
-    expect((await grep({ pattern: 'exports', glob: 'node_modules/**' })).output).toBe('node_modules/dep/index.js:1:module.exports = "match";');
+    expect((await grep({ pattern: 'exports', glob: 'node_modules/**' })).output).toBe(
+      'node_modules/dep/index.js:1:module.exports = "match";',
+    );
   });
 
   it('caps at 1000 matches with a notice', async () => {
@@ -120,8 +122,7 @@ describe('grep', () => {
       expect(result.success).toBe(true);
     }
     for (const name of ['pwned', 'pwned2', 'pwned3', 'pwned4'])
-      for (const directory of [cwd, join(cwd, 'src'), process.cwd()])
-        await expect(access(join(directory, name))).rejects.toThrow();
+      for (const directory of [cwd, join(cwd, 'src'), process.cwd()]) await expect(access(join(directory, name))).rejects.toThrow();
   });
 
   it.each(engines)('issue 11 item 4: does not follow symbolic links below the path, as rg without -L (%s)', async (engine) => {
@@ -132,13 +133,19 @@ describe('grep', () => {
 
   it('issue 11 item 4: the built-in walk stops at its entry budget with a notice', async () => {
     const notice = '[The search stopped after 3 directory entries (its budget), so it is incomplete. Narrow the path or add a glob.]';
-    const result = await genGrepTool({ engine: 'builtin', maxWalkEntries: 3 }).execute({ pattern: 'match', path: 'src' }, { cwd, log: silentLog, env: {} });
+    const result = await genGrepTool({ engine: 'builtin', maxWalkEntries: 3 }).execute(
+      { pattern: 'match', path: 'src' },
+      { cwd, log: silentLog, env: {} },
+    );
     expect(result.success).toBe(true);
     expect(result.output.endsWith(`\n\n${notice}`) || result.output.endsWith(` ${notice.slice(1, -1)}`)).toBe(true);
     // which three entries are read first depends on the order the file system lists them in: what is shown is a
     // part of what the whole search finds
     const whole = new Set((await grep({ pattern: 'match', path: 'src' })).output.split('\n'));
-    const shown = result.output.split('\n\n')[0].split('\n').filter((line) => /:\d+:/.test(line));
+    const shown = result.output
+      .split('\n\n')[0]
+      .split('\n')
+      .filter((line) => /:\d+:/.test(line));
     for (const line of shown) expect(whole).toContain(line);
   });
 
@@ -199,7 +206,10 @@ describe('issue 11 item 4: a runaway regex in the built-in grep', () => {
 
   it('stops at the deadline with a result that names the file and says to simplify the regex or install ripgrep', async () => {
     const startedAt = Date.now();
-    const result = await genGrepTool({ engine: 'builtin', timeoutMs: 1_000 }).execute({ pattern: RUNAWAY }, { cwd, log: silentLog, env: {} });
+    const result = await genGrepTool({ engine: 'builtin', timeoutMs: 1_000 }).execute(
+      { pattern: RUNAWAY },
+      { cwd, log: silentLog, env: {} },
+    );
     expect(Date.now() - startedAt).toBeLessThan(3_000);
     expect(result).toEqual({
       success: false,

@@ -100,8 +100,16 @@ export const genGrepTool = (options: { engine: GrepEngine; timeoutMs?: number; m
     if (!stats.isDirectory() && !stats.isFile())
       return { success: false, output: `${shown} is neither a file nor a directory, so it cannot be searched.` };
     // a hard link to a hidden file is the same file under another name
-    const linked = stats.isFile() ? hidden.entries.find((entry) => !entry.isDirectory && entry.inode === `${stats.dev}:${stats.ino}`) : undefined;
-    if (linked) return { success: false, output: refuseHiddenPath({ path: linked.realPath ?? linked.path, shown, action: 'search', hidden }) ?? `Refused to search ${shown}: it is a hidden file.` };
+    const linked = stats.isFile()
+      ? hidden.entries.find((entry) => !entry.isDirectory && entry.inode === `${stats.dev}:${stats.ino}`)
+      : undefined;
+    if (linked)
+      return {
+        success: false,
+        output:
+          refuseHiddenPath({ path: linked.realPath ?? linked.path, shown, action: 'search', hidden }) ??
+          `Refused to search ${shown}: it is a hidden file.`,
+      };
 
     // a file named as the path is searched whatever git says of it, as rg does
     const skips = stats.isFile()

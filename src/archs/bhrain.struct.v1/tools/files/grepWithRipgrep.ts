@@ -114,8 +114,7 @@ const runRipgrep = (input: GrepSearchInput, { sorted, keep }: { sorted: boolean;
         const found: GrepSearchResult = { kind: 'matches', matches: matches.slice(0, keep), more: matches.length > keep, timedOut: false };
         if (!error || stoppedAtCap) return resolvePromise(found);
         const failure = error as { code?: unknown; killed?: boolean };
-        if (failure.code === 'ENOENT')
-          return resolvePromise({ kind: 'failed', message: 'ripgrep (rg) was not found on PATH.' });
+        if (failure.code === 'ENOENT') return resolvePromise({ kind: 'failed', message: 'ripgrep (rg) was not found on PATH.' });
         // output past the buffer cap: what was read is shown, and the rest is reported as more
         if (failure.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return resolvePromise({ ...found, more: true });
         if (failure.killed) return resolvePromise({ ...found, timedOut: true });

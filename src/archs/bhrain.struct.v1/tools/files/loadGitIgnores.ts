@@ -165,7 +165,11 @@ export const loadGitIgnores = async (input: { root: string; env?: NodeJS.Process
     chain.push(directory);
     if (dirname(directory) === directory) break;
   }
-  const exists = (path: string) => lstat(path).then(() => true, () => false);
+  const exists = (path: string) =>
+    lstat(path).then(
+      () => true,
+      () => false,
+    );
   let repoIndex = -1;
   for (let index = 0; index < chain.length && repoIndex === -1; index++) if (await exists(join(chain[index], '.git'))) repoIndex = index;
 

@@ -19,9 +19,7 @@ export interface WriteCheck {
 export type WriteToolContext = BhrainToolContext & { writeCheck?: WriteCheck | null };
 
 /** .what = a file opened for a change, or why it was refused */
-export type WriteTarget =
-  | { refusal: null; handle: FileHandle; realPath: string; created: boolean; stats: Stats }
-  | { refusal: string };
+export type WriteTarget = { refusal: null; handle: FileHandle; realPath: string; created: boolean; stats: Stats } | { refusal: string };
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY, O_NONBLOCK } = constants;
 
@@ -208,5 +206,6 @@ export const openInsideWorkspace = async (input: {
 export const replaceContent = async (handle: FileHandle, text: string): Promise<void> => {
   const bytes = Buffer.from(text, 'utf8');
   await handle.truncate(0);
-  for (let written = 0; written < bytes.length; ) written += (await handle.write(bytes, written, bytes.length - written, written)).bytesWritten;
+  for (let written = 0; written < bytes.length;)
+    written += (await handle.write(bytes, written, bytes.length - written, written)).bytesWritten;
 };

@@ -87,7 +87,13 @@ export const readTool: FilesTool = {
     // a hard link to a hidden file is the same file under another name
     const inode = `${stats.dev}:${stats.ino}`;
     const linked = hidden.entries.find((entry) => entry.inode === inode && !entry.isDirectory);
-    if (linked) return { success: false, output: refuseHiddenPath({ path: linked.realPath ?? linked.path, shown, action: 'read', hidden }) ?? `Refused to read ${shown}: it is a hidden file.` };
+    if (linked)
+      return {
+        success: false,
+        output:
+          refuseHiddenPath({ path: linked.realPath ?? linked.path, shown, action: 'read', hidden }) ??
+          `Refused to read ${shown}: it is a hidden file.`,
+      };
     if (stats.size === 0) return { success: true, output: `${shown} is empty (0 bytes).` };
     if (isBinary(await readHeadBytes(absolutePath, BINARY_SNIFF_BYTES)))
       return {
@@ -123,7 +129,9 @@ export const readTool: FilesTool = {
     });
     const notes: string[] = [];
     if (window.invalidUtf8)
-      notes.push('[Note: this file is not valid UTF-8; bytes that could not be decoded are shown as �. Edits that touch them may change those bytes.]');
+      notes.push(
+        '[Note: this file is not valid UTF-8; bytes that could not be decoded are shown as �. Edits that touch them may change those bytes.]',
+      );
     if (window.crlf) notes.push('[Note: this file has CRLF (\\r\\n) line endings; the \\r is not shown.]');
 
     const lastShown = offsetLine + window.lines.length - 1;

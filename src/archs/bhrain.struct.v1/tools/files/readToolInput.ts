@@ -25,8 +25,7 @@ export const readToolInput = {
   optionalString: (input: Record<string, unknown>, key: string): string | undefined => {
     const value = input[key];
     if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string')
-      throw new FilesToolInputError(`\`${key}\` must be a string when given (got ${describeType(value)}).`);
+    if (typeof value !== 'string') throw new FilesToolInputError(`\`${key}\` must be a string when given (got ${describeType(value)}).`);
     return value;
   },
 
@@ -36,9 +35,7 @@ export const readToolInput = {
     if (raw === undefined || raw === null) return undefined;
     const value = asNumber(raw);
     if (value === undefined || !Number.isInteger(value) || value < options.min)
-      throw new FilesToolInputError(
-        `\`${key}\` must be a whole number >= ${options.min} when given (got ${JSON.stringify(raw)}).`,
-      );
+      throw new FilesToolInputError(`\`${key}\` must be a whole number >= ${options.min} when given (got ${JSON.stringify(raw)}).`);
     return value;
   },
 

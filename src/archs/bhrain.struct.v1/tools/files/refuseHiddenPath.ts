@@ -13,7 +13,12 @@ const describeEntry = (entry: HiddenEntry): string =>
  *        resolved, dangling ones too), before anything is read or listed there, so its content, its names and even
  *        whether it exists stay unknown
  */
-export const refuseHiddenPath = (input: { path: string; shown: string; action: 'read' | 'search' | 'write' | 'edit'; hidden: HiddenPaths }): string | null => {
+export const refuseHiddenPath = (input: {
+  path: string;
+  shown: string;
+  action: 'read' | 'search' | 'write' | 'edit';
+  hidden: HiddenPaths;
+}): string | null => {
   if (!input.hidden.entries.length) return null;
   const entry = input.hidden.holding(input.path) ?? input.hidden.holding(resolveRealPath(input.path));
   if (!entry) return null;
@@ -23,7 +28,7 @@ export const refuseHiddenPath = (input: { path: string; shown: string; action: '
   const rule = entry.listed.startsWith('~') ? `${entry.listed}${named.slice(entry.path.length)}` : named;
   const how =
     entry.listed === '$BHRAIN_HOME'
-      ? 'Do the task without it: earlier runs are the user\'s to show (bhrain show).'
+      ? "Do the task without it: earlier runs are the user's to show (bhrain show)."
       : `Do the task without it; if it truly needs this file, tell the user, who can hand it back with a permission rule such as \`read(${rule})\`.`;
   return `Refused to ${input.action} ${input.shown}: it is in ${describeEntry(entry)}. Nothing was ${what}, and another way (bash, a symlink, a parent directory) finds it empty or absent too. ${how}`;
 };
@@ -38,7 +43,11 @@ export const listHiddenUnder = (root: string, hidden: HiddenPaths): string[] => 
   const rootReal = resolveRealPath(root);
   const under = new Set<string>();
   const inRoot = (base: string, path: string): string | null =>
-    path === base ? null : path.startsWith(base === '/' ? '/' : `${base}/`) ? `${root === '/' ? '' : root}${path.slice(base === '/' ? 0 : base.length)}` : null;
+    path === base
+      ? null
+      : path.startsWith(base === '/' ? '/' : `${base}/`)
+        ? `${root === '/' ? '' : root}${path.slice(base === '/' ? 0 : base.length)}`
+        : null;
   for (const entry of hidden.entries)
     for (const form of [entry.path, entry.realPath])
       for (const base of new Set([root, rootReal])) {

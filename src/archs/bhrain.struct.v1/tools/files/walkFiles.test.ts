@@ -32,7 +32,10 @@ describe('issue 11 item 4: glob and grep over a DAG of symlinked directories (24
   });
   const run = async (name: string, input: Record<string, unknown>, engine: 'builtin' | 'rg' = 'builtin') => {
     const startedAt = Date.now();
-    const result = await genFilesToolBox({ grepEngine: engine }).execute({ call: { id: 'call-1', name, input } }, { cwd, log: silentLog, env: {} });
+    const result = await genFilesToolBox({ grepEngine: engine }).execute(
+      { call: { id: 'call-1', name, input } },
+      { cwd, log: silentLog, env: {} },
+    );
     return { ...result, elapsedMs: Date.now() - startedAt };
   };
 

@@ -78,7 +78,11 @@ export const walkFiles = async (input: {
   };
 
   // the walk reads each directory through this: the listing it already made tells the rules about .gitignore and .git
-  const readdir = ((path: string, options: { withFileTypes: true }, callback: (error: NodeJS.ErrnoException | null, entries: fs.Dirent[]) => void) =>
+  const readdir = ((
+    path: string,
+    options: { withFileTypes: true },
+    callback: (error: NodeJS.ErrnoException | null, entries: fs.Dirent[]) => void,
+  ) =>
     fs.readdir(path, options, (error, listed) => {
       if (error || !rules) return callback(error, listed);
       rules.enterDirectory(path, listed).then(

@@ -76,7 +76,9 @@ describe('write', () => {
     let ws: string;
     let outside: string;
     const writeIn = (input: Record<string, unknown>, writeCheck: WriteCheck | null = null) =>
-      box.execute({ call: { id: 'call-1', name: 'write', input } }, { cwd: ws, log: silentLog, env: {}, writeCheck } as Parameters<typeof box.execute>[1]);
+      box.execute({ call: { id: 'call-1', name: 'write', input } }, { cwd: ws, log: silentLog, env: {}, writeCheck } as Parameters<
+        typeof box.execute
+      >[1]);
     beforeEach(async () => {
       cwd = await realpath(cwd);
       ws = join(cwd, 'ws');
@@ -91,17 +93,27 @@ describe('write', () => {
       for (const path of ['d/f', 'd/sub/deeper/f', join(ws, 'd/f')]) {
         const result = await writeIn({ path, content: 'escaped' });
         expect(result.success).toBe(false);
-        expect(result.output).toMatch(new RegExp(`^Refused to write .+: it resolves to ${outside}/.+, outside the workspace ${ws}, and changing a file outside the workspace was not approved`));
+        expect(result.output).toMatch(
+          new RegExp(
+            `^Refused to write .+: it resolves to ${outside}/.+, outside the workspace ${ws}, and changing a file outside the workspace was not approved`,
+          ),
+        );
       }
       expect(await readdir(outside)).toEqual(['t']);
     });
 
     it('refuses ../ paths outside without creating a directory there, and answers the workspace itself as a directory', async () => {
-      expect((await writeIn({ path: '../outside/new/f', content: 'x' })).output).toMatch(/^Refused to write .+: it resolves to .+\/outside\/new\/f, outside the workspace/);
-      expect((await writeIn({ path: '../beside/f', content: 'x' })).output).toMatch(/^Refused to write .+: it resolves to .+\/beside\/f, outside the workspace/);
+      expect((await writeIn({ path: '../outside/new/f', content: 'x' })).output).toMatch(
+        /^Refused to write .+: it resolves to .+\/outside\/new\/f, outside the workspace/,
+      );
+      expect((await writeIn({ path: '../beside/f', content: 'x' })).output).toMatch(
+        /^Refused to write .+: it resolves to .+\/beside\/f, outside the workspace/,
+      );
       expect(await readdir(cwd)).toEqual(['outside', 'ws']);
       expect(await readdir(outside)).toEqual(['t']);
-      expect((await writeIn({ path: '.', content: 'x' })).output).toBe('Cannot write .: it is a directory (EISDIR). Give the path of a file, e.g. ./<name>.');
+      expect((await writeIn({ path: '.', content: 'x' })).output).toBe(
+        'Cannot write .: it is a directory (EISDIR). Give the path of a file, e.g. ./<name>.',
+      );
     });
 
     it('refuses a write through a last-component symlink, dangling or not, that points out; follows one that points inside', async () => {
@@ -111,10 +123,14 @@ describe('write', () => {
       await mkdir(join(ws, 'sub'));
       await symlink('sub', join(ws, 'to-sub'));
       await symlink('to-sub/../inside.txt', join(ws, 'to-inside'));
-      for (const path of ['to-file', 'dangling', 'dangling-dir/f']) expect((await writeIn({ path, content: 'escaped' })).output).toMatch(/^Refused to write /);
+      for (const path of ['to-file', 'dangling', 'dangling-dir/f'])
+        expect((await writeIn({ path, content: 'escaped' })).output).toMatch(/^Refused to write /);
       expect(await readdir(outside)).toEqual(['t']);
       expect(await readFile(join(outside, 't'), 'utf8')).toBe('original\n');
-      expect(await writeIn({ path: 'to-inside', content: 'via links' })).toMatchObject({ success: true, output: 'Created to-inside: wrote 9 bytes, 1 line.' });
+      expect(await writeIn({ path: 'to-inside', content: 'via links' })).toMatchObject({
+        success: true,
+        output: 'Created to-inside: wrote 9 bytes, 1 line.',
+      });
       expect(await readFile(join(ws, 'inside.txt'), 'utf8')).toBe('via links');
       expect(await readlink(join(ws, 'to-inside'))).toBe('to-sub/../inside.txt');
     });
@@ -122,16 +138,25 @@ describe('write', () => {
     it('refuses a file with other hard links unless that file was approved; an approval of another file does not count', async () => {
       await link(join(outside, 't'), join(ws, 'hl'));
       const refused = await writeIn({ path: 'hl', content: 'changed' });
-      expect(refused).toMatchObject({ success: false, output: expect.stringMatching(/^Refused to write hl: it has 2 hard links, .+ Nothing was changed\. To change only this name, give it its own copy first \(bash: cp -p hl hl\.copy && mv hl\.copy hl\)/) });
+      expect(refused).toMatchObject({
+        success: false,
+        output: expect.stringMatching(
+          /^Refused to write hl: it has 2 hard links, .+ Nothing was changed\. To change only this name, give it its own copy first \(bash: cp -p hl hl\.copy && mv hl\.copy hl\)/,
+        ),
+      });
       expect((await writeIn({ path: 'hl', content: 'changed' }, { realPath: join(ws, 'other'), approved: true })).success).toBe(false);
       expect(await readFile(join(outside, 't'), 'utf8')).toBe('original\n');
-      expect(await writeIn({ path: 'hl', content: 'approved' }, { realPath: join(ws, 'hl'), approved: true })).toMatchObject({ success: true });
+      expect(await writeIn({ path: 'hl', content: 'approved' }, { realPath: join(ws, 'hl'), approved: true })).toMatchObject({
+        success: true,
+      });
       expect(await readFile(join(outside, 't'), 'utf8')).toBe('approved');
     });
 
     it('writes outside only to the very file approved, through the links that lead there', async () => {
       await symlink('../outside', join(ws, 'd'));
-      expect(await writeIn({ path: 'd/new/f', content: 'ok' }, { realPath: join(outside, 'new/f'), approved: true })).toMatchObject({ success: true });
+      expect(await writeIn({ path: 'd/new/f', content: 'ok' }, { realPath: join(outside, 'new/f'), approved: true })).toMatchObject({
+        success: true,
+      });
       expect(await readFile(join(outside, 'new/f'), 'utf8')).toBe('ok');
       expect((await writeIn({ path: 'd/other', content: 'no' }, { realPath: join(outside, 'new/f'), approved: true })).output).toBe(
         `Refused to write d/other: it now resolves to ${join(outside, 'other')}, not to ${join(outside, 'new/f')} as when its permission was checked (a link on the way changed in between). Nothing was changed. Retry the call, so that the permission check sees the file as it is now.`,
@@ -142,8 +167,11 @@ describe('write', () => {
     it('changes only the file the permission check judged: a.txt swapped for a link to .env after the check is refused', async () => {
       await writeFile(join(ws, '.env'), 'SECRET=1\n');
       await symlink('.env', join(ws, 'a.txt'));
-      const output = (await writeIn({ path: 'a.txt', content: 'SECRET=stolen\n' }, { realPath: join(ws, 'a.txt'), approved: false })).output;
-      expect(output).toMatch(new RegExp(`^Refused to write a\\.txt: it now resolves to ${ws}/\\.env, not to ${ws}/a\\.txt as when its permission was checked`));
+      const output = (await writeIn({ path: 'a.txt', content: 'SECRET=stolen\n' }, { realPath: join(ws, 'a.txt'), approved: false }))
+        .output;
+      expect(output).toMatch(
+        new RegExp(`^Refused to write a\\.txt: it now resolves to ${ws}/\\.env, not to ${ws}/a\\.txt as when its permission was checked`),
+      );
       expect(await readFile(join(ws, '.env'), 'utf8')).toBe('SECRET=1\n');
       expect((await writeIn({ path: 'a.txt', content: 'SECRET=2\n' }, { realPath: join(ws, '.env'), approved: false })).success).toBe(true);
     });
@@ -157,7 +185,10 @@ describe('write', () => {
         );
       expect(await readdir(join(ws, '.git/hooks'))).toEqual([]);
       expect((await writeIn({ path: '.git/description', content: 'mine' })).success).toBe(true);
-      expect((await writeIn({ path: '.git/hooks/pre-commit', content: 'ok' }, { realPath: join(ws, '.git/hooks/pre-commit'), approved: true })).success).toBe(true);
+      expect(
+        (await writeIn({ path: '.git/hooks/pre-commit', content: 'ok' }, { realPath: join(ws, '.git/hooks/pre-commit'), approved: true }))
+          .success,
+      ).toBe(true);
     });
 
     it('refuses a FIFO rather than hang on it, and keeps the mode of a file it overwrites', async () => {

@@ -48,10 +48,21 @@ export const writeTool: FilesTool = {
     try {
       // the real path is resolved as the file is opened, so a link made after the permission check cannot redirect it
       const check = (context as WriteToolContext).writeCheck ?? null;
-      target = await openInsideWorkspace({ path: absolutePath, cwd: context.cwd, access: 'write', create: true, check, shown, refuseHidden: (realPath) => refuseHiddenPath({ path: realPath, shown, action: 'write', hidden }) });
+      target = await openInsideWorkspace({
+        path: absolutePath,
+        cwd: context.cwd,
+        access: 'write',
+        create: true,
+        check,
+        shown,
+        refuseHidden: (realPath) => refuseHiddenPath({ path: realPath, shown, action: 'write', hidden }),
+      });
     } catch (error) {
       if ((error as NodeJS.ErrnoException)?.code === 'EISDIR')
-        return { success: false, output: `Cannot write ${shown}: it is a directory (EISDIR). Give the path of a file, e.g. ${shown}/<name>.` };
+        return {
+          success: false,
+          output: `Cannot write ${shown}: it is a directory (EISDIR). Give the path of a file, e.g. ${shown}/<name>.`,
+        };
       return { success: false, output: describeFsError({ error, action: 'write', path: shown }) };
     }
     if (target.refusal !== null) return { success: false, output: target.refusal };

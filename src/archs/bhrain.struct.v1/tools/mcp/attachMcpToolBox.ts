@@ -18,7 +18,9 @@ export const attachMcpToolBox = (brain: Pick<Bhrain, 'toolBoxes'>, box: McpToolB
     } catch (error) {
       // a new tool name that clashes with another toolbox's: keep offering the tools we had, and say why
       brain.toolBoxes.add(current);
-      log.error(`MCP server '${box.server}' changed its tools, but they could not be offered: ${(error as Error)?.message ?? error}`, { server: box.server });
+      log.error(`MCP server '${box.server}' changed its tools, but they could not be offered: ${(error as Error)?.message ?? error}`, {
+        server: box.server,
+      });
     }
   });
 };

@@ -21,8 +21,13 @@ const filesystemJs = resolve('node_modules/@modelcontextprotocol/server-filesyst
 const mcpServerJs = pathToFileURL(resolve('node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.js')).href;
 const stdioServerJs = pathToFileURL(resolve('node_modules/@modelcontextprotocol/sdk/dist/esm/server/stdio.js')).href;
 const tempDir = () => mkdtemp(join(tmpdir(), 'bhrain-mcp-'));
-const toolContext = () => ({ cwd: process.cwd(), env: { PATH: process.env.PATH, HOME: process.env.HOME }, log: { debug() {}, info() {}, warn() {}, error() {} } });
-const toolResults = (result: BhrainSessionResult) => result.transcript.filter((message): message is BrainToolMessage => message.role === 'tool');
+const toolContext = () => ({
+  cwd: process.cwd(),
+  env: { PATH: process.env.PATH, HOME: process.env.HOME },
+  log: { debug() {}, info() {}, warn() {}, error() {} },
+});
+const toolResults = (result: BhrainSessionResult) =>
+  result.transcript.filter((message): message is BrainToolMessage => message.role === 'tool');
 const toolNamesOffered = (body: unknown) => ((body as { tools?: Array<{ name: string }> }).tools ?? []).map((tool) => tool.name);
 
 /** every live process as pid, process group and command line, from ps */
@@ -42,7 +47,10 @@ const waitFor = async (check: () => boolean, timeoutMs = 5_000) => {
 // boxes a test opened, closed after it even when it fails
 const opened: McpToolBox[] = [];
 const everything = async (): Promise<McpToolBox> => {
-  const box = await genMcpToolBox({ name: 'everything', transport: { command: process.execPath, args: [everythingJs, 'stdio'] } }, toolContext());
+  const box = await genMcpToolBox(
+    { name: 'everything', transport: { command: process.execPath, args: [everythingJs, 'stdio'] } },
+    toolContext(),
+  );
   opened.push(box);
   return box;
 };
@@ -58,8 +66,14 @@ describe('genMcpToolBox over stdio (server-everything, server-filesystem)', () =
     expect(groupMembers(box.pid!).map((entry) => entry.pid)).toContain(box.pid);
     const echo = box.definitions.find((definition) => definition.name === 'mcp__everything__echo');
     expect(echo?.description).toBe('Echoes back the input string');
-    expect(echo?.inputSchema).toMatchObject({ type: 'object', properties: { message: { type: 'string', description: 'Message to echo' } }, required: ['message'] });
-    expect(box.definitions.map((definition) => definition.name)).toEqual(expect.arrayContaining(['mcp__everything__get-sum', 'mcp__everything__get-tiny-image']));
+    expect(echo?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { message: { type: 'string', description: 'Message to echo' } },
+      required: ['message'],
+    });
+    expect(box.definitions.map((definition) => definition.name)).toEqual(
+      expect.arrayContaining(['mcp__everything__get-sum', 'mcp__everything__get-tiny-image']),
+    );
     expect(box.definitions.every((definition) => /^mcp__everything__[A-Za-z0-9_-]+$/.test(definition.name))).toBe(true);
     expect(toMcpToolName('my.server', 'read file/v2')).toBe('mcp__my_server__read_file_v2');
     expect(toMcpToolName('s', 'x'.repeat(300))).toHaveLength(64);
@@ -72,16 +86,25 @@ describe('genMcpToolBox over stdio (server-everything, server-filesystem)', () =
     opened.push(box);
     const names = box.definitions.map((definition) => definition.name);
     expect(names).toEqual(expect.arrayContaining(['mcp__fs__read_text_file', 'mcp__fs__list_directory', 'mcp__fs__write_file']));
-    const read = await box.execute({ call: { id: 'c1', name: 'mcp__fs__read_text_file', input: { path: join(dir, 'notes.md') } } }, toolContext());
+    const read = await box.execute(
+      { call: { id: 'c1', name: 'mcp__fs__read_text_file', input: { path: join(dir, 'notes.md') } } },
+      toolContext(),
+    );
     expect(read).toEqual({ callId: 'c1', success: true, output: '# filesystem notes\n' });
-    const outside = await box.execute({ call: { id: 'c2', name: 'mcp__fs__read_text_file', input: { path: '/etc/hostname' } } }, toolContext());
+    const outside = await box.execute(
+      { call: { id: 'c2', name: 'mcp__fs__read_text_file', input: { path: '/etc/hostname' } } },
+      toolContext(),
+    );
     expect(outside.success).toBe(false);
     expect(outside.output).toMatch(/access denied|outside allowed/i);
   });
 
   it('issue16.call: a call through a real bhrain loop runs tools/call, and its result reaches the model', async () => {
     const box = await everything();
-    standin().script({ toolCalls: [{ name: 'mcp__everything__echo', input: { message: 'hi from bhrain' } }] }, { text: 'the server echoed' });
+    standin().script(
+      { toolCalls: [{ name: 'mcp__everything__echo', input: { message: 'hi from bhrain' } }] },
+      { text: 'the server echoed' },
+    );
     const result = await invoke({ config: { atom: 'claude/haiku', toolBoxes: [box] }, prompt: 'echo something' }, contextFor());
     expect(result.output).toBe('the server echoed');
     expect(toolNamesOffered(standin().requests[0].body)).toContain('mcp__everything__echo');
@@ -100,12 +123,23 @@ describe('genMcpToolBox over stdio (server-everything, server-filesystem)', () =
     const box = await everything();
     const image = await box.execute({ call: { id: 'c1', name: 'mcp__everything__get-tiny-image', input: {} } }, toolContext());
     expect(image.success).toBe(true);
-    expect(image.output).toMatch(/^Here's the image you requested:\n\[image\/png, \d{3,5} bytes, not shown\]\nThe image above is the MCP logo\.$/);
-    const links = await box.execute({ call: { id: 'c2', name: 'mcp__everything__get-resource-links', input: { count: 2 } } }, toolContext());
+    expect(image.output).toMatch(
+      /^Here's the image you requested:\n\[image\/png, \d{3,5} bytes, not shown\]\nThe image above is the MCP logo\.$/,
+    );
+    const links = await box.execute(
+      { call: { id: 'c2', name: 'mcp__everything__get-resource-links', input: { count: 2 } } },
+      toolContext(),
+    );
     expect(links.output).toMatch(/\[resource link: .+ demo:\/\/resource\/\S+/);
-    const embedded = await box.execute({ call: { id: 'c3', name: 'mcp__everything__get-resource-reference', input: { resourceType: 'Text', resourceId: 1 } } }, toolContext());
+    const embedded = await box.execute(
+      { call: { id: 'c3', name: 'mcp__everything__get-resource-reference', input: { resourceType: 'Text', resourceId: 1 } } },
+      toolContext(),
+    );
     expect(embedded.output).toMatch(/\[resource demo:\/\/resource\/\S+\]\n\S/);
-    const blob = await box.execute({ call: { id: 'c4', name: 'mcp__everything__get-resource-reference', input: { resourceType: 'Blob', resourceId: 1 } } }, toolContext());
+    const blob = await box.execute(
+      { call: { id: 'c4', name: 'mcp__everything__get-resource-reference', input: { resourceType: 'Blob', resourceId: 1 } } },
+      toolContext(),
+    );
     expect(blob.output).toMatch(/\[resource demo:\/\/resource\/\S+, [a-z]+\/[\w.+-]+, \d+ bytes, not shown\]/);
   });
 
@@ -121,18 +155,27 @@ describe('genMcpToolBox over stdio (server-everything, server-filesystem)', () =
     let started = Date.now();
     const aborted = await box.execute({ call: slowCall }, { ...toolContext(), signal: controller.signal });
     expect(Date.now() - started).toBeLessThan(350);
-    expect(aborted).toEqual({ callId: 'c1', success: false, output: 'mcp__everything__trigger-long-running-operation was aborted before the MCP server answered' });
+    expect(aborted).toEqual({
+      callId: 'c1',
+      success: false,
+      output: 'mcp__everything__trigger-long-running-operation was aborted before the MCP server answered',
+    });
     started = Date.now();
     const timedOut = await box.execute({ call: slowCall }, toolContext());
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(timedOut.success).toBe(false);
     expect(timedOut.output).toMatch(/^the MCP tool mcp__everything__trigger-long-running-operation failed: .*timed out/i);
-    expect(await box.execute({ call: { id: 'c3', name: 'mcp__everything__echo', input: { message: 'still here' } } }, toolContext())).toMatchObject({ output: 'Echo: still here' });
+    expect(
+      await box.execute({ call: { id: 'c3', name: 'mcp__everything__echo', input: { message: 'still here' } } }, toolContext()),
+    ).toMatchObject({ output: 'Echo: still here' });
   });
 
-  it('issue16.env: a stdio server gets the safe variables of the injected env plus its own, not bhrain\'s supplier keys', async () => {
+  it("issue16.env: a stdio server gets the safe variables of the injected env plus its own, not bhrain's supplier keys", async () => {
     const context = { ...toolContext(), env: { ...toolContext().env, ANTHROPIC_API_KEY: 'sk-must-not-leak', USER: 'bhrain-test-user' } };
-    const box = await genMcpToolBox({ name: 'everything', transport: { command: process.execPath, args: [everythingJs, 'stdio'], env: { SERVER_OWN_SETTING: 'on' } } }, context);
+    const box = await genMcpToolBox(
+      { name: 'everything', transport: { command: process.execPath, args: [everythingJs, 'stdio'], env: { SERVER_OWN_SETTING: 'on' } } },
+      context,
+    );
     opened.push(box);
     const env = JSON.parse((await box.execute({ call: { id: 'c1', name: 'mcp__everything__get-env', input: {} } }, toolContext())).output);
     expect(env).toMatchObject({ SERVER_OWN_SETTING: 'on', USER: 'bhrain-test-user', PATH: process.env.PATH });
@@ -148,7 +191,15 @@ describe('genMcpToolBox over stdio (server-everything, server-filesystem)', () =
     });
     standin().script(
       { toolCalls: [{ id: 'first', name: 'mcp__everything__echo', input: { message: 'one' } }] },
-      { delayMs: 300, then: { toolCalls: [{ name: 'mcp__everything__echo', input: { message: 'two' } }, { name: 'mcp__everything__get-sum', input: { a: 1, b: 2 } }] } },
+      {
+        delayMs: 300,
+        then: {
+          toolCalls: [
+            { name: 'mcp__everything__echo', input: { message: 'two' } },
+            { name: 'mcp__everything__get-sum', input: { a: 1, b: 2 } },
+          ],
+        },
+      },
       { text: 'the server is gone, carrying on' },
     );
     const result = await brain.invoke({ prompt: 'echo twice' }, contextFor());
@@ -156,14 +207,18 @@ describe('genMcpToolBox over stdio (server-everything, server-filesystem)', () =
     expect(first).toMatchObject({ isError: false, content: 'Echo: one' });
     for (const after of [second, third]) {
       expect(after.isError).toBe(true);
-      expect(after.content).toMatch(/^MCP server 'everything' exited \(killed by SIGKILL\).*; its tools are unavailable for the rest of this run$/s);
+      expect(after.content).toMatch(
+        /^MCP server 'everything' exited \(killed by SIGKILL\).*; its tools are unavailable for the rest of this run$/s,
+      );
     }
     expect(result.output).toBe('the server is gone, carrying on');
     expect(await waitFor(() => groupMembers(box.pid!).length === 0)).toBe(true);
   });
 
   it('issue16.neverStarts: a command that does not exist rejects with McpServerStartError naming the server', async () => {
-    const error = await genMcpToolBox({ name: 'broken', transport: { command: 'bhrain-no-such-mcp-server' } }, toolContext()).catch((caught) => caught);
+    const error = await genMcpToolBox({ name: 'broken', transport: { command: 'bhrain-no-such-mcp-server' } }, toolContext()).catch(
+      (caught) => caught,
+    );
     expect(error).toBeInstanceOf(McpServerStartError);
     expect(error).toMatchObject({ server: 'broken', code: 'MCP_SERVER_START', exitCode: 2 });
     expect(error.message).toMatch(/^MCP server 'broken' did not start: could not run "bhrain-no-such-mcp-server": .*ENOENT/);
@@ -171,15 +226,22 @@ describe('genMcpToolBox over stdio (server-everything, server-filesystem)', () =
 
   it('issue16.neverStarts: a server that exits before answering rejects with its exit code and stderr tail', async () => {
     const script = "console.error('fatal: GITHUB_TOKEN is not set'); process.exit(3)";
-    const error = await genMcpToolBox({ name: 'github', transport: { command: process.execPath, args: ['-e', script] } }, toolContext()).catch((caught) => caught);
+    const error = await genMcpToolBox(
+      { name: 'github', transport: { command: process.execPath, args: ['-e', script] } },
+      toolContext(),
+    ).catch((caught) => caught);
     expect(error).toBeInstanceOf(McpServerStartError);
     expect(error.server).toBe('github');
     expect(error.message).toBe("MCP server 'github' did not start: it exited (code 3) before answering: fatal: GITHUB_TOKEN is not set");
   });
 
-  it('issue16.neverStarts: only the last 8 KB of a chatty server\'s stderr is kept, from a whole line', async () => {
-    const script = "for (let i = 0; i < 1500; i++) console.error('noise line ' + i); console.error('the real reason'); process.exitCode = 1";
-    const error = await genMcpToolBox({ name: 'chatty', transport: { command: process.execPath, args: ['-e', script] } }, toolContext()).catch((caught) => caught);
+  it("issue16.neverStarts: only the last 8 KB of a chatty server's stderr is kept, from a whole line", async () => {
+    const script =
+      "for (let i = 0; i < 1500; i++) console.error('noise line ' + i); console.error('the real reason'); process.exitCode = 1";
+    const error = await genMcpToolBox(
+      { name: 'chatty', transport: { command: process.execPath, args: ['-e', script] } },
+      toolContext(),
+    ).catch((caught) => caught);
     expect(error.message).toMatch(/before answering: noise line \d+\n[\s\S]*\nthe real reason$/);
     expect(error.message.length).toBeLessThan(8 * 1024 + 200);
     expect(error.message).not.toContain('noise line 0\n');
@@ -195,9 +257,10 @@ describe('genMcpToolBox over stdio (server-everything, server-filesystem)', () =
       `import { spawn } from 'node:child_process';\nconst child = spawn('bash', ['-c', 'trap "" TERM; sleep 300 & wait'], { stdio: 'ignore' });\nconsole.error('warming up, child ' + child.pid);\nsetTimeout(() => {}, 300_000);\n`,
     );
     const started = Date.now();
-    const error = await genMcpToolBox({ name: 'slow', transport: { command: process.execPath, args: [slow] }, startTimeoutMs: 500 }, toolContext()).catch(
-      (caught) => caught,
-    );
+    const error = await genMcpToolBox(
+      { name: 'slow', transport: { command: process.execPath, args: [slow] }, startTimeoutMs: 500 },
+      toolContext(),
+    ).catch((caught) => caught);
     expect(Date.now() - started).toBeLessThan(4_000);
     expect(error).toBeInstanceOf(McpServerStartError);
     expect(error.message).toMatch(/^MCP server 'slow' did not start: no answer within 500 ms, so it was killed: warming up, child \d+\./);
@@ -231,7 +294,10 @@ await server.connect(new StdioServerTransport());
   });
 
   it('issue16.close: close() of server-everything leaves no process of its group', async () => {
-    const box = await genMcpToolBox({ name: 'everything', transport: { command: process.execPath, args: [everythingJs, 'stdio'] } }, toolContext());
+    const box = await genMcpToolBox(
+      { name: 'everything', transport: { command: process.execPath, args: [everythingJs, 'stdio'] } },
+      toolContext(),
+    );
     expect(groupMembers(box.pid!).length).toBeGreaterThan(0);
     await box.close();
     expect(groupMembers(box.pid!)).toEqual([]);
@@ -288,7 +354,11 @@ describe('genMcpToolBox over streamable HTTP (server-everything streamableHttp)'
         probe.close(() => done(free));
       });
     });
-    everythingHttp = spawn(process.execPath, [everythingJs, 'streamableHttp'], { env: { PATH: process.env.PATH, PORT: String(port) }, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+    everythingHttp = spawn(process.execPath, [everythingJs, 'streamableHttp'], {
+      env: { PATH: process.env.PATH, PORT: String(port) },
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     await new Promise<void>((done, fail) => {
       let stderr = '';
       everythingHttp.stderr!.on('data', (chunk: Buffer) => {
@@ -300,10 +370,13 @@ describe('genMcpToolBox over streamable HTTP (server-everything streamableHttp)'
     // a pass-through in front of the server records the headers each request carried to it
     proxy = createServer((incoming, outgoing) => {
       seen.push({ method: incoming.method, headers: incoming.headers });
-      const forward = httpRequest({ host: '127.0.0.1', port, path: incoming.url, method: incoming.method, headers: incoming.headers }, (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      });
+      const forward = httpRequest(
+        { host: '127.0.0.1', port, path: incoming.url, method: incoming.method, headers: incoming.headers },
+        (answer) => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+        },
+      );
       forward.on('error', () => outgoing.destroy());
       incoming.pipe(forward);
     });
@@ -317,7 +390,10 @@ describe('genMcpToolBox over streamable HTTP (server-everything streamableHttp)'
   });
 
   it('issue16.http: lists and calls tools over streamable HTTP, with the configured header on every request; close ends the session', async () => {
-    const box = await genMcpToolBox({ name: 'remote', transport: { type: 'http', url: proxyUrl, headers: { 'X-Bhrain-Token': 'token-123' } } }, toolContext());
+    const box = await genMcpToolBox(
+      { name: 'remote', transport: { type: 'http', url: proxyUrl, headers: { 'X-Bhrain-Token': 'token-123' } } },
+      toolContext(),
+    );
     expect(box.pid).toBeNull();
     expect(box.definitions.find((definition) => definition.name === 'mcp__remote__echo')?.description).toBe('Echoes back the input string');
     const echo = await box.execute({ call: { id: 'c1', name: 'mcp__remote__echo', input: { message: 'over http' } } }, toolContext());
@@ -326,12 +402,18 @@ describe('genMcpToolBox over streamable HTTP (server-everything streamableHttp)'
     expect(posts.length).toBeGreaterThanOrEqual(3);
     expect(posts.every((request) => request.headers['x-bhrain-token'] === 'token-123')).toBe(true);
     await box.close();
-    expect(seen.filter((request) => request.method === 'DELETE').map((request) => request.headers['x-bhrain-token'])).toEqual(['token-123']);
-    expect(await box.execute({ call: { id: 'c2', name: 'mcp__remote__echo', input: { message: 'after close' } } }, toolContext())).toMatchObject({ success: false });
+    expect(seen.filter((request) => request.method === 'DELETE').map((request) => request.headers['x-bhrain-token'])).toEqual([
+      'token-123',
+    ]);
+    expect(
+      await box.execute({ call: { id: 'c2', name: 'mcp__remote__echo', input: { message: 'after close' } } }, toolContext()),
+    ).toMatchObject({ success: false });
   });
 
   it('issue16.http: an endpoint that refuses the connection rejects with McpServerStartError naming the server and the error', async () => {
-    const error = await genMcpToolBox({ name: 'down', transport: { type: 'http', url: 'http://127.0.0.1:9/mcp' } }, toolContext()).catch((caught) => caught);
+    const error = await genMcpToolBox({ name: 'down', transport: { type: 'http', url: 'http://127.0.0.1:9/mcp' } }, toolContext()).catch(
+      (caught) => caught,
+    );
     expect(error).toBeInstanceOf(McpServerStartError);
     expect(error.server).toBe('down');
     expect(error.message).toMatch(/^MCP server 'down' did not start: http:\/\/127\.0\.0\.1:9\/mcp failed: .*fetch failed|ECONNREFUSED/);

@@ -129,7 +129,9 @@ const genSnapshot = (
       const failure = (output: string): BhrainToolResult => ({ callId: call.id, success: false, output });
       const tool = realNames.get(call.name);
       if (!tool)
-        return failure(`the MCP server '${connection.server}' offers no tool named ${call.name}; its tools are ${[...realNames.keys()].join(', ') || '(none)'}`);
+        return failure(
+          `the MCP server '${connection.server}' offers no tool named ${call.name}; its tools are ${[...realNames.keys()].join(', ') || '(none)'}`,
+        );
       if (call.inputError) return failure(call.inputError);
       const gone = connection.gone();
       if (gone) return failure(gone);
@@ -146,7 +148,10 @@ const genSnapshot = (
         const goneNow = connection.gone();
         if (goneNow) return failure(goneNow);
         if (context.signal?.aborted) return failure(`${call.name} was aborted before the MCP server answered`);
-        connection.log.warn(`MCP tool ${call.name} failed`, { server: connection.server, error: String((error as Error)?.message ?? error) });
+        connection.log.warn(`MCP tool ${call.name} failed`, {
+          server: connection.server,
+          error: String((error as Error)?.message ?? error),
+        });
         return failure(`the MCP tool ${call.name} failed: ${(error as Error)?.message ?? String(error)}`);
       }
     },
@@ -209,7 +214,10 @@ export const genMcpToolBox = async (
     endHttpSession = async () => {
       if (!http.sessionId) return;
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([http.terminateSession().catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, MCP_KILL_GRACE_MS)))]);
+      await Promise.race([
+        http.terminateSession().catch(() => {}),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, MCP_KILL_GRACE_MS))),
+      ]);
       clearTimeout(timer);
     };
   } else {
@@ -254,7 +262,8 @@ export const genMcpToolBox = async (
     callTimeoutMs: input.callTimeoutMs ?? MCP_CALL_TIMEOUT_MS,
     gone: () => {
       if (closing) return `MCP server '${server}' was closed; its tools are unavailable for the rest of this run`;
-      if (stdio?.exit) return `MCP server '${server}' exited (${describeExit(stdio.exit)})${stderrTail()}; its tools are unavailable for the rest of this run`;
+      if (stdio?.exit)
+        return `MCP server '${server}' exited (${describeExit(stdio.exit)})${stderrTail()}; its tools are unavailable for the rest of this run`;
       return null;
     },
   };
@@ -315,7 +324,10 @@ export const genMcpToolBox = async (
         `no answer within ${startTimeoutMs} ms, so it was killed${stdio ? stderrTail() : ''}. Check that it speaks MCP on ${stdio ? 'stdout' : config.type === 'http' ? config.url : 'its transport'}, or raise its start timeout`,
       );
     const message = (error as Error)?.message ?? String(error);
-    if (stdio) throw fail(`could not run ${JSON.stringify((config as { command: string }).command)}: ${message}${stdio.stderr ? `; stderr: ${stdio.stderr}` : ''}. Check "command" and "args"`);
+    if (stdio)
+      throw fail(
+        `could not run ${JSON.stringify((config as { command: string }).command)}: ${message}${stdio.stderr ? `; stderr: ${stdio.stderr}` : ''}. Check "command" and "args"`,
+      );
     throw fail(`${(config as { url: string }).url} failed: ${message}. Check "url" and "headers"`);
   } finally {
     clearTimeout(timer);
@@ -327,7 +339,11 @@ export const genMcpToolBox = async (
 
   // a server dying mid-run is reported by each later call (connection.gone); here it is only logged
   client.onclose = () => {
-    if (!closing) log.warn(`MCP server '${server}' ${stdio?.exit ? `exited (${describeExit(stdio.exit)})` : 'closed its connection'}`, { server, stderr: stdio?.stderr });
+    if (!closing)
+      log.warn(`MCP server '${server}' ${stdio?.exit ? `exited (${describeExit(stdio.exit)})` : 'closed its connection'}`, {
+        server,
+        stderr: stdio?.stderr,
+      });
   };
   client.onerror = (error) => log.debug(`MCP server '${server}': ${error?.message ?? error}`, { server });
 

@@ -49,7 +49,13 @@ const answeredEdgeCase = (query: string, response: ServerResponse): boolean => {
 // acts as the real APIs: checks method, path, auth header and inputs, answers in the real response shapes
 const handle = (request: IncomingMessage, response: ServerResponse, body: string, seen: SeenRequest[]): void => {
   const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-  seen.push({ method: request.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: request.headers, body });
+  seen.push({
+    method: request.method ?? '',
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
+    headers: request.headers,
+    body,
+  });
 
   if (url.pathname === '/search') {
     if (request.method !== 'POST') return sendJson(response, 405, { detail: 'Method Not Allowed' });
@@ -65,7 +71,13 @@ const handle = (request: IncomingMessage, response: ServerResponse, body: string
       query: input.query,
       answer: null,
       images: [],
-      results: hits.map((hit, index) => ({ title: hit.title, url: hit.url, content: hit.text, score: 0.9 - index / 10, raw_content: null })),
+      results: hits.map((hit, index) => ({
+        title: hit.title,
+        url: hit.url,
+        content: hit.text,
+        score: 0.9 - index / 10,
+        raw_content: null,
+      })),
       response_time: 0.42,
     });
   }
@@ -266,7 +278,12 @@ describe('usecase.5 = tool execution (websearch)', () => {
     });
 
     it('then invalid input is an error result, and nothing is sent', async () => {
-      for (const input of [{ query: ' ' }, { query: 'x', max_results: 0 }, { query: 'x', max_results: 21 }, { query: 'x', max_results: 2.5 }]) {
+      for (const input of [
+        { query: ' ' },
+        { query: 'x', max_results: 0 },
+        { query: 'x', max_results: 21 },
+        { query: 'x', max_results: 2.5 },
+      ]) {
         const result = await search(box, input, tavilyEnv());
         expect(result.success).toBe(false);
         expect(result.output).toMatch(/query|max_results must be an integer from 1 to 20/);

@@ -10,7 +10,13 @@ import type { WebsearchToolResult } from './WebsearchToolResult.js';
 
 // each provider: where its key and base url are read from, its default endpoint, and how to call it
 const providers = {
-  tavily: { label: 'Tavily', keyVar: 'TAVILY_API_KEY', baseUrlVar: 'TAVILY_BASE_URL', defaultBaseUrl: 'https://api.tavily.com', search: searchTavily },
+  tavily: {
+    label: 'Tavily',
+    keyVar: 'TAVILY_API_KEY',
+    baseUrlVar: 'TAVILY_BASE_URL',
+    defaultBaseUrl: 'https://api.tavily.com',
+    search: searchTavily,
+  },
   brave: {
     label: 'Brave Search',
     keyVar: 'BRAVE_API_KEY',
@@ -26,12 +32,14 @@ const maxResultsLimit = 20;
  * .what = a toolbox with one tool, websearch: searches the web through Tavily or Brave and returns titles, urls and snippets
  * .why = the brain's window on what is not in the repo; a failure is a result the model can work around, never a crash
  */
-export const genWebsearchToolBox = (options: {
-  /** forces one provider; by default Tavily when TAVILY_API_KEY is set, else Brave when BRAVE_API_KEY is set */
-  provider?: WebSearchProviderName;
-  /** per request, connect to last body byte */
-  timeoutMs?: number;
-} = {}): WebsearchToolBox => {
+export const genWebsearchToolBox = (
+  options: {
+    /** forces one provider; by default Tavily when TAVILY_API_KEY is set, else Brave when BRAVE_API_KEY is set */
+    provider?: WebSearchProviderName;
+    /** per request, connect to last body byte */
+    timeoutMs?: number;
+  } = {},
+): WebsearchToolBox => {
   const timeoutMs = options.timeoutMs ?? 15_000;
   const definition: BrainToolDefinition = {
     name: 'websearch',
@@ -63,8 +71,7 @@ export const genWebsearchToolBox = (options: {
         results: [],
         ...(provider ? { provider } : {}),
       });
-      if (call.name !== 'websearch')
-        return failure(`the websearch toolbox has no tool named ${call.name}; its only tool is websearch`);
+      if (call.name !== 'websearch') return failure(`the websearch toolbox has no tool named ${call.name}; its only tool is websearch`);
       if (call.inputError) return failure(call.inputError);
       const { query, max_results: requestedMaxResults } = call.input;
       if (typeof query !== 'string' || query.trim() === '')

@@ -6,7 +6,17 @@ import { checkDomainPattern, matchAllowedDomain } from './allowedDomains.js';
 
 describe('issue 30 network by domain: which patterns are taken', () => {
   it('given host names and wildcards, then each is taken', () => {
-    for (const pattern of ['example.com', 'api.example.com', 'localhost', 'allowed.test', '*.example.com', '*.co.uk', 'Registry.NPMJS.org', '_service.example.com', '10.0.0.5'])
+    for (const pattern of [
+      'example.com',
+      'api.example.com',
+      'localhost',
+      'allowed.test',
+      '*.example.com',
+      '*.co.uk',
+      'Registry.NPMJS.org',
+      '_service.example.com',
+      '10.0.0.5',
+    ])
       expect(checkDomainPattern(pattern), pattern).toBeNull();
   });
 
@@ -14,12 +24,15 @@ describe('issue 30 network by domain: which patterns are taken', () => {
     expect(checkDomainPattern('https://example.com')).toBe(
       '"https://example.com" is not a domain pattern: give the host alone, without the scheme; give a host name (api.example.com) or *. before a domain (*.example.com: any subdomain of example.com, at any depth, but not example.com itself; list both to allow both)',
     );
-    expect(checkDomainPattern('example.com:443')).toMatch(/^"example\.com:443" is not a domain pattern: give the host alone, without a port \(every port of an allowed host is allowed\)/);
+    expect(checkDomainPattern('example.com:443')).toMatch(
+      /^"example\.com:443" is not a domain pattern: give the host alone, without a port \(every port of an allowed host is allowed\)/,
+    );
     expect(checkDomainPattern('example.com/x')).toMatch(/without a path/);
     expect(checkDomainPattern('*')).toMatch(/use --allow-network \(allowNetwork\) instead/);
     expect(checkDomainPattern('a.*.com')).toMatch(/a \* stands only at the start, as a whole label/);
     expect(checkDomainPattern('*example.com')).toMatch(/a \* stands only at the start/);
-    for (const pattern of ['', '*.', 'exa mple.com', '-x.com', 'x..com', '[::1]', `${'a'.repeat(64)}.com`]) expect(checkDomainPattern(pattern), pattern).toMatch(/is not a domain pattern/);
+    for (const pattern of ['', '*.', 'exa mple.com', '-x.com', 'x..com', '[::1]', `${'a'.repeat(64)}.com`])
+      expect(checkDomainPattern(pattern), pattern).toMatch(/is not a domain pattern/);
   });
 });
 

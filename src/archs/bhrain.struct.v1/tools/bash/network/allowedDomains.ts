@@ -15,17 +15,18 @@ const HOST_NAME = new RegExp(`^${LABEL}(?:\\.${LABEL})*$`);
  */
 export const checkDomainPattern = (pattern: string): string | null => {
   const given = pattern.trim().toLowerCase();
-  const hint = given === '*'
-    ? ': to let bash reach every host, use --allow-network (allowNetwork) instead'
-    : given.includes('://')
-      ? ': give the host alone, without the scheme'
-      : /[/?#]/.test(given)
-        ? ': give the host alone, without a path'
-        : given.includes(':') || given.includes('[')
-          ? ': give the host alone, without a port (every port of an allowed host is allowed); IPv6 addresses are not taken'
-          : given.includes('*') && !given.startsWith('*.')
-            ? ': a * stands only at the start, as a whole label (*.example.com)'
-            : '';
+  const hint =
+    given === '*'
+      ? ': to let bash reach every host, use --allow-network (allowNetwork) instead'
+      : given.includes('://')
+        ? ': give the host alone, without the scheme'
+        : /[/?#]/.test(given)
+          ? ': give the host alone, without a path'
+          : given.includes(':') || given.includes('[')
+            ? ': give the host alone, without a port (every port of an allowed host is allowed); IPv6 addresses are not taken'
+            : given.includes('*') && !given.startsWith('*.')
+              ? ': a * stands only at the start, as a whole label (*.example.com)'
+              : '';
   const host = given.startsWith('*.') ? given.slice(2) : given;
   if (!hint && host.length <= 253 && HOST_NAME.test(host)) return null;
   return `${JSON.stringify(pattern)} is not a domain pattern${hint}; give ${DOMAIN_PATTERN_EXPECTS}`;
@@ -35,7 +36,11 @@ export const checkDomainPattern = (pattern: string): string | null => {
 export const normalizeDomainPattern = (pattern: string): string => pattern.trim().toLowerCase();
 
 /** .what = a host as a request names it, as the proxy compares it: lower case, without IPv6 brackets or one trailing dot */
-export const normalizeHost = (host: string): string => host.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+export const normalizeHost = (host: string): string =>
+  host
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 
 /**
  * .what = the pattern that allows a host, and whether it allows it by its exact name, or null when none does
@@ -46,6 +51,7 @@ export const matchAllowedDomain = (host: string, patterns: readonly string[]): {
   const name = normalizeHost(host);
   for (const pattern of patterns) if (pattern === name) return { pattern, exact: true };
   if (isIP(name)) return null;
-  for (const pattern of patterns) if (pattern.startsWith('*.') && name.endsWith(pattern.slice(1)) && name.length > pattern.length - 1) return { pattern, exact: false };
+  for (const pattern of patterns)
+    if (pattern.startsWith('*.') && name.endsWith(pattern.slice(1)) && name.length > pattern.length - 1) return { pattern, exact: false };
   return null;
 };

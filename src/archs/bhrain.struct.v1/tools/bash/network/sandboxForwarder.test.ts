@@ -25,7 +25,12 @@ describe('issue 30 network by domain: how the forwarder is run', () => {
   it('given a working directory that holds node, then the forwarder is refused where it is writable, and runs where it is not', () => {
     const nodeDir = dirname(realpathSync(process.execPath));
     const writable = planSandboxForwarder({ proxyDir: '/tmp/p', cwdReal: nodeDir, writable: true });
-    expect(writable).toEqual({ ok: false, reason: expect.stringMatching(/^the network forwarder needs .*node, which is inside the writable working directory .*, where a command could change it/) });
+    expect(writable).toEqual({
+      ok: false,
+      reason: expect.stringMatching(
+        /^the network forwarder needs .*node, which is inside the writable working directory .*, where a command could change it/,
+      ),
+    });
     const readOnly = planSandboxForwarder({ proxyDir: '/tmp/p', cwdReal: nodeDir, writable: false });
     expect(readOnly.ok).toBe(true);
   });

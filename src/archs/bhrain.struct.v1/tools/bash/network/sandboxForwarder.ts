@@ -72,7 +72,8 @@ export const readElfInterpreter = (path: string): string | null => {
     const little = header[5] === 1;
     const u16 = (bytes: Buffer, at: number) => (little ? bytes.readUInt16LE(at) : bytes.readUInt16BE(at));
     const u32 = (bytes: Buffer, at: number) => (little ? bytes.readUInt32LE(at) : bytes.readUInt32BE(at));
-    const word = (bytes: Buffer, at: number) => (wide ? Number(little ? bytes.readBigUInt64LE(at) : bytes.readBigUInt64BE(at)) : u32(bytes, at));
+    const word = (bytes: Buffer, at: number) =>
+      wide ? Number(little ? bytes.readBigUInt64LE(at) : bytes.readBigUInt64BE(at)) : u32(bytes, at);
     const tableAt = word(header, wide ? 0x20 : 0x1c);
     const entryBytes = u16(header, wide ? 0x36 : 0x2a);
     const entries = u16(header, wide ? 0x38 : 0x2c);
@@ -93,7 +94,8 @@ export const readElfInterpreter = (path: string): string | null => {
 let found: { nodePath: string; interpreterPath: string | null } | null = null;
 
 /** .what = whether a path is a directory or under it */
-const isUnder = (path: string, directory: string): boolean => path === directory || path.startsWith(directory === '/' ? '/' : `${directory}/`);
+const isUnder = (path: string, directory: string): boolean =>
+  path === directory || path.startsWith(directory === '/' ? '/' : `${directory}/`);
 
 /**
  * .what = how a sandbox's supervisor starts the forwarder, or why it cannot: node must be dynamically linked, and
@@ -102,7 +104,11 @@ const isUnder = (path: string, directory: string): boolean => path === directory
  * .why = fail closed: the forwarder lives on between calls, so a node a command could rewrite would let it plant code
  *        that outlives its call
  */
-export const planSandboxForwarder = (input: { proxyDir: string; cwdReal: string; writable: boolean }): { ok: true; forwarder: SandboxForwarder } | { ok: false; reason: string } => {
+export const planSandboxForwarder = (input: {
+  proxyDir: string;
+  cwdReal: string;
+  writable: boolean;
+}): { ok: true; forwarder: SandboxForwarder } | { ok: false; reason: string } => {
   if (!found) {
     const nodePath = realpathSync(process.execPath);
     const interpreter = readElfInterpreter(nodePath);
@@ -110,17 +116,32 @@ export const planSandboxForwarder = (input: { proxyDir: string; cwdReal: string;
   }
   const { nodePath, interpreterPath } = found;
   if (!interpreterPath)
-    return { ok: false, reason: `the network forwarder runs node through its dynamic loader, and ${nodePath} names none (a statically linked node): use a dynamically linked node, or --allow-network` };
+    return {
+      ok: false,
+      reason: `the network forwarder runs node through its dynamic loader, and ${nodePath} names none (a statically linked node): use a dynamically linked node, or --allow-network`,
+    };
   for (const path of [nodePath, interpreterPath]) {
-    if (isUnder(path, '/tmp')) return { ok: false, reason: `the network forwarder needs ${path}, which is under /tmp, which the sandbox replaces with a private empty /tmp: use a node installed outside /tmp` };
+    if (isUnder(path, '/tmp'))
+      return {
+        ok: false,
+        reason: `the network forwarder needs ${path}, which is under /tmp, which the sandbox replaces with a private empty /tmp: use a node installed outside /tmp`,
+      };
     if (input.writable && isUnder(path, input.cwdReal))
-      return { ok: false, reason: `the network forwarder needs ${path}, which is inside the writable working directory ${input.cwdReal}, where a command could change it: run from a directory that does not hold node, or use --sandbox read-only` };
+      return {
+        ok: false,
+        reason: `the network forwarder needs ${path}, which is inside the writable working directory ${input.cwdReal}, where a command could change it: run from a directory that does not hold node, or use --sandbox read-only`,
+      };
   }
   // node 22.14 and later can turn SIGUSR1 off outright; the script's listener does it on older ones
   const quiet = process.allowedNodeEnvironmentFlags.has('--disable-sigusr1') ? ['--disable-sigusr1'] : [];
   return {
     ok: true,
-    forwarder: { proxyDir: input.proxyDir, interpreterPath, nodePath, nodeArgs: [...quiet, '-e', FORWARDER_SCRIPT, `${SANDBOX_PROXY_DIR}/${PROXY_SOCKET_NAME}`, String(FORWARDER_PORT)] },
+    forwarder: {
+      proxyDir: input.proxyDir,
+      interpreterPath,
+      nodePath,
+      nodeArgs: [...quiet, '-e', FORWARDER_SCRIPT, `${SANDBOX_PROXY_DIR}/${PROXY_SOCKET_NAME}`, String(FORWARDER_PORT)],
+    },
   };
 };
 

@@ -29,17 +29,23 @@ interface Answer {
 const viaProxy = (proxy: DomainProxy, url: string, headers: Record<string, string> = {}): Promise<Answer> =>
   new Promise((resolve, reject) => {
     const host = /^[a-z]+:\/\/(?:[^@/]*@)?([^/]+)/.exec(url)?.[1] ?? 'localhost';
-    const sent = request({ socketPath: join(proxy.socketDir, PROXY_SOCKET_NAME), path: url, headers: { host, ...headers }, agent: false }, (response) => {
-      let body = '';
-      response.on('data', (chunk) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
-    });
+    const sent = request(
+      { socketPath: join(proxy.socketDir, PROXY_SOCKET_NAME), path: url, headers: { host, ...headers }, agent: false },
+      (response) => {
+        let body = '';
+        response.on('data', (chunk) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+      },
+    );
     sent.on('error', reject);
     sent.end();
   });
 
 /** .what = a CONNECT on the proxy's socket: the status line, and the tunnel's socket when it was opened */
-const connectVia = (proxy: DomainProxy, authority: string): Promise<{ status: number; reason: string; body: string; socket: Socket | null }> =>
+const connectVia = (
+  proxy: DomainProxy,
+  authority: string,
+): Promise<{ status: number; reason: string; body: string; socket: Socket | null }> =>
   new Promise((resolve, reject) => {
     const sent = request({ socketPath: join(proxy.socketDir, PROXY_SOCKET_NAME), method: 'CONNECT', path: authority, agent: false });
     sent.on('connect', (response, socket, head) => {
@@ -87,7 +93,11 @@ describe('issue 30 network by domain: the proxy outside the sandbox', () => {
   });
 
   it('given an http request for an allowed host, then it is forwarded with Host from the URL and without the hop-by-hop headers', async () => {
-    const answer = await viaProxy(proxy, `http://allowed.test:${webPort}/path?q=1`, { host: 'denied.test', 'proxy-authorization': 'Basic eA==', 'x-kept': 'yes' });
+    const answer = await viaProxy(proxy, `http://allowed.test:${webPort}/path?q=1`, {
+      host: 'denied.test',
+      'proxy-authorization': 'Basic eA==',
+      'x-kept': 'yes',
+    });
     expect(answer).toMatchObject({ status: 200, body: `hello from allowed.test:${webPort}/path?q=1` });
     expect(answer.headers['x-from']).toBe('web');
     const got = seen.at(-1)!;
@@ -102,7 +112,7 @@ describe('issue 30 network by domain: the proxy outside the sandbox', () => {
     expect(answer.status).toBe(403);
     expect(answer.headers['x-bhrain-proxy']).toBe('denied');
     expect(answer.body).toBe(
-      'bhrain: denied.test is not an allowed domain: the sandbox\'s network reaches only allowed.test, *.wild.test, exact.wild2.test (--allow-domain, network.allowedDomains). Ask the user to allow it; retrying will not help.\n',
+      "bhrain: denied.test is not an allowed domain: the sandbox's network reaches only allowed.test, *.wild.test, exact.wild2.test (--allow-domain, network.allowedDomains). Ask the user to allow it; retrying will not help.\n",
     );
     expect(seen.length).toBe(before);
   });
@@ -116,7 +126,9 @@ describe('issue 30 network by domain: the proxy outside the sandbox', () => {
   it('given a request that is not a proxy request (a relative path, https://), then 400 saying what the proxy takes', async () => {
     const relative = await viaProxy(proxy, '/index.html');
     expect(relative.status).toBe(400);
-    expect(relative.body).toMatch(/this is the sandbox's proxy: it takes requests for absolute http:\/\/ URLs \(HTTP_PROXY\) and CONNECT host:port \(HTTPS_PROXY\)/);
+    expect(relative.body).toMatch(
+      /this is the sandbox's proxy: it takes requests for absolute http:\/\/ URLs \(HTTP_PROXY\) and CONNECT host:port \(HTTPS_PROXY\)/,
+    );
     expect((await viaProxy(proxy, `https://allowed.test:${webPort}/`)).status).toBe(400);
   });
 
@@ -143,7 +155,9 @@ describe('issue 30 network by domain: the proxy outside the sandbox', () => {
   it('given a name allowed only by a wildcard that resolves to the loopback, then it is refused; by its exact name, it is reached', async () => {
     const wild = await viaProxy(proxy, `http://a.wild.test:${webPort}/`);
     expect(wild.status).toBe(403);
-    expect(wild.body).toMatch(/a\.wild\.test was refused \(a\.wild\.test resolves only to loopback or link-local addresses, which a name allowed only by the wildcard \*\.wild\.test may not reach: allow it by its exact name\)/);
+    expect(wild.body).toMatch(
+      /a\.wild\.test was refused \(a\.wild\.test resolves only to loopback or link-local addresses, which a name allowed only by the wildcard \*\.wild\.test may not reach: allow it by its exact name\)/,
+    );
     expect((await connectVia(proxy, `a.wild.test:${echoPort}`)).status).toBe(403);
     expect((await viaProxy(proxy, `http://exact.wild2.test:${webPort}/`)).status).toBe(200);
   });
@@ -234,7 +248,9 @@ describe('issue 30 network by domain: what the proxy records', () => {
 
   it('given a bad or empty list of patterns, then it does not start, naming what is wrong', async () => {
     await expect(startDomainProxy({ allowedDomains: ['https://x.com'] })).rejects.toThrow(BadRequestError);
-    await expect(startDomainProxy({ allowedDomains: ['https://x.com'] })).rejects.toThrow(/^allowedDomains: "https:\/\/x\.com" is not a domain pattern/);
+    await expect(startDomainProxy({ allowedDomains: ['https://x.com'] })).rejects.toThrow(
+      /^allowedDomains: "https:\/\/x\.com" is not a domain pattern/,
+    );
     await expect(startDomainProxy({ allowedDomains: [] })).rejects.toThrow(/allowedDomains is empty/);
   });
 });

@@ -78,11 +78,25 @@ interface Refusal {
 class GuardedAddressError extends Error {}
 
 // request and response headers that belong to one hop, never passed on (RFC 9110 7.6.1), and the proxy's own
-const HOP_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 /** .what = the headers of a message without its hop-by-hop ones (and those its Connection header names) */
 const endToEndHeaders = (headers: IncomingHttpHeaders): IncomingHttpHeaders => {
-  const named = new Set(String(headers.connection ?? '').split(',').map((name) => name.trim().toLowerCase()));
+  const named = new Set(
+    String(headers.connection ?? '')
+      .split(',')
+      .map((name) => name.trim().toLowerCase()),
+  );
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_HEADERS.has(name) && !named.has(name)));
 };
 
@@ -124,7 +138,8 @@ export const startDomainProxy = async (
     if (wrong) throw new BadRequestError(`allowedDomains: ${wrong}`);
   }
   const allowedDomains = [...new Set(input.allowedDomains.map(normalizeDomainPattern))];
-  if (!allowedDomains.length) throw new BadRequestError('allowedDomains is empty: give at least one domain pattern, or leave the network off');
+  if (!allowedDomains.length)
+    throw new BadRequestError('allowedDomains is empty: give at least one domain pattern, or leave the network off');
   const baseLookup = context.lookup ?? dnsLookup;
   const hosts = genHostCounts();
   const denied = genHostCounts();
@@ -150,11 +165,22 @@ export const startDomainProxy = async (
     if (!match) return refuse(host, 'is not an allowed domain');
     const guarded = (address: string, family: number): boolean => GUARDED_ADDRESSES.check(address, family === 6 ? 'ipv6' : 'ipv4');
     // an address in the request is looked up by nobody: only an exact pattern allows one (matchAllowedDomain)
-    const lookup = ((hostname: string, options: { all?: boolean }, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) =>
+    const lookup = ((
+      hostname: string,
+      options: { all?: boolean },
+      callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+    ) =>
       baseLookup(hostname, { ...options, all: true }, (error, found) => {
         if (error) return callback(error, '', 0);
         const addresses = (found as unknown as LookupAddress[]).filter((each) => match.exact || !guarded(each.address, each.family));
-        if (!addresses.length) return callback(new GuardedAddressError(`${host} resolves only to loopback or link-local addresses, which a name allowed only by the wildcard ${match.pattern} may not reach: allow it by its exact name`), '', 0);
+        if (!addresses.length)
+          return callback(
+            new GuardedAddressError(
+              `${host} resolves only to loopback or link-local addresses, which a name allowed only by the wildcard ${match.pattern} may not reach: allow it by its exact name`,
+            ),
+            '',
+            0,
+          );
         if (options.all) callback(null, addresses);
         else callback(null, addresses[0].address, addresses[0].family);
       })) as unknown as HostLookup;
@@ -169,7 +195,11 @@ export const startDomainProxy = async (
 
   const answerRequest = (response: ServerResponse, refusal: Refusal): void => {
     if (response.headersSent) return void response.destroy();
-    response.writeHead(refusal.status, { 'content-type': 'text/plain; charset=utf-8', 'x-bhrain-proxy': refusal.status === 403 ? 'denied' : 'error', connection: 'close' });
+    response.writeHead(refusal.status, {
+      'content-type': 'text/plain; charset=utf-8',
+      'x-bhrain-proxy': refusal.status === 403 ? 'denied' : 'error',
+      connection: 'close',
+    });
     response.end(`${refusal.reason}\n`);
   };
 
@@ -214,11 +244,14 @@ export const startDomainProxy = async (
       const body = `${refusal.reason}\n`;
       // the reason phrase names the host too: curl -v and git's verbose output show it
       const phrase = refusal.reason.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
-      client.end(`HTTP/1.1 ${refusal.status} ${phrase}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Bhrain-Proxy: ${refusal.status === 403 ? 'denied' : 'error'}\r\nConnection: close\r\n\r\n${body}`);
+      client.end(
+        `HTTP/1.1 ${refusal.status} ${phrase}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Bhrain-Proxy: ${refusal.status === 403 ? 'denied' : 'error'}\r\nConnection: close\r\n\r\n${body}`,
+      );
     };
     client.on('error', () => client.destroy());
     const target = parseAuthority(request.url ?? '');
-    if (!target) return answer({ status: 400, reason: `bhrain: CONNECT takes host:port, not ${JSON.stringify(String(request.url).slice(0, 100))}` });
+    if (!target)
+      return answer({ status: 400, reason: `bhrain: CONNECT takes host:port, not ${JSON.stringify(String(request.url).slice(0, 100))}` });
     const decided = decide(target.host);
     if ('status' in decided) return answer(decided);
     const upstream = connect({ host: decided.host, port: target.port, lookup: decided.lookup });
@@ -256,7 +289,9 @@ export const startDomainProxy = async (
   // Linux takes 107 bytes of a unix socket's path; libuv may cut a longer one short, and listen where nobody looks
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
     await rm(socketDir, { recursive: true, force: true });
-    throw new Error(`cannot listen on ${socketPath}: it is ${Buffer.byteLength(socketPath)} bytes, and a unix socket's path is at most ${MAX_SOCKET_PATH_BYTES}: set TMPDIR to a shorter directory`);
+    throw new Error(
+      `cannot listen on ${socketPath}: it is ${Buffer.byteLength(socketPath)} bytes, and a unix socket's path is at most ${MAX_SOCKET_PATH_BYTES}: set TMPDIR to a shorter directory`,
+    );
   }
   // a proxy nobody closed goes with the process; its directory too
   const removeDir = (): void => rmSync(socketDir, { recursive: true, force: true });
