@@ -17,12 +17,32 @@ export default defineConfig(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/no-unused-expressions': ['error', { allowShortCircuit: true, allowTernary: true }],
       'max-lines-per-function': ['error', { max: 150 }],
+      // terminal escape sequences and ASCII ranges are control characters on purpose
+      'no-control-regex': 'off',
     },
   },
+  // a test reads the wire's JSON bodies as they come, untyped
+  { files: ['**/*.test.ts', 'test/**', 'bench/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly' } },
+  },
+  // the bench's sections are scripts, not product code
+  { files: ['bench/**'], rules: { 'max-lines-per-function': 'off' } },
+  // TEMPORARY (issue 31): functions still over 150 lines, each removed from this list as it is split
+  {
+    files: [
+      '**/*.test.ts',
+      'src/archs/bhrain.struct.v1/loop/runLoop.ts',
+      'src/archs/bhrain.struct.v1/tools/bash/genBashToolBox.ts',
+      'src/archs/bhrain.struct.v1/tools/bash/network/startDomainProxy.ts',
+      'src/archs/bhrain.struct.v1/tools/mcp/genMcpToolBox.ts',
+      'src/clis/claude/genBrainCli.ts',
+      'src/repls/genBrainRepl.ts',
+      'src/skills/runSkill.ts',
+    ],
+    rules: { 'max-lines-per-function': 'off' },
   },
   prettier,
 );

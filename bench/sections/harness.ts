@@ -193,7 +193,7 @@ export const benchHarness = async (options: BenchOptions): Promise<BenchSection>
   const standin = await startStandin({ cacheMinTokens: 1024 });
   const notes: string[] = [];
   const results: Record<string, PeerResult> = {};
-  let nodeFloorMs: number | null = null;
+  let nodeFloorMs: number | null;
   try {
     const peers: Peer[] = [];
     for (const peer of genPeers()) {

@@ -94,7 +94,7 @@ export type AtomCall = (input: {
  */
 const readBaseUrl = (input: { raw: string; from: string; spec: AtomCredsSpec }): string => {
   const raw = input.raw.trim();
-  let url: URL | null = null;
+  let url: URL | null;
   try {
     url = new URL(raw);
   } catch {

@@ -76,6 +76,7 @@ export type RhachetPlugToolExecution<TInput = unknown, TOutput = unknown> = {
  * .what = a tool plugged into a brain, in rhachet's BrainPlugToolDefinition shape
  * .note = slug may hold dots (`stripe.customer.lookup`); a repl needs execute, an atom returns the calls instead
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rhachet's own defaults: a caller's typed tools fit without casts
 export interface RhachetPlugToolDefinition<TInput = any, TOutput = any> {
   slug: string;
   name: string;

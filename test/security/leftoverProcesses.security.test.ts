@@ -3,7 +3,6 @@
 // new sessions, a cleared environment, su, ignored signals, double forks); each sleeps for a duration of its own, and
 // an escape is a living process with that duration in its command line once the CLI has exited (and a short grace)
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

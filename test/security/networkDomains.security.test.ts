@@ -12,7 +12,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
@@ -105,14 +105,17 @@ beforeAll(async () => {
     { stdio: 'ignore' },
   );
   const tls = { key: readFileSync(join(world, 'key.pem')), cert: readFileSync(join(world, 'cert.pem')) };
-  const serveStatic = createServer(async (request, response) => {
+  const serveFile = async (request: IncomingMessage, response: ServerResponse) => {
     const path = normalize(join(world, decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname)));
     if (request.url === '/hello') return response.end('hello from allowed.test');
     if (!path.startsWith(join(world, 'repo.git'))) return response.writeHead(404).end();
     const body = await readFile(path).catch(() => null);
     return body ? response.end(body) : response.writeHead(404).end();
-  });
-  allowedHttp = await listenCounted(serveStatic, '127.0.0.2');
+  };
+  allowedHttp = await listenCounted(
+    createServer((request, response) => void serveFile(request, response)),
+    '127.0.0.2',
+  );
   allowedTls = await listenCounted(
     createTlsServer(tls, (_request, response) => response.end('hello over tls from allowed.test')),
     '127.0.0.2',

@@ -35,7 +35,7 @@ export const genClaudeCliWorld = async (input: { standinUrl: string }) => {
 };
 
 /** terminal output without escape sequences, for reading what the screen says */
-export const plainScreen = (text: string) => text.replace(/\x1b\[[0-9;?]*[ -\/]*[@-~]/g, '').replace(/\x1b\][^\x07]*\x07/g, '');
+export const plainScreen = (text: string) => text.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/\x1b\][^\x07]*\x07/g, '');
 
 /** polls a check every 50 ms until it holds; the error says what was seen when time ran out */
 export const waitFor = async (check: () => boolean, timeoutMs = 20_000, describe: () => string = () => '') => {

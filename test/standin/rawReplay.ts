@@ -52,7 +52,7 @@ export const startRawReplay = async (): Promise<RawReplay> => {
           .end(JSON.stringify({ error: { message: `raw replay: no route ${req.method} ${path}` } }));
         return;
       }
-      let body: unknown = null;
+      let body: unknown;
       try {
         body = JSON.parse(text);
       } catch {

@@ -92,7 +92,7 @@ const hasSavedSession = (series: string, env: NodeJS.ProcessEnv): boolean => {
 /** .what = the last lines of a process's output, without terminal escapes, for an error message */
 const tailOf = (text: string): string =>
   text
-    .replace(/\x1b\[[0-9;?<>=]*[ -\/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[()78][0-9A-Za-z]?/g, '')
+    .replace(/\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[()78][0-9A-Za-z]?/g, '')
     .trim()
     .slice(-500);
 

@@ -450,13 +450,12 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
 
   it('seed 002 §2.1 Session: the entity is ACTIVE while the session runs (observable as brain.session), COMPLETED at the end, TERMINATED at max-iterations; configUuid hashes the resolved config', async () => {
     const seen: BhrainSession[] = [];
-    let brain: ReturnType<typeof genBhrain>;
     const watch: BhrainToolBox = {
       name: 'watch',
       definitions: [{ name: 'watch', description: 'notes the session', inputSchema: { type: 'object', properties: {} } }],
       execute: async ({ call }) => (seen.push(brain.session!), { callId: call.id, success: true, output: 'watched' }),
     };
-    brain = genBhrain({ atom: slug, toolBoxes: [watch] });
+    const brain = genBhrain({ atom: slug, toolBoxes: [watch] });
     expect(brain.session).toBeNull();
     standin().script({ toolCalls: [{ name: 'watch' }] }, { toolCalls: [{ name: 'watch' }] }, { text: 'done' });
     const result = await brain.invoke({ prompt: 'watch twice' }, contextFor());

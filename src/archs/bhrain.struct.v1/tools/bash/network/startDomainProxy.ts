@@ -307,7 +307,7 @@ export const startDomainProxy = async (
   } catch (error) {
     process.off('exit', removeDir);
     await rm(socketDir, { recursive: true, force: true });
-    throw new Error(`cannot listen on ${socketPath}: ${(error as Error).message}`);
+    throw new Error(`cannot listen on ${socketPath}: ${(error as Error).message}`, { cause: error });
   }
   // it serves the sandbox's calls, each of which holds the process while it runs; idle, it holds nothing
   server.unref();
