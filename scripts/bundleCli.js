@@ -1,4 +1,4 @@
-// bundles the CLI entries (dist/skills/{main,act,ask}.js, as tsc built them) into dist/cli/: one file each to start,
+// bundles the CLI entries (dist/cli/{main,act,ask}.js, as tsc built them) into dist/bundle/: one file each to start,
 // and one chunk per lazy import (the loop, each supplier's SDK, MCP), so a run loads what it uses in a few files instead
 // of ~600 modules. The library keeps its unbundled ESM in dist/
 import { readFile, rm } from 'node:fs/promises';
@@ -9,7 +9,7 @@ import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
-const outdir = join(dist, 'cli');
+const outdir = join(dist, 'bundle');
 
 // packages that find their own files beside them at run time (a wasm grammar, a native addon): loaded from node_modules
 const EXTERNAL = ['web-tree-sitter', 'tree-sitter-bash', '@lydell/node-pty'];
@@ -30,7 +30,7 @@ const keepModuleUrls = {
 await rm(outdir, { recursive: true, force: true });
 await build({
   // bhrain, and the act and ask entries rhachet runs (src/roles/brain/skills/*.sh)
-  entryPoints: { main: join(dist, 'skills', 'main.js'), act: join(dist, 'skills', 'act.js'), ask: join(dist, 'skills', 'ask.js') },
+  entryPoints: { main: join(dist, 'cli', 'main.js'), act: join(dist, 'cli', 'act.js'), ask: join(dist, 'cli', 'ask.js') },
   outdir,
   bundle: true,
   splitting: true,
@@ -40,8 +40,8 @@ await build({
   external: EXTERNAL,
   plugins: [keepModuleUrls],
   // Headers, Response, Request and FormData: node loads undici (~40 ms) on the first touch of any of them, which the
-  // SDKs make on every request; the bundle uses these in their place (src/atoms/leanFetchClasses.ts says how)
-  inject: [join(dist, 'atoms', 'leanFetchClasses.js')],
+  // SDKs make on every request; the bundle uses these in their place (src/providers/leanFetchClasses.ts says how)
+  inject: [join(dist, 'providers', 'leanFetchClasses.js')],
   // the CJS dependencies bundled into ESM still call require() for node's builtins
   banner: {
     js: "import { createRequire as __bhrainCreateRequire } from 'node:module'; const require = __bhrainCreateRequire(import.meta.url);",

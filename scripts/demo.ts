@@ -116,7 +116,7 @@ const genDemoRepo = async (input: { dir: string }): Promise<void> => {
  * .why = without it `bhrain act` refuses to start unless told `--sandbox off`; the demo says so rather than failing
  */
 const checkSandbox = async (): Promise<{ ok: true } | { ok: false; reason: string }> => {
-  const modulePath = join(PACKAGE_ROOT, 'dist', 'archs', 'bhrain.struct.v1', 'tools', 'bash', 'checkBashSandbox.js');
+  const modulePath = join(PACKAGE_ROOT, 'dist', 'sandbox', 'checkBashSandbox.js');
   const { checkBashSandbox } = (await import(pathToFileURL(modulePath).href)) as {
     checkBashSandbox: (input: { env: NodeJS.ProcessEnv }) => Promise<{ ok: true } | { ok: false; reason: string }>;
   };
@@ -161,8 +161,8 @@ const runBhrain = (input: { args: string[]; cwd: string; env: NodeJS.ProcessEnv 
 /** .what = the demo: a temp repo, the stand-in or a real supplier, one `bhrain act` run shown step by step; the exit code */
 const runDemo = async (): Promise<number> => {
   const supplier = chooseSupplier({ args: process.argv.slice(2), env: process.env });
-  await access(join(PACKAGE_ROOT, 'dist', 'skills', 'main.js')).catch(() => {
-    throw new Error(`the CLI is not built (no dist/skills/main.js under ${PACKAGE_ROOT}): run \`npm run demo\`, which builds first`);
+  await access(join(PACKAGE_ROOT, 'dist', 'bundle', 'main.js')).catch(() => {
+    throw new Error(`the CLI is not built (no dist/bundle/main.js under ${PACKAGE_ROOT}): run \`npm run demo\`, which builds first`);
   });
   const root = await mkdtemp(join(tmpdir(), 'bhrain-demo-'));
   let standin: Standin | null = null;

@@ -1,17 +1,17 @@
 // the public API of rhachet-roles-bhrain, and nothing else
 
 // brain contracts (rhachet-compatible shapes)
-export type { BrainExchange } from './contract/BrainExchange.js';
-export { genBrainExchange, hashBrainExchange } from './contract/BrainExchange.js';
-export type { BrainEpisode } from './contract/BrainEpisode.js';
-export { genBrainEpisode, hashBrainEpisode, appendBrainExchange } from './contract/BrainEpisode.js';
-export type { BrainSeries } from './contract/BrainSeries.js';
-export { genBrainSeries, hashBrainSeries, getCurrentEpisode } from './contract/BrainSeries.js';
-export { BRAIN_REF_SCHEMA_VERSION, serializeBrainEpisode, serializeBrainSeries } from './contract/serializeBrainRef.js';
-export { parseBrainEpisode, parseBrainSeries, parseBrainRef, type ParsedBrainRef } from './contract/parseBrainRef.js';
-export { asPlaintextExchange, asPlaintextEpisode, asPlaintextSeries } from './contract/asPlaintext.js';
-export { assertBrainEpisode, assertBrainSeries } from './contract/assertBrainRef.js';
-export type { BrainOutput, BrainOutputMetrics, BrainTokens, BrainCash, BrainDuration } from './contract/BrainOutput.js';
+export type { BrainExchange } from './core/contract/BrainExchange.js';
+export { genBrainExchange, hashBrainExchange } from './core/contract/BrainExchange.js';
+export type { BrainEpisode } from './core/contract/BrainEpisode.js';
+export { genBrainEpisode, hashBrainEpisode, appendBrainExchange } from './core/contract/BrainEpisode.js';
+export type { BrainSeries } from './core/contract/BrainSeries.js';
+export { genBrainSeries, hashBrainSeries, getCurrentEpisode } from './core/contract/BrainSeries.js';
+export { BRAIN_REF_SCHEMA_VERSION, serializeBrainEpisode, serializeBrainSeries } from './core/contract/serializeBrainRef.js';
+export { parseBrainEpisode, parseBrainSeries, parseBrainRef, type ParsedBrainRef } from './core/contract/parseBrainRef.js';
+export { asPlaintextExchange, asPlaintextEpisode, asPlaintextSeries } from './core/contract/asPlaintext.js';
+export { assertBrainEpisode, assertBrainSeries } from './core/contract/assertBrainRef.js';
+export type { BrainOutput, BrainOutputMetrics, BrainTokens, BrainCash, BrainDuration } from './core/contract/BrainOutput.js';
 export type {
   BrainAtom,
   BrainAtomSpec,
@@ -21,7 +21,7 @@ export type {
   BrainSupplier,
   BrainStopReason,
   BrainThinking,
-} from './contract/BrainAtom.js';
+} from './core/contract/BrainAtom.js';
 export type {
   BrainMessage,
   BrainSystemMessage,
@@ -34,8 +34,8 @@ export type {
   BrainReasoningBlock,
   JsonSchema,
   JsonSchemaObject,
-} from './contract/BrainMessage.js';
-export type { BrainContext, BrainLog, BrainCreds, BrainRetryPolicy } from './contract/BrainContext.js';
+} from './core/contract/BrainMessage.js';
+export type { BrainContext, BrainLog, BrainCreds, BrainRetryPolicy } from './core/contract/BrainContext.js';
 export {
   BhrainError,
   BadRequestError,
@@ -51,21 +51,21 @@ export {
   EmptyAnswerError,
   AbortedError,
   RefSchemaVersionError,
-} from './contract/errors.js';
+} from './core/contract/errors.js';
 
 // atoms
-export { genBrainAtom, BRAIN_ATOM_SLUGS } from './atoms/genBrainAtom.js';
-export { CLAUDE_MODELS, QWEN_MODELS } from './atoms/models.js';
+export { genBrainAtom, BRAIN_ATOM_SLUGS } from './providers/genBrainAtom.js';
+export { CLAUDE_MODELS, QWEN_MODELS } from './providers/models.js';
 
 // bhrain.struct.v1: the agentic loop, its toolboxes, permission guards and memory managers
-export { genBhrain, invoke as invokeBhrain } from './archs/bhrain.struct.v1/genBhrain.js';
-export type { Bhrain } from './archs/bhrain.struct.v1/genBhrain.js';
-export { configureBhrain, hashBhrainConfig } from './archs/bhrain.struct.v1/BhrainConfig.js';
+export { genBhrain, invoke as invokeBhrain } from './agent/genBhrain.js';
+export type { Bhrain } from './agent/genBhrain.js';
+export { configureBhrain, hashBhrainConfig } from './agent/BhrainConfig.js';
 // installs configureBhrain's shape check (zod) for every library caller; the CLI, which checks its flags and settings
 // where it reads them, does not load it
-export { validateBhrainConfig } from './archs/bhrain.struct.v1/BhrainConfigSchema.js';
-export type { BhrainConfig, BhrainConfigResolved, BhrainLimits } from './archs/bhrain.struct.v1/BhrainConfig.js';
-export type { BhrainContext } from './archs/bhrain.struct.v1/BhrainContext.js';
+export { validateBhrainConfig } from './agent/BhrainConfigSchema.js';
+export type { BhrainConfig, BhrainConfigResolved, BhrainLimits } from './agent/BhrainConfig.js';
+export type { BhrainContext } from './agent/BhrainContext.js';
 export type {
   BhrainSessionResult,
   BhrainTermination,
@@ -76,14 +76,14 @@ export type {
   BhrainSessionStatus,
   BhrainSessionTokenUsage,
   BhrainSubagentRecord,
-} from './archs/bhrain.struct.v1/BhrainSessionResult.js';
-export { BUILTIN_SUBAGENT_TYPES } from './archs/bhrain.struct.v1/subagents/BhrainSubagentDefinition.js';
+} from './agent/BhrainSessionResult.js';
+export { BUILTIN_SUBAGENT_TYPES } from './agent/subagents/BhrainSubagentDefinition.js';
 export type {
   BhrainSubagentDefinition,
   BhrainSubagentsConfig,
   BhrainBuiltinSubagentType,
-} from './archs/bhrain.struct.v1/subagents/BhrainSubagentDefinition.js';
-export type { BhrainSpend, BhrainBudgetReached } from './archs/bhrain.struct.v1/loop/checkBudget.js';
+} from './agent/subagents/BhrainSubagentDefinition.js';
+export type { BhrainSpend, BhrainBudgetReached } from './agent/session/checkBudget.js';
 export type {
   BhrainEvent,
   BhrainEventListener,
@@ -97,49 +97,41 @@ export type {
   BhrainSubagentStartedEvent,
   BhrainSubagentCompletedEvent,
   BhrainSubagentMetrics,
-} from './archs/bhrain.struct.v1/events.js';
-export type { BhrainToolBox, BhrainToolResult, BhrainToolContext } from './archs/bhrain.struct.v1/tools/BhrainToolBox.js';
-export { genFilesToolBox } from './archs/bhrain.struct.v1/tools/files/genFilesToolBox.js';
-export { genBashToolBox } from './archs/bhrain.struct.v1/tools/bash/genBashToolBox.js';
-export { BASH_SANDBOX_MODES } from './archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
-export type { BashSandbox, BashSandboxMode } from './archs/bhrain.struct.v1/tools/bash/BashSandbox.js';
-export { startDomainProxy } from './archs/bhrain.struct.v1/tools/bash/network/startDomainProxy.js';
-export type { DomainProxy, HostLookup, NetworkAudit, NetworkHost } from './archs/bhrain.struct.v1/tools/bash/network/startDomainProxy.js';
-export { DEFAULT_DENY_READ } from './archs/bhrain.struct.v1/tools/resolveHiddenPaths.js';
-export type { ReadDenial } from './archs/bhrain.struct.v1/tools/resolveHiddenPaths.js';
-export { genWebsearchToolBox } from './archs/bhrain.struct.v1/tools/websearch/genWebsearchToolBox.js';
-export { genMcpToolBox, McpServerStartError } from './archs/bhrain.struct.v1/tools/mcp/genMcpToolBox.js';
-export type { McpServerConfig, McpToolBox } from './archs/bhrain.struct.v1/tools/mcp/genMcpToolBox.js';
-export { attachMcpToolBox } from './archs/bhrain.struct.v1/tools/mcp/attachMcpToolBox.js';
-export type {
-  BhrainPermissionGuard,
-  BhrainPermissionDecision,
-  BhrainPrompter,
-} from './archs/bhrain.struct.v1/permission/BhrainPermissionGuard.js';
-export { allowAll, readOnly, promptForWrites } from './archs/bhrain.struct.v1/permission/builtinGuards.js';
-export { genRulesGuard } from './archs/bhrain.struct.v1/permission/genRulesGuard.js';
-export type { BhrainPermissionRules } from './archs/bhrain.struct.v1/permission/genRulesGuard.js';
-export type {
-  BhrainMemoryManager,
-  BhrainMemoryContext,
-  BhrainCompactionResult,
-} from './archs/bhrain.struct.v1/memory/BhrainMemoryManager.js';
-export { genSummarizeOnLimit } from './archs/bhrain.struct.v1/memory/genSummarizeOnLimit.js';
-export { genTruncate } from './archs/bhrain.struct.v1/memory/genTruncate.js';
+} from './agent/events.js';
+export type { BhrainToolBox, BhrainToolResult, BhrainToolContext } from './agent/tool/BhrainToolBox.js';
+export { genFilesToolBox } from './agent/tools/files/genFilesToolBox.js';
+export { genBashToolBox } from './agent/tools/bash/genBashToolBox.js';
+export { BASH_SANDBOX_MODES } from './sandbox/BashSandbox.js';
+export type { BashSandbox, BashSandboxMode } from './sandbox/BashSandbox.js';
+export { startDomainProxy } from './sandbox/network/startDomainProxy.js';
+export type { DomainProxy, HostLookup, NetworkAudit, NetworkHost } from './sandbox/network/startDomainProxy.js';
+export { DEFAULT_DENY_READ } from './sandbox/resolveHiddenPaths.js';
+export type { ReadDenial } from './sandbox/resolveHiddenPaths.js';
+export { genWebsearchToolBox } from './agent/tools/websearch/genWebsearchToolBox.js';
+export { genMcpToolBox, McpServerStartError } from './agent/tools/mcp/genMcpToolBox.js';
+export type { McpServerConfig, McpToolBox } from './agent/tools/mcp/genMcpToolBox.js';
+export { attachMcpToolBox } from './agent/tools/mcp/attachMcpToolBox.js';
+export type { BhrainPermissionGuard, BhrainPermissionDecision, BhrainPrompter } from './agent/permission/BhrainPermissionGuard.js';
+export { allowAll, readOnly, promptForWrites } from './agent/permission/builtinGuards.js';
+export { genRulesGuard } from './agent/permission/genRulesGuard.js';
+export type { BhrainPermissionRules } from './agent/permission/genRulesGuard.js';
+export type { BhrainMemoryManager, BhrainMemoryContext, BhrainCompactionResult } from './agent/memory/BhrainMemoryManager.js';
+export { genSummarizeOnLimit } from './agent/memory/genSummarizeOnLimit.js';
+export { genTruncate } from './agent/memory/genTruncate.js';
 export {
   loadProjectInstructions,
   PROJECT_INSTRUCTION_FILE_NAMES,
   DEFAULT_PROJECT_INSTRUCTIONS_MAX_BYTES,
-} from './archs/bhrain.struct.v1/instructions/loadProjectInstructions.js';
-export type { ProjectInstructions, ProjectInstructionFile } from './archs/bhrain.struct.v1/instructions/loadProjectInstructions.js';
-export { readGitStatus } from './archs/bhrain.struct.v1/instructions/readGitStatus.js';
-export type { BhrainGitStatus } from './archs/bhrain.struct.v1/instructions/readGitStatus.js';
+} from './agent/instructions/loadProjectInstructions.js';
+export type { ProjectInstructions, ProjectInstructionFile } from './agent/instructions/loadProjectInstructions.js';
+export { readGitStatus } from './agent/instructions/readGitStatus.js';
+export type { BhrainGitStatus } from './agent/instructions/readGitStatus.js';
 
 // continuation across processes, repls, and the rhachet registry
-export { genBrainRefStore, getBhrainHome } from './continuation/genBrainRefStore.js';
-export type { BrainRefStore } from './continuation/genBrainRefStore.js';
-export { genBrainRepl } from './repls/genBrainRepl.js';
-export type { BrainRepl, BrainReplOn, BrainReplOutput, BrainReplSchema } from './repls/genBrainRepl.js';
+export { genBrainRefStore, getBhrainHome } from './core/continuation/genBrainRefStore.js';
+export type { BrainRefStore } from './core/continuation/genBrainRefStore.js';
+export { genBrainRepl } from './agent/repl/genBrainRepl.js';
+export type { BrainRepl, BrainReplOn, BrainReplOutput, BrainReplSchema } from './agent/repl/genBrainRepl.js';
 export { getRoleRegistry } from './roles/getRoleRegistry.js';
 export type { RoleRegistryDeclaration, RoleDeclaration } from './roles/getRoleRegistry.js';
 
@@ -182,6 +174,6 @@ export {
   BRAIN_CLI_CALL_TIMEOUT_MS,
   CLAUDE_READ_TOOLS,
   CLAUDE_WRITE_TOOLS,
-} from './clis/claude/genBrainCli.js';
-export type { BrainCli } from './clis/claude/genBrainCli.js';
-export type { CliExit } from './clis/claude/CliProcess.js';
+} from './drivers/claude-code/genBrainCli.js';
+export type { BrainCli } from './drivers/claude-code/genBrainCli.js';
+export type { CliExit } from './drivers/claude-code/CliProcess.js';

@@ -1,4 +1,4 @@
-import type { BhrainContext } from '../archs/bhrain.struct.v1/BhrainContext.js';
+import type { BhrainContext } from '../agent/BhrainContext.js';
 
 // rhachet v1.45.2's brain contract (src/domain.objects/Brain*.ts), as bhrain meets it without depending on rhachet
 

@@ -1,8 +1,8 @@
-import type { BrainEpisode } from '../contract/BrainEpisode.js';
-import type { BrainOutputMetrics } from '../contract/BrainOutput.js';
-import type { BrainSeries } from '../contract/BrainSeries.js';
-import { freezeDeep } from '../contract/freeze.js';
-import { RHACHET_HASH_RULE } from '../contract/parseBrainRef.js';
+import type { BrainEpisode } from '../core/contract/BrainEpisode.js';
+import type { BrainOutputMetrics } from '../core/contract/BrainOutput.js';
+import type { BrainSeries } from '../core/contract/BrainSeries.js';
+import { freezeDeep } from '../core/contract/freeze.js';
+import { RHACHET_HASH_RULE } from '../core/contract/parseBrainRef.js';
 import type { IsoPrice, RhachetBrainEpisode, RhachetBrainOutputMetrics, RhachetBrainSeries } from './RhachetBrain.js';
 
 // what a rhachet-shaped call gives back, made from ours: prices, metrics, and refs under rhachet's hash rule

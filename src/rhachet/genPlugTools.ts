@@ -1,5 +1,5 @@
-import type { BrainToolDefinition, JsonSchemaObject } from '../contract/BrainMessage.js';
-import { BadRequestError } from '../contract/errors.js';
+import type { BrainToolDefinition, JsonSchemaObject } from '../core/contract/BrainMessage.js';
+import { BadRequestError } from '../core/contract/errors.js';
 import type { RhachetPlugToolDefinition } from './RhachetBrain.js';
 
 /** .what = a tool name both suppliers accept (anthropic and OpenAI-compatible: ^[a-zA-Z0-9_-]{1,64}$) */

@@ -1,9 +1,9 @@
-import type { BhrainConfig } from '../archs/bhrain.struct.v1/BhrainConfig.js';
-import type { BhrainToolBox } from '../archs/bhrain.struct.v1/tools/BhrainToolBox.js';
-import { genBrainAtom } from '../atoms/genBrainAtom.js';
-import type { BrainAtom } from '../contract/BrainAtom.js';
-import { BadRequestError, OutputInvalidError } from '../contract/errors.js';
-import { genBrainReplRunner, type BrainReplOn } from '../repls/genBrainRepl.js';
+import type { BhrainConfig } from '../agent/BhrainConfig.js';
+import type { BhrainToolBox } from '../agent/tool/BhrainToolBox.js';
+import { genBrainAtom } from '../providers/genBrainAtom.js';
+import type { BrainAtom } from '../core/contract/BrainAtom.js';
+import { BadRequestError, OutputInvalidError } from '../core/contract/errors.js';
+import { genBrainReplRunner, type BrainReplOn } from '../agent/repl/genBrainRepl.js';
 import { asBhrainContext, asBhrainEpisode, asBhrainSeries, asOutputSchema, readBriefs } from './readRhachetCall.js';
 import { asRhachetEpisode, asRhachetMetrics, asRhachetSeries } from './asRhachetOutput.js';
 import { genPlugTools, type PlugTools } from './genPlugTools.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
 import { useStandin } from '../../test/standin/useStandin.js';
-import { CLAUDE_MODELS, QWEN_MODELS } from '../atoms/models.js';
+import { CLAUDE_MODELS, QWEN_MODELS } from '../providers/models.js';
 import * as pkg from '../index.js';
 import { getBrainAtomsByBhrain, getBrainReplsByBhrain } from './getBrainsByBhrain.js';
 import type { RhachetBrainOutputMetrics } from './RhachetBrain.js';

@@ -1,4 +1,4 @@
-import { CLAUDE_MODELS, QWEN_MODELS } from '../atoms/models.js';
+import { CLAUDE_MODELS, QWEN_MODELS } from '../providers/models.js';
 import { genRhachetBrainAtom } from './genRhachetBrainAtom.js';
 import { genRhachetBrainRepl } from './genRhachetBrainRepl.js';
 import type { RhachetBrainAtom, RhachetBrainRepl } from './RhachetBrain.js';

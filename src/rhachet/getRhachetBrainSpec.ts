@@ -1,4 +1,4 @@
-import type { BrainAtomSpec } from '../contract/BrainAtom.js';
+import type { BrainAtomSpec } from '../core/contract/BrainAtom.js';
 import { asIsoPrice } from './asRhachetOutput.js';
 import type { RhachetBrainSpec } from './RhachetBrain.js';
 

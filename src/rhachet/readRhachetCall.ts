@@ -1,11 +1,11 @@
 import type * as z from 'zod';
 
-import type { BhrainContext } from '../archs/bhrain.struct.v1/BhrainContext.js';
-import { assertBrainEpisode, assertBrainSeries } from '../contract/assertBrainRef.js';
-import type { BrainEpisode } from '../contract/BrainEpisode.js';
-import type { BrainSeries } from '../contract/BrainSeries.js';
-import { BadRequestError } from '../contract/errors.js';
-import { readRhachetRef } from '../contract/parseBrainRef.js';
+import type { BhrainContext } from '../agent/BhrainContext.js';
+import { assertBrainEpisode, assertBrainSeries } from '../core/contract/assertBrainRef.js';
+import type { BrainEpisode } from '../core/contract/BrainEpisode.js';
+import type { BrainSeries } from '../core/contract/BrainSeries.js';
+import { BadRequestError } from '../core/contract/errors.js';
+import { readRhachetRef } from '../core/contract/parseBrainRef.js';
 import type { RhachetBrainContext, RhachetBrief, RhachetSchema } from './RhachetBrain.js';
 
 // what a rhachet-shaped call brings, read as ours: its context and creds, its on refs, its output schema, its briefs

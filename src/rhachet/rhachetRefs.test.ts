@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
 import { genRecordingLog, useStandin } from '../../test/standin/useStandin.js';
-import { genBrainAtom } from '../atoms/genBrainAtom.js';
-import { RECAP_PREFIX } from '../contract/BrainSeries.js';
-import { BadRequestError } from '../contract/errors.js';
-import { parseBrainEpisode, parseBrainRef, parseBrainSeries } from '../contract/parseBrainRef.js';
-import { genBrainRepl } from '../repls/genBrainRepl.js';
+import { genBrainAtom } from '../providers/genBrainAtom.js';
+import { RECAP_PREFIX } from '../core/contract/BrainSeries.js';
+import { BadRequestError } from '../core/contract/errors.js';
+import { parseBrainEpisode, parseBrainRef, parseBrainSeries } from '../core/contract/parseBrainRef.js';
+import { genBrainRepl } from '../agent/repl/genBrainRepl.js';
 import { asBhrainEpisode, asBhrainSeries } from './readRhachetCall.js';
 import { asRhachetEpisode, asRhachetSeries } from './asRhachetOutput.js';
 import { genRhachetBrainAtom } from './genRhachetBrainAtom.js';

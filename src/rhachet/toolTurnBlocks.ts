@@ -1,5 +1,5 @@
-import type { BrainEpisode } from '../contract/BrainEpisode.js';
-import type { BrainMessage, BrainToolCall } from '../contract/BrainMessage.js';
+import type { BrainEpisode } from '../core/contract/BrainEpisode.js';
+import type { BrainMessage, BrainToolCall } from '../core/contract/BrainMessage.js';
 import type { PlugTools } from './genPlugTools.js';
 import type { RhachetPlugToolExecution } from './RhachetBrain.js';
 

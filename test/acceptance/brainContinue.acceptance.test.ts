@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
-import { genClaudeAtom } from '../../src/atoms/claude/genClaudeAtom.js';
+import { genClaudeAtom } from '../../src/providers/anthropic/genClaudeAtom.js';
 import {
   BadRequestError,
   CLAUDE_MODELS,

@@ -41,12 +41,12 @@ const holdingZod = async (loaded: readonly string[]): Promise<string[]> => {
 const bashCall = (command: string) => ({ toolCalls: [{ name: 'bash', input: { command } }] });
 
 describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothing more', () => {
-  it('a one-turn claude answer loads only dist/cli/ files: no node_modules file, no tree-sitter, ajv, zod, openai SDK, MCP or domain proxy', async () => {
+  it('a one-turn claude answer loads only dist/bundle/ files: no node_modules file, no tree-sitter, ajv, zod, openai SDK, MCP or domain proxy', async () => {
     standin.reset();
     standin.respond = () => ({ text: 'ok' });
     const run = await runRecorded('bin/bhrain', ['act', '--atom', 'claude/haiku', '--input', 'hi', '--quiet']);
     expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: 0, stdout: 'ok\n', stderr: '' });
-    expect(run.loaded.filter((path) => !path.startsWith('dist/cli/') && path !== 'bin/bhrain')).toEqual([]);
+    expect(run.loaded.filter((path) => !path.startsWith('dist/bundle/') && path !== 'bin/bhrain')).toEqual([]);
     expect(
       run.loaded.filter((path) => /\/(openai|ajv|zod|2019|2020|genMcpToolBox|client|startDomainProxy)-[A-Z0-9]+\.js$/.test(path)),
     ).toEqual([]);
@@ -94,12 +94,12 @@ describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothi
     ]);
   });
 
-  it("rhachet's act entry runs from the bundle too (dist/cli/act.js), and --help loads neither zod nor the loop", async () => {
+  it("rhachet's act entry runs from the bundle too (dist/bundle/act.js), and --help loads neither zod nor the loop", async () => {
     standin.reset();
     standin.respond = () => ({ text: 'ok' });
-    const act = await runRecorded('dist/cli/act.js', ['--atom', 'claude/haiku', '--input', 'hi', '--quiet']);
+    const act = await runRecorded('dist/bundle/act.js', ['--atom', 'claude/haiku', '--input', 'hi', '--quiet']);
     expect(act.code).toBe(0);
-    expect(act.loaded.filter((path) => !path.startsWith('dist/cli/'))).toEqual([]);
+    expect(act.loaded.filter((path) => !path.startsWith('dist/bundle/'))).toEqual([]);
     const help = await runRecorded('bin/bhrain', ['--help']);
     expect(help.code).toBe(0);
     expect(help.loaded.filter((path) => /\/runSkill-[A-Z0-9]+\.js$/.test(path))).toEqual([]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
-import { genBrainAtom } from '../../src/atoms/genBrainAtom.js';
+import { genBrainAtom } from '../../src/providers/genBrainAtom.js';
 
 // live tests talk to the real suppliers; they run only when a key is set, and say so when skipped
 const live = [

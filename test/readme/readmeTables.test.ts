@@ -6,8 +6,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 
 import { replaceReadmeBench } from '../../bench/formatReport.js';
-import { EXIT_CODES } from '../../src/skills/exitCodes.js';
-import { genSkillCommand } from '../../src/skills/genSkillCommand.js';
+import { EXIT_CODES } from '../../src/cli/exitCodes.js';
+import { genSkillCommand } from '../../src/cli/genSkillCommand.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const readme = await readFile(join(root, 'readme.md'), 'utf8');

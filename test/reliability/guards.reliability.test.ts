@@ -8,13 +8,13 @@ import { join } from 'node:path';
 
 import { describe, expect } from 'vitest';
 
-import type { BhrainPermissionGuard, BhrainPrompter } from '../../src/archs/bhrain.struct.v1/permission/BhrainPermissionGuard.js';
-import { allowAll, readOnly } from '../../src/archs/bhrain.struct.v1/permission/builtinGuards.js';
-import { genRulesGuard } from '../../src/archs/bhrain.struct.v1/permission/genRulesGuard.js';
-import { invoke } from '../../src/archs/bhrain.struct.v1/genBhrain.js';
-import { genBashToolBox } from '../../src/archs/bhrain.struct.v1/tools/bash/genBashToolBox.js';
-import { genFilesToolBox } from '../../src/archs/bhrain.struct.v1/tools/files/genFilesToolBox.js';
-import type { BhrainSessionResult } from '../../src/archs/bhrain.struct.v1/BhrainSessionResult.js';
+import type { BhrainPermissionGuard, BhrainPrompter } from '../../src/agent/permission/BhrainPermissionGuard.js';
+import { allowAll, readOnly } from '../../src/agent/permission/builtinGuards.js';
+import { genRulesGuard } from '../../src/agent/permission/genRulesGuard.js';
+import { invoke } from '../../src/agent/genBhrain.js';
+import { genBashToolBox } from '../../src/agent/tools/bash/genBashToolBox.js';
+import { genFilesToolBox } from '../../src/agent/tools/files/genFilesToolBox.js';
+import type { BhrainSessionResult } from '../../src/agent/BhrainSessionResult.js';
 import { readTree, runBhrain } from '../acceptance/runCli.js';
 import type { StandinToolCall } from '../standin/types.js';
 import { useStandin } from '../standin/useStandin.js';

@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
-import { genBrainRefStore } from '../../src/continuation/genBrainRefStore.js';
+import { genBrainRefStore } from '../../src/core/continuation/genBrainRefStore.js';
 import { PACKAGE_ROOT, genCliEnv, runBhrain, runProcess, type CliRun } from '../acceptance/runCli.js';
 import { useStandin } from '../standin/useStandin.js';
 import { reliabilityCase } from './reliabilityCase.js';
@@ -56,10 +56,10 @@ const storeFiles = async (home: string) => ({
 describe('the refs store survives SIGKILL during a write', () => {
   // a child that saves big episodes and series in a loop through the built package, printing each one saved
   const childScript = (from: number, to: number) => `
-import { genBrainRefStore } from ${JSON.stringify(pathToFileURL(join(PACKAGE_ROOT, 'dist', 'continuation', 'genBrainRefStore.js')).href)};
-import { genBrainEpisode } from ${JSON.stringify(pathToFileURL(join(PACKAGE_ROOT, 'dist', 'contract', 'BrainEpisode.js')).href)};
-import { genBrainExchange } from ${JSON.stringify(pathToFileURL(join(PACKAGE_ROOT, 'dist', 'contract', 'BrainExchange.js')).href)};
-import { genBrainSeries } from ${JSON.stringify(pathToFileURL(join(PACKAGE_ROOT, 'dist', 'contract', 'BrainSeries.js')).href)};
+import { genBrainRefStore } from ${JSON.stringify(pathToFileURL(join(PACKAGE_ROOT, 'dist', 'core', 'continuation', 'genBrainRefStore.js')).href)};
+import { genBrainEpisode } from ${JSON.stringify(pathToFileURL(join(PACKAGE_ROOT, 'dist', 'core', 'contract', 'BrainEpisode.js')).href)};
+import { genBrainExchange } from ${JSON.stringify(pathToFileURL(join(PACKAGE_ROOT, 'dist', 'core', 'contract', 'BrainExchange.js')).href)};
+import { genBrainSeries } from ${JSON.stringify(pathToFileURL(join(PACKAGE_ROOT, 'dist', 'core', 'contract', 'BrainSeries.js')).href)};
 const store = genBrainRefStore({ home: process.env.BHRAIN_HOME });
 const filler = 'x'.repeat(256 * 1024);
 process.stdout.write('ready\\n');

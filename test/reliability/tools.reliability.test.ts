@@ -8,11 +8,11 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import type { BhrainToolBox, BhrainToolResult } from '../../src/archs/bhrain.struct.v1/tools/BhrainToolBox.js';
-import { genBashToolBox } from '../../src/archs/bhrain.struct.v1/tools/bash/genBashToolBox.js';
-import { genFilesToolBox } from '../../src/archs/bhrain.struct.v1/tools/files/genFilesToolBox.js';
-import { truncateToolOutput } from '../../src/archs/bhrain.struct.v1/tools/truncateToolOutput.js';
-import { silentLog } from '../../src/contract/BrainContext.js';
+import type { BhrainToolBox, BhrainToolResult } from '../../src/agent/tool/BhrainToolBox.js';
+import { genBashToolBox } from '../../src/agent/tools/bash/genBashToolBox.js';
+import { genFilesToolBox } from '../../src/agent/tools/files/genFilesToolBox.js';
+import { truncateToolOutput } from '../../src/agent/tool/truncateToolOutput.js';
+import { silentLog } from '../../src/core/contract/BrainContext.js';
 import { reliabilityCase } from './reliabilityCase.js';
 
 /** the loop's default cap on a tool result (limits.maxToolOutputChars) */

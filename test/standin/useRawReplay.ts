@@ -1,7 +1,7 @@
 // vitest fixture: one raw replay server per test file, reset before each test, plus contexts pointing the atoms at it
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 
-import type { BrainContext } from '../../src/contract/BrainContext.js';
+import type { BrainContext } from '../../src/core/contract/BrainContext.js';
 import { startRawReplay, type RawReplay } from './rawReplay.js';
 
 /**

@@ -1,7 +1,7 @@
 // vitest fixture: one stand-in per test file, reset before each test, plus contexts pointing the atoms at it
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 
-import type { BhrainContext } from '../../src/archs/bhrain.struct.v1/BhrainContext.js';
+import type { BhrainContext } from '../../src/agent/BhrainContext.js';
 import { startStandin, type Standin, type StandinOptions } from './standin.js';
 
 /** the atom slugs that exercise each wire protocol */

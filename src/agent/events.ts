@@ -1,0 +1,148 @@
+import type { BrainCash, BrainTokens } from '../core/contract/BrainOutput.js';
+import type { BhrainDenialSource, BhrainTermination } from './BhrainSessionResult.js';
+
+/**
+ * .what = the domain events of a bhrain session: records of what happened, emitted to subscribers as it happens
+ * .why = observability without coupling: a caller can trace, meter or persist a run from these alone (the CLI's
+ *        `--output stream-json` writes them one per line)
+ * .note = order within a session: SessionStarted; then per iteration any RequestRetried, ToolCallStarted and
+ *         ToolExecutionCompleted per call, IterationCompleted, any Compacted; SessionCompleted last. A session that throws
+ *         before it starts (a bad input) emits nothing. A task call emits SubagentStarted and SubagentCompleted between its
+ *         ToolCallStarted and ToolExecutionCompleted; the child's own events are not emitted to the parent's subscribers
+ *         (its transcript is in result.subagents)
+ */
+export type BhrainEvent =
+  | BhrainSessionStartedEvent
+  | BhrainIterationCompletedEvent
+  | BhrainToolCallStartedEvent
+  | BhrainToolExecutionCompletedEvent
+  | BhrainCompactedEvent
+  | BhrainRequestRetriedEvent
+  | BhrainSessionCompletedEvent
+  | BhrainSubagentStartedEvent
+  | BhrainSubagentCompletedEvent;
+
+/** .what = a session began: which atom runs it, and where its tools work */
+export interface BhrainSessionStartedEvent {
+  type: 'SessionStarted';
+  sessionUuid: string;
+  /** the atom's slug, e.g. claude/sonnet */
+  atom: string;
+  cwd: string;
+  occurredAt: string;
+}
+
+/** .what = one loop iteration finished (a generation, and the tool calls it asked for) */
+export interface BhrainIterationCompletedEvent {
+  type: 'IterationCompleted';
+  sessionUuid: string;
+  iterationNumber: number;
+  hadToolCalls: boolean;
+  toolCallCount: number;
+  /** this iteration's generation */
+  tokenUsage: { inputTokens: number; outputTokens: number; totalTokens: number; cacheGetTokens: number; cacheSetTokens: number };
+  /** the size of the context the model saw this iteration */
+  contextTokens: number;
+  occurredAt: string;
+}
+
+/** .what = one tool call is about to be answered (checked for permission, then run) */
+export interface BhrainToolCallStartedEvent {
+  type: 'ToolCallStarted';
+  sessionUuid: string;
+  callId: string;
+  toolName: string;
+  /** the call's arguments, with the secrets of the session's environment redacted */
+  input: unknown;
+  occurredAt: string;
+}
+
+/** .what = one tool call was answered (executed, denied, or refused) */
+export interface BhrainToolExecutionCompletedEvent {
+  type: 'ToolExecutionCompleted';
+  sessionUuid: string;
+  callId: string;
+  toolName: string;
+  durationMs: number;
+  success: boolean;
+  /** the result as the model reads it: truncated, secrets redacted */
+  output: string;
+  isError: boolean;
+  /** set when the call was not run because it was denied: by the guard, by the user at a prompt, or with no way to ask */
+  denied: null | { by: BhrainDenialSource; reason: string };
+  occurredAt: string;
+}
+
+/** .what = the memory manager replaced the context */
+export interface BhrainCompactedEvent {
+  type: 'Compacted';
+  sessionUuid: string;
+  strategy: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  occurredAt: string;
+}
+
+/** .what = a request to the model failed transiently and is about to be sent again */
+export interface BhrainRequestRetriedEvent {
+  type: 'RequestRetried';
+  sessionUuid: string;
+  /** the attempt about to be made: 2 for the first retry */
+  attempt: number;
+  /** the wait before it */
+  delayMs: number;
+  /** why the last attempt failed: the HTTP status and the error's text */
+  reason: string;
+  occurredAt: string;
+}
+
+/** .what = a session ended: why, and what it spent */
+export interface BhrainSessionCompletedEvent {
+  type: 'SessionCompleted';
+  sessionUuid: string;
+  termination: BhrainTermination;
+  iterations: number;
+  tokens: BrainTokens;
+  cash: BrainCash | null;
+  elapsedMs: number;
+  occurredAt: string;
+}
+
+/** .what = what a subagent spent: its iterations, tokens, cost and time, its own subagents' included */
+export interface BhrainSubagentMetrics {
+  iterations: number;
+  tokens: BrainTokens;
+  cash: BrainCash | null;
+  elapsedMs: number;
+}
+
+/** .what = a task call spawned a child session (seed 002 Bhrain.Session.Subagent) */
+export interface BhrainSubagentStartedEvent {
+  type: 'SubagentStarted';
+  /** the child's session */
+  sessionUuid: string;
+  parentSessionUuid: string;
+  /** the task call that spawned it */
+  callId: string;
+  subagentType: string;
+  description: string;
+  /** the atom the child runs on */
+  atom: string;
+  occurredAt: string;
+}
+
+/** .what = a child session ended: COMPLETED with an answer, or FAILED (error, abort, max-iterations, budget, refusal) */
+export interface BhrainSubagentCompletedEvent {
+  type: 'SubagentCompleted';
+  sessionUuid: string;
+  parentSessionUuid: string;
+  callId: string;
+  subagentType: string;
+  status: 'COMPLETED' | 'FAILED';
+  termination: BhrainTermination;
+  metrics: BhrainSubagentMetrics;
+  occurredAt: string;
+}
+
+/** .what = a subscriber to session events */
+export type BhrainEventListener = (event: BhrainEvent) => void;

@@ -1,0 +1,59 @@
+import type { BrainToolDefinition } from '../core/contract/BrainMessage.js';
+import type { BhrainGitStatus } from './instructions/readGitStatus.js';
+
+/** .what = one line on the repository the working directory is in: root, branch, and how dirty the tree is (counts only) */
+const describeGitStatus = (git: BhrainGitStatus): string => {
+  const head = git.branch
+    ? `branch ${git.branch}${git.commit ? '' : ' (no commits yet)'}`
+    : `detached HEAD${git.commit ? ` at ${git.commit}` : ''}`;
+  const counts = [
+    ...(git.conflicted ? [`${git.conflicted} conflicted`] : []),
+    ...(git.changed ? [`${git.changed} changed`] : []),
+    ...(git.untracked ? [`${git.untracked} untracked`] : []),
+  ];
+  return `It is in the git repository ${git.root}: ${head}; working tree ${counts.length ? `dirty (${counts.join(', ')})` : 'clean'}, as of the session's start.`;
+};
+
+/**
+ * .what = the system prompt of a session: who the agent is, where it works (and the git state there), the tools it has,
+ *         the project's instructions, the caller's additions
+ * .why = the prompt reflects the combined tool set, so the model knows what it can do; it holds nothing that changes
+ *        within a session (no clock; the git state is read once, at its start), so it stays a stable, cacheable prefix
+ *        across iterations. The project instructions live here, never in the messages, so no compaction removes them
+ */
+export const genSystemPrompt = (input: {
+  cwd: string;
+  tools: readonly BrainToolDefinition[];
+  /** the repository the cwd is in, when known */
+  git?: BhrainGitStatus | null;
+  /** the project's instructions (config.instructions), placed in a <project-instructions> block */
+  instructions?: string;
+  systemPrompt?: string;
+}): string =>
+  [
+    'You are bhrain, an agent that completes tasks for a developer by reasoning and using tools.',
+    [
+      `You work in the directory ${input.cwd} on ${process.platform}. Relative paths resolve there.`,
+      ...(input.git ? [describeGitStatus(input.git)] : []),
+    ].join(' '),
+    input.tools.length
+      ? [
+          'Tools available to you:',
+          ...input.tools.map((tool) => `- ${tool.name}: ${tool.description.split('\n')[0]}`),
+          'Call tools to observe before you conclude; call several at once when they are independent.',
+          'A tool result may be an error: read it, correct your call or take another approach. A denied call is not retried as is.',
+        ].join('\n')
+      : 'You have no tools in this session: answer from what you know and what you are told.',
+    'When the task is complete, reply with the final answer and no tool calls.',
+    ...(input.instructions?.trim()
+      ? [
+          [
+            '<project-instructions>',
+            "The project's instructions (AGENTS.md, CLAUDE.md), most general first: follow them. Where two conflict, the later one wins; the user's request wins over them all.",
+            input.instructions.trim(),
+            '</project-instructions>',
+          ].join('\n'),
+        ]
+      : []),
+    ...(input.systemPrompt ? [input.systemPrompt] : []),
+  ].join('\n\n');

@@ -1,0 +1,48 @@
+import type { BrainToolCall } from '../../core/contract/BrainMessage.js';
+
+/** .what = a guard's verdict on one tool call */
+export interface BhrainPermissionDecision {
+  decision: 'allow' | 'deny' | 'prompt';
+  reason?: string;
+  /** on a prompt: the rule that asked (e.g. `bash(npm test*)`), which "don't ask again this session" remembers */
+  pattern?: string;
+  /**
+   * on an allow of a write or edit: every place the file change lands was allowed by a rule that names that path exactly
+   * (no wildcard), e.g. `write(.vscode/settings.json)`; only such a rule lets write and edit change a protected path
+   */
+  namedExactly?: boolean;
+}
+
+/** .what = what a guard may consult besides the call: where the session works */
+export interface BhrainPermissionContext {
+  cwd: string;
+}
+
+/**
+ * .what = the security policy plugin, consulted before every tool execution
+ * .why = policy is pluggable; the core fails closed around it (a guard that throws or hangs denies)
+ */
+export interface BhrainPermissionGuard {
+  name: string;
+  /**
+   * paths the guard's rules hand back from those hidden from the model (the credential stores, $BHRAIN_HOME,
+   * sandbox.denyRead): genRulesGuard lists each `read(<path>)` allow rule's path here; the default toolboxes are built
+   * with them (BhrainConfig readDenialOf)
+   */
+  allowRead?: readonly string[];
+  check: (input: { call: BrainToolCall }, context: BhrainPermissionContext) => BhrainPermissionDecision | Promise<BhrainPermissionDecision>;
+}
+
+/**
+ * .what = the user's answer to a prompt: true = allow once, false = deny, 'always' = allow, and allow the calls the
+ *         offered patterns cover for the rest of this session without asking
+ * .why = seed 002 open question 5; a boolean stays a valid answer, so prompters written before keep working
+ */
+export type BhrainPromptAnswer = boolean | 'always';
+
+/**
+ * .what = asks the user to approve one call; `remember` lists the rule patterns 'always' would remember (empty: 'always'
+ *         is not offered, and counts as a one-time yes)
+ * .why = injected through context: a TTY prompt in the CLI, a callback in a library, absent in CI (then prompt = deny)
+ */
+export type BhrainPrompter = (input: { call: BrainToolCall; reason: string; remember: readonly string[] }) => Promise<BhrainPromptAnswer>;

@@ -1,0 +1,358 @@
+import type { PickOne } from 'type-fns';
+import type { z } from 'zod';
+
+import { genBrainAtom } from '../../providers/genBrainAtom.js';
+import { preloadAjv } from '../../providers/loadAjv.js';
+import { compileOutputSchema, instructSchema, validateAnswer } from '../../providers/structuredOutput.js';
+import type { BrainAtom } from '../../core/contract/BrainAtom.js';
+import { readDenialOf, type BhrainConfig } from '../BhrainConfig.js';
+import type { BhrainContext } from '../BhrainContext.js';
+import type { BhrainSessionResult } from '../BhrainSessionResult.js';
+import { genBhrain, type Bhrain } from '../genBhrain.js';
+import { addRequestSpend, addSpend, emptySpend, type BhrainSpend } from '../session/checkBudget.js';
+import type { BhrainPermissionGuard } from '../permission/BhrainPermissionGuard.js';
+import { READ_ONLY_TOOLS, readOnly } from '../permission/builtinGuards.js';
+import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
+import { genBashToolBox } from '../tools/bash/genBashToolBox.js';
+import { genFilesToolBox } from '../tools/files/genFilesToolBox.js';
+import { pickTools } from '../tool/pickTools.js';
+import { genWebsearchToolBox } from '../tools/websearch/genWebsearchToolBox.js';
+import { asPriorTurns } from '../../core/continuation/asPriorTurns.js';
+import { compactEpisode } from '../../core/continuation/compactEpisode.js';
+import { isEpisodeCompacted, markEpisodeCompacted } from '../../core/continuation/compactedEpisodes.js';
+import { assertBrainEpisode, assertBrainSeries } from '../../core/contract/assertBrainRef.js';
+import { silentLog } from '../../core/contract/BrainContext.js';
+import { appendBrainExchange, type BrainEpisode } from '../../core/contract/BrainEpisode.js';
+import { genBrainExchange } from '../../core/contract/BrainExchange.js';
+import type { BrainOutput } from '../../core/contract/BrainOutput.js';
+import { genBrainSeries, getCurrentEpisode, replaceCurrentEpisode, type BrainSeries } from '../../core/contract/BrainSeries.js';
+import { BadRequestError, ContinuationNotSupportedError, EpisodeCompactedError, OutputInvalidError } from '../../core/contract/errors.js';
+import { refuseRhachetCall } from '../../core/contract/refuseRhachetCall.js';
+import { addCash, addTokens } from '../../core/contract/tokens.js';
+
+/** .what = the archs a repl can run */
+export const BRAIN_REPL_ARCHS = ['bhrain.struct.v1'] as const;
+
+/** share of the context window an episode may fill before the repl compacts it into a recap */
+export const REPL_COMPACT_AT_RATIO = 0.6;
+
+/** .what = continue from exactly one of: an episode (branch, revive) or a series (linear continuation) */
+export type BrainReplOn = PickOne<{ episode: BrainEpisode; series: BrainSeries }>;
+
+/**
+ * .what = a repl call's output plus the loop session behind it (termination, transcript, tool calls)
+ * .note = with a schema, output is the validated value when session.termination is 'complete'; otherwise (max-iterations,
+ *         budget, error: an OutputInvalidError in session.error when the answer did not fit after one corrective turn) it
+ *         is the answer's text, as in session.output
+ */
+export type BrainReplOutput<TOutput = string> = BrainOutput<TOutput, BrainSeries> & { session: BhrainSessionResult };
+
+/** .what = the shape a repl call's answer must have: a zod schema (typed) or a plain JSON Schema object (validated by ajv) */
+export type BrainReplSchema<TOutput = unknown> =
+  { output: z.ZodType<TOutput>; jsonSchema?: never } | { jsonSchema: object; output?: never };
+
+/** .what = a repl call; a zod schema types the output, a JSON Schema leaves it unknown, none makes it the answer's text */
+export interface BrainReplCall<TInput> {
+  <TOutput = string>(
+    call: TInput & { on?: BrainReplOn; schema?: { output: z.ZodType<TOutput> } },
+    context?: BhrainContext,
+  ): Promise<BrainReplOutput<TOutput>>;
+  (call: TInput & { on?: BrainReplOn; schema?: { jsonSchema: object } }, context?: BhrainContext): Promise<BrainReplOutput<unknown>>;
+}
+
+/** .what = the spend of a finished session, toward the budget of what follows it in the same call */
+const spendOf = (session: BhrainSessionResult): BhrainSpend => ({
+  tokens: session.tokens,
+  // a session without requests has no cash; one whose price was unknown has none either, and stays unknown (fail closed)
+  cash: session.cash ?? (session.iterations ? null : emptySpend().cash),
+  elapsedMs: session.elapsedMs,
+  requests: session.iterations,
+});
+
+/** .what = a session and its corrective turn as one: the second's ending and context, both sessions' spend and calls */
+const mergeSessions = (first: BhrainSessionResult, second: BhrainSessionResult): BhrainSessionResult => ({
+  ...second,
+  iterations: first.iterations + second.iterations,
+  tokens: addTokens(first.tokens, second.tokens),
+  cash: addCash(first.cash, second.cash),
+  elapsedMs: first.elapsedMs + second.elapsedMs,
+  transcript: [...first.transcript, ...second.transcript.slice(first.messages.length)],
+  compactions: [...first.compactions, ...second.compactions],
+  subagents: [...first.subagents, ...second.subagents],
+  toolCalls: {
+    made: first.toolCalls.made + second.toolCalls.made,
+    failed: first.toolCalls.failed + second.toolCalls.failed,
+    denied: first.toolCalls.denied + second.toolCalls.denied,
+    promptedDenied: first.toolCalls.promptedDenied + second.toolCalls.promptedDenied,
+    denials: [...first.toolCalls.denials, ...second.toolCalls.denials],
+  },
+});
+
+/** .what = reads `arch@atom` (the arch defaults to bhrain.struct.v1) */
+const parseReplSlug = (slug: string): { arch: string; atom: string } => {
+  const [arch, atom] = slug.includes('@') ? slug.split('@', 2) : ['bhrain.struct.v1', slug];
+  if (!BRAIN_REPL_ARCHS.includes(arch as (typeof BRAIN_REPL_ARCHS)[number]))
+    throw new BadRequestError(`unknown arch '${arch}': choose one of ${BRAIN_REPL_ARCHS.join(', ')}`);
+  return { arch, atom };
+};
+
+/**
+ * .what = what one repl call adds to the repl's own setup: toolboxes offered for this call only (ask allows their tools
+ *         besides the read-only ones), and system prompt text after config.systemPrompt
+ * .why = a caller's own tools (rhachet's plugs.tools) run inside the loop without touching the repl's shared toolboxes,
+ *        so concurrent calls never see each other's tools
+ */
+export interface BrainReplCallPlugs {
+  toolBoxes?: readonly BhrainToolBox[];
+  systemPrompt?: string;
+}
+
+/** .what = the read-only guard, which also allows the tools of the call's own toolboxes */
+const readOnlyAnd = (names: ReadonlySet<string>): BhrainPermissionGuard => ({
+  name: `${readOnly.name}+${[...names].join(',')}`,
+  check: (input, context) => (names.has(input.call.name) ? { decision: 'allow' } : readOnly.check(input, context)),
+});
+
+/**
+ * .what = the engine of a BrainRepl: its slug, its brains, and run(), which takes per-call plugs besides the call
+ * .why = genBrainRepl wraps it in the seeds' ask({ say }) / act({ do }); the rhachet repl calls run() with its plugs
+ */
+export const genBrainReplRunner = (
+  input: ({ slug: string; atom?: never } | { atom: BrainAtom; slug?: never }) & { config?: Omit<BhrainConfig, 'atom' | 'toolBoxes'> },
+) => {
+  const atom = input.atom ?? genBrainAtom({ slug: parseReplSlug(input.slug).atom });
+  const slug = `bhrain.struct.v1@${atom.slug}`;
+  // hidden from act's tools beyond the defaults, and handed back by its config and its guard's rules
+  const actDenial = readDenialOf(input.config ?? {});
+  const brains = {
+    ask: genBhrain({
+      ...input.config,
+      atom,
+      permissionGuard: readOnly,
+      // read-only: no guard of the caller's, so only the config's own sandbox.allowRead hands paths back
+      toolBoxes: [
+        pickTools(genFilesToolBox(readDenialOf({ sandbox: input.config?.sandbox })), [...READ_ONLY_TOOLS]),
+        genWebsearchToolBox(),
+      ],
+    }),
+    act: genBhrain({
+      ...input.config,
+      atom,
+      toolBoxes: [
+        genFilesToolBox(actDenial),
+        genBashToolBox({ sandbox: { ...input.config?.sandbox, ...actDenial } }),
+        genWebsearchToolBox(),
+      ],
+    }),
+  };
+  /** the brain of one call: the repl's own, or (with plugs) one over its current toolboxes plus the call's */
+  const brainFor = (mode: 'ask' | 'act', plugs: BrainReplCallPlugs): Bhrain => {
+    const extra = plugs.toolBoxes ?? [];
+    if (!extra.length && !plugs.systemPrompt) return brains[mode];
+    const names = new Set(extra.flatMap((box) => box.definitions.map((definition) => definition.name)));
+    return genBhrain({
+      ...input.config,
+      atom,
+      systemPrompt: [input.config?.systemPrompt, plugs.systemPrompt].filter((part) => !!part).join('\n\n') || undefined,
+      toolBoxes: [...brains[mode].toolBoxes.list(), ...extra],
+      ...(mode === 'ask' ? { permissionGuard: readOnlyAnd(names) } : {}),
+    });
+  };
+  const windowTokens = brains.act.config.limits.contextTokens;
+  const compactAtTokens = windowTokens * REPL_COMPACT_AT_RATIO;
+  let latest: { episode: BrainEpisode; series: BrainSeries } | null = null;
+
+  /** the starting point of a call: the episode to build on and the series it belongs to, if any */
+  const resolveOn = (on: BrainReplOn | undefined): { episode: BrainEpisode | null; series: BrainSeries | null } => {
+    if (!on) return { episode: null, series: null };
+    if (on.episode && on.series)
+      throw new BadRequestError(
+        'on takes exactly one of episode or series, not both: pass { episode } to branch or { series } to continue',
+      );
+    if (atom.spec.continuation === false)
+      throw new ContinuationNotSupportedError(
+        `${slug} does not support continuation. Continue this ${on.series ? 'series' : 'episode'} (error.ref) on a brain that can, or call without \`on\``,
+        on,
+      );
+    if (on.series) {
+      const series = assertBrainSeries(on.series);
+      return { series, episode: getCurrentEpisode(series) };
+    }
+    const episode = assertBrainEpisode(on.episode);
+    if (isEpisodeCompacted(episode.hash)) {
+      const series = latest?.series.episodes.some((closed) => closed.hash === episode.hash) ? latest.series : null;
+      throw new EpisodeCompactedError(
+        `episode ${episode.hash} has been compacted: its exchanges were summarized into the recap that opens the next episode of its series${series ? ` (${series.hash})` : ''}. Continue via { on: { series } } instead`,
+        { episode, series },
+      );
+    }
+    return { series: null, episode };
+  };
+
+  const run = async <TOutput>(
+    mode: 'ask' | 'act',
+    prompt: string,
+    on: BrainReplOn | undefined,
+    schemaInput: BrainReplSchema<TOutput> | undefined,
+    context: BhrainContext = {},
+    plugs: BrainReplCallPlugs = {},
+  ): Promise<BrainReplOutput<TOutput>> => {
+    const started = performance.now();
+    const brain = brainFor(mode, plugs);
+    const log = context.log ?? silentLog;
+    // a schema that cannot be used fails before any request
+    if (schemaInput?.jsonSchema !== undefined) await preloadAjv();
+    const schema = schemaInput ? compileOutputSchema<TOutput>(schemaInput.output ?? { jsonSchema: schemaInput.jsonSchema! }) : null;
+    const prior = resolveOn(on);
+    let { episode, series } = prior;
+
+    // a recap's requests are spend like any other: measured, and counted toward the session's budget
+    let recapSpend = emptySpend();
+    const measuredAtom: BrainAtom = {
+      ...atom,
+      generate: async (request, generateContext) => {
+        const generation = await atom.generate(request, generateContext);
+        recapSpend = addRequestSpend(recapSpend, generation);
+        return generation;
+      },
+    };
+
+    // a series whose current episode fills the window continues in a new episode that opens with a recap
+    if (episode) {
+      const compacted = await compactEpisode({
+        atom: measuredAtom,
+        episode,
+        pendingChars: prompt.length,
+        compactAtTokens,
+        windowTokens,
+        context,
+      });
+      if (compacted) {
+        markEpisodeCompacted(episode.hash);
+        series = genBrainSeries({
+          episodes: [...(series ?? genBrainSeries({ episodes: [episode] })).episodes, compacted.episode],
+          summaries: [...(series?.summaries ?? []), compacted.summary],
+          exid: series?.exid ?? null,
+        });
+        episode = compacted.episode;
+        log.info(`${slug}: compacted the episode into a recap; series continues in episode ${episode.hash}`);
+      }
+    }
+
+    const instructions = schema ? instructSchema(schema) : undefined;
+    const recapped = { ...recapSpend, elapsedMs: performance.now() - started };
+    let session = await brain.invoke({ prompt, history: asPriorTurns(episode), instructions, spentBefore: recapped }, context);
+    let output = session.output as unknown as TOutput;
+    if (schema && session.termination === 'complete') {
+      let verdict = validateAnswer(session.output, schema);
+      if (!verdict.ok) {
+        // one corrective turn on top of the same session, within what is left of the same budget
+        const first = session;
+        const spentBefore = { ...addSpend(recapSpend, spendOf(first)), elapsedMs: performance.now() - started };
+        const retry = await brain.invoke(
+          {
+            prompt: `Your answer does not fit the required schema: ${verdict.reason}\nReply again with only the corrected JSON.`,
+            history: first.messages,
+            instructions,
+            spentBefore,
+          },
+          context,
+        );
+        session = mergeSessions(first, retry);
+        // a corrective turn cut short (budget, error) ends as it ended, keeping the first answer when it said nothing new;
+        // only a complete one is judged again
+        const saidNothing = !retry.transcript
+          .slice(first.messages.length)
+          .some((message) => message.role === 'assistant' && message.content.trim());
+        if (retry.termination !== 'complete' && saidNothing)
+          session = { ...session, output: [first.output, retry.output].filter((text) => !!text).join('\n\n') };
+        if (retry.termination === 'complete') verdict = validateAnswer(retry.output, schema);
+      }
+      if (session.termination === 'complete' && !verdict.ok) {
+        const error = new OutputInvalidError(
+          `${slug} did not return output that fits the schema, after one corrective turn: ${verdict.reason}`,
+          session.output,
+        );
+        session = { ...session, termination: 'error', error };
+      }
+      // the validated value, or (when the session did not complete with one) the answer's text
+      output = verdict.ok && session.termination === 'complete' ? verdict.value : (session.output as unknown as TOutput);
+    }
+    // the call's spend includes the recap's requests and time
+    if (recapSpend.requests)
+      session = {
+        ...session,
+        tokens: addTokens(recapSpend.tokens, session.tokens),
+        cash: addCash(recapSpend.cash, session.cash),
+        elapsedMs: session.elapsedMs + Math.round(recapped.elapsedMs),
+      };
+    const { tokens, cash } = session;
+
+    // a failed exchange is still a checkpoint to resume from: it records what happened, so a continuation knows
+    const outputText =
+      session.termination === 'error'
+        ? `${session.output ? `${session.output}\n\n` : ''}[bhrain: this exchange ended with an error: ${session.error?.message}]`
+        : schema && session.termination === 'complete'
+          ? JSON.stringify(output)
+          : session.output;
+    const nextEpisode = appendBrainExchange({ episode, exchange: genBrainExchange({ input: prompt, output: outputText }) });
+    const nextSeries = series ? replaceCurrentEpisode({ series, episode: nextEpisode }) : genBrainSeries({ episodes: [nextEpisode] });
+    latest = { episode: nextEpisode, series: nextSeries };
+    log.info(`${slug}: episode ${nextEpisode.hash} series ${nextSeries.hash}`, { episode: nextEpisode.hash, series: nextSeries.hash });
+    return {
+      output,
+      episode: nextEpisode,
+      series: nextSeries,
+      session,
+      metrics: {
+        size: {
+          tokens,
+          chars: { input: prompt.length, output: outputText.length, cache: { get: 0, set: 0 } },
+        },
+        cost: { time: { milliseconds: session.elapsedMs }, cash },
+      },
+    };
+  };
+
+  return {
+    slug,
+    /** the brains behind ask and act: add or remove toolboxes at runtime (the CLI offers MCP servers' tools this way) */
+    brains: brains as { readonly ask: Pick<Bhrain, 'toolBoxes'>; readonly act: Pick<Bhrain, 'toolBoxes'> },
+    run,
+  };
+};
+
+/**
+ * .what = a BrainRepl: .ask() (read-only tools) and .act() (full tools) on bhrain.struct.v1, over a slug
+ *         (`bhrain.struct.v1@claude/sonnet`, or just the atom's slug) or an atom of your own
+ * .why = every call returns NEW episode and series refs; continuing from a ref sees the context exactly as of that
+ *        ref; a series that outgrows the window is compacted into a recap episode, transparently
+ * .note = the repl keeps only its latest refs, so memory does not grow with the number of calls. With a schema ({ output:
+ *         zod } or { jsonSchema }), an answer that does not fit gets one corrective turn with the validation errors; a
+ *         second miss ends the call with an OutputInvalidError in session.error (never thrown: the refs still come back).
+ *         One call is one budget: a recap of the series and the corrective turn count toward config.limits with the loop
+ */
+export const genBrainRepl = (
+  input: ({ slug: string; atom?: never } | { atom: BrainAtom; slug?: never }) & { config?: Omit<BhrainConfig, 'atom' | 'toolBoxes'> },
+) => {
+  const { slug, brains, run } = genBrainReplRunner(input);
+  return {
+    repo: 'bhrain' as const,
+    slug,
+    /** the brains behind ask and act: add or remove toolboxes at runtime (the CLI offers MCP servers' tools this way) */
+    brains,
+    /** read-only tools; with a schema ({ output: zod } or { jsonSchema }), the output is validated (and typed, with zod) */
+    ask: (async (call: { say: string; on?: BrainReplOn; schema?: BrainReplSchema<unknown> }, context?: BhrainContext) => {
+      refuseRhachetCall({ call, field: 'say', brain: slug, method: 'ask' });
+      return run('ask', call.say, call.on, call.schema, context);
+    }) as BrainReplCall<{ say: string }>,
+    /** full tools: read, write, edit, glob, grep, bash, websearch; a schema works as for ask */
+    act: (async (call: { do: string; on?: BrainReplOn; schema?: BrainReplSchema<unknown> }, context?: BhrainContext) => {
+      refuseRhachetCall({ call, field: 'do', brain: slug, method: 'act' });
+      return run('act', call.do, call.on, call.schema, context);
+    }) as BrainReplCall<{ do: string }>,
+  };
+};
+
+/** .what = a BrainRepl instance */
+export type BrainRepl = ReturnType<typeof genBrainRepl>;

@@ -1,0 +1,141 @@
+import { relative } from 'node:path';
+
+import type { BrainLog } from '../../core/contract/BrainContext.js';
+import type { BrainToolCall } from '../../core/contract/BrainMessage.js';
+import type { BhrainDenialSource } from '../BhrainSessionResult.js';
+import type { BhrainPermissionDecision, BhrainPermissionGuard, BhrainPrompter } from '../permission/BhrainPermissionGuard.js';
+import type { BhrainSessionApprovals } from '../permission/genSessionApprovals.js';
+import { findHardLinkedTarget, findOutsideWorkspace, findProtectedTarget, findWriteTarget } from '../permission/findOutsideWorkspace.js';
+import type { WriteCheck } from '../tools/files/openInsideWorkspace.js';
+
+/**
+ * .what = whether a call may run, and if not, the denial the model reads, who denied it and why; for a write or edit, the
+ *         file judged, and whether the user approved it although it lands outside the workspace, in a protected path (git's
+ *         hooks or config, a shell's start-up file, an editor's or an agent's settings: PROTECTED_PATHS), or in a
+ *         hard-linked file
+ */
+export type PermissionVerdict =
+  { allowed: true; writeCheck: WriteCheck | null } | { allowed: false; denial: string; by: BhrainDenialSource; reason: string };
+
+/** .what = resolves a promise, or rejects when it has not settled in time */
+const within = <T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} did not answer within ${timeoutMs} ms`)), timeoutMs);
+    promise.then(
+      (value) => (clearTimeout(timer), resolve(value)),
+      (error) => (clearTimeout(timer), reject(error)),
+    );
+  });
+
+/**
+ * .what = consults the guard for one call, and the prompter when the guard asks for approval
+ * .why = fail closed: a guard that throws, hangs or answers nonsense denies; a prompt with no way to ask denies, saying so;
+ *        a prompt the session's remembered approvals cover is allowed without asking (only the guard's prompt, see below);
+ *        a write or edit outside the workspace (../, absolute, a symlink pointing out), into a protected path (unless a rule
+ *        names that path exactly), or into a file with other hard links is always a prompt at least; it runs right before
+ *        the call, after any bash call of the turn that could have made a link (runToolCalls)
+ */
+export const checkPermission = async (input: {
+  call: BrainToolCall;
+  guard: BhrainPermissionGuard;
+  prompter: BhrainPrompter | null;
+  cwd: string;
+  guardTimeoutMs: number;
+  log: BrainLog;
+  /** what the user approved for the rest of this session; absent = nothing is remembered, and 'always' is not offered */
+  approvals?: BhrainSessionApprovals | null;
+}): Promise<PermissionVerdict> => {
+  const { call, guard } = input;
+  let verdict: BhrainPermissionDecision;
+  try {
+    verdict = await within(
+      Promise.resolve().then(() => guard.check({ call }, { cwd: input.cwd })),
+      input.guardTimeoutMs,
+      `permission guard '${guard.name}'`,
+    );
+    if (!['allow', 'deny', 'prompt'].includes(verdict?.decision))
+      throw new Error(`permission guard '${guard.name}' returned ${JSON.stringify(verdict)}, not a decision of allow, deny or prompt`);
+  } catch (error) {
+    input.log.error(`permission guard '${guard.name}' failed on ${call.name}; the call is denied`, {
+      error: String(error),
+      callId: call.id,
+    });
+    return {
+      allowed: false,
+      denial: `permission denied: the permission guard failed (${(error as Error).message}), so ${call.name} was not run (guards fail closed). Try another approach, or ask the user.`,
+      by: 'guard',
+      reason: `the permission guard failed: ${(error as Error).message}`,
+    };
+  }
+  // whatever the guard says, a write or edit that lands outside the workspace, in what a later program trusts (unless the
+  // user's rule names that very path), or in a file that also has a name elsewhere, is asked about, never silently
+  // allowed; the tool then changes only the file judged here
+  const where = { toolName: call.name, toolInput: call.input, cwd: input.cwd };
+  const judged = findWriteTarget(where);
+  const outside = verdict.decision === 'deny' ? null : findOutsideWorkspace(where);
+  const linked = verdict.decision === 'deny' ? null : findHardLinkedTarget(where);
+  const protectedTarget =
+    verdict.decision === 'deny' || (verdict.decision === 'allow' && verdict.namedExactly) ? null : findProtectedTarget(where);
+  const notes = [
+    ...(outside ? [`${call.name} would change ${outside}, outside the workspace ${input.cwd}`] : []),
+    ...(protectedTarget
+      ? [
+          `${call.name} would change ${protectedTarget.realPath}, a protected path: ${protectedTarget.trustedBy}, outside any sandbox (a rule naming that exact path, e.g. \`write(${relative(input.cwd, protectedTarget.realPath)})\`, allows it)`,
+        ]
+      : []),
+    ...(linked
+      ? [
+          `${call.name} would change ${linked.realPath}, which has ${linked.links} hard links (another name for it may lie outside the workspace)`,
+        ]
+      : []),
+  ];
+  if (notes.length) {
+    const note = notes.join('; ');
+    verdict = { decision: 'prompt', reason: verdict.decision === 'prompt' && verdict.reason ? `${verdict.reason}; ${note}` : note };
+  }
+  // allowed with no note: only a rule naming the file exactly lets it through when it is protected, and then it is approved
+  if (verdict.decision === 'allow')
+    return { allowed: true, writeCheck: judged === null ? null : { realPath: judged, approved: !!verdict.namedExactly } };
+  const reason = verdict.reason ?? `${call.name} needs approval`;
+  if (verdict.decision === 'deny')
+    return { allowed: false, denial: `permission denied: ${reason}. ${call.name} was not run; adjust your approach.`, by: 'guard', reason };
+  if (!input.prompter)
+    return {
+      allowed: false,
+      denial: `permission denied: ${reason}, and approval was needed but there is no way to ask the user (not an interactive terminal). ${call.name} was not run; proceed without it or explain what approval is needed.`,
+      by: 'no-prompter',
+      reason,
+    };
+  // a remembered approval answers only the guard's own question: never the outside, protected or hard-link notes, never a deny
+  const approvals = notes.length ? null : (input.approvals ?? null);
+  if (approvals && (await approvals.covers({ call, cwd: input.cwd }))) {
+    input.log.info(`${call.name} allowed by an approval remembered this session`, { callId: call.id, reason });
+    return { allowed: true, writeCheck: judged === null ? null : { realPath: judged, approved: false } };
+  }
+  try {
+    const remember = approvals ? await approvals.offer({ call, decision: verdict, cwd: input.cwd }) : [];
+    const answer = await input.prompter({ call, reason, remember });
+    if (answer === 'always' && remember.length) {
+      approvals!.remember(remember);
+      // the patterns are not logged: they quote the command, which may hold a secret the log would not redact
+      input.log.info(`the user approved ${call.name} for the rest of this session (${remember.length} pattern(s))`, { callId: call.id });
+    }
+    // an approval covers the outside, protected and hard-link notes only when they were part of the question
+    if (answer === true || answer === 'always')
+      return { allowed: true, writeCheck: judged === null ? null : { realPath: judged, approved: notes.length > 0 } };
+    return {
+      allowed: false,
+      denial: `permission denied: the user declined ${call.name} (${reason}). Do not retry it; take another approach.`,
+      by: 'prompt',
+      reason: `the user declined: ${reason}`,
+    };
+  } catch (error) {
+    input.log.error(`prompting the user for ${call.name} failed; the call is denied`, { error: String(error) });
+    return {
+      allowed: false,
+      denial: `permission denied: asking the user for approval failed (${(error as Error).message}). ${call.name} was not run.`,
+      by: 'prompt',
+      reason: `asking the user for approval failed: ${(error as Error).message}`,
+    };
+  }
+};

@@ -1,0 +1,46 @@
+import type { BrainAtom } from '../../core/contract/BrainAtom.js';
+import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
+
+/** .what = the subagent types every session with subagents on can spawn */
+export const BUILTIN_SUBAGENT_TYPES = ['explore', 'plan', 'general-purpose'] as const;
+export type BhrainBuiltinSubagentType = (typeof BUILTIN_SUBAGENT_TYPES)[number];
+
+/**
+ * .what = a custom subagent type, as a library user registers it (config.subagents.types)
+ * .note = toolBoxes absent = the parent's read-only tools (read, glob, grep, websearch), as explore gets; atom absent = the
+ *         parent's atom; a custom type named like a built-in one replaces it (e.g. explore on a cheaper atom)
+ */
+export interface BhrainSubagentDefinition {
+  /** what the model passes as subagent_type: 1-64 letters, digits, _ or - */
+  name: string;
+  /** one line the model reads in the task tool's description: when to pick this type */
+  description: string;
+  /** the child's system prompt, added after bhrain's own */
+  systemPrompt: string;
+  toolBoxes?: BhrainToolBox[];
+  /** an atom, or its slug (claude/haiku, qwen/qwen-plus) */
+  atom?: BrainAtom | string;
+}
+
+/** .what = subagents, as a config turns them on: true for the defaults, or a depth limit and custom types */
+export interface BhrainSubagentsConfig {
+  /** how deep children may nest: 1 (default) = the session's children cannot spawn their own */
+  maxDepth?: number;
+  types?: BhrainSubagentDefinition[];
+}
+
+/** .what = one subagent type, resolved: its tools are the parent's read-only ones, all the parent's, or its own */
+export interface BhrainSubagentTypeResolved {
+  name: string;
+  description: string;
+  systemPrompt: string;
+  tools: 'read-only' | 'parent' | readonly BhrainToolBox[];
+  /** null = the parent's atom */
+  atom: BrainAtom | null;
+}
+
+/** .what = subagents with defaults applied: the depth limit and every type the task tool offers */
+export interface BhrainSubagentsResolved {
+  maxDepth: number;
+  types: readonly BhrainSubagentTypeResolved[];
+}

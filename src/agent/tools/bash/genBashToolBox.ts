@@ -1,0 +1,331 @@
+import { realpathSync, statSync } from 'node:fs';
+
+import type { BrainToolDefinition } from '../../../core/contract/BrainMessage.js';
+import { BadRequestError } from '../../../core/contract/errors.js';
+import { genCutSecretRedactor, genSecretRedactor, withoutSupplierKeys } from '../../../core/secrets/genSecretRedactor.js';
+import { readGitCredentials, signGitConfigFiles, type GitCredentials } from '../../instructions/readGitCredentials.js';
+import { DEFAULT_BASH_MAX_TOTAL_CAPTURE_BYTES, DEFAULT_BASH_SANDBOX_MODE } from '../../constants.js';
+import type { BhrainToolBox, BhrainToolResult } from '../../tool/BhrainToolBox.js';
+import { loadToolDescription } from '../../tool/loadToolDescription.js';
+import { BASH_SANDBOX_MODES, isBashSandboxMode, type BashSandbox, type BashSandboxMode } from '../../../sandbox/BashSandbox.js';
+import { CaptureBudget } from '../../../sandbox/CaptureBudget.js';
+import { checkBashSandbox } from '../../../sandbox/checkBashSandbox.js';
+import { genBashSandboxPool } from '../../../sandbox/genBashSandboxPool.js';
+import { isUnder, resolveHiddenPaths, type ReadDenial } from '../../../sandbox/resolveHiddenPaths.js';
+import {
+  findProtectedPaths,
+  genBwrapArgs,
+  isShellBehaviorVariable,
+  pickSandboxHidden,
+  sandboxDataFilesOf,
+  type SandboxDataFile,
+  type SandboxHidden,
+} from '../../../sandbox/genBwrapArgs.js';
+import { formatBashRun } from './formatBashRun.js';
+import { PROTECTED_PATHS } from '../../../sandbox/protectedPaths.js';
+import { checkDomainPattern, normalizeDomainPattern } from '../../../sandbox/network/allowedDomains.js';
+import { planSandboxForwarder, withForwarderEnv, type SandboxForwarder } from '../../../sandbox/network/sandboxForwarder.js';
+import type { DomainProxy } from '../../../sandbox/network/startDomainProxy.js';
+import { runBashCommand } from '../../../sandbox/runBashCommand.js';
+
+/** .what = a path with its symlinks resolved (libc's realpath, as fs/promises' realpath is), or null where it cannot be */
+const realpathOrNull = (path: string): string | null => {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return null;
+  }
+};
+
+/** .what = the protected path a command's output names beside an error its read-only mount gives, if any */
+const findRefusedProtectedPath = (output: string): { path: string; trustedBy: string } | null => {
+  if (!/Read-only file system|Is a directory|Device or resource busy|Permission denied/.test(output)) return null;
+  return PROTECTED_PATHS.find((each) => output.includes(each.path.replace(/\/$/, ''))) ?? null;
+};
+
+// what the model is told about where its command runs
+const SANDBOX_TEXT: Record<BashSandboxMode, string> = {
+  'workspace-write':
+    'the command runs in a sandbox. It can write only inside the working directory and /tmp; everything else (your home directory, system paths) is read-only, and so are, in the working directory, the files other programs trust and run, whether they exist or not: {protected} (writing one fails with "Read-only file system", "Is a directory" or "Device or resource busy"; leave them to the user). Credential stores (~/.ssh, ~/.aws, ~/.npmrc, … and bhrain\'s own $BHRAIN_HOME) read as empty or absent, and git\'s config shows its credentials redacted. /tmp is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. No process a call starts outlives the call.',
+  'read-only':
+    "the command runs in a read-only sandbox: nothing is writable, not even the working directory, except /tmp, which is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. Credential stores (~/.ssh, ~/.aws, ~/.npmrc, … and bhrain's own $BHRAIN_HOME) read as empty or absent, and git's config shows its credentials redacted. No process a call starts outlives the call.",
+  off: 'none: the command runs unconfined, with the rights of the user running bhrain.',
+};
+
+/** .what = what the model is told about the network of a sandbox whose network opens by domain */
+const describeAllowedDomains = (allowedDomains: readonly string[]): string =>
+  ` The network reaches only these hosts, through bhrain's proxy: ${allowedDomains.join(', ')}${allowedDomains.some((pattern) => pattern.startsWith('*.')) ? ' (*.example.com is any subdomain of example.com, not example.com itself)' : ''}. HTTP_PROXY and HTTPS_PROXY are set for it (curl, git, npm and pip use them; a program that ignores them cannot connect). Any other host is refused: an http:// request gets a 403 that names it, an https:// one fails its CONNECT with 403 (curl: "CONNECT tunnel failed, response 403"). A server a command starts itself is reachable on localhost.`;
+
+/**
+ * .what = the allowed domains of a sandbox option, checked: a pattern list, a proxy's, or both when they agree
+ * .why = a bad pattern fails when the toolbox is made, naming it, never at the model's first bash call
+ */
+const readAllowedDomains = (sandbox: BashSandbox | undefined): string[] => {
+  const given = (sandbox?.allowedDomains ?? []).map((pattern) => {
+    const wrong = checkDomainPattern(pattern);
+    if (wrong) throw new BadRequestError(`sandbox.allowedDomains: ${wrong}`);
+    return normalizeDomainPattern(pattern);
+  });
+  const proxied = sandbox?.domainProxy?.allowedDomains;
+  if (proxied && sandbox?.allowedDomains && [...new Set(given)].join(',') !== proxied.join(','))
+    throw new BadRequestError(
+      `sandbox.allowedDomains (${given.join(', ')}) and sandbox.domainProxy's (${proxied.join(', ')}) differ: give one of them`,
+    );
+  return proxied ? [...proxied] : [...new Set(given)];
+};
+
+/** Linux's MAX_ARG_STRLEN (32 pages) less the terminating NUL: the longest `bash -c` string an exec takes */
+const MAX_COMMAND_BYTES = 128 * 1024 - 1;
+
+/** how long a sandbox waits, unused, for the next call before it is killed */
+const SANDBOX_IDLE_MS = 60_000;
+
+/** sandboxes kept waiting between calls: one per bash call a turn runs at the same time, up to this */
+const MAX_IDLE_SANDBOXES = 4;
+
+/**
+ * .what = a reader of the git config files the sandbox shows with their credentials redacted, kept until one of the
+ *         files it read changes (a stat each per call)
+ * .why = a command could otherwise `cat .git/config > leak.txt`: the checkout token would never reach the model, but
+ *        would land in the workspace, which CI may publish. Git inside the sandbox then cannot authenticate with it
+ */
+const genGitConfigView = () => {
+  let kept: { key: string; read: GitCredentials; files: SandboxDataFile[] } | null = null;
+  return (cwd: string, env: Record<string, string | undefined>, hidden: SandboxHidden, cwdReal: string): SandboxDataFile[] => {
+    const key = JSON.stringify([cwd, env.HOME, env.XDG_CONFIG_HOME]);
+    if (kept?.key !== key || signGitConfigFiles(kept.read) !== kept.read.signature) {
+      const read = readGitCredentials({ cwd }, { env });
+      const redact = genSecretRedactor({}, read.secrets);
+      kept = {
+        key,
+        read,
+        files: read.files.filter((file) => file.hasCredentials).map((file) => ({ path: file.path, text: redact(file.text) })),
+      };
+    }
+    // a file the sandbox does not show at all needs no other content: in a hidden directory, or in the host's /tmp
+    const unseen = (path: string) => hidden.dirs.some((dir) => isUnder(dir, path)) || (isUnder('/tmp', path) && !isUnder(cwdReal, path));
+    return kept.files.filter((file) => !unseen(file.path));
+  };
+};
+
+/**
+ * .what = a toolbox with one tool, bash: runs a shell command in the working directory and returns its output and exit code
+ * .why = the brain's general-purpose hands; confined by an OS sandbox (bubblewrap) and bounded in time, memory and
+ *        lifetime, so a bad command cannot hurt the machine or the loop
+ */
+export const genBashToolBox = (
+  options: {
+    /** used when the model gives no timeout_ms */
+    defaultTimeoutMs?: number;
+    /** a larger timeout_ms is clamped to this */
+    maxTimeoutMs?: number;
+    /** per stream: the head and tail kept in memory; the middle beyond this is dropped and counted */
+    maxCaptureBytes?: number;
+    /** all running calls together: the head and tail memory they may keep beyond 64 KB per stream half */
+    maxTotalCaptureBytes?: number;
+    /** how long a timed-out or aborted group has between SIGTERM and SIGKILL */
+    killGraceMs?: number;
+    /** where commands run: mode workspace-write (default), read-only or off; the network is off unless allowNetwork */
+    sandbox?: BashSandbox;
+  } = {},
+): BhrainToolBox => {
+  const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
+  const defaultTimeoutMs = Math.min(options.defaultTimeoutMs ?? 120_000, maxTimeoutMs);
+  const maxCaptureBytes = options.maxCaptureBytes ?? 8 * 1024 * 1024;
+  const captureBudget = new CaptureBudget(options.maxTotalCaptureBytes ?? DEFAULT_BASH_MAX_TOTAL_CAPTURE_BYTES);
+  const killGraceMs = options.killGraceMs ?? 2_000;
+  const sandboxMode = options.sandbox?.mode ?? DEFAULT_BASH_SANDBOX_MODE;
+  if (!isBashSandboxMode(sandboxMode))
+    throw new BadRequestError(`unknown bash sandbox mode ${JSON.stringify(sandboxMode)}: choose one of ${BASH_SANDBOX_MODES.join(', ')}`);
+  const allowNetwork = options.sandbox?.allowNetwork ?? false;
+  const allowedDomains = readAllowedDomains(options.sandbox);
+  // the network opens by domain only where it would otherwise be off: allowNetwork is everything, mode off unconfined
+  const byDomain = sandboxMode !== 'off' && !allowNetwork && allowedDomains.length > 0;
+  // started at the first call that needs it, unless given; one that cannot start refuses every call (fail closed)
+  let domainProxy: Promise<DomainProxy> | null = options.sandbox?.domainProxy ? Promise.resolve(options.sandbox.domainProxy) : null;
+  const denial: ReadDenial = { denyRead: options.sandbox?.denyRead, allowRead: options.sandbox?.allowRead };
+  // fails here, at build time, on a relative path
+  resolveHiddenPaths(denial, { env: process.env });
+  const sandboxes = genBashSandboxPool({ idleMs: SANDBOX_IDLE_MS, maxIdle: MAX_IDLE_SANDBOXES });
+  const gitConfigView = genGitConfigView();
+
+  /**
+   * .what = the proxy (started at the first call that needs it) and the forwarder a sandboxed call runs with, when the
+   *         network opens by domain, or why the call is refused
+   * .why = fail closed: without its proxy, the sandbox would have the network off where the user allowed hosts, silently
+   */
+  const prepareNetwork = async (cwdReal: string): Promise<{ proxy: DomainProxy; forwarder: SandboxForwarder } | { refusal: string }> => {
+    // loaded only here: a toolbox without allowed domains never loads node's http server
+    domainProxy ??= import('../../../sandbox/network/startDomainProxy.js').then(({ startDomainProxy }) =>
+      startDomainProxy({ allowedDomains }),
+    );
+    const proxy = await domainProxy.catch((error: Error) => error);
+    if (proxy instanceof Error) return { refusal: `the network proxy for the allowed domains could not start (${proxy.message})` };
+    const plan = planSandboxForwarder({ proxyDir: proxy.socketDir, cwdReal, writable: sandboxMode === 'workspace-write' });
+    return plan.ok ? { proxy, forwarder: plan.forwarder } : { refusal: plan.reason };
+  };
+
+  const definition: BrainToolDefinition = {
+    name: 'bash',
+    description: loadToolDescription(new URL('./bash.txt', import.meta.url))
+      .replaceAll('{defaultTimeoutMs}', String(defaultTimeoutMs))
+      .replaceAll('{maxTimeoutMs}', String(maxTimeoutMs))
+      .replaceAll(
+        '{sandbox}',
+        `${SANDBOX_TEXT[sandboxMode]}${sandboxMode === 'off' ? '' : allowNetwork ? ' The network is on.' : byDomain ? describeAllowedDomains(allowedDomains) : ' The network is off: no downloads, no remote APIs (a server started within the same command is reachable on localhost).'}`,
+      )
+      .replaceAll('{protected}', PROTECTED_PATHS.map((each) => each.path).join(', ')),
+    inputSchema: {
+      type: 'object',
+      properties: {
+        command: {
+          type: 'string',
+          description: 'The command to run with `bash -c`, in the working directory. Pipes, redirects, && and quoting work as in a shell.',
+        },
+        // no schema maximum: a larger value is clamped (and said), not rejected
+        timeout_ms: {
+          type: 'integer',
+          minimum: 1,
+          description: `How long the command may run, in milliseconds. Default ${defaultTimeoutMs}, at most ${maxTimeoutMs}.`,
+        },
+      },
+      required: ['command'],
+      additionalProperties: false,
+    },
+  };
+
+  return {
+    name: 'bash',
+    definitions: [definition],
+    execute: async ({ call }, context): Promise<BhrainToolResult> => {
+      const failure = (output: string): BhrainToolResult => ({ callId: call.id, success: false, output });
+      if (call.name !== 'bash') return failure(`the bash toolbox has no tool named ${call.name}; its only tool is bash`);
+      if (call.inputError) return failure(call.inputError);
+      const { command, timeout_ms: requestedTimeoutMs } = call.input;
+      if (typeof command !== 'string' || command.trim() === '')
+        return failure('bash needs a non-empty string `command`, e.g. {"command": "ls -la"}');
+      if (command.includes('\0')) return failure('`command` must not contain a NUL character: bash cannot take one');
+      const commandBytes = Buffer.byteLength(command);
+      if (commandBytes > MAX_COMMAND_BYTES)
+        return failure(
+          `\`command\` is ${commandBytes} bytes, and bash -c takes at most ${MAX_COMMAND_BYTES} (Linux's limit on one argument): write the script to a file first (with the write tool, or in parts), then run the file`,
+        );
+      if (
+        requestedTimeoutMs !== undefined &&
+        (typeof requestedTimeoutMs !== 'number' || !Number.isInteger(requestedTimeoutMs) || requestedTimeoutMs <= 0)
+      )
+        return failure(
+          `timeout_ms must be a positive integer number of milliseconds (at most ${maxTimeoutMs}), got ${JSON.stringify(requestedTimeoutMs)}`,
+        );
+      const notes: string[] = [];
+      let timeoutMs = requestedTimeoutMs ?? defaultTimeoutMs;
+      if (timeoutMs > maxTimeoutMs) {
+        notes.push(`note: timeout_ms ${timeoutMs} is above the maximum of ${maxTimeoutMs} ms; it was clamped to ${maxTimeoutMs} ms`);
+        timeoutMs = maxTimeoutMs;
+      }
+      // checked first: a missing cwd would otherwise surface as a misleading "spawn bash ENOENT"; the sandbox binds its
+      // real path. Synchronous: a bash call is on every iteration's path, and a stat each is microseconds
+      const cwdFound = statSync(context.cwd, { throwIfNoEntry: false });
+      const cwdReal = !cwdFound?.isDirectory() ? null : sandboxMode === 'off' ? context.cwd : realpathOrNull(context.cwd);
+      if (!cwdFound || cwdReal === null) return failure(`the working directory ${context.cwd} does not exist or is not a directory`);
+      if (context.signal?.aborted) return failure('aborted by the caller before the command started');
+      // the shell gets the caller's environment without bhrain's own supplier keys: the model never needs them
+      let env = withoutSupplierKeys(context.env);
+
+      const limits = { command, timeoutMs, maxCaptureBytes, captureBudget, killGraceMs };
+      context.log.debug('bash: running', { command, cwd: context.cwd, timeoutMs, sandbox: sandboxMode });
+      let run;
+      // the proxy's refusals from here on are this call's, or (calls running at once) one of theirs: the model is told
+      let proxyMark: { proxy: DomainProxy; at: number } | null = null;
+      if (sandboxMode === 'off') run = await runBashCommand(limits, { cwd: context.cwd, env, signal: context.signal });
+      else {
+        // fail closed: a sandbox that cannot start refuses the call, with how to fix it
+        const check = await checkBashSandbox({ env: context.env });
+        if (!check.ok)
+          return failure(
+            `bash is refused: ${check.reason}, or configure the bash toolbox with sandbox: { mode: 'off' } (CLI: --sandbox off) to run bash unconfined. Tell the user: retrying will not help.`,
+          );
+        // the network by domain: the proxy outside, and the forwarder the sandbox's supervisor keeps inside
+        const network = byDomain ? await prepareNetwork(cwdReal) : null;
+        if (network && 'refusal' in network) return failure(`bash is refused: ${network.refusal}. Tell the user: retrying will not help.`);
+        const forwarder = network?.forwarder ?? null;
+        if (network) {
+          env = withForwarderEnv(env);
+          proxyMark = { proxy: network.proxy, at: network.proxy.mark() };
+        }
+        const { bound, placeholders, pinned } =
+          sandboxMode === 'workspace-write' ? findProtectedPaths(cwdReal) : { bound: [], placeholders: [], pinned: [] };
+        // the credential stores and $BHRAIN_HOME, as they are now: a store made since the last call is hidden from this one
+        const hidden = pickSandboxHidden(resolveHiddenPaths(denial, { env: context.env, readable: [context.cwd, cwdReal] }), cwdReal);
+        const dataFiles = gitConfigView(context.cwd, context.env, hidden, cwdReal);
+        // what changes how bash runs a script reaches the command, not the sandbox's supervisor
+        const shellVariables = Object.entries(env).flatMap(([name, value]) =>
+          value !== undefined && isShellBehaviorVariable(name) ? [`${name}=${value}`] : [],
+        );
+        const protectedPaths = [...bound.map((found) => found.path), ...placeholders];
+        const start = {
+          bwrapPath: check.bwrapPath,
+          bashPath: check.bashPath,
+          bwrapArgs: genBwrapArgs({
+            bashPath: check.bashPath,
+            mode: sandboxMode,
+            allowNetwork,
+            cwd: context.cwd,
+            cwdReal,
+            protectedPaths,
+            pinnedPaths: pinned,
+            shellVariables,
+            forwarder,
+            hidden,
+            dataFiles,
+          }),
+          placeholders,
+          ...(forwarder ? { forwarderInterpreterPath: forwarder.interpreterPath } : {}),
+          data: sandboxDataFilesOf(hidden, dataFiles).map((file) => file.text),
+        };
+        // all a sandbox was made for, down to the inodes it binds: a kept one runs this call only if none changed
+        const key = JSON.stringify([start, context.cwd, env, `${cwdFound.dev}:${cwdFound.ino}`, bound]);
+        const supervisorEnv = shellVariables.length
+          ? Object.fromEntries(Object.entries(env).filter(([name]) => !isShellBehaviorVariable(name)))
+          : env;
+        run = await sandboxes.run({ ...limits, key, start }, { cwd: context.cwd, env: supervisorEnv, signal: context.signal });
+      }
+      const refusedHosts = proxyMark?.proxy.deniedSince(proxyMark.at) ?? [];
+      if (refusedHosts.length)
+        notes.push(
+          `note: bhrain's proxy refused ${refusedHosts.join(', ')} while this command ran: the sandbox's network reaches only ${allowedDomains.join(', ')}. If the task needs another host, tell the user, who can allow it (--allow-domain); retrying will not help.`,
+        );
+      if (run.spawnError) return failure(`could not start bash: ${run.spawnError}`);
+      context.log.debug('bash: finished', {
+        exitCode: run.exitCode,
+        exitSignal: run.exitSignal,
+        timedOut: run.timedOut,
+        aborted: run.aborted,
+        elapsedMs: run.elapsedMs,
+      });
+      // a write refused by a protected path's mount says only "Read-only file system": the model is told why, once
+      const refusedPath =
+        sandboxMode === 'workspace-write'
+          ? findRefusedProtectedPath(`${run.stdout.head}${run.stdout.tail}\n${run.stderr.head}${run.stderr.tail}`)
+          : null;
+      if (refusedPath)
+        notes.push(
+          `note: ${refusedPath.path} is a protected path (${refusedPath.trustedBy}, outside any sandbox): the sandbox keeps it read-only, whether it exists or not, and so do write and edit unless the user allows that exact path. Leave it to the user, or tell them why it must change`,
+        );
+      const truncated = run.stdout.droppedBytes > 0 || run.stderr.droppedBytes > 0;
+      // a secret cut in two by the dropped middle matches no redaction of the whole value: its pieces are redacted here
+      if (truncated) {
+        const cut = context.redact ?? genCutSecretRedactor(context.env);
+        for (const stream of [run.stdout, run.stderr])
+          if (stream.droppedBytes > 0) Object.assign(stream, { head: cut.head(stream.head), tail: cut.tail(stream.tail) });
+      }
+      return {
+        callId: call.id,
+        success: run.exitCode === 0,
+        output: formatBashRun(run, { timeoutMs, notes }),
+        exitCode: run.exitCode,
+        ...(truncated ? { truncated } : {}),
+      };
+    },
+  };
+};

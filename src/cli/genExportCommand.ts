@@ -1,0 +1,68 @@
+import { Command } from 'commander';
+
+import { silentLog, type BrainLog } from '../core/contract/BrainContext.js';
+import { BadRequestError, BhrainError, EpisodeCompactedError } from '../core/contract/errors.js';
+import type { BrainRefStore } from '../core/continuation/genBrainRefStore.js';
+import { EXIT_CODES } from './exitCodes.js';
+
+/**
+ * .what = the text of `bhrain export <ref>`: the series (with all its episodes and summaries) or the episode that a
+ *         hash or unique prefix names, as indented JSON with its schemaVersion, verified on the way out
+ * .why = one self-contained file is an artifact that CI job B continues from (`--on-series @plan.json`), with no
+ *        shared store; it is the store's own serialization, so it is verified on read exactly like the store
+ */
+const exportBrainRef = async (input: { ref: string }, context: { store: BrainRefStore; log: BrainLog }): Promise<string> => {
+  if (!/^[0-9a-f]{8,64}$/.test(input.ref))
+    throw new BadRequestError(
+      `${input.ref} is not a ref: expected the hex hash (at least 8 characters) of a series or an episode that a prior run printed (\`bhrain runs\` lists them)`,
+    );
+  const found = await context.store.findRefs(input.ref);
+  const total = found.series.length + found.episodes.length;
+  if (!total)
+    throw new BadRequestError(
+      `no series or episode ${input.ref} in the ref store at ${context.store.home}/refs. Check the ref a prior run printed, or set BHRAIN_HOME to the store it used`,
+    );
+  if (total > 1)
+    throw new BadRequestError(
+      `${input.ref} is ambiguous: ${found.series.length} series and ${found.episodes.length} episodes start with it; give more characters of the hash`,
+    );
+  // loaded here, not at start: zod comes with them, and `bhrain --help` should not pay for it
+  const { serializeBrainEpisode, serializeBrainSeries } = await import('../core/contract/serializeBrainRef.js');
+  if (found.series.length) return `${serializeBrainSeries(await context.store.getSeries(found.series[0], context), { indent: 2 })}\n`;
+  try {
+    return `${serializeBrainEpisode(await context.store.getEpisode(found.episodes[0], context), { indent: 2 })}\n`;
+  } catch (error) {
+    if (!(error instanceof EpisodeCompactedError)) throw error;
+    // a compacted episode is closed, so a file of it would let --on-episode @file reopen it elsewhere
+    throw new EpisodeCompactedError(
+      `episode ${found.episodes[0]} has been compacted into the recap that opens the next episode of its series; export the series instead`,
+      error.ref,
+    );
+  }
+};
+
+/**
+ * .what = the `bhrain export <ref>` command: prints a series or an episode to stdout as a self-contained JSON file
+ * .why = `bhrain export <ref> > plan.json` in one place, `--on-series @plan.json` in another; exit 2 for a bad,
+ *        unknown or damaged ref, with the reason on stderr
+ */
+export const genExportCommand = (): Command =>
+  new Command('export')
+    .description(
+      'print a series (with all its episodes) or an episode as one self-contained JSON file, verified like the store: `bhrain export <ref> > plan.json`, then `--on-series @plan.json` under any BHRAIN_HOME',
+    )
+    .argument('<ref>', 'the hash, or a unique prefix of at least 8 characters, of a series or an episode, as a run printed it')
+    .action(async (ref: string) => {
+      // only a migration notice is logged: stdout holds the file alone
+      const log: BrainLog = { ...silentLog, warn: (message) => process.stderr.write(`warning: ${message}\n`) };
+      try {
+        const { genBrainRefStore, getBhrainHome } = await import('../core/continuation/genBrainRefStore.js');
+        process.stdout.write(await exportBrainRef({ ref }, { store: genBrainRefStore({ home: getBhrainHome() }), log }));
+        process.exitCode = EXIT_CODES.complete;
+      } catch (error) {
+        process.stderr.write(
+          `bhrain export: ${error instanceof BhrainError ? '' : 'unexpected failure: '}${(error as Error)?.message ?? error}\n`,
+        );
+        process.exitCode = error instanceof BhrainError ? error.exitCode : EXIT_CODES.crash;
+      }
+    });

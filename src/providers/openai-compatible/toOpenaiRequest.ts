@@ -1,0 +1,72 @@
+import type OpenAI from 'openai';
+
+import type { BrainThinking } from '../../core/contract/BrainAtom.js';
+import type { BrainMessage, BrainToolDefinition } from '../../core/contract/BrainMessage.js';
+import { renderToolDescription } from '../renderToolDescription.js';
+
+/** .what = normalized messages as chat completions messages; tool results stay one message per call */
+const toOpenaiMessages = (system: string | undefined, messages: readonly BrainMessage[]): OpenAI.ChatCompletionMessageParam[] => [
+  ...(system ? [{ role: 'system' as const, content: system }] : []),
+  ...messages.map((message): OpenAI.ChatCompletionMessageParam => {
+    if (message.role === 'system') return { role: 'system', content: message.content };
+    if (message.role === 'user') return { role: 'user', content: message.content };
+    if (message.role === 'tool')
+      // chat completions has no is_error flag, so the failure is said in the content
+      return {
+        role: 'tool',
+        tool_call_id: message.toolCallId,
+        content: message.isError ? `ERROR: ${message.content}` : message.content,
+      };
+    // the turn's reasoning goes back as reasoning_content: DeepSeek answers 400 without it after a tool call, and
+    // Qwen3's template keeps it in context; a server that does not know the field ignores it
+    return {
+      role: 'assistant',
+      content: message.content || null,
+      ...(message.reasoning?.text ? { reasoning_content: message.reasoning.text } : {}),
+      ...(message.toolCalls.length
+        ? {
+            tool_calls: message.toolCalls.map((call) => ({
+              id: call.id,
+              type: 'function' as const,
+              function: { name: call.name, arguments: JSON.stringify(call.input) },
+            })),
+          }
+        : {}),
+    };
+  }),
+];
+
+/**
+ * .what = builds a streaming Chat Completions request from normalized input
+ * .why = include_usage makes the final chunk carry usage (and cached_tokens), which streams otherwise omit
+ */
+export const toOpenaiRequest = (input: {
+  model: string;
+  maxTokens: number;
+  system?: string;
+  messages: readonly BrainMessage[];
+  tools?: readonly BrainToolDefinition[];
+  /** DashScope's enable_thinking / thinking_budget; sent only when given, so other servers see nothing new */
+  thinking?: BrainThinking;
+}): OpenAI.ChatCompletionCreateParamsStreaming => ({
+  model: input.model,
+  max_tokens: input.maxTokens,
+  stream: true,
+  stream_options: { include_usage: true },
+  ...(input.thinking === 'off' ? { enable_thinking: false } : {}),
+  ...(input.thinking && input.thinking !== 'off' ? { enable_thinking: true, thinking_budget: input.thinking.budgetTokens } : {}),
+  messages: toOpenaiMessages(input.system, input.messages),
+  ...(input.tools?.length
+    ? {
+        tools: input.tools.map((tool) => ({
+          type: 'function' as const,
+          function: {
+            name: tool.name,
+            description: renderToolDescription(tool),
+            parameters: tool.inputSchema as Record<string, unknown>,
+            ...(tool.strict === undefined ? {} : { strict: tool.strict }),
+          },
+        })),
+      }
+    : {}),
+});

@@ -1,0 +1,37 @@
+import type { DomainProxy } from './network/startDomainProxy.js';
+import type { ReadDenial } from './resolveHiddenPaths.js';
+
+/** .what = the sandbox modes of bash, named as Codex names them: what a command may write */
+export const BASH_SANDBOX_MODES = ['read-only', 'workspace-write', 'off'] as const;
+
+/**
+ * .what = how bash is confined: read-only (nothing writable but a private /tmp), workspace-write (the working
+ *         directory too), or off (unconfined)
+ */
+export type BashSandboxMode = (typeof BASH_SANDBOX_MODES)[number];
+
+/**
+ * .what = the sandbox settings of the bash toolbox, as a library user or the CLI gives them; denyRead and allowRead
+ *         (ReadDenial) add paths to those the sandbox hides, or hand paths back
+ * .why = one shape for genBashToolBox, BhrainConfig and the CLI (--sandbox, --allow-network, --allow-domain, sandbox.denyRead)
+ */
+export interface BashSandbox extends ReadDenial {
+  /** default workspace-write */
+  mode?: BashSandboxMode;
+  /** the network is off inside the sandbox unless this is true (no effect when mode is off) */
+  allowNetwork?: boolean;
+  /**
+   * the hosts bash may reach, through a proxy bhrain runs outside the sandbox: exact names (`registry.npmjs.org`) and
+   * `*.example.com` (any subdomain of example.com at any depth, not example.com itself); every other host is refused.
+   * Absent or empty: the network stays off. No effect with allowNetwork (everything) or mode off (unconfined)
+   */
+  allowedDomains?: readonly string[];
+  /**
+   * the proxy that enforces allowedDomains, from startDomainProxy: give it to read its audit (the hosts reached and
+   * refused), to choose its DNS lookup, or to close it; absent, the toolbox starts its own at its first call
+   */
+  domainProxy?: DomainProxy;
+}
+
+/** .what = whether a value is one of the sandbox modes */
+export const isBashSandboxMode = (value: unknown): value is BashSandboxMode => BASH_SANDBOX_MODES.includes(value as BashSandboxMode);

@@ -1,0 +1,332 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { BlockList, connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { BadRequestError } from '../../core/contract/errors.js';
+import { checkDomainPattern, matchAllowedDomain, normalizeDomainPattern, normalizeHost } from './allowedDomains.js';
+import { PROXY_SOCKET_NAME } from './sandboxForwarder.js';
+
+/** the longest path of a unix socket Linux takes (sun_path is 108 bytes, with its NUL) */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+/** connections the proxy serves at once; past it, a new one is closed at once */
+const MAX_CONNECTIONS = 256;
+
+/** distinct hosts an audit list keeps; past it, new hosts are counted together, so a command cannot grow it unbounded */
+const MAX_AUDIT_HOSTS = 1_000;
+
+/** the audit entry that counts the hosts past MAX_AUDIT_HOSTS */
+const OTHER_HOSTS = '(other hosts)';
+
+/** .what = how the proxy resolves a host name: dns.lookup's signature (a test gives its own, the proxy checks the addresses) */
+export type HostLookup = typeof dnsLookup;
+
+/** .what = a host the proxy served or refused, and how many requests (an HTTP request or a CONNECT tunnel each) */
+export interface NetworkHost {
+  host: string;
+  requests: number;
+}
+
+/**
+ * .what = where bash went through the proxy: the patterns it enforced, the hosts it forwarded to, the hosts it refused
+ * .why = a CI job audits where its agent went (--output json's `network`)
+ */
+export interface NetworkAudit {
+  allowedDomains: string[];
+  hosts: NetworkHost[];
+  denied: NetworkHost[];
+}
+
+/**
+ * .what = the proxy, outside the sandbox, through which sandboxed bash reaches the allowed domains and nothing else
+ * .why = the sandbox has no network of its own (--unshare-net); the proxy's socket, bound into it, is its only way out
+ */
+export interface DomainProxy {
+  readonly allowedDomains: readonly string[];
+  /** the proxy's private directory (mode 0700), holding its socket (PROXY_SOCKET_NAME) */
+  readonly socketDir: string;
+  audit: () => NetworkAudit;
+  /** a point in the proxy's refusals; deniedSince(it) names the hosts refused after it (the note a bash call ends with) */
+  mark: () => number;
+  deniedSince: (mark: number) => string[];
+  /** stops listening, cuts every connection, removes the directory */
+  close: () => Promise<void>;
+}
+
+// addresses a name allowed only by a wildcard may not lead to: the host's own loopback, link-local ones (cloud metadata
+// services answer at 169.254.169.254), the unspecified ones. Someone else may own a subdomain, and point it there
+const GUARDED_ADDRESSES = new BlockList();
+GUARDED_ADDRESSES.addSubnet('127.0.0.0', 8, 'ipv4');
+GUARDED_ADDRESSES.addSubnet('169.254.0.0', 16, 'ipv4');
+GUARDED_ADDRESSES.addSubnet('0.0.0.0', 8, 'ipv4');
+GUARDED_ADDRESSES.addAddress('::1', 'ipv6');
+GUARDED_ADDRESSES.addAddress('::', 'ipv6');
+GUARDED_ADDRESSES.addSubnet('fe80::', 10, 'ipv6');
+GUARDED_ADDRESSES.addSubnet('::ffff:0:0', 96, 'ipv6');
+
+/** .what = a refusal the client reads: its HTTP status, and why (naming the host) */
+interface Refusal {
+  status: 400 | 403 | 502;
+  reason: string;
+}
+
+/** an error of the checked lookup: the name resolved to an address it may not reach */
+class GuardedAddressError extends Error {}
+
+// request and response headers that belong to one hop, never passed on (RFC 9110 7.6.1), and the proxy's own
+const HOP_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/** .what = the headers of a message without its hop-by-hop ones (and those its Connection header names) */
+const endToEndHeaders = (headers: IncomingHttpHeaders): IncomingHttpHeaders => {
+  const named = new Set(
+    String(headers.connection ?? '')
+      .split(',')
+      .map((name) => name.trim().toLowerCase()),
+  );
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_HEADERS.has(name) && !named.has(name)));
+};
+
+/** .what = a CONNECT target, `host:port` or `[v6]:port`, or null when it is not one */
+const parseAuthority = (authority: string): { host: string; port: number } | null => {
+  const found = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/.exec(authority);
+  const port = Number(found?.[2]);
+  return found && port >= 1 && port <= 65535 ? { host: found[1], port } : null;
+};
+
+/** .what = counts per host, in the order first seen, capped at MAX_AUDIT_HOSTS distinct hosts */
+const genHostCounts = () => {
+  const counts = new Map<string, number>();
+  return {
+    add: (host: string): void => {
+      const key = counts.has(host) || counts.size < MAX_AUDIT_HOSTS ? host : OTHER_HOSTS;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    },
+    list: (): NetworkHost[] => [...counts].map(([host, requests]) => ({ host, requests })),
+  };
+};
+
+/**
+ * .what = starts the domain proxy: an HTTP proxy on a unix socket in a private temp directory, which forwards requests
+ *         for absolute http:// URLs and opens CONNECT tunnels (https, git over https) to the allowed hosts, and refuses
+ *         every other host with a 403 whose reason and body name it
+ * .why = the network of sandboxed bash opens by name, not all or nothing. node's own http and net: the job is narrow
+ *        (decide by name, pass bytes on, count), and a kept proxy library (proxy-chain) would bring socks support, an
+ *        upstream-proxy chain and its own refusal texts we do not use, three more packages, and a Node 20.11 floor
+ * .note = a name is looked up here, never in the sandbox, and the connection goes to the address this lookup gave: a
+ *         name allowed only by a wildcard may not lead to a loopback, link-local or unspecified address
+ */
+export const startDomainProxy = async (
+  input: { allowedDomains: readonly string[] },
+  context: { lookup?: HostLookup } = {},
+): Promise<DomainProxy> => {
+  for (const pattern of input.allowedDomains) {
+    const wrong = checkDomainPattern(pattern);
+    if (wrong) throw new BadRequestError(`allowedDomains: ${wrong}`);
+  }
+  const allowedDomains = [...new Set(input.allowedDomains.map(normalizeDomainPattern))];
+  if (!allowedDomains.length)
+    throw new BadRequestError('allowedDomains is empty: give at least one domain pattern, or leave the network off');
+  const baseLookup = context.lookup ?? dnsLookup;
+  const hosts = genHostCounts();
+  const denied = genHostCounts();
+  // the latest refusal of each host, by sequence number, for deniedSince
+  const refusedAt = new Map<string, number>();
+  let refusals = 0;
+  const sockets = new Set<Socket>();
+
+  const allowedText = allowedDomains.join(', ');
+  const refuse = (host: string, why: string): Refusal => {
+    denied.add(host);
+    if (refusedAt.has(host) || refusedAt.size < MAX_AUDIT_HOSTS) refusedAt.set(host, ++refusals);
+    return {
+      status: 403,
+      reason: `bhrain: ${host} ${why}: the sandbox's network reaches only ${allowedText} (--allow-domain, network.allowedDomains). Ask the user to allow it; retrying will not help.`,
+    };
+  };
+
+  /** .what = whether a host may be reached, or the refusal; a lookup that only lets a wildcard's name reach unguarded addresses */
+  const decide = (rawHost: string): { host: string; lookup: HostLookup } | Refusal => {
+    const host = normalizeHost(rawHost);
+    const match = matchAllowedDomain(host, allowedDomains);
+    if (!match) return refuse(host, 'is not an allowed domain');
+    const guarded = (address: string, family: number): boolean => GUARDED_ADDRESSES.check(address, family === 6 ? 'ipv6' : 'ipv4');
+    // an address in the request is looked up by nobody: only an exact pattern allows one (matchAllowedDomain)
+    const lookup = ((
+      hostname: string,
+      options: { all?: boolean },
+      callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+    ) =>
+      baseLookup(hostname, { ...options, all: true }, (error, found) => {
+        if (error) return callback(error, '', 0);
+        const addresses = (found as unknown as LookupAddress[]).filter((each) => match.exact || !guarded(each.address, each.family));
+        if (!addresses.length)
+          return callback(
+            new GuardedAddressError(
+              `${host} resolves only to loopback or link-local addresses, which a name allowed only by the wildcard ${match.pattern} may not reach: allow it by its exact name`,
+            ),
+            '',
+            0,
+          );
+        if (options.all) callback(null, addresses);
+        else callback(null, addresses[0].address, addresses[0].family);
+      })) as unknown as HostLookup;
+    return { host, lookup };
+  };
+
+  /** .what = the refusal for a failed upstream connection: a guarded address is a denial, anything else a bad gateway */
+  const upstreamFailure = (host: string, error: Error): Refusal => {
+    if (error instanceof GuardedAddressError) return refuse(host, `was refused (${error.message})`);
+    return { status: 502, reason: `bhrain: the proxy could not reach ${host}: ${(error as NodeJS.ErrnoException).code ?? error.message}` };
+  };
+
+  const answerRequest = (response: ServerResponse, refusal: Refusal): void => {
+    if (response.headersSent) return void response.destroy();
+    response.writeHead(refusal.status, {
+      'content-type': 'text/plain; charset=utf-8',
+      'x-bhrain-proxy': refusal.status === 403 ? 'denied' : 'error',
+      connection: 'close',
+    });
+    response.end(`${refusal.reason}\n`);
+  };
+
+  // a proxy request: an absolute http:// URL, forwarded with its end-to-end headers and Host set from the URL
+  const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
+    let url: URL | null = null;
+    try {
+      url = new URL(request.url ?? '');
+    } catch {
+      // not an absolute URL: a client that took this for a web server
+    }
+    if (!url || url.protocol !== 'http:')
+      return answerRequest(response, {
+        status: 400,
+        reason: `bhrain: this is the sandbox's proxy: it takes requests for absolute http:// URLs (HTTP_PROXY) and CONNECT host:port (HTTPS_PROXY), not ${JSON.stringify(String(request.url).slice(0, 100))}`,
+      });
+    const decided = decide(url.hostname);
+    if ('status' in decided) return answerRequest(response, decided);
+    const upstream = httpRequest({
+      host: decided.host,
+      port: url.port || 80,
+      method: request.method,
+      path: `${url.pathname}${url.search}`,
+      headers: { ...endToEndHeaders(request.headers), host: url.host },
+      lookup: decided.lookup,
+      agent: false,
+    });
+    // reached: counted once connected, so a host that failed to resolve or answer is not in the audit's hosts
+    upstream.on('socket', (socket) => socket.once('connect', () => hosts.add(decided.host)));
+    upstream.on('response', (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEndHeaders(answer.headers));
+      answer.pipe(response);
+    });
+    upstream.on('error', (error) => answerRequest(response, upstreamFailure(decided.host, error)));
+    response.on('close', () => upstream.destroy());
+    request.pipe(upstream);
+  };
+
+  // a tunnel: CONNECT host:port, answered 200 once the host is connected, then bytes both ways
+  const onConnect = (request: IncomingMessage, client: Socket, head: Buffer): void => {
+    const answer = (refusal: Refusal): void => {
+      const body = `${refusal.reason}\n`;
+      // the reason phrase names the host too: curl -v and git's verbose output show it
+      const phrase = refusal.reason.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
+      client.end(
+        `HTTP/1.1 ${refusal.status} ${phrase}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Bhrain-Proxy: ${refusal.status === 403 ? 'denied' : 'error'}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    };
+    client.on('error', () => client.destroy());
+    const target = parseAuthority(request.url ?? '');
+    if (!target)
+      return answer({ status: 400, reason: `bhrain: CONNECT takes host:port, not ${JSON.stringify(String(request.url).slice(0, 100))}` });
+    const decided = decide(target.host);
+    if ('status' in decided) return answer(decided);
+    const upstream = connect({ host: decided.host, port: target.port, lookup: decided.lookup });
+    sockets.add(upstream);
+    let established = false;
+    upstream.once('connect', () => {
+      established = true;
+      hosts.add(decided.host);
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', (error) => (established ? client.destroy() : answer(upstreamFailure(decided.host, error))));
+    // a tunnel ends with either side; one refused before it opened ends once its answer is written
+    upstream.on('close', () => {
+      sockets.delete(upstream);
+      if (established) client.destroy();
+    });
+    client.on('close', () => upstream.destroy());
+  };
+
+  const server = createServer({ requestTimeout: 0 }, onRequest);
+  // each connection holds two of bhrain's fds (and a tunnel's memory): a command cannot open enough to starve the run
+  server.maxConnections = MAX_CONNECTIONS;
+  server.on('connect', onConnect);
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.on('clientError', (_error, socket: Socket) => socket.destroy());
+
+  const socketDir = await mkdtemp(join(tmpdir(), 'bhrain-net-'));
+  const socketPath = join(socketDir, PROXY_SOCKET_NAME);
+  // Linux takes 107 bytes of a unix socket's path; libuv may cut a longer one short, and listen where nobody looks
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
+    await rm(socketDir, { recursive: true, force: true });
+    throw new Error(
+      `cannot listen on ${socketPath}: it is ${Buffer.byteLength(socketPath)} bytes, and a unix socket's path is at most ${MAX_SOCKET_PATH_BYTES}: set TMPDIR to a shorter directory`,
+    );
+  }
+  // a proxy nobody closed goes with the process; its directory too
+  const removeDir = (): void => rmSync(socketDir, { recursive: true, force: true });
+  process.once('exit', removeDir);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(socketPath, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    process.off('exit', removeDir);
+    await rm(socketDir, { recursive: true, force: true });
+    throw new Error(`cannot listen on ${socketPath}: ${(error as Error).message}`, { cause: error });
+  }
+  // it serves the sandbox's calls, each of which holds the process while it runs; idle, it holds nothing
+  server.unref();
+
+  let closed: Promise<void> | null = null;
+  return {
+    allowedDomains,
+    socketDir,
+    audit: () => ({ allowedDomains: [...allowedDomains], hosts: hosts.list(), denied: denied.list() }),
+    mark: () => refusals,
+    deniedSince: (mark) => [...refusedAt].filter(([, at]) => at > mark).map(([host]) => host),
+    close: () =>
+      (closed ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          for (const socket of sockets) socket.destroy();
+        });
+        process.off('exit', removeDir);
+        await rm(socketDir, { recursive: true, force: true });
+      })()),
+  };
+};
