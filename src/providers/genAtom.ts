@@ -6,7 +6,7 @@ import type { BrainTokens } from '../core/contract/BrainOutput.js';
 import { askAtom } from './askAtom.js';
 import { computeCash } from './computeCash.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY_POLICY, DEFAULT_STREAM_IDLE_MS } from './constants.js';
-import { preloadAjv } from './loadAjv.js';
+import { preloadAjv } from './compileJsonSchema.js';
 import { mapSupplierError } from './mapSupplierError.js';
 import { checkToolInput, readToolArguments } from './readToolArguments.js';
 import { withRetry } from './withRetry.js';

@@ -2,7 +2,7 @@ import type { PickOne } from 'type-fns';
 import type { z } from 'zod';
 
 import { genBrainAtom } from '../../providers/genBrainAtom.js';
-import { preloadAjv } from '../../providers/loadAjv.js';
+import { preloadAjv } from '../../providers/compileJsonSchema.js';
 import { compileOutputSchema, instructSchema, validateAnswer } from '../../providers/structuredOutput.js';
 import type { BrainAtom } from '../../core/contract/BrainAtom.js';
 import { readDenialOf, type BhrainConfig } from '../BhrainConfig.js';
