@@ -40,8 +40,8 @@ await build({
   external: EXTERNAL,
   plugins: [keepModuleUrls],
   // Headers, Response, Request and FormData: node loads undici (~40 ms) on the first touch of any of them, which the
-  // SDKs make on every request; the bundle uses these in their place (src/providers/leanFetchClasses.ts says how)
-  inject: [join(dist, 'providers', 'leanFetchClasses.js')],
+  // SDKs make on every request; the bundle uses these in their place (src/cli/leanFetchClasses.ts says how)
+  inject: [join(dist, 'cli', 'leanFetchClasses.js')],
   // the CJS dependencies bundled into ESM still call require() for node's builtins
   banner: {
     js: "import { createRequire as __bhrainCreateRequire } from 'node:module'; const require = __bhrainCreateRequire(import.meta.url);",

@@ -1,4 +1,6 @@
-// the public API of rhachet-roles-bhrain, and nothing else
+// the public API of rhachet-roles-bhrain, and nothing else but the line that gives library callers the config check
+import { setBhrainConfigValidator } from './agent/BhrainConfig.js';
+import { validateBhrainConfig } from './agent/BhrainConfigSchema.js';
 
 // brain contracts (rhachet-compatible shapes)
 export type { BrainExchange } from './core/contract/BrainExchange.js';
@@ -61,9 +63,10 @@ export { CLAUDE_MODELS, QWEN_MODELS } from './providers/models.js';
 export { genBhrain, invoke as invokeBhrain } from './agent/genBhrain.js';
 export type { Bhrain } from './agent/genBhrain.js';
 export { configureBhrain, hashBhrainConfig } from './agent/BhrainConfig.js';
-// installs configureBhrain's shape check (zod) for every library caller; the CLI, which checks its flags and settings
-// where it reads them, does not load it
 export { validateBhrainConfig } from './agent/BhrainConfigSchema.js';
+// the library's one piece of wiring: every config a library caller builds gets the shape check (zod); the CLI, which
+// checks its flags and settings where it reads them, never loads this entry and marks its config (CONFIG_CHECKED_BY_CALLER)
+setBhrainConfigValidator(validateBhrainConfig);
 export type { BhrainConfig, BhrainConfigResolved, BhrainLimits } from './agent/BhrainConfig.js';
 export type { BhrainContext } from './agent/BhrainContext.js';
 export type {

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 import { BadRequestError } from '../core/contract/errors.js';
-import { setBhrainConfigValidator, type BhrainConfig } from './BhrainConfig.js';
+import type { BhrainConfig } from './BhrainConfig.js';
 import { MAX_ITERATIONS_LIMIT, MAX_SUBAGENT_MAX_DEPTH } from './constants.js';
 import { BASH_SANDBOX_MODES } from '../sandbox/BashSandbox.js';
 import { checkDomainPattern } from '../sandbox/network/allowedDomains.js';
@@ -126,5 +126,3 @@ export const validateBhrainConfig = (config: BhrainConfig): void => {
   const parsed = schemaConfig.safeParse(config);
   if (!parsed.success) throw new BadRequestError(`invalid bhrain.struct.v1 config:\n${z.prettifyError(parsed.error)}`);
 };
-
-setBhrainConfigValidator(validateBhrainConfig);

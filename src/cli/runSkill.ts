@@ -24,6 +24,7 @@ import { EXIT_CODES, exitCodeOf } from './exitCodes.js';
 import { OUTPUT_FORMATS, type SkillName, type SkillOptions } from './genSkillCommand.js';
 import { genProgressLog } from './genProgressLog.js';
 import { genTtyPrompter } from './genTtyPrompter.js';
+import { nodeHttpFetch } from './nodeHttpFetch.js';
 import { readSkillInput } from './readSkillInput.js';
 import { resolveOnRef } from './resolveOnRef.js';
 import { resolveMcpServers } from './mcp/resolveMcpServers.js';
@@ -339,6 +340,7 @@ export const runSkill = async (
       cwd,
       log,
       env: process.env,
+      fetch: nodeHttpFetch, // the SDKs send over node:http: a one-shot run never loads undici (its wasm parser holds exit)
       timeoutMs,
       signal: interrupt.signal,
       spillDir: runRecord.current.spillDir,

@@ -46,10 +46,13 @@ const contextFor = (overrides: Partial<BrainContext> = {}): BrainContext => ({
   ...overrides,
 });
 
-describe.each([
+/** .what = each atom and its wire protocol: every describe below runs once per atom */
+const ATOMS = [
   { slug: 'claude/haiku', protocol: 'anthropic' as const },
   { slug: 'qwen/qwen-plus', protocol: 'openai' as const },
-])('atom $slug over the $protocol protocol', ({ slug, protocol }) => {
+];
+
+describe.each(ATOMS)('atom $slug over the $protocol protocol: text and tool calls', ({ slug, protocol }) => {
   const atom = genBrainAtom({ slug });
 
   it('answers with text through the real SDK over streaming HTTP', async () => {
@@ -132,6 +135,10 @@ describe.each([
       expect(body.stream_options).toEqual({ include_usage: true });
     }
   });
+});
+
+describe.each(ATOMS)('atom $slug over the $protocol protocol: failures and retries', ({ slug, protocol }) => {
+  const atom = genBrainAtom({ slug });
 
   it('turns malformed tool arguments into a recoverable inputError instead of throwing', async () => {
     standin.script({
@@ -239,6 +246,10 @@ describe.each([
     await expect(overflow).rejects.toThrow(/context window of \d+ tokens/);
     expect(standin.requests).toHaveLength(2);
   });
+});
+
+describe.each(ATOMS)('atom $slug over the $protocol protocol: ask, episodes and cache', ({ slug, protocol }) => {
+  const atom = genBrainAtom({ slug });
 
   it('asks with a zod schema: valid output is typed; invalid output is retried once with the validation error', async () => {
     const schema = z.object({ verdict: z.enum(['pass', 'fail']), issues: z.array(z.string()) });

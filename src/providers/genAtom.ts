@@ -6,7 +6,7 @@ import type { BrainTokens } from '../core/contract/BrainOutput.js';
 import { askAtom } from './askAtom.js';
 import { computeCash } from './computeCash.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY_POLICY, DEFAULT_STREAM_IDLE_MS } from './constants.js';
-import { preloadAjv } from './loadAjv.js';
+import { preloadAjv } from './compileJsonSchema.js';
 import { mapSupplierError } from './mapSupplierError.js';
 import { checkToolInput, readToolArguments } from './readToolArguments.js';
 import { withRetry } from './withRetry.js';
@@ -75,8 +75,8 @@ export interface AtomCredsSpec {
   urlHint: string;
 }
 
-/** .what = the vendor-specific part of an atom: one streamed call over its SDK */
-export type AtomCall = (input: {
+/** .what = what one supplier call is given: where and as whom to call, the request, its bounds, and how to send it */
+export interface AtomCallInput {
   auth: AtomAuth;
   baseURL: string;
   request: BrainAtomGenerateInput;
@@ -85,7 +85,17 @@ export type AtomCall = (input: {
   /** the longest silence allowed inside the stream */
   idleMs: number;
   signal?: AbortSignal;
-}) => Promise<AtomRawGeneration>;
+  /** the fetch the SDK sends with (context.fetch); the SDK's own when absent */
+  fetch?: typeof globalThis.fetch;
+  /**
+   * fields the request body carries as they are, beside the ones the provider builds: a model's own switches (qwen's
+   * enable_thinking), set by its middleware; the OpenAI-compatible provider sends them
+   */
+  extraBody?: Record<string, unknown>;
+}
+
+/** .what = the vendor-specific part of an atom: one streamed call over its SDK */
+export type AtomCall = (input: AtomCallInput) => Promise<AtomRawGeneration>;
 
 /**
  * .what = a base URL checked and put in the form its SDK expects: http(s), no trailing slash, no endpoint suffix
@@ -225,6 +235,7 @@ export const genAtom = (input: {
           timeoutMs: context.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
           idleMs: context.timeoutMs ?? DEFAULT_STREAM_IDLE_MS,
           signal: context.signal,
+          fetch: context.fetch,
         }),
     });
     const tools = request.tools ?? [];

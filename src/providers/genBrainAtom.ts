@@ -10,7 +10,7 @@ import {
   QWEN_UNKNOWN_MODEL,
   type BrainModelEntry,
 } from './models.js';
-import { genQwenAtom } from './openai-compatible/genQwenAtom.js';
+import { genQwenAtom } from './qwen/genQwenAtom.js';
 
 /**
  * .what = every atom slug bhrain offers by name; `claude/claude-<id>` takes any Anthropic model id, `qwen/<model>`

@@ -2,15 +2,15 @@ import type { BrainAtom, BrainAtomGenerateInput } from '../core/contract/BrainAt
 import type { BrainContext } from '../core/contract/BrainContext.js';
 import type { BrainAssistantMessage, BrainMessage } from '../core/contract/BrainMessage.js';
 import type { BrainCash, BrainTokens } from '../core/contract/BrainOutput.js';
-import { OutputInvalidError } from '../core/contract/errors.js';
 import { addCash, addTokens, emptyTokens } from '../core/contract/tokens.js';
-import { validateAnswer, type OutputSchema } from './structuredOutput.js';
+import { runStructuredOutputTurn } from './runStructuredOutputTurn.js';
+import type { OutputSchema } from './structuredOutput.js';
 
 /**
- * .what = one answer of an atom: a generation, validated against an output schema when one is given, with one corrective
- *         retry that shows the model why its answer did not fit; an answer that calls tools is returned unjudged
- * .why = one structured-output retry for every one-call asker (askAtom, the rhachet atom); a second miss throws
- *        OutputInvalidError; tokens and cash add up over both requests
+ * .what = one answer of an atom: a generation, validated against an output schema when one is given, through the
+ *         structured-output turn (one corrective generation); an answer that calls tools is returned unjudged
+ * .why = the one-call askers (askAtom, the rhachet atom) share it; a second miss throws OutputInvalidError; tokens and
+ *        cash add up over both requests
  */
 export const generateAnswer = async <TOutput>(
   input: { atom: Pick<BrainAtom, 'generate' | 'slug'>; request: BrainAtomGenerateInput; schema?: OutputSchema<TOutput> },
@@ -25,28 +25,18 @@ export const generateAnswer = async <TOutput>(
     cash = cash === undefined ? generation.cash : addCash(cash, generation.cash);
     return generation.message;
   };
-  const answered = (message: BrainAssistantMessage, output: TOutput) => ({ message, output, tokens, cash: cash ?? null });
-
-  let message = await generate();
-  if (!input.schema || message.toolCalls.length) return answered(message, message.content as TOutput);
-  let verdict = validateAnswer(message.content, input.schema);
-  if (!verdict.ok) {
-    // one corrective retry: show the model why its answer did not fit
-    messages.push(
-      { role: 'assistant', content: message.content, toolCalls: [] },
-      {
-        role: 'user',
-        content: `Your answer does not fit the required schema: ${verdict.reason}\nReply again with only the corrected JSON.`,
-      },
-    );
-    message = await generate();
-    if (message.toolCalls.length) return answered(message, message.content as TOutput);
-    verdict = validateAnswer(message.content, input.schema);
-  }
-  if (!verdict.ok)
-    throw new OutputInvalidError(
-      `${input.atom.slug} did not return output that fits the schema, after one corrective retry: ${verdict.reason}`,
-      message.content,
-    );
-  return answered(message, verdict.value);
+  const first = await generate();
+  if (!input.schema) return { message: first, output: first.content as TOutput, tokens, cash: cash ?? null };
+  const { run: message, verdict } = await runStructuredOutputTurn({
+    slug: input.atom.slug,
+    schema: input.schema,
+    first,
+    answerOf: (answer) => (answer.toolCalls.length ? null : answer.content),
+    correct: async ({ run: answer, prompt }) => {
+      messages.push({ role: 'assistant', content: answer.content, toolCalls: [] }, { role: 'user', content: prompt });
+      return generate();
+    },
+  });
+  if (verdict.kind === 'invalid') throw verdict.error;
+  return { message, output: verdict.kind === 'valid' ? verdict.value : (message.content as TOutput), tokens, cash: cash ?? null };
 };

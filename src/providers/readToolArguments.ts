@@ -1,8 +1,8 @@
-import type { Ajv, ErrorObject, Options as AjvOptions, ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 
 import type { BrainToolDefinition } from '../core/contract/BrainMessage.js';
 import { BadRequestError } from '../core/contract/errors.js';
-import { loadAjv } from './loadAjv.js';
+import { compileJsonSchema, readSchemaDraft } from './compileJsonSchema.js';
 
 const typeOf = (value: unknown): string =>
   value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;
@@ -19,40 +19,6 @@ export class UnreadToolInput {
   ) {}
 }
 
-/**
- * .what = how ajv reads a tool's input schema
- * .why = tool schemas come from our tools, library callers and MCP servers, written for suppliers that ignore
- *        keywords they do not know, so unknown keywords are ignored here too (strict off); formats are annotations, not
- *        checked (ajv-formats is not a dependency): a tool checks its own paths, urls and dates; verbose keeps the
- *        offending value, so a message can say what was received. A schema is not checked against its draft's
- *        meta-schema (compiling that validator cost ~20 ms of each run's first tool call): ajv's own keyword checks
- *        still reject a malformed keyword (`minimum: "one"`, `type: "strng"`, `required: "a"`, an unresolved $ref)
- */
-const AJV_OPTIONS: AjvOptions = {
-  allErrors: true,
-  strict: false,
-  addUsedSchema: false,
-  validateFormats: false,
-  verbose: true,
-  logger: false,
-  validateSchema: false,
-};
-
-/** .what = one ajv instance per draft a tool schema may declare; draft-07 (what suppliers document) when none */
-const ajvFor = (() => {
-  const made = new Map<string, Ajv>();
-  const classOf = (declared: unknown) => {
-    const { Ajv, Ajv2019, Ajv2020 } = loadAjv();
-    return /2020-12/.test(String(declared)) ? Ajv2020 : /2019-09/.test(String(declared)) ? Ajv2019 : Ajv;
-  };
-  return (declared: unknown): Ajv => {
-    const Class = classOf(declared);
-    const key = Class.name;
-    if (!made.has(key)) made.set(key, new Class(AJV_OPTIONS));
-    return made.get(key)!;
-  };
-})();
-
 /** .what = compiled validators, once per schema object (tool definitions are long-lived values) */
 const compiled = new WeakMap<object, ValidateFunction>();
 
@@ -62,7 +28,8 @@ const compileToolSchema = (tool: BrainToolDefinition): ValidateFunction => {
   if (cached) return cached;
   let validate: ValidateFunction;
   try {
-    validate = ajvFor((schema as { $schema?: unknown }).$schema).compile(schema);
+    const draft = readSchemaDraft((schema as { $schema?: unknown }).$schema, 'toolInput');
+    validate = compileJsonSchema({ schema, draft, use: 'toolInput' });
   } catch (error) {
     throw new BadRequestError(
       `the input schema of tool ${tool.name} is not a valid JSON Schema: ${(error as Error).message}. Fix the tool definition`,

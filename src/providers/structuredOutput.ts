@@ -1,8 +1,8 @@
-import type { Ajv, ErrorObject, Options as AjvOptions } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type * as z from 'zod';
 
 import { BadRequestError } from '../core/contract/errors.js';
-import { loadAjv } from './loadAjv.js';
+import { compileJsonSchema, JSON_SCHEMA_DRAFTS, readSchemaDraft } from './compileJsonSchema.js';
 
 /**
  * .what = the shape an answer must have: a zod schema (library callers, typed), or a plain JSON Schema object (the CLI's
@@ -15,29 +15,6 @@ export interface CompiledOutputSchema<T = unknown> {
   jsonSchema: object;
   validateValue: (value: unknown) => { ok: true; value: T } | { ok: false; errors: string[] };
 }
-
-/** .what = the JSON Schema drafts a --json-schema may declare in $schema, and the ajv class for each; 2020-12 when absent */
-const DRAFTS = [
-  { names: ['https://json-schema.org/draft/2020-12/schema', 'http://json-schema.org/draft/2020-12/schema'], Class: 'Ajv2020' },
-  { names: ['https://json-schema.org/draft/2019-09/schema', 'http://json-schema.org/draft/2019-09/schema'], Class: 'Ajv2019' },
-  { names: ['http://json-schema.org/draft-07/schema', 'https://json-schema.org/draft-07/schema'], Class: 'Ajv' },
-] as const;
-
-/**
- * .what = how ajv reads a caller's schema
- * .why = strictSchema: an unknown keyword (a typo like "requird") is an error, not a constraint silently dropped;
- *        format is an annotation (as JSON Schema 2020-12 says by default; checking formats needs ajv-formats);
- *        strictTypes and strictTuples off, since they only log hints about legal schemas
- */
-const AJV_OPTIONS: AjvOptions = {
-  allErrors: true,
-  strictSchema: true,
-  strictTypes: false,
-  strictTuples: false,
-  strictRequired: false,
-  validateFormats: false,
-  logger: false,
-};
 
 const WHERE = 'the output schema (--json-schema; schema.jsonSchema in the library)';
 
@@ -56,21 +33,18 @@ const describeAjvError = (error: ErrorObject): string => {
 };
 
 /** .what = a plain JSON Schema compiled by ajv, or a BadRequestError saying what is wrong with it */
-const compileJsonSchema = (jsonSchema: unknown): CompiledOutputSchema => {
+const compileOutputJsonSchema = (jsonSchema: unknown): CompiledOutputSchema => {
   if (typeof jsonSchema !== 'object' || jsonSchema === null || Array.isArray(jsonSchema))
     throw new BadRequestError(`${WHERE} must be a JSON object, got ${Array.isArray(jsonSchema) ? 'an array' : JSON.stringify(jsonSchema)}`);
   const declared = (jsonSchema as { $schema?: unknown }).$schema;
-  const draft =
-    declared === undefined
-      ? DRAFTS[0]
-      : DRAFTS.find((candidate) => candidate.names.some((name) => name === String(declared).replace(/#$/, '')));
+  const draft = readSchemaDraft(declared, 'output');
   if (!draft)
     throw new BadRequestError(
-      `${WHERE} declares $schema ${JSON.stringify(declared)}, a draft bhrain does not read: use ${DRAFTS.map((candidate) => candidate.names[0]).join(', ')}, or omit $schema (2020-12)`,
+      `${WHERE} declares $schema ${JSON.stringify(declared)}, a draft bhrain does not read: use ${JSON_SCHEMA_DRAFTS.map((candidate) => candidate.uris[0]).join(', ')}, or omit $schema (2020-12)`,
     );
-  let validate: ReturnType<Ajv['compile']>;
+  let validate: ValidateFunction;
   try {
-    validate = new (loadAjv()[draft.Class])(AJV_OPTIONS).compile(jsonSchema);
+    validate = compileJsonSchema({ schema: jsonSchema, draft, use: 'output' });
   } catch (error) {
     throw new BadRequestError(`${WHERE} is not a valid JSON Schema: ${(error as Error).message}. Fix the schema and run again`, {
       cause: error,
@@ -109,7 +83,7 @@ export const compileOutputSchema = <T>(schema: OutputSchema<T>): CompiledOutputS
     };
   }
   if (typeof schema === 'object' && schema !== null && 'jsonSchema' in schema)
-    return compileJsonSchema(schema.jsonSchema) as CompiledOutputSchema<T>;
+    return compileOutputJsonSchema(schema.jsonSchema) as CompiledOutputSchema<T>;
   throw new BadRequestError(`${WHERE} must be a zod schema or { jsonSchema: <a JSON Schema object> }`);
 };
 

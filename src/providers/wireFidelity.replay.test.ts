@@ -4,16 +4,37 @@
 // SSE framing rules those SDKs' decoders follow (CRLF, comments, `data:` without a space, [DONE], ping, error events)
 import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 
 import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse } from '../../test/standin/rawReplay.js';
 import { useRawReplay } from '../../test/standin/useRawReplay.js';
+import { nodeHttpFetch } from '../cli/nodeHttpFetch.js';
 import type { BrainContext } from '../core/contract/BrainContext.js';
 import type { BrainToolDefinition } from '../core/contract/BrainMessage.js';
 import { genBrainAtom } from './genBrainAtom.js';
 
 const { replayer, contextFor } = useRawReplay();
-const context = (urls?: { anthropic: string; openai: string }): BrainContext => contextFor({ urls });
+
+/** .what = the fetches the SDKs read a wire through: their own (a library caller's) and the CLI's (context.fetch) */
+const FETCHES = [
+  { name: "the SDK's own fetch", fetch: undefined },
+  { name: "the CLI's nodeHttpFetch", fetch: nodeHttpFetch },
+];
+let fetchUnderTest: typeof globalThis.fetch | undefined;
+/** .what = a describe run once per fetch: every replay holds over both */
+const describeOverEachFetch = (name: string, body: () => void) => {
+  for (const each of FETCHES)
+    describe(`${name}, over ${each.name}`, () => {
+      beforeEach(() => {
+        fetchUnderTest = each.fetch;
+      });
+      body();
+    });
+};
+const context = (urls?: { anthropic: string; openai: string }): BrainContext => ({
+  ...contextFor({ urls }),
+  ...(fetchUnderTest ? { fetch: fetchUnderTest } : {}),
+});
 const tools: BrainToolDefinition[] = [
   {
     name: 'read_file',
@@ -141,7 +162,7 @@ const insideMultiByte = (bytes: Buffer): number[] => {
   return cuts;
 };
 
-describe('issue 14 wire (openai): text answers', () => {
+describeOverEachFetch('issue 14 wire (openai): text answers', () => {
   it('issue 14 wire (openai): text streamed in one-character deltas is joined exactly, with usage from the last chunk (include_usage)', async () => {
     const answer = 'The file has 3 lines:\n- a\n- b\n- c';
     replayer().replay(openaiBody(contentDeltas(chop(answer, 1)), 'stop'));
@@ -268,7 +289,7 @@ describe('issue 14 wire (openai): text answers', () => {
   });
 });
 
-describe('issue 14 wire (openai): native tool_calls', () => {
+describeOverEachFetch('issue 14 wire (openai): native tool_calls, arguments as they stream', () => {
   it('issue 14 wire (openai): arguments streamed one character per delta are joined into the exact input', async () => {
     const args = JSON.stringify({ path: 'src/a b.ts', content: 'const x = {"k": [1, 2]};\n\ttabbed\\back' });
     replayer().replay(openaiBody(streamedCall(0, 'call_1', 'write', chop(args, 1)), 'tool_calls'));
@@ -336,7 +357,9 @@ describe('issue 14 wire (openai): native tool_calls', () => {
       { id: 'call_c', name: 'write', input: { path: 'c.ts', content: '' } },
     ]);
   });
+});
 
+describeOverEachFetch('issue 14 wire (openai): native tool_calls, as each server sends them', () => {
   it('issue 14 wire (openai): a whole call in one delta (Ollama and llama.cpp style) is one call', async () => {
     replayer().replay(openaiBody([callDelta(0, { id: 'call_w', name: 'read_file', arguments: '{"path":"w.ts"}' })], 'tool_calls'));
     expect((await qwen()).message.toolCalls).toEqual([{ id: 'call_w', name: 'read_file', input: { path: 'w.ts' } }]);
@@ -452,7 +475,7 @@ describe('issue 14 wire (openai): native tool_calls', () => {
   });
 });
 
-describe('issue 14 wire (openai): qwen3-coder and hermes <tool_call> text streamed in deltas (no server tool parser)', () => {
+describeOverEachFetch('issue 14 wire (openai): qwen3-coder and hermes <tool_call> text streamed in deltas (no server tool parser)', () => {
   const xml = (name: string, params: Record<string, string>) =>
     `<tool_call>\n<function=${name}>\n${Object.entries(params)
       .map(([key, value]) => `<parameter=${key}>\n${value}\n</parameter>\n`)
@@ -590,7 +613,7 @@ describe('issue 14 wire (openai): qwen3-coder and hermes <tool_call> text stream
   });
 });
 
-describe('issue 14 wire (anthropic): text and usage', () => {
+describeOverEachFetch('issue 14 wire (anthropic): text and usage', () => {
   it('issue 14 wire (anthropic): text in one-character text_delta events is joined exactly and streamed in order', async () => {
     const answer = 'Done — wrote 2 files.\n```ts\nconst a = "x";\n```';
     replayer().replay(anthropicBody(textBlock(0, chop(answer, 1)), 'end_turn'));
@@ -654,7 +677,9 @@ describe('issue 14 wire (anthropic): text and usage', () => {
     replayer().replay(anthropicBody([...textBlock(0, ['First. ']), ...textBlock(1, ['Second.'])], 'end_turn'));
     expect((await claude()).message.content).toBe('First. Second.');
   });
+});
 
+describeOverEachFetch('issue 14 wire (anthropic): framing, and blocks that are not local text', () => {
   it('issue 14 wire (anthropic): unknown event types and an unknown content block with its own delta type are ignored', async () => {
     replayer().replay(
       anthropicBody(
@@ -754,7 +779,7 @@ describe('issue 14 wire (anthropic): text and usage', () => {
   });
 });
 
-describe('issue 14 wire (anthropic): tool_use input_json_delta', () => {
+describeOverEachFetch('issue 14 wire (anthropic): tool_use input_json_delta', () => {
   it('issue 14 wire (anthropic): input split inside strings and keys (the API sends an empty first partial_json) is joined exactly', async () => {
     const input = { path: 'src/deep/file name.ts', content: 'export const x = 1;\n' };
     replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_1', 'write', ['', ...chop(JSON.stringify(input), 3)]), 'tool_use'));
@@ -872,7 +897,7 @@ describe('issue 14 wire (anthropic): tool_use input_json_delta', () => {
   });
 });
 
-describe('issue 14 wire (anthropic): errors mid-stream', () => {
+describeOverEachFetch('issue 14 wire (anthropic): errors mid-stream', () => {
   const overloaded = 'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}\n\n';
 
   it('issue 14 wire (anthropic): an overloaded_error event after message_start fails the attempt; the retry answers and the text resets', async () => {

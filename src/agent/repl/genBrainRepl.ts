@@ -2,8 +2,9 @@ import type { PickOne } from 'type-fns';
 import type { z } from 'zod';
 
 import { genBrainAtom } from '../../providers/genBrainAtom.js';
-import { preloadAjv } from '../../providers/loadAjv.js';
-import { compileOutputSchema, instructSchema, validateAnswer } from '../../providers/structuredOutput.js';
+import { preloadAjv } from '../../providers/compileJsonSchema.js';
+import { runStructuredOutputTurn } from '../../providers/runStructuredOutputTurn.js';
+import { compileOutputSchema, instructSchema } from '../../providers/structuredOutput.js';
 import type { BrainAtom } from '../../core/contract/BrainAtom.js';
 import { readDenialOf, type BhrainConfig } from '../BhrainConfig.js';
 import type { BhrainContext } from '../BhrainContext.js';
@@ -26,7 +27,7 @@ import { appendBrainExchange, type BrainEpisode } from '../../core/contract/Brai
 import { genBrainExchange } from '../../core/contract/BrainExchange.js';
 import type { BrainOutput } from '../../core/contract/BrainOutput.js';
 import { genBrainSeries, getCurrentEpisode, replaceCurrentEpisode, type BrainSeries } from '../../core/contract/BrainSeries.js';
-import { BadRequestError, ContinuationNotSupportedError, EpisodeCompactedError, OutputInvalidError } from '../../core/contract/errors.js';
+import { BadRequestError, ContinuationNotSupportedError, EpisodeCompactedError } from '../../core/contract/errors.js';
 import { refuseRhachetCall } from '../../core/contract/refuseRhachetCall.js';
 import { addCash, addTokens } from '../../core/contract/tokens.js';
 
@@ -243,40 +244,30 @@ export const genBrainReplRunner = (
     const recapped = { ...recapSpend, elapsedMs: performance.now() - started };
     let session = await brain.invoke({ prompt, history: asPriorTurns(episode), instructions, spentBefore: recapped }, context);
     let output = session.output as unknown as TOutput;
-    if (schema && session.termination === 'complete') {
-      let verdict = validateAnswer(session.output, schema);
-      if (!verdict.ok) {
+    if (schema) {
+      const turn = await runStructuredOutputTurn({
+        slug,
+        schema,
+        first: session,
+        answerOf: (run) => (run.termination === 'complete' ? run.output : null),
         // one corrective turn on top of the same session, within what is left of the same budget
-        const first = session;
-        const spentBefore = { ...addSpend(recapSpend, spendOf(first)), elapsedMs: performance.now() - started };
-        const retry = await brain.invoke(
-          {
-            prompt: `Your answer does not fit the required schema: ${verdict.reason}\nReply again with only the corrected JSON.`,
-            history: first.messages,
-            instructions,
-            spentBefore,
-          },
-          context,
-        );
-        session = mergeSessions(first, retry);
-        // a corrective turn cut short (budget, error) ends as it ended, keeping the first answer when it said nothing new;
-        // only a complete one is judged again
-        const saidNothing = !retry.transcript
-          .slice(first.messages.length)
-          .some((message) => message.role === 'assistant' && message.content.trim());
-        if (retry.termination !== 'complete' && saidNothing)
-          session = { ...session, output: [first.output, retry.output].filter((text) => !!text).join('\n\n') };
-        if (retry.termination === 'complete') verdict = validateAnswer(retry.output, schema);
-      }
-      if (session.termination === 'complete' && !verdict.ok) {
-        const error = new OutputInvalidError(
-          `${slug} did not return output that fits the schema, after one corrective turn: ${verdict.reason}`,
-          session.output,
-        );
-        session = { ...session, termination: 'error', error };
-      }
+        correct: async ({ run: first, prompt: correction }) => {
+          const spentBefore = { ...addSpend(recapSpend, spendOf(first)), elapsedMs: performance.now() - started };
+          const retry = await brain.invoke({ prompt: correction, history: first.messages, instructions, spentBefore }, context);
+          // a corrective turn cut short (budget, error) ends as it ended, keeping the first answer when it said nothing new
+          const saidNothing = !retry.transcript
+            .slice(first.messages.length)
+            .some((message) => message.role === 'assistant' && message.content.trim());
+          const merged = mergeSessions(first, retry);
+          return retry.termination !== 'complete' && saidNothing
+            ? { ...merged, output: [first.output, retry.output].filter((text) => !!text).join('\n\n') }
+            : merged;
+        },
+      });
+      session = turn.run;
+      if (turn.verdict.kind === 'invalid') session = { ...session, termination: 'error', error: turn.verdict.error };
       // the validated value, or (when the session did not complete with one) the answer's text
-      output = verdict.ok && session.termination === 'complete' ? verdict.value : (session.output as unknown as TOutput);
+      output = turn.verdict.kind === 'valid' ? turn.verdict.value : (session.output as unknown as TOutput);
     }
     // the call's spend includes the recap's requests and time
     if (recapSpend.requests)

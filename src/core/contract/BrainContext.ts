@@ -30,6 +30,11 @@ export interface BrainContext {
   /** supplier calls: the wait for a response (default 600 s) and the longest silence inside a stream (default 120 s) */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * the fetch the supplier SDKs send their requests with; absent = the SDK's own (node's global fetch). The CLI gives a
+   * lean one over node:http (src/cli/nodeHttpFetch.ts), so a one-shot run never loads undici
+   */
+  fetch?: typeof globalThis.fetch;
 }
 
 /** .what = bounds for retries of 408/409/429/5xx/529 and connection failures */

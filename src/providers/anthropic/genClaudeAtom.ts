@@ -4,7 +4,7 @@ import { DEFAULT_ANTHROPIC_BASE_URL } from '../constants.js';
 import type { AtomCall, AtomRawGeneration } from '../genAtom.js';
 import { genAtom } from '../genAtom.js';
 import { genClientCache } from '../genClientCache.js';
-import { nodeHttpFetch } from '../nodeHttpFetch.js';
+import { findCutToolCall } from '../isWholeJson.js';
 import { withIdleTimeout } from '../withIdleTimeout.js';
 import type { BrainModelEntry } from '../models.js';
 import type { AnthropicMessagesClient } from './AnthropicMessagesClient.js';
@@ -12,15 +12,16 @@ import { readAnthropicStream } from './readAnthropicStream.js';
 import { toAnthropicRequest } from './toAnthropicRequest.js';
 
 // retries are ours (bounded, see withRetry), so the SDK's own are off; we log ourselves. Exactly one credential is
-// passed and the other is null, so the SDK never reads a second one from process.env behind our back
-const getClient = genClientCache<AnthropicMessagesClient>(async ({ auth, baseURL }) => {
+// passed and the other is null, so the SDK never reads a second one from process.env behind our back. The fetch is the
+// caller's (context.fetch), else the SDK's own
+const getClient = genClientCache<AnthropicMessagesClient>(async ({ auth, baseURL, fetch }) => {
   const { AnthropicMessagesClient: Client } = await import('./AnthropicMessagesClient.js');
   return new Client({
     ...(auth.kind === 'bearer' ? { apiKey: null, authToken: auth.value } : { apiKey: auth.value, authToken: null }),
     baseURL,
     maxRetries: 0,
     logLevel: 'off',
-    fetch: nodeHttpFetch,
+    ...(fetch ? { fetch } : {}),
   });
 });
 
@@ -32,16 +33,6 @@ const STOP_REASONS: Record<string, AtomRawGeneration['stopReason']> = {
   model_context_window_exceeded: 'max_tokens',
   refusal: 'refusal',
   pause_turn: 'pause_turn',
-};
-
-/** .what = whether streamed tool arguments are whole JSON; the last call of a max_tokens response may be cut mid-way */
-const isWholeJson = (json: string): boolean => {
-  try {
-    JSON.parse(json);
-    return true;
-  } catch {
-    return false;
-  }
 };
 
 /**
@@ -62,9 +53,9 @@ const toMaxTokens = (input: { maxOutputTokens: number; modelMaxOutputTokens: num
 /** .what = one streamed Messages API call, normalized */
 const callAnthropic =
   (model: string, modelMaxOutputTokens: number): AtomCall =>
-  async ({ auth, baseURL, request, maxOutputTokens, timeoutMs, idleMs, signal }) => {
+  async ({ auth, baseURL, request, maxOutputTokens, timeoutMs, idleMs, signal, fetch }) => {
     const stream = await (
-      await getClient({ auth, baseURL })
+      await getClient({ auth, baseURL, fetch })
     ).messages.create(
       toAnthropicRequest({
         model,
@@ -91,8 +82,7 @@ const callAnthropic =
     // a refusal is the answer: its text shown, any call it began never run
     if (stopReason === 'refusal') return { text: result.text, toolCalls: [], stopReason, ...reasoning, tokens: result.tokens };
     // the output-token limit cut the last tool_use mid-input: reported as such, never run half-parsed
-    const last = result.toolUses[result.toolUses.length - 1];
-    const cut = stopReason === 'max_tokens' && last && !isWholeJson(last.json) ? last : null;
+    const cut = stopReason === 'max_tokens' ? findCutToolCall(result.toolUses) : null;
     return {
       text: result.text,
       toolCalls: result.toolUses.filter((use) => use !== cut).map((use) => ({ id: use.id, name: use.name, raw: use.json })),

@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 
 import type { BrainTokens } from '../../core/contract/BrainOutput.js';
+import { isWholeJson } from '../isWholeJson.js';
 
 /** .what = what one streamed chat completion amounts to, before tool arguments are parsed */
 export interface OpenaiStreamResult {
@@ -13,17 +14,6 @@ export interface OpenaiStreamResult {
   finishReason: string | null;
   tokens: BrainTokens;
 }
-
-/** .what = whether a call's arguments so far are a whole JSON value (a finished call) */
-const isWholeJson = (json: string): boolean => {
-  if (!json.trim()) return false;
-  try {
-    JSON.parse(json);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** .what = one tool call being assembled, and whether the deltas now arriving at its index replay it */
 interface CallSlot {

@@ -1,6 +1,5 @@
 import type OpenAI from 'openai';
 
-import type { BrainThinking } from '../../core/contract/BrainAtom.js';
 import type { BrainMessage, BrainToolDefinition } from '../../core/contract/BrainMessage.js';
 import { renderToolDescription } from '../renderToolDescription.js';
 
@@ -46,15 +45,14 @@ export const toOpenaiRequest = (input: {
   system?: string;
   messages: readonly BrainMessage[];
   tools?: readonly BrainToolDefinition[];
-  /** DashScope's enable_thinking / thinking_budget; sent only when given, so other servers see nothing new */
-  thinking?: BrainThinking;
+  /** a model's own fields (set by its middleware, e.g. qwen's enable_thinking), sent as they are after stream_options */
+  extraBody?: Record<string, unknown>;
 }): OpenAI.ChatCompletionCreateParamsStreaming => ({
   model: input.model,
   max_tokens: input.maxTokens,
   stream: true,
   stream_options: { include_usage: true },
-  ...(input.thinking === 'off' ? { enable_thinking: false } : {}),
-  ...(input.thinking && input.thinking !== 'off' ? { enable_thinking: true, thinking_budget: input.thinking.budgetTokens } : {}),
+  ...input.extraBody,
   messages: toOpenaiMessages(input.system, input.messages),
   ...(input.tools?.length
     ? {

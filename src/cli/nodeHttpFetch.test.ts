@@ -111,7 +111,7 @@ describe('nodeHttpFetch (issue 18: the SDKs fetch over node:http, so no wasm com
     // the server keeps idle connections 5 s (node's default): a process held by its pooled socket would exit after that
     const url = await serve((_body, response) => response.end('ok'));
     // the built module (npm test builds first): node 20 cannot run the .ts itself
-    const module = fileURLToPath(new URL('../../dist/providers/nodeHttpFetch.js', import.meta.url));
+    const module = fileURLToPath(new URL('../../dist/cli/nodeHttpFetch.js', import.meta.url));
     const started = performance.now();
     const child = spawn(
       process.execPath,
