@@ -38,7 +38,6 @@ export default defineConfig(
       'src/agent/tools/bash/genBashToolBox.ts',
       'src/sandbox/network/startDomainProxy.ts',
       'src/agent/tools/mcp/genMcpToolBox.ts',
-      'src/drivers/claude-code/genBrainCli.ts',
       'src/agent/repl/genBrainRepl.ts',
       'src/cli/runSkill.ts',
     ],
