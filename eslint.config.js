@@ -36,7 +36,6 @@ export default defineConfig(
       '**/*.test.ts',
       'src/agent/session/runLoop.ts',
       'src/agent/tools/bash/genBashToolBox.ts',
-      'src/sandbox/network/startDomainProxy.ts',
       'src/agent/tools/mcp/genMcpToolBox.ts',
       'src/agent/repl/genBrainRepl.ts',
       'src/cli/runSkill.ts',
