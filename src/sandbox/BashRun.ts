@@ -1,4 +1,4 @@
-import type { BashStreamText } from './BashStreamText.js';
+import type { GroupEnd } from './process/spawnGroup.js';
 import type { CaptureBudget } from './CaptureBudget.js';
 
 /** .what = what one bash call runs, and within which bounds, whether it runs in the sandbox or not */
@@ -20,21 +20,10 @@ export interface BashRunContext {
 }
 
 /**
- * .what = what happened when one bash command ran: how it ended and what it printed
+ * .what = what happened when one bash command ran: how it ended and what it printed (spawnGroup's end, plus the sandbox's)
  * .why = the runner records facts; formatting them for the model is a separate step
  */
-export interface BashRun {
-  /** the exit code, null when the process was ended by a signal, a timeout or an abort */
-  exitCode: number | null;
-  /** the signal that ended bash itself, when it was not our own timeout or abort kill */
-  exitSignal: NodeJS.Signals | null;
-  timedOut: boolean;
-  aborted: boolean;
-  /** set when bash could not be started at all */
-  spawnError?: string;
+export interface BashRun extends GroupEnd {
   /** set when the sandbox ended while the command ran, not by our timeout or abort: the output is what came before */
   sandboxLost?: string;
-  stdout: BashStreamText;
-  stderr: BashStreamText;
-  elapsedMs: number;
 }

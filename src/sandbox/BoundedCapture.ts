@@ -6,6 +6,15 @@ const FLOOR_BYTES = 64 * 1024;
 /** the head's first size: most commands print a line or two, and a bash call is on every iteration's path */
 const FIRST_HEAD_BYTES = 4 * 1024;
 
+/** .what = how much a capture keeps: maxBytes in all, as the head and the tail (default) or the tail alone */
+export interface BoundedCaptureInput {
+  maxBytes: number;
+  /** shared by every running capture of one bash toolbox */
+  budget?: CaptureBudget;
+  /** 'tail': only the last maxBytes, as a diagnostic needs (what a server said before it failed) */
+  keep?: 'head-and-tail' | 'tail';
+}
+
 /**
  * .what = keeps the first and the last bytes of a stream within a fixed budget, and counts what was dropped between
  * .why = a command may print gigabytes; memory stays bounded while the model still sees how the output began and ended
@@ -26,9 +35,9 @@ export class BoundedCapture {
   private tailBytes = 0;
   private seenBytes = 0;
 
-  public constructor(input: { maxBytes: number; budget?: CaptureBudget }) {
+  public constructor(input: BoundedCaptureInput) {
     const maxBytes = Math.max(2, Math.floor(input.maxBytes));
-    this.headLimitBytes = Math.floor(maxBytes / 2);
+    this.headLimitBytes = input.keep === 'tail' ? 0 : Math.floor(maxBytes / 2);
     this.tailLimitBytes = maxBytes - this.headLimitBytes;
     this.budget = input.budget ?? null;
   }

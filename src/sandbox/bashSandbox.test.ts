@@ -62,9 +62,10 @@ const livingWith = async (text: string): Promise<string[]> => {
 // a sleep duration no other process uses, so its processes can be counted
 const uniqueSeconds = (): string => String(800_000 + Math.floor(Math.random() * 99_999));
 
-describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', () => {
-  const box = genBashToolBox({ killGraceMs: 500 });
+// the toolbox (default sandbox, a short grace) the cases share
+const box = genBashToolBox({ killGraceMs: 500 });
 
+describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', () => {
   describe('given the default mode, workspace-write', () => {
     it('then writes outside the working directory fail: a sibling directory, /etc, $HOME', async () => {
       const home = homedir();
@@ -162,7 +163,9 @@ describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', (
       expect(await exists(join(workspace, 'ro.txt'))).toBe(false);
     });
   });
+});
 
+describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', () => {
   describe('given a server on the host at 127.0.0.1', () => {
     let server: Server;
     let port: number;
@@ -262,7 +265,9 @@ describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', (
       expect(left.length).toBe(1);
     });
   });
+});
 
+describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', () => {
   describe('given no bwrap on PATH', () => {
     let pathDir: string;
     beforeAll(async () => {

@@ -175,7 +175,9 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
     expect((await runBash(box, workspace, pidNamespace)).output).toBe(before);
     expect(await sandboxesIn(workspace)).toHaveLength(1);
   });
+});
 
+describe('issue 18 = bash calls run in a sandbox kept between them', () => {
   describe('given calls at the same time', () => {
     it('then each runs in a sandbox of its own, and afterwards at most maxIdle sandboxes wait', async () => {
       const workspace = await genWorkspace('concurrent');
@@ -280,7 +282,9 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
       expect((await runBash(box, workspace, 'echo after')).output).toBe('exit code: 0\n--- stdout ---\nafter');
     });
   });
+});
 
+describe('issue 18 = bash calls run in a sandbox kept between them', () => {
   it('then a sandbox is killed once it has waited idleMs', async () => {
     const check = await checkBashSandbox({ env: process.env });
     if (!check.ok) throw new Error(check.reason);

@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 
 import { liveGroupsAtExit, signalGroup } from './process/signalGroup.js';
+import { spawnGroup, type ChildGroup } from './process/spawnGroup.js';
+import { watchDeadline, type DeadlineCut } from './process/watchDeadline.js';
 import type { BashCommand, BashRun, BashRunContext } from './BashRun.js';
 import { BoundedCapture } from './BoundedCapture.js';
 import { BWRAP_STATUS_FD, COMMAND_STDERR_FD, FIRST_DATA_FD, FORWARDER_EXECUTABLE_FD, SUPERVISOR_EXECUTABLE_FD } from './genBwrapArgs.js';
@@ -33,7 +34,7 @@ const STATUS_DIGITS = 3;
 const CLOSE_AFTER_EXIT_MS = 2_000;
 
 /** how much of bwrap's and the supervisor's own stderr is kept, to say why a sandbox did not start or ended */
-const MAX_DIAGNOSTIC_CHARS = 4 * 1024;
+const MAX_DIAGNOSTIC_BYTES = 4 * 1024;
 
 // signal names by number, to read the supervisor's 128+n (bash's status of a command killed by signal n); reversed so
 // the first name wins where two share a number (SIGABRT before SIGIOT)
@@ -55,36 +56,49 @@ interface SandboxCall {
 /** .what = one bwrap sandbox and its supervisor, serving one call at a time */
 interface Sandbox {
   key: string;
-  child: ChildProcess;
+  /** bwrap, leading its own group (spawnGroup): its exit kills the group, and bhrain's exit kills it */
+  group: ChildGroup;
   /** the supervisor's pid on the host, as bwrap reports it; it is the sandbox's pid 1 */
   supervisorPid: number | undefined;
-  exit: { code: number | null; signal: NodeJS.Signals | null } | null;
+  /** set once it ended: everything in it is dead and its streams are closed */
   closed: boolean;
-  diagnostics: string;
+  /** why bwrap could not be started at all */
+  spawnError?: string;
   call: SandboxCall | null;
   idle: NodeJS.Timeout | null;
 }
 
+/** .what = why a sandbox ended, for the call it ran: bwrap's exit, and what it (or the spawn) said */
+const describeEnd = (sandbox: Sandbox): string => {
+  const exit = sandbox.group.exit;
+  const { stderr } = sandbox.group.captured();
+  const said = (sandbox.spawnError ?? `${stderr.head}${stderr.tail}`).trim() || 'no message';
+  return `(bwrap ${exit?.signal ? `killed by ${exit.signal}` : `exit ${exit?.code}`}): ${said}`;
+};
+
+/** .what = whether a sandbox can serve no call any more: bwrap exited, or never started */
+const isGone = (sandbox: Sandbox): boolean => sandbox.group.exit !== null || sandbox.closed;
+
 /** .what = kills a sandbox: bwrap's group, and its supervisor (pid 1: with it, the kernel kills the whole namespace) */
 const killSandbox = (sandbox: Sandbox): void => {
-  for (const pid of [sandbox.child.pid, sandbox.supervisorPid]) {
-    signalGroup(pid, 'SIGKILL');
-    if (pid !== undefined) liveGroupsAtExit.delete(pid);
-  }
+  sandbox.group.kill();
+  signalGroup(sandbox.supervisorPid, 'SIGKILL');
+  if (sandbox.supervisorPid !== undefined) liveGroupsAtExit.delete(sandbox.supervisorPid);
 };
 
 /** .what = whether a sandbox holds the process open: only while a call runs in it */
 const holdOpen = (sandbox: Sandbox, held: boolean): void => {
   const method = held ? 'ref' : 'unref';
-  sandbox.child[method]();
+  const { child } = sandbox.group;
+  child[method]();
   // a stream already done with (a data pipe bwrap read at the start) is skipped: unref on a socket without a handle
   // would wait for a connect that never comes, one listener more at every call
-  for (const stream of sandbox.child.stdio)
+  for (const stream of child.stdio)
     if (stream && !stream.destroyed) (stream as unknown as { ref?: () => void; unref?: () => void })[method]?.();
 };
 
 /**
- * .what = starts bwrap with its supervisor, and routes what the sandbox writes to the call it runs
+ * .what = starts bwrap with its supervisor (spawnGroup), and routes what the sandbox writes to the call it runs
  * .why = the supervisor's executable is read by bwrap from an open file of the host's bash, so no copy of it is left on
  *        disk for a command (or anyone) to replace
  * .note = synchronous to the spawn: bwrap starts at the call, even while this process is busy (loading modules), and
@@ -100,15 +114,29 @@ const startSandbox = (key: string, start: SandboxStart, context: BashRunContext)
   };
   const data = start.data ?? [];
   const stdio: Array<'pipe' | number> = Array.from({ length: FIRST_DATA_FD + data.length }, () => 'pipe');
-  let child: ChildProcess;
+  let sandbox: Sandbox;
   try {
     stdio[SUPERVISOR_EXECUTABLE_FD] = openExecutable(start.bashPath);
     if (start.forwarderInterpreterPath) stdio[FORWARDER_EXECUTABLE_FD] = openExecutable(start.forwarderInterpreterPath);
-    child = spawn(start.bwrapPath, start.bwrapArgs, { cwd: context.cwd, env: context.env, detached: true, stdio });
+    // no deadline of its own: the sandbox outlives its calls, each of which bounds itself (run's terminate)
+    const group = spawnGroup({
+      command: start.bwrapPath,
+      args: start.bwrapArgs,
+      cwd: context.cwd,
+      env: context.env,
+      stdio,
+      capture: { stderr: { maxBytes: MAX_DIAGNOSTIC_BYTES, keep: 'tail' } },
+      killGraceMs: 0,
+      // its streams close with everything in it; should one be held open anyway, a call it runs still ends
+      closeGraceMs: CLOSE_AFTER_EXIT_MS,
+      onExit: () => killSandbox(sandbox),
+    });
+    sandbox = { key, group, supervisorPid: undefined, closed: false, call: null, idle: null };
   } finally {
     // the child holds its own copies from the spawn on
     for (const fd of executables) closeSync(fd);
   }
+  const { child } = sandbox.group;
   // bwrap reads each to its end as it sets the sandbox up; one that died first refuses the write (EPIPE)
   data.forEach((text, index) => {
     const stream = (child.stdio as Array<Writable | null>)[FIRST_DATA_FD + index];
@@ -116,8 +144,6 @@ const startSandbox = (key: string, start: SandboxStart, context: BashRunContext)
     // written whole, its pipe is done with
     stream?.end(text, () => stream.destroy());
   });
-  const sandbox: Sandbox = { key, child, supervisorPid: undefined, exit: null, closed: false, diagnostics: '', call: null, idle: null };
-  if (child.pid !== undefined) liveGroupsAtExit.add(child.pid);
   // bwrap's status comes first: the supervisor's pid, a group of its own (--new-session)
   let status = '';
   child.stdio[BWRAP_STATUS_FD]?.on('data', (chunk: Buffer) => {
@@ -128,10 +154,6 @@ const startSandbox = (key: string, start: SandboxStart, context: BashRunContext)
     sandbox.supervisorPid = Number(found[1]);
     liveGroupsAtExit.add(sandbox.supervisorPid);
   });
-  child.stderr?.on(
-    'data',
-    (chunk: Buffer) => (sandbox.diagnostics = `${sandbox.diagnostics}${chunk.toString('utf8')}`.slice(-MAX_DIAGNOSTIC_CHARS)),
-  );
   // between calls nothing runs in the sandbox, so nothing may write; if something did, it is not trusted again
   const route = (stream: Readable | null | undefined, deliver: (call: SandboxCall, chunk: Buffer) => void): void => {
     stream?.on('data', (chunk: Buffer) => (sandbox.call ? deliver(sandbox.call, chunk) : killSandbox(sandbox)));
@@ -141,29 +163,13 @@ const startSandbox = (key: string, start: SandboxStart, context: BashRunContext)
   route((child.stdio as Array<Readable | null>)[COMMAND_STDERR_FD], (call, chunk) => call.err(chunk));
   // a sandbox that died meanwhile refuses the write (EPIPE); its exit tells the call what happened
   child.stdin?.on('error', () => {});
-  let closeTimer: NodeJS.Timeout | undefined;
-  const closed = (): void => {
-    clearTimeout(closeTimer);
-    if (sandbox.closed) return;
+  // a failed spawn (bwrap missing) ends at once: its error is what the call reports
+  void sandbox.group.ended.then((end) => {
+    sandbox.spawnError = end.spawnError;
     sandbox.closed = true;
     // the sandbox's mounts are gone with it: its placeholders are let go, and removed by their last holder
     releasePlaceholders();
     sandbox.call?.closed();
-  };
-  child.once('exit', (code, signal) => {
-    sandbox.exit = { code, signal };
-    killSandbox(sandbox);
-    // its streams close with everything in it; should one be held open anyway, a call it runs still ends (one it
-    // does not run is no reason to keep the process up)
-    if (sandbox.call) closeTimer = setTimeout(closed, CLOSE_AFTER_EXIT_MS);
-  });
-  child.once('close', closed);
-  // a failed spawn (bwrap missing) has no exit: its error is what the call reports
-  child.once('error', (error) => {
-    sandbox.diagnostics = error.message;
-    if (child.pid !== undefined) return;
-    sandbox.exit = { code: null, signal: null };
-    closed();
   });
   return sandbox;
 };
@@ -212,11 +218,11 @@ export const genBashSandboxPool = (options: { idleMs: number; maxIdle: number })
     const at = idle.indexOf(sandbox);
     if (at >= 0) idle.splice(at, 1);
     killSandbox(sandbox);
-    for (const stream of sandbox.child.stdio) stream?.destroy();
+    for (const stream of sandbox.group.child.stdio) stream?.destroy();
   };
 
   const release = (sandbox: Sandbox): void => {
-    if (sandbox.exit || options.maxIdle < 1) return discard(sandbox);
+    if (isGone(sandbox) || options.maxIdle < 1) return discard(sandbox);
     holdOpen(sandbox, false);
     sandbox.idle = setTimeout(() => discard(sandbox), options.idleMs);
     sandbox.idle.unref();
@@ -225,7 +231,7 @@ export const genBashSandboxPool = (options: { idleMs: number; maxIdle: number })
   };
 
   const take = (key: string): Sandbox | null => {
-    for (const gone of idle.filter((sandbox) => sandbox.exit)) discard(gone);
+    for (const gone of idle.filter(isGone)) discard(gone);
     const at = idle.findIndex((sandbox) => sandbox.key === key);
     if (at < 0) return null;
     const [sandbox] = idle.splice(at, 1);
@@ -248,16 +254,18 @@ export const genBashSandboxPool = (options: { idleMs: number; maxIdle: number })
       const errEnd = genEndScanner(nonceBytes, 0, (bytes) => stderr.write(bytes));
       let status: string | null = null;
       let errEnded = false;
-      let timedOut = false;
-      let aborted = false;
+      let cut: DeadlineCut | null = null;
       let finished = false;
-      const timers: NodeJS.Timeout[] = [];
+      let stopWatching = (): void => {};
+      let killTimer: NodeJS.Timeout | undefined;
 
       const finish = (): void => {
         if (finished) return;
         finished = true;
-        for (const timer of timers) clearTimeout(timer);
-        context.signal?.removeEventListener('abort', onAbort);
+        stopWatching();
+        clearTimeout(killTimer);
+        const timedOut = cut === 'timeout';
+        const aborted = cut === 'abort';
         sandbox.call = null;
         const inOrder = status !== null && errEnded;
         if (!inOrder) {
@@ -266,7 +274,7 @@ export const genBashSandboxPool = (options: { idleMs: number; maxIdle: number })
         }
         const code = inOrder ? Number(status) : null;
         const signal = code !== null && code > 128 ? (SIGNAL_NAMES.get(code - 128) ?? null) : null;
-        const why = `(bwrap ${sandbox.exit?.signal ? `killed by ${sandbox.exit.signal}` : `exit ${sandbox.exit?.code}`}): ${sandbox.diagnostics.trim() || 'no message'}`;
+        const why = describeEnd(sandbox);
         const run: BashRun = {
           exitCode: timedOut || aborted || signal ? null : code,
           exitSignal: timedOut || aborted ? null : signal,
@@ -304,7 +312,8 @@ export const genBashSandboxPool = (options: { idleMs: number; maxIdle: number })
       if (sandbox.closed) return finish();
 
       // SIGTERM to everything in the sandbox but its supervisor (its USR1 trap), then, after the grace, the sandbox
-      const terminate = (): void => {
+      stopWatching = watchDeadline({ timeoutMs: input.timeoutMs, signal: context.signal }, (why) => {
+        cut = why;
         if (sandbox.supervisorPid !== undefined) {
           try {
             process.kill(sandbox.supervisorPid, 'SIGUSR1');
@@ -312,23 +321,9 @@ export const genBashSandboxPool = (options: { idleMs: number; maxIdle: number })
             // gone: its exit ends the call
           }
         }
-        timers.push(setTimeout(() => killSandbox(sandbox), input.killGraceMs));
-      };
-      function onAbort(): void {
-        if (finished || timedOut || aborted) return;
-        aborted = true;
-        terminate();
-      }
-      timers.push(
-        setTimeout(() => {
-          if (aborted) return;
-          timedOut = true;
-          terminate();
-        }, input.timeoutMs),
-      );
-      if (context.signal?.aborted) onAbort();
-      else context.signal?.addEventListener('abort', onAbort, { once: true });
-      sandbox.child.stdin?.write(`${input.command}\0${nonce}\0`);
+        killTimer = setTimeout(() => killSandbox(sandbox), input.killGraceMs);
+      });
+      sandbox.group.child.stdin?.write(`${input.command}\0${nonce}\0`);
     });
   };
 

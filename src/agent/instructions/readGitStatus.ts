@@ -1,11 +1,14 @@
-import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 
 import { silentLog, type BrainLog } from '../../core/contract/BrainContext.js';
+import { spawnGroup, type GroupEnd } from '../../sandbox/process/spawnGroup.js';
 import { findRepoRoot } from './findRepoRoot.js';
 
 /** .what = how long the one git call may take before the git line is left out */
 export const DEFAULT_GIT_STATUS_TIMEOUT_MS = 1_000;
+
+/** git status prints a line per changed path: past this, the tree is too big to describe, and the git line is left out */
+const GIT_STATUS_MAX_BYTES = 32 * 1024 * 1024;
 
 /** .what = the state of the git repository a working directory is in: where, which branch, how dirty (counts only) */
 export interface BhrainGitStatus {
@@ -58,30 +61,30 @@ export const readGitStatus = async (
     log.debug(`git status: ${cwd} is not in a git repository`);
     return null;
   }
-  return new Promise((done) => {
-    execFile(
-      'git',
-      ['--no-optional-locks', 'status', '--porcelain=v2', '--branch'],
-      {
-        cwd,
-        env: { ...(context.env ?? process.env), GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
-        timeout: input.timeoutMs ?? DEFAULT_GIT_STATUS_TIMEOUT_MS,
-        killSignal: 'SIGKILL',
-        maxBuffer: 32 * 1024 * 1024,
-        windowsHide: true,
-      },
-      (error, stdout) => {
-        if (!error) return done(parsePorcelainV2(stdout, root));
-        const failure = error as NodeJS.ErrnoException & { killed?: boolean; stderr?: string };
-        const why =
-          failure.code === 'ENOENT'
-            ? 'git is not installed'
-            : failure.killed
-              ? `git took longer than ${input.timeoutMs ?? DEFAULT_GIT_STATUS_TIMEOUT_MS} ms`
-              : failure.message.split('\n')[0];
-        log.debug(`git status skipped: ${why}`);
-        done(null);
-      },
-    );
-  });
+  const timeoutMs = input.timeoutMs ?? DEFAULT_GIT_STATUS_TIMEOUT_MS;
+  const end = await spawnGroup({
+    command: 'git',
+    args: ['--no-optional-locks', 'status', '--porcelain=v2', '--branch'],
+    cwd,
+    env: { ...(context.env ?? process.env), GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
+    capture: { stdout: { maxBytes: GIT_STATUS_MAX_BYTES }, stderr: { maxBytes: 4 * 1024 } },
+    timeoutMs,
+    // a status only reads: nothing to clean up
+    killGraceMs: 0,
+  }).ended;
+  const why = whyGitFailed(end, timeoutMs);
+  if (why === null) return parsePorcelainV2(end.stdout.head, root);
+  log.debug(`git status skipped: ${why}`);
+  return null;
+};
+
+/** .what = why a git status run gives no status, or null when it gave one (all of it) */
+const whyGitFailed = (end: GroupEnd, timeoutMs: number): string | null => {
+  if (end.spawnError?.includes('ENOENT')) return 'git is not installed';
+  if (end.spawnError) return end.spawnError;
+  if (end.timedOut) return `git took longer than ${timeoutMs} ms`;
+  if (end.exitCode !== 0)
+    return `git status failed (${end.exitSignal ?? `exit ${end.exitCode}`}): ${end.stderr.head.split('\n')[0] ?? ''}`.trim();
+  if (end.stdout.droppedBytes > 0) return `git status printed more than ${GIT_STATUS_MAX_BYTES} bytes`;
+  return null;
 };

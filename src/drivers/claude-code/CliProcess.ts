@@ -1,9 +1,9 @@
-import { spawn as spawnChild } from 'node:child_process';
 import { constants } from 'node:os';
 
 import pty from '@lydell/node-pty';
 
-import { endGroup } from '../../sandbox/process/signalGroup.js';
+import { spawnGroup } from '../../sandbox/process/spawnGroup.js';
+import { superviseGroup } from '../../sandbox/process/superviseGroup.js';
 
 /** .what = how a CLI process ended */
 export interface CliExit {
@@ -30,50 +30,50 @@ export interface CliProcess {
 
 /** the env var that marks every process a CLI starts, so its leftovers can be found after it died */
 export const CLI_TAG_ENV = 'BHRAIN_CLI_RUN';
-const TAIL_CHARS = 8_192;
+/** how much of its stderr (bytes, piped) or of its screen (characters, PTY) is kept for error messages */
+const TAIL_LENGTH = 8_192;
 
 const KILL_GRACE_MS = 2_000;
 
-/** .what = the kill of a process group (endGroup), resolving to how the leader exited */
-const genKill = (pid: number | null, exited: Promise<CliExit>, isDone: () => boolean) => async (): Promise<CliExit> => {
-  await endGroup({ pid, exited, running: !isDone(), graceMs: KILL_GRACE_MS });
-  return exited;
-};
-
-/** .what = a headless process in its own process group, stdin/stdout piped, stderr kept for diagnostics */
+/** .what = a headless process in its own process group (spawnGroup), stdin/stdout piped, stderr kept for diagnostics */
 export const spawnPiped = (input: { command: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv }): CliProcess => {
-  const child = spawnChild(input.command, input.args, { cwd: input.cwd, env: input.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stderr = '';
-  let done = false;
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString('utf8')).slice(-TAIL_CHARS);
+  const group = spawnGroup({
+    command: input.command,
+    args: input.args,
+    cwd: input.cwd,
+    env: input.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    capture: { stderr: { maxBytes: TAIL_LENGTH, keep: 'tail' } },
+    killGraceMs: KILL_GRACE_MS,
   });
+  const { child } = group;
+  let spawnError = '';
   // a write after the process died must not throw out of the caller's event loop
-  child.stdin.on('error', () => {});
-  const exited = new Promise<CliExit>((resolve) => {
-    child.once('close', (code, signal) => {
-      done = true;
-      resolve({ code, signal });
-    });
-    child.once('error', (error) => {
-      done = true;
-      stderr += `\n${error.message}`;
-      resolve({ code: null, signal: null });
-    });
+  child.stdin?.on('error', () => {});
+  // once everything is over: the leader exited and its streams closed (what it wrote last is read)
+  const exited = group.ended.then((end): CliExit => {
+    if (end.spawnError) spawnError = `\n${end.spawnError}`;
+    return { code: end.exitCode, signal: end.exitSignal };
   });
-  // a failed spawn (e.g. ENOENT) has no pid: nothing to signal, ever
-  const pid = child.pid ?? null;
   return {
-    pid,
-    write: (data) => void child.stdin.write(data),
-    onData: (listener) => void child.stdout.on('data', (chunk: Buffer) => listener(chunk.toString('utf8'))),
+    pid: group.pid,
+    write: (data) => void child.stdin?.write(data),
+    onData: (listener) => void child.stdout?.on('data', (chunk: Buffer) => listener(chunk.toString('utf8'))),
     exited,
-    kill: genKill(pid, exited, () => done),
-    tail: () => stderr,
+    kill: () => group.stop().then(() => exited),
+    tail: () => {
+      const { stderr } = group.captured();
+      return `${stderr.head}${stderr.tail}${spawnError}`;
+    },
   };
 };
 
-/** .what = a process in a pseudo-terminal (xterm-256color), raw bytes both ways */
+/**
+ * .what = a process in a pseudo-terminal (xterm-256color), raw bytes both ways
+ * .note = node-pty forks the child itself (forkpty: a session of its own, so a group of its own), with no node child to
+ *         give spawnGroup; the group is supervised the same way (superviseGroup): killed at its leader's exit, by
+ *         kill(), and at bhrain's exit
+ */
 export const spawnPty = (input: { command: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv }): CliProcess => {
   const term = pty.spawn(input.command, input.args, {
     name: 'xterm-256color',
@@ -82,12 +82,12 @@ export const spawnPty = (input: { command: string; args: string[]; cwd: string; 
     cwd: input.cwd,
     env: { ...input.env, TERM: 'xterm-256color' } as Record<string, string>,
   });
-  let done = false;
+  const group = superviseGroup({ pid: term.pid, killGraceMs: KILL_GRACE_MS });
   let screen = '';
-  term.onData((chunk) => void (screen = (screen + chunk).slice(-TAIL_CHARS)));
+  term.onData((chunk) => void (screen = (screen + chunk).slice(-TAIL_LENGTH)));
   const exited = new Promise<CliExit>((resolve) => {
     term.onExit(({ exitCode, signal }) => {
-      done = true;
+      group.leaderExited();
       resolve({ code: signal ? null : exitCode, signal: signal ? (osSignalName(signal) ?? String(signal)) : null });
     });
   });
@@ -96,7 +96,10 @@ export const spawnPty = (input: { command: string; args: string[]; cwd: string; 
     write: (data) => term.write(data),
     onData: (listener) => void term.onData(listener),
     exited,
-    kill: genKill(term.pid, exited, () => done),
+    kill: () => {
+      group.stop();
+      return exited;
+    },
     tail: () => screen,
   };
 };

@@ -210,7 +210,9 @@ describe('BrainCli under bad input and faults (issue 15)', () => {
     expect(again.output).toBe('back after the abort');
     expect(handle.series).toBe(series);
   }, 90_000);
+});
 
+describe('BrainCli under bad input and faults (issue 15)', () => {
   it('issue 15.4: a CLI that dies at start rejects boot with its exit code and stderr, and a later ask still says why', async () => {
     // given an executable that complains on stderr and exits 3
     const dir = await mkdtemp(join(tmpdir(), 'bhrain-dying-cli-'));
@@ -323,7 +325,9 @@ describe('BrainCli under bad input and faults (issue 15)', () => {
     await sleep(500); // signal delivery is asynchronous; a survivor would still be listed after this
     expect(processesCarrying(marker)).toEqual([]);
   }, 90_000);
+});
 
+describe('BrainCli under bad input and faults (issue 15)', () => {
   it('issue 15.8: a raw write then an ask: the ask waits for the raw turn and resolves with its own answer', async () => {
     const { handle, cwd } = await genCli();
     await handle.executor.boot({ mode: 'dispatch' });

@@ -123,7 +123,9 @@ describe('BrainCli over the real claude CLI', () => {
     await waitFor(() => chunks.join('').includes('raw answer'));
     expect(JSON.stringify(standin().requests[1].body.messages)).toContain('raw protocol line');
   });
+});
 
+describe('BrainCli over the real claude CLI', () => {
   it('usecase.5 / usecase.10 / usecase.6: interact mode is a PTY: raw bytes out, keystrokes in, a clean exit reports code 0', async () => {
     const { handle } = await genCli();
     let screen = '';

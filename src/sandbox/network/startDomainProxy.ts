@@ -1,7 +1,14 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { BlockList, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -119,51 +126,49 @@ const genHostCounts = () => {
   };
 };
 
-/**
- * .what = starts the domain proxy: an HTTP proxy on a unix socket in a private temp directory, which forwards requests
- *         for absolute http:// URLs and opens CONNECT tunnels (https, git over https) to the allowed hosts, and refuses
- *         every other host with a 403 whose reason and body name it
- * .why = the network of sandboxed bash opens by name, not all or nothing. node's own http and net: the job is narrow
- *        (decide by name, pass bytes on, count), and a kept proxy library (proxy-chain) would bring socks support, an
- *        upstream-proxy chain and its own refusal texts we do not use, three more packages, and a Node 20.11 floor
- * .note = a name is looked up here, never in the sandbox, and the connection goes to the address this lookup gave: a
- *         name allowed only by a wildcard may not lead to a loopback, link-local or unspecified address
- */
-export const startDomainProxy = async (
-  input: { allowedDomains: readonly string[] },
-  context: { lookup?: HostLookup } = {},
-): Promise<DomainProxy> => {
-  for (const pattern of input.allowedDomains) {
-    const wrong = checkDomainPattern(pattern);
-    if (wrong) throw new BadRequestError(`allowedDomains: ${wrong}`);
-  }
-  const allowedDomains = [...new Set(input.allowedDomains.map(normalizeDomainPattern))];
-  if (!allowedDomains.length)
-    throw new BadRequestError('allowedDomains is empty: give at least one domain pattern, or leave the network off');
-  const baseLookup = context.lookup ?? dnsLookup;
+/** .what = what the proxy counts: the hosts it reached, those it refused, and when it last refused each */
+const genProxyAudit = (allowedDomains: readonly string[]) => {
   const hosts = genHostCounts();
   const denied = genHostCounts();
   // the latest refusal of each host, by sequence number, for deniedSince
   const refusedAt = new Map<string, number>();
   let refusals = 0;
-  const sockets = new Set<Socket>();
-
   const allowedText = allowedDomains.join(', ');
-  const refuse = (host: string, why: string): Refusal => {
-    denied.add(host);
-    if (refusedAt.has(host) || refusedAt.size < MAX_AUDIT_HOSTS) refusedAt.set(host, ++refusals);
-    return {
-      status: 403,
-      reason: `bhrain: ${host} ${why}: the sandbox's network reaches only ${allowedText} (--allow-domain, network.allowedDomains). Ask the user to allow it; retrying will not help.`,
-    };
+  return {
+    reached: (host: string): void => hosts.add(host),
+    /** counts a refusal, and the 403 that says why and what is allowed */
+    refuse: (host: string, why: string): Refusal => {
+      denied.add(host);
+      if (refusedAt.has(host) || refusedAt.size < MAX_AUDIT_HOSTS) refusedAt.set(host, ++refusals);
+      return {
+        status: 403,
+        reason: `bhrain: ${host} ${why}: the sandbox's network reaches only ${allowedText} (--allow-domain, network.allowedDomains). Ask the user to allow it; retrying will not help.`,
+      };
+    },
+    audit: (): NetworkAudit => ({ allowedDomains: [...allowedDomains], hosts: hosts.list(), denied: denied.list() }),
+    mark: (): number => refusals,
+    deniedSince: (mark: number): string[] => [...refusedAt].filter(([, at]) => at > mark).map(([host]) => host),
   };
+};
 
-  /** .what = whether a host may be reached, or the refusal; a lookup that only lets a wildcard's name reach unguarded addresses */
+/** .what = the proxy's audit, as genProxyAudit makes it */
+type ProxyAudit = ReturnType<typeof genProxyAudit>;
+
+/** .what = how the proxy routes one host: where it may connect (through a checked lookup), or its refusal */
+interface ProxyRouting {
+  decide: (rawHost: string) => { host: string; lookup: HostLookup } | Refusal;
+  /** the refusal for a failed upstream connection: a guarded address is a denial, anything else a bad gateway */
+  upstreamFailure: (host: string, error: Error) => Refusal;
+  reached: (host: string) => void;
+}
+
+/** .what = the routing of the allowed domains: a lookup that lets a wildcard's name reach unguarded addresses only */
+const genProxyRouting = (allowedDomains: readonly string[], baseLookup: HostLookup, audit: ProxyAudit): ProxyRouting => {
+  const guarded = (address: string, family: number): boolean => GUARDED_ADDRESSES.check(address, family === 6 ? 'ipv6' : 'ipv4');
   const decide = (rawHost: string): { host: string; lookup: HostLookup } | Refusal => {
     const host = normalizeHost(rawHost);
     const match = matchAllowedDomain(host, allowedDomains);
-    if (!match) return refuse(host, 'is not an allowed domain');
-    const guarded = (address: string, family: number): boolean => GUARDED_ADDRESSES.check(address, family === 6 ? 'ipv6' : 'ipv4');
+    if (!match) return audit.refuse(host, 'is not an allowed domain');
     // an address in the request is looked up by nobody: only an exact pattern allows one (matchAllowedDomain)
     const lookup = ((
       hostname: string,
@@ -186,25 +191,28 @@ export const startDomainProxy = async (
       })) as unknown as HostLookup;
     return { host, lookup };
   };
-
-  /** .what = the refusal for a failed upstream connection: a guarded address is a denial, anything else a bad gateway */
   const upstreamFailure = (host: string, error: Error): Refusal => {
-    if (error instanceof GuardedAddressError) return refuse(host, `was refused (${error.message})`);
+    if (error instanceof GuardedAddressError) return audit.refuse(host, `was refused (${error.message})`);
     return { status: 502, reason: `bhrain: the proxy could not reach ${host}: ${(error as NodeJS.ErrnoException).code ?? error.message}` };
   };
+  return { decide, upstreamFailure, reached: audit.reached };
+};
 
-  const answerRequest = (response: ServerResponse, refusal: Refusal): void => {
-    if (response.headersSent) return void response.destroy();
-    response.writeHead(refusal.status, {
-      'content-type': 'text/plain; charset=utf-8',
-      'x-bhrain-proxy': refusal.status === 403 ? 'denied' : 'error',
-      connection: 'close',
-    });
-    response.end(`${refusal.reason}\n`);
-  };
+/** .what = answers a proxy request with a refusal (or cuts it, when its answer has begun) */
+const answerRequest = (response: ServerResponse, refusal: Refusal): void => {
+  if (response.headersSent) return void response.destroy();
+  response.writeHead(refusal.status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'x-bhrain-proxy': refusal.status === 403 ? 'denied' : 'error',
+    connection: 'close',
+  });
+  response.end(`${refusal.reason}\n`);
+};
 
-  // a proxy request: an absolute http:// URL, forwarded with its end-to-end headers and Host set from the URL
-  const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
+/** .what = serves a proxy request: an absolute http:// URL, forwarded with its end-to-end headers and Host set from the URL */
+const genOnRequest =
+  (routing: ProxyRouting) =>
+  (request: IncomingMessage, response: ServerResponse): void => {
     let url: URL | null = null;
     try {
       url = new URL(request.url ?? '');
@@ -216,7 +224,7 @@ export const startDomainProxy = async (
         status: 400,
         reason: `bhrain: this is the sandbox's proxy: it takes requests for absolute http:// URLs (HTTP_PROXY) and CONNECT host:port (HTTPS_PROXY), not ${JSON.stringify(String(request.url).slice(0, 100))}`,
       });
-    const decided = decide(url.hostname);
+    const decided = routing.decide(url.hostname);
     if ('status' in decided) return answerRequest(response, decided);
     const upstream = httpRequest({
       host: decided.host,
@@ -228,44 +236,50 @@ export const startDomainProxy = async (
       agent: false,
     });
     // reached: counted once connected, so a host that failed to resolve or answer is not in the audit's hosts
-    upstream.on('socket', (socket) => socket.once('connect', () => hosts.add(decided.host)));
+    upstream.on('socket', (socket) => socket.once('connect', () => routing.reached(decided.host)));
     upstream.on('response', (answer) => {
       response.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEndHeaders(answer.headers));
       answer.pipe(response);
     });
-    upstream.on('error', (error) => answerRequest(response, upstreamFailure(decided.host, error)));
+    upstream.on('error', (error) => answerRequest(response, routing.upstreamFailure(decided.host, error)));
     response.on('close', () => upstream.destroy());
     request.pipe(upstream);
   };
 
-  // a tunnel: CONNECT host:port, answered 200 once the host is connected, then bytes both ways
-  const onConnect = (request: IncomingMessage, client: Socket, head: Buffer): void => {
-    const answer = (refusal: Refusal): void => {
-      const body = `${refusal.reason}\n`;
-      // the reason phrase names the host too: curl -v and git's verbose output show it
-      const phrase = refusal.reason.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
-      client.end(
-        `HTTP/1.1 ${refusal.status} ${phrase}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Bhrain-Proxy: ${refusal.status === 403 ? 'denied' : 'error'}\r\nConnection: close\r\n\r\n${body}`,
-      );
-    };
+/** .what = answers a CONNECT with a refusal, its reason phrase naming the host too (curl -v and git's verbose output show it) */
+const answerConnect = (client: Socket, refusal: Refusal): void => {
+  const body = `${refusal.reason}\n`;
+  const phrase = refusal.reason.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
+  client.end(
+    `HTTP/1.1 ${refusal.status} ${phrase}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Bhrain-Proxy: ${refusal.status === 403 ? 'denied' : 'error'}\r\nConnection: close\r\n\r\n${body}`,
+  );
+};
+
+/** .what = serves a tunnel: CONNECT host:port, answered 200 once the host is connected, then bytes both ways */
+const genOnConnect =
+  (routing: ProxyRouting, sockets: Set<Socket>) =>
+  (request: IncomingMessage, client: Socket, head: Buffer): void => {
     client.on('error', () => client.destroy());
     const target = parseAuthority(request.url ?? '');
     if (!target)
-      return answer({ status: 400, reason: `bhrain: CONNECT takes host:port, not ${JSON.stringify(String(request.url).slice(0, 100))}` });
-    const decided = decide(target.host);
-    if ('status' in decided) return answer(decided);
+      return answerConnect(client, {
+        status: 400,
+        reason: `bhrain: CONNECT takes host:port, not ${JSON.stringify(String(request.url).slice(0, 100))}`,
+      });
+    const decided = routing.decide(target.host);
+    if ('status' in decided) return answerConnect(client, decided);
     const upstream = connect({ host: decided.host, port: target.port, lookup: decided.lookup });
     sockets.add(upstream);
     let established = false;
     upstream.once('connect', () => {
       established = true;
-      hosts.add(decided.host);
+      routing.reached(decided.host);
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length) upstream.write(head);
       upstream.pipe(client);
       client.pipe(upstream);
     });
-    upstream.on('error', (error) => (established ? client.destroy() : answer(upstreamFailure(decided.host, error))));
+    upstream.on('error', (error) => (established ? client.destroy() : answerConnect(client, routing.upstreamFailure(decided.host, error))));
     // a tunnel ends with either side; one refused before it opened ends once its answer is written
     upstream.on('close', () => {
       sockets.delete(upstream);
@@ -274,16 +288,11 @@ export const startDomainProxy = async (
     client.on('close', () => upstream.destroy());
   };
 
-  const server = createServer({ requestTimeout: 0 }, onRequest);
-  // each connection holds two of bhrain's fds (and a tunnel's memory): a command cannot open enough to starve the run
-  server.maxConnections = MAX_CONNECTIONS;
-  server.on('connect', onConnect);
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  server.on('clientError', (_error, socket: Socket) => socket.destroy());
-
+/**
+ * .what = makes the server listen on a unix socket in a new private temp directory (removed at bhrain's exit if nobody
+ *         closed the proxy); returns the directory, and what removes it
+ */
+const listenInPrivateDir = async (server: Server): Promise<{ socketDir: string; removeDir: () => void }> => {
   const socketDir = await mkdtemp(join(tmpdir(), 'bhrain-net-'));
   const socketPath = join(socketDir, PROXY_SOCKET_NAME);
   // Linux takes 107 bytes of a unix socket's path; libuv may cut a longer one short, and listen where nobody looks
@@ -309,6 +318,44 @@ export const startDomainProxy = async (
     await rm(socketDir, { recursive: true, force: true });
     throw new Error(`cannot listen on ${socketPath}: ${(error as Error).message}`, { cause: error });
   }
+  return { socketDir, removeDir };
+};
+
+/**
+ * .what = starts the domain proxy: an HTTP proxy on a unix socket in a private temp directory, which forwards requests
+ *         for absolute http:// URLs and opens CONNECT tunnels (https, git over https) to the allowed hosts, and refuses
+ *         every other host with a 403 whose reason and body name it
+ * .why = the network of sandboxed bash opens by name, not all or nothing. node's own http and net: the job is narrow
+ *        (decide by name, pass bytes on, count), and a kept proxy library (proxy-chain) would bring socks support, an
+ *        upstream-proxy chain and its own refusal texts we do not use, three more packages, and a Node 20.11 floor
+ * .note = a name is looked up here, never in the sandbox, and the connection goes to the address this lookup gave: a
+ *         name allowed only by a wildcard may not lead to a loopback, link-local or unspecified address
+ */
+export const startDomainProxy = async (
+  input: { allowedDomains: readonly string[] },
+  context: { lookup?: HostLookup } = {},
+): Promise<DomainProxy> => {
+  for (const pattern of input.allowedDomains) {
+    const wrong = checkDomainPattern(pattern);
+    if (wrong) throw new BadRequestError(`allowedDomains: ${wrong}`);
+  }
+  const allowedDomains = [...new Set(input.allowedDomains.map(normalizeDomainPattern))];
+  if (!allowedDomains.length)
+    throw new BadRequestError('allowedDomains is empty: give at least one domain pattern, or leave the network off');
+  const audit = genProxyAudit(allowedDomains);
+  const routing = genProxyRouting(allowedDomains, context.lookup ?? dnsLookup, audit);
+  const sockets = new Set<Socket>();
+
+  const server = createServer({ requestTimeout: 0 }, genOnRequest(routing));
+  // each connection holds two of bhrain's fds (and a tunnel's memory): a command cannot open enough to starve the run
+  server.maxConnections = MAX_CONNECTIONS;
+  server.on('connect', genOnConnect(routing, sockets));
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.on('clientError', (_error, socket: Socket) => socket.destroy());
+  const { socketDir, removeDir } = await listenInPrivateDir(server);
   // it serves the sandbox's calls, each of which holds the process while it runs; idle, it holds nothing
   server.unref();
 
@@ -316,9 +363,9 @@ export const startDomainProxy = async (
   return {
     allowedDomains,
     socketDir,
-    audit: () => ({ allowedDomains: [...allowedDomains], hosts: hosts.list(), denied: denied.list() }),
-    mark: () => refusals,
-    deniedSince: (mark) => [...refusedAt].filter(([, at]) => at > mark).map(([host]) => host),
+    audit: audit.audit,
+    mark: audit.mark,
+    deniedSince: audit.deniedSince,
     close: () =>
       (closed ??= (async () => {
         await new Promise<void>((resolve) => {

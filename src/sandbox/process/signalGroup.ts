@@ -32,23 +32,3 @@ export const liveGroupsAtExit = {
   },
   delete: (pid: number): void => void liveGroups.delete(pid),
 };
-
-/**
- * .what = ends a process group: SIGTERM, SIGKILL if its leader has not exited within graceMs, then SIGKILL once more for
- *         members that ignored SIGTERM or outlived the leader; resolves once the leader has exited
- * .why = one shutdown for every detached group bhrain starts (the claude CLI, MCP servers), so none lingers differently
- */
-export const endGroup = async (input: {
-  pid: number | null | undefined;
-  exited: Promise<unknown>;
-  running: boolean;
-  graceMs: number;
-}): Promise<void> => {
-  if (input.running) {
-    signalGroup(input.pid, 'SIGTERM');
-    const timer = setTimeout(() => signalGroup(input.pid, 'SIGKILL'), input.graceMs);
-    await input.exited;
-    clearTimeout(timer);
-  }
-  signalGroup(input.pid, 'SIGKILL');
-};

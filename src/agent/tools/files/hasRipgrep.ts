@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { spawnGroup } from '../../../sandbox/process/spawnGroup.js';
 
 let cached: Promise<boolean> | undefined;
 
@@ -7,6 +7,13 @@ let cached: Promise<boolean> | undefined;
  * .why = grep prefers rg when it is there, without paying a process spawn per call to find out
  */
 export const hasRipgrep = (): Promise<boolean> =>
-  (cached ??= new Promise((resolve) => {
-    execFile('rg', ['--version'], { timeout: 5_000, windowsHide: true }, (error) => resolve(!error));
-  }));
+  (cached ??= spawnGroup({
+    command: 'rg',
+    args: ['--version'],
+    // any directory that is there: rg --version reads none
+    cwd: '/',
+    env: process.env,
+    stdio: ['ignore', 'ignore', 'ignore'],
+    timeoutMs: 5_000,
+    killGraceMs: 0,
+  }).ended.then((end) => end.exitCode === 0));
