@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 import { BadRequestError } from '../core/contract/errors.js';
 import { genSecretRedactor } from '../core/secrets/genSecretRedactor.js';
+import { exitCodeOfError } from './exitCodes.js';
 import { isRunId, openRunRecord, pruneRunRecords, readRunRecordMeta, RUN_RETENTION, RunRecordWriteError } from './runRecord.js';
 
 const tempDir = (prefix = 'bhrain-runrecord-') => mkdtemp(join(tmpdir(), prefix));
@@ -208,7 +209,8 @@ describe('openRunRecord', () => {
       const failure = record.finish(finished());
       await expect(failure).rejects.toThrow(RunRecordWriteError);
       await expect(failure).rejects.toThrow(`could not write the run record at ${record.dir} (ENOTDIR)`);
-      await expect(failure).rejects.toMatchObject({ exitCode: 5, code: 'RUN_RECORD_WRITE' });
+      await expect(failure).rejects.toMatchObject({ code: 'RUN_RECORD_WRITE' });
+      expect(exitCodeOfError(await failure.catch((error: unknown) => error))).toBe(5);
       expect(await exists(record.spillDir)).toBe(false);
     });
 

@@ -15,12 +15,12 @@ import { checkBashSandbox, checkSandboxForwarder } from '../sandbox/checkBashSan
 import type { DomainProxy } from '../sandbox/network/startDomainProxy.js';
 import { getBhrainHome, genBrainRefStore } from '../core/continuation/genBrainRefStore.js';
 import type { BrainThinking } from '../core/contract/BrainAtom.js';
-import { AbortedError, BadRequestError, BhrainError, OutputInvalidError } from '../core/contract/errors.js';
+import { AbortedError, BadRequestError, BhrainError } from '../core/contract/errors.js';
 import { genSecretRedactor } from '../core/secrets/genSecretRedactor.js';
 import { redactBrainEpisode, redactBrainSeries } from '../core/secrets/redactBrainRefs.js';
 import { redactDeep } from '../core/secrets/redactDeep.js';
 import { BRAIN_REPL_ARCHS, genBrainRepl, type BrainReplOn } from '../agent/repl/genBrainRepl.js';
-import { EXIT_CODES, exitCodeOf } from './exitCodes.js';
+import { EXIT_CODES, exitCodeOf, exitCodeOfError } from './exitCodes.js';
 import { OUTPUT_FORMATS, type SkillName, type SkillOptions } from './genSkillCommand.js';
 import { genProgressLog } from './genProgressLog.js';
 import { genTtyPrompter } from './genTtyPrompter.js';
@@ -128,9 +128,6 @@ const writeOutput = async (file: OutputFile, text: string, failures: string[], r
     failures.push(`--output-file ${file.path} could not be written: ${redact(error.message)}`);
   });
 };
-
-/** .what = the exit code of an error that ended a run */
-const exitCodeOfError = (error: BhrainError): number => (error instanceof OutputInvalidError ? EXIT_CODES.outputInvalid : error.exitCode);
 
 /**
  * .what = one run of a skill: flags → config → loop → answer printed → refs saved → record written
@@ -371,7 +368,7 @@ export const runSkill = async (
     const sessionError = session.error;
     // a run stopped by Ctrl-C or SIGTERM ends in error AbortedError: scripts read it as interrupted (exit 130)
     const termination = sessionError instanceof AbortedError ? 'interrupted' : session.termination;
-    let exitCode = sessionError ? exitCodeOfError(sessionError) : exitCodeOf(session.termination, null);
+    let exitCode = exitCodeOf(session.termination, sessionError);
 
     // the answer first: it was paid for, and nothing that fails after it may take it away
     const answer = output && !output.endsWith('\n') ? `${output}\n` : output;
@@ -473,7 +470,7 @@ export const runSkill = async (
     log.stop();
     await runRecord.current?.dispose();
     const known = error instanceof BhrainError;
-    const exitCode = known ? exitCodeOfError(error) : EXIT_CODES.crash;
+    const exitCode = exitCodeOfError(error);
     const message = redact(known ? error.message : `unexpected failure: ${(error as Error)?.message ?? error}`);
     process.stderr.write(
       `bhrain ${skill}: ${message}${!known ? (options.debug ? `\n${redact(String((error as Error)?.stack))}` : ' (run with --debug for the stack)') : ''}\n`,
