@@ -60,7 +60,9 @@ export { CLAUDE_MODELS, QWEN_MODELS } from './providers/models.js';
 // bhrain.struct.v1: the agentic loop, its toolboxes, permission guards and memory managers
 export { genBhrain, invoke as invokeBhrain } from './agent/genBhrain.js';
 export type { Bhrain } from './agent/genBhrain.js';
-export { configureBhrain, hashBhrainConfig } from './agent/BhrainConfig.js';
+export { hashBhrainConfig } from './agent/BhrainConfig.js';
+export { configureBhrain } from './agent/configureBhrain.js';
+export { genToolset, type BhrainToolsetAccess } from './agent/tools/genToolset.js';
 // installs configureBhrain's shape check (zod) for every library caller; the CLI, which checks its flags and settings
 // where it reads them, does not load it
 export { validateBhrainConfig } from './agent/BhrainConfigSchema.js';

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 
 import { BadRequestError } from '../core/contract/errors.js';
-import { setBhrainConfigValidator, type BhrainConfig } from './BhrainConfig.js';
+import type { BhrainConfig } from './BhrainConfig.js';
+import { setBhrainConfigValidator } from './configureBhrain.js';
 import { MAX_ITERATIONS_LIMIT, MAX_SUBAGENT_MAX_DEPTH } from './constants.js';
 import { BASH_SANDBOX_MODES } from '../sandbox/BashSandbox.js';
 import { checkDomainPattern } from '../sandbox/network/allowedDomains.js';
