@@ -40,7 +40,6 @@ export default defineConfig(
       'src/agent/tools/mcp/genMcpToolBox.ts',
       'src/drivers/claude-code/genBrainCli.ts',
       'src/agent/repl/genBrainRepl.ts',
-      'src/cli/runSkill.ts',
     ],
     rules: { 'max-lines-per-function': 'off' },
   },
