@@ -32,7 +32,7 @@ import { resolvePermission } from './resolvePermission.js';
 import { resolveOutputFile, type OutputFile } from './resolveOutputFile.js';
 import { openRunRecord } from './runRecord.js';
 import { resolveSkillSettings, SETTINGS_FILE_NAME, type ResolvedSkillSettings } from './settings/resolveSkillSettings.js';
-import { nameSettingOrigin, type MemoryStrategy, type SkillSettingsFlags } from './settings/SkillSettings.js';
+import { nameSettingOrigin, type MemoryStrategy, type SkillSettingsFlags } from './settings/settingsTable.js';
 import { genUsageErrorJson, OUTPUT_SCHEMA_VERSION, type SkillOutputJson } from './skillOutputJson.js';
 
 const MEMORY: Record<MemoryStrategy, typeof genTruncate> = { 'summarize-on-limit': genSummarizeOnLimit, truncate: genTruncate };
