@@ -11,6 +11,7 @@ import { RunRecordWriteError } from '../../src/cli/runRecord.js';
 import { RefStoreWriteError } from '../../src/core/continuation/genBrainRefStore.js';
 import * as bhrain from '../../src/index.js';
 import { genSkillCommand } from '../../src/cli/genSkillCommand.js';
+import { formatReadmeSettingsTable, SETTINGS } from '../../src/cli/settings/settingsTable.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const readme = await readFile(join(root, 'readme.md'), 'utf8');
@@ -80,6 +81,22 @@ describe('the readme is true to the code (issue 12)', () => {
     expect(mapped).toEqual(documented);
     for (const [errorClass, code] of EXIT_CODE_OF_ERROR) expect(rows.find((row) => row.code === code)?.names).toContain(errorClass.name);
     expect(exitCodeOfError(new TypeError('a bug'))).toBe(EXIT_CODES.crash);
+  });
+
+  it("issue 31 one settings table: the readme's settings table is the one made from src/cli/settings/settingsTable.ts", () => {
+    const start = readme.indexOf('| key | flag | value | default |');
+    expect(start, 'the readme has the settings table').toBeGreaterThan(-1);
+    expect(readme.slice(start, readme.indexOf('\n\n', start))).toBe(formatReadmeSettingsTable());
+  });
+
+  it('issue 31 one settings table: the env layer of the readme names every env var of the table', () => {
+    const envRow = tableAfter('### Settings').find(([, layer]) => layer === 'env')!;
+    const named = [...envRow[2].matchAll(/`([A-Z_]+)`/g)].map((match) => match[1]).sort();
+    expect(named).toEqual(
+      Object.values(SETTINGS)
+        .flatMap((setting) => ('env' in setting ? [...setting.env] : []))
+        .sort(),
+    );
   });
 
   it('the JSON example in the readme is valid against the published schema, and names every field of it', async () => {

@@ -170,6 +170,8 @@ const row = <const TRule extends SettingRule, const TDefault extends SettingRule
 
 const MODEL_EXPECTS = 'a model id without spaces, e.g. "claude-sonnet-4-6" or "qwen3-coder-plus"';
 
+const MAX_ITERATIONS_EXPECTS = `a whole number from ${BHRAIN_CONFIG_BOUNDS.maxIterations.min} to ${BHRAIN_CONFIG_BOUNDS.maxIterations.max}`;
+
 const mustBe = (expects: string) => (from: string, given: string) => `${from} must be ${expects}, got '${given}'`;
 
 /**
@@ -307,12 +309,11 @@ export const SETTINGS = {
     fileKey: 'maxIterations',
     flag: { flags: '--max-iterations <n>', help: 'stop after n loop iterations, printing the partial answer (exit 3)' },
     value: { kind: 'int', ...BHRAIN_CONFIG_BOUNDS.maxIterations },
-    textError: mustBe(`a whole number from ${BHRAIN_CONFIG_BOUNDS.maxIterations.min} to ${BHRAIN_CONFIG_BOUNDS.maxIterations.max}`),
-    expects: `a whole number from ${BHRAIN_CONFIG_BOUNDS.maxIterations.min} to ${BHRAIN_CONFIG_BOUNDS.maxIterations.max}`,
+    expects: MAX_ITERATIONS_EXPECTS,
     default: DEFAULT_MAX_ITERATIONS,
     shownDefault: String(DEFAULT_MAX_ITERATIONS),
     readme: {
-      value: `a whole number from ${BHRAIN_CONFIG_BOUNDS.maxIterations.min} to ${BHRAIN_CONFIG_BOUNDS.maxIterations.max}`,
+      value: MAX_ITERATIONS_EXPECTS,
       default: String(DEFAULT_MAX_ITERATIONS),
     },
   }),
@@ -333,7 +334,6 @@ export const SETTINGS = {
       help: 'LLM request timeout and the longest silence inside a streamed answer (default 600000 / 120000)',
     },
     value: { kind: 'int', min: 1 },
-    textError: mustBe('a whole number of milliseconds of at least 1'),
     expects: 'a whole number of milliseconds of at least 1',
     default: undefined,
     shownDefault: '600000 / 120000',
@@ -343,7 +343,6 @@ export const SETTINGS = {
     fileKey: 'maxBudgetUsd',
     flag: { flags: '--max-budget-usd <usd>', help: 'stop before a request once the run has cost this much (exit 6)' },
     value: { kind: 'number', ...BHRAIN_CONFIG_BOUNDS.maxBudgetUsd },
-    textError: mustBe('a positive amount of US dollars, e.g. 0.50'),
     expects: 'a positive amount of US dollars, e.g. 0.50',
     default: undefined,
     shownDefault: 'none',
@@ -356,7 +355,6 @@ export const SETTINGS = {
       help: 'stop before a request once the run has used this many tokens, all kinds summed (exit 6)',
     },
     value: { kind: 'int', ...BHRAIN_CONFIG_BOUNDS.maxTokens },
-    textError: mustBe(`a whole number of tokens of at least ${BHRAIN_CONFIG_BOUNDS.maxTokens.min}`),
     expects: `a whole number of tokens of at least ${BHRAIN_CONFIG_BOUNDS.maxTokens.min}`,
     default: undefined,
     shownDefault: 'none',
@@ -474,7 +472,7 @@ export const formatReadmeSettingsTable = (): string => {
     })),
   ].map(({ setting, flag }) => {
     const flagCell = typeof flag === 'string' ? flag : flag ? (flag.readme ?? `\`${flagName(setting)}\``) : '';
-    return `| \`${setting.fileKey}\` | ${flagCell} | ${setting.readme.value} | ${setting.readme.default} |`;
+    return `| \`${setting.fileKey}\` |${flagCell ? ` ${flagCell} ` : ' '}| ${setting.readme.value} | ${setting.readme.default} |`;
   });
   return ['| key | flag | value | default |', '|---|---|---|---|', ...rows].join('\n');
 };
