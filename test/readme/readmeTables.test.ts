@@ -11,7 +11,7 @@ import { RunRecordWriteError } from '../../src/cli/runRecord.js';
 import { RefStoreWriteError } from '../../src/core/continuation/genBrainRefStore.js';
 import * as bhrain from '../../src/index.js';
 import { genSkillCommand } from '../../src/cli/genSkillCommand.js';
-import { formatReadmeSettingsTable, SETTINGS } from '../../src/cli/settings/settingsTable.js';
+import { formatReadmeSettingsTable, SETTINGS, type SettingRow } from '../../src/cli/settings/settingsTable.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const readme = await readFile(join(root, 'readme.md'), 'utf8');
@@ -94,7 +94,7 @@ describe('the readme is true to the code (issue 12)', () => {
     const named = [...envRow[2].matchAll(/`([A-Z_]+)`/g)].map((match) => match[1]).sort();
     expect(named).toEqual(
       Object.values(SETTINGS)
-        .flatMap((setting) => ('env' in setting ? [...setting.env] : []))
+        .flatMap((setting: SettingRow) => [...(setting.env ?? [])])
         .sort(),
     );
   });
