@@ -38,7 +38,6 @@ export default defineConfig(
       'src/agent/tools/bash/genBashToolBox.ts',
       'src/agent/tools/mcp/genMcpToolBox.ts',
       'src/agent/repl/genBrainRepl.ts',
-      'src/cli/runSkill.ts',
     ],
     rules: { 'max-lines-per-function': 'off' },
   },

@@ -1,5 +1,5 @@
 // the public API of rhachet-roles-bhrain, and nothing else but the line that gives library callers the config check
-import { setBhrainConfigValidator } from './agent/BhrainConfig.js';
+import { setBhrainConfigValidator } from './agent/configureBhrain.js';
 import { validateBhrainConfig } from './agent/BhrainConfigSchema.js';
 
 // brain contracts (rhachet-compatible shapes)
@@ -62,7 +62,9 @@ export { CLAUDE_MODELS, QWEN_MODELS } from './providers/models.js';
 // bhrain.struct.v1: the agentic loop, its toolboxes, permission guards and memory managers
 export { genBhrain, invoke as invokeBhrain } from './agent/genBhrain.js';
 export type { Bhrain } from './agent/genBhrain.js';
-export { configureBhrain, hashBhrainConfig } from './agent/BhrainConfig.js';
+export { hashBhrainConfig } from './agent/BhrainConfig.js';
+export { configureBhrain } from './agent/configureBhrain.js';
+export { genToolset, type BhrainToolsetAccess } from './agent/tools/genToolset.js';
 export { validateBhrainConfig } from './agent/BhrainConfigSchema.js';
 // the library's one piece of wiring: every config a library caller builds gets the shape check (zod); the CLI, which
 // checks its flags and settings where it reads them, never loads this entry and marks its config (CONFIG_CHECKED_BY_CALLER)

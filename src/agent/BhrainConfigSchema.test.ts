@@ -34,7 +34,7 @@ describe('issue 18 lean start-up: the config check is zod, installed by the pack
   });
 
   it('then a config that is neither checked nor marked by the CLI is refused: no path runs one unchecked', async () => {
-    const run = await runModule(configureThrough('dist/agent/BhrainConfig.js'));
+    const run = await runModule(configureThrough('dist/agent/configureBhrain.js'));
     expect(run.stdout).toBe(
       'Error: configureBhrain: no config check is installed; import bhrain from the package entry (rhachet-roles-bhrain), which installs it\n',
     );

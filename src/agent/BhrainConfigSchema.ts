@@ -2,7 +2,7 @@ import * as z from 'zod';
 
 import { BadRequestError } from '../core/contract/errors.js';
 import type { BhrainConfig } from './BhrainConfig.js';
-import { MAX_ITERATIONS_LIMIT, MAX_SUBAGENT_MAX_DEPTH } from './constants.js';
+import { BHRAIN_CONFIG_BOUNDS, MAX_SUBAGENT_MAX_DEPTH } from './constants.js';
 import { BASH_SANDBOX_MODES } from '../sandbox/BashSandbox.js';
 import { checkDomainPattern } from '../sandbox/network/allowedDomains.js';
 
@@ -61,7 +61,12 @@ const schemaConfig = z
       .object({ name: z.string(), check: fn('permissionGuard.check') })
       .loose()
       .optional(),
-    maxIterations: z.number().int('maxIterations must be a whole number').min(1).max(MAX_ITERATIONS_LIMIT).optional(),
+    maxIterations: z
+      .number()
+      .int('maxIterations must be a whole number')
+      .min(BHRAIN_CONFIG_BOUNDS.maxIterations.min)
+      .max(BHRAIN_CONFIG_BOUNDS.maxIterations.max)
+      .optional(),
     systemPrompt: z.string().optional(),
     instructions: z
       .string({
@@ -98,13 +103,16 @@ const schemaConfig = z
         maxConcurrentToolCalls: z.number().int().min(1).optional(),
         maxBudgetUsd: z
           .number({ error: 'limits.maxBudgetUsd must be a number of US dollars' })
-          .positive('limits.maxBudgetUsd must be more than 0 US dollars')
+          .gt(
+            BHRAIN_CONFIG_BOUNDS.maxBudgetUsd.above,
+            `limits.maxBudgetUsd must be more than ${BHRAIN_CONFIG_BOUNDS.maxBudgetUsd.above} US dollars`,
+          )
           .finite()
           .optional(),
         maxTokens: z
           .number({ error: 'limits.maxTokens must be a number of tokens' })
           .int('limits.maxTokens must be a whole number of tokens')
-          .positive('limits.maxTokens must be at least 1')
+          .min(BHRAIN_CONFIG_BOUNDS.maxTokens.min, `limits.maxTokens must be at least ${BHRAIN_CONFIG_BOUNDS.maxTokens.min}`)
           .optional(),
         maxWallTimeMs: z
           .number({ error: 'limits.maxWallTimeMs must be a number of milliseconds' })

@@ -8,6 +8,17 @@ export const DEFAULT_MAX_ITERATIONS = 50;
 /** the most loop iterations a config may ask for (BhrainConfig.maxIterations, --max-iterations) */
 export const MAX_ITERATIONS_LIMIT = 10_000;
 
+/**
+ * .what = the bounds of the values a config and the CLI's settings share: BhrainConfigSchema (the library's check) and
+ *         the CLI's settings table (src/cli/settings/settingsTable.ts) both read them, so a bound is written once
+ * .note = min and max are inclusive; above is not (maxBudgetUsd: any amount more than 0)
+ */
+export const BHRAIN_CONFIG_BOUNDS = {
+  maxIterations: { integer: true, min: 1, max: MAX_ITERATIONS_LIMIT },
+  maxTokens: { integer: true, min: 1 },
+  maxBudgetUsd: { integer: false, above: 0 },
+} as const;
+
 /** every tool result longer than this is truncated (head and tail kept, full output spilled to disk) */
 export const DEFAULT_MAX_TOOL_OUTPUT_CHARS = 30_000;
 

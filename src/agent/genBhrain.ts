@@ -1,6 +1,7 @@
 import type { BrainMessage } from '../core/contract/BrainMessage.js';
 import { silentLog } from '../core/contract/BrainContext.js';
-import { configureBhrain, type BhrainConfig, type BhrainConfigResolved } from './BhrainConfig.js';
+import type { BhrainConfig, BhrainConfigResolved } from './BhrainConfig.js';
+import { configureBhrain } from './configureBhrain.js';
 import type { BhrainContext } from './BhrainContext.js';
 import type { BhrainSession, BhrainSessionResult } from './BhrainSessionResult.js';
 import type { BhrainEvent, BhrainEventListener } from './events.js';

@@ -1,4 +1,5 @@
 import type { BhrainTermination } from '../agent/BhrainSessionResult.js';
+import { AbortedError, BadRequestError, BhrainError, LoopError, OutputInvalidError, SupplierError } from '../core/contract/errors.js';
 
 /**
  * .what = the exit codes of `bhrain act` / `bhrain ask` (and the rhachet skills), documented in the readme
@@ -28,14 +29,39 @@ export const EXIT_CODES = {
   interrupted: 130,
 } as const;
 
-/** .what = the exit code for a session that ended without throwing */
-export const exitCodeOf = (termination: BhrainTermination, errorExitCode: number | null): number =>
-  termination === 'complete'
-    ? EXIT_CODES.complete
-    : termination === 'max-iterations'
-      ? EXIT_CODES.maxIterations
-      : termination === 'budget'
-        ? EXIT_CODES.budget
-        : termination === 'refusal'
-          ? EXIT_CODES.refusal
-          : (errorExitCode ?? EXIT_CODES.loop);
+/** .what = an error class, abstract or not: what `instanceof` takes */
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+/**
+ * .what = the one map from error class to exit code: the first row whose class the error is an instance of wins, so a
+ *         subclass is listed before its parent (OutputInvalidError is a SupplierError, but has its own code)
+ * .why = the library's errors carry no exit code (a library caller tells them apart by class); the CLI alone decides
+ *        what a class means to a shell. A BhrainError of no row (LoopError, RefStoreWriteError, RunRecordWriteError:
+ *        a run that failed after it started) ends as the loop's failure; anything else is a crash (a bug)
+ */
+export const EXIT_CODE_OF_ERROR: ReadonlyArray<readonly [ErrorClass, number]> = [
+  [OutputInvalidError, EXIT_CODES.outputInvalid],
+  [AbortedError, EXIT_CODES.interrupted],
+  [BadRequestError, EXIT_CODES.badRequest],
+  [SupplierError, EXIT_CODES.supplier],
+  [LoopError, EXIT_CODES.loop],
+  [BhrainError, EXIT_CODES.loop],
+];
+
+/** .what = the exit code of an error that ended a run or a command: its class's row, else 1 (a crash) */
+export const exitCodeOfError = (error: unknown): number =>
+  EXIT_CODE_OF_ERROR.find(([errorClass]) => error instanceof errorClass)?.[1] ?? EXIT_CODES.crash;
+
+/** .what = the exit code for a session that ended without throwing; its error's, when it ended in one */
+export const exitCodeOf = (termination: BhrainTermination, error: unknown = null): number =>
+  error
+    ? exitCodeOfError(error)
+    : termination === 'complete'
+      ? EXIT_CODES.complete
+      : termination === 'max-iterations'
+        ? EXIT_CODES.maxIterations
+        : termination === 'budget'
+          ? EXIT_CODES.budget
+          : termination === 'refusal'
+            ? EXIT_CODES.refusal
+            : EXIT_CODES.loop;

@@ -5,7 +5,14 @@ import { EXIT_CODES } from './exitCodes.js';
 import { reportReadCommandFailure } from './genRunsCommand.js';
 import { genSkillCommand, type SkillName } from './genSkillCommand.js';
 import type { ResolvedSkillSettings } from './settings/resolveSkillSettings.js';
-import { pickExplicitFlags, SETTING_KEYS, settingFileKey, settingOfAttribute, type SettingKey } from './settings/SkillSettings.js';
+import {
+  SETTINGS,
+  SETTING_NAMES,
+  type SettingKey,
+  pickExplicitFlags,
+  settingFileKey,
+  settingOfAttribute,
+} from './settings/settingsTable.js';
 
 /** .what = the schemaVersion of `bhrain config -o json`; it changes when a field changes meaning or goes away */
 export const CONFIG_OUTPUT_SCHEMA_VERSION = 1;
@@ -25,7 +32,7 @@ const formatDurationMs = (ms: number): string =>
 
 /** .what = a resolved value as the table shows it; an unset one as its default in parentheses */
 const formatValue = (key: SettingKey, value: unknown): string => {
-  if (value === undefined || (Array.isArray(value) && !value.length)) return `(${SETTING_KEYS[key].shownDefault})`;
+  if (value === undefined || (Array.isArray(value) && !value.length)) return `(${SETTINGS[key].shownDefault})`;
   if (key === 'allowedDomains') return (value as string[]).join(', ');
   if (key === 'maxWallTime') return formatDurationMs(value as number);
   const text = typeof value === 'string' && key !== 'appendSystemPrompt' ? value : JSON.stringify(value);
@@ -36,11 +43,7 @@ const formatValue = (key: SettingKey, value: unknown): string => {
 const formatSettings = (resolved: ResolvedSkillSettings, input: { skill: SkillName; cwd: string }): string => {
   const rows = [
     ['SETTING', 'VALUE', 'SOURCE'],
-    ...(Object.keys(SETTING_KEYS) as SettingKey[]).map((key) => [
-      settingFileKey(key),
-      formatValue(key, resolved.values[key]),
-      resolved.sources[key],
-    ]),
+    ...SETTING_NAMES.map((key) => [settingFileKey(key), formatValue(key, resolved.values[key]), resolved.sources[key]]),
   ];
   const widths = [0, 1].map((column) => Math.max(...rows.map((row) => row[column].length)));
   const table = rows.map((row) => `${row[0].padEnd(widths[0])}  ${row[1].padEnd(widths[1])}  ${row[2]}`.trimEnd());
@@ -96,10 +99,7 @@ export const genConfigCommand = (context: ConfigCommandContext = {}): Command =>
       for (const warning of resolved.warnings) stderr.write(`bhrain config: warning: ${warning}\n`);
       if (json) {
         const settings = Object.fromEntries(
-          (Object.keys(SETTING_KEYS) as SettingKey[]).map((key) => [
-            settingFileKey(key),
-            { value: resolved.values[key] ?? null, source: resolved.sources[key] },
-          ]),
+          SETTING_NAMES.map((key) => [settingFileKey(key), { value: resolved.values[key] ?? null, source: resolved.sources[key] }]),
         );
         stdout.write(
           `${JSON.stringify({ schemaVersion: CONFIG_OUTPUT_SCHEMA_VERSION, skill, cwd, settings, files: resolved.files, warnings: resolved.warnings })}\n`,

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { silentLog, type BrainLog } from '../core/contract/BrainContext.js';
 import { BadRequestError, BhrainError, EpisodeCompactedError } from '../core/contract/errors.js';
 import type { BrainRefStore } from '../core/continuation/genBrainRefStore.js';
-import { EXIT_CODES } from './exitCodes.js';
+import { EXIT_CODES, exitCodeOfError } from './exitCodes.js';
 
 /**
  * .what = the text of `bhrain export <ref>`: the series (with all its episodes and summaries) or the episode that a
@@ -63,6 +63,6 @@ export const genExportCommand = (): Command =>
         process.stderr.write(
           `bhrain export: ${error instanceof BhrainError ? '' : 'unexpected failure: '}${(error as Error)?.message ?? error}\n`,
         );
-        process.exitCode = error instanceof BhrainError ? error.exitCode : EXIT_CODES.crash;
+        process.exitCode = exitCodeOfError(error);
       }
     });

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 
 import { BadRequestError, BhrainError } from '../core/contract/errors.js';
-import { EXIT_CODES } from './exitCodes.js';
+import { EXIT_CODES, exitCodeOfError } from './exitCodes.js';
 import type { RunRecordMeta } from './runRecord.js';
 import { genUsageErrorJson } from './skillOutputJson.js';
 
@@ -29,7 +29,7 @@ export const reportReadCommandFailure = (
   const known = error instanceof BhrainError;
   const message = known ? error.message : `unexpected failure: ${(error as Error)?.message ?? error}`;
   context.stderr.write(`bhrain ${input.command}: ${message}\n`);
-  const exitCode = known ? error.exitCode : EXIT_CODES.crash;
+  const exitCode = exitCodeOfError(error);
   if (input.json) context.stdout.write(`${JSON.stringify(genUsageErrorJson(message, { code: known ? error.code : 'CRASH', exitCode }))}\n`);
   context.setExitCode(exitCode);
 };

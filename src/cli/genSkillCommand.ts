@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 
-import { pickExplicitFlags, type SkillSettingsFlags } from './settings/SkillSettings.js';
+import { SETTINGS, SETTING_NAMES, type SettingRow, pickExplicitFlags, type SkillSettingsFlags } from './settings/settingsTable.js';
 
 /** .what = the two skills: act may change things, ask only reads */
 export type SkillName = 'act' | 'ask';
@@ -8,27 +8,17 @@ export type SkillName = 'act' | 'ask';
 /** .what = the output formats of a skill run */
 export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
 
-/** .what = the parsed flags of a skill run */
+/**
+ * .what = the parsed flags of a skill run that are not settings
+ * .note = the settings flags (--atom, --max-iterations, ...) are made from the settings table and read through
+ *         pickExplicitFlags, never from here
+ */
 export interface SkillOptions {
   arch: string;
-  atom?: string;
-  model?: string;
-  baseUrl?: string;
   /** extended thinking: a budget of tokens, or off */
   thinking?: string;
   input?: string;
-  maxIterations?: string;
-  maxBudgetUsd?: string;
-  maxTokens?: string;
-  maxWallTime?: string;
-  timeoutMs?: string;
-  permission?: string;
   failOnDenied?: boolean;
-  sandbox?: string;
-  allowNetwork?: boolean;
-  /** act: --allow-domain, repeatable: the hosts bash may reach through bhrain's proxy */
-  allowDomain?: string[];
-  memory: string;
   output: string;
   /** --output-file: the final result (the answer, or the result object) written to this file as well */
   outputFile?: string;
@@ -39,10 +29,7 @@ export interface SkillOptions {
   recordDir?: string;
   /** false with --no-record */
   record: boolean;
-  appendSystemPrompt?: string;
   systemPromptFile?: string;
-  /** false with --no-project-instructions */
-  projectInstructions: boolean;
   /** act: false with --no-subagents */
   subagents?: boolean;
   /** act: approve this run's project, so its files may loosen the sandbox, network and guard, and its MCP servers start */
@@ -79,6 +66,16 @@ Examples:
   $ bhrain ask --atom qwen -o stream-json "plan the refactor of src/loop" # one JSON event per line, live`,
 };
 
+/** .what = a setting's flag as a commander option for a skill, or null where the skill does not offer it */
+const genSettingOption = (setting: SettingRow, skill: SkillName): Option | null => {
+  const { flag } = setting;
+  if (!flag || (flag.skills && !flag.skills.includes(skill as 'act'))) return null;
+  const option = new Option(flag.flags, typeof flag.help === 'string' ? flag.help : flag.help[skill]);
+  if (flag.repeatable) option.argParser((value: string, values: string[] = []) => [...values, value]);
+  if (flag.shownInHelp !== undefined) option.default(flag.shownInHelp);
+  return option;
+};
+
 /**
  * .what = the commander command for one skill, shared by `bhrain <skill>` and the rhachet skill entries
  * .why = one definition of the flags everywhere; the run itself is loaded only when a run happens (a fast --help)
@@ -94,41 +91,22 @@ export const genSkillCommand = (
         : 'ask the agent a question with read-only tools (read, glob, grep, websearch); nothing is changed',
     )
     .argument('[prompt...]', 'the task (or give it with --input); piped stdin is added to it as context')
-    .option('--arch <arch>', 'the brain architecture', 'bhrain.struct.v1')
-    .option('-a, --atom <slug>', 'the LLM: claude, claude/haiku, claude/sonnet, claude/opus, claude/claude-<id>, qwen, qwen/<model>')
-    .option('-m, --model <id>', "any model id of the atom's supplier (an unknown id is warned about and its cost is null)")
-    .option('--base-url <url>', "the supplier's endpoint (default: ANTHROPIC_BASE_URL / QWEN_BASE_URL, else the supplier's own)")
+    .option('--arch <arch>', 'the brain architecture', 'bhrain.struct.v1');
+  // the settings' flags, made from the settings table; ask runs no bash, so the network flags are act's
+  for (const key of SETTING_NAMES) {
+    const option = genSettingOption(SETTINGS[key], skill);
+    if (option) command.addOption(option);
+  }
+  command
     .option(
       '--thinking <budget|off>',
       'let the model reason first, in up to this many tokens (claude: at least 1024, billed as output), or off',
     )
     .option('-i, --input <text>', 'the task; without it and without a prompt argument, stdin is the task')
-    .option('--max-iterations <n>', 'stop after n loop iterations, printing the partial answer (exit 3)')
-    .option('--max-budget-usd <usd>', 'stop before a request once the run has cost this much (exit 6)')
-    .option('--max-tokens <n>', 'stop before a request once the run has used this many tokens, all kinds summed (exit 6)')
-    .option('--max-wall-time <duration>', 'stop before a request once the run has lasted this long: 90s, 10m, 1h, or ms (exit 6)')
-    .option('--timeout-ms <n>', 'LLM request timeout and the longest silence inside a streamed answer (default 600000 / 120000)')
-    .option(
-      '--permission <guard>',
-      skill === 'act'
-        ? 'allowAll (default), readOnly, promptForWrites, or a rules file (JSON: {allow, prompt, deny})'
-        : 'ask is always readOnly',
-    )
     .option('--fail-on-denied', 'exit 7 when any tool call was denied, even if the run completed')
-    .option(
-      '--sandbox <mode>',
-      skill === 'act'
-        ? 'where bash runs: workspace-write (default: only the working directory and a private /tmp are writable), read-only, or off (unconfined)'
-        : 'ask is always read-only (only read-only is accepted)',
-    )
-    .option('--append-system-prompt <text>', "text added at the end of bhrain's system prompt")
     .option(
       '--system-prompt-file <file>',
       "a file whose text is added at the end of bhrain's system prompt (before --append-system-prompt)",
-    )
-    .option(
-      '--no-project-instructions',
-      'do not read AGENTS.md / CLAUDE.md (from the repository root down to here, and the user-level ones)',
     )
     .option(
       '--mcp-config <file>',
@@ -139,7 +117,6 @@ export const genSkillCommand = (
     )
     .option('--strict-mcp-config', 'start only the MCP servers of the --mcp-config files (ignore .mcp.json and the settings files)')
     .option('--mcp-required', 'stop with exit 2, before any model request, when an MCP server does not start (default: go on without it)')
-    .option('--memory <strategy>', 'summarize-on-limit or truncate', 'summarize-on-limit')
     .option('-o, --output <format>', 'text (the answer only, for pipes), json (one object), or stream-json (one event per line)', 'text')
     .option(
       '--output-file <path>',
@@ -165,14 +142,6 @@ export const genSkillCommand = (
       // only the flags given on the command line are a settings layer: commander's defaults must not mask the files
       process.exitCode = await run(skill, options, prompt, pickExplicitFlags(command));
     });
-  // ask runs no bash: the flag exists only where it can take effect
-  if (skill === 'act') command.option('--allow-network', 'let bash reach the network (off in the sandbox by default)');
-  if (skill === 'act')
-    command.option(
-      '--allow-domain <pattern>',
-      "let bash reach this host, through bhrain's proxy (repeatable): api.example.com, or *.example.com for any subdomain (not example.com itself)",
-      (pattern: string, patterns: string[] = []) => [...patterns, pattern],
-    );
   if (skill === 'act')
     command.option(
       '--trust-project',

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 import { BadRequestError } from '../core/contract/errors.js';
 import { genSecretRedactor } from '../core/secrets/genSecretRedactor.js';
+import { exitCodeOfError } from './exitCodes.js';
 import { isRunId, openRunRecord, pruneRunRecords, readRunRecordMeta, RUN_RETENTION, RunRecordWriteError } from './runRecord.js';
 
 const tempDir = (prefix = 'bhrain-runrecord-') => mkdtemp(join(tmpdir(), prefix));
@@ -123,6 +124,44 @@ describe('openRunRecord', () => {
     expect(await readdir(join(home, 'runs'))).toEqual([]);
   });
 
+  it('issue11.5: secrets with quotes, backslashes and newlines in the transcript, prompt, output and error are redacted in every file', async () => {
+    const env = { FOO_API_KEY: 'sk-"dq"-7Hq2Lm9Pz4Xw', FOO_TOKEN: 'tk\\bs\\Qr8Vn3Jd6Ty', DB_PASSWORD: "pw'sq\nline2-Mz5Kc8Rb" };
+    const redact = genSecretRedactor(env);
+    // the pieces of 8 characters or more at either end of a secret, raw and JSON-escaped, that a text holds
+    const piecesIn = (text: string): string[] =>
+      Object.values(env).flatMap((value) =>
+        [value, JSON.stringify(value).slice(1, -1)].flatMap((form) =>
+          Array.from({ length: form.length - 7 }, (_, index) => [form.slice(0, index + 8), form.slice(form.length - index - 8)])
+            .flat()
+            .filter((piece) => text.includes(piece)),
+        ),
+      );
+    const home = await tempDir();
+    const record = await openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home });
+    const dir = await record.finish(
+      finished({
+        prompt: `use ${env.FOO_API_KEY}`,
+        output: `done with ${env.DB_PASSWORD}`,
+        transcript: [
+          { role: 'user', content: `use ${env.FOO_API_KEY}` },
+          { role: 'assistant', content: '', toolCalls: [{ id: 't1', name: 'bash', input: { command: `printf %s '${env.FOO_TOKEN}'` } }] },
+          { role: 'tool', toolCallId: 't1', toolName: 'bash', content: env.DB_PASSWORD, isError: false },
+        ],
+        error: { code: 'LOOP', message: `failed near ${env.FOO_TOKEN}` },
+        redact,
+      }),
+    );
+    const files = await Promise.all((await readdir(dir!)).map(async (name) => ({ name, text: await readFile(join(dir!, name), 'utf8') })));
+    expect(files.flatMap((file) => piecesIn(file.text).map((piece) => `${piece} in ${file.name}`))).toEqual([]);
+    const written = JSON.parse(files.find((file) => file.name === 'transcript.json')!.text);
+    expect(written[1].toolCalls[0].input.command).toBe("printf %s '[redacted:FOO_TOKEN]'");
+    expect(written[2].content).toBe('[redacted:DB_PASSWORD]');
+    expect((await readRunRecordMeta(dir!)).error!.message).toBe('failed near [redacted:FOO_TOKEN]');
+  });
+});
+
+// the same describe, continued: openRunRecord's flags and its failures to write
+describe('openRunRecord', () => {
   describe('--record-dir', () => {
     it('issue 12 records: --record-dir puts the record in that directory, resolved from the working directory, and prunes nothing', async () => {
       const home = await tempDir();
@@ -208,7 +247,8 @@ describe('openRunRecord', () => {
       const failure = record.finish(finished());
       await expect(failure).rejects.toThrow(RunRecordWriteError);
       await expect(failure).rejects.toThrow(`could not write the run record at ${record.dir} (ENOTDIR)`);
-      await expect(failure).rejects.toMatchObject({ exitCode: 5, code: 'RUN_RECORD_WRITE' });
+      await expect(failure).rejects.toMatchObject({ code: 'RUN_RECORD_WRITE' });
+      expect(exitCodeOfError(await failure.catch((error: unknown) => error))).toBe(5);
       expect(await exists(record.spillDir)).toBe(false);
     });
 
@@ -226,41 +266,6 @@ describe('openRunRecord', () => {
       // no temp file is left behind
       expect((await readdir(record.dir!)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
     });
-  });
-
-  it('issue11.5: secrets with quotes, backslashes and newlines in the transcript, prompt, output and error are redacted in every file', async () => {
-    const env = { FOO_API_KEY: 'sk-"dq"-7Hq2Lm9Pz4Xw', FOO_TOKEN: 'tk\\bs\\Qr8Vn3Jd6Ty', DB_PASSWORD: "pw'sq\nline2-Mz5Kc8Rb" };
-    const redact = genSecretRedactor(env);
-    // the pieces of 8 characters or more at either end of a secret, raw and JSON-escaped, that a text holds
-    const piecesIn = (text: string): string[] =>
-      Object.values(env).flatMap((value) =>
-        [value, JSON.stringify(value).slice(1, -1)].flatMap((form) =>
-          Array.from({ length: form.length - 7 }, (_, index) => [form.slice(0, index + 8), form.slice(form.length - index - 8)])
-            .flat()
-            .filter((piece) => text.includes(piece)),
-        ),
-      );
-    const home = await tempDir();
-    const record = await openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home });
-    const dir = await record.finish(
-      finished({
-        prompt: `use ${env.FOO_API_KEY}`,
-        output: `done with ${env.DB_PASSWORD}`,
-        transcript: [
-          { role: 'user', content: `use ${env.FOO_API_KEY}` },
-          { role: 'assistant', content: '', toolCalls: [{ id: 't1', name: 'bash', input: { command: `printf %s '${env.FOO_TOKEN}'` } }] },
-          { role: 'tool', toolCallId: 't1', toolName: 'bash', content: env.DB_PASSWORD, isError: false },
-        ],
-        error: { code: 'LOOP', message: `failed near ${env.FOO_TOKEN}` },
-        redact,
-      }),
-    );
-    const files = await Promise.all((await readdir(dir!)).map(async (name) => ({ name, text: await readFile(join(dir!, name), 'utf8') })));
-    expect(files.flatMap((file) => piecesIn(file.text).map((piece) => `${piece} in ${file.name}`))).toEqual([]);
-    const written = JSON.parse(files.find((file) => file.name === 'transcript.json')!.text);
-    expect(written[1].toolCalls[0].input.command).toBe("printf %s '[redacted:FOO_TOKEN]'");
-    expect(written[2].content).toBe('[redacted:DB_PASSWORD]');
-    expect((await readRunRecordMeta(dir!)).error!.message).toBe('failed near [redacted:FOO_TOKEN]');
   });
 });
 

@@ -94,7 +94,6 @@ export interface RunRecordMetrics {
 
 /** .what = a run record could not be written (disk full, read-only, permissions); the answer was already delivered */
 export class RunRecordWriteError extends BhrainError {
-  readonly exitCode = 5;
   readonly code = 'RUN_RECORD_WRITE';
 }
 

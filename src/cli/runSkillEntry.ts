@@ -4,7 +4,7 @@ import { CommanderError, type Command } from 'commander';
 
 import { EXIT_CODES } from './exitCodes.js';
 import type { SkillName, SkillOptions } from './genSkillCommand.js';
-import type { SkillSettingsFlags } from './settings/SkillSettings.js';
+import type { SkillSettingsFlags } from './settings/settingsTable.js';
 import { genUsageErrorJson } from './skillOutputJson.js';
 
 /** .what = the package's version, read once from its package.json (dist/cli/ → ../../package.json) */

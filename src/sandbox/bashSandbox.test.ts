@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { silentLog } from '../core/contract/BrainContext.js';
 import { BadRequestError } from '../core/contract/errors.js';
-import { configureBhrain } from '../agent/BhrainConfig.js';
+import { configureBhrain } from '../agent/configureBhrain.js';
 import type { BhrainToolBox, BhrainToolContext } from '../agent/tool/BhrainToolBox.js';
 import { checkBashSandbox } from './checkBashSandbox.js';
 import { genBashSandboxPool } from './genBashSandboxPool.js';

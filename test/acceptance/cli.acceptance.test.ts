@@ -154,80 +154,82 @@ describe('issue 37: --output-file writes the final result to a file as well', ()
   });
 });
 
+/** the usage and supplier errors: each is its message on stderr and its exit code, with nothing on stdout and no stack */
+const ERROR_CASES: Array<{
+  name: string;
+  args: string[];
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  code: number;
+  stderr: RegExp;
+}> = [
+  {
+    name: 'missing input',
+    args: ['act', '--atom', 'qwen'],
+    code: 2,
+    stderr: /missing input: the task is empty\. Give it as an argument, with --input/,
+  },
+  {
+    name: 'missing atom',
+    args: ['act', '--input', 'x'],
+    code: 2,
+    stderr: /missing --atom: choose one of claude, claude\/haiku, claude\/sonnet, claude\/opus, claude\/claude-<id>, qwen/,
+  },
+  {
+    name: 'unknown atom',
+    args: ['act', '--atom', 'gpt-5', '--input', 'x'],
+    code: 2,
+    stderr: /unknown atom 'gpt-5': choose one of claude, claude\/haiku/,
+  },
+  {
+    name: 'unknown arch',
+    args: ['act', '--arch', 'bhrain.struct.v9', '--atom', 'qwen', '--input', 'x'],
+    code: 2,
+    stderr: /unknown --arch 'bhrain\.struct\.v9': choose one of bhrain\.struct\.v1/,
+  },
+  {
+    name: 'unknown ref',
+    args: ['act', '--atom', 'qwen', '--on-series', 'deadbeefdeadbeef', '--input', 'x'],
+    code: 2,
+    stderr: /series not found: no series deadbeefdeadbeef in the ref store .* start a new series by running without --on-series/,
+  },
+  {
+    name: 'both refs',
+    args: ['act', '--atom', 'qwen', '--on-series', 'aaaaaaaa', '--on-episode', 'bbbbbbbb', '--input', 'x'],
+    code: 2,
+    stderr: /give --on-episode or --on-series, not both/,
+  },
+  { name: 'unknown flag', args: ['act', '--atom', 'qwen', '--inptu', 'x'], code: 2, stderr: /unknown option '--inptu'/ },
+  {
+    name: 'bad timeout',
+    args: ['act', '--atom', 'qwen', '--timeout-ms', 'soon', '--input', 'x'],
+    code: 2,
+    stderr: /--timeout-ms must be a whole number of milliseconds of at least 1, got 'soon'/,
+  },
+  {
+    name: 'bad permission',
+    args: ['act', '--atom', 'qwen', '--permission', 'yolo', '--input', 'x'],
+    code: 2,
+    stderr: /--permission yolo: not a builtin guard \(allowAll, readOnly, promptForWrites\) and not a readable rules file/,
+  },
+  {
+    name: 'auth: no key',
+    args: ['act', '--atom', 'claude', '--input', 'x'],
+    env: { ANTHROPIC_API_KEY: undefined },
+    code: 4,
+    stderr: /no API key for claude\/sonnet at \S+: set ANTHROPIC_API_KEY/,
+  },
+  {
+    name: 'llm unreachable',
+    args: ['act', '--atom', 'qwen', '--input', 'x'],
+    env: { QWEN_BASE_URL: 'http://127.0.0.1:9/v1' },
+    code: 4,
+    stderr: /qwen\/qwen3-coder-plus failed 5 times in a row .*unreachable or overloaded/,
+  },
+];
+
 describe('errors: message and exit code', () => {
-  const cases: Array<{
-    name: string;
-    args: string[];
-    env?: Record<string, string | undefined>;
-    stdin?: string;
-    code: number;
-    stderr: RegExp;
-  }> = [
-    {
-      name: 'missing input',
-      args: ['act', '--atom', 'qwen'],
-      code: 2,
-      stderr: /missing input: the task is empty\. Give it as an argument, with --input/,
-    },
-    {
-      name: 'missing atom',
-      args: ['act', '--input', 'x'],
-      code: 2,
-      stderr: /missing --atom: choose one of claude, claude\/haiku, claude\/sonnet, claude\/opus, claude\/claude-<id>, qwen/,
-    },
-    {
-      name: 'unknown atom',
-      args: ['act', '--atom', 'gpt-5', '--input', 'x'],
-      code: 2,
-      stderr: /unknown atom 'gpt-5': choose one of claude, claude\/haiku/,
-    },
-    {
-      name: 'unknown arch',
-      args: ['act', '--arch', 'bhrain.struct.v9', '--atom', 'qwen', '--input', 'x'],
-      code: 2,
-      stderr: /unknown --arch 'bhrain\.struct\.v9': choose one of bhrain\.struct\.v1/,
-    },
-    {
-      name: 'unknown ref',
-      args: ['act', '--atom', 'qwen', '--on-series', 'deadbeefdeadbeef', '--input', 'x'],
-      code: 2,
-      stderr: /series not found: no series deadbeefdeadbeef in the ref store .* start a new series by running without --on-series/,
-    },
-    {
-      name: 'both refs',
-      args: ['act', '--atom', 'qwen', '--on-series', 'aaaaaaaa', '--on-episode', 'bbbbbbbb', '--input', 'x'],
-      code: 2,
-      stderr: /give --on-episode or --on-series, not both/,
-    },
-    { name: 'unknown flag', args: ['act', '--atom', 'qwen', '--inptu', 'x'], code: 2, stderr: /unknown option '--inptu'/ },
-    {
-      name: 'bad timeout',
-      args: ['act', '--atom', 'qwen', '--timeout-ms', 'soon', '--input', 'x'],
-      code: 2,
-      stderr: /--timeout-ms must be a whole number of milliseconds of at least 1, got 'soon'/,
-    },
-    {
-      name: 'bad permission',
-      args: ['act', '--atom', 'qwen', '--permission', 'yolo', '--input', 'x'],
-      code: 2,
-      stderr: /--permission yolo: not a builtin guard \(allowAll, readOnly, promptForWrites\) and not a readable rules file/,
-    },
-    {
-      name: 'auth: no key',
-      args: ['act', '--atom', 'claude', '--input', 'x'],
-      env: { ANTHROPIC_API_KEY: undefined },
-      code: 4,
-      stderr: /no API key for claude\/sonnet at \S+: set ANTHROPIC_API_KEY/,
-    },
-    {
-      name: 'llm unreachable',
-      args: ['act', '--atom', 'qwen', '--input', 'x'],
-      env: { QWEN_BASE_URL: 'http://127.0.0.1:9/v1' },
-      code: 4,
-      stderr: /qwen\/qwen3-coder-plus failed 5 times in a row .*unreachable or overloaded/,
-    },
-  ];
-  it.each(cases)(
+  it.each(ERROR_CASES)(
     '$name → exit $code',
     async ({ args, env, stdin, code, stderr }) => {
       const cwd = await mkdtemp(join(tmpdir(), 'bhrain-err-'));

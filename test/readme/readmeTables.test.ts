@@ -6,8 +6,12 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 
 import { replaceReadmeBench } from '../../bench/formatReport.js';
-import { EXIT_CODES } from '../../src/cli/exitCodes.js';
+import { EXIT_CODE_OF_ERROR, EXIT_CODES, exitCodeOfError } from '../../src/cli/exitCodes.js';
+import { RunRecordWriteError } from '../../src/cli/runRecord.js';
+import { RefStoreWriteError } from '../../src/core/continuation/genBrainRefStore.js';
+import * as bhrain from '../../src/index.js';
 import { genSkillCommand } from '../../src/cli/genSkillCommand.js';
+import { formatReadmeSettingsTable, SETTINGS, type SettingRow } from '../../src/cli/settings/settingsTable.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const readme = await readFile(join(root, 'readme.md'), 'utf8');
@@ -54,6 +58,45 @@ describe('the readme is true to the code (issue 12)', () => {
   it('the exit code table lists exactly the exit codes', () => {
     const documented = tableAfter('### Exit codes').map(([code]) => Number(code));
     expect(documented.sort((a, b) => a - b)).toEqual(Object.values(EXIT_CODES).sort((a, b) => a - b));
+  });
+
+  it('issue 31 one exit-code map: each error class the exit code table names ends the CLI with that code, and every class of the map is named in its row', () => {
+    const classes: Record<string, abstract new (...args: never[]) => Error> = {
+      ...(Object.fromEntries(
+        Object.entries(bhrain).filter(([, value]) => typeof value === 'function' && value.prototype instanceof Error),
+      ) as Record<string, abstract new (...args: never[]) => Error>),
+      RunRecordWriteError,
+      RefStoreWriteError,
+    };
+    const rows = tableAfter('### Exit codes').map(([code, , named]) => ({
+      code: Number(code),
+      names: [...named.matchAll(/`(\w+Error)`/g)].map((match) => match[1]),
+    }));
+    const documented = rows.flatMap(({ code, names }) => names.map((name) => ({ name, code })));
+    // an instance without its constructor: what instanceof reads is the prototype chain
+    const mapped = documented.map(({ name }) => ({
+      name,
+      code: classes[name] ? exitCodeOfError(Object.create(classes[name].prototype)) : 'not a class',
+    }));
+    expect(mapped).toEqual(documented);
+    for (const [errorClass, code] of EXIT_CODE_OF_ERROR) expect(rows.find((row) => row.code === code)?.names).toContain(errorClass.name);
+    expect(exitCodeOfError(new TypeError('a bug'))).toBe(EXIT_CODES.crash);
+  });
+
+  it("issue 31 one settings table: the readme's settings table is the one made from src/cli/settings/settingsTable.ts", () => {
+    const start = readme.indexOf('| key | flag | value | default |');
+    expect(start, 'the readme has the settings table').toBeGreaterThan(-1);
+    expect(readme.slice(start, readme.indexOf('\n\n', start))).toBe(formatReadmeSettingsTable());
+  });
+
+  it('issue 31 one settings table: the env layer of the readme names every env var of the table', () => {
+    const envRow = tableAfter('### Settings').find(([, layer]) => layer === 'env')!;
+    const named = [...envRow[2].matchAll(/`([A-Z_]+)`/g)].map((match) => match[1]).sort();
+    expect(named).toEqual(
+      Object.values(SETTINGS)
+        .flatMap((setting: SettingRow) => [...(setting.env ?? [])])
+        .sort(),
+    );
   });
 
   it('the JSON example in the readme is valid against the published schema, and names every field of it', async () => {

@@ -6,18 +6,15 @@ import { preloadAjv } from '../../providers/compileJsonSchema.js';
 import { runStructuredOutputTurn } from '../../providers/runStructuredOutputTurn.js';
 import { compileOutputSchema, instructSchema } from '../../providers/structuredOutput.js';
 import type { BrainAtom } from '../../core/contract/BrainAtom.js';
-import { readDenialOf, type BhrainConfig } from '../BhrainConfig.js';
+import type { BhrainConfig } from '../BhrainConfig.js';
 import type { BhrainContext } from '../BhrainContext.js';
 import type { BhrainSessionResult } from '../BhrainSessionResult.js';
 import { genBhrain, type Bhrain } from '../genBhrain.js';
 import { addRequestSpend, addSpend, emptySpend, type BhrainSpend } from '../session/checkBudget.js';
 import type { BhrainPermissionGuard } from '../permission/BhrainPermissionGuard.js';
-import { READ_ONLY_TOOLS, readOnly } from '../permission/builtinGuards.js';
+import { readOnly } from '../permission/builtinGuards.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
-import { genBashToolBox } from '../tools/bash/genBashToolBox.js';
-import { genFilesToolBox } from '../tools/files/genFilesToolBox.js';
-import { pickTools } from '../tool/pickTools.js';
-import { genWebsearchToolBox } from '../tools/websearch/genWebsearchToolBox.js';
+import { genToolset } from '../tools/genToolset.js';
 import { asPriorTurns } from '../../core/continuation/asPriorTurns.js';
 import { compactEpisode } from '../../core/continuation/compactEpisode.js';
 import { isEpisodeCompacted, markEpisodeCompacted } from '../../core/continuation/compactedEpisodes.js';
@@ -123,27 +120,19 @@ export const genBrainReplRunner = (
 ) => {
   const atom = input.atom ?? genBrainAtom({ slug: parseReplSlug(input.slug).atom });
   const slug = `bhrain.struct.v1@${atom.slug}`;
-  // hidden from act's tools beyond the defaults, and handed back by its config and its guard's rules
-  const actDenial = readDenialOf(input.config ?? {});
   const brains = {
     ask: genBhrain({
       ...input.config,
       atom,
       permissionGuard: readOnly,
       // read-only: no guard of the caller's, so only the config's own sandbox.allowRead hands paths back
-      toolBoxes: [
-        pickTools(genFilesToolBox(readDenialOf({ sandbox: input.config?.sandbox })), [...READ_ONLY_TOOLS]),
-        genWebsearchToolBox(),
-      ],
+      toolBoxes: genToolset({ access: 'read-only', sandbox: input.config?.sandbox }),
     }),
     act: genBhrain({
       ...input.config,
       atom,
-      toolBoxes: [
-        genFilesToolBox(actDenial),
-        genBashToolBox({ sandbox: { ...input.config?.sandbox, ...actDenial } }),
-        genWebsearchToolBox(),
-      ],
+      // hidden beyond the defaults, and handed back by its config and its guard's rules
+      toolBoxes: genToolset({ access: 'all', sandbox: input.config?.sandbox, permissionGuard: input.config?.permissionGuard }),
     }),
   };
   /** the brain of one call: the repl's own, or (with plugs) one over its current toolboxes plus the call's */

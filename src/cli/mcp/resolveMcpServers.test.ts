@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
-import * as z from 'zod';
 
 import { BadRequestError } from '../../core/contract/errors.js';
 import { readSettingsFile } from '../settings/readSettingsFile.js';
 import { readMcpTimeoutMs } from './startMcpServers.js';
 import type { McpServerConfig } from '../../agent/tools/mcp/genMcpToolBox.js';
-import { checkMcpServers, expandMcpServer, resolveMcpServers } from './resolveMcpServers.js';
+import { checkMcpServers } from './checkMcpServers.js';
+import { expandMcpServer, resolveMcpServers } from './resolveMcpServers.js';
 
 let repo: string;
 let sub: string;
@@ -144,18 +144,15 @@ describe('issue 16 CLI config: validation names the file and the key (exit 2)', 
   });
 
   it('issue 16 CLI config: each server is checked for its shape: stdio keys, http keys, sse refused with the fix, names fit tool names', () => {
-    const { servers, issues } = checkMcpServers(
-      {
-        ok: { command: 'npx', args: ['-y', 'x'], env: { A: 'b' } },
-        web: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer t' } },
-        nocommand: { args: [] },
-        mixed: { type: 'http', url: 'https://x', command: 'node' },
-        old: { type: 'sse', url: 'https://x' },
-        'bad.name': { command: 'x' },
-        badenv: { command: 'x', env: { A: 1 } },
-      },
-      z,
-    );
+    const { servers, issues } = checkMcpServers({
+      ok: { command: 'npx', args: ['-y', 'x'], env: { A: 'b' } },
+      web: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer t' } },
+      nocommand: { args: [] },
+      mixed: { type: 'http', url: 'https://x', command: 'node' },
+      old: { type: 'sse', url: 'https://x' },
+      'bad.name': { command: 'x' },
+      badenv: { command: 'x', env: { A: 1 } },
+    });
     expect(servers.ok).toEqual({ type: 'stdio', command: 'npx', args: ['-y', 'x'], env: { A: 'b' } });
     expect(servers.web).toEqual({ type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer t' } });
     expect(issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([

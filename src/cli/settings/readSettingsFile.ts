@@ -1,23 +1,21 @@
 import { readFile } from 'node:fs/promises';
 
-import type * as Zod from 'zod';
+import type * as z from 'zod/mini';
 
-import { MAX_ITERATIONS_LIMIT } from '../../agent/constants.js';
-import { genRulesGuard, type BhrainPermissionRules } from '../../agent/permission/genRulesGuard.js';
-import { BASH_SANDBOX_MODES, type BashSandboxMode } from '../../sandbox/BashSandbox.js';
-import { checkDomainPattern, DOMAIN_PATTERN_EXPECTS } from '../../sandbox/network/allowedDomains.js';
+import type { BashSandboxMode } from '../../sandbox/BashSandbox.js';
+import { BASH_SANDBOX_MODES } from '../../sandbox/BashSandbox.js';
+import { DOMAIN_PATTERN_EXPECTS } from '../../sandbox/network/allowedDomains.js';
 import { BadRequestError } from '../../core/contract/errors.js';
-import { checkMcpServers } from '../mcp/resolveMcpServers.js';
 import {
-  BUILTIN_GUARD_NAMES,
-  isHttpUrl,
-  MEMORY_STRATEGIES,
-  parseDurationMs,
-  SETTING_KEYS,
   SETTINGS_FILE_TOP_KEYS,
-  SETTINGS_SUPPLIERS,
   type SettingKey,
-} from './SkillSettings.js';
+  FILE_SETTINGS,
+  RULE_KINDS,
+  SETTINGS,
+  SETTINGS_SUPPLIERS,
+  type SettingRow,
+  type SettingRuleValue,
+} from './settingsTable.js';
 
 /**
  * .what = why a string is not an atom slug bhrain knows (the choices listed), or null when it is one
@@ -34,123 +32,41 @@ export const checkAtomSlug = async (slug: string): Promise<string | null> => {
   }
 };
 
-const RULE_KINDS = ['allow', 'prompt', 'deny'] as const;
-
-/**
- * .what = the settings-file keys that are not run settings: MCP servers, and the user's approval of a project (its MCP
- *         servers, or all it loosens); the approval keys are read from the user's file only
- */
-export const MCP_SETTINGS_KEYS = ['mcpServers', 'enableAllProjectMcpServers', 'enabledMcpjsonServers'] as const;
+/** .what = the settings-file keys that the user's approval of a project is made of: read from the user's file only */
 export const APPROVAL_KEYS = ['trustedProjects', 'enableAllProjectMcpServers', 'enabledMcpjsonServers'] as const;
 
-/**
- * .what = the shape of a settings file: every key optional, no other key allowed; built on first use
- * .why = a typo (`atomm`) or a bad value is an error, never silently ignored. zod is imported, and the schema built, on
- *        the first file read (~20 ms): a run without a settings file never pays it
- */
-const genSettingsFileSchema = (z: typeof Zod) => {
-  /** inline permission rules: each rule is parsed as the rules file's are, so a bad one is reported at load */
-  const rulesSchema = z
-    .strictObject({ allow: z.array(z.string()).optional(), prompt: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
-    .superRefine((rules, ctx) => {
-      for (const kind of RULE_KINDS)
-        (rules[kind] ?? []).forEach((rule, index) => {
-          try {
-            genRulesGuard({ [kind]: [rule] });
-          } catch (error) {
-            ctx.addIssue({ code: 'custom', message: (error as Error).message, path: [kind, index], params: { explained: true } });
-          }
-        });
-    });
+/** .what = every row of the settings table: the run settings, then the file-only keys */
+const FILE_ROWS = [...Object.values(SETTINGS), ...Object.values(FILE_SETTINGS)] as SettingRow[];
 
-  /** a guard name when a string, inline rules when an object: each checked on its own, so the error fits the form given */
-  const permissionSchema = z.unknown().transform((value, ctx): string | BhrainPermissionRules => {
-    const parsed = (typeof value === 'string' ? z.enum(BUILTIN_GUARD_NAMES) : rulesSchema).safeParse(value);
-    if (parsed.success) return parsed.data;
-    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue });
-    return z.NEVER;
-  });
+/** .what = the top-level keys of a settings file, in the table's order */
+const FILE_TOP_KEYS = [...new Set(FILE_ROWS.map((row) => row.fileKey.split('.')[0]))];
 
-  const urlSchema = z.string().refine(isHttpUrl);
+/** .what = the keys of the object at a top-level key: `mode` for the key's own value, then its nested rows' */
+const nestedKeysOf = (top: string): string[] => [
+  ...(FILE_ROWS.some((row) => row.fileKey === top) ? ['mode'] : []),
+  ...FILE_ROWS.filter((row) => row.fileKey.startsWith(`${top}.`)).map((row) => row.fileKey.slice(top.length + 1)),
+];
 
-  /** a domain pattern, each bad one worded by checkDomainPattern */
-  const domainPatternSchema = z.string().superRefine((pattern, ctx) => {
-    const wrong = checkDomainPattern(pattern);
-    if (wrong) ctx.addIssue({ code: 'custom', message: wrong, params: { explained: true } });
-  });
+/** .what = the settings-file schema, made from the table on the first file read (settingsFileSchema.ts loads zod/mini) */
+let settingsFileSchema: z.ZodMiniType | null = null;
 
-  /** a path to hide: absolute or from ~/, never / itself (it would hide bash and everything else) */
-  const denyReadSchema = z.array(
-    z.string().superRefine((path, ctx) => {
-      const ok = path === '~' || path.startsWith('~/') || (path.startsWith('/') && path.replace(/\/+$/, '') !== '');
-      if (!ok)
-        ctx.addIssue({
-          code: 'custom',
-          message: `${JSON.stringify(path)} is not a path to hide: give one that starts with / or ~/ (and is not / itself), e.g. "~/.config/op"`,
-          params: { explained: true },
-        });
-    }),
-  );
+/** .what = a row's value type */
+type RowValue<TRow> = TRow extends SettingRow<infer TRule, infer _TDefault> ? SettingRuleValue<TRule> : never;
 
-  /** a mode when a string, `{ mode, denyRead }` when an object: each checked on its own, so the error fits the form given */
-  const sandboxSchema = z.unknown().transform((value, ctx): { mode?: BashSandboxMode; denyRead?: string[] } => {
-    const parsed =
-      typeof value === 'string'
-        ? z
-            .enum(BASH_SANDBOX_MODES)
-            .transform((mode) => ({ mode }))
-            .safeParse(value)
-        : z.strictObject({ mode: z.enum(BASH_SANDBOX_MODES).optional(), denyRead: denyReadSchema.optional() }).safeParse(value);
-    if (parsed.success) return parsed.data;
-    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue });
-    return z.NEVER;
-  });
-
-  /** MCP servers in Claude Code's `.mcp.json` shape, each issue worded by checkMcpServers */
-  const mcpServersSchema = z.unknown().transform((value, ctx) => {
-    const { servers, issues } = checkMcpServers(value, z);
-    for (const issue of issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path, params: { explained: true } });
-    return servers;
-  });
-
-  return z.strictObject({
-    atom: z.string().min(1).optional(),
-    model: z.string().regex(/^\S+$/).optional(),
-    baseUrl: z.strictObject({ claude: urlSchema.optional(), qwen: urlSchema.optional() }).optional(),
-    permission: permissionSchema.optional(),
-    sandbox: sandboxSchema.optional(),
-    allowNetwork: z.boolean().optional(),
-    network: z.strictObject({ allowedDomains: z.array(domainPatternSchema).optional() }).optional(),
-    maxIterations: z.int().min(1).max(MAX_ITERATIONS_LIMIT).optional(),
-    memory: z.enum(MEMORY_STRATEGIES).optional(),
-    timeoutMs: z.int().min(1).optional(),
-    maxBudgetUsd: z.number().positive().optional(),
-    maxTokens: z.int().min(1).optional(),
-    maxWallTime: z
-      .union([z.int().min(1), z.string().refine((value) => parseDurationMs(value) !== null)])
-      .transform((value) => (typeof value === 'number' ? value : parseDurationMs(value)!))
-      .optional(),
-    projectInstructions: z.boolean().optional(),
-    appendSystemPrompt: z.string().optional(),
-    mcpServers: mcpServersSchema.optional(),
-    enableAllProjectMcpServers: z.boolean().optional(),
-    enabledMcpjsonServers: z.array(z.string()).optional(),
-    trustedProjects: z.array(z.string().min(1)).optional(),
-  });
+/** .what = a settings file's content once validated (maxWallTime in milliseconds; sandbox as { mode, denyRead }) */
+export type SettingsFile = { [K in Exclude<SettingKey, 'sandbox' | 'denyRead' | 'allowedDomains'>]?: RowValue<(typeof SETTINGS)[K]> } & {
+  [K in keyof typeof FILE_SETTINGS]?: RowValue<(typeof FILE_SETTINGS)[K]>;
+} & {
+  sandbox?: { mode?: BashSandboxMode; denyRead?: string[] };
+  network?: { allowedDomains?: string[] };
 };
-let settingsFileSchema: ReturnType<typeof genSettingsFileSchema> | null = null;
-
-/** .what = a settings file's content once validated (maxWallTime in milliseconds) */
-export type SettingsFile = Zod.output<ReturnType<typeof genSettingsFileSchema>>;
 
 /** .what = the keys an object at a path of the settings file may have, for an "unknown key" message */
 const validKeysAt = (path: readonly PropertyKey[]): readonly string[] => {
-  if (path.length === 0) return [...SETTINGS_FILE_TOP_KEYS, ...MCP_SETTINGS_KEYS, 'trustedProjects'];
+  if (path.length === 0) return FILE_TOP_KEYS;
   if (path[0] === 'baseUrl') return SETTINGS_SUPPLIERS;
-  if (path[0] === 'network') return ['allowedDomains'];
-  if (path[0] === 'sandbox') return ['mode', 'denyRead'];
   if (path[0] === 'permission') return RULE_KINDS;
-  return [];
+  return nestedKeysOf(String(path[0])).filter((key) => path.length === 1 && key);
 };
 
 /** .what = what the value at a path of the settings file must be, for a "bad value" message */
@@ -159,15 +75,12 @@ const expectsAt = (path: readonly PropertyKey[]): string => {
   if (path[0] === 'permission' && path.length === 2) return 'a list of rule strings, e.g. ["bash(npm test*)", "write(src/**)"]';
   if (path[0] === 'permission' && path.length > 2) return 'a rule string, e.g. "bash(npm test*)" or "write(src/**)"';
   if (path[0] === 'network' && path.length === 1) return 'an object, e.g. {"allowedDomains": ["registry.npmjs.org"]}';
-  if (path[0] === 'network' && path.length === 2) return SETTING_KEYS.allowedDomains.expects;
+  if (path[0] === 'network' && path.length === 2) return SETTINGS.allowedDomains.expects;
   if (path[0] === 'network') return DOMAIN_PATTERN_EXPECTS;
   if (path[0] === 'sandbox' && path[1] === 'mode') return `one of ${BASH_SANDBOX_MODES.join(', ')}`;
   if (path[0] === 'sandbox' && path[1] === 'denyRead')
-    return path.length > 2 ? 'a path, absolute or starting with ~/' : SETTING_KEYS.denyRead.expects;
-  if (path[0] === 'enableAllProjectMcpServers') return 'true or false';
-  if (path[0] === 'enabledMcpjsonServers') return 'a list of MCP server names, e.g. ["github"]';
-  if (path[0] === 'trustedProjects') return 'a list of repository roots, e.g. ["~/src/my-app"]';
-  return SETTING_KEYS[path[0] as SettingKey]?.expects ?? 'a valid value';
+    return path.length > 2 ? 'a path, absolute or starting with ~/' : SETTINGS.denyRead.expects;
+  return FILE_ROWS.find((row) => row.fileKey === path[0])?.expects ?? 'a valid value';
 };
 
 /** .what = which layer a settings file is: the project's (.bhrain/settings.json) or the user's (the bhrain config dir) */
@@ -203,7 +116,7 @@ const distance = (a: string, b: string): number => {
 };
 
 /** .what = one zod issue as a sentence naming the key path, the file and what is valid */
-const formatIssue = (issue: Zod.core.$ZodIssue, input: { path: string; json: unknown }): string[] => {
+const formatIssue = (issue: z.core.$ZodIssue, input: { path: string; json: unknown }): string[] => {
   if (issue.code === 'unrecognized_keys') {
     const valid = validKeysAt(issue.path);
     return issue.keys.map((key) => {
@@ -246,10 +159,11 @@ export const readSettingsFile = async (input: { path: string; layer: SettingsLay
     throw new BadRequestError(
       `${input.path} must hold a JSON object of settings, e.g. {"atom": "qwen"}; valid keys are ${SETTINGS_FILE_TOP_KEYS.join(', ')}`,
     );
-  const parsed = (settingsFileSchema ??= genSettingsFileSchema(await import('zod'))).safeParse(json);
+  settingsFileSchema ??= (await import('./settingsFileSchema.js')).genSettingsFileSchema();
+  const parsed = settingsFileSchema.safeParse(json);
   if (!parsed.success)
     throw new BadRequestError(parsed.error.issues.flatMap((issue) => formatIssue(issue, { path: input.path, json })).join('; '));
-  const settings = parsed.data;
+  const settings = parsed.data as SettingsFile;
   if (input.layer === 'project' && settings.baseUrl)
     throw new BadRequestError(
       `baseUrl is not allowed in a project settings file (${input.path}): a repository could send your API key to a server of its choosing. Set it in your user settings file, with ANTHROPIC_BASE_URL / QWEN_BASE_URL, or with --base-url`,

@@ -9,7 +9,7 @@ import { genRulesGuard } from '../../agent/permission/genRulesGuard.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import { genSkillCommand } from '../genSkillCommand.js';
 import { resolveSkillSettings } from './resolveSkillSettings.js';
-import { pickExplicitFlags } from './SkillSettings.js';
+import { pickExplicitFlags } from './settingsTable.js';
 
 /**
  * .what = a real git repository with a subdirectory, and a home of its own: XDG_CONFIG_HOME puts the user file at

@@ -1,10 +1,9 @@
 import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
-import { DEFAULT_BASH_SANDBOX_MODE, DEFAULT_MAX_ITERATIONS, MAX_ITERATIONS_LIMIT } from '../../agent/constants.js';
 import { getBhrainConfigDir } from '../../agent/instructions/getBhrainConfigDir.js';
-import { BASH_SANDBOX_MODES, isBashSandboxMode, type BashSandboxMode } from '../../sandbox/BashSandbox.js';
-import { checkDomainPattern, normalizeDomainPattern } from '../../sandbox/network/allowedDomains.js';
+import type { BashSandboxMode } from '../../sandbox/BashSandbox.js';
+import { normalizeDomainPattern } from '../../sandbox/network/allowedDomains.js';
 import type { McpServerConfig } from '../../agent/tools/mcp/genMcpToolBox.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import { findRepoRoot } from '../../agent/instructions/findRepoRoot.js';
@@ -13,24 +12,27 @@ import type { SkillName } from '../genSkillCommand.js';
 import { checkAtomSlug, readSettingsFile, type SettingsFile, type SettingsLayer } from './readSettingsFile.js';
 import { LOOSENING, resolveProjectApproval, type ProjectApproval } from './resolveProjectApproval.js';
 import {
+  checkSettingText,
+  flagName,
+  SETTINGS,
+  SETTING_NAMES,
+  type SettingRow,
   BASE_URL_ENV_VARS,
   isHttpUrl,
-  MEMORY_STRATEGIES,
   nameSettingOrigin,
   settingFileKey,
-  parseDurationMs,
-  SETTING_KEYS,
   SETTINGS_SUPPLIERS,
-  type MemoryStrategy,
   type SettingKey,
   type SettingSource,
   type SettingsSupplier,
   type SkillSettings,
   type SkillSettingsFlags,
-} from './SkillSettings.js';
+} from './settingsTable.js';
 
-/** .what = the env vars that give a setting, beside ANTHROPIC_BASE_URL / QWEN_BASE_URL for baseUrl */
-export const SETTINGS_ENV_VARS: Partial<Record<SettingKey, string>> = { atom: 'BHRAIN_ATOM', model: 'BHRAIN_MODEL' };
+/** .what = the env var that gives a setting (BHRAIN_ATOM, BHRAIN_MODEL), from the table; baseUrl's are by supplier */
+export const SETTINGS_ENV_VARS: Partial<Record<SettingKey, string>> = Object.fromEntries(
+  SETTING_NAMES.filter((key) => key !== 'baseUrl' && SETTINGS[key].env?.length === 1).map((key) => [key, SETTINGS[key].env![0]]),
+);
 
 /** .what = the name of the settings file, in the user's config dir and in a project's .bhrain/ */
 export const SETTINGS_FILE_NAME = 'settings.json';
@@ -89,68 +91,44 @@ const findProjectSettingsPaths = async (cwd: string): Promise<string[]> => {
   }
 };
 
-/** .what = a number flag checked as runSkill always checked it: the message names the flag and what it takes */
-const readNumberFlag = (key: SettingKey, value: string, check: { integer?: boolean; min: number; max?: number }): number => {
-  const number = Number(value);
-  if (!Number.isFinite(number) || number < check.min || number > (check.max ?? Infinity) || (check.integer && !Number.isInteger(number)))
-    throw new BadRequestError(`${SETTING_KEYS[key].flag} must be ${SETTING_KEYS[key].expects}, got '${value}'`);
-  return number;
+/**
+ * .what = a flag's or env var's text as a setting's value, checked by the setting's rule (checkSettingText)
+ * .why = a flag is checked by the same rule as the settings file's value; the message names the flag (or variable), what
+ *        it takes and what was given; an explained issue (a domain pattern's) is worded as is, after the flag's name
+ */
+const readSettingText = <K extends SettingKey>(key: K, given: string | string[], from: string): SkillSettings[K] => {
+  const setting: SettingRow = SETTINGS[key];
+  const checked = checkSettingText(setting.value, given);
+  if (checked.ok) return checked.value as SkillSettings[K];
+  if (checked.explained) throw new BadRequestError(`${from} ${checked.explained}`);
+  const shown = Array.isArray(given) ? given.join(', ') : given;
+  throw new BadRequestError(setting.textError ? setting.textError(from, shown) : `${from} must be ${setting.expects}, got '${shown}'`);
 };
 
-/** .what = the explicitly given flags as a layer: strings parsed and checked, each error naming its flag */
+/** .what = the explicitly given flags as a layer: each checked by its setting's row, each error naming its flag */
 const readFlagLayer = async (flags: SkillSettingsFlags): Promise<LayerValues> => {
-  const text = (key: SettingKey) => (typeof flags[key] === 'string' ? (flags[key] as string) : undefined);
-  const layer: LayerValues = {};
-  if (text('atom') !== undefined) {
-    // genBrainAtom's own message, as a run without settings always gave it
-    const wrong = await checkAtomSlug(text('atom')!);
-    if (wrong) throw new BadRequestError(wrong);
-    layer.atom = text('atom');
+  const layer: Record<string, unknown> = {};
+  for (const key of SETTING_NAMES) {
+    const given = flags[key];
+    if (given === undefined) continue;
+    const from = flagName(SETTINGS[key]);
+    if (typeof given === 'boolean') layer[key] = given;
+    else if (key === 'atom') {
+      // genBrainAtom's own message, as a run without settings always gave it
+      const wrong = await checkAtomSlug(given as string);
+      if (wrong) throw new BadRequestError(wrong);
+      layer.atom = given;
+    }
+    // --permission names a builtin guard or a rules file: resolvePermission reads and checks it
+    else if (key === 'permission') layer.permission = given;
+    // --base-url is every supplier's, checked once the atom (and so its supplier) is known
+    else if (key === 'baseUrl')
+      layer.baseUrl = Object.fromEntries(
+        SETTINGS_SUPPLIERS.map((supplier) => [supplier, { url: given as string, source: 'flag' as const }]),
+      );
+    else layer[key] = readSettingText(key, given, from);
   }
-  if (text('model') !== undefined) {
-    if (!/^\S+$/.test(text('model')!))
-      throw new BadRequestError(`--model '${text('model')}' is not a model id: ${SETTING_KEYS.model.expects}`);
-    layer.model = text('model');
-  }
-  if (text('baseUrl') !== undefined)
-    layer.baseUrl = Object.fromEntries(
-      SETTINGS_SUPPLIERS.map((supplier) => [supplier, { url: text('baseUrl')!, source: 'flag' as const }]),
-    );
-  if (text('permission') !== undefined) layer.permission = text('permission');
-  const sandbox = text('sandbox');
-  if (sandbox !== undefined) {
-    if (!isBashSandboxMode(sandbox))
-      throw new BadRequestError(`unknown --sandbox '${sandbox}': choose one of ${BASH_SANDBOX_MODES.join(', ')}`);
-    layer.sandbox = sandbox;
-  }
-  if (flags.allowNetwork !== undefined) layer.allowNetwork = !!flags.allowNetwork;
-  if (Array.isArray(flags.allowedDomains))
-    layer.allowedDomains = flags.allowedDomains.map((pattern) => {
-      const wrong = checkDomainPattern(pattern);
-      if (wrong) throw new BadRequestError(`--allow-domain ${wrong}`);
-      return pattern;
-    });
-  const memory = text('memory');
-  if (memory !== undefined) {
-    if (!MEMORY_STRATEGIES.includes(memory as MemoryStrategy))
-      throw new BadRequestError(`unknown --memory '${memory}': choose ${MEMORY_STRATEGIES.join(' or ')}`);
-    layer.memory = memory as MemoryStrategy;
-  }
-  if (text('maxIterations') !== undefined)
-    layer.maxIterations = readNumberFlag('maxIterations', text('maxIterations')!, { integer: true, min: 1, max: MAX_ITERATIONS_LIMIT });
-  if (text('timeoutMs') !== undefined) layer.timeoutMs = readNumberFlag('timeoutMs', text('timeoutMs')!, { integer: true, min: 1 });
-  if (text('maxBudgetUsd') !== undefined)
-    layer.maxBudgetUsd = readNumberFlag('maxBudgetUsd', text('maxBudgetUsd')!, { min: Number.MIN_VALUE });
-  if (text('maxTokens') !== undefined) layer.maxTokens = readNumberFlag('maxTokens', text('maxTokens')!, { integer: true, min: 1 });
-  const wallTime = text('maxWallTime');
-  if (wallTime !== undefined) {
-    const ms = parseDurationMs(wallTime);
-    if (ms === null) throw new BadRequestError(`--max-wall-time must be a duration such as 90s, 10m, 1h or 1500ms, got '${wallTime}'`);
-    layer.maxWallTime = ms;
-  }
-  if (flags.projectInstructions !== undefined) layer.projectInstructions = !!flags.projectInstructions;
-  if (text('appendSystemPrompt') !== undefined) layer.appendSystemPrompt = text('appendSystemPrompt');
-  return layer;
+  return layer as LayerValues;
 };
 
 /** .what = the env vars as a layer (an empty variable is unset); each bad value names its variable */
@@ -163,11 +141,7 @@ const readEnvLayer = async (env: Record<string, string | undefined>): Promise<La
     layer.atom = atom;
   }
   const model = env[SETTINGS_ENV_VARS.model!];
-  if (model) {
-    if (!/^\S+$/.test(model))
-      throw new BadRequestError(`${SETTINGS_ENV_VARS.model} '${model}' is not a model id: ${SETTING_KEYS.model.expects}`);
-    layer.model = model;
-  }
+  if (model) layer.model = readSettingText('model', model, SETTINGS_ENV_VARS.model!);
   layer.baseUrl = {};
   for (const supplier of SETTINGS_SUPPLIERS) {
     const name = BASE_URL_ENV_VARS[supplier];
@@ -238,7 +212,7 @@ export const resolveSkillSettings = async (
     return value;
   };
 
-  const atom = pick('atom', undefined);
+  const atom = pick('atom', SETTINGS.atom.default);
   const supplier = atom?.split('/')[0] as SettingsSupplier | undefined;
   const baseUrlLayer = supplier ? layers.find((each) => each.values.baseUrl?.[supplier]) : undefined;
   const baseUrl = baseUrlLayer ? baseUrlLayer.values.baseUrl![supplier!]! : undefined;
@@ -256,21 +230,21 @@ export const resolveSkillSettings = async (
     throw new BadRequestError(`ask is always read-only: --sandbox ${flagSandbox} is not allowed (omit it, or pass --sandbox read-only)`);
   const values: SkillSettings = {
     atom,
-    model: pick('model', undefined),
+    model: pick('model', SETTINGS.model.default),
     baseUrl: baseUrl?.url,
-    permission: pick('permission', 'allowAll'),
-    sandbox: pick('sandbox', DEFAULT_BASH_SANDBOX_MODE),
+    permission: pick('permission', SETTINGS.permission.default),
+    sandbox: pick('sandbox', SETTINGS.sandbox.default),
     denyRead: [...new Set(denyReadLayers.flatMap((layer) => layer.values.denyRead!))],
-    allowNetwork: pick('allowNetwork', false),
-    allowedDomains: [...new Set(pick('allowedDomains', []).map(normalizeDomainPattern))],
-    maxIterations: pick('maxIterations', DEFAULT_MAX_ITERATIONS),
-    memory: pick('memory', MEMORY_STRATEGIES[0]),
-    timeoutMs: pick('timeoutMs', undefined),
-    maxBudgetUsd: pick('maxBudgetUsd', undefined),
-    maxTokens: pick('maxTokens', undefined),
-    maxWallTime: pick('maxWallTime', undefined),
-    projectInstructions: pick('projectInstructions', true),
-    appendSystemPrompt: pick('appendSystemPrompt', undefined),
+    allowNetwork: pick('allowNetwork', SETTINGS.allowNetwork.default),
+    allowedDomains: [...new Set(pick('allowedDomains', SETTINGS.allowedDomains.default).map(normalizeDomainPattern))],
+    maxIterations: pick('maxIterations', SETTINGS.maxIterations.default),
+    memory: pick('memory', SETTINGS.memory.default),
+    timeoutMs: pick('timeoutMs', SETTINGS.timeoutMs.default),
+    maxBudgetUsd: pick('maxBudgetUsd', SETTINGS.maxBudgetUsd.default),
+    maxTokens: pick('maxTokens', SETTINGS.maxTokens.default),
+    maxWallTime: pick('maxWallTime', SETTINGS.maxWallTime.default),
+    projectInstructions: pick('projectInstructions', SETTINGS.projectInstructions.default),
+    appendSystemPrompt: pick('appendSystemPrompt', SETTINGS.appendSystemPrompt.default),
   };
   // a project may tighten, never loosen, without the user's approval: a loosening value falls back to what applies
   // without any project file; an approved one is still worth a line, since the user may not have read the file
@@ -285,7 +259,12 @@ export const resolveSkillSettings = async (
   );
   const howToApprove = `approve this project with --trust-project, or add "${approval.root}" to "trustedProjects" in ${userPath}`;
   const withoutProjects = layers.filter((layer) => !layer.source.startsWith('project:'));
-  const defaults = { sandbox: DEFAULT_BASH_SANDBOX_MODE, allowNetwork: false, permission: 'allowAll', allowedDomains: [] as string[] };
+  const defaults = {
+    sandbox: SETTINGS.sandbox.default,
+    allowNetwork: SETTINGS.allowNetwork.default,
+    permission: SETTINGS.permission.default,
+    allowedDomains: SETTINGS.allowedDomains.default,
+  };
   // ask fixes them all: nothing a project gives for them applies
   for (const key of skill === 'ask' ? [] : (Object.keys(LOOSENING) as Array<keyof typeof LOOSENING>)) {
     if (!sources[key].startsWith('project:')) continue;

@@ -13,7 +13,6 @@ export { getBhrainHome } from './getBhrainHome.js';
 
 /** .what = the store could not write a ref (disk full, read-only, permissions); earlier refs are untouched */
 export class RefStoreWriteError extends BhrainError {
-  readonly exitCode = 5;
   readonly code = 'REF_STORE_WRITE';
 }
 

@@ -1,10 +1,9 @@
 /**
  * .what = the one error hierarchy of bhrain: every failure a caller can see is one of these
- * .why = each class maps to one CLI exit code, and each message says what was wrong and how to fix it
+ * .why = a caller tells failures apart by class (the CLI maps each class to its exit code: src/cli/exitCodes.ts), and
+ *        each message says what was wrong and how to fix it
  */
 export abstract class BhrainError extends Error {
-  /** the process exit code the CLI uses for this class of failure */
-  abstract readonly exitCode: number;
   /** a stable machine-readable code, e.g. 'BAD_REQUEST' */
   abstract readonly code: string;
 
@@ -16,10 +15,9 @@ export abstract class BhrainError extends Error {
 
 /**
  * .what = the caller asked for something invalid: a bad flag, an unknown slug, a missing or broken ref
- * .why = the caller can fix it; exit code 2
+ * .why = the caller can fix it
  */
 export class BadRequestError extends BhrainError {
-  readonly exitCode = 2;
   readonly code: string = 'BAD_REQUEST';
 }
 
@@ -48,10 +46,9 @@ export class ContextOverflowError extends BadRequestError {
 
 /**
  * .what = a failure at the LLM supplier, outside the caller: auth, unreachable, overloaded, rejected
- * .why = exit code 4 ("LLM unreachable or auth failure"), distinct from caller mistakes and loop errors
+ * .why = distinct from caller mistakes and loop errors: retrying later, or fixing the credentials, may help
  */
 export class SupplierError extends BhrainError {
-  readonly exitCode = 4;
   readonly code: string = 'SUPPLIER';
 }
 
@@ -91,10 +88,9 @@ export class OutputInvalidError extends SupplierError {
 
 /**
  * .what = the agentic loop itself failed: a bug or an unexpected fault, not the caller nor the supplier
- * .why = exit code 5, distinct from bad input (2) and supplier failures (4)
+ * .why = distinct from bad input and supplier failures
  */
 export class LoopError extends BhrainError {
-  readonly exitCode = 5;
   readonly code = 'LOOP';
 }
 
@@ -134,9 +130,8 @@ export class EmptyAnswerError extends SupplierError {
 
 /**
  * .what = the caller aborted the call through context.signal
- * .why = an abort is the caller's decision, not a supplier failure nor a bug; exit code 130, as for an interrupt
+ * .why = an abort is the caller's decision, not a supplier failure nor a bug
  */
 export class AbortedError extends BhrainError {
-  readonly exitCode = 130;
   readonly code = 'ABORTED';
 }

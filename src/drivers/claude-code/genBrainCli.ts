@@ -22,7 +22,6 @@ export const CLAUDE_WRITE_TOOLS = ['Edit', 'Write', 'Bash'] as const;
 
 /** .what = the claude CLI answered a call with an error result, died before answering, or never became ready */
 export class BrainCliError extends BhrainError {
-  readonly exitCode = 4;
   readonly code: string = 'BRAIN_CLI';
 }
 

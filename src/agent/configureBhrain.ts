@@ -1,0 +1,108 @@
+import { genBrainAtom } from '../providers/genBrainAtom.js';
+import { BadRequestError } from '../core/contract/errors.js';
+import { CONFIG_CHECKED_BY_CALLER, type BhrainConfig, type BhrainConfigResolved } from './BhrainConfig.js';
+import {
+  DEFAULT_GUARD_TIMEOUT_MS,
+  DEFAULT_MAX_CONCURRENT_TOOL_CALLS,
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+  DEFAULT_SUBAGENT_MAX_DEPTH,
+  TASK_TOOL_NAME,
+} from './constants.js';
+import { genSummarizeOnLimit } from './memory/genSummarizeOnLimit.js';
+import { allowAll } from './permission/builtinGuards.js';
+import { BUILTIN_SUBAGENTS } from './subagents/builtinSubagents.js';
+import type { BhrainSubagentsResolved, BhrainSubagentTypeResolved } from './subagents/BhrainSubagentDefinition.js';
+import { genToolRegistry } from './tool/genToolRegistry.js';
+import { genToolset } from './tools/genToolset.js';
+
+/** .what = checks a config's shape, throwing a BadRequestError that names each bad field (BhrainConfigSchema.ts) */
+type BhrainConfigValidator = (config: BhrainConfig) => void;
+let validator: BhrainConfigValidator | null = null;
+
+/**
+ * .what = installs the check configureBhrain runs on every config; the package entry (src/index.ts) installs it
+ * .why = the check is zod's, ~20 ms to load and run: the CLI, which builds its config from flags and settings it has
+ *        already checked, does not load it (CONFIG_CHECKED_BY_CALLER); every library caller gets it
+ */
+export const setBhrainConfigValidator = (check: BhrainConfigValidator): void => {
+  validator = check;
+};
+
+/** .what = the subagent types a config turns on: the built-in ones, with custom types added or replacing them by name */
+const resolveSubagents = (config: BhrainConfig): BhrainSubagentsResolved | null => {
+  if (!config.subagents) return null;
+  const given = config.subagents === true ? {} : config.subagents;
+  const types = new Map<string, BhrainSubagentTypeResolved>(Object.values(BUILTIN_SUBAGENTS).map((type) => [type.name, type]));
+  const seen = new Set<string>();
+  for (const custom of given.types ?? []) {
+    if (seen.has(custom.name))
+      throw new BadRequestError(`subagents.types names '${custom.name}' twice: each custom subagent type needs its own name`);
+    seen.add(custom.name);
+    if (custom.toolBoxes) genToolRegistry(custom.toolBoxes); // a tool offered twice fails here, not in the child
+    if (custom.toolBoxes?.some((box) => box.definitions.some((definition) => definition.name === TASK_TOOL_NAME)))
+      throw new BadRequestError(
+        `subagent type '${custom.name}' offers a tool named '${TASK_TOOL_NAME}', which is the subagent tool's own name: rename that tool`,
+      );
+    types.set(custom.name, {
+      name: custom.name,
+      description: custom.description,
+      systemPrompt: custom.systemPrompt,
+      tools: custom.toolBoxes ?? 'read-only',
+      atom: custom.atom === undefined ? null : typeof custom.atom === 'string' ? genBrainAtom({ slug: custom.atom }) : custom.atom,
+    });
+  }
+  return { maxDepth: given.maxDepth ?? DEFAULT_SUBAGENT_MAX_DEPTH, types: [...types.values()] };
+};
+
+/**
+ * .what = validates a configuration and applies defaults, before any loop starts
+ * .why = a bad config fails at configuration time with a message naming the field, never mid-run
+ */
+export const configureBhrain = (config: BhrainConfig): BhrainConfigResolved => {
+  if (validator) validator(config);
+  else if (!config[CONFIG_CHECKED_BY_CALLER])
+    throw new Error(
+      'configureBhrain: no config check is installed; import bhrain from the package entry (rhachet-roles-bhrain), which installs it',
+    );
+  const atom = typeof config.atom === 'string' ? genBrainAtom({ slug: config.atom }) : config.atom;
+  // fail closed: a USD cap over a model without a price could never stop the run
+  if (config.limits?.maxBudgetUsd !== undefined && atom.spec.price === null)
+    throw new BadRequestError(
+      `the price of ${atom.spec.model} is unknown, so --max-budget-usd (limits.maxBudgetUsd) cannot be enforced; use a model with a known price, or cap the run with --max-tokens (limits.maxTokens) or --max-wall-time (limits.maxWallTimeMs) instead`,
+    );
+  const toolBoxes = config.toolBoxes ?? genToolset({ access: 'all', sandbox: config.sandbox, permissionGuard: config.permissionGuard });
+  genToolRegistry(toolBoxes); // fails on a tool name offered twice
+  const subagents = resolveSubagents(config);
+  if (subagents && toolBoxes.some((box) => box.definitions.some((definition) => definition.name === TASK_TOOL_NAME)))
+    throw new BadRequestError(
+      `a toolbox offers a tool named '${TASK_TOOL_NAME}', which subagents (config.subagents) need for themselves: rename that tool, or turn subagents off`,
+    );
+  // fail closed, as for the parent: a child on an unpriced atom could spend past a USD cap unseen
+  const unpriced = subagents?.types.find((type) => type.atom && type.atom.spec.price === null);
+  if (config.limits?.maxBudgetUsd !== undefined && unpriced)
+    throw new BadRequestError(
+      `the price of ${unpriced.atom!.spec.model} (subagent type '${unpriced.name}') is unknown, so --max-budget-usd (limits.maxBudgetUsd) cannot be enforced over its spend; give that subagent a model with a known price, or cap the run with --max-tokens (limits.maxTokens) or --max-wall-time (limits.maxWallTimeMs) instead`,
+    );
+  return {
+    uuid: config.uuid ?? null,
+    atom,
+    toolBoxes,
+    memoryManager: config.memoryManager ?? genSummarizeOnLimit(),
+    permissionGuard: config.permissionGuard ?? allowAll,
+    maxIterations: config.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+    systemPrompt: config.systemPrompt ?? null,
+    instructions: config.instructions?.trim() ? config.instructions : null,
+    gitStatus: config.gitStatus ?? false,
+    limits: {
+      contextTokens: Math.min(config.limits?.contextTokens ?? atom.spec.contextWindowTokens, atom.spec.contextWindowTokens),
+      maxToolOutputChars: config.limits?.maxToolOutputChars ?? DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+      guardTimeoutMs: config.limits?.guardTimeoutMs ?? DEFAULT_GUARD_TIMEOUT_MS,
+      maxConcurrentToolCalls: config.limits?.maxConcurrentToolCalls ?? DEFAULT_MAX_CONCURRENT_TOOL_CALLS,
+      maxBudgetUsd: config.limits?.maxBudgetUsd,
+      maxTokens: config.limits?.maxTokens,
+      maxWallTimeMs: config.limits?.maxWallTimeMs,
+    },
+    subagents,
+  };
+};
