@@ -34,12 +34,10 @@ export default defineConfig(
   {
     files: [
       '**/*.test.ts',
-      'src/agent/session/runLoop.ts',
       'src/agent/tools/bash/genBashToolBox.ts',
       'src/sandbox/network/startDomainProxy.ts',
       'src/agent/tools/mcp/genMcpToolBox.ts',
       'src/drivers/claude-code/genBrainCli.ts',
-      'src/agent/repl/genBrainRepl.ts',
       'src/cli/runSkill.ts',
     ],
     rules: { 'max-lines-per-function': 'off' },

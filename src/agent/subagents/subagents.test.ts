@@ -128,7 +128,9 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     // the child's transcript is kept in the parent's result, not in its context
     expect(result.subagents).toHaveLength(1);
     const [child] = result.subagents;
+    // seed 002 names: uuid is the subagent's (its own session's, as its events say), sessionUuid the session that spawned it
     expect(child).toMatchObject({
+      sessionUuid: result.sessionUuid,
       parentSessionUuid: result.sessionUuid,
       type: 'explore',
       description: 'find the loader',
@@ -145,19 +147,19 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     const started = events.find((event) => event.type === 'SubagentStarted');
     const completed = events.find((event) => event.type === 'SubagentCompleted');
     expect(started).toMatchObject({
-      sessionUuid: child.sessionUuid,
+      sessionUuid: child.uuid,
       parentSessionUuid: result.sessionUuid,
       subagentType: 'explore',
       atom: slug,
     });
     expect(completed).toMatchObject({
-      sessionUuid: child.sessionUuid,
+      sessionUuid: child.uuid,
       parentSessionUuid: result.sessionUuid,
       subagentType: 'explore',
       status: 'COMPLETED',
       metrics: { iterations: 2, tokens: child.tokens, cash: child.cash, elapsedMs: child.elapsedMs },
     });
-    expect(events.filter((event) => event.sessionUuid === child.sessionUuid).map((event) => event.type)).toEqual([
+    expect(events.filter((event) => event.sessionUuid === child.uuid).map((event) => event.type)).toEqual([
       'SubagentStarted',
       'SubagentCompleted',
     ]);
@@ -290,12 +292,17 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     // explore is read-only: it never gets the task tool, whatever the depth
     expect(toolNamesOf(standin().requests.find((request) => systemOf(request).includes('explore subagent'))!)).not.toContain('task');
     const [grandchild, child] = result.subagents;
-    expect(child).toMatchObject({ type: 'general-purpose', parentSessionUuid: result.sessionUuid, output: 'CHILD-ANSWER' });
-    expect(grandchild).toMatchObject({ type: 'explore', parentSessionUuid: child.sessionUuid, output: 'GRANDCHILD-ANSWER' });
+    expect(child).toMatchObject({ type: 'general-purpose', sessionUuid: result.sessionUuid, output: 'CHILD-ANSWER' });
+    expect(grandchild).toMatchObject({
+      type: 'explore',
+      sessionUuid: child.uuid,
+      parentSessionUuid: child.uuid,
+      output: 'GRANDCHILD-ANSWER',
+    });
     // the grandchild's start and end reach the root's subscribers
     expect(events.filter((event) => event.type === 'SubagentStarted').map((event) => event.sessionUuid)).toEqual([
-      child.sessionUuid,
-      grandchild.sessionUuid,
+      child.uuid,
+      grandchild.uuid,
     ]);
     // the child's spend includes the grandchild's, and the root's includes both
     expect(sumTokens(result.tokens)).toBe(standin().requests.reduce((sum, request) => sum + tokensOf(request), 0));
