@@ -225,13 +225,17 @@ export const publishSession = (
   state.onSession?.(state.session);
 };
 
-/** .what = appends messages to the context and the transcript, each stamped with the time the loop appended it */
+/**
+ * .what = appends messages to the context and the transcript, each stamped with the time the loop appended it, and
+ *         publishes the session with them
+ */
 export const appendMessages = (state: SessionState, added: readonly BrainMessage[]): void => {
   if (!added.length) return;
   const messages = stamped(added);
   state.messages = [...state.messages, ...messages];
   state.transcript = [...state.transcript, ...messages];
   state.historyTokens += estimateMessagesTokens(messages);
+  publishSession(state);
 };
 
 /** .what = replaces the context (a compaction): the transcript keeps everything, the size is measured anew */

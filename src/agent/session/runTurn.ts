@@ -82,7 +82,7 @@ export const runTurn = async (state: SessionState): Promise<TurnRan | NextStep> 
     onReasoningDelta: context.onReasoningDelta,
   }).catch((error: unknown) => stopOnFailedRequest(state, error));
   if (!('message' in generation)) return generation;
-  const iteration = ++state.iteration;
+  const iteration = state.iteration + 1;
   const prompted = generation.tokens.input + generation.tokens.cache.get + generation.tokens.cache.set;
   state.measuredTokens = prompted > 0 ? prompted + generation.tokens.output : null;
   appendMessages(state, [generation.message]);
@@ -121,6 +121,8 @@ export const runTurn = async (state: SessionState): Promise<TurnRan | NextStep> 
     contextTokens: size,
     occurredAt: new Date().toISOString(),
   });
+  // the iteration counts as done once its calls are answered
+  state.iteration = iteration;
   publishSession(state);
   return { type: 'ran', generation, contextTokens: size };
 };
