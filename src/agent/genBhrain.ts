@@ -11,6 +11,7 @@ import type { BhrainPermissionGuard } from './permission/BhrainPermissionGuard.j
 import { terminate } from './session/BhrainLoop.js';
 import type { BhrainSpend } from './session/checkBudget.js';
 import { runSession } from './session/runSession.js';
+import { sessionOf, type SessionState } from './session/SessionState.js';
 import type { BhrainToolBox } from './tool/BhrainToolBox.js';
 import { genToolRegistry } from './tool/genToolRegistry.js';
 
@@ -98,15 +99,16 @@ export const genBhrain = (config: BhrainConfig): Bhrain => {
   let resolved = configureBhrain(config);
   const registry = genToolRegistry(resolved.toolBoxes);
   const listeners = new Set<BhrainEventListener>();
-  const running = new Map<string, BhrainSession>();
-  let latest: { session: BhrainSession | null } = { session: null };
+  // the sessions this brain runs now (what terminate stops), and the latest one's state (what session shows)
+  const running = new Set<SessionState>();
+  let latest: { state: SessionState | null } = { state: null };
   const plugins = () => ({ memoryManager: resolved.memoryManager, permissionGuard: resolved.permissionGuard });
   return {
     get config() {
       return resolved;
     },
     get session() {
-      return latest.session;
+      return latest.state && sessionOf(latest.state);
     },
     toolBoxes: { add: registry.add, remove: registry.remove, list: registry.boxes },
     memoryManager: {
@@ -123,7 +125,7 @@ export const genBhrain = (config: BhrainConfig): Bhrain => {
         resolved = { ...resolved, permissionGuard: guard };
       },
     },
-    terminate: (reason) => [...running.values()].map((session) => terminate({ session, reason })),
+    terminate: (reason) => [...running].map((state) => terminate({ session: sessionOf(state), reason })),
     subscribe: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -143,28 +145,16 @@ export const genBhrain = (config: BhrainConfig): Bhrain => {
         }
       };
       // each invocation keeps its own slot: a session that started earlier and ends later does not overwrite a newer one
-      const mine: { session: BhrainSession | null } = { session: null };
+      const mine: { state: SessionState | null } = { state: null };
       latest = mine;
-      const onSession = (session: BhrainSession) => {
-        mine.session = session;
-        if (session.status === 'ACTIVE') running.set(session.uuid, session);
-        else running.delete(session.uuid);
+      const onOpen = (state: SessionState) => {
+        mine.state = state;
+        running.add(state);
       };
       try {
-        return await runSession({
-          config: resolved,
-          plugins,
-          registry,
-          prompt,
-          history,
-          instructions,
-          spentBefore,
-          emit,
-          context,
-          onSession,
-        });
+        return await runSession({ config: resolved, plugins, registry, prompt, history, instructions, spentBefore, emit, context, onOpen });
       } finally {
-        if (mine.session) running.delete(mine.session.uuid);
+        if (mine.state) running.delete(mine.state);
       }
     },
   };

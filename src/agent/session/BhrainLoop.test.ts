@@ -11,7 +11,7 @@ import { genToolRegistry } from '../tool/genToolRegistry.js';
 import { BhrainLoop } from './BhrainLoop.js';
 import { openSession } from './openSession.js';
 import { runSession } from './runSession.js';
-import { appendMessages } from './SessionState.js';
+import { appendMessages, sessionOf } from './SessionState.js';
 
 const { standin, contextFor } = useStandin();
 
@@ -117,7 +117,7 @@ describe('seed 002 §3.2 Loop.iterate', () => {
 
     const second = await BhrainLoop.iterate({ session: state });
     expect(second).toMatchObject({ number: 2, hadToolCalls: false, toolCallCount: 0, next: { type: 'final_output', output: 'done' } });
-    expect(state.session).toMatchObject({ status: 'ACTIVE', iterationCount: 2 });
+    expect(sessionOf(state)).toMatchObject({ status: 'ACTIVE', iterationCount: 2 });
     expect(standin().requests).toHaveLength(2);
   });
 });

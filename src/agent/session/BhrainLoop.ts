@@ -1,6 +1,7 @@
 import type { BhrainSession } from '../BhrainSession.js';
 import { iterate } from './iterate.js';
 import { findRunning } from './runningSessions.js';
+import { sessionOf } from './SessionState.js';
 
 /**
  * .what = asks a running session to stop (seed 002 §3.2 Loop.terminate): it stops at its next boundary (before its next
@@ -17,7 +18,7 @@ export const terminate = (input: { session: BhrainSession; reason: string }): Bh
     state.terminateRequest = { reason: input.reason };
     state.context.log.info(`session ${state.uuid}: termination asked (${input.reason}); it stops at its next boundary`);
   }
-  return state.session;
+  return sessionOf(state);
 };
 
 /** .what = seed 002's Bhrain.Loop operations: iterate (one loop cycle over a session state) and terminate */

@@ -70,8 +70,10 @@ export interface SessionRequestShape {
  * .what = one running session as data (seed 002 Bhrain.Session with what the loop needs): its setup, which never
  *         changes, and its progress, which only the functions of this module and of runTurn change
  * .why = a turn is a function over this value (runTurn, resolveTurn), not a closure over fourteen variables; a child is
- *        a fork of it (fork()), and a caller can watch it (session), stop it (BhrainLoop.terminate) or step it
+ *        a fork of it (fork()), and a caller can watch it (sessionOf), stop it (BhrainLoop.terminate) or step it
  *        (BhrainLoop.iterate)
+ * .note = messages and transcript grow in place (pushed, never copied per iteration); the session entity copies them
+ *         when it is read after a change (sessionOf), so a value handed out never changes under its holder
  */
 export interface SessionState {
   readonly uuid: string;
@@ -97,16 +99,15 @@ export interface SessionState {
   readonly runaway: ReturnType<typeof genRunawayDetector>;
   /** makes what the requests carry besides the messages: system prompt and tools (cached while the tool set is unchanged) */
   readonly shape: () => SessionRequestShape;
-  readonly onSession?: (session: BhrainSession) => void;
   /** runs a subagent's session (runSession): the spawn capability of this session's tools uses it */
   readonly runChild: RunChildSession;
   /** a child's share of this session (see SessionLineage) */
   readonly fork: (child: { log: BrainLog; spillDir: string | undefined }) => SessionLineage;
 
-  /** the context: what the model reads next */
-  messages: readonly BrainMessage[];
-  /** everything said, including what compaction later removed from the context */
-  transcript: readonly BrainMessage[];
+  /** the context: what the model reads next (changed only by appendMessages and replaceMessages) */
+  messages: BrainMessage[];
+  /** everything said, including what compaction later removed from the context (changed only by appendMessages) */
+  readonly transcript: BrainMessage[];
   /** the estimated tokens of messages, kept as they change (sizing the context costs nothing per iteration) */
   historyTokens: number;
   /** the supplier's count of the context as of the last generation; null before one, or after a compaction */
@@ -129,8 +130,12 @@ export interface SessionState {
   terminateRequest: { reason: string } | null;
   /** the wall-time deadline fired */
   deadlinePassed: boolean;
-  /** the session entity, as last published */
-  session: BhrainSession;
+  /** where the session's lifecycle stands: ACTIVE until finishSession */
+  lifecycle: Pick<BhrainSession, 'status' | 'startedAt' | 'endedAt' | 'terminationReason'>;
+  /** counts the changes the entity shows: the entity is built again only when it moved */
+  version: number;
+  /** the entity as last built, and the version it shows */
+  entity: { version: number; session: BhrainSession } | null;
 }
 
 /** .what = the setup of a session state, as openSession resolves it */
@@ -150,7 +155,6 @@ export type SessionSetup = Pick<
   | 'approvals'
   | 'runaway'
   | 'shape'
-  | 'onSession'
   | 'runChild'
 > & {
   /** what came before, as the caller gave it (the transcript starts with it; the context with it repaired) */
@@ -158,10 +162,32 @@ export type SessionSetup = Pick<
   startedMs: number;
 };
 
-/** .what = a stamp of when the loop appended a message (seed 002 Bhrain.Session.Message.timestamp) */
+/**
+ * .what = a message stamped with when the loop appended it (seed 002 Bhrain.Session.Message.timestamp)
+ * .why = built field by field, one shape per role: a copy by spread gives the history objects that every reader of it
+ *        (the atoms' request mapping, each iteration) reads measurably slower
+ */
+const stamp = (message: BrainMessage, timestamp: string): BrainMessage => {
+  if (message.role === 'tool')
+    return {
+      role: 'tool',
+      toolCallId: message.toolCallId,
+      toolName: message.toolName,
+      content: message.content,
+      isError: message.isError,
+      timestamp,
+    };
+  if (message.role === 'assistant')
+    return message.reasoning
+      ? { role: 'assistant', content: message.content, toolCalls: message.toolCalls, reasoning: message.reasoning, timestamp }
+      : { role: 'assistant', content: message.content, toolCalls: message.toolCalls, timestamp };
+  return { role: message.role, content: message.content, timestamp };
+};
+
+/** .what = messages stamped with the time the loop appends them */
 const stamped = (messages: readonly BrainMessage[]): BrainMessage[] => {
   const timestamp = new Date().toISOString();
-  return messages.map((message) => ({ ...message, timestamp }));
+  return messages.map((message) => stamp(message, timestamp));
 };
 
 /** .what = a new session state over its setup: nothing said or spent yet (the one place a SessionState is built) */
@@ -189,8 +215,8 @@ export const genSessionState = (setup: SessionSetup): SessionState => {
         spillDir: child.spillDir,
       },
     }),
-    messages,
-    transcript: history,
+    messages: [...messages],
+    transcript: [...history],
     historyTokens: estimateMessagesTokens(messages),
     measuredTokens: null,
     iteration: 0,
@@ -204,43 +230,54 @@ export const genSessionState = (setup: SessionSetup): SessionState => {
     pendingUpdate: null,
     terminateRequest: null,
     deadlinePassed: false,
-    session: genBhrainSession({ uuid: setup.uuid, configUuid: setup.configUuid, messages }),
+    lifecycle: { status: 'ACTIVE', startedAt: new Date().toISOString(), endedAt: null, terminationReason: null },
+    version: 0,
+    entity: null,
   };
   return state;
 };
 
-/** .what = publishes the session entity as it stands now (a new frozen value), with the given lifecycle changes */
-export const publishSession = (
-  state: SessionState,
-  changes: Partial<Pick<BhrainSession, 'status' | 'endedAt' | 'terminationReason'>> = {},
-) => {
-  state.session = genBhrainSession({
-    ...state.session,
+/**
+ * .what = the session entity as it stands (seed 002 §2.1 Bhrain.Session): built again, as a new frozen value, only when
+ *         the session changed since it was last read
+ * .why = brain.session is live at no cost to an iteration nobody watches: the messages are copied when read, not when
+ *        appended
+ */
+export const sessionOf = (state: SessionState): BhrainSession => {
+  if (state.entity?.version === state.version) return state.entity.session;
+  const session = genBhrainSession({
+    uuid: state.uuid,
+    configUuid: state.configUuid,
+    ...state.lifecycle,
     iterationCount: state.iteration,
     tokenUsage: asTokenUsage(state.tokens),
-    messages: state.messages,
+    messages: [...state.messages],
     subagents: state.subagents,
-    ...changes,
   });
-  state.onSession?.(state.session);
+  state.entity = { version: state.version, session };
+  return session;
 };
 
-/**
- * .what = appends messages to the context and the transcript, each stamped with the time the loop appended it, and
- *         publishes the session with them
- */
+/** .what = marks that the session changed (its entity shows it when next read), with any lifecycle changes */
+export const publishSession = (state: SessionState, changes: Partial<SessionState['lifecycle']> = {}): void => {
+  state.lifecycle = { ...state.lifecycle, ...changes };
+  state.version++;
+};
+
+/** .what = appends messages to the context and the transcript, each stamped with the time the loop appended it */
 export const appendMessages = (state: SessionState, added: readonly BrainMessage[]): void => {
   if (!added.length) return;
   const messages = stamped(added);
-  state.messages = [...state.messages, ...messages];
-  state.transcript = [...state.transcript, ...messages];
+  state.messages.push(...messages);
+  state.transcript.push(...messages);
   state.historyTokens += estimateMessagesTokens(messages);
-  publishSession(state);
+  state.version++;
 };
 
 /** .what = replaces the context (a compaction): the transcript keeps everything, the size is measured anew */
 export const replaceMessages = (state: SessionState, messages: readonly BrainMessage[]): void => {
-  state.messages = messages;
+  state.messages = [...messages];
+  state.version++;
   state.measuredTokens = null;
   state.historyTokens = estimateMessagesTokens(messages);
 };
@@ -249,6 +286,7 @@ export const replaceMessages = (state: SessionState, messages: readonly BrainMes
 export const addSessionSpend = (state: SessionState, spend: { tokens: BrainTokens; cash: BrainCash | null }): void => {
   state.tokens = addTokens(state.tokens, spend.tokens);
   state.cash = state.cash === undefined ? spend.cash : addCash(state.cash, spend.cash);
+  state.version++;
 };
 
 /** .what = the estimated size of the context: what was measured last plus what came since, or the estimate, the larger */
@@ -264,7 +302,7 @@ export const recordSubagent = (state: SessionState, subagent: BhrainSubagent): v
   if (subagent.status !== 'RUNNING') addSessionSpend(state, subagent);
   for (let at: SessionState | null = state; at; at = at.parent) {
     at.subagents = [...at.subagents.filter((known) => known.uuid !== subagent.uuid), subagent];
-    publishSession(at);
+    at.version++;
   }
 };
 

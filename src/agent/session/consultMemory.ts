@@ -3,7 +3,7 @@ import type { BhrainCompactionResult, BhrainMemoryContext } from '../memory/Bhra
 import { describeBudgetReached } from './checkBudget.js';
 import { budgetReachedOf, generateInSession } from './generateInSession.js';
 import { repairToolPairs } from './repairToolPairs.js';
-import { publishSession, replaceMessages, type SessionState } from './SessionState.js';
+import { replaceMessages, type SessionState } from './SessionState.js';
 
 const isMessageList = (value: unknown): value is BrainMessage[] =>
   Array.isArray(value) &&
@@ -47,7 +47,6 @@ export const applyMemoryUpdate = (state: SessionState, update: BhrainCompactionR
     tokensAfter,
     occurredAt: new Date().toISOString(),
   });
-  publishSession(state);
 };
 
 /**

@@ -3,7 +3,7 @@ import type { BhrainTermination } from '../BhrainSession.js';
 import type { BhrainSessionResult } from '../BhrainSessionResult.js';
 import { describeBudgetReached, type BhrainBudgetReached } from './checkBudget.js';
 import type { SessionStop } from './resolveTurn.js';
-import { publishSession, type SessionState } from './SessionState.js';
+import { publishSession, sessionOf, type SessionState } from './SessionState.js';
 
 /** .what = how a session ended: why, its answer, and what goes with the reason */
 export interface SessionEnd {
@@ -72,7 +72,7 @@ export const finishSession = (state: SessionState, end: SessionEnd): BhrainSessi
     error: end.error ?? null,
     toolCalls: state.toolCalls,
     budgetReached: end.budgetReached ?? null,
-    session: state.session,
+    session: sessionOf(state),
     subagents: [...state.subagents],
   };
   log.info(`session ${result.termination} after ${result.iterations} iterations`, {

@@ -9,7 +9,6 @@ import { estimateMessagesTokens, estimateTokens } from '../../core/contract/toke
 import { genSecretRedactor } from '../../core/secrets/genSecretRedactor.js';
 import { hashBhrainConfig, type BhrainConfigResolved } from '../BhrainConfig.js';
 import type { BhrainContext } from '../BhrainContext.js';
-import type { BhrainSession } from '../BhrainSession.js';
 import type { BhrainEvent } from '../events.js';
 import { genSystemPrompt } from '../genSystemPrompt.js';
 import { readGitCredentials } from '../instructions/readGitCredentials.js';
@@ -22,7 +21,6 @@ import { genRunawayDetector } from './detectRunaway.js';
 import { genSpendLedger } from './genSpendLedger.js';
 import {
   genSessionState,
-  publishSession,
   type BhrainSessionPlugins,
   type RunChildSession,
   type SessionContext,
@@ -49,8 +47,8 @@ export interface RunSessionInput {
   uuid?: string;
   /** the parent's share, for a subagent (SessionState.fork); absent for a session a caller starts */
   lineage?: SessionLineage;
-  /** receives the session entity at its start, after every iteration, compaction and subagent change, and at its end */
-  onSession?: (session: BhrainSession) => void;
+  /** receives the session's state once it is open (before SessionStarted): a caller reads its entity with sessionOf */
+  onOpen?: (state: SessionState) => void;
 }
 
 /**
@@ -131,7 +129,6 @@ export const openSession = async (input: RunSessionInput, runChild: RunChildSess
     approvals: lineage?.approvals ?? genSessionApprovals(),
     runaway: genRunawayDetector(),
     shape: genRequestShaper({ registry, cwd: context.cwd, git, instructions: config.instructions, systemPrompt }),
-    onSession: input.onSession,
     runChild,
     history: input.history,
     startedMs,
@@ -142,7 +139,7 @@ export const openSession = async (input: RunSessionInput, runChild: RunChildSess
       `the input is about ${inputTokens} tokens, more than the context window of ${config.limits.contextTokens} tokens (${config.atom.slug}${config.limits.contextTokens < config.atom.spec.contextWindowTokens ? ', limits.contextTokens' : ''}): shorten the input, or split the task`,
       { tokens: config.limits.contextTokens, actual: inputTokens },
     );
-  publishSession(state);
+  input.onOpen?.(state);
   state.emit({ type: 'SessionStarted', sessionUuid: uuid, atom: config.atom.slug, cwd: context.cwd, occurredAt: new Date().toISOString() });
   return state;
 };
