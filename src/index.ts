@@ -81,7 +81,13 @@ export type {
   BhrainSessionStatus,
   BhrainSessionTokenUsage,
   BhrainSubagentRecord,
+  BhrainSubagent,
 } from './agent/BhrainSessionResult.js';
+// seed 002 Bhrain.Loop: iterate (one loop cycle over a session's state) and terminate; runSession is iterate in a loop
+export { BhrainLoop } from './agent/session/BhrainLoop.js';
+export type { BhrainLoopIteration } from './agent/session/iterate.js';
+export type { NextStep, SessionStop, TurnNote } from './agent/session/resolveTurn.js';
+export type { SessionState, SessionLineage } from './agent/session/SessionState.js';
 export { BUILTIN_SUBAGENT_TYPES } from './agent/subagents/BhrainSubagentDefinition.js';
 export type {
   BhrainSubagentDefinition,
@@ -103,7 +109,14 @@ export type {
   BhrainSubagentCompletedEvent,
   BhrainSubagentMetrics,
 } from './agent/events.js';
-export type { BhrainToolBox, BhrainToolResult, BhrainToolContext } from './agent/tool/BhrainToolBox.js';
+export type {
+  BhrainToolBox,
+  BhrainToolResult,
+  BhrainToolContext,
+  BhrainSpawn,
+  BhrainSpawnRequest,
+  BhrainSpawned,
+} from './agent/tool/BhrainToolBox.js';
 export { genFilesToolBox } from './agent/tools/files/genFilesToolBox.js';
 export { genBashToolBox } from './agent/tools/bash/genBashToolBox.js';
 export { BASH_SANDBOX_MODES } from './sandbox/BashSandbox.js';
@@ -123,6 +136,10 @@ export type { BhrainPermissionRules } from './agent/permission/genRulesGuard.js'
 export type { BhrainMemoryManager, BhrainMemoryContext, BhrainCompactionResult } from './agent/memory/BhrainMemoryManager.js';
 export { genSummarizeOnLimit } from './agent/memory/genSummarizeOnLimit.js';
 export { genTruncate } from './agent/memory/genTruncate.js';
+// seed 002 Bhrain.Memory: compact, summarize, truncate, externalize (the operations the builtin managers are made of)
+export { BhrainMemory } from './agent/memory/BhrainMemory.js';
+export type { BhrainMemoryExternalRef } from './agent/memory/BhrainMemory.js';
+export { estimateTokens, estimateMessagesTokens } from './core/contract/tokens.js';
 export {
   loadProjectInstructions,
   PROJECT_INSTRUCTION_FILE_NAMES,
@@ -135,6 +152,7 @@ export type { BhrainGitStatus } from './agent/instructions/readGitStatus.js';
 // continuation across processes, repls, and the rhachet registry
 export { genBrainRefStore, getBhrainHome } from './core/continuation/genBrainRefStore.js';
 export type { BrainRefStore } from './core/continuation/genBrainRefStore.js';
+export type { BrainCompactionMarks } from './core/continuation/compactedEpisodes.js';
 export { genBrainRepl } from './agent/repl/genBrainRepl.js';
 export type { BrainRepl, BrainReplOn, BrainReplOutput, BrainReplSchema } from './agent/repl/genBrainRepl.js';
 export { getRoleRegistry } from './roles/getRoleRegistry.js';

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
 import { PROTOCOL_SLUGS, useStandin } from '../../test/standin/useStandin.js';
-import { genBhrain } from './genBhrain.js';
+import { BadRequestError } from '../core/contract/errors.js';
+import { genBhrain, invoke } from './genBhrain.js';
+import type { BhrainMemoryManager } from './memory/BhrainMemoryManager.js';
+import type { BhrainPermissionGuard } from './permission/BhrainPermissionGuard.js';
 import type { BhrainToolBox } from './tool/BhrainToolBox.js';
 
 const { standin, contextFor } = useStandin();
@@ -68,5 +71,90 @@ describe.each(PROTOCOL_SLUGS)('usecase.7: toolbox configuration on $slug', ({ sl
       "tool not found: 'g1'. Available tools: a1. Call one of these instead.",
     );
     expect(() => brain.toolBoxes.remove('gamma')).toThrow(/no toolbox named 'gamma' to remove/);
+  });
+});
+
+describe('seed 002 §2.1 Config updatable: memoryManager and permissionGuard, like toolBoxes', () => {
+  const counting = (name: string, seen: string[]): BhrainMemoryManager => ({
+    name,
+    shouldUpdate: () => (seen.push(name), false),
+    getUpdate: () => ({ shouldUpdate: false }),
+  });
+
+  it('seed 002 §2.1 Config updatable: a memory manager set on a brain is consulted from the next iteration on, the running session included, and is the config the next session hashes', async () => {
+    const seen: string[] = [];
+    const brain = genBhrain({ atom: 'claude/haiku', toolBoxes: [genEchoBox('alpha', ['a1'])], memoryManager: counting('first', seen) });
+    const configUuid = (await (standin().script({ text: 'hi' }), brain.invoke({ prompt: 'hi' }, contextFor()))).session.configUuid;
+    const swap: BhrainToolBox = {
+      ...genEchoBox('swap', ['swap']),
+      execute: async ({ call }) => (
+        brain.memoryManager.set(counting('second', seen)),
+        { callId: call.id, success: true, output: 'swapped' }
+      ),
+    };
+    brain.toolBoxes.add(swap);
+    standin().script({ toolCalls: [{ name: 'a1' }] }, { toolCalls: [{ name: 'swap' }] }, { toolCalls: [{ name: 'a1' }] }, { text: 'done' });
+    const result = await brain.invoke({ prompt: 'go' }, contextFor());
+    expect(seen).toEqual(['first', 'second', 'second']);
+    expect(brain.memoryManager.get().name).toBe('second');
+    expect(brain.config.memoryManager.name).toBe('second');
+    expect(result.session.configUuid).not.toBe(configUuid);
+  });
+
+  it('seed 002 §2.1 Config updatable: a permission guard set on a brain judges the next turn of a running session, and later sessions', async () => {
+    const denyA1: BhrainPermissionGuard = {
+      name: 'no-a1',
+      check: ({ call }) => (call.name === 'a1' ? { decision: 'deny', reason: 'a1 is off now' } : { decision: 'allow' }),
+    };
+    const brain = genBhrain({ atom: 'claude/haiku', toolBoxes: [genEchoBox('alpha', ['a1', 'a2'])] });
+    const swap: BhrainToolBox = {
+      ...genEchoBox('swap', ['swap']),
+      execute: async ({ call }) => (brain.permissionGuard.set(denyA1), { callId: call.id, success: true, output: 'swapped' }),
+    };
+    brain.toolBoxes.add(swap);
+    standin().script({ toolCalls: [{ name: 'a1' }, { name: 'swap' }] }, { toolCalls: [{ name: 'a1' }, { name: 'a2' }] }, { text: 'done' });
+    const result = await brain.invoke({ prompt: 'go' }, contextFor());
+    const results = result.transcript.filter((message) => message.role === 'tool').map((message) => message.content);
+    expect(results[0]).toBe('a1 ran in alpha');
+    expect(results[2]).toBe('permission denied: a1 is off now. a1 was not run; adjust your approach.');
+    expect(results[3]).toBe('a2 ran in alpha');
+    expect(brain.permissionGuard.get()).toBe(denyA1);
+    expect(result.toolCalls.denials).toEqual([expect.objectContaining({ toolName: 'a1', by: 'guard' })]);
+  });
+
+  it('seed 002 §2.1 Config updatable: a plugin that lacks what the loop calls is a BadRequestError naming what is missing, and nothing changes', () => {
+    const brain = genBhrain({ atom: 'claude/haiku', toolBoxes: [] });
+    expect(() => brain.memoryManager.set({ name: 'half', shouldUpdate: () => false } as never)).toThrow(
+      new BadRequestError('a memory manager must have getUpdate (a function); got an object'),
+    );
+    expect(() => brain.permissionGuard.set(null as never)).toThrow(
+      'a permission guard must have a name (a non-empty string), check (a function); got null',
+    );
+    expect(brain.memoryManager.get().name).toBe('summarize-on-limit');
+    expect(brain.permissionGuard.get().name).toBe('allowAll');
+  });
+});
+
+describe('seed 000 usecase.12: invalid input is a clear error, and no loop starts', () => {
+  it('seed 000 usecase.12: a prompt that is not a string is a BadRequestError saying what was wrong, not a raw TypeError; so is a history that is not a list', async () => {
+    const brain = genBhrain({ atom: 'claude/haiku', toolBoxes: [] });
+    for (const [prompt, got] of [
+      [42, 'a number (42)'],
+      [undefined, 'nothing'],
+      [{ text: 'hi' }, 'an object'],
+      [['hi'], 'an array'],
+    ] as const) {
+      const run = brain.invoke({ prompt: prompt as never }, contextFor());
+      await expect(run).rejects.toThrow(BadRequestError);
+      await expect(run).rejects.toThrow(
+        `invoke needs prompt to be a string (the task, e.g. { prompt: 'summarize readme.md' }); got ${got}`,
+      );
+    }
+    await expect(invoke({ config: { atom: 'claude/haiku' }, prompt: 7 as never }, contextFor())).rejects.toThrow(BadRequestError);
+    await expect(brain.invoke({ prompt: 'hi', history: 'earlier' as never }, contextFor())).rejects.toThrow(
+      'invoke needs history to be an array of messages, or absent; got a string',
+    );
+    expect(standin().requests).toHaveLength(0);
+    expect(brain.session).toBeNull();
   });
 });

@@ -1,21 +1,29 @@
 import type { BrainMessage } from '../core/contract/BrainMessage.js';
 import { silentLog } from '../core/contract/BrainContext.js';
+import { BadRequestError } from '../core/contract/errors.js';
 import type { BhrainConfig, BhrainConfigResolved } from './BhrainConfig.js';
 import { configureBhrain } from './configureBhrain.js';
 import type { BhrainContext } from './BhrainContext.js';
-import type { BhrainSession, BhrainSessionResult } from './BhrainSessionResult.js';
+import type { BhrainSession } from './BhrainSession.js';
+import type { BhrainSessionResult } from './BhrainSessionResult.js';
 import type { BhrainEvent, BhrainEventListener } from './events.js';
+import type { BhrainMemoryManager } from './memory/BhrainMemoryManager.js';
+import type { BhrainPermissionGuard } from './permission/BhrainPermissionGuard.js';
+import { terminate } from './session/BhrainLoop.js';
 import type { BhrainSpend } from './session/checkBudget.js';
-import { runLoop } from './session/runLoop.js';
+import { runSession } from './session/runSession.js';
+import { sessionOf, type SessionState } from './session/SessionState.js';
 import type { BhrainToolBox } from './tool/BhrainToolBox.js';
 import { genToolRegistry } from './tool/genToolRegistry.js';
 
-/** .what = a configured bhrain.struct.v1 brain: invoke it, change its toolboxes, subscribe to its events */
+/** .what = a configured bhrain.struct.v1 brain: invoke it, change its plugins, stop it, subscribe to its events */
 export interface Bhrain {
+  /** the resolved config, with the memory manager and guard as they are now */
   readonly config: BhrainConfigResolved;
   /**
-   * the session entity of the latest invocation (seed 002 §2.1), live: ACTIVE while it runs, with its iterations and tokens
-   * so far; COMPLETED or TERMINATED once it ended (as in its result's session). null before the first invocation
+   * the session entity of the latest invocation (seed 002 §2.1), live: ACTIVE while it runs, with its iterations, tokens,
+   * messages and subagents so far; COMPLETED or TERMINATED once it ended (as in its result's session). null before the
+   * first invocation
    */
   readonly session: BhrainSession | null;
   /**
@@ -26,34 +34,106 @@ export interface Bhrain {
     input: { prompt: string; history?: readonly BrainMessage[]; instructions?: string; spentBefore?: BhrainSpend },
     context?: BhrainContext,
   ) => Promise<BhrainSessionResult>;
+  /** seed 002 Bhrain.Config updatable: the toolboxes; a running session sees a change on its next iteration */
   toolBoxes: {
     add: (box: BhrainToolBox) => void;
     remove: (boxName: string) => void;
     list: () => readonly BhrainToolBox[];
   };
+  /** seed 002 Bhrain.Config updatable: the memory manager; a running session consults the new one after its next iteration */
+  memoryManager: { get: () => BhrainMemoryManager; set: (manager: BhrainMemoryManager) => void };
+  /**
+   * seed 002 Bhrain.Config updatable: the permission guard; a running session's next turn is judged by the new one (its
+   * running subagents keep the guard they were spawned under). The default toolboxes keep what they were built with
+   * from the config's guard (its allowRead)
+   */
+  permissionGuard: { get: () => BhrainPermissionGuard; set: (guard: BhrainPermissionGuard) => void };
+  /**
+   * stops every session this brain is running (seed 002 §3.2 Loop.terminate): each ends at its next boundary with
+   * termination 'terminated' and this reason; returns their entities as they stand (still ACTIVE)
+   */
+  terminate: (reason: string) => readonly BhrainSession[];
   subscribe: (listener: BhrainEventListener) => () => void;
 }
 
+/** .what = how a value that is not what was asked for reads in an error message */
+const describeValue = (value: unknown): string =>
+  value === null
+    ? 'null'
+    : Array.isArray(value)
+      ? 'an array'
+      : typeof value === 'object'
+        ? 'an object'
+        : typeof value === 'string'
+          ? 'a string'
+          : `${typeof value === 'undefined' ? 'nothing' : `a ${typeof value}`}${['number', 'boolean'].includes(typeof value) ? ` (${String(value)})` : ''}`;
+
+/** .what = fails a plugin that lacks what the loop calls: a name and the functions named */
+const assertPlugin = (what: string, plugin: unknown, functions: readonly string[]): void => {
+  const given = plugin as Record<string, unknown> | null;
+  const wrong = [
+    ...(typeof given?.name === 'string' && given.name ? [] : ['a name (a non-empty string)']),
+    ...functions.filter((name) => typeof given?.[name] !== 'function').map((name) => `${name} (a function)`),
+  ];
+  if (wrong.length) throw new BadRequestError(`${what} must have ${wrong.join(', ')}; got ${describeValue(plugin)}`);
+};
+
+/**
+ * .what = checks what invoke was given before any session starts (seed 000 usecase.12: invalid input is a clear error)
+ * .why = a prompt that is not a string would otherwise fail deep in the loop as a raw TypeError
+ */
+const assertInvokeInput = (input: { prompt: unknown; history?: unknown }): void => {
+  if (typeof input?.prompt !== 'string')
+    throw new BadRequestError(
+      `invoke needs prompt to be a string (the task, e.g. { prompt: 'summarize readme.md' }); got ${describeValue(input?.prompt)}`,
+    );
+  if (input.history !== undefined && !Array.isArray(input.history))
+    throw new BadRequestError(`invoke needs history to be an array of messages, or absent; got ${describeValue(input.history)}`);
+};
+
 /**
  * .what = validates a config (failing before any loop) and returns a brain over it
- * .why = toolboxes can be added or removed at runtime; the loop sees the change on its next iteration
+ * .why = toolboxes, the memory manager and the guard can be changed at runtime; the loop sees the change on its next
+ *        iteration
  */
 export const genBhrain = (config: BhrainConfig): Bhrain => {
-  const resolved = configureBhrain(config);
+  let resolved = configureBhrain(config);
   const registry = genToolRegistry(resolved.toolBoxes);
   const listeners = new Set<BhrainEventListener>();
-  let latest: { session: BhrainSession | null } = { session: null };
+  // the sessions this brain runs now (what terminate stops), and the latest one's state (what session shows)
+  const running = new Set<SessionState>();
+  let latest: { state: SessionState | null } = { state: null };
+  const plugins = () => ({ memoryManager: resolved.memoryManager, permissionGuard: resolved.permissionGuard });
   return {
-    config: resolved,
+    get config() {
+      return resolved;
+    },
     get session() {
-      return latest.session;
+      return latest.state && sessionOf(latest.state);
     },
     toolBoxes: { add: registry.add, remove: registry.remove, list: registry.boxes },
+    memoryManager: {
+      get: () => resolved.memoryManager,
+      set: (manager) => {
+        assertPlugin('a memory manager', manager, ['shouldUpdate', 'getUpdate']);
+        resolved = { ...resolved, memoryManager: manager };
+      },
+    },
+    permissionGuard: {
+      get: () => resolved.permissionGuard,
+      set: (guard) => {
+        assertPlugin('a permission guard', guard, ['check']);
+        resolved = { ...resolved, permissionGuard: guard };
+      },
+    },
+    terminate: (reason) => [...running].map((state) => terminate({ session: sessionOf(state), reason })),
     subscribe: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    invoke: ({ prompt, history = [], instructions, spentBefore }, context = {}) => {
+    invoke: async (input, context = {}) => {
+      assertInvokeInput(input);
+      const { prompt, history = [], instructions, spentBefore } = input;
       const log = context.log ?? silentLog;
       const emit = (event: BhrainEvent) => {
         for (const listener of [...listeners, ...(context.onEvent ? [context.onEvent] : [])]) {
@@ -66,10 +146,17 @@ export const genBhrain = (config: BhrainConfig): Bhrain => {
         }
       };
       // each invocation keeps its own slot: a session that started earlier and ends later does not overwrite a newer one
-      const mine: { session: BhrainSession | null } = { session: null };
+      const mine: { state: SessionState | null } = { state: null };
       latest = mine;
-      const onSession = (session: BhrainSession) => void (mine.session = session);
-      return runLoop({ config: resolved, registry, prompt, history, instructions, spentBefore, emit, context, onSession });
+      const onOpen = (state: SessionState) => {
+        mine.state = state;
+        running.add(state);
+      };
+      try {
+        return await runSession({ config: resolved, plugins, registry, prompt, history, instructions, spentBefore, emit, context, onOpen });
+      } finally {
+        if (mine.state) running.delete(mine.state);
+      }
     },
   };
 };

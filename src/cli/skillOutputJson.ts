@@ -35,7 +35,7 @@ export interface SkillOutputJson {
   /** the answer: text, or with --json-schema the validated JSON value; null when no run happened */
   output: unknown;
   /** why the run ended; `usage` when it never started (bad flags or input) */
-  termination: 'complete' | 'max-iterations' | 'budget' | 'error' | 'clarification' | 'refusal' | 'interrupted' | 'usage';
+  termination: 'complete' | 'max-iterations' | 'budget' | 'error' | 'clarification' | 'refusal' | 'terminated' | 'interrupted' | 'usage';
   exitCode: number;
   episode: { hash: string } | null;
   series: { hash: string } | null;

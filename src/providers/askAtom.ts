@@ -11,6 +11,7 @@ import { instructSchema } from './structuredOutput.js';
 import type { BrainOutput } from '../core/contract/BrainOutput.js';
 import { ContextOverflowError, ContinuationNotSupportedError } from '../core/contract/errors.js';
 import { refuseRhachetCall } from '../core/contract/refuseRhachetCall.js';
+import { estimateTokensOfChars } from '../core/contract/tokens.js';
 import { generateAnswer } from './generateAnswer.js';
 
 /**
@@ -40,7 +41,7 @@ export const askAtom = async <TOutput = string>(
     .join('\n\n');
   const messages: BrainMessage[] = [...asPriorTurns(prior), { role: 'user', content: input.say }];
   // edge.2: a long episode that cannot fit fails before the call, naming the limit and the way out
-  const estimated = Math.ceil((system.length + messages.reduce((sum, message) => sum + message.content.length, 0)) / 4);
+  const estimated = estimateTokensOfChars(system.length + messages.reduce((sum, message) => sum + message.content.length, 0));
   if (estimated > input.atom.spec.contextWindowTokens)
     throw new ContextOverflowError(
       `the episode (${prior?.exchanges.length ?? 0} exchanges) and this request are about ${estimated} tokens, more than ${input.atom.slug}'s context window of ${input.atom.spec.contextWindowTokens} tokens: continue it on a BrainRepl (which compacts a long episode into a recap), or start a new episode`,

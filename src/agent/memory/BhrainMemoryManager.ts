@@ -10,7 +10,7 @@ export interface BhrainCompactionResult {
   externalizedRefs?: string[];
 }
 
-/** .what = what a memory manager may use: the atom (to summarize), the context size and its limit */
+/** .what = what a memory manager may use: the atom (to summarize), the context size and its limit, the spill dir */
 export interface BhrainMemoryContext {
   atom: BrainAtom;
   /** the atom's generate, bound to the session's context (creds, retries, log): use this to summarize */
@@ -21,6 +21,8 @@ export interface BhrainMemoryContext {
   limitTokens: number;
   /** tokens of what never changes and is not in messages: system prompt and tool definitions */
   fixedTokens: number;
+  /** the session's spill dir: where BhrainMemory.externalize keeps content the model can read back with the read tool */
+  spillDir: string;
   log: BrainLog;
 }
 

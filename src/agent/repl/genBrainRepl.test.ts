@@ -18,7 +18,7 @@ import { genBrainRepl } from './genBrainRepl.js';
 const { standin, contextFor } = useStandin();
 const sent = (index: number) => JSON.stringify(standin().requests[index].body.messages);
 
-describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug', ({ slug }) => {
+describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug: refs', ({ slug }) => {
   const replSlug = `bhrain.struct.v1@${slug}`;
 
   it('usecase.2 / usecase.9 / usecase.10: a fresh ask creates a new series with a new episode; both are frozen literals', async () => {
@@ -98,6 +98,10 @@ describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug', ({ slug }) => {
     expect(result.episode.exchanges[0].output).toBe('{"risk":"high","reasons":["touches auth"]}');
     expect(result.series.episodes).toHaveLength(1);
   });
+});
+
+describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug: compaction and invalid refs', ({ slug }) => {
+  const replSlug = `bhrain.struct.v1@${slug}`;
 
   it('edge.3 / boundary.5: a series that fills the window compacts into a recap episode; the compacted episode cannot be continued', async () => {
     const repl = genBrainRepl({ slug: replSlug, config: { limits: { contextTokens: 3_000 } } });

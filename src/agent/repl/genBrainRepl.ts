@@ -17,7 +17,7 @@ import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import { genToolset } from '../tools/genToolset.js';
 import { asPriorTurns } from '../../core/continuation/asPriorTurns.js';
 import { compactEpisode } from '../../core/continuation/compactEpisode.js';
-import { isEpisodeCompacted, markEpisodeCompacted } from '../../core/continuation/compactedEpisodes.js';
+import { isEpisodeCompacted, markEpisodesCompacted, type BrainCompactionMarks } from '../../core/continuation/compactedEpisodes.js';
 import { assertBrainEpisode, assertBrainSeries } from '../../core/contract/assertBrainRef.js';
 import { silentLog } from '../../core/contract/BrainContext.js';
 import { appendBrainExchange, type BrainEpisode } from '../../core/contract/BrainEpisode.js';
@@ -111,73 +111,137 @@ const readOnlyAnd = (names: ReadonlySet<string>): BhrainPermissionGuard => ({
   check: (input, context) => (names.has(input.call.name) ? { decision: 'allow' } : readOnly.check(input, context)),
 });
 
+/** .what = what a repl is made over: its atom (or slug) and the config of its brains */
+type BrainReplInput = ({ slug: string; atom?: never } | { atom: BrainAtom; slug?: never }) & {
+  config?: Omit<BhrainConfig, 'atom' | 'toolBoxes'>;
+  /**
+   * where the repl records the episodes it compacted, so that every process reading the same store refuses to continue
+   * them (genBrainRefStore({ home: getBhrainHome() }) is the CLI's); absent = this process, and the series refs, only
+   */
+  refStore?: BrainCompactionMarks;
+};
+
+/** .what = the brains behind ask (read-only tools, the readOnly guard) and act (files, bash, websearch) */
+const genReplBrains = (atom: BrainAtom, config: BrainReplInput['config']) => ({
+  ask: genBhrain({
+    ...config,
+    atom,
+    permissionGuard: readOnly,
+    // read-only: no guard of the caller's, so only the config's own sandbox.allowRead hands paths back
+    toolBoxes: genToolset({ access: 'read-only', sandbox: config?.sandbox }),
+  }),
+  act: genBhrain({
+    ...config,
+    atom,
+    // hidden beyond the defaults, and handed back by its config and its guard's rules
+    toolBoxes: genToolset({ access: 'all', sandbox: config?.sandbox, permissionGuard: config?.permissionGuard }),
+  }),
+});
+
+/** .what = the brain of one call: the repl's own, or (with plugs) one over its current toolboxes plus the call's */
+const brainForCall = (
+  input: { brains: ReturnType<typeof genReplBrains>; atom: BrainAtom; config: BrainReplInput['config'] },
+  mode: 'ask' | 'act',
+  plugs: BrainReplCallPlugs,
+): Bhrain => {
+  const extra = plugs.toolBoxes ?? [];
+  if (!extra.length && !plugs.systemPrompt) return input.brains[mode];
+  const names = new Set(extra.flatMap((box) => box.definitions.map((definition) => definition.name)));
+  return genBhrain({
+    ...input.config,
+    atom: input.atom,
+    systemPrompt: [input.config?.systemPrompt, plugs.systemPrompt].filter((part) => !!part).join('\n\n') || undefined,
+    toolBoxes: [...input.brains[mode].toolBoxes.list(), ...extra],
+    ...(mode === 'ask' ? { permissionGuard: readOnlyAnd(names) } : {}),
+  });
+};
+
+/**
+ * .what = the starting point of a call: the episode to build on and the series it belongs to, if any; an episode a
+ *         series compacted (seen by this process, or recorded in the repl's ref store) is refused
+ */
+const resolveOn = async (
+  on: BrainReplOn | undefined,
+  repl: { atom: BrainAtom; slug: string; latest: BrainSeries | null; refStore: BrainCompactionMarks | null },
+): Promise<{ episode: BrainEpisode | null; series: BrainSeries | null }> => {
+  if (!on) return { episode: null, series: null };
+  if (on.episode && on.series)
+    throw new BadRequestError('on takes exactly one of episode or series, not both: pass { episode } to branch or { series } to continue');
+  if (repl.atom.spec.continuation === false)
+    throw new ContinuationNotSupportedError(
+      `${repl.slug} does not support continuation. Continue this ${on.series ? 'series' : 'episode'} (error.ref) on a brain that can, or call without \`on\``,
+      on,
+    );
+  if (on.series) {
+    const series = assertBrainSeries(on.series);
+    // the series says which of its episodes are closed: learned, so that continuing one of them alone is refused
+    await markEpisodesCompacted(series);
+    return { series, episode: getCurrentEpisode(series) };
+  }
+  const episode = assertBrainEpisode(on.episode);
+  if (await isEpisodeCompacted(episode.hash, repl.refStore)) {
+    const series = repl.latest?.episodes.some((closed) => closed.hash === episode.hash) ? repl.latest : null;
+    throw new EpisodeCompactedError(
+      `episode ${episode.hash} has been compacted: its exchanges were summarized into the recap that opens the next episode of its series${series ? ` (${series.hash})` : ''}. Continue via { on: { series } } instead`,
+      { episode, series },
+    );
+  }
+  return { series: null, episode };
+};
+
+/**
+ * .what = a series whose current episode (plus the prompt) fills the window continues in a new episode that opens with
+ *         a recap (the one summarizer, summarizeTranscript); the recap's requests are measured as spend
+ */
+const recapIfFull = async (
+  input: { episode: BrainEpisode | null; series: BrainSeries | null; prompt: string; compactAtTokens: number; windowTokens: number },
+  repl: { atom: BrainAtom; slug: string; refStore: BrainCompactionMarks | null },
+  context: BhrainContext,
+): Promise<{ episode: BrainEpisode | null; series: BrainSeries | null; spend: BhrainSpend }> => {
+  let spend = emptySpend();
+  if (!input.episode) return { episode: null, series: input.series, spend };
+  // a recap's requests are spend like any other: measured, and counted toward the session's budget
+  const measuredAtom: BrainAtom = {
+    ...repl.atom,
+    generate: async (request, generateContext) => {
+      const generation = await repl.atom.generate(request, generateContext);
+      spend = addRequestSpend(spend, generation);
+      return generation;
+    },
+  };
+  const compacted = await compactEpisode({
+    atom: measuredAtom,
+    episode: input.episode,
+    pendingChars: input.prompt.length,
+    compactAtTokens: input.compactAtTokens,
+    windowTokens: input.windowTokens,
+    context,
+  });
+  if (!compacted) return { episode: input.episode, series: input.series, spend };
+  const series = genBrainSeries({
+    episodes: [...(input.series ?? genBrainSeries({ episodes: [input.episode] })).episodes, compacted.episode],
+    summaries: [...(input.series?.summaries ?? []), compacted.summary],
+    exid: input.series?.exid ?? null,
+  });
+  await markEpisodesCompacted(series, repl.refStore);
+  (context.log ?? silentLog).info(
+    `${repl.slug}: compacted the episode into a recap; series continues in episode ${compacted.episode.hash}`,
+  );
+  return { episode: compacted.episode, series, spend };
+};
+
 /**
  * .what = the engine of a BrainRepl: its slug, its brains, and run(), which takes per-call plugs besides the call
  * .why = genBrainRepl wraps it in the seeds' ask({ say }) / act({ do }); the rhachet repl calls run() with its plugs
  */
-export const genBrainReplRunner = (
-  input: ({ slug: string; atom?: never } | { atom: BrainAtom; slug?: never }) & { config?: Omit<BhrainConfig, 'atom' | 'toolBoxes'> },
-) => {
+export const genBrainReplRunner = (input: BrainReplInput) => {
   const atom = input.atom ?? genBrainAtom({ slug: parseReplSlug(input.slug).atom });
   const slug = `bhrain.struct.v1@${atom.slug}`;
-  const brains = {
-    ask: genBhrain({
-      ...input.config,
-      atom,
-      permissionGuard: readOnly,
-      // read-only: no guard of the caller's, so only the config's own sandbox.allowRead hands paths back
-      toolBoxes: genToolset({ access: 'read-only', sandbox: input.config?.sandbox }),
-    }),
-    act: genBhrain({
-      ...input.config,
-      atom,
-      // hidden beyond the defaults, and handed back by its config and its guard's rules
-      toolBoxes: genToolset({ access: 'all', sandbox: input.config?.sandbox, permissionGuard: input.config?.permissionGuard }),
-    }),
-  };
-  /** the brain of one call: the repl's own, or (with plugs) one over its current toolboxes plus the call's */
-  const brainFor = (mode: 'ask' | 'act', plugs: BrainReplCallPlugs): Bhrain => {
-    const extra = plugs.toolBoxes ?? [];
-    if (!extra.length && !plugs.systemPrompt) return brains[mode];
-    const names = new Set(extra.flatMap((box) => box.definitions.map((definition) => definition.name)));
-    return genBhrain({
-      ...input.config,
-      atom,
-      systemPrompt: [input.config?.systemPrompt, plugs.systemPrompt].filter((part) => !!part).join('\n\n') || undefined,
-      toolBoxes: [...brains[mode].toolBoxes.list(), ...extra],
-      ...(mode === 'ask' ? { permissionGuard: readOnlyAnd(names) } : {}),
-    });
-  };
+  const refStore = input.refStore ?? null;
+  const brains = genReplBrains(atom, input.config);
   const windowTokens = brains.act.config.limits.contextTokens;
   const compactAtTokens = windowTokens * REPL_COMPACT_AT_RATIO;
   let latest: { episode: BrainEpisode; series: BrainSeries } | null = null;
-
-  /** the starting point of a call: the episode to build on and the series it belongs to, if any */
-  const resolveOn = (on: BrainReplOn | undefined): { episode: BrainEpisode | null; series: BrainSeries | null } => {
-    if (!on) return { episode: null, series: null };
-    if (on.episode && on.series)
-      throw new BadRequestError(
-        'on takes exactly one of episode or series, not both: pass { episode } to branch or { series } to continue',
-      );
-    if (atom.spec.continuation === false)
-      throw new ContinuationNotSupportedError(
-        `${slug} does not support continuation. Continue this ${on.series ? 'series' : 'episode'} (error.ref) on a brain that can, or call without \`on\``,
-        on,
-      );
-    if (on.series) {
-      const series = assertBrainSeries(on.series);
-      return { series, episode: getCurrentEpisode(series) };
-    }
-    const episode = assertBrainEpisode(on.episode);
-    if (isEpisodeCompacted(episode.hash)) {
-      const series = latest?.series.episodes.some((closed) => closed.hash === episode.hash) ? latest.series : null;
-      throw new EpisodeCompactedError(
-        `episode ${episode.hash} has been compacted: its exchanges were summarized into the recap that opens the next episode of its series${series ? ` (${series.hash})` : ''}. Continue via { on: { series } } instead`,
-        { episode, series },
-      );
-    }
-    return { series: null, episode };
-  };
 
   const run = async <TOutput>(
     mode: 'ask' | 'act',
@@ -188,46 +252,17 @@ export const genBrainReplRunner = (
     plugs: BrainReplCallPlugs = {},
   ): Promise<BrainReplOutput<TOutput>> => {
     const started = performance.now();
-    const brain = brainFor(mode, plugs);
+    const brain = brainForCall({ brains, atom, config: input.config }, mode, plugs);
     const log = context.log ?? silentLog;
     // a schema that cannot be used fails before any request
     if (schemaInput?.jsonSchema !== undefined) await preloadAjv();
     const schema = schemaInput ? compileOutputSchema<TOutput>(schemaInput.output ?? { jsonSchema: schemaInput.jsonSchema! }) : null;
-    const prior = resolveOn(on);
-    let { episode, series } = prior;
-
-    // a recap's requests are spend like any other: measured, and counted toward the session's budget
-    let recapSpend = emptySpend();
-    const measuredAtom: BrainAtom = {
-      ...atom,
-      generate: async (request, generateContext) => {
-        const generation = await atom.generate(request, generateContext);
-        recapSpend = addRequestSpend(recapSpend, generation);
-        return generation;
-      },
-    };
-
-    // a series whose current episode fills the window continues in a new episode that opens with a recap
-    if (episode) {
-      const compacted = await compactEpisode({
-        atom: measuredAtom,
-        episode,
-        pendingChars: prompt.length,
-        compactAtTokens,
-        windowTokens,
-        context,
-      });
-      if (compacted) {
-        markEpisodeCompacted(episode.hash);
-        series = genBrainSeries({
-          episodes: [...(series ?? genBrainSeries({ episodes: [episode] })).episodes, compacted.episode],
-          summaries: [...(series?.summaries ?? []), compacted.summary],
-          exid: series?.exid ?? null,
-        });
-        episode = compacted.episode;
-        log.info(`${slug}: compacted the episode into a recap; series continues in episode ${episode.hash}`);
-      }
-    }
+    const prior = await resolveOn(on, { atom, slug, latest: latest?.series ?? null, refStore });
+    const {
+      episode,
+      series,
+      spend: recapSpend,
+    } = await recapIfFull({ ...prior, prompt, compactAtTokens, windowTokens }, { atom, slug, refStore }, context);
 
     const instructions = schema ? instructSchema(schema) : undefined;
     const recapped = { ...recapSpend, elapsedMs: performance.now() - started };
@@ -312,9 +347,7 @@ export const genBrainReplRunner = (
  *         second miss ends the call with an OutputInvalidError in session.error (never thrown: the refs still come back).
  *         One call is one budget: a recap of the series and the corrective turn count toward config.limits with the loop
  */
-export const genBrainRepl = (
-  input: ({ slug: string; atom?: never } | { atom: BrainAtom; slug?: never }) & { config?: Omit<BhrainConfig, 'atom' | 'toolBoxes'> },
-) => {
+export const genBrainRepl = (input: BrainReplInput) => {
   const { slug, brains, run } = genBrainReplRunner(input);
   return {
     repo: 'bhrain' as const,

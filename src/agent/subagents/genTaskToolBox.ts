@@ -1,9 +1,7 @@
-import type { BhrainSubagentRecord } from '../BhrainSessionResult.js';
 import { TASK_TOOL_NAME } from '../constants.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import { loadToolDescription } from '../tool/loadToolDescription.js';
 import type { BhrainSubagentTypeResolved } from './BhrainSubagentDefinition.js';
-import { runSubagent, type SubagentParent } from './runSubagent.js';
 
 const TASK_DESCRIPTION = loadToolDescription(new URL('./task.txt', import.meta.url));
 
@@ -15,15 +13,13 @@ const describeTask = (types: readonly BhrainSubagentTypeResolved[]): string =>
 const textOf = (value: unknown): string | null => (typeof value === 'string' && value.trim() ? value : null);
 
 /**
- * .what = the task tool of one session: spawns a subagent of the chosen type and answers with its final answer
+ * .what = the task tool: spawns a subagent of the chosen type through the session's spawn capability (its tool
+ *         context) and answers with the subagent's final answer
  * .why = the parent's context gets the child's answer only (bounded by the loop's truncation like any tool result); the
- *        child's record goes to onFinished, for the parent's result and metrics. Several task calls of one turn run at
- *        once: task is neither a write nor a read, so runToolCalls runs it with the turn's first, concurrent phase
+ *        session records the subagent. Several task calls of one turn run at once: task is neither a write nor a read,
+ *        so runToolCalls runs it with the turn's first, concurrent phase
  */
-export const genTaskToolBox = (
-  input: { types: readonly BhrainSubagentTypeResolved[] },
-  parent: SubagentParent & { onFinished: (finished: { record: BhrainSubagentRecord; descendants: BhrainSubagentRecord[] }) => void },
-): BhrainToolBox => {
+export const genTaskToolBox = (input: { types: readonly BhrainSubagentTypeResolved[] }): BhrainToolBox => {
   const names = input.types.map((type) => type.name);
   return {
     name: 'subagents',
@@ -58,12 +54,14 @@ export const genTaskToolBox = (
       ];
       if (wrong.length)
         return { callId: call.id, success: false, output: `invalid ${TASK_TOOL_NAME} call: ${wrong.join('; ')}. No subagent was started.` };
-      const done = await runSubagent(
-        { callId: call.id, type: type!, description: description!, prompt: prompt!, signal: context.signal },
-        parent,
-      );
-      parent.onFinished({ record: done.record, descendants: done.descendants });
-      return { callId: call.id, success: done.success, output: done.output };
+      if (!context.spawn)
+        return {
+          callId: call.id,
+          success: false,
+          output: `${TASK_TOOL_NAME} cannot spawn a subagent in this session. No subagent was started.`,
+        };
+      const spawned = await context.spawn({ callId: call.id, type: type!.name, description: description!, prompt: prompt! });
+      return { callId: call.id, success: spawned.success, output: spawned.output };
     },
   };
 };

@@ -6,36 +6,37 @@ import { AbortedError } from '../../core/contract/errors.js';
 import { emptyTokens } from '../../core/contract/tokens.js';
 import type { BhrainConfigResolved } from '../BhrainConfig.js';
 import type { BhrainContext } from '../BhrainContext.js';
-import type { BhrainSessionResult, BhrainSubagentRecord } from '../BhrainSessionResult.js';
+import { endBhrainSubagent, genBhrainSubagent, type BhrainSubagent } from '../BhrainSession.js';
+import type { BhrainSessionResult } from '../BhrainSessionResult.js';
 import type { BhrainEvent } from '../events.js';
 import { describeBudgetReached } from '../session/checkBudget.js';
-import type { BhrainSpendLedger } from '../session/genSpendLedger.js';
+import type { ChildSessionInput } from '../session/SessionState.js';
 import { readOnly } from '../permission/builtinGuards.js';
-import type { BhrainSessionApprovals } from '../permission/genSessionApprovals.js';
-import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
-import { genToolRegistry, type BhrainToolRegistry } from '../tool/genToolRegistry.js';
+import type { BhrainSpawned, BhrainToolBox } from '../tool/BhrainToolBox.js';
+import { genToolRegistry } from '../tool/genToolRegistry.js';
 import { genToolset } from '../tools/genToolset.js';
-import type { runLoop } from '../session/runLoop.js';
 import type { BhrainSubagentTypeResolved } from './BhrainSubagentDefinition.js';
 import { combineGuards } from './combineGuards.js';
 
-/** .what = the loop a child runs in: runLoop, injected (a type-only import) so this module does not load the loop that loads it */
-export type RunSession = typeof runLoop;
-
-/** .what = what a child needs from the session that spawns it */
+/**
+ * .what = what a subagent needs from the session that spawns it: who it is, what it has, how to run a child of it, and
+ *         where the live subagent is published
+ * .why = the session hands run and record in (its spawn capability), so this module never imports the loop
+ */
 export interface SubagentParent {
+  uuid: string;
+  /** the parent's config, with its memory manager and guard as they are now */
   config: BhrainConfigResolved;
   /** the parent's toolboxes, without its task tool */
-  registry: BhrainToolRegistry;
-  sessionUuid: string;
-  /** 0 for the session the caller started */
-  depth: number;
-  ledger: BhrainSpendLedger;
-  /** what the user approved for the rest of the session: its children share it */
-  approvals: BhrainSessionApprovals;
+  boxes: readonly BhrainToolBox[];
   context: BhrainContext;
+  /** the parent's signal: aborting it stops the child too */
+  signal: AbortSignal | undefined;
   emit: (event: BhrainEvent) => void;
-  run: RunSession;
+  /** runs the child session as a fork of the parent's: its budget, approvals, signal, prompter and redactor */
+  run: (child: ChildSessionInput) => Promise<BhrainSessionResult>;
+  /** publishes the subagent as it stands (RUNNING, then ended) to the parent's session */
+  record: (subagent: BhrainSubagent) => void;
 }
 
 /** .what = a log whose every line's meta names the subagent that wrote it */
@@ -87,25 +88,36 @@ const describeFailure = (type: string, result: BhrainSessionResult, aborted: boo
           ? `stopped: ${describeBudgetReached(result.budgetReached)}`
           : result.termination === 'refusal'
             ? 'declined the task'
-            : `failed: ${result.error?.message ?? result.termination}`;
+            : result.termination === 'terminated'
+              ? `was terminated: ${result.terminationReason}`
+              : `failed: ${result.error?.message ?? result.termination}`;
   const said = result.output.trim();
   return `the ${type} subagent ${why}.${said ? `\nWhat it said before it stopped:\n${said}` : ''}`;
 };
 
 /**
- * .what = runs one child session of the parent's loop with a fresh context (no parent messages), and returns its record
- *         and the tool result the parent's model reads
+ * .what = runs one subagent: a child session of the parent's loop with a fresh context (no parent messages), published
+ *         as a live entity (RUNNING, then COMPLETED or FAILED) before its start and after its end events
  * .why = a failure of any kind (error, abort, limits, a throw before it started) is a failed result, never an exception
  *        that ends the parent; the child's events stay its own, except its subagents' start and end
  */
 export const runSubagent = async (
-  input: { callId: string; type: BhrainSubagentTypeResolved; description: string; prompt: string; signal?: AbortSignal },
+  input: { callId: string; type: BhrainSubagentTypeResolved; description: string; prompt: string },
   parent: SubagentParent,
-): Promise<{ record: BhrainSubagentRecord; descendants: BhrainSubagentRecord[]; success: boolean; output: string }> => {
+): Promise<BhrainSpawned> => {
   const { type } = input;
-  const sessionUuid = randomUUID();
-  const config = configureChild(type, parent.config, pickChildToolBoxes(type, parent.registry.boxes()));
-  const base = { sessionUuid, parentSessionUuid: parent.sessionUuid, callId: input.callId, subagentType: type.name };
+  const uuid = randomUUID();
+  const config = configureChild(type, parent.config, pickChildToolBoxes(type, parent.boxes));
+  const running = genBhrainSubagent({
+    uuid,
+    sessionUuid: parent.uuid,
+    type: type.name,
+    prompt: input.prompt,
+    description: input.description,
+    atom: config.atom.slug,
+  });
+  parent.record(running);
+  const base = { sessionUuid: uuid, parentSessionUuid: parent.uuid, callId: input.callId, subagentType: type.name };
   parent.emit({
     type: 'SubagentStarted',
     ...base,
@@ -114,90 +126,49 @@ export const runSubagent = async (
     occurredAt: new Date().toISOString(),
   });
   const started = performance.now();
-  const context: BhrainContext = {
-    ...parent.context,
-    // the child's text and events are its own: the parent's stream shows only its start and end
-    onTextDelta: undefined,
-    onTextReset: undefined,
-    onReasoningDelta: undefined,
-    onEvent: undefined,
-    signal: input.signal,
-    // the child's lines keep their text (the CLI's progress log reads it) and say whose they are in their meta
-    log: tagLog(parent.context.log ?? silentLog, { type: type.name, sessionUuid }),
-    spillDir: parent.context.spillDir ? join(parent.context.spillDir, `subagent-${sessionUuid}`) : undefined,
-  };
-  let result: BhrainSessionResult;
-  try {
-    result = await parent.run({
+  const result = await parent
+    .run({
+      uuid,
       config,
       registry: genToolRegistry(config.toolBoxes),
       prompt: input.prompt,
-      history: [],
+      // the child's lines keep their text (the CLI's progress log reads it) and say whose they are in their meta
+      log: tagLog(parent.context.log ?? silentLog, { type: type.name, sessionUuid: uuid }),
+      spillDir: parent.context.spillDir ? join(parent.context.spillDir, `subagent-${uuid}`) : undefined,
       emit: (event) => void (event.type === 'SubagentStarted' || event.type === 'SubagentCompleted' ? parent.emit(event) : undefined),
-      context,
-      sessionUuid,
-      depth: parent.depth + 1,
-      ledger: parent.ledger,
-      approvals: parent.approvals,
-    });
-  } catch (error) {
-    // the child could not start (e.g. the prompt does not fit its atom's window): a failed result like any other
-    const message = `the ${type.name} subagent could not start: ${(error as Error)?.message ?? error}`;
-    const record: BhrainSubagentRecord = {
-      ...base,
-      type: type.name,
-      description: input.description,
-      prompt: input.prompt,
-      status: 'FAILED',
-      termination: 'error',
-      output: '',
-      iterations: 0,
-      tokens: emptyTokens(),
-      cash: null,
-      elapsedMs: Math.round(performance.now() - started),
-      transcript: [],
-      atom: config.atom.slug,
-    };
-    const metrics = { iterations: 0, tokens: record.tokens, cash: null, elapsedMs: record.elapsedMs };
-    parent.emit({
-      type: 'SubagentCompleted',
-      ...base,
-      status: 'FAILED',
-      termination: 'error',
-      metrics,
-      occurredAt: new Date().toISOString(),
-    });
-    return { record, descendants: [], success: false, output: message };
-  }
-  const completed = result.termination === 'complete';
-  const record: BhrainSubagentRecord = {
-    sessionUuid,
-    parentSessionUuid: parent.sessionUuid,
-    type: type.name,
-    description: input.description,
-    prompt: input.prompt,
-    status: completed ? 'COMPLETED' : 'FAILED',
-    termination: result.termination,
-    output: result.output,
-    iterations: result.iterations,
-    tokens: result.tokens,
-    cash: result.cash,
-    elapsedMs: result.elapsedMs,
-    transcript: result.transcript,
-    atom: config.atom.slug,
-  };
+    })
+    .catch((error: unknown) => ({ failedToStart: error }));
+  const ended =
+    'failedToStart' in result
+      ? // the child could not start (e.g. the prompt does not fit its atom's window): a failed result like any other
+        endBhrainSubagent(running, {
+          termination: 'error',
+          output: '',
+          result: `the ${type.name} subagent could not start: ${(result.failedToStart as Error)?.message ?? result.failedToStart}`,
+          iterations: 0,
+          tokens: emptyTokens(),
+          cash: null,
+          elapsedMs: Math.round(performance.now() - started),
+          transcript: [],
+        })
+      : endBhrainSubagent(running, {
+          termination: result.termination,
+          output: result.output,
+          result: result.termination === 'complete' ? result.output : describeFailure(type.name, result, parent.signal?.aborted ?? false),
+          iterations: result.iterations,
+          tokens: result.tokens,
+          cash: result.cash,
+          elapsedMs: result.elapsedMs,
+          transcript: result.transcript,
+        });
+  parent.record(ended);
   parent.emit({
     type: 'SubagentCompleted',
     ...base,
-    status: record.status,
-    termination: record.termination,
-    metrics: { iterations: record.iterations, tokens: record.tokens, cash: record.cash, elapsedMs: record.elapsedMs },
+    status: ended.status === 'COMPLETED' ? 'COMPLETED' : 'FAILED',
+    termination: ended.termination ?? 'error',
+    metrics: { iterations: ended.iterations, tokens: ended.tokens, cash: ended.cash, elapsedMs: ended.elapsedMs },
     occurredAt: new Date().toISOString(),
   });
-  return {
-    record,
-    descendants: result.subagents,
-    success: completed,
-    output: completed ? result.output : describeFailure(type.name, result, input.signal?.aborted ?? false),
-  };
+  return { success: ended.status === 'COMPLETED', output: ended.result ?? '', subagent: ended };
 };

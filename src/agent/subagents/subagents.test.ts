@@ -68,7 +68,7 @@ const taskCall = (subagent_type: string, prompt: string, description = 'find the
   input: { description, prompt, subagent_type },
 });
 
-describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }) => {
+describe.each(PROTOCOL_SLUGS)('seed 002 §5.3 subagent isolation on $slug', ({ slug }) => {
   it("seed 002 §5.3 subagent isolation: the explore child starts with a fresh context (the task prompt and the project instructions, none of the parent messages), is offered only read-only tools, and its answer is the parent's tool result while its transcript stays out of the parent's context", async () => {
     const cwd = await genWorkspace();
     standin().respond = (request): StandinTurn => {
@@ -128,7 +128,9 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     // the child's transcript is kept in the parent's result, not in its context
     expect(result.subagents).toHaveLength(1);
     const [child] = result.subagents;
+    // seed 002 names: uuid is the subagent's (its own session's, as its events say), sessionUuid the session that spawned it
     expect(child).toMatchObject({
+      sessionUuid: result.sessionUuid,
       parentSessionUuid: result.sessionUuid,
       type: 'explore',
       description: 'find the loader',
@@ -145,19 +147,19 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     const started = events.find((event) => event.type === 'SubagentStarted');
     const completed = events.find((event) => event.type === 'SubagentCompleted');
     expect(started).toMatchObject({
-      sessionUuid: child.sessionUuid,
+      sessionUuid: child.uuid,
       parentSessionUuid: result.sessionUuid,
       subagentType: 'explore',
       atom: slug,
     });
     expect(completed).toMatchObject({
-      sessionUuid: child.sessionUuid,
+      sessionUuid: child.uuid,
       parentSessionUuid: result.sessionUuid,
       subagentType: 'explore',
       status: 'COMPLETED',
       metrics: { iterations: 2, tokens: child.tokens, cash: child.cash, elapsedMs: child.elapsedMs },
     });
-    expect(events.filter((event) => event.sessionUuid === child.sessionUuid).map((event) => event.type)).toEqual([
+    expect(events.filter((event) => event.sessionUuid === child.uuid).map((event) => event.type)).toEqual([
       'SubagentStarted',
       'SubagentCompleted',
     ]);
@@ -205,7 +207,9 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     expect(globbed).toMatchObject({ toolName: 'glob', isError: false });
     expect(globbed.content).toContain('config.ts');
   });
+});
 
+describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session.Subagent on $slug', ({ slug }) => {
   it('seed 002 §2.1 Session.Subagent: two task calls in one turn run their children at the same time', async () => {
     const cwd = await genWorkspace();
     standin().respond = (request): StandinTurn => {
@@ -238,67 +242,6 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     // results are in the model's order, whichever child finished first
     expect(toolResults(result.transcript).map((message) => message.content)).toEqual(['CHILD-A-ANSWER', 'CHILD-B-ANSWER']);
     expect(result.subagents.map((child) => child.status)).toEqual(['COMPLETED', 'COMPLETED']);
-  });
-
-  it('seed 002 open question 2 (subagent recursion): at the default depth limit of 1 a child is not offered task, and its call to task is a failed result', async () => {
-    const cwd = await genWorkspace();
-    standin().respond = (request): StandinTurn => {
-      if (isChild(request))
-        return messagesOf(request).includes('depth limit')
-          ? { text: 'CHILD-ANSWER: I did it myself' }
-          : { toolCalls: [taskCall('explore', 'GRANDCHILD-TASK: look around')] };
-      return messagesOf(request).includes('CHILD-ANSWER')
-        ? { text: 'done' }
-        : { toolCalls: [taskCall('general-purpose', 'CHILD-TASK: delegate further')] };
-    };
-    const result = await invoke({ config: { atom: slug, subagents: true }, prompt: 'go' }, contextFor({ cwd }));
-
-    expect(result.termination).toBe('complete');
-    const childRequests = standin().requests.filter(isChild);
-    expect(childRequests.every((request) => systemOf(request).includes('You are a general-purpose subagent'))).toBe(true);
-    // general-purpose gets the parent's tools, minus task at the limit
-    expect(toolNamesOf(childRequests[0]).sort()).toEqual(['bash', 'edit', 'glob', 'grep', 'read', 'websearch', 'write']);
-    expect(
-      standin().requests.some(
-        (request) => messagesOf(request).includes('GRANDCHILD-TASK') && isChild(request) && !messagesOf(request).includes('CHILD-TASK'),
-      ),
-    ).toBe(false);
-    expect(result.subagents).toHaveLength(1);
-    const [refused] = toolResults(result.subagents[0].transcript);
-    expect(refused).toMatchObject({ toolName: 'task', isError: true });
-    expect(refused.content).toContain('cannot spawn subagents of its own');
-    expect(refused.content).toContain('subagents.maxDepth = 1');
-  });
-
-  it('seed 002 open question 2 (subagent recursion): with subagents.maxDepth 2 a child spawns a grandchild, whose record names the child as its parent', async () => {
-    const cwd = await genWorkspace();
-    standin().respond = (request): StandinTurn => {
-      const said = messagesOf(request);
-      if (systemOf(request).includes('You are an explore subagent')) return { text: 'GRANDCHILD-ANSWER' };
-      if (isChild(request))
-        return said.includes('GRANDCHILD-ANSWER') ? { text: 'CHILD-ANSWER' } : { toolCalls: [taskCall('explore', 'GRANDCHILD-TASK')] };
-      return said.includes('CHILD-ANSWER') ? { text: 'done' } : { toolCalls: [taskCall('general-purpose', 'CHILD-TASK')] };
-    };
-    const events: BhrainEvent[] = [];
-    const result = await invoke(
-      { config: { atom: slug, subagents: { maxDepth: 2 } }, prompt: 'go' },
-      contextFor({ cwd, onEvent: (event) => events.push(event) }),
-    );
-
-    expect(result.termination).toBe('complete');
-    expect(toolNamesOf(standin().requests.find((request) => systemOf(request).includes('general-purpose subagent'))!)).toContain('task');
-    // explore is read-only: it never gets the task tool, whatever the depth
-    expect(toolNamesOf(standin().requests.find((request) => systemOf(request).includes('explore subagent'))!)).not.toContain('task');
-    const [grandchild, child] = result.subagents;
-    expect(child).toMatchObject({ type: 'general-purpose', parentSessionUuid: result.sessionUuid, output: 'CHILD-ANSWER' });
-    expect(grandchild).toMatchObject({ type: 'explore', parentSessionUuid: child.sessionUuid, output: 'GRANDCHILD-ANSWER' });
-    // the grandchild's start and end reach the root's subscribers
-    expect(events.filter((event) => event.type === 'SubagentStarted').map((event) => event.sessionUuid)).toEqual([
-      child.sessionUuid,
-      grandchild.sessionUuid,
-    ]);
-    // the child's spend includes the grandchild's, and the root's includes both
-    expect(sumTokens(result.tokens)).toBe(standin().requests.reduce((sum, request) => sum + tokensOf(request), 0));
   });
 
   it('seed 002 §2.1 Session.Subagent status FAILED: a child whose model fails is an error result for the parent, which carries on', async () => {
@@ -374,31 +317,9 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     expect(stopped.budgetReached).toEqual({ limit: 'maxTokens', spent: sums.at(-1), cap });
     expect(toolResults(stopped.transcript)[0].content).toContain('the token budget was reached');
   });
+});
 
-  it('seed 002 §2.1 Session TERMINATED on abort: aborting the parent during a child stops the child too; the child is an error result and the parent ends interrupted', async () => {
-    const cwd = await genWorkspace();
-    const controller = new AbortController();
-    standin().respond = (request): StandinTurn =>
-      isChild(request) ? { delayMs: 20_000, then: { text: 'too late' } } : { toolCalls: [taskCall('explore', 'look slowly')] };
-    const onEvent = (event: BhrainEvent) => void (event.type === 'SubagentStarted' && setTimeout(() => controller.abort(), 150));
-    const startedAt = Date.now();
-    const result = await invoke(
-      { config: { atom: slug, subagents: true }, prompt: 'go' },
-      contextFor({ cwd, onEvent, signal: controller.signal }),
-    );
-
-    expect(Date.now() - startedAt).toBeLessThan(5_000);
-    expect(result.termination).toBe('error');
-    expect(result.error).toBeInstanceOf(AbortedError);
-    expect(result.session.status).toBe('TERMINATED');
-    expect(result.subagents[0]).toMatchObject({ status: 'FAILED', termination: 'error' });
-    const [taskResult] = toolResults(result.transcript);
-    expect(taskResult.isError).toBe(true);
-    expect(taskResult.content).toContain('the explore subagent was interrupted before it finished');
-    // the parent sent no request after the abort
-    expect(standin().requests.filter((request) => !isChild(request))).toHaveLength(1);
-  });
-
+describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session.Subagent custom type on $slug', ({ slug, protocol }) => {
   it("seed 002 §2.1 Session.Subagent custom type: a library user's subagent runs on another atom, with its own prompt and toolboxes", async () => {
     const other = PROTOCOL_SLUGS.find((candidate) => candidate.protocol !== protocol)!;
     const lookup: BhrainToolBox = {
@@ -446,6 +367,148 @@ describe.each(PROTOCOL_SLUGS)('seed 002 subagents on $slug', ({ slug, protocol }
     expect(toolNamesOf(scoutRequests[0])).toEqual(['lookup']);
     expect(JSON.stringify(parentRequests[0].body.tools)).toContain('- scout: looks words up cheaply');
     expect(result.subagents[0]).toMatchObject({ type: 'scout', atom: other.slug, status: 'COMPLETED', output: 'SCOUT-ANSWER' });
+  });
+});
+
+describe.each(PROTOCOL_SLUGS)('seed 002 open question 2 (subagent recursion) on $slug', ({ slug }) => {
+  it('seed 002 open question 2 (subagent recursion): at the default depth limit of 1 a child is not offered task, and its call to task is a failed result', async () => {
+    const cwd = await genWorkspace();
+    standin().respond = (request): StandinTurn => {
+      if (isChild(request))
+        return messagesOf(request).includes('depth limit')
+          ? { text: 'CHILD-ANSWER: I did it myself' }
+          : { toolCalls: [taskCall('explore', 'GRANDCHILD-TASK: look around')] };
+      return messagesOf(request).includes('CHILD-ANSWER')
+        ? { text: 'done' }
+        : { toolCalls: [taskCall('general-purpose', 'CHILD-TASK: delegate further')] };
+    };
+    const result = await invoke({ config: { atom: slug, subagents: true }, prompt: 'go' }, contextFor({ cwd }));
+
+    expect(result.termination).toBe('complete');
+    const childRequests = standin().requests.filter(isChild);
+    expect(childRequests.every((request) => systemOf(request).includes('You are a general-purpose subagent'))).toBe(true);
+    // general-purpose gets the parent's tools, minus task at the limit
+    expect(toolNamesOf(childRequests[0]).sort()).toEqual(['bash', 'edit', 'glob', 'grep', 'read', 'websearch', 'write']);
+    expect(
+      standin().requests.some(
+        (request) => messagesOf(request).includes('GRANDCHILD-TASK') && isChild(request) && !messagesOf(request).includes('CHILD-TASK'),
+      ),
+    ).toBe(false);
+    expect(result.subagents).toHaveLength(1);
+    const [refused] = toolResults(result.subagents[0].transcript);
+    expect(refused).toMatchObject({ toolName: 'task', isError: true });
+    expect(refused.content).toContain('cannot spawn subagents of its own');
+    expect(refused.content).toContain('subagents.maxDepth = 1');
+  });
+
+  it('seed 002 open question 2 (subagent recursion): with subagents.maxDepth 2 a child spawns a grandchild, whose record names the child as its parent', async () => {
+    const cwd = await genWorkspace();
+    standin().respond = (request): StandinTurn => {
+      const said = messagesOf(request);
+      if (systemOf(request).includes('You are an explore subagent')) return { text: 'GRANDCHILD-ANSWER' };
+      if (isChild(request))
+        return said.includes('GRANDCHILD-ANSWER') ? { text: 'CHILD-ANSWER' } : { toolCalls: [taskCall('explore', 'GRANDCHILD-TASK')] };
+      return said.includes('CHILD-ANSWER') ? { text: 'done' } : { toolCalls: [taskCall('general-purpose', 'CHILD-TASK')] };
+    };
+    const events: BhrainEvent[] = [];
+    const result = await invoke(
+      { config: { atom: slug, subagents: { maxDepth: 2 } }, prompt: 'go' },
+      contextFor({ cwd, onEvent: (event) => events.push(event) }),
+    );
+
+    expect(result.termination).toBe('complete');
+    expect(toolNamesOf(standin().requests.find((request) => systemOf(request).includes('general-purpose subagent'))!)).toContain('task');
+    // explore is read-only: it never gets the task tool, whatever the depth
+    expect(toolNamesOf(standin().requests.find((request) => systemOf(request).includes('explore subagent'))!)).not.toContain('task');
+    const [grandchild, child] = result.subagents;
+    expect(child).toMatchObject({ type: 'general-purpose', sessionUuid: result.sessionUuid, output: 'CHILD-ANSWER' });
+    expect(grandchild).toMatchObject({
+      type: 'explore',
+      sessionUuid: child.uuid,
+      parentSessionUuid: child.uuid,
+      output: 'GRANDCHILD-ANSWER',
+    });
+    // the grandchild's start and end reach the root's subscribers
+    expect(events.filter((event) => event.type === 'SubagentStarted').map((event) => event.sessionUuid)).toEqual([
+      child.uuid,
+      grandchild.uuid,
+    ]);
+    // the child's spend includes the grandchild's, and the root's includes both
+    expect(sumTokens(result.tokens)).toBe(standin().requests.reduce((sum, request) => sum + tokensOf(request), 0));
+  });
+});
+
+describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session on $slug', ({ slug }) => {
+  it('seed 002 §2.1 Subagent: a spawned subagent is a live entity, RUNNING first in brain.session.subagents (uuid, sessionUuid = the owning session, type, prompt), then COMPLETED with its result', async () => {
+    const cwd = await genWorkspace();
+    const brain = genBhrain({ atom: slug, subagents: true });
+    const seen: BhrainSession[] = [];
+    standin().respond = (request): StandinTurn => {
+      if (isChild(request)) return { text: 'CHILD-ANSWER' };
+      return messagesOf(request).includes('CHILD-ANSWER') ? { text: 'done' } : { toolCalls: [taskCall('explore', 'LOOK-AROUND')] };
+    };
+    const onEvent = (event: BhrainEvent) => void (event.type === 'SubagentStarted' && seen.push(brain.session!));
+    const result = await brain.invoke({ prompt: 'delegate' }, contextFor({ cwd, onEvent }));
+
+    const [running] = seen[0].subagents;
+    expect(running).toMatchObject({
+      sessionUuid: result.sessionUuid,
+      type: 'explore',
+      prompt: 'LOOK-AROUND',
+      status: 'RUNNING',
+      termination: null,
+    });
+    expect(running.result).toBeUndefined();
+    expect(Object.isFrozen(running)).toBe(true);
+    const [ended] = result.session.subagents;
+    expect(ended).toMatchObject({ uuid: running.uuid, sessionUuid: result.sessionUuid, status: 'COMPLETED', result: 'CHILD-ANSWER' });
+    expect(result.subagents).toEqual([ended]);
+    // the entity handed out while it ran is unchanged: a new value came after it
+    expect(running.status).toBe('RUNNING');
+  });
+
+  it('seed 002 §2.1 Session: the live brain.session holds the messages (the context so far) and the subagents, not only the result', async () => {
+    const seen: BhrainSession[] = [];
+    const watch: BhrainToolBox = {
+      name: 'watch',
+      definitions: [{ name: 'watch', description: 'notes the session', inputSchema: { type: 'object', properties: {} } }],
+      execute: async ({ call }) => (seen.push(brain.session!), { callId: call.id, success: true, output: 'watched' }),
+    };
+    const brain = genBhrain({ atom: slug, toolBoxes: [watch] });
+    standin().script({ toolCalls: [{ name: 'watch' }] }, { toolCalls: [{ name: 'watch' }] }, { text: 'done' });
+    const result = await brain.invoke({ prompt: 'watch twice' }, contextFor());
+
+    expect(seen.map((session) => session.messages.map((message) => message.role))).toEqual([
+      ['user', 'assistant'],
+      ['user', 'assistant', 'tool', 'assistant'],
+    ]);
+    expect(seen.every((session) => session.subagents.length === 0)).toBe(true);
+    expect(result.session.messages).toEqual(result.messages);
+    expect(brain.session!.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'done' });
+  });
+
+  it('seed 002 §2.1 Session TERMINATED on abort: aborting the parent during a child stops the child too; the child is an error result and the parent ends interrupted', async () => {
+    const cwd = await genWorkspace();
+    const controller = new AbortController();
+    standin().respond = (request): StandinTurn =>
+      isChild(request) ? { delayMs: 20_000, then: { text: 'too late' } } : { toolCalls: [taskCall('explore', 'look slowly')] };
+    const onEvent = (event: BhrainEvent) => void (event.type === 'SubagentStarted' && setTimeout(() => controller.abort(), 150));
+    const startedAt = Date.now();
+    const result = await invoke(
+      { config: { atom: slug, subagents: true }, prompt: 'go' },
+      contextFor({ cwd, onEvent, signal: controller.signal }),
+    );
+
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
+    expect(result.termination).toBe('error');
+    expect(result.error).toBeInstanceOf(AbortedError);
+    expect(result.session.status).toBe('TERMINATED');
+    expect(result.subagents[0]).toMatchObject({ status: 'FAILED', termination: 'error' });
+    const [taskResult] = toolResults(result.transcript);
+    expect(taskResult.isError).toBe(true);
+    expect(taskResult.content).toContain('the explore subagent was interrupted before it finished');
+    // the parent sent no request after the abort
+    expect(standin().requests.filter((request) => !isChild(request))).toHaveLength(1);
   });
 
   it('seed 002 §2.1 Session: the entity is ACTIVE while the session runs (observable as brain.session), COMPLETED at the end, TERMINATED at max-iterations; configUuid hashes the resolved config', async () => {

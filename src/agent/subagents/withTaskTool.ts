@@ -1,9 +1,8 @@
-import type { BhrainSubagentRecord } from '../BhrainSessionResult.js';
 import { TASK_TOOL_NAME } from '../constants.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import type { BhrainToolRegistry } from '../tool/genToolRegistry.js';
+import type { BhrainSubagentsResolved } from './BhrainSubagentDefinition.js';
 import { genTaskToolBox } from './genTaskToolBox.js';
-import type { SubagentParent } from './runSubagent.js';
 
 /**
  * .what = a session's registry with the task tool added: offered (listed in the definitions) below the depth limit, or
@@ -34,17 +33,17 @@ export const genTaskRefusal = (input: { maxDepth: number }): BhrainToolBox => ({
 /**
  * .what = the registry a session works with: its toolboxes, plus the task tool when config.subagents is on (offered below
  *         subagents.maxDepth, refusing at it); the toolboxes alone when it is off
- * .why = one place decides what a session at a given depth may spawn; the loop only hears of each finished child
+ * .why = one place decides what a session at a given depth is offered; the spawning itself is the session's (the spawn
+ *        capability of the tool context), so this module needs nothing of the loop
  */
-export const attachTaskTool = (
-  parent: SubagentParent,
-  onFinished: (finished: { record: BhrainSubagentRecord; descendants: BhrainSubagentRecord[] }) => void,
-): BhrainToolRegistry => {
-  const subagents = parent.config.subagents;
-  if (!subagents) return parent.registry;
-  const offered = parent.depth < subagents.maxDepth;
-  const box = offered
-    ? genTaskToolBox({ types: subagents.types }, { ...parent, onFinished })
-    : genTaskRefusal({ maxDepth: subagents.maxDepth });
-  return withTaskTool(parent.registry, { box, offered });
+export const attachTaskTool = (input: {
+  registry: BhrainToolRegistry;
+  subagents: BhrainSubagentsResolved | null;
+  depth: number;
+}): BhrainToolRegistry => {
+  const { subagents } = input;
+  if (!subagents) return input.registry;
+  const offered = input.depth < subagents.maxDepth;
+  const box = offered ? genTaskToolBox({ types: subagents.types }) : genTaskRefusal({ maxDepth: subagents.maxDepth });
+  return withTaskTool(input.registry, { box, offered });
 };

@@ -164,6 +164,8 @@ export const genBrainRefStore = (input: { home: string }) => {
     markCompacted: async (hashes: readonly string[]) => {
       for (const hash of hashes) await write('compacted', hash, '');
     },
+    /** whether a series compacted this episode, as recorded by markCompacted in this or any earlier process */
+    isCompacted: isMarkedCompacted,
     /** a series by full hash or unique prefix; context.log gets the notice of a migrated ref */
     getSeries: async (ref: string, context: { log?: BrainLog } = {}) => {
       const { parseBrainRef } = await import('../contract/parseBrainRef.js');

@@ -8,12 +8,16 @@ export type BrainMessage = BrainSystemMessage | BrainUserMessage | BrainAssistan
 export interface BrainSystemMessage {
   readonly role: 'system';
   readonly content: string;
+  /** when the loop appended it (ISO 8601); absent on messages made elsewhere (a history rebuilt from an episode) */
+  readonly timestamp?: string;
 }
 
 /** .what = what the user said */
 export interface BrainUserMessage {
   readonly role: 'user';
   readonly content: string;
+  /** when the loop appended it (ISO 8601); absent on messages made elsewhere (a history rebuilt from an episode) */
+  readonly timestamp?: string;
 }
 
 /** .what = what the model said: text plus the tool calls it made, in its own order */
@@ -23,6 +27,8 @@ export interface BrainAssistantMessage {
   readonly toolCalls: readonly BrainToolCall[];
   /** what the model thought before it answered, when the supplier sent it; never part of the answer (content) */
   readonly reasoning?: BrainReasoning;
+  /** when the loop appended it (ISO 8601); absent on messages made elsewhere (a history rebuilt from an episode) */
+  readonly timestamp?: string;
 }
 
 /**
@@ -49,6 +55,8 @@ export interface BrainToolMessage {
   readonly toolName: string;
   readonly content: string;
   readonly isError: boolean;
+  /** when the loop appended it (ISO 8601); absent on messages made elsewhere (a history rebuilt from an episode) */
+  readonly timestamp?: string;
 }
 
 /**

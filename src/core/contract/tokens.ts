@@ -1,4 +1,5 @@
 import type { BrainCash, BrainTokens } from './BrainOutput.js';
+import type { BrainMessage } from './BrainMessage.js';
 
 /** .what = zero tokens, a fresh accumulator */
 export const emptyTokens = (): BrainTokens => ({ input: 0, output: 0, cache: { get: 0, set: 0 } });
@@ -24,3 +25,32 @@ export const addCash = (a: BrainCash | null, b: BrainCash | null): BrainCash | n
     },
   };
 };
+
+/** .what = the characters one token stands for, on average, in the quick estimate */
+export const CHARS_PER_TOKEN = 4;
+
+/**
+ * .what = the one quick token estimate: about 4 characters per token
+ * .why = a size is needed before a supplier has counted anything (the first request, new tool results, compaction
+ *        targets, an episode about to be continued); one rule everywhere, so every layer's sizes agree
+ */
+export const estimateTokens = (text: string): number => estimateTokensOfChars(text.length);
+
+/** .what = the same estimate over a count of characters (texts measured without joining them) */
+export const estimateTokensOfChars = (chars: number): number => Math.ceil(chars / CHARS_PER_TOKEN);
+
+/** .what = the characters that fit in a number of tokens, by the same estimate */
+export const charsOfTokens = (tokens: number): number => tokens * CHARS_PER_TOKEN;
+
+/** .what = the estimated tokens of messages as they would be sent: text, tool-call arguments, and a little per message */
+export const estimateMessagesTokens = (messages: readonly BrainMessage[]): number =>
+  messages.reduce(
+    (sum, message) =>
+      sum +
+      estimateTokens(message.content) +
+      (message.role === 'assistant'
+        ? message.toolCalls.reduce((calls, call) => calls + estimateTokens(JSON.stringify(call.input)) + 8, 0)
+        : 0) +
+      4,
+    0,
+  );

@@ -38,7 +38,7 @@ const guard: BhrainPermissionGuard = {
 
 const withoutTimes = (events: BhrainEvent[]) => events.map(({ occurredAt, ...rest }) => (void occurredAt, rest));
 
-describe.each(PROTOCOL_SLUGS)('issue 12 events on $slug', ({ slug }) => {
+describe.each(PROTOCOL_SLUGS)('issue 12 events on $slug: order and counts', ({ slug }) => {
   it('issue 12 events: a session emits SessionStarted, ToolCallStarted, ToolExecutionCompleted, IterationCompleted and SessionCompleted, in order, to subscribers and context.onEvent alike', async () => {
     const cwd = process.cwd();
     const brain = genBhrain({ atom: slug, toolBoxes: [probe] });
@@ -150,7 +150,9 @@ describe.each(PROTOCOL_SLUGS)('issue 12 events on $slug', ({ slug }) => {
       denials: [{ callId: expect.any(String), toolName: 'push', reason: 'push changes the remote', by: 'no-prompter' }],
     });
   });
+});
 
+describe.each(PROTOCOL_SLUGS)('issue 12 events on $slug: retries, notices and endings', ({ slug }) => {
   it('issue 12 events: RequestRetried says which attempt comes, after what wait, and why the last one failed', async () => {
     const events: BhrainEvent[] = [];
     standin().script({ error: { status: 529, retryAfterMs: 30 } }, { error: { status: 500 } }, { text: 'third time lucky' });

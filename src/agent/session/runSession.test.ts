@@ -45,7 +45,7 @@ const genProbeToolBox = (): BhrainToolBox & { runs: string[] } => {
   };
 };
 
-describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protocol)', ({ slug }) => {
+describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protocol): usecases', ({ slug }) => {
   it('usecase.1: a simple input gets a text response with no tool calls', async () => {
     standin().script({ text: 'Paris is the capital of France.' });
     const result = await invoke({ config: { atom: slug }, prompt: 'capital of France?' }, contextFor());
@@ -170,7 +170,9 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
     expect(result.cash?.total).toBeGreaterThan(0);
     expect(lines.at(-1)?.message).toBe('session complete after 2 iterations');
   });
+});
 
+describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protocol): boundaries', ({ slug }) => {
   it('boundary.1: an empty input gets a clarification request and no loop', async () => {
     const result = await invoke({ config: { atom: slug }, prompt: '   ' }, contextFor());
     expect(result.termination).toBe('clarification');
@@ -286,26 +288,26 @@ describe('repairToolPairs', () => {
   });
 });
 
-describe('issue 11 item 3: writes cannot leave the workspace, whatever the order of one turn', () => {
-  /** a workspace and, beside it, a directory outside it holding a file the model must not change */
-  const genLayout = async () => {
-    const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-confine-')));
-    const workspace = join(base, 'ws');
-    const outside = join(base, 'outside');
-    await mkdir(workspace);
-    await mkdir(outside);
-    await writeFile(join(outside, 't'), 'original outside\n');
-    return { base, workspace, outside };
-  };
-  const toolResults = (result: BhrainSessionResult) =>
-    result.transcript.filter((message): message is Extract<BrainMessage, { role: 'tool' }> => message.role === 'tool');
-  const raceWrites = Array.from({ length: 300 }, (_, index) => ({
-    name: 'write',
-    input: { path: `d/f${index}`, content: `escaped ${index}` },
-  }));
-  const linkOut = { name: 'bash', input: { command: 'ln -s ../outside d' } };
-  const files = () => ({ atom: 'claude/haiku', toolBoxes: [genFilesToolBox(), genBashToolBox()] });
+/** a workspace and, beside it, a directory outside it holding a file the model must not change */
+const genLayout = async () => {
+  const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-confine-')));
+  const workspace = join(base, 'ws');
+  const outside = join(base, 'outside');
+  await mkdir(workspace);
+  await mkdir(outside);
+  await writeFile(join(outside, 't'), 'original outside\n');
+  return { base, workspace, outside };
+};
+const toolResults = (result: BhrainSessionResult) =>
+  result.transcript.filter((message): message is Extract<BrainMessage, { role: 'tool' }> => message.role === 'tool');
+const raceWrites = Array.from({ length: 300 }, (_, index) => ({
+  name: 'write',
+  input: { path: `d/f${index}`, content: `escaped ${index}` },
+}));
+const linkOut = { name: 'bash', input: { command: 'ln -s ../outside d' } };
+const files = () => ({ atom: 'claude/haiku', toolBoxes: [genFilesToolBox(), genBashToolBox()] });
 
+describe('issue 11 item 3: writes cannot leave the workspace, whatever the order of one turn: links and races', () => {
   for (const [order, calls] of [
     ['before', [linkOut, ...raceWrites]],
     ['after', [...raceWrites, linkOut]],
@@ -392,7 +394,9 @@ describe('issue 11 item 3: writes cannot leave the workspace, whatever the order
     ]);
     expect(await readFile(join(outside, 't'), 'utf8')).toBe('approved outside\n');
   });
+});
 
+describe('issue 11 item 3: writes cannot leave the workspace, whatever the order of one turn: protected paths, order and limits', () => {
   it('a git hook or git config is asked about before write or edit; headless, denied', async () => {
     const { workspace } = await genLayout();
     await mkdir(join(workspace, '.git/hooks'), { recursive: true });
