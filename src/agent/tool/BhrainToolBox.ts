@@ -1,42 +1,20 @@
-import type { BrainLog } from '../../core/contract/BrainContext.js';
 import type { BrainToolCall, BrainToolDefinition } from '../../core/contract/BrainMessage.js';
-import type { SecretRedactor } from '../../core/secrets/genSecretRedactor.js';
+import type { BhrainTool, BhrainToolContext, BhrainToolResult } from './defineTool.js';
+
+export type { BhrainToolContext, BhrainToolResult } from './defineTool.js';
 
 /**
- * .what = the output of one tool execution, which the model reads
- * .why = a failure is a result (success false) with an explanation, never an exception that ends the loop
- */
-export interface BhrainToolResult {
-  callId: string;
-  success: boolean;
-  output: string;
-  /** set by the truncation policy when the output was cut */
-  truncated?: boolean;
-  /** where the full, uncut output was kept, so the model can page it with read */
-  fullOutputPath?: string;
-  /** for bash: the process exit code (null when killed by a signal or a timeout) */
-  exitCode?: number | null;
-}
-
-/** .what = what a tool execution may use: where it runs, how to log, when to stop */
-export interface BhrainToolContext {
-  /** the working directory: relative paths resolve here, bash runs here */
-  cwd: string;
-  log: BrainLog;
-  env: Record<string, string | undefined>;
-  signal?: AbortSignal;
-  /** where the session spills truncated outputs: the files tools may read it even inside a hidden path ($BHRAIN_HOME) */
-  spillDir?: string;
-  /** the session's redactor: the environment's secrets and the repository's git credentials (bash redacts what it cuts) */
-  redact?: SecretRedactor;
-}
-
-/**
- * .what = a named collection of tools: their model-facing definitions and one executor
+ * .what = a named collection of tools: their model-facing definitions and one executor (seed 002 §4.1)
  * .why = the plugin unit of capability; boxes compose, and can be added or removed at runtime
+ * .note = a box made of defined tools (toolBoxOf) carries them in `tools`, with their effect and paths: the session
+ *         checks each call's input once against its tool, and hands `execute` the typed input. A box without `tools` (a
+ *         plain seed-shaped box) is effect-unknown, "may change anything": its calls are checked against the
+ *         definitions' JSON Schema, then run through its execute
  */
 export interface BhrainToolBox {
   name: string;
   definitions: readonly BrainToolDefinition[];
   execute: (input: { call: BrainToolCall }, context: BhrainToolContext) => Promise<BhrainToolResult>;
+  /** the box's tools as declared with defineTool, one per definition, in the same order */
+  tools?: readonly BhrainTool[];
 }
