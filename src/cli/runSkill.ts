@@ -244,15 +244,8 @@ export const runSkill = async (
     if (options.mcpRequired && mcpServers.skipped.length) throw new BadRequestError(`--mcp-required: ${mcpServers.skipped.join('; ')}`);
     for (const notice of mcpServers.skipped) warn(notice);
     const mcpTimeoutMs = readMcpTimeoutMs(process.env);
-    // read-only offers no MCP tool: bhrain cannot know what one changes, so such a run starts none
+    // a read-only run (ask, --permission readOnly) offers only the MCP tools their servers mark read-only (readOnlyHint)
     const readOnlyRun = skill === 'ask' || values.permission === 'readOnly';
-    if (readOnlyRun && mcpServers.servers.length) {
-      const names = mcpServers.servers.map((server) => `'${server.name}'`).join(', ');
-      const why = `${skill === 'ask' ? 'ask is read-only' : 'the permission is readOnly'}, and bhrain cannot know what an MCP tool changes`;
-      const how = `to use MCP tools without writes, run act with rules that allow them, e.g. --permission rules.json with {"allow": ["read", "glob", "grep", "websearch", "mcp__<server>__*"]}`;
-      if (options.mcpRequired) throw new BadRequestError(`--mcp-required: MCP server(s) ${names} cannot run here: ${why}; ${how}`);
-      warn(`MCP server(s) ${names} not started: ${why}; ${how}`);
-    }
     const atom = genBrainAtom({
       slug: values.atom,
       model: values.model,
@@ -326,10 +319,16 @@ export const runSkill = async (
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    // after the signal handlers: a Ctrl-C while they start still closes them. Their tools go to act's brain
-    if (!readOnlyRun && mcpServers.servers.length)
+    // after the signal handlers: a Ctrl-C while they start still closes them. Their tools go to the brain that runs
+    if (mcpServers.servers.length)
       mcp.current = await startMcpServers(
-        { servers: mcpServers.servers, timeoutMs: mcpTimeoutMs, required: !!options.mcpRequired, brain: repl.brains.act },
+        {
+          servers: mcpServers.servers,
+          timeoutMs: mcpTimeoutMs,
+          required: !!options.mcpRequired,
+          brain: skill === 'ask' ? repl.brains.ask : repl.brains.act,
+          readOnly: readOnlyRun,
+        },
         { cwd, env: process.env, log, signal: interrupt.signal },
       );
     const stream = options.output === 'stream-json';

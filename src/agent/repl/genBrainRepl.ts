@@ -11,11 +11,11 @@ import type { BhrainSessionResult } from '../BhrainSessionResult.js';
 import { genBhrain, type Bhrain } from '../genBhrain.js';
 import { addRequestSpend, addSpend, emptySpend, type BhrainSpend } from '../session/checkBudget.js';
 import type { BhrainPermissionGuard } from '../permission/BhrainPermissionGuard.js';
-import { READ_ONLY_TOOLS, readOnly } from '../permission/builtinGuards.js';
+import { readOnly } from '../permission/builtinGuards.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import { genBashToolBox } from '../tools/bash/genBashToolBox.js';
 import { genFilesToolBox } from '../tools/files/genFilesToolBox.js';
-import { pickTools } from '../tool/pickTools.js';
+import { pickTools, withEffect } from '../tool/pickTools.js';
 import { genWebsearchToolBox } from '../tools/websearch/genWebsearchToolBox.js';
 import { asPriorTurns } from '../../core/continuation/asPriorTurns.js';
 import { compactEpisode } from '../../core/continuation/compactEpisode.js';
@@ -130,10 +130,7 @@ export const genBrainReplRunner = (
       atom,
       permissionGuard: readOnly,
       // read-only: no guard of the caller's, so only the config's own sandbox.allowRead hands paths back
-      toolBoxes: [
-        pickTools(genFilesToolBox(readDenialOf({ sandbox: input.config?.sandbox })), [...READ_ONLY_TOOLS]),
-        genWebsearchToolBox(),
-      ],
+      toolBoxes: [pickTools(genFilesToolBox(readDenialOf({ sandbox: input.config?.sandbox })), withEffect('read')), genWebsearchToolBox()],
     }),
     act: genBhrain({
       ...input.config,

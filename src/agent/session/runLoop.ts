@@ -7,7 +7,7 @@ import { silentLog } from '../../core/contract/BrainContext.js';
 import type { BrainMessage, BrainToolDefinition } from '../../core/contract/BrainMessage.js';
 import { AbortedError, BhrainError, ContextOverflowError, EmptyAnswerError, LoopError } from '../../core/contract/errors.js';
 import { addCash, addTokens, emptyTokens } from '../../core/contract/tokens.js';
-import { hashBhrainConfig, type BhrainConfigResolved } from '../BhrainConfig.js';
+import { hashBhrainConfig, readDenialOf, type BhrainConfigResolved } from '../BhrainConfig.js';
 import type { BhrainContext } from '../BhrainContext.js';
 import type { BhrainSession, BhrainSessionResult, BhrainSubagentRecord, BhrainToolCallCounts } from '../BhrainSessionResult.js';
 import { CLARIFICATION_REQUEST, EMPTY_ANSWER_NUDGE } from '../constants.js';
@@ -269,6 +269,7 @@ export const runLoop = async (input: {
     spillDir,
     log,
     emit,
+    readDenial: readDenialOf(config),
   };
   const runaway = genRunawayDetector();
   let pendingUpdate: BhrainCompactionResult | null = null;
@@ -386,6 +387,9 @@ export const runLoop = async (input: {
       toolCalls = tallyToolCalls(toolCalls, outcomes);
       const answered = outcomes.map((outcome) => outcome.message);
       append(answered);
+      // a tool that threw a BhrainToolFatalError ends the session; its call and the turn's others are answered above
+      const fatal = outcomes.find((outcome) => outcome.fatal)?.fatal;
+      if (fatal) return finish({ output: lastText, termination: 'error', iterations: iteration, error: fatal });
 
       const size = contextTokens(answered);
       log.info(`iteration ${iteration}: ${calls.length} tool call${calls.length === 1 ? '' : 's'}, context ~${size} tokens`, {

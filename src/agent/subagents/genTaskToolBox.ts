@@ -1,6 +1,10 @@
+import * as z from 'zod/mini';
+
 import type { BhrainSubagentRecord } from '../BhrainSessionResult.js';
 import { TASK_TOOL_NAME } from '../constants.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
+import { defineTool } from '../tool/defineTool.js';
+import { toolBoxOf } from '../tool/executeTool.js';
 import { loadToolDescription } from '../tool/loadToolDescription.js';
 import type { BhrainSubagentTypeResolved } from './BhrainSubagentDefinition.js';
 import { runSubagent, type SubagentParent } from './runSubagent.js';
@@ -11,59 +15,42 @@ const TASK_DESCRIPTION = loadToolDescription(new URL('./task.txt', import.meta.u
 const describeTask = (types: readonly BhrainSubagentTypeResolved[]): string =>
   TASK_DESCRIPTION.replace('{types}', types.map((type) => `- ${type.name}: ${type.description}`).join('\n'));
 
-/** .what = the text of a non-empty string field, or null */
-const textOf = (value: unknown): string | null => (typeof value === 'string' && value.trim() ? value : null);
+/** .what = the task tool's input: a label, the whole task, and the subagent type, one of those offered */
+const genTaskInput = (names: readonly string[]) =>
+  z.strictObject({
+    description: z.string().check(
+      z.refine((value) => value.trim() !== '', 'must not be empty: a 3-5 word label'),
+      z.describe('a short label for the task, 3-5 words'),
+    ),
+    prompt: z.string().check(
+      z.refine((value) => value.trim() !== '', 'must not be empty: the whole task, as the subagent sees nothing else'),
+      z.describe('the task, with everything the subagent needs to know: it sees none of this conversation'),
+    ),
+    subagent_type: z.enum(names as [string, ...string[]]).check(z.describe('which kind of subagent does the task')),
+  });
 
 /**
  * .what = the task tool of one session: spawns a subagent of the chosen type and answers with its final answer
  * .why = the parent's context gets the child's answer only (bounded by the loop's truncation like any tool result); the
  *        child's record goes to onFinished, for the parent's result and metrics. Several task calls of one turn run at
- *        once: task is neither a write nor a read, so runToolCalls runs it with the turn's first, concurrent phase
+ *        once: its effect is delegate, so runToolCalls runs it with the turn's first, concurrent phase
  */
 export const genTaskToolBox = (
   input: { types: readonly BhrainSubagentTypeResolved[] },
   parent: SubagentParent & { onFinished: (finished: { record: BhrainSubagentRecord; descendants: BhrainSubagentRecord[] }) => void },
 ): BhrainToolBox => {
   const names = input.types.map((type) => type.name);
-  return {
-    name: 'subagents',
-    definitions: [
-      {
-        name: TASK_TOOL_NAME,
-        description: describeTask(input.types),
-        inputSchema: {
-          type: 'object',
-          properties: {
-            description: { type: 'string', description: 'a short label for the task, 3-5 words' },
-            prompt: {
-              type: 'string',
-              description: 'the task, with everything the subagent needs to know: it sees none of this conversation',
-            },
-            subagent_type: { type: 'string', enum: names, description: 'which kind of subagent does the task' },
-          },
-          required: ['description', 'prompt', 'subagent_type'],
-          additionalProperties: false,
-        },
-      },
-    ],
-    execute: async ({ call }, context) => {
-      const given = (call.input ?? {}) as Record<string, unknown>;
-      const description = textOf(given.description);
-      const prompt = textOf(given.prompt);
-      const type = input.types.find((candidate) => candidate.name === given.subagent_type);
-      const wrong = [
-        ...(description ? [] : ['description must be a non-empty string (a 3-5 word label)']),
-        ...(prompt ? [] : ['prompt must be a non-empty string: the whole task, as the subagent sees nothing else']),
-        ...(type ? [] : [`subagent_type must be one of ${names.join(', ')}; got ${JSON.stringify(given.subagent_type ?? null)}`]),
-      ];
-      if (wrong.length)
-        return { callId: call.id, success: false, output: `invalid ${TASK_TOOL_NAME} call: ${wrong.join('; ')}. No subagent was started.` };
-      const done = await runSubagent(
-        { callId: call.id, type: type!, description: description!, prompt: prompt!, signal: context.signal },
-        parent,
-      );
+  const task = defineTool({
+    name: TASK_TOOL_NAME,
+    description: describeTask(input.types),
+    input: genTaskInput(names),
+    effect: 'delegate',
+    execute: async ({ description, prompt, subagent_type: typeName }, context) => {
+      const type = input.types.find((candidate) => candidate.name === typeName)!;
+      const done = await runSubagent({ callId: context.callId, type, description, prompt, signal: context.signal }, parent);
       parent.onFinished({ record: done.record, descendants: done.descendants });
-      return { callId: call.id, success: done.success, output: done.output };
+      return { success: done.success, output: done.output };
     },
-  };
+  });
+  return toolBoxOf({ name: 'subagents', tools: [task] });
 };

@@ -10,11 +10,11 @@ import type { BhrainSessionResult, BhrainSubagentRecord } from '../BhrainSession
 import type { BhrainEvent } from '../events.js';
 import { describeBudgetReached } from '../session/checkBudget.js';
 import type { BhrainSpendLedger } from '../session/genSpendLedger.js';
-import { READ_ONLY_TOOLS, readOnly } from '../permission/builtinGuards.js';
+import { readOnly } from '../permission/builtinGuards.js';
 import type { BhrainSessionApprovals } from '../permission/genSessionApprovals.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import { genToolRegistry, type BhrainToolRegistry } from '../tool/genToolRegistry.js';
-import { pickTools } from '../tool/pickTools.js';
+import { pickTools, withEffect } from '../tool/pickTools.js';
 import type { runLoop } from '../session/runLoop.js';
 import type { BhrainSubagentTypeResolved } from './BhrainSubagentDefinition.js';
 import { combineGuards } from './combineGuards.js';
@@ -48,9 +48,8 @@ const tagLog = (log: BrainLog, subagent: { type: string; sessionUuid: string }):
 const pickChildToolBoxes = (type: BhrainSubagentTypeResolved, parent: readonly BhrainToolBox[]): readonly BhrainToolBox[] => {
   if (type.tools === 'parent') return parent;
   if (type.tools !== 'read-only') return type.tools;
-  return parent
-    .filter((box) => box.definitions.some((definition) => READ_ONLY_TOOLS.has(definition.name)))
-    .map((box) => pickTools(box, [...READ_ONLY_TOOLS]));
+  // the tools whose effect is read, from every box that has one: the files tools, websearch, an MCP server's read-only tools
+  return parent.map((box) => pickTools(box, withEffect('read'))).filter((box) => box.definitions.length > 0);
 };
 
 /**

@@ -152,6 +152,15 @@ export function defineTool<TInput, TOutput extends BhrainToolOutput>(spec: Bhrai
     throw new BadRequestError(
       `a tool's name must be 1-64 letters, digits, _ or - (what every supplier accepts), got ${JSON.stringify(spec?.name)}`,
     );
+  return makeTool(spec);
+}
+
+/**
+ * .what = a tool from its spec, its name taken as given
+ * .why = defineTool's work without its name check: a plain box's definitions (named by their author or an MCP server)
+ *        become tools under the names they were offered with
+ */
+export const makeTool = <TInput, TOutput extends BhrainToolOutput>(spec: BhrainToolSpec<TInput, TOutput>): BhrainTool<TInput, TOutput> => {
   const { name, input } = spec;
   if (!isZodSchema(input) && (typeof input !== 'object' || input === null || input.type !== 'object'))
     throw new BadRequestError(`the input of tool ${name} must be a zod object schema or a JSON Schema with type 'object'`);
@@ -186,4 +195,4 @@ export function defineTool<TInput, TOutput extends BhrainToolOutput>(spec: Bhrai
     check,
     execute: spec.execute,
   };
-}
+};
