@@ -18,7 +18,7 @@ export const readOnly: BhrainPermissionGuard = {
       ? { decision: 'allow' }
       : {
           decision: 'deny',
-          reason: `${input.call.name} is not allowed: this session is read-only (only tools that only read, such as read, glob, grep and websearch, may run)`,
+          reason: `${input.call.name} is not allowed: this session is read-only (only tools that only read may run, such as read, glob, grep and websearch)`,
         },
 };
 

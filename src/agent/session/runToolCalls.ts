@@ -39,10 +39,12 @@ export const runToolCalls = async (
 ): Promise<ToolCallOutcome[]> => {
   const results = new Map<BrainToolCall, ToolCallOutcome>();
   const noticeOf = new Map(input.calls.map((call, index) => [call, input.notices?.[index] ?? null]));
-  let ended: string | null = null;
+  // the name of the call that ended the session, once one did
+  let endedBy: string | null = null;
   const answer = async (call: BrainToolCall) => {
-    const outcome = await executeToolCall(call, session, noticeOf.get(call) ?? null, ended);
-    if (outcome.fatal) ended ??= `${call.name} was not run: ${outcome.message.toolName} ended the session before this call's turn came.`;
+    const notRun = endedBy === null ? null : `${call.name} was not run: ${endedBy} ended the session before this call's turn came.`;
+    const outcome = await executeToolCall(call, session, noticeOf.get(call) ?? null, notRun);
+    if (outcome.fatal) endedBy ??= call.name;
     results.set(call, outcome);
   };
   const effectOf = (call: BrainToolCall): BhrainToolEffect | null => {
