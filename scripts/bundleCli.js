@@ -2,7 +2,7 @@
 // and one chunk per lazy import (the loop, each supplier's SDK, MCP), so a run loads what it uses in a few files instead
 // of ~600 modules. The library keeps its unbundled ESM in dist/
 import { readFile, rm } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { build } from 'esbuild';
@@ -27,6 +27,37 @@ const keepModuleUrls = {
   },
 };
 
+// our tools import zod/mini and zod/v4/core at start-up (their input schemas): that zod is bundled as a copy of its own,
+// apart from the zod other modules import (the MCP SDK's `import { z } from 'zod'` keeps every locale and namespace of
+// zod's core alive, ~500 KB). One shared copy would make a one-turn run load all of it (~14 ms); the lean copy is the
+// ~50 KB our tools use, and the other loads only with MCP or a ref being read
+const LEAN_ZOD = /^zod\/(mini|v4\/core|v4\/mini)$/;
+const leanZod = {
+  name: 'lean-zod',
+  setup: (bundler) => {
+    bundler.onResolve({ filter: /.*/ }, async (args) => {
+      // the plain resolution asked for below
+      if (args.pluginData?.leanZodResolving) return undefined;
+      const inCopy = args.pluginData?.leanZod === true;
+      const fromOurs = LEAN_ZOD.test(args.path) && args.importer.startsWith(dist + sep);
+      if (!inCopy && !fromOurs) return undefined;
+      const found = await bundler.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        importer: args.importer,
+        pluginData: { leanZodResolving: true },
+      });
+      if (found.errors.length) return { errors: found.errors };
+      // another suffix makes another module: every file the copy imports is copied too
+      return { path: found.path, suffix: '?lean-zod', pluginData: { leanZod: true } };
+    });
+    bundler.onLoad({ filter: /.*/ }, async (args) => {
+      if (args.pluginData?.leanZod !== true) return undefined;
+      return { contents: await readFile(args.path, 'utf8'), loader: 'js', resolveDir: dirname(args.path), pluginData: { leanZod: true } };
+    });
+  },
+};
+
 await rm(outdir, { recursive: true, force: true });
 await build({
   // bhrain, and the act and ask entries rhachet runs (src/roles/brain/skills/*.sh)
@@ -38,7 +69,7 @@ await build({
   platform: 'node',
   target: 'node20',
   external: EXTERNAL,
-  plugins: [keepModuleUrls],
+  plugins: [leanZod, keepModuleUrls],
   // Headers, Response, Request and FormData: node loads undici (~40 ms) on the first touch of any of them, which the
   // SDKs make on every request; the bundle uses these in their place (src/cli/leanFetchClasses.ts says how)
   inject: [join(dist, 'cli', 'leanFetchClasses.js')],

@@ -109,14 +109,26 @@ export type {
   BhrainSubagentCompletedEvent,
   BhrainSubagentMetrics,
 } from './agent/events.js';
+export type { BhrainToolBox } from './agent/tool/BhrainToolBox.js';
+// seed 002 §3.3 Tool: BhrainTool.define is defineTool, BhrainTool.execute runs one call through a box, mergeBoxes merges definitions
+export { BhrainTool } from './agent/tool/BhrainTool.js';
+export { defineTool, BHRAIN_TOOL_EFFECTS } from './agent/tool/defineTool.js';
 export type {
-  BhrainToolBox,
+  BhrainToolEffect,
+  BhrainToolPath,
+  BhrainToolSpec,
+  BhrainToolOutput,
   BhrainToolResult,
   BhrainToolContext,
+  BhrainToolExecuteContext,
+  BhrainToolInputSchema,
   BhrainSpawn,
   BhrainSpawnRequest,
   BhrainSpawned,
-} from './agent/tool/BhrainToolBox.js';
+} from './agent/tool/defineTool.js';
+export { toolBoxOf } from './agent/tool/executeTool.js';
+export { pickTools, withEffect } from './agent/tool/pickTools.js';
+export { BhrainToolError, BhrainToolFatalError } from './agent/tool/BhrainToolError.js';
 export { genFilesToolBox } from './agent/tools/files/genFilesToolBox.js';
 export { genBashToolBox } from './agent/tools/bash/genBashToolBox.js';
 export { BASH_SANDBOX_MODES } from './sandbox/BashSandbox.js';
@@ -126,10 +138,15 @@ export type { DomainProxy, HostLookup, NetworkAudit, NetworkHost } from './sandb
 export { DEFAULT_DENY_READ } from './sandbox/resolveHiddenPaths.js';
 export type { ReadDenial } from './sandbox/resolveHiddenPaths.js';
 export { genWebsearchToolBox } from './agent/tools/websearch/genWebsearchToolBox.js';
-export { genMcpToolBox, McpServerStartError } from './agent/tools/mcp/genMcpToolBox.js';
+export { genMcpToolBox, McpServerStartError, effectOfMcpTool } from './agent/tools/mcp/genMcpToolBox.js';
 export type { McpServerConfig, McpToolBox } from './agent/tools/mcp/genMcpToolBox.js';
 export { attachMcpToolBox } from './agent/tools/mcp/attachMcpToolBox.js';
-export type { BhrainPermissionGuard, BhrainPermissionDecision, BhrainPrompter } from './agent/permission/BhrainPermissionGuard.js';
+export type {
+  BhrainPermissionGuard,
+  BhrainPermissionCheck,
+  BhrainPermissionDecision,
+  BhrainPrompter,
+} from './agent/permission/BhrainPermissionGuard.js';
 export { allowAll, readOnly, promptForWrites } from './agent/permission/builtinGuards.js';
 export { genRulesGuard } from './agent/permission/genRulesGuard.js';
 export type { BhrainPermissionRules } from './agent/permission/genRulesGuard.js';

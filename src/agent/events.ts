@@ -68,6 +68,10 @@ export interface BhrainToolExecutionCompletedEvent {
   /** the result as the model reads it: truncated, secrets redacted */
   output: string;
   isError: boolean;
+  /** the output was cut: by the tool itself (bash's bounded capture) or by the loop's truncation policy */
+  truncated?: boolean;
+  /** for a tool that runs a process (bash): its exit code, null when killed by a signal or a timeout */
+  exitCode?: number | null;
   /** set when the call was not run because it was denied: by the guard, by the user at a prompt, or with no way to ask */
   denied: null | { by: BhrainDenialSource; reason: string };
   occurredAt: string;

@@ -178,16 +178,9 @@ const resolveRunMcp = async (scope: RunScope, settings: ResolvedSkillSettings, c
   if (options.mcpRequired && mcpServers.skipped.length) throw new BadRequestError(`--mcp-required: ${mcpServers.skipped.join('; ')}`);
   for (const notice of mcpServers.skipped) scope.warn(notice);
   const timeoutMs = readMcpTimeoutMs(process.env);
-  // read-only offers no MCP tool: bhrain cannot know what one changes, so such a run starts none
-  const readOnlyRun = skill === 'ask' || settings.values.permission === 'readOnly';
-  if (readOnlyRun && mcpServers.servers.length) {
-    const names = mcpServers.servers.map((server) => `'${server.name}'`).join(', ');
-    const why = `${skill === 'ask' ? 'ask is read-only' : 'the permission is readOnly'}, and bhrain cannot know what an MCP tool changes`;
-    const how = `to use MCP tools without writes, run act with rules that allow them, e.g. --permission rules.json with {"allow": ["read", "glob", "grep", "websearch", "mcp__<server>__*"]}`;
-    if (options.mcpRequired) throw new BadRequestError(`--mcp-required: MCP server(s) ${names} cannot run here: ${why}; ${how}`);
-    scope.warn(`MCP server(s) ${names} not started: ${why}; ${how}`);
-  }
-  return { servers: readOnlyRun ? [] : mcpServers.servers, timeoutMs };
+  // a read-only run (ask, --permission readOnly) offers only the MCP tools their servers mark read-only (readOnlyHint)
+  const readOnly = skill === 'ask' || settings.values.permission === 'readOnly';
+  return { servers: mcpServers.servers, timeoutMs, readOnly };
 };
 
 /** .what = the atom of the run, checked against the budget flags: a USD cap needs a known price */
@@ -304,10 +297,16 @@ const startRun = async (scope: RunScope, run: PreparedRun): Promise<BhrainContex
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  // after the signal handlers: a Ctrl-C while they start still closes them. Their tools go to act's brain
+  // after the signal handlers: a Ctrl-C while they start still closes them. Their tools go to the brain that runs
   if (run.mcp.servers.length)
     scope.mcp = await startMcpServers(
-      { servers: run.mcp.servers, timeoutMs: run.mcp.timeoutMs, required: !!options.mcpRequired, brain: run.repl.brains.act },
+      {
+        servers: run.mcp.servers,
+        timeoutMs: run.mcp.timeoutMs,
+        required: !!options.mcpRequired,
+        brain: skill === 'ask' ? run.repl.brains.ask : run.repl.brains.act,
+        readOnly: run.mcp.readOnly,
+      },
       { cwd: run.cwd, env: process.env, log, signal: interrupt.signal },
     );
   const stream = options.output === 'stream-json';

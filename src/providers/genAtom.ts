@@ -6,9 +6,8 @@ import type { BrainTokens } from '../core/contract/BrainOutput.js';
 import { askAtom } from './askAtom.js';
 import { computeCash } from './computeCash.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY_POLICY, DEFAULT_STREAM_IDLE_MS } from './constants.js';
-import { preloadAjv } from './compileJsonSchema.js';
 import { mapSupplierError } from './mapSupplierError.js';
-import { checkToolInput, readToolArguments } from './readToolArguments.js';
+import { readToolArguments, readToolValue } from './readToolArguments.js';
 import { withRetry } from './withRetry.js';
 
 /** .what = one supplier call's result in vendor-neutral form, before arguments are checked */
@@ -238,14 +237,11 @@ export const genAtom = (input: {
           fetch: context.fetch,
         }),
     });
-    const tools = request.tools ?? [];
-    if (raw.toolCalls.length) await preloadAjv();
+    // arguments are read here; whether they fit the tool's schema is checked where the session runs the call
     const toolCalls: BrainToolCall[] = raw.toolCalls.map((call) => ({
       id: call.id,
       name: call.name,
-      ...('raw' in call
-        ? readToolArguments({ raw: call.raw, name: call.name, tools })
-        : checkToolInput({ value: call.value, name: call.name, tools })),
+      ...('raw' in call ? readToolArguments({ raw: call.raw, name: call.name }) : readToolValue({ value: call.value, name: call.name })),
     }));
     return {
       message: { role: 'assistant', content: raw.text, toolCalls, ...(raw.reasoning ? { reasoning: raw.reasoning } : {}) },

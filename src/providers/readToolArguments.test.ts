@@ -97,7 +97,7 @@ describe('readToolArguments (issue 14 schema checks: ajv for every tool)', () =>
   });
 
   it('issue 14 schema checks: raw arguments that are not JSON stay an inputError that does not quote them', () => {
-    const result = readToolArguments({ raw: '{"path": "sk-secret', name: 'probe', tools: tool({}) });
+    const result = readToolArguments({ raw: '{"path": "sk-secret', name: 'probe' });
     expect(result.inputError).toMatch(/the arguments of probe are not valid JSON/);
     expect(result.inputError).not.toMatch(/sk-secret/);
   });

@@ -91,14 +91,12 @@ const describeErrors = (errors: readonly ErrorObject[]): string[] => {
 };
 
 /**
- * .what = parses a model's raw tool-call arguments and checks them against the tool's schema
- * .why = malformed arguments become an inputError the model reads and corrects, never a crash
+ * .what = a model's raw tool-call arguments parsed: the input, or the inputError the model reads when they are not a
+ *         JSON object
+ * .why = malformed arguments become an inputError the model reads and corrects, never a crash; whether readable
+ *        arguments fit the tool's schema is checked once, where the session runs the call (the tool's own check)
  */
-export const readToolArguments = (input: {
-  raw: string;
-  name: string;
-  tools: readonly BrainToolDefinition[];
-}): { input: Record<string, unknown>; inputError?: string } => {
+export const readToolArguments = (input: { raw: string; name: string }): { input: Record<string, unknown>; inputError?: string } => {
   let parsed: unknown;
   try {
     parsed = input.raw.trim() === '' ? {} : JSON.parse(input.raw);
@@ -110,18 +108,15 @@ export const readToolArguments = (input: {
       inputError: `the arguments of ${input.name} are not valid JSON (${problem}; ${input.raw.length} characters received). Call ${input.name} again with a JSON object`,
     };
   }
-  return checkToolInput({ value: parsed, name: input.name, tools: input.tools });
+  return readToolValue({ value: parsed, name: input.name });
 };
 
 /**
- * .what = checks already-parsed arguments against the tool's JSON Schema, with ajv (compiled once per schema)
- * .why = anyOf, oneOf, enum, const, nested objects and arrays are enforced the same way for every tool
+ * .what = already-parsed arguments (a native tool_use input, or a call recovered from text) as the call's input, or the
+ *         inputError the model reads: read only in part (UnreadToolInput), or not an object
+ * .why = the provider says what it could not read; the tool says what does not fit
  */
-export const checkToolInput = (input: {
-  value: unknown;
-  name: string;
-  tools: readonly BrainToolDefinition[];
-}): { input: Record<string, unknown>; inputError?: string } => {
+export const readToolValue = (input: { value: unknown; name: string }): { input: Record<string, unknown>; inputError?: string } => {
   if (input.value instanceof UnreadToolInput)
     return {
       input: input.value.partial,
@@ -132,9 +127,25 @@ export const checkToolInput = (input: {
       input: {},
       inputError: `the arguments of ${input.name} must be a JSON object, got ${typeOf(input.value)}`,
     };
-  const record = input.value as Record<string, unknown>;
+  return { input: input.value as Record<string, unknown> };
+};
+
+/**
+ * .what = checks arguments against a tool's JSON Schema, with ajv (compiled once per schema)
+ * .why = anyOf, oneOf, enum, const, nested objects and arrays are enforced the same way for every JSON Schema tool (MCP,
+ *        custom, a plain box's), and for the examples a definition teaches (renderToolDescription); a zod tool checks
+ *        its input with zod
+ */
+export const checkToolInput = (input: {
+  value: unknown;
+  name: string;
+  tools: readonly BrainToolDefinition[];
+}): { input: Record<string, unknown>; inputError?: string } => {
+  const read = readToolValue(input);
+  if (read.inputError !== undefined) return read;
+  const record = read.input;
   const tool = input.tools.find((candidate) => candidate.name === input.name);
-  if (!tool) return { input: record }; // an unknown tool is answered by the loop, which lists the tools that exist
+  if (!tool) return { input: record };
   const validate = compileToolSchema(tool);
   if (validate(record)) return { input: record };
   const problems = describeErrors(validate.errors ?? []);

@@ -146,12 +146,13 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
     expect(tooLong).toMatchObject({
       success: false,
       output: expect.stringMatching(
-        /^`command` is 131074 bytes, and bash -c takes at most 131071 \(Linux's limit on one argument\): write the script to a file first/,
+        /^the arguments of bash do not fit its schema: input\.command is 131074 bytes, and bash -c takes at most 131071 \(Linux's limit on one argument\): write the script to a file first/,
       ),
     });
     expect(await runBash(box, workspace, 'echo a\0; echo b')).toMatchObject({
       success: false,
-      output: '`command` must not contain a NUL character: bash cannot take one',
+      output:
+        'the arguments of bash do not fit its schema: input.command must not contain a NUL character: bash cannot take one. Call bash again with corrected arguments',
     });
   });
 

@@ -207,7 +207,7 @@ describe('readOnly truly cannot write', () => {
       expect(results).toHaveLength(attempts.length);
       for (const output of results)
         expect(output).toMatch(
-          /^permission denied: (bash|write|edit) is not allowed: this session is read-only \(only read, glob, grep, websearch may run\)/,
+          /^permission denied: (bash|write|edit) is not allowed: this session is read-only \(only tools that only read may run, such as read, glob, grep and websearch\)/,
         );
       expect(await snapshot(layout.base)).toEqual(before);
 

@@ -1,4 +1,5 @@
 import type { BrainToolCall } from '../../core/contract/BrainMessage.js';
+import type { BhrainToolEffect, BhrainToolPath } from '../tool/defineTool.js';
 
 /** .what = a guard's verdict on one tool call */
 export interface BhrainPermissionDecision {
@@ -11,6 +12,22 @@ export interface BhrainPermissionDecision {
    * (no wildcard), e.g. `write(.vscode/settings.json)`; only such a rule lets write and edit change a protected path
    */
   namedExactly?: boolean;
+}
+
+/**
+ * .what = what a guard judges: the call (seed 002's `check({ call })`), and what the call's tool declares it does: its
+ *         effect and the files this call touches
+ * .why = a guard judges by what a call does, not by its tool's name, so custom and MCP tools are judged as built-in
+ *        ones are. The session always tells effect and paths (effect null = unknown); a caller of seed 002's shape
+ *        passes only { call }, and the built-in guards then read both from bhrain's built-in tools by the call's name
+ *        (readCallEffect), any other tool being effect-unknown with no paths
+ */
+export interface BhrainPermissionCheck {
+  call: BrainToolCall;
+  /** what the call's tool does: read, write, exec, network, delegate; null = unknown ("may change anything"); absent = not told */
+  effect?: BhrainToolEffect | null;
+  /** the files this call touches, each read or written, as its tool's paths() named them; absent = not told */
+  paths?: readonly BhrainToolPath[];
 }
 
 /** .what = what a guard may consult besides the call: where the session works */
@@ -30,7 +47,7 @@ export interface BhrainPermissionGuard {
    * with them (BhrainConfig readDenialOf)
    */
   allowRead?: readonly string[];
-  check: (input: { call: BrainToolCall }, context: BhrainPermissionContext) => BhrainPermissionDecision | Promise<BhrainPermissionDecision>;
+  check: (input: BhrainPermissionCheck, context: BhrainPermissionContext) => BhrainPermissionDecision | Promise<BhrainPermissionDecision>;
 }
 
 /**

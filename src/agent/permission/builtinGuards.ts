@@ -1,7 +1,5 @@
 import type { BhrainPermissionGuard } from './BhrainPermissionGuard.js';
-
-/** tools that only observe: they read files or the web and change nothing */
-export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['read', 'glob', 'grep', 'websearch']);
+import { readCallEffect } from './readCallEffect.js';
 
 /** .what = allows every call: the default, permissive for development (seed 000 usecase.9) */
 export const allowAll: BhrainPermissionGuard = {
@@ -9,23 +7,26 @@ export const allowAll: BhrainPermissionGuard = {
   check: () => ({ decision: 'allow' }),
 };
 
-/** .what = allows only read, glob, grep and websearch; everything else is denied */
+/**
+ * .what = allows only the calls whose tool's effect is read (read, glob, grep, websearch, an MCP tool its server marks
+ *         readOnlyHint, a custom tool declared effect 'read'); everything else is denied
+ */
 export const readOnly: BhrainPermissionGuard = {
   name: 'readOnly',
-  check: ({ call }) =>
-    READ_ONLY_TOOLS.has(call.name)
+  check: async (input, context) =>
+    (await readCallEffect(input, context)).effect === 'read'
       ? { decision: 'allow' }
       : {
           decision: 'deny',
-          reason: `${call.name} is not allowed: this session is read-only (only ${[...READ_ONLY_TOOLS].join(', ')} may run)`,
+          reason: `${input.call.name} is not allowed: this session is read-only (only tools that only read may run, such as read, glob, grep and websearch)`,
         },
 };
 
-/** .what = allows reads, asks before write, edit, bash and any other tool that may change something */
+/** .what = allows the calls whose tool's effect is read; asks before every other call (write, exec, network, delegate, unknown) */
 export const promptForWrites: BhrainPermissionGuard = {
   name: 'promptForWrites',
-  check: ({ call }) =>
-    READ_ONLY_TOOLS.has(call.name)
+  check: async (input, context) =>
+    (await readCallEffect(input, context)).effect === 'read'
       ? { decision: 'allow' }
-      : { decision: 'prompt', reason: `${call.name} may change files or run commands` },
+      : { decision: 'prompt', reason: `${input.call.name} may change files or run commands` },
 };

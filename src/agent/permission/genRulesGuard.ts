@@ -8,7 +8,9 @@ import type { BrainToolCall } from '../../core/contract/BrainMessage.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import { globToRegExp } from '../tools/files/globToRegExp.js';
 import { analyzeShellCommand, type ShellCommand } from '../../shell-analysis/analyzeShellCommand.js';
+import type { BhrainToolPath } from '../tool/defineTool.js';
 import type { BhrainPermissionDecision, BhrainPermissionGuard } from './BhrainPermissionGuard.js';
+import { readCallEffect } from './readCallEffect.js';
 import { resolveRealPath } from './resolveRealPath.js';
 
 /** .what = rules in Claude Code's style: `tool` or `tool(spec)`, evaluated deny → prompt → allow */
@@ -33,10 +35,8 @@ interface Hit {
   subject: string;
 }
 
-/** tools whose rules govern every change of a file: a `write(…)` or `edit(…)` rule also judges the other tool, and bash's writes */
-const FILE_CHANGING_TOOLS: ReadonlySet<string> = new Set(['write', 'edit']);
-/** tools whose input path is matched against their rules' glob */
-const PATH_TOOLS: ReadonlySet<string> = new Set(['read', 'write', 'edit', 'glob', 'grep']);
+/** the rule names that govern every change of a file: a `write(…)` or `edit(…)` rule judges every path any tool writes (write, edit, a custom tool's), and bash's writes */
+const FILE_RULE_NAMES = ['write', 'edit'] as const;
 
 /** .what = the prefix of every MCP tool's name (`mcp__<server>__<tool>`) */
 const MCP_TOOL_PREFIX = 'mcp__';
@@ -131,7 +131,7 @@ const deniableTexts = (command: ShellCommand): string[] => {
 const listed = (rules: Rule[]): string => rules.map((rule) => `\`${rule.text}\``).join(', ');
 
 /** .what = whether a rule governs file changes: it names write or edit (a glob such as `*` names both) */
-const changesFiles = (rule: Rule): boolean => [...FILE_CHANGING_TOOLS].some((tool) => rule.named(tool));
+const changesFiles = (rule: Rule): boolean => FILE_RULE_NAMES.some((tool) => rule.named(tool));
 
 /** .what = the judgement of a tool judged whole (an MCP tool): by the rules that name it and have no spec */
 const judgeWholeTool = (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[] }, toolName: string): BhrainPermissionDecision => {
@@ -147,25 +147,39 @@ const judgeWholeTool = (rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[] }, 
   };
 };
 
-/** .what = the rules parsed, and the judgement of one call that is not bash: its path (or input) against its tool's rules */
+/** .what = a place a call touches, as the rules see it, and whether the call changes it */
+interface Subject {
+  place: string;
+  writes: boolean;
+}
+
+/**
+ * .what = the judgement of one call that is not bash: each place it touches (its tool's paths) against the rules that
+ *         judge it, or, for a tool with no paths, its input against its tool's rules
+ * .why = a path a tool writes is judged like write's, whichever tool writes it: by `write(…)` and `edit(…)` rules and the
+ *        tool's own, at the path as given and at its real path; a path it reads, by the tool's own rules
+ */
 const judgeToolCall = (
   rules: { deny: Rule[]; prompt: Rule[]; allow: Rule[] },
   call: BrainToolCall,
+  paths: readonly BhrainToolPath[],
   cwd: string,
 ): BhrainPermissionDecision => {
   const tool = call.name.toLowerCase();
-  const changesFile = FILE_CHANGING_TOOLS.has(tool);
   // an MCP tool is judged whole: only rules without a spec name it
   if (tool.startsWith(MCP_TOOL_PREFIX)) return judgeWholeTool(rules, call.name);
-  const path = typeof call.input.path === 'string' ? call.input.path : '.';
-  const subjects = changesFile
-    ? placesOf(path, cwd)
-    : typeof call.input.path === 'string' || PATH_TOOLS.has(tool)
-      ? [shownFrom(resolve(cwd), resolve(cwd, path))]
-      : [JSON.stringify(call.input)];
-  const applies = (rule: Rule) => (changesFile ? changesFiles(rule) : rule.named(tool));
+  const subjects: Subject[] = paths.length
+    ? paths.flatMap(({ path, access }): Subject[] =>
+        access === 'write'
+          ? placesOf(path, cwd).map((place) => ({ place, writes: true }))
+          : [{ place: shownFrom(resolve(cwd), resolve(cwd, path)), writes: false }],
+      )
+    : [{ place: JSON.stringify(call.input), writes: false }];
+  const applies = (rule: Rule, subject: Subject) => rule.named(tool) || (subject.writes && changesFiles(rule));
   const first = (list: Rule[]): Hit | undefined =>
-    subjects.flatMap((subject) => list.filter((rule) => applies(rule) && matchesPath(rule, subject)).map((rule) => ({ rule, subject })))[0];
+    subjects.flatMap((subject) =>
+      list.filter((rule) => applies(rule, subject) && matchesPath(rule, subject.place)).map((rule) => ({ rule, subject: subject.place })),
+    )[0];
   const denied = first(rules.deny);
   if (denied) return { decision: 'deny', reason: `denied by rule \`${denied.rule.text}\` (${denied.subject})` };
   const prompted = first(rules.prompt);
@@ -175,11 +189,13 @@ const judgeToolCall = (
       reason: `rule \`${prompted.rule.text}\` asks for approval (${prompted.subject})`,
       pattern: prompted.rule.text,
     };
-  const unallowed = subjects.find((subject) => !rules.allow.some((rule) => applies(rule) && matchesPath(rule, subject)));
-  if (unallowed !== undefined) return { decision: 'prompt', reason: `no rule allows ${call.name} (${unallowed})` };
-  const namesExactly = (rule: Rule, subject: string) =>
-    rule.spec !== null && !picomatch.scan(rule.spec).isGlob && shownFrom(resolve(cwd), resolve(cwd, rule.spec)) === subject;
-  const namedExactly = changesFile && subjects.every((subject) => rules.allow.some((rule) => applies(rule) && namesExactly(rule, subject)));
+  const unallowed = subjects.find((subject) => !rules.allow.some((rule) => applies(rule, subject) && matchesPath(rule, subject.place)));
+  if (unallowed !== undefined) return { decision: 'prompt', reason: `no rule allows ${call.name} (${unallowed.place})` };
+  const namesExactly = (rule: Rule, subject: Subject) =>
+    rule.spec !== null && !picomatch.scan(rule.spec).isGlob && shownFrom(resolve(cwd), resolve(cwd, rule.spec)) === subject.place;
+  const written = subjects.filter((subject) => subject.writes);
+  const namedExactly =
+    written.length > 0 && written.every((subject) => rules.allow.some((rule) => applies(rule, subject) && namesExactly(rule, subject)));
   return namedExactly ? { decision: 'allow', namedExactly } : { decision: 'allow' };
 };
 
@@ -275,9 +291,10 @@ const findReadHandbacks = (allow: readonly Rule[]): string[] =>
  *          and newlines, in $( ), backticks, <( ), here-doc expansions, case items, functions, conditions, `bash -c '…'`
  *          and literal `eval`/`trap` strings, and through wrappers (env, sudo, timeout, nice, xargs, find -exec, …).
  *          A deny or prompt rule also matches the program without its directory (`/bin/rm` is `rm`).
- *        - writes are judged by file rules: `write(spec)` and `edit(spec)` rules both apply to every tool that changes a
- *          file (write, edit) and to bash's redirect and tee targets, matched against the path as given and its real
- *          path (symlinks resolved). With an allow-list (no plain `bash` allowed) a redirect to a file needs a
+ *        - writes are judged by file rules: `write(spec)` and `edit(spec)` rules both apply to every path a tool declares
+ *          it writes (write, edit, a custom tool's paths() with access write) and to bash's redirect and tee targets,
+ *          matched against the path as given and its real path (symlinks resolved); a tool's own rules judge it too.
+ *          A path a tool reads is judged by that tool's rules (`read(src/**)`, `grep(docs/**)`). With an allow-list (no plain `bash` allowed) a redirect to a file needs a
  *          `write(…)` or `edit(…)` allow rule; /dev/null, /dev/stdout, /dev/stderr and /dev/fd/N are not files.
  *        - what the analysis cannot fully understand (a parse error, a program only known at run time, eval-like
  *          builtins, subscripts and arithmetic that can run code, wrappers it does not unwrap) is prompted, never
@@ -300,9 +317,9 @@ export const genRulesGuard = (rules: BhrainPermissionRules, name = 'rules', opti
   return {
     name,
     allowRead: findReadHandbacks(parsed.allow),
-    check: ({ call }, context) =>
-      call.name.toLowerCase() === 'bash'
-        ? judgeBashCall(parsed, String(call.input.command ?? ''), context.cwd)
-        : judgeToolCall(parsed, call, context.cwd),
+    check: async (input, context) =>
+      input.call.name.toLowerCase() === 'bash'
+        ? judgeBashCall(parsed, String(input.call.input.command ?? ''), context.cwd)
+        : judgeToolCall(parsed, input.call, (await readCallEffect(input, context)).paths, context.cwd),
   };
 };

@@ -9,6 +9,7 @@ import { checkPermission } from '../session/checkPermission.js';
 import type { BhrainPermissionGuard, BhrainPromptAnswer, BhrainPrompter } from './BhrainPermissionGuard.js';
 import { promptForWrites } from './builtinGuards.js';
 import { genRulesGuard } from './genRulesGuard.js';
+import { readCallEffect } from './readCallEffect.js';
 import { genSessionApprovals, type BhrainSessionApprovals } from './genSessionApprovals.js';
 
 const made: string[] = [];
@@ -48,6 +49,8 @@ const checkInOrder = async (input: {
     verdicts.push(
       await checkPermission({
         call,
+        // what the session tells the guard: the built-in tool's effect and the paths this call touches
+        ...(await readCallEffect({ call }, { cwd: input.cwd })),
         guard: input.guard,
         prompter: input.prompter,
         cwd: input.cwd,

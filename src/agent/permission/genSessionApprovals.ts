@@ -1,12 +1,10 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 
-import type { BrainToolCall } from '../../core/contract/BrainMessage.js';
 import { analyzeShellCommand } from '../../shell-analysis/analyzeShellCommand.js';
-import type { BhrainPermissionDecision } from './BhrainPermissionGuard.js';
+import type { BhrainPermissionCheck, BhrainPermissionDecision } from './BhrainPermissionGuard.js';
 import { genRulesGuard } from './genRulesGuard.js';
+import { readCallEffect } from './readCallEffect.js';
 
-/** tools whose input path is what a remembered approval names: `write(src/a.ts)`, never a wider glob */
-const PATH_TOOLS: ReadonlySet<string> = new Set(['read', 'write', 'edit', 'glob', 'grep']);
 /** characters that would make a derived spec a wildcard or glob, so it would cover more than the call asked about */
 const WIDENING = /[*?[\]{}!\\]/;
 
@@ -19,20 +17,21 @@ const WIDENING = /[*?[\]{}!\\]/;
  */
 export interface BhrainSessionApprovals {
   /** the patterns a remembered 'always' would add for this prompt; empty when none would cover this very call */
-  offer: (input: { call: BrainToolCall; decision: BhrainPermissionDecision; cwd: string }) => Promise<readonly string[]>;
+  offer: (input: BhrainPermissionCheck & { decision: BhrainPermissionDecision; cwd: string }) => Promise<readonly string[]>;
   /** remembers patterns for the rest of the session */
   remember: (patterns: readonly string[]) => void;
   /** whether a remembered pattern allows this call */
-  covers: (input: { call: BrainToolCall; cwd: string }) => Promise<boolean>;
+  covers: (input: BhrainPermissionCheck & { cwd: string }) => Promise<boolean>;
   /** the patterns remembered so far, in the order given */
   patterns: () => readonly string[];
 }
 
 /** .what = whether allow rules made of these patterns allow the call; a pattern that is not a valid rule allows nothing */
-const allowedBy = async (patterns: readonly string[], call: BrainToolCall, cwd: string): Promise<boolean> => {
+const allowedBy = async (patterns: readonly string[], checked: BhrainPermissionCheck, cwd: string): Promise<boolean> => {
   if (!patterns.length) return false;
   try {
-    const verdict = await genRulesGuard({ allow: patterns }, 'remembered approvals').check({ call }, { cwd });
+    const { call, effect, paths } = checked;
+    const verdict = await genRulesGuard({ allow: patterns }, 'remembered approvals').check({ call, effect, paths }, { cwd });
     return verdict.decision === 'allow';
   } catch {
     return false;
@@ -63,13 +62,20 @@ const derivePathPattern = (tool: string, path: string, cwd: string): string[] =>
 /**
  * .what = the patterns "don't ask again" would remember for a prompted call: the prompting rule's pattern when a rule
  *         asked; otherwise derived: bash → the program and its first word + `*` for each command of the line
- *         (`bash(npm test*)`), file tools → the exact path (`write(src/a.ts)`), any other tool → its name
+ *         (`bash(npm test*)`), a tool that touches paths → each exact path (`write(src/a.ts)`, a custom tool's too), any
+ *         other tool → its name
  */
-const derivePatterns = async (call: BrainToolCall, decision: BhrainPermissionDecision, cwd: string): Promise<string[]> => {
+const derivePatterns = async (checked: BhrainPermissionCheck, decision: BhrainPermissionDecision, cwd: string): Promise<string[]> => {
   if (decision.pattern) return [decision.pattern];
+  const { call } = checked;
   const tool = call.name.toLowerCase();
   if (tool === 'bash') return typeof call.input.command === 'string' ? deriveBashPatterns(call.input.command) : [];
-  if (PATH_TOOLS.has(tool)) return derivePathPattern(tool, typeof call.input.path === 'string' ? call.input.path : '.', cwd);
+  const { paths } = await readCallEffect(checked, { cwd });
+  if (paths.length) {
+    const patterns = paths.map(({ path }) => derivePathPattern(tool, path, cwd));
+    // one path that cannot be named exactly: no pattern is offered, rather than one that covers part of the call
+    return patterns.every((each) => each.length) ? [...new Set(patterns.flat())] : [];
+  }
   return [call.name];
 };
 
@@ -80,15 +86,15 @@ const derivePatterns = async (call: BrainToolCall, decision: BhrainPermissionDec
 export const genSessionApprovals = (): BhrainSessionApprovals => {
   const remembered: string[] = [];
   return {
-    offer: async ({ call, decision, cwd }) => {
-      const patterns = await derivePatterns(call, decision, cwd).catch(() => []);
+    offer: async ({ decision, cwd, ...checked }) => {
+      const patterns = await derivePatterns(checked, decision, cwd).catch(() => []);
       // offered only when remembering them would spare this very call the question: no promise the memory cannot keep
-      return (await allowedBy(patterns, call, cwd)) ? patterns : [];
+      return (await allowedBy(patterns, checked, cwd)) ? patterns : [];
     },
     remember: (patterns) => {
       for (const pattern of patterns) if (!remembered.includes(pattern)) remembered.push(pattern);
     },
-    covers: ({ call, cwd }) => allowedBy(remembered, call, cwd),
+    covers: ({ cwd, ...checked }) => allowedBy(remembered, checked, cwd),
     patterns: () => [...remembered],
   };
 };

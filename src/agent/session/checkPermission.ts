@@ -6,6 +6,7 @@ import type { BhrainDenialSource } from '../BhrainSessionResult.js';
 import type { BhrainPermissionDecision, BhrainPermissionGuard, BhrainPrompter } from '../permission/BhrainPermissionGuard.js';
 import type { BhrainSessionApprovals } from '../permission/genSessionApprovals.js';
 import { findHardLinkedTarget, findOutsideWorkspace, findProtectedTarget, findWriteTarget } from '../permission/findOutsideWorkspace.js';
+import type { BhrainToolEffect, BhrainToolPath } from '../tool/defineTool.js';
 import type { WriteCheck } from '../tools/files/openInsideWorkspace.js';
 
 /**
@@ -31,12 +32,17 @@ const within = <T>(promise: Promise<T>, timeoutMs: number, what: string): Promis
  * .what = consults the guard for one call, and the prompter when the guard asks for approval
  * .why = fail closed: a guard that throws, hangs or answers nonsense denies; a prompt with no way to ask denies, saying so;
  *        a prompt the session's remembered approvals cover is allowed without asking (only the guard's prompt, see below);
- *        a write or edit outside the workspace (../, absolute, a symlink pointing out), into a protected path (unless a rule
- *        names that path exactly), or into a file with other hard links is always a prompt at least; it runs right before
- *        the call, after any bash call of the turn that could have made a link (runToolCalls)
+ *        a file change (any path the call's tool declares with access write: write, edit, a custom tool) outside the
+ *        workspace (../, absolute, a symlink pointing out), into a protected path (unless a rule names that path exactly),
+ *        or into a file with other hard links is always a prompt at least; it runs right before the call, after any bash
+ *        call of the turn that could have made a link (runToolCalls). The guard is told the call's effect and paths
  */
 export const checkPermission = async (input: {
   call: BrainToolCall;
+  /** what the call's tool does; null = unknown */
+  effect: BhrainToolEffect | null;
+  /** the files the call touches, from its tool's paths() */
+  paths: readonly BhrainToolPath[];
   guard: BhrainPermissionGuard;
   prompter: BhrainPrompter | null;
   cwd: string;
@@ -49,7 +55,7 @@ export const checkPermission = async (input: {
   let verdict: BhrainPermissionDecision;
   try {
     verdict = await within(
-      Promise.resolve().then(() => guard.check({ call }, { cwd: input.cwd })),
+      Promise.resolve().then(() => guard.check({ call, effect: input.effect, paths: input.paths }, { cwd: input.cwd })),
       input.guardTimeoutMs,
       `permission guard '${guard.name}'`,
     );
@@ -67,28 +73,31 @@ export const checkPermission = async (input: {
       reason: `the permission guard failed: ${(error as Error).message}`,
     };
   }
-  // whatever the guard says, a write or edit that lands outside the workspace, in what a later program trusts (unless the
+  // whatever the guard says, a file change that lands outside the workspace, in what a later program trusts (unless the
   // user's rule names that very path), or in a file that also has a name elsewhere, is asked about, never silently
-  // allowed; the tool then changes only the file judged here
-  const where = { toolName: call.name, toolInput: call.input, cwd: input.cwd };
-  const judged = findWriteTarget(where);
-  const outside = verdict.decision === 'deny' ? null : findOutsideWorkspace(where);
-  const linked = verdict.decision === 'deny' ? null : findHardLinkedTarget(where);
-  const protectedTarget =
-    verdict.decision === 'deny' || (verdict.decision === 'allow' && verdict.namedExactly) ? null : findProtectedTarget(where);
-  const notes = [
-    ...(outside ? [`${call.name} would change ${outside}, outside the workspace ${input.cwd}`] : []),
-    ...(protectedTarget
-      ? [
-          `${call.name} would change ${protectedTarget.realPath}, a protected path: ${protectedTarget.trustedBy}, outside any sandbox (a rule naming that exact path, e.g. \`write(${relative(input.cwd, protectedTarget.realPath)})\`, allows it)`,
-        ]
-      : []),
-    ...(linked
-      ? [
-          `${call.name} would change ${linked.realPath}, which has ${linked.links} hard links (another name for it may lie outside the workspace)`,
-        ]
-      : []),
-  ];
+  // allowed, whichever tool makes it; write and edit then change only the file judged here
+  const written = input.paths.filter((path) => path.access === 'write').map(({ path }) => ({ path, cwd: input.cwd }));
+  const judged = written.length ? findWriteTarget(written[0]) : null;
+  const judging = verdict.decision !== 'deny';
+  const checkProtected = judging && !(verdict.decision === 'allow' && verdict.namedExactly);
+  const notes = written.flatMap((where) => {
+    const outside = judging ? findOutsideWorkspace(where) : null;
+    const protectedTarget = checkProtected ? findProtectedTarget(where) : null;
+    const linked = judging ? findHardLinkedTarget(where) : null;
+    return [
+      ...(outside ? [`${call.name} would change ${outside}, outside the workspace ${input.cwd}`] : []),
+      ...(protectedTarget
+        ? [
+            `${call.name} would change ${protectedTarget.realPath}, a protected path: ${protectedTarget.trustedBy}, outside any sandbox (a rule naming that exact path, e.g. \`write(${relative(input.cwd, protectedTarget.realPath)})\`, allows it)`,
+          ]
+        : []),
+      ...(linked
+        ? [
+            `${call.name} would change ${linked.realPath}, which has ${linked.links} hard links (another name for it may lie outside the workspace)`,
+          ]
+        : []),
+    ];
+  });
   if (notes.length) {
     const note = notes.join('; ');
     verdict = { decision: 'prompt', reason: verdict.decision === 'prompt' && verdict.reason ? `${verdict.reason}; ${note}` : note };
@@ -108,12 +117,14 @@ export const checkPermission = async (input: {
     };
   // a remembered approval answers only the guard's own question: never the outside, protected or hard-link notes, never a deny
   const approvals = notes.length ? null : (input.approvals ?? null);
-  if (approvals && (await approvals.covers({ call, cwd: input.cwd }))) {
+  if (approvals && (await approvals.covers({ call, effect: input.effect, paths: input.paths, cwd: input.cwd }))) {
     input.log.info(`${call.name} allowed by an approval remembered this session`, { callId: call.id, reason });
     return { allowed: true, writeCheck: judged === null ? null : { realPath: judged, approved: false } };
   }
   try {
-    const remember = approvals ? await approvals.offer({ call, decision: verdict, cwd: input.cwd }) : [];
+    const remember = approvals
+      ? await approvals.offer({ call, effect: input.effect, paths: input.paths, decision: verdict, cwd: input.cwd })
+      : [];
     const answer = await input.prompter({ call, reason, remember });
     if (answer === 'always' && remember.length) {
       approvals!.remember(remember);

@@ -1,15 +1,23 @@
+import { resolve } from 'node:path';
+
 import type { BrainLog } from '../../core/contract/BrainContext.js';
 import type { SecretRedactor } from '../../core/secrets/genSecretRedactor.js';
 import { redactDeep } from '../../core/secrets/redactDeep.js';
 import type { BrainToolCall, BrainToolMessage } from '../../core/contract/BrainMessage.js';
+import { resolveHiddenPaths, type ReadDenial } from '../../sandbox/resolveHiddenPaths.js';
 import type { BhrainDenialSource } from '../BhrainSessionResult.js';
 import type { BhrainEvent } from '../events.js';
 import type { BhrainPermissionGuard, BhrainPrompter } from '../permission/BhrainPermissionGuard.js';
 import type { BhrainSessionApprovals } from '../permission/genSessionApprovals.js';
-import type { BhrainToolContext, BhrainToolResult } from '../tool/BhrainToolBox.js';
-import type { WriteToolContext } from '../tools/files/openInsideWorkspace.js';
+import { resolveRealPath } from '../permission/resolveRealPath.js';
+import { BhrainToolFatalError } from '../tool/BhrainToolError.js';
+import type { BhrainToolContext, BhrainToolResult } from '../tool/defineTool.js';
+import { prepareToolCall, runPreparedCall, toolOfBox, type PreparedToolCall } from '../tool/executeTool.js';
 import type { BhrainToolRegistry } from '../tool/genToolRegistry.js';
 import { truncateToolOutput } from '../tool/truncateToolOutput.js';
+import { displayPath } from '../tools/files/toolPaths.js';
+import { refuseHiddenPath } from '../tools/files/hiddenPaths.js';
+import type { WriteToolContext } from '../tools/files/openInsideWorkspace.js';
 import { checkPermission } from './checkPermission.js';
 
 /** .what = what executing one call needs from the session */
@@ -28,33 +36,62 @@ export interface ToolCallSession {
   emit: (event: BhrainEvent) => void;
   /** removes secret values from tool input and output before the model, the log or a spill file sees them */
   redact: SecretRedactor;
+  /** the paths hidden from the model beyond the defaults, and those handed back (the config's; absent = the defaults) */
+  readDenial?: ReadDenial;
 }
 
-/** .what = one call answered: the result message the model reads, and who denied the call and why when it was denied */
+/**
+ * .what = one call answered: the result message the model reads, who denied the call and why when it was denied, and the
+ *         error that ends the session when the tool threw a BhrainToolFatalError
+ */
 export interface ToolCallOutcome {
   message: BrainToolMessage;
   denied: null | { by: BhrainDenialSource; reason: string };
+  fatal?: BhrainToolFatalError;
 }
 
-/** .what = the result of one call before truncation: refused, denied, failed or executed */
-const runCall = async (
-  call: BrainToolCall,
-  session: ToolCallSession,
-): Promise<Omit<BhrainToolResult, 'callId'> & { denied?: ToolCallOutcome['denied'] }> => {
-  if (call.inputError) return { success: false, output: call.inputError };
+/** .what = the result of one call before truncation */
+type CallAnswer = Omit<BhrainToolResult, 'callId'> & { denied?: ToolCallOutcome['denied']; fatal?: BhrainToolFatalError };
+
+/**
+ * .what = the refusal of a call that names a path hidden from the model (a credential store, $BHRAIN_HOME, denyRead),
+ *         or null
+ * .why = every tool that declares its paths is refused the same way, custom ones too; the files tools also refuse on
+ *        their own, and glob and grep walk past hidden paths
+ */
+const refuseHiddenPaths = (prepared: Extract<PreparedToolCall, { ok: true }>, session: ToolCallSession): string | null => {
+  if (!prepared.paths.length) return null;
+  const { cwd, env, spillDir } = session.toolContext;
+  const hidden = resolveHiddenPaths(session.readDenial ?? {}, { env, readable: [cwd, resolveRealPath(cwd), spillDir] });
+  for (const { path, access } of prepared.paths) {
+    const absolute = resolve(cwd, path);
+    const refusal = refuseHiddenPath({ path: absolute, shown: displayPath(absolute, cwd), action: access, hidden });
+    if (refusal) return refusal;
+  }
+  return null;
+};
+
+/** .what = the answer to one call: not run (skipped, aborted, unknown, invalid, denied, hidden), failed, or executed */
+const answerCall = async (call: BrainToolCall, session: ToolCallSession, notRun: string | null): Promise<CallAnswer> => {
+  if (notRun) return { success: false, output: notRun };
   // calls wait for earlier ones in the turn (runToolCalls): none starts once the session was aborted
   if (session.toolContext.signal?.aborted)
     return { success: false, output: `${call.name} was not run: the session was aborted before this call's turn came.` };
-  const box = session.registry.find(call.name);
-  if (!box) {
-    const available = session.registry.definitions().map((definition) => definition.name);
-    return {
-      success: false,
-      output: `tool not found: '${call.name}'. Available tools: ${available.join(', ') || '(none)'}. Call one of these instead.`,
-    };
-  }
+  const { registry } = session;
+  const prepared = await prepareToolCall({
+    call,
+    find: (name) => {
+      const box = registry.find(name);
+      return box ? toolOfBox(box, name) : null;
+    },
+    offered: () => registry.definitions().map((definition) => definition.name),
+    cwd: session.toolContext.cwd,
+  });
+  if (!prepared.ok) return { success: false, output: prepared.output };
   const permission = await checkPermission({
     call,
+    effect: prepared.effect,
+    paths: prepared.paths,
     guard: session.guard,
     prompter: session.prompter,
     approvals: session.approvals,
@@ -63,20 +100,23 @@ const runCall = async (
     log: session.log,
   });
   if (!permission.allowed) return { success: false, output: permission.denial, denied: { by: permission.by, reason: permission.reason } };
+  const hidden = refuseHiddenPaths(prepared, session);
+  if (hidden) return { success: false, output: hidden };
   try {
     // write and edit make sure, as they open it, that the file is the one judged here (see openInsideWorkspace)
     const toolContext: WriteToolContext = { ...session.toolContext, writeCheck: permission.writeCheck };
-    const result = await box.execute({ call }, toolContext);
-    return { ...result, output: String(result.output ?? '') };
+    const { callId: _callId, ...result } = await runPreparedCall(prepared, call, toolContext);
+    return result;
   } catch (error) {
-    // a throwing tool is a result the model reads, with the error itself, not a code
-    session.log.error(`tool ${call.name} threw`, { callId: call.id, error: String((error as Error)?.stack ?? error) });
-    return { success: false, output: `tool ${call.name} failed with an unexpected error: ${(error as Error)?.message ?? String(error)}` };
+    // only a BhrainToolFatalError gets here: the call still gets its result, then the session ends
+    const fatal = error as BhrainToolFatalError;
+    session.log.error(`tool ${call.name} ended the session: ${fatal.message}`, { callId: call.id });
+    return { success: false, output: `${call.name} failed, and the session ends here: ${fatal.message}`, fatal };
   }
 };
 
 /**
- * .what = answers one tool call: input check, lookup, permission, execution, truncation, log and events
+ * .what = answers one tool call: lookup, input check, permission, execution, truncation, log and events
  * .why = every call gets exactly one result, whatever fails along the way, and says whether it was denied and by whom;
  *        a notice (the loop's runaway notice) is appended after truncation, so the result and its event say the same
  */
@@ -84,6 +124,8 @@ export const executeToolCall = async (
   call: BrainToolCall,
   session: ToolCallSession,
   notice: string | null = null,
+  /** why the call is answered without being run (an earlier call of the turn ended the session), or null */
+  notRun: string | null = null,
 ): Promise<ToolCallOutcome> => {
   const started = performance.now();
   const input = redactDeep(call.input, session.redact);
@@ -96,9 +138,9 @@ export const executeToolCall = async (
     input,
     occurredAt: new Date().toISOString(),
   });
-  const result = await runCall(call, session);
+  const result = await answerCall(call, session, notRun);
   const denied = result.denied ? { by: result.denied.by, reason: session.redact(result.denied.reason) } : null;
-  const truncated = await truncateToolOutput({
+  const cut = await truncateToolOutput({
     output: result.output,
     redact: session.redact,
     maxChars: session.maxToolOutputChars,
@@ -106,14 +148,19 @@ export const executeToolCall = async (
     callId: call.id,
     toolName: call.name,
   });
-  const content = notice ? `${truncated.output}\n\n${notice}` : truncated.output;
+  const content = notice ? `${cut.output}\n\n${notice}` : cut.output;
+  // cut by the tool itself (bash's bounded capture) or here
+  const truncated = result.truncated === true || cut.truncated;
+  const exitCode = result.exitCode;
+  const fields = { ...(truncated ? { truncated } : {}), ...(exitCode !== undefined ? { exitCode } : {}) };
   const durationMs = Math.round(performance.now() - started);
   session.log.info(`tool result ${call.name} (${result.success ? 'ok' : 'error'}, ${durationMs} ms)`, {
     callId: call.id,
     success: result.success,
-    output: truncated.output,
+    output: cut.output,
+    ...fields,
     ...(denied ? { denied } : {}),
-    ...(truncated.fullOutputPath ? { fullOutputPath: truncated.fullOutputPath } : {}),
+    ...(cut.fullOutputPath ? { fullOutputPath: cut.fullOutputPath } : {}),
   });
   session.emit({
     type: 'ToolExecutionCompleted',
@@ -124,8 +171,13 @@ export const executeToolCall = async (
     success: result.success,
     output: content,
     isError: !result.success,
+    ...fields,
     denied,
     occurredAt: new Date().toISOString(),
   });
-  return { message: { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError: !result.success }, denied };
+  return {
+    message: { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError: !result.success, ...fields },
+    denied,
+    ...(result.fatal ? { fatal: result.fatal } : {}),
+  };
 };

@@ -38,7 +38,9 @@ export const iterate = async (input: { session: SessionState; messages?: readonl
       next: turn,
     };
   const { generation } = turn;
-  const next = resolveTurn({ generation, nudgedEmpty: state.nudgedEmpty, iteration: state.iteration, atom: state.config.atom.slug });
+  const next: NextStep = turn.fatal
+    ? { type: 'stop', stop: { termination: 'error', error: turn.fatal }, note: null }
+    : resolveTurn({ generation, nudgedEmpty: state.nudgedEmpty, iteration: state.iteration, atom: state.config.atom.slug });
   if (next.note) state.context.log[next.note.level](next.note.message);
   if (next.type === 'run_again') {
     appendMessages(state, next.append);

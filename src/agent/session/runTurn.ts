@@ -1,6 +1,8 @@
 import type { BrainAtomGeneration } from '../../core/contract/BrainAtom.js';
 import { BhrainError, LoopError } from '../../core/contract/errors.js';
 import type { BhrainToolCallCounts } from '../BhrainSessionResult.js';
+import type { BhrainToolFatalError } from '../tool/BhrainToolError.js';
+import { readDenialOf } from '../tools/genToolset.js';
 import type { ToolCallOutcome, ToolCallSession } from './executeToolCall.js';
 import { budgetReachedOf, generateInSession } from './generateInSession.js';
 import type { NextStep } from './resolveTurn.js';
@@ -38,6 +40,7 @@ const toolCallSessionOf = (state: SessionState): ToolCallSession => {
     prompter: state.context.prompter ?? null,
     approvals: state.approvals,
     toolContext: { cwd, log, env, signal: state.stop.signal, spillDir, redact, spawn: spawnOf(state) },
+    readDenial: readDenialOf(state.config),
     redact,
     guardTimeoutMs: state.config.limits.guardTimeoutMs,
     maxToolOutputChars: state.config.limits.maxToolOutputChars,
@@ -53,6 +56,8 @@ export interface TurnRan {
   generation: BrainAtomGeneration;
   /** the estimated context, its tool results included */
   contextTokens: number;
+  /** a tool threw a BhrainToolFatalError: the session ends (its call and the turn's others are answered) */
+  fatal: BhrainToolFatalError | null;
 }
 
 /** .what = the step a failed request leads to: a budget stop when the wall-time deadline cut it, else an error stop */
@@ -124,5 +129,5 @@ export const runTurn = async (state: SessionState): Promise<TurnRan | NextStep> 
   // the iteration counts as done once its calls are answered
   state.iteration = iteration;
   publishSession(state);
-  return { type: 'ran', generation, contextTokens: size };
+  return { type: 'ran', generation, contextTokens: size, fatal: outcomes.find((outcome) => outcome.fatal)?.fatal ?? null };
 };

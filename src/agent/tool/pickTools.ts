@@ -1,18 +1,17 @@
 import type { BhrainToolBox } from './BhrainToolBox.js';
+import type { BhrainTool, BhrainToolEffect } from './defineTool.js';
+import { toolBoxOf, toolOfBox } from './executeTool.js';
 
 /**
- * .what = a toolbox restricted to some of its tools: only those are offered, and only those run
- * .why = read-only sessions offer the model read, glob and grep without write or edit even being visible
+ * .what = a toolbox restricted to the tools a test keeps: only those are offered, and only those run
+ * .why = read-only sessions and subagents offer the model the tools whose effect is read, without the others even being
+ *        visible; a plain box's tools are effect-unknown, so a test on the effect keeps none of them
  */
-export const pickTools = (box: BhrainToolBox, names: readonly string[]): BhrainToolBox => {
-  const definitions = box.definitions.filter((definition) => names.includes(definition.name));
-  const offered = new Set(definitions.map((definition) => definition.name));
-  return {
-    name: box.name,
-    definitions,
-    execute: async (input, context) =>
-      offered.has(input.call.name)
-        ? box.execute(input, context)
-        : { callId: input.call.id, success: false, output: `tool ${input.call.name} is not offered in this session` },
-  };
-};
+export const pickTools = (box: BhrainToolBox, keep: (tool: BhrainTool) => boolean): BhrainToolBox =>
+  toolBoxOf({ name: box.name, tools: box.definitions.map((definition) => toolOfBox(box, definition.name)).filter(keep) });
+
+/** .what = whether a tool's effect is one of these: `pickTools(box, withEffect('read'))` */
+export const withEffect =
+  (...effects: BhrainToolEffect[]) =>
+  (tool: BhrainTool): boolean =>
+    tool.effect !== null && effects.includes(tool.effect);

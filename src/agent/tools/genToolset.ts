@@ -1,14 +1,13 @@
 import type { BashSandbox } from '../../sandbox/BashSandbox.js';
 import type { ReadDenial } from '../../sandbox/resolveHiddenPaths.js';
 import type { BhrainPermissionGuard } from '../permission/BhrainPermissionGuard.js';
-import { READ_ONLY_TOOLS } from '../permission/builtinGuards.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
-import { pickTools } from '../tool/pickTools.js';
+import { pickTools, withEffect } from '../tool/pickTools.js';
 import { genBashToolBox } from './bash/genBashToolBox.js';
 import { genFilesToolBox } from './files/genFilesToolBox.js';
 import { genWebsearchToolBox } from './websearch/genWebsearchToolBox.js';
 
-/** .what = what a toolset may do: 'all' its tools, or only those that read ('read-only': read, glob, grep, websearch) */
+/** .what = what a toolset may do: 'all' its tools, or only those whose effect is read ('read-only') */
 export type BhrainToolsetAccess = 'all' | 'read-only';
 
 /**
@@ -44,7 +43,6 @@ export const genToolset = (input: {
       ? [genFilesToolBox(denial), genWebsearchToolBox()]
       : [genFilesToolBox(denial), genBashToolBox({ sandbox: { ...input.sandbox, ...denial } }), genWebsearchToolBox()]);
   if (input.access === 'all') return [...boxes];
-  return boxes
-    .filter((box) => box.definitions.some((definition) => READ_ONLY_TOOLS.has(definition.name)))
-    .map((box) => pickTools(box, [...READ_ONLY_TOOLS]));
+  // the tools whose effect is read, from every box that has one: the files tools, websearch, an MCP server's read-only tools
+  return boxes.map((box) => pickTools(box, withEffect('read'))).filter((box) => box.definitions.length > 0);
 };

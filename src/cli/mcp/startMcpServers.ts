@@ -36,7 +36,14 @@ export interface McpServersRunning {
  *        server that did start is left running: a failure or an abort closes them before throwing
  */
 export const startMcpServers = async (
-  input: { servers: readonly McpServerToStart[]; timeoutMs: number; required: boolean; brain: Pick<Bhrain, 'toolBoxes'> },
+  input: {
+    servers: readonly McpServerToStart[];
+    timeoutMs: number;
+    required: boolean;
+    brain: Pick<Bhrain, 'toolBoxes'>;
+    /** offer only the tools each server marks read-only (readOnlyHint), for a read-only run */
+    readOnly?: boolean;
+  },
   context: { cwd: string; env: Record<string, string | undefined>; log: BrainLog; signal?: AbortSignal },
 ): Promise<McpServersRunning> => {
   if (!input.servers.length) return { boxes: [], close: async () => {} };
@@ -78,7 +85,7 @@ export const startMcpServers = async (
     );
   }
   try {
-    for (const box of boxes) detaches.push(attachMcpToolBox(input.brain, box, { log: context.log }));
+    for (const box of boxes) detaches.push(attachMcpToolBox(input.brain, box, { log: context.log, readOnly: input.readOnly }));
   } catch (error) {
     // a tool name that clashes with another toolbox's is the config's mistake: nothing is left running
     await close();

@@ -2,7 +2,7 @@ import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 
-import { READ_ONLY_TOOLS } from '../../agent/permission/builtinGuards.js';
+import { namesOfBuiltinTools } from '../../agent/permission/readCallEffect.js';
 import type { BhrainPermissionRules } from '../../agent/permission/genRulesGuard.js';
 import type { BashSandboxMode } from '../../sandbox/BashSandbox.js';
 
@@ -52,8 +52,8 @@ const loosensPermission = (value: string | BhrainPermissionRules, than: string |
   if (handbacks.some((rule) => typeof than === 'string' || !(than.allow ?? []).includes(rule))) return true;
   if (than === 'allowAll') return false;
   if (typeof value === 'string') return (GUARD_LOOSENESS[value] ?? 2) > (typeof than === 'string' ? (GUARD_LOOSENESS[than] ?? 2) : 1);
-  // rules: an allow rule beyond what the other allows already (readOnly and promptForWrites allow the read-only tools)
-  const allowedBefore = new Set(typeof than === 'string' ? [...READ_ONLY_TOOLS] : (than.allow ?? []));
+  // rules: an allow rule beyond what the other allows already (readOnly and promptForWrites allow the tools that read)
+  const allowedBefore = new Set(typeof than === 'string' ? namesOfBuiltinTools('read') : (than.allow ?? []));
   return (value.allow ?? []).some((rule) => !allowedBefore.has(rule));
 };
 

@@ -57,12 +57,17 @@ export interface BrainToolMessage {
   readonly isError: boolean;
   /** when the loop appended it (ISO 8601); absent on messages made elsewhere (a history rebuilt from an episode) */
   readonly timestamp?: string;
+  /** the output was cut: by the tool itself or by the loop's truncation policy (seed 002 BhrainToolResult.truncated) */
+  readonly truncated?: boolean;
+  /** for a tool that runs a process (bash): its exit code, null when killed by a signal or a timeout */
+  readonly exitCode?: number | null;
 }
 
 /**
  * .what = a structured request by the model to run a tool
- * .note = inputError is set when the model's arguments were not valid JSON or did not fit the tool's schema;
- *         such a call is answered with an error result, never executed
+ * .note = inputError is set when the model's arguments could not be read (not valid JSON, not an object, a text call
+ *         read only in part); such a call is answered with an error result, never executed. Whether readable
+ *         arguments fit the tool's schema is checked once, where the session runs the call
  */
 export interface BrainToolCall {
   readonly id: string;

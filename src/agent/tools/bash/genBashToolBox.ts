@@ -1,11 +1,14 @@
-import { realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync, type Stats } from 'node:fs';
 
-import type { BrainToolDefinition } from '../../../core/contract/BrainMessage.js';
+import * as z from 'zod/mini';
+
 import { BadRequestError } from '../../../core/contract/errors.js';
 import { genCutSecretRedactor, genSecretRedactor, withoutSupplierKeys } from '../../../core/secrets/genSecretRedactor.js';
 import { readGitCredentials, signGitConfigFiles, type GitCredentials } from '../../instructions/readGitCredentials.js';
 import { DEFAULT_BASH_MAX_TOTAL_CAPTURE_BYTES, DEFAULT_BASH_SANDBOX_MODE } from '../../constants.js';
-import type { BhrainToolBox, BhrainToolResult } from '../../tool/BhrainToolBox.js';
+import type { BhrainToolBox, BhrainToolContext } from '../../tool/BhrainToolBox.js';
+import { defineTool, type BhrainTool, type BhrainToolOutput } from '../../tool/defineTool.js';
+import { toolBoxOf } from '../../tool/executeTool.js';
 import { loadToolDescription } from '../../tool/loadToolDescription.js';
 import { BASH_SANDBOX_MODES, isBashSandboxMode, type BashSandbox, type BashSandboxMode } from '../../../sandbox/BashSandbox.js';
 import { CaptureBudget } from '../../../sandbox/CaptureBudget.js';
@@ -27,6 +30,7 @@ import { checkDomainPattern, normalizeDomainPattern } from '../../../sandbox/net
 import { planSandboxForwarder, withForwarderEnv, type SandboxForwarder } from '../../../sandbox/network/sandboxForwarder.js';
 import type { DomainProxy } from '../../../sandbox/network/startDomainProxy.js';
 import { runBashCommand } from '../../../sandbox/runBashCommand.js';
+import type { BashRun } from '../../../sandbox/BashRun.js';
 
 /** .what = a path with its symlinks resolved (libc's realpath, as fs/promises' realpath is), or null where it cannot be */
 const realpathOrNull = (path: string): string | null => {
@@ -108,224 +112,282 @@ const genGitConfigView = () => {
   };
 };
 
-/**
- * .what = a toolbox with one tool, bash: runs a shell command in the working directory and returns its output and exit code
- * .why = the brain's general-purpose hands; confined by an OS sandbox (bubblewrap) and bounded in time, memory and
- *        lifetime, so a bad command cannot hurt the machine or the loop
- */
-export const genBashToolBox = (
-  options: {
-    /** used when the model gives no timeout_ms */
-    defaultTimeoutMs?: number;
-    /** a larger timeout_ms is clamped to this */
-    maxTimeoutMs?: number;
-    /** per stream: the head and tail kept in memory; the middle beyond this is dropped and counted */
-    maxCaptureBytes?: number;
-    /** all running calls together: the head and tail memory they may keep beyond 64 KB per stream half */
-    maxTotalCaptureBytes?: number;
-    /** how long a timed-out or aborted group has between SIGTERM and SIGKILL */
-    killGraceMs?: number;
-    /** where commands run: mode workspace-write (default), read-only or off; the network is off unless allowNetwork */
-    sandbox?: BashSandbox;
-  } = {},
-): BhrainToolBox => {
+/** .what = a bash toolbox's options */
+export interface BashToolBoxOptions {
+  /** used when the model gives no timeout_ms */
+  defaultTimeoutMs?: number;
+  /** a larger timeout_ms is clamped to this */
+  maxTimeoutMs?: number;
+  /** per stream: the head and tail kept in memory; the middle beyond this is dropped and counted */
+  maxCaptureBytes?: number;
+  /** all running calls together: the head and tail memory they may keep beyond 64 KB per stream half */
+  maxTotalCaptureBytes?: number;
+  /** how long a timed-out or aborted group has between SIGTERM and SIGKILL */
+  killGraceMs?: number;
+  /** where commands run: mode workspace-write (default), read-only or off; the network is off unless allowNetwork */
+  sandbox?: BashSandbox;
+}
+
+/** .what = a bash toolbox's options checked and defaulted, with what its calls share: the capture budget, the proxy */
+interface BashSettings {
+  maxTimeoutMs: number;
+  defaultTimeoutMs: number;
+  maxCaptureBytes: number;
+  captureBudget: CaptureBudget;
+  killGraceMs: number;
+  sandboxMode: BashSandboxMode;
+  allowNetwork: boolean;
+  allowedDomains: string[];
+  /** the network opens by domain, through bhrain's proxy */
+  byDomain: boolean;
+  denial: ReadDenial;
+  /** started at the first call that needs it, unless given; one that cannot start refuses every call (fail closed) */
+  domainProxy: Promise<DomainProxy> | null;
+}
+
+/** .what = the options checked (a bad one fails here, when the toolbox is made, naming it) and defaulted */
+const readBashSettings = (options: BashToolBoxOptions): BashSettings => {
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
-  const defaultTimeoutMs = Math.min(options.defaultTimeoutMs ?? 120_000, maxTimeoutMs);
-  const maxCaptureBytes = options.maxCaptureBytes ?? 8 * 1024 * 1024;
-  const captureBudget = new CaptureBudget(options.maxTotalCaptureBytes ?? DEFAULT_BASH_MAX_TOTAL_CAPTURE_BYTES);
-  const killGraceMs = options.killGraceMs ?? 2_000;
   const sandboxMode = options.sandbox?.mode ?? DEFAULT_BASH_SANDBOX_MODE;
   if (!isBashSandboxMode(sandboxMode))
     throw new BadRequestError(`unknown bash sandbox mode ${JSON.stringify(sandboxMode)}: choose one of ${BASH_SANDBOX_MODES.join(', ')}`);
   const allowNetwork = options.sandbox?.allowNetwork ?? false;
   const allowedDomains = readAllowedDomains(options.sandbox);
-  // the network opens by domain only where it would otherwise be off: allowNetwork is everything, mode off unconfined
-  const byDomain = sandboxMode !== 'off' && !allowNetwork && allowedDomains.length > 0;
-  // started at the first call that needs it, unless given; one that cannot start refuses every call (fail closed)
-  let domainProxy: Promise<DomainProxy> | null = options.sandbox?.domainProxy ? Promise.resolve(options.sandbox.domainProxy) : null;
   const denial: ReadDenial = { denyRead: options.sandbox?.denyRead, allowRead: options.sandbox?.allowRead };
   // fails here, at build time, on a relative path
   resolveHiddenPaths(denial, { env: process.env });
+  return {
+    maxTimeoutMs,
+    defaultTimeoutMs: Math.min(options.defaultTimeoutMs ?? 120_000, maxTimeoutMs),
+    maxCaptureBytes: options.maxCaptureBytes ?? 8 * 1024 * 1024,
+    captureBudget: new CaptureBudget(options.maxTotalCaptureBytes ?? DEFAULT_BASH_MAX_TOTAL_CAPTURE_BYTES),
+    killGraceMs: options.killGraceMs ?? 2_000,
+    sandboxMode,
+    allowNetwork,
+    allowedDomains,
+    // the network opens by domain only where it would otherwise be off: allowNetwork is everything, mode off unconfined
+    byDomain: sandboxMode !== 'off' && !allowNetwork && allowedDomains.length > 0,
+    denial,
+    domainProxy: options.sandbox?.domainProxy ? Promise.resolve(options.sandbox.domainProxy) : null,
+  };
+};
+
+/** .what = bash's description: bash.txt with its timeouts, sandbox and network filled in */
+const describeBash = (settings: BashSettings): string =>
+  loadToolDescription(new URL('./bash.txt', import.meta.url))
+    .replaceAll('{defaultTimeoutMs}', String(settings.defaultTimeoutMs))
+    .replaceAll('{maxTimeoutMs}', String(settings.maxTimeoutMs))
+    .replaceAll(
+      '{sandbox}',
+      `${SANDBOX_TEXT[settings.sandboxMode]}${settings.sandboxMode === 'off' ? '' : settings.allowNetwork ? ' The network is on.' : settings.byDomain ? describeAllowedDomains(settings.allowedDomains) : ' The network is off: no downloads, no remote APIs (a server started within the same command is reachable on localhost).'}`,
+    )
+    .replaceAll('{protected}', PROTECTED_PATHS.map((each) => each.path).join(', '));
+
+/**
+ * .what = bash's input: the command, and how long it may run
+ * .why = checked once, before the call runs: a command bash -c cannot take (empty, a NUL, longer than one exec argument)
+ *        is answered with what to do instead
+ */
+const genBashInput = (settings: BashSettings) =>
+  z.strictObject({
+    command: z.string().check(
+      z.refine((command) => command.trim() !== '', 'must not be empty: give the command to run, e.g. {"command": "ls -la"}'),
+      z.refine((command) => !command.includes('\0'), 'must not contain a NUL character: bash cannot take one'),
+      z.refine((command) => Buffer.byteLength(command) <= MAX_COMMAND_BYTES, {
+        error: (issue) =>
+          `is ${Buffer.byteLength(String(issue.input))} bytes, and bash -c takes at most ${MAX_COMMAND_BYTES} (Linux's limit on one argument): write the script to a file first (with the write tool, or in parts), then run the file`,
+      }),
+      z.describe('The command to run with `bash -c`, in the working directory. Pipes, redirects, && and quoting work as in a shell.'),
+    ),
+    // no schema maximum: a larger value is clamped (and said), not rejected
+    timeout_ms: z.optional(
+      z
+        .int()
+        .check(
+          z.minimum(1),
+          z.describe(
+            `How long the command may run, in milliseconds. Default ${settings.defaultTimeoutMs}, at most ${settings.maxTimeoutMs}.`,
+          ),
+        ),
+    ),
+  });
+
+/** .what = what one call runs with: the command, its time, and the capture bounds */
+type BashLimits = Parameters<typeof runBashCommand>[0];
+
+/**
+ * .what = the runner of sandboxed calls: starts (or reuses) a sandbox for one call and runs the command in it, or says
+ *         why the call is refused
+ * .why = fail closed: a sandbox or a network proxy that cannot start refuses the call, with how to fix it
+ */
+const genSandboxedRunner = (settings: BashSettings) => {
   const sandboxes = genBashSandboxPool({ idleMs: SANDBOX_IDLE_MS, maxIdle: MAX_IDLE_SANDBOXES });
   const gitConfigView = genGitConfigView();
 
-  /**
-   * .what = the proxy (started at the first call that needs it) and the forwarder a sandboxed call runs with, when the
-   *         network opens by domain, or why the call is refused
-   * .why = fail closed: without its proxy, the sandbox would have the network off where the user allowed hosts, silently
-   */
+  /** .what = the proxy (started at the first call that needs it) and the forwarder a call runs with, or why it is refused */
   const prepareNetwork = async (cwdReal: string): Promise<{ proxy: DomainProxy; forwarder: SandboxForwarder } | { refusal: string }> => {
     // loaded only here: a toolbox without allowed domains never loads node's http server
-    domainProxy ??= import('../../../sandbox/network/startDomainProxy.js').then(({ startDomainProxy }) =>
-      startDomainProxy({ allowedDomains }),
+    settings.domainProxy ??= import('../../../sandbox/network/startDomainProxy.js').then(({ startDomainProxy }) =>
+      startDomainProxy({ allowedDomains: settings.allowedDomains }),
     );
-    const proxy = await domainProxy.catch((error: Error) => error);
+    const proxy = await settings.domainProxy.catch((error: Error) => error);
     if (proxy instanceof Error) return { refusal: `the network proxy for the allowed domains could not start (${proxy.message})` };
-    const plan = planSandboxForwarder({ proxyDir: proxy.socketDir, cwdReal, writable: sandboxMode === 'workspace-write' });
+    const plan = planSandboxForwarder({ proxyDir: proxy.socketDir, cwdReal, writable: settings.sandboxMode === 'workspace-write' });
     return plan.ok ? { proxy, forwarder: plan.forwarder } : { refusal: plan.reason };
   };
 
-  const definition: BrainToolDefinition = {
-    name: 'bash',
-    description: loadToolDescription(new URL('./bash.txt', import.meta.url))
-      .replaceAll('{defaultTimeoutMs}', String(defaultTimeoutMs))
-      .replaceAll('{maxTimeoutMs}', String(maxTimeoutMs))
-      .replaceAll(
-        '{sandbox}',
-        `${SANDBOX_TEXT[sandboxMode]}${sandboxMode === 'off' ? '' : allowNetwork ? ' The network is on.' : byDomain ? describeAllowedDomains(allowedDomains) : ' The network is off: no downloads, no remote APIs (a server started within the same command is reachable on localhost).'}`,
-      )
-      .replaceAll('{protected}', PROTECTED_PATHS.map((each) => each.path).join(', ')),
-    inputSchema: {
-      type: 'object',
-      properties: {
-        command: {
-          type: 'string',
-          description: 'The command to run with `bash -c`, in the working directory. Pipes, redirects, && and quoting work as in a shell.',
-        },
-        // no schema maximum: a larger value is clamped (and said), not rejected
-        timeout_ms: {
-          type: 'integer',
-          minimum: 1,
-          description: `How long the command may run, in milliseconds. Default ${defaultTimeoutMs}, at most ${maxTimeoutMs}.`,
-        },
-      },
-      required: ['command'],
-      additionalProperties: false,
-    },
+  return async (
+    limits: BashLimits,
+    call: { cwd: string; cwdReal: string; cwdFound: Stats; env: Record<string, string | undefined> },
+    context: BhrainToolContext,
+  ): Promise<{ run: BashRun; proxyMark: { proxy: DomainProxy; at: number } | null } | { refusal: string }> => {
+    const { cwdReal, cwdFound } = call;
+    // only called for a sandboxed mode
+    const mode = settings.sandboxMode as Exclude<BashSandboxMode, 'off'>;
+    let env = call.env;
+    const check = await checkBashSandbox({ env: context.env });
+    if (!check.ok)
+      return {
+        refusal: `bash is refused: ${check.reason}, or configure the bash toolbox with sandbox: { mode: 'off' } (CLI: --sandbox off) to run bash unconfined. Tell the user: retrying will not help.`,
+      };
+    // the network by domain: the proxy outside, and the forwarder the sandbox's supervisor keeps inside
+    const network = settings.byDomain ? await prepareNetwork(cwdReal) : null;
+    if (network && 'refusal' in network) return { refusal: `bash is refused: ${network.refusal}. Tell the user: retrying will not help.` };
+    const forwarder = network?.forwarder ?? null;
+    const proxyMark = network ? { proxy: network.proxy, at: network.proxy.mark() } : null;
+    if (network) env = withForwarderEnv(env);
+    const { bound, placeholders, pinned } =
+      settings.sandboxMode === 'workspace-write' ? findProtectedPaths(cwdReal) : { bound: [], placeholders: [], pinned: [] };
+    // the credential stores and $BHRAIN_HOME, as they are now: a store made since the last call is hidden from this one
+    const hidden = pickSandboxHidden(resolveHiddenPaths(settings.denial, { env: context.env, readable: [context.cwd, cwdReal] }), cwdReal);
+    const dataFiles = gitConfigView(context.cwd, context.env, hidden, cwdReal);
+    // what changes how bash runs a script reaches the command, not the sandbox's supervisor
+    const shellVariables = Object.entries(env).flatMap(([name, value]) =>
+      value !== undefined && isShellBehaviorVariable(name) ? [`${name}=${value}`] : [],
+    );
+    const start = {
+      bwrapPath: check.bwrapPath,
+      bashPath: check.bashPath,
+      bwrapArgs: genBwrapArgs({
+        bashPath: check.bashPath,
+        mode,
+        allowNetwork: settings.allowNetwork,
+        cwd: context.cwd,
+        cwdReal,
+        protectedPaths: [...bound.map((found) => found.path), ...placeholders],
+        pinnedPaths: pinned,
+        shellVariables,
+        forwarder,
+        hidden,
+        dataFiles,
+      }),
+      placeholders,
+      ...(forwarder ? { forwarderInterpreterPath: forwarder.interpreterPath } : {}),
+      data: sandboxDataFilesOf(hidden, dataFiles).map((file) => file.text),
+    };
+    // all a sandbox was made for, down to the inodes it binds: a kept one runs this call only if none changed
+    const key = JSON.stringify([start, context.cwd, env, `${cwdFound.dev}:${cwdFound.ino}`, bound]);
+    const supervisorEnv = shellVariables.length
+      ? Object.fromEntries(Object.entries(env).filter(([name]) => !isShellBehaviorVariable(name)))
+      : env;
+    const run = await sandboxes.run({ ...limits, key, start }, { cwd: context.cwd, env: supervisorEnv, signal: context.signal });
+    return { run, proxyMark };
   };
+};
 
+/**
+ * .what = a finished run as the result the model reads: how it ended, notes (refused hosts, a protected path the mount
+ *         kept read-only), the output (cut secrets redacted), the exit code, and whether the capture was cut
+ */
+const answerBashRun = (
+  run: BashRun,
+  input: { timeoutMs: number; notes: string[]; refusedHosts: readonly string[] },
+  settings: BashSettings,
+  context: BhrainToolContext,
+): BhrainToolOutput => {
+  const notes = [...input.notes];
+  if (input.refusedHosts.length)
+    notes.push(
+      `note: bhrain's proxy refused ${input.refusedHosts.join(', ')} while this command ran: the sandbox's network reaches only ${settings.allowedDomains.join(', ')}. If the task needs another host, tell the user, who can allow it (--allow-domain); retrying will not help.`,
+    );
+  context.log.debug('bash: finished', {
+    exitCode: run.exitCode,
+    exitSignal: run.exitSignal,
+    timedOut: run.timedOut,
+    aborted: run.aborted,
+    elapsedMs: run.elapsedMs,
+  });
+  // a write refused by a protected path's mount says only "Read-only file system": the model is told why, once
+  const refusedPath =
+    settings.sandboxMode === 'workspace-write'
+      ? findRefusedProtectedPath(`${run.stdout.head}${run.stdout.tail}\n${run.stderr.head}${run.stderr.tail}`)
+      : null;
+  if (refusedPath)
+    notes.push(
+      `note: ${refusedPath.path} is a protected path (${refusedPath.trustedBy}, outside any sandbox): the sandbox keeps it read-only, whether it exists or not, and so do write and edit unless the user allows that exact path. Leave it to the user, or tell them why it must change`,
+    );
+  const truncated = run.stdout.droppedBytes > 0 || run.stderr.droppedBytes > 0;
+  // a secret cut in two by the dropped middle matches no redaction of the whole value: its pieces are redacted here
+  if (truncated) {
+    const cut = context.redact ?? genCutSecretRedactor(context.env);
+    for (const stream of [run.stdout, run.stderr])
+      if (stream.droppedBytes > 0) Object.assign(stream, { head: cut.head(stream.head), tail: cut.tail(stream.tail) });
+  }
   return {
+    success: run.exitCode === 0,
+    output: formatBashRun(run, { timeoutMs: input.timeoutMs, notes }),
+    exitCode: run.exitCode,
+    ...(truncated ? { truncated } : {}),
+  };
+};
+
+/**
+ * .what = a toolbox with one tool, bash: runs a shell command in the working directory and returns its output and exit code
+ * .why = the brain's general-purpose hands; confined by an OS sandbox (bubblewrap) and bounded in time, memory and
+ *        lifetime, so a bad command cannot hurt the machine or the loop. Its effect is exec: it runs first in a turn,
+ *        before any write is checked, and only where the guard lets more than reads run
+ */
+export const genBashToolBox = (options: BashToolBoxOptions = {}): BhrainToolBox & { tools: readonly BhrainTool[] } => {
+  const settings = readBashSettings(options);
+  const runSandboxed = genSandboxedRunner(settings);
+  const bash = defineTool({
     name: 'bash',
-    definitions: [definition],
-    execute: async ({ call }, context): Promise<BhrainToolResult> => {
-      const failure = (output: string): BhrainToolResult => ({ callId: call.id, success: false, output });
-      if (call.name !== 'bash') return failure(`the bash toolbox has no tool named ${call.name}; its only tool is bash`);
-      if (call.inputError) return failure(call.inputError);
-      const { command, timeout_ms: requestedTimeoutMs } = call.input;
-      if (typeof command !== 'string' || command.trim() === '')
-        return failure('bash needs a non-empty string `command`, e.g. {"command": "ls -la"}');
-      if (command.includes('\0')) return failure('`command` must not contain a NUL character: bash cannot take one');
-      const commandBytes = Buffer.byteLength(command);
-      if (commandBytes > MAX_COMMAND_BYTES)
-        return failure(
-          `\`command\` is ${commandBytes} bytes, and bash -c takes at most ${MAX_COMMAND_BYTES} (Linux's limit on one argument): write the script to a file first (with the write tool, or in parts), then run the file`,
-        );
-      if (
-        requestedTimeoutMs !== undefined &&
-        (typeof requestedTimeoutMs !== 'number' || !Number.isInteger(requestedTimeoutMs) || requestedTimeoutMs <= 0)
-      )
-        return failure(
-          `timeout_ms must be a positive integer number of milliseconds (at most ${maxTimeoutMs}), got ${JSON.stringify(requestedTimeoutMs)}`,
-        );
+    description: describeBash(settings),
+    input: genBashInput(settings),
+    effect: 'exec',
+    execute: async ({ command, timeout_ms: requestedTimeoutMs }, context): Promise<BhrainToolOutput> => {
+      const failure = (output: string): BhrainToolOutput => ({ success: false, output });
       const notes: string[] = [];
-      let timeoutMs = requestedTimeoutMs ?? defaultTimeoutMs;
-      if (timeoutMs > maxTimeoutMs) {
-        notes.push(`note: timeout_ms ${timeoutMs} is above the maximum of ${maxTimeoutMs} ms; it was clamped to ${maxTimeoutMs} ms`);
-        timeoutMs = maxTimeoutMs;
+      let timeoutMs = requestedTimeoutMs ?? settings.defaultTimeoutMs;
+      if (timeoutMs > settings.maxTimeoutMs) {
+        notes.push(
+          `note: timeout_ms ${timeoutMs} is above the maximum of ${settings.maxTimeoutMs} ms; it was clamped to ${settings.maxTimeoutMs} ms`,
+        );
+        timeoutMs = settings.maxTimeoutMs;
       }
       // checked first: a missing cwd would otherwise surface as a misleading "spawn bash ENOENT"; the sandbox binds its
       // real path. Synchronous: a bash call is on every iteration's path, and a stat each is microseconds
       const cwdFound = statSync(context.cwd, { throwIfNoEntry: false });
-      const cwdReal = !cwdFound?.isDirectory() ? null : sandboxMode === 'off' ? context.cwd : realpathOrNull(context.cwd);
+      const cwdReal = !cwdFound?.isDirectory() ? null : settings.sandboxMode === 'off' ? context.cwd : realpathOrNull(context.cwd);
       if (!cwdFound || cwdReal === null) return failure(`the working directory ${context.cwd} does not exist or is not a directory`);
       if (context.signal?.aborted) return failure('aborted by the caller before the command started');
       // the shell gets the caller's environment without bhrain's own supplier keys: the model never needs them
-      let env = withoutSupplierKeys(context.env);
-
+      const env = withoutSupplierKeys(context.env);
+      const { maxCaptureBytes, captureBudget, killGraceMs } = settings;
       const limits = { command, timeoutMs, maxCaptureBytes, captureBudget, killGraceMs };
-      context.log.debug('bash: running', { command, cwd: context.cwd, timeoutMs, sandbox: sandboxMode });
-      let run;
-      // the proxy's refusals from here on are this call's, or (calls running at once) one of theirs: the model is told
-      let proxyMark: { proxy: DomainProxy; at: number } | null = null;
-      if (sandboxMode === 'off') run = await runBashCommand(limits, { cwd: context.cwd, env, signal: context.signal });
-      else {
-        // fail closed: a sandbox that cannot start refuses the call, with how to fix it
-        const check = await checkBashSandbox({ env: context.env });
-        if (!check.ok)
-          return failure(
-            `bash is refused: ${check.reason}, or configure the bash toolbox with sandbox: { mode: 'off' } (CLI: --sandbox off) to run bash unconfined. Tell the user: retrying will not help.`,
-          );
-        // the network by domain: the proxy outside, and the forwarder the sandbox's supervisor keeps inside
-        const network = byDomain ? await prepareNetwork(cwdReal) : null;
-        if (network && 'refusal' in network) return failure(`bash is refused: ${network.refusal}. Tell the user: retrying will not help.`);
-        const forwarder = network?.forwarder ?? null;
-        if (network) {
-          env = withForwarderEnv(env);
-          proxyMark = { proxy: network.proxy, at: network.proxy.mark() };
-        }
-        const { bound, placeholders, pinned } =
-          sandboxMode === 'workspace-write' ? findProtectedPaths(cwdReal) : { bound: [], placeholders: [], pinned: [] };
-        // the credential stores and $BHRAIN_HOME, as they are now: a store made since the last call is hidden from this one
-        const hidden = pickSandboxHidden(resolveHiddenPaths(denial, { env: context.env, readable: [context.cwd, cwdReal] }), cwdReal);
-        const dataFiles = gitConfigView(context.cwd, context.env, hidden, cwdReal);
-        // what changes how bash runs a script reaches the command, not the sandbox's supervisor
-        const shellVariables = Object.entries(env).flatMap(([name, value]) =>
-          value !== undefined && isShellBehaviorVariable(name) ? [`${name}=${value}`] : [],
-        );
-        const protectedPaths = [...bound.map((found) => found.path), ...placeholders];
-        const start = {
-          bwrapPath: check.bwrapPath,
-          bashPath: check.bashPath,
-          bwrapArgs: genBwrapArgs({
-            bashPath: check.bashPath,
-            mode: sandboxMode,
-            allowNetwork,
-            cwd: context.cwd,
-            cwdReal,
-            protectedPaths,
-            pinnedPaths: pinned,
-            shellVariables,
-            forwarder,
-            hidden,
-            dataFiles,
-          }),
-          placeholders,
-          ...(forwarder ? { forwarderInterpreterPath: forwarder.interpreterPath } : {}),
-          data: sandboxDataFilesOf(hidden, dataFiles).map((file) => file.text),
-        };
-        // all a sandbox was made for, down to the inodes it binds: a kept one runs this call only if none changed
-        const key = JSON.stringify([start, context.cwd, env, `${cwdFound.dev}:${cwdFound.ino}`, bound]);
-        const supervisorEnv = shellVariables.length
-          ? Object.fromEntries(Object.entries(env).filter(([name]) => !isShellBehaviorVariable(name)))
-          : env;
-        run = await sandboxes.run({ ...limits, key, start }, { cwd: context.cwd, env: supervisorEnv, signal: context.signal });
+      context.log.debug('bash: running', { command, cwd: context.cwd, timeoutMs, sandbox: settings.sandboxMode });
+      if (settings.sandboxMode === 'off') {
+        const run = await runBashCommand(limits, { cwd: context.cwd, env, signal: context.signal });
+        if (run.spawnError) return failure(`could not start bash: ${run.spawnError}`);
+        return answerBashRun(run, { timeoutMs, notes, refusedHosts: [] }, settings, context);
       }
-      const refusedHosts = proxyMark?.proxy.deniedSince(proxyMark.at) ?? [];
-      if (refusedHosts.length)
-        notes.push(
-          `note: bhrain's proxy refused ${refusedHosts.join(', ')} while this command ran: the sandbox's network reaches only ${allowedDomains.join(', ')}. If the task needs another host, tell the user, who can allow it (--allow-domain); retrying will not help.`,
-        );
-      if (run.spawnError) return failure(`could not start bash: ${run.spawnError}`);
-      context.log.debug('bash: finished', {
-        exitCode: run.exitCode,
-        exitSignal: run.exitSignal,
-        timedOut: run.timedOut,
-        aborted: run.aborted,
-        elapsedMs: run.elapsedMs,
-      });
-      // a write refused by a protected path's mount says only "Read-only file system": the model is told why, once
-      const refusedPath =
-        sandboxMode === 'workspace-write'
-          ? findRefusedProtectedPath(`${run.stdout.head}${run.stdout.tail}\n${run.stderr.head}${run.stderr.tail}`)
-          : null;
-      if (refusedPath)
-        notes.push(
-          `note: ${refusedPath.path} is a protected path (${refusedPath.trustedBy}, outside any sandbox): the sandbox keeps it read-only, whether it exists or not, and so do write and edit unless the user allows that exact path. Leave it to the user, or tell them why it must change`,
-        );
-      const truncated = run.stdout.droppedBytes > 0 || run.stderr.droppedBytes > 0;
-      // a secret cut in two by the dropped middle matches no redaction of the whole value: its pieces are redacted here
-      if (truncated) {
-        const cut = context.redact ?? genCutSecretRedactor(context.env);
-        for (const stream of [run.stdout, run.stderr])
-          if (stream.droppedBytes > 0) Object.assign(stream, { head: cut.head(stream.head), tail: cut.tail(stream.tail) });
-      }
-      return {
-        callId: call.id,
-        success: run.exitCode === 0,
-        output: formatBashRun(run, { timeoutMs, notes }),
-        exitCode: run.exitCode,
-        ...(truncated ? { truncated } : {}),
-      };
+      const ran = await runSandboxed(limits, { cwd: context.cwd, cwdReal, cwdFound, env }, context);
+      if ('refusal' in ran) return failure(ran.refusal);
+      // the proxy's refusals from the call's start on are this call's, or (calls running at once) one of theirs
+      const refusedHosts = ran.proxyMark?.proxy.deniedSince(ran.proxyMark.at) ?? [];
+      if (ran.run.spawnError) return failure(`could not start bash: ${ran.run.spawnError}`);
+      return answerBashRun(ran.run, { timeoutMs, notes, refusedHosts }, settings, context);
     },
-  };
+  });
+  return toolBoxOf({ name: 'bash', tools: [bash] });
 };

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-import { displayPath } from './displayPath.js';
+import { displayPath } from './toolPaths.js';
 import { findSimilarNames } from './findSimilarNames.js';
 
 /**

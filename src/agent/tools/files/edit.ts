@@ -2,44 +2,31 @@ import { isUtf8 } from 'node:buffer';
 import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 
-import type { BrainToolDefinition } from '../../../core/contract/BrainMessage.js';
+import * as z from 'zod/mini';
+
+import { defineTool } from '../../tool/defineTool.js';
+import { lenientInput } from '../../tool/lenientInput.js';
 import { loadToolDescription } from '../../tool/loadToolDescription.js';
 import { EDIT_CONTEXT_LINES, EDIT_MAX_FILE_BYTES, EDIT_MAX_SNIPPET_LINES, READ_MAX_LINE_CHARS } from './constants.js';
-import { countLines } from './countLines.js';
+import { isBinary } from './binaryContent.js';
+import { countLines, formatBytes, formatCount, formatNumberedLine } from './formatOutput.js';
+import { displayPath, resolveToolPath } from './toolPaths.js';
 import { describeFsError } from './describeFsError.js';
 import { describeMissingPath } from './describeMissingPath.js';
-import { displayPath } from './displayPath.js';
-import { hiddenPathsOf, type FilesTool } from './FilesTool.js';
-import { formatBytes } from './formatBytes.js';
-import { formatCount } from './formatCount.js';
-import { formatNumberedLine } from './formatNumberedLine.js';
-import { isBinary } from './isBinary.js';
 import { openInsideWorkspace, replaceContent, type WriteToolContext, type WriteTarget } from './openInsideWorkspace.js';
-import { readToolInput } from './readToolInput.js';
-import { refuseHiddenPath } from './refuseHiddenPath.js';
-import { resolveToolPath } from './resolveToolPath.js';
+import { refuseHiddenPath, type HiddenPathsOf } from './hiddenPaths.js';
 
-const definition: BrainToolDefinition = {
-  name: 'edit',
-  description: loadToolDescription(new URL('./edit.txt', import.meta.url)),
-  inputSchema: {
-    type: 'object',
-    properties: {
-      path: { type: 'string', description: 'The file to edit: relative to the working directory, or absolute.' },
-      old_string: {
-        type: 'string',
-        description: 'The exact text to replace, whitespace included. Empty only to create a file that does not exist.',
-      },
-      new_string: { type: 'string', description: 'The text to put in its place (must differ from old_string).' },
-      replace_all: {
-        type: 'boolean',
-        description: 'Replace every occurrence of old_string (default false: old_string must occur exactly once).',
-      },
-    },
-    required: ['path', 'old_string', 'new_string'],
-    additionalProperties: false,
-  },
-};
+/** .what = edit's input: a path, the exact text to replace and its replacement, once or everywhere */
+const editInput = z.strictObject({
+  path: lenientInput.path().check(z.describe('The file to edit: relative to the working directory, or absolute.')),
+  old_string: z
+    .string()
+    .check(z.describe('The exact text to replace, whitespace included. Empty only to create a file that does not exist.')),
+  new_string: z.string().check(z.describe('The text to put in its place (must differ from old_string).')),
+  replace_all: lenientInput.optional(
+    lenientInput.boolean().check(z.describe('Replace every occurrence of old_string (default false: old_string must occur exactly once).')),
+  ),
+});
 
 /** .what = the start offsets of non-overlapping occurrences of needle in text */
 const findAll = (text: string, needle: string): number[] => {
@@ -246,53 +233,56 @@ const editOpened = async (input: {
  * .what = the edit tool: replaces an exact string in a file (once, or everywhere with replace_all)
  * .why = exact, unique matches make edits safe to apply blind; each refusal says how to fix the call
  */
-export const editTool: FilesTool = {
-  definition,
-  execute: async (input, context) => {
-    const path = readToolInput.string(input, 'path', { nonEmpty: true });
-    const oldString = readToolInput.string(input, 'old_string');
-    const newString = readToolInput.string(input, 'new_string');
-    const replaceAll = readToolInput.optionalBoolean(input, 'replace_all') ?? false;
-    const absolutePath = resolveToolPath(path, context.cwd);
-    const shown = displayPath(absolutePath, context.cwd);
-    const hidden = hiddenPathsOf(context);
-    const refusal = refuseHiddenPath({ path: absolutePath, shown, action: 'edit', hidden });
-    if (refusal) return { success: false, output: refusal };
-    if (oldString === newString)
-      return {
-        success: false,
-        output: 'old_string and new_string are identical, so nothing would change. Give the new text in new_string.',
-      };
+export const genEditTool = (options: { hidden: HiddenPathsOf }) =>
+  defineTool({
+    name: 'edit',
+    description: loadToolDescription(new URL('./edit.txt', import.meta.url)),
+    input: editInput,
+    effect: 'write',
+    paths: (input) => [{ path: input.path, access: 'write' }],
+    execute: async (input, context) => {
+      const { path, old_string: oldString, new_string: newString } = input;
+      const replaceAll = input.replace_all ?? false;
+      const absolutePath = resolveToolPath(path, context.cwd);
+      const shown = displayPath(absolutePath, context.cwd);
+      const hidden = options.hidden(context);
+      const refusal = refuseHiddenPath({ path: absolutePath, shown, action: 'edit', hidden });
+      if (refusal) return { success: false, output: refusal };
+      if (oldString === newString)
+        return {
+          success: false,
+          output: 'old_string and new_string are identical, so nothing would change. Give the new text in new_string.',
+        };
 
-    let target: WriteTarget;
-    try {
-      // opened once, where it really is, for both the read and the write: nothing can swap the file in between
-      const check = (context as WriteToolContext).writeCheck ?? null;
-      target = await openInsideWorkspace({
-        path: absolutePath,
-        cwd: context.cwd,
-        access: 'edit',
-        create: oldString === '',
-        check,
-        shown,
-        refuseHidden: (realPath) => refuseHiddenPath({ path: realPath, shown, action: 'edit', hidden }),
-      });
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException)?.code;
-      if (code === 'EISDIR')
-        return { success: false, output: `Cannot edit ${shown}: it is a directory. Give the path of a file inside it.` };
-      if (code === 'ENOENT' && oldString !== '') {
-        const missing = await describeMissingPath({ path: absolutePath, cwd: context.cwd, kind: 'file' });
-        return { success: false, output: `${missing} To create a new file, use write (or edit with an empty old_string).` };
+      let target: WriteTarget;
+      try {
+        // opened once, where it really is, for both the read and the write: nothing can swap the file in between
+        const check = (context as WriteToolContext).writeCheck ?? null;
+        target = await openInsideWorkspace({
+          path: absolutePath,
+          cwd: context.cwd,
+          access: 'edit',
+          create: oldString === '',
+          check,
+          shown,
+          refuseHidden: (realPath) => refuseHiddenPath({ path: realPath, shown, action: 'edit', hidden }),
+        });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException)?.code;
+        if (code === 'EISDIR')
+          return { success: false, output: `Cannot edit ${shown}: it is a directory. Give the path of a file inside it.` };
+        if (code === 'ENOENT' && oldString !== '') {
+          const missing = await describeMissingPath({ path: absolutePath, cwd: context.cwd, kind: 'file' });
+          return { success: false, output: `${missing} To create a new file, use write (or edit with an empty old_string).` };
+        }
+        return { success: false, output: describeFsError({ error, action: oldString === '' ? 'create' : 'edit', path: shown }) };
       }
-      return { success: false, output: describeFsError({ error, action: oldString === '' ? 'create' : 'edit', path: shown }) };
-    }
-    if (target.refusal !== null) return { success: false, output: target.refusal };
-    const { handle, stats } = target;
-    try {
-      return await editOpened({ handle, stats, created: target.created, oldString, newString, replaceAll, shown });
-    } finally {
-      await handle.close();
-    }
-  },
-};
+      if (target.refusal !== null) return { success: false, output: target.refusal };
+      const { handle, stats } = target;
+      try {
+        return await editOpened({ handle, stats, created: target.created, oldString, newString, replaceAll, shown });
+      } finally {
+        await handle.close();
+      }
+    },
+  });

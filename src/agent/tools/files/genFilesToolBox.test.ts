@@ -58,7 +58,7 @@ describe('genFilesToolBox', () => {
     expect(await call('delete', { path: 'x' })).toEqual({
       callId: 'id-delete',
       success: false,
-      output: 'Unknown tool "delete": the files toolbox has read, write, edit, glob, grep.',
+      output: "tool not found: 'delete'. Available tools: read, write, edit, glob, grep. Call one of these instead.",
     });
   });
 
@@ -81,7 +81,9 @@ describe('genFilesToolBox', () => {
     for (const [name, input] of inputs) {
       const result = await call(name, input);
       expect(result.success).toBe(false);
-      expect(result.output).toMatch(/^Invalid input for \w+: /);
+      expect(result.output).toMatch(
+        /^the arguments of \w+ do not fit its schema: input\.\w+ .*\. Call \w+ again with corrected arguments$/,
+      );
     }
   });
 

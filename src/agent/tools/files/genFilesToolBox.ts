@@ -1,13 +1,13 @@
-import { resolveRealPath } from '../../permission/resolveRealPath.js';
 import type { BhrainToolBox } from '../../tool/BhrainToolBox.js';
+import type { BhrainTool } from '../../tool/defineTool.js';
+import { toolBoxOf } from '../../tool/executeTool.js';
 import { resolveHiddenPaths, type ReadDenial } from '../../../sandbox/resolveHiddenPaths.js';
-import { editTool } from './edit.js';
-import type { FilesTool } from './FilesTool.js';
-import { FilesToolInputError } from './FilesToolInputError.js';
-import { globTool } from './glob.js';
+import { genEditTool } from './edit.js';
+import { genGlobTool } from './glob.js';
 import { genGrepTool } from './grep.js';
-import { readTool } from './read.js';
-import { writeTool } from './write.js';
+import { genHiddenPathsOf } from './hiddenPaths.js';
+import { genReadTool } from './read.js';
+import { genWriteTool } from './write.js';
 
 /** .what = how the files toolbox is built; denyRead adds paths hidden from every tool, allowRead hands paths back */
 export interface FilesToolBoxOptions extends ReadDenial {
@@ -21,35 +21,19 @@ export interface FilesToolBoxOptions extends ReadDenial {
  * .note = every tool refuses a path in a hidden one (resolveHiddenPaths: the credential stores, $BHRAIN_HOME,
  *         denyRead), and glob and grep walk past them; the workspace and the session's spill dir stay readable
  */
-export const genFilesToolBox = (options: FilesToolBoxOptions = {}): BhrainToolBox => {
-  const tools: FilesTool[] = [readTool, writeTool, editTool, globTool, genGrepTool({ engine: options.grepEngine ?? 'auto' })];
-  const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
-  const names = tools.map((tool) => tool.definition.name).join(', ');
+export const genFilesToolBox = (options: FilesToolBoxOptions = {}): BhrainToolBox & { tools: readonly BhrainTool[] } => {
   const denial: ReadDenial = { denyRead: options.denyRead, allowRead: options.allowRead };
   // fails here, at build time, on a relative path
   resolveHiddenPaths(denial, { env: process.env });
-  return {
+  const hidden = genHiddenPathsOf(denial);
+  return toolBoxOf({
     name: 'files',
-    definitions: Object.freeze(tools.map((tool) => tool.definition)),
-    execute: async ({ call }, context) => {
-      const tool = byName.get(call.name);
-      if (!tool) return { callId: call.id, success: false, output: `Unknown tool "${call.name}": the files toolbox has ${names}.` };
-      if (call.inputError) return { callId: call.id, success: false, output: `Invalid input for ${call.name}: ${call.inputError}` };
-      try {
-        const hidden = resolveHiddenPaths(denial, {
-          env: context.env,
-          readable: [context.cwd, resolveRealPath(context.cwd), context.spillDir],
-        });
-        const result = await tool.execute(call.input ?? {}, { ...context, hidden });
-        return { callId: call.id, ...result };
-      } catch (error) {
-        // a tool failure is a result the model reads, never an exception that ends the loop
-        const message = error instanceof Error ? error.message : String(error);
-        if (error instanceof FilesToolInputError)
-          return { callId: call.id, success: false, output: `Invalid input for ${call.name}: ${message}` };
-        if (context.signal?.aborted) return { callId: call.id, success: false, output: `${call.name} was cancelled.` };
-        return { callId: call.id, success: false, output: `${call.name} failed: ${message}` };
-      }
-    },
-  };
+    tools: [
+      genReadTool({ hidden }),
+      genWriteTool({ hidden }),
+      genEditTool({ hidden }),
+      genGlobTool({ hidden }),
+      genGrepTool({ engine: options.grepEngine ?? 'auto', hidden }),
+    ],
+  });
 };

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { silentLog } from '../../../core/contract/BrainContext.js';
 import type { BhrainToolResult } from '../../tool/BhrainToolBox.js';
-import { comparePaths } from './comparePaths.js';
+import { comparePaths } from './toolPaths.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
 import { hasRipgrep } from './hasRipgrep.js';
 

@@ -7,9 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLog } from '../../../core/contract/BrainContext.js';
 import type { BhrainToolResult } from '../../tool/BhrainToolBox.js';
 import { compileGlob } from './compileGlob.js';
-import type { FilesTool } from './FilesTool.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
 import { genGlobTool } from './glob.js';
+import { genHiddenPathsOf } from './hiddenPaths.js';
 import { globToRegExp } from './globToRegExp.js';
 
 describe('globToRegExp', () => {
@@ -140,8 +140,10 @@ describe('glob', () => {
 
   it('issue 11 item 4: stops at its entry budget with a notice that says how far it got', async () => {
     await touch(...Array.from({ length: 30 }, (_, i) => `many/f${String(i).padStart(2, '0')}.txt`));
-    const run = (tool: FilesTool) => tool.execute({ pattern: '**/*.txt' }, { cwd, log: silentLog, env: {} });
-    const result = await run(genGlobTool({ maxEntries: 11 }));
+    const run = (tool: ReturnType<typeof genGlobTool>) =>
+      tool.execute({ pattern: '**/*.txt' }, { cwd, log: silentLog, env: {}, callId: 'c' });
+    const hidden = genHiddenPathsOf({});
+    const result = await run(genGlobTool({ hidden, maxEntries: 11 }));
     // the first entry is the directory many/, then ten files (which ten depends on the order the file system lists them in)
     const lines = result.output.split('\n');
     expect(lines[10]).toBe('');
@@ -150,7 +152,7 @@ describe('glob', () => {
     expect(result.output).toMatch(
       /\[The search stopped after 11 directory entries and \d+\.\d s \(its budget is 11 entries or 10 s\), so it is incomplete\. Narrow the path or the pattern\.\]$/,
     );
-    expect((await run(genGlobTool())).output.split('\n')).toHaveLength(30);
+    expect((await run(genGlobTool({ hidden }))).output.split('\n')).toHaveLength(30);
   });
 
   it('errors on a missing search path, naming similar ones', async () => {

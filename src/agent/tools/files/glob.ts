@@ -3,45 +3,38 @@ import { basename, dirname, isAbsolute, parse, resolve } from 'node:path';
 
 import picomatch from 'picomatch';
 
-import type { BrainToolDefinition } from '../../../core/contract/BrainMessage.js';
+import * as z from 'zod/mini';
+
+import { defineTool } from '../../tool/defineTool.js';
+import { lenientInput } from '../../tool/lenientInput.js';
 import { loadToolDescription } from '../../tool/loadToolDescription.js';
-import { comparePaths } from './comparePaths.js';
+import { formatCount } from './formatOutput.js';
+import { comparePaths, displayPath, resolveToolPath } from './toolPaths.js';
 import { compileGlob } from './compileGlob.js';
 import { GLOB_MAX_RESULTS } from './constants.js';
 import { describeFsError } from './describeFsError.js';
 import { describeMissingPath } from './describeMissingPath.js';
-import { displayPath } from './displayPath.js';
-import { hiddenPathsOf, type FilesTool } from './FilesTool.js';
-import { formatCount } from './formatCount.js';
 import { genSearchSkips } from './genSearchSkips.js';
-import { readToolInput } from './readToolInput.js';
-import { listHiddenUnder, refuseHiddenPath } from './refuseHiddenPath.js';
-import { resolveToolPath } from './resolveToolPath.js';
+import { listHiddenUnder, refuseHiddenPath, type HiddenPathsOf } from './hiddenPaths.js';
 import { WALK_MAX_ENTRIES, WALK_MAX_MS, walkFiles, type WalkStop } from './walkFiles.js';
 
-const definition: BrainToolDefinition = {
-  name: 'glob',
-  description: loadToolDescription(new URL('./glob.txt', import.meta.url)),
-  inputSchema: {
-    type: 'object',
-    properties: {
-      pattern: {
-        type: 'string',
-        description: 'The glob to match file paths against, relative to path, e.g. "**/*.ts" or "src/**/*.{ts,tsx}".',
-      },
-      path: {
-        type: 'string',
-        description: 'The directory to search under (default: the working directory).',
-      },
-      include_ignored: {
-        type: 'boolean',
-        description: 'Also list files git ignores, hidden directories and node_modules (default: false). .git is always skipped.',
-      },
-    },
-    required: ['pattern'],
-    additionalProperties: false,
-  },
-};
+/** .what = glob's input: the pattern, where to start, and whether to list what git ignores */
+const globInput = z.strictObject({
+  pattern: lenientInput
+    .nonEmptyString()
+    .check(z.describe('The glob to match file paths against, relative to path, e.g. "**/*.ts" or "src/**/*.{ts,tsx}".')),
+  path: lenientInput.optional(
+    z.string().check(
+      z.refine((value) => !value.includes('\0'), 'must not contain a NUL character'),
+      z.describe('The directory to search under (default: the working directory).'),
+    ),
+  ),
+  include_ignored: lenientInput.optional(
+    lenientInput
+      .boolean()
+      .check(z.describe('Also list files git ignores, hidden directories and node_modules (default: false). .git is always skipped.')),
+  ),
+});
 
 /**
  * .what = a pattern split into the literal directory it starts in and the glob left to match there
@@ -69,81 +62,82 @@ const describeWalkStop = (stop: WalkStop, budget: { maxEntries: number; timeoutM
  *        and a walk budget, so no tree can make it run for ever
  * .note = the budget defaults to WALK_MAX_ENTRIES and WALK_MAX_MS; tests pass small ones to reach it quickly
  */
-export const genGlobTool = (options: { maxEntries?: number; timeoutMs?: number } = {}): FilesTool => ({
-  definition,
-  execute: async (input, context) => {
-    const budget = { maxEntries: options.maxEntries ?? WALK_MAX_ENTRIES, timeoutMs: options.timeoutMs ?? WALK_MAX_MS };
-    const pattern = readToolInput.string(input, 'pattern', { nonEmpty: true });
-    const path = readToolInput.optionalString(input, 'path');
-    const searched = resolveToolPath(path === undefined || path === '' ? '.' : path, context.cwd);
-    const shown = displayPath(searched, context.cwd);
-    const hidden = hiddenPathsOf(context);
-    const refusal = refuseHiddenPath({ path: searched, shown, action: 'search', hidden });
-    if (refusal) return { success: false, output: refusal };
+export const genGlobTool = (options: { hidden: HiddenPathsOf; maxEntries?: number; timeoutMs?: number }) =>
+  defineTool({
+    name: 'glob',
+    description: loadToolDescription(new URL('./glob.txt', import.meta.url)),
+    input: globInput,
+    effect: 'read',
+    paths: (input) => [{ path: input.path || '.', access: 'read' }],
+    execute: async (input, context) => {
+      const budget = { maxEntries: options.maxEntries ?? WALK_MAX_ENTRIES, timeoutMs: options.timeoutMs ?? WALK_MAX_MS };
+      const { pattern, path } = input;
+      const searched = resolveToolPath(path === undefined || path === '' ? '.' : path, context.cwd);
+      const shown = displayPath(searched, context.cwd);
+      const hidden = options.hidden(context);
+      const refusal = refuseHiddenPath({ path: searched, shown, action: 'search', hidden });
+      if (refusal) return { success: false, output: refusal };
 
-    const stats = await stat(searched).catch((error: unknown) => error as NodeJS.ErrnoException);
-    if (stats instanceof Error) {
-      if (stats.code === 'ENOENT' || stats.code === 'ENOTDIR')
-        return { success: false, output: await describeMissingPath({ path: searched, cwd: context.cwd, kind: 'path' }) };
-      return { success: false, output: describeFsError({ error: stats, action: 'search', path: shown }) };
-    }
-    if (!stats.isDirectory())
-      return {
-        success: false,
-        output: `${shown} is a file, not a directory: glob searches under a directory. Use read to see the file, or pass its directory as path.`,
-      };
+      const stats = await stat(searched).catch((error: unknown) => error as NodeJS.ErrnoException);
+      if (stats instanceof Error) {
+        if (stats.code === 'ENOENT' || stats.code === 'ENOTDIR')
+          return { success: false, output: await describeMissingPath({ path: searched, cwd: context.cwd, kind: 'path' }) };
+        return { success: false, output: describeFsError({ error: stats, action: 'search', path: shown }) };
+      }
+      if (!stats.isDirectory())
+        return {
+          success: false,
+          output: `${shown} is a file, not a directory: glob searches under a directory. Use read to see the file, or pass its directory as path.`,
+        };
 
-    const includeIgnored = readToolInput.optionalBoolean(input, 'include_ignored') ?? false;
-    const { root, glob } = splitLiteralRoot(searched, pattern);
-    // an absolute pattern, or one that climbs with '..', starts its walk elsewhere: judged again there
-    const rootRefusal =
-      root === searched ? null : refuseHiddenPath({ path: root, shown: displayPath(root, context.cwd), action: 'search', hidden });
-    if (rootRefusal) return { success: false, output: rootRefusal };
-    const rootIsDirectory = await stat(root)
-      .then((rootStats) => rootStats.isDirectory())
-      .catch(() => false);
-    const compiled = compileGlob(glob);
-    const walk = rootIsDirectory
-      ? await walkFiles({
-          root,
-          ...(await genSearchSkips({ root, glob, includeIgnored })),
-          hidden: listHiddenUnder(root, hidden),
-          select: (relativePath, isDirectory) =>
-            (isDirectory ? compiled.couldContain(relativePath) : compiled.matches(relativePath)) ? undefined : 'exclude',
-          maxEntries: budget.maxEntries,
-          deadline: Date.now() + budget.timeoutMs,
-          signal: context.signal,
-        })
-      : { files: [] };
-    const partial = 'stop' in walk && walk.stop ? describeWalkStop(walk.stop, budget) : undefined;
+      const includeIgnored = input.include_ignored ?? false;
+      const { root, glob } = splitLiteralRoot(searched, pattern);
+      // an absolute pattern, or one that climbs with '..', starts its walk elsewhere: judged again there
+      const rootRefusal =
+        root === searched ? null : refuseHiddenPath({ path: root, shown: displayPath(root, context.cwd), action: 'search', hidden });
+      if (rootRefusal) return { success: false, output: rootRefusal };
+      const rootIsDirectory = await stat(root)
+        .then((rootStats) => rootStats.isDirectory())
+        .catch(() => false);
+      const compiled = compileGlob(glob);
+      const walk = rootIsDirectory
+        ? await walkFiles({
+            root,
+            ...(await genSearchSkips({ root, glob, includeIgnored })),
+            hidden: listHiddenUnder(root, hidden),
+            select: (relativePath, isDirectory) =>
+              (isDirectory ? compiled.couldContain(relativePath) : compiled.matches(relativePath)) ? undefined : 'exclude',
+            maxEntries: budget.maxEntries,
+            deadline: Date.now() + budget.timeoutMs,
+            signal: context.signal,
+          })
+        : { files: [] };
+      const partial = 'stop' in walk && walk.stop ? describeWalkStop(walk.stop, budget) : undefined;
 
-    if (walk.files.length === 0) {
-      const anyDepth =
-        !pattern.includes('/') && !pattern.startsWith('**')
-          ? ` The pattern has no "/", so it matches only files directly in ${shown === '.' ? 'the working directory' : shown}; use "**/${pattern}" to match at any depth.`
+      if (walk.files.length === 0) {
+        const anyDepth =
+          !pattern.includes('/') && !pattern.startsWith('**')
+            ? ` The pattern has no "/", so it matches only files directly in ${shown === '.' ? 'the working directory' : shown}; use "**/${pattern}" to match at any depth.`
+            : '';
+        const skipped = includeIgnored
+          ? '(.git is skipped.)'
+          : '(Files git ignores, hidden directories and node_modules are skipped unless the path or pattern names them; include_ignored: true lists them. .git is always skipped.)';
+        return {
+          success: true,
+          output: `No files matched "${pattern}" under ${shown === '.' ? 'the working directory' : shown}.${anyDepth} ${skipped}${partial ? ` ${partial}` : ''}`,
+        };
+      }
+      // every file is under root: shown as root's display path and the part below it, sorted by that part
+      const shownRoot = displayPath(root, context.cwd);
+      const below = (root.endsWith('/') ? root : `${root}/`).length;
+      const paths = walk.files.map((file) => file.slice(below)).sort(comparePaths);
+      const shownPaths = paths
+        .slice(0, GLOB_MAX_RESULTS)
+        .map((file) => (shownRoot === '.' ? file : `${shownRoot === '/' ? '' : shownRoot}/${file}`));
+      const notice =
+        paths.length > shownPaths.length
+          ? `\n\n[Showing ${formatCount(shownPaths.length)} of ${formatCount(paths.length)} matching files; ${formatCount(paths.length - shownPaths.length)} more matched. Narrow the search: a more specific pattern (e.g. "src/**/*.test.ts") or a subdirectory as path.]`
           : '';
-      const skipped = includeIgnored
-        ? '(.git is skipped.)'
-        : '(Files git ignores, hidden directories and node_modules are skipped unless the path or pattern names them; include_ignored: true lists them. .git is always skipped.)';
-      return {
-        success: true,
-        output: `No files matched "${pattern}" under ${shown === '.' ? 'the working directory' : shown}.${anyDepth} ${skipped}${partial ? ` ${partial}` : ''}`,
-      };
-    }
-    // every file is under root: shown as root's display path and the part below it, sorted by that part
-    const shownRoot = displayPath(root, context.cwd);
-    const below = (root.endsWith('/') ? root : `${root}/`).length;
-    const paths = walk.files.map((file) => file.slice(below)).sort(comparePaths);
-    const shownPaths = paths
-      .slice(0, GLOB_MAX_RESULTS)
-      .map((file) => (shownRoot === '.' ? file : `${shownRoot === '/' ? '' : shownRoot}/${file}`));
-    const notice =
-      paths.length > shownPaths.length
-        ? `\n\n[Showing ${formatCount(shownPaths.length)} of ${formatCount(paths.length)} matching files; ${formatCount(paths.length - shownPaths.length)} more matched. Narrow the search: a more specific pattern (e.g. "src/**/*.test.ts") or a subdirectory as path.]`
-        : '';
-    return { success: true, output: shownPaths.join('\n') + notice + (partial ? `\n\n[${partial}]` : '') };
-  },
-});
-
-/** .what = the glob tool with its default walk budget */
-export const globTool: FilesTool = genGlobTool();
+      return { success: true, output: shownPaths.join('\n') + notice + (partial ? `\n\n[${partial}]` : '') };
+    },
+  });

@@ -8,6 +8,7 @@ import { silentLog } from '../../../core/contract/BrainContext.js';
 import type { BhrainToolResult } from '../../tool/BhrainToolBox.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
 import { genGrepTool } from './grep.js';
+import { genHiddenPathsOf } from './hiddenPaths.js';
 import { hasRipgrep } from './hasRipgrep.js';
 
 const hasRg = await hasRipgrep();
@@ -133,9 +134,9 @@ describe('grep', () => {
 
   it('issue 11 item 4: the built-in walk stops at its entry budget with a notice', async () => {
     const notice = '[The search stopped after 3 directory entries (its budget), so it is incomplete. Narrow the path or add a glob.]';
-    const result = await genGrepTool({ engine: 'builtin', maxWalkEntries: 3 }).execute(
+    const result = await genGrepTool({ engine: 'builtin', hidden: genHiddenPathsOf({}), maxWalkEntries: 3 }).execute(
       { pattern: 'match', path: 'src' },
-      { cwd, log: silentLog, env: {} },
+      { cwd, log: silentLog, env: {}, callId: 'c' },
     );
     expect(result.success).toBe(true);
     expect(result.output.endsWith(`\n\n${notice}`) || result.output.endsWith(` ${notice.slice(1, -1)}`)).toBe(true);
@@ -206,9 +207,9 @@ describe('issue 11 item 4: a runaway regex in the built-in grep', () => {
 
   it('stops at the deadline with a result that names the file and says to simplify the regex or install ripgrep', async () => {
     const startedAt = Date.now();
-    const result = await genGrepTool({ engine: 'builtin', timeoutMs: 1_000 }).execute(
+    const result = await genGrepTool({ engine: 'builtin', hidden: genHiddenPathsOf({}), timeoutMs: 1_000 }).execute(
       { pattern: RUNAWAY },
-      { cwd, log: silentLog, env: {} },
+      { cwd, log: silentLog, env: {}, callId: 'c' },
     );
     expect(Date.now() - startedAt).toBeLessThan(3_000);
     expect(result).toEqual({

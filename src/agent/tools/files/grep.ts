@@ -1,48 +1,41 @@
 import { stat } from 'node:fs/promises';
 
-import type { BrainToolDefinition } from '../../../core/contract/BrainMessage.js';
+import * as z from 'zod/mini';
+
+import { defineTool } from '../../tool/defineTool.js';
+import { lenientInput } from '../../tool/lenientInput.js';
 import { loadToolDescription } from '../../tool/loadToolDescription.js';
-import { comparePaths } from './comparePaths.js';
+import { formatCount } from './formatOutput.js';
+import { comparePaths, displayPath, resolveToolPath } from './toolPaths.js';
 import { GREP_MAX_LINE_CHARS, GREP_MAX_MATCHES, GREP_TIMEOUT_MS } from './constants.js';
 import { describeFsError } from './describeFsError.js';
 import { describeMissingPath } from './describeMissingPath.js';
-import { displayPath } from './displayPath.js';
-import { hiddenPathsOf, type FilesTool } from './FilesTool.js';
-import { formatCount } from './formatCount.js';
 import type { GrepSearchInput, GrepSearchResult } from './GrepSearch.js';
 import { grepWithBuiltin } from './grepWithBuiltin.js';
 import { grepWithRipgrep } from './grepWithRipgrep.js';
 import { hasRipgrep } from './hasRipgrep.js';
 import { genSearchSkips } from './genSearchSkips.js';
-import { readToolInput } from './readToolInput.js';
-import { listHiddenUnder, refuseHiddenPath } from './refuseHiddenPath.js';
-import { resolveToolPath } from './resolveToolPath.js';
+import { listHiddenUnder, refuseHiddenPath, type HiddenPathsOf } from './hiddenPaths.js';
 import { WALK_MAX_ENTRIES } from './walkFiles.js';
 
-const definition: BrainToolDefinition = {
-  name: 'grep',
-  description: loadToolDescription(new URL('./grep.txt', import.meta.url)),
-  inputSchema: {
-    type: 'object',
-    properties: {
-      pattern: { type: 'string', description: 'The regular expression to search for, e.g. "function\\s+load\\w*".' },
-      path: {
-        type: 'string',
-        description: 'The file or directory to search (default: the working directory).',
-      },
-      glob: {
-        type: 'string',
-        description: 'Only search files matching this glob, e.g. "*.ts", "src/**/*.{ts,tsx}", or "!*.test.ts" to exclude.',
-      },
-      include_ignored: {
-        type: 'boolean',
-        description: 'Also search files git ignores, hidden directories and node_modules (default: false). .git is always skipped.',
-      },
-    },
-    required: ['pattern'],
-    additionalProperties: false,
-  },
-};
+/** .what = grep's input: the regex, where to search, which files, and whether to search what git ignores */
+const grepInput = z.strictObject({
+  pattern: lenientInput.nonEmptyString().check(z.describe('The regular expression to search for, e.g. "function\\s+load\\w*".')),
+  path: lenientInput.optional(
+    z.string().check(
+      z.refine((value) => !value.includes('\0'), 'must not contain a NUL character'),
+      z.describe('The file or directory to search (default: the working directory).'),
+    ),
+  ),
+  glob: lenientInput.optional(
+    z.string().check(z.describe('Only search files matching this glob, e.g. "*.ts", "src/**/*.{ts,tsx}", or "!*.test.ts" to exclude.')),
+  ),
+  include_ignored: lenientInput.optional(
+    lenientInput
+      .boolean()
+      .check(z.describe('Also search files git ignores, hidden directories and node_modules (default: false). .git is always skipped.')),
+  ),
+});
 
 /** .what = which engine grep uses: rg when on PATH (auto), or one forced for tests and benchmarks */
 type GrepEngine = 'auto' | 'rg' | 'builtin';
@@ -76,95 +69,99 @@ const describeStall = (stalledOn: string, timeoutMs: number, cwd: string): strin
  * .why = one output format whatever the engine, so the model, tests and benchmarks see the same thing from rg or the built-in
  * .note = timeoutMs and maxWalkEntries default to the tool's budget; tests pass small ones to reach it quickly
  */
-export const genGrepTool = (options: { engine: GrepEngine; timeoutMs?: number; maxWalkEntries?: number }): FilesTool => ({
-  definition,
-  execute: async (input, context) => {
-    const timeoutMs = options.timeoutMs ?? GREP_TIMEOUT_MS;
-    const maxWalkEntries = options.maxWalkEntries ?? WALK_MAX_ENTRIES;
-    const pattern = readToolInput.string(input, 'pattern', { nonEmpty: true });
-    const path = readToolInput.optionalString(input, 'path');
-    const glob = readToolInput.optionalString(input, 'glob') || undefined;
-    const includeIgnored = readToolInput.optionalBoolean(input, 'include_ignored') ?? false;
-    const root = resolveToolPath(path === undefined || path === '' ? '.' : path, context.cwd);
-    const shown = displayPath(root, context.cwd);
-    const hidden = hiddenPathsOf(context);
-    const refusal = refuseHiddenPath({ path: root, shown, action: 'search', hidden });
-    if (refusal) return { success: false, output: refusal };
+export const genGrepTool = (options: { engine: GrepEngine; hidden: HiddenPathsOf; timeoutMs?: number; maxWalkEntries?: number }) =>
+  defineTool({
+    name: 'grep',
+    description: loadToolDescription(new URL('./grep.txt', import.meta.url)),
+    input: grepInput,
+    effect: 'read',
+    paths: (input) => [{ path: input.path || '.', access: 'read' }],
+    execute: async (input, context) => {
+      const timeoutMs = options.timeoutMs ?? GREP_TIMEOUT_MS;
+      const maxWalkEntries = options.maxWalkEntries ?? WALK_MAX_ENTRIES;
+      const { pattern, path } = input;
+      const glob = input.glob || undefined;
+      const includeIgnored = input.include_ignored ?? false;
+      const root = resolveToolPath(path === undefined || path === '' ? '.' : path, context.cwd);
+      const shown = displayPath(root, context.cwd);
+      const hidden = options.hidden(context);
+      const refusal = refuseHiddenPath({ path: root, shown, action: 'search', hidden });
+      if (refusal) return { success: false, output: refusal };
 
-    const stats = await stat(root).catch((error: unknown) => error as NodeJS.ErrnoException);
-    if (stats instanceof Error) {
-      if (stats.code === 'ENOENT' || stats.code === 'ENOTDIR')
-        return { success: false, output: await describeMissingPath({ path: root, cwd: context.cwd, kind: 'path' }) };
-      return { success: false, output: describeFsError({ error: stats, action: 'search', path: shown }) };
-    }
-    if (!stats.isDirectory() && !stats.isFile())
-      return { success: false, output: `${shown} is neither a file nor a directory, so it cannot be searched.` };
-    // a hard link to a hidden file is the same file under another name
-    const linked = stats.isFile()
-      ? hidden.entries.find((entry) => !entry.isDirectory && entry.inode === `${stats.dev}:${stats.ino}`)
-      : undefined;
-    if (linked)
-      return {
-        success: false,
-        output:
-          refuseHiddenPath({ path: linked.realPath ?? linked.path, shown, action: 'search', hidden }) ??
-          `Refused to search ${shown}: it is a hidden file.`,
-      };
+      const stats = await stat(root).catch((error: unknown) => error as NodeJS.ErrnoException);
+      if (stats instanceof Error) {
+        if (stats.code === 'ENOENT' || stats.code === 'ENOTDIR')
+          return { success: false, output: await describeMissingPath({ path: root, cwd: context.cwd, kind: 'path' }) };
+        return { success: false, output: describeFsError({ error: stats, action: 'search', path: shown }) };
+      }
+      if (!stats.isDirectory() && !stats.isFile())
+        return { success: false, output: `${shown} is neither a file nor a directory, so it cannot be searched.` };
+      // a hard link to a hidden file is the same file under another name
+      const linked = stats.isFile()
+        ? hidden.entries.find((entry) => !entry.isDirectory && entry.inode === `${stats.dev}:${stats.ino}`)
+        : undefined;
+      if (linked)
+        return {
+          success: false,
+          output:
+            refuseHiddenPath({ path: linked.realPath ?? linked.path, shown, action: 'search', hidden }) ??
+            `Refused to search ${shown}: it is a hidden file.`,
+        };
 
-    // a file named as the path is searched whatever git says of it, as rg does
-    const skips = stats.isFile()
-      ? { skipHiddenDirectories: false, skipNodeModules: false }
-      : await genSearchSkips({ root, glob: glob ?? '', includeIgnored });
-    const result = await search(options.engine, {
-      root,
-      rootIsFile: stats.isFile(),
-      pattern,
-      glob,
-      ...skips,
-      hidden: stats.isFile() ? [] : listHiddenUnder(root, hidden),
-      maxMatches: GREP_MAX_MATCHES,
-      timeoutMs,
-      maxWalkEntries,
-      signal: context.signal,
-    });
-    if (result.kind === 'invalid-pattern')
-      return {
-        success: false,
-        output: `Invalid regex ${JSON.stringify(pattern)}: ${result.message}\nFix the pattern (escape literal ( ) [ ] { } . * + ? | with a backslash) and retry.`,
-      };
-    if (result.kind === 'failed') return { success: false, output: result.message };
+      // a file named as the path is searched whatever git says of it, as rg does
+      const skips = stats.isFile()
+        ? { skipHiddenDirectories: false, skipNodeModules: false }
+        : await genSearchSkips({ root, glob: glob ?? '', includeIgnored });
+      const result = await search(options.engine, {
+        root,
+        rootIsFile: stats.isFile(),
+        pattern,
+        glob,
+        ...skips,
+        hidden: stats.isFile() ? [] : listHiddenUnder(root, hidden),
+        maxMatches: GREP_MAX_MATCHES,
+        timeoutMs,
+        maxWalkEntries,
+        signal: context.signal,
+      });
+      if (result.kind === 'invalid-pattern')
+        return {
+          success: false,
+          output: `Invalid regex ${JSON.stringify(pattern)}: ${result.message}\nFix the pattern (escape literal ( ) [ ] { } . * + ? | with a backslash) and retry.`,
+        };
+      if (result.kind === 'failed') return { success: false, output: result.message };
 
-    const among = glob === undefined ? '' : ` among files matching "${glob}"`;
-    const stall = result.stalledOn === undefined ? undefined : describeStall(result.stalledOn, timeoutMs, context.cwd);
-    const walkBudget =
-      result.walkStoppedAtEntries === undefined
-        ? undefined
-        : `The search stopped after ${formatCount(result.walkStoppedAtEntries)} directory entries (its budget), so it is incomplete. Narrow the path or add a glob.`;
-    if (result.matches.length === 0) {
-      const partial = stall
-        ? ` ${stall}`
-        : result.timedOut
-          ? ` The search stopped after ${timeoutMs / 1000} s, so it may be incomplete.`
-          : walkBudget
-            ? ` ${walkBudget}`
-            : '';
-      const where = shown === '.' ? 'the working directory' : shown;
-      // a runaway regex is a failure the model must act on, not an answer
-      return { success: !stall, output: `No matches for ${JSON.stringify(pattern)} in ${where}${among}.${partial}` };
-    }
-    const lines = result.matches
-      .map((match) => ({ ...match, shownPath: displayPath(match.path, context.cwd) }))
-      .sort((a, b) => comparePaths(a.shownPath, b.shownPath) || a.line - b.line)
-      .map((match) => `${match.shownPath}:${match.line}:${cutLine(match.text)}`);
-    const notices: string[] = [];
-    if (result.more)
-      notices.push(
-        `[Showing the first ${formatCount(result.matches.length)} matches; there are more. Narrow the search: a more specific pattern, a subdirectory as path, or a glob such as "*.ts".]`,
-      );
-    if (stall) notices.push(`[${stall} These results are partial.]`);
-    else if (result.timedOut)
-      notices.push(`[The search stopped after ${timeoutMs / 1000} s, so these results are partial. Narrow the path or add a glob.]`);
-    if (walkBudget) notices.push(`[${walkBudget}]`);
-    return { success: !stall, output: [lines.join('\n'), ...notices].join('\n\n') };
-  },
-});
+      const among = glob === undefined ? '' : ` among files matching "${glob}"`;
+      const stall = result.stalledOn === undefined ? undefined : describeStall(result.stalledOn, timeoutMs, context.cwd);
+      const walkBudget =
+        result.walkStoppedAtEntries === undefined
+          ? undefined
+          : `The search stopped after ${formatCount(result.walkStoppedAtEntries)} directory entries (its budget), so it is incomplete. Narrow the path or add a glob.`;
+      if (result.matches.length === 0) {
+        const partial = stall
+          ? ` ${stall}`
+          : result.timedOut
+            ? ` The search stopped after ${timeoutMs / 1000} s, so it may be incomplete.`
+            : walkBudget
+              ? ` ${walkBudget}`
+              : '';
+        const where = shown === '.' ? 'the working directory' : shown;
+        // a runaway regex is a failure the model must act on, not an answer
+        return { success: !stall, output: `No matches for ${JSON.stringify(pattern)} in ${where}${among}.${partial}` };
+      }
+      const lines = result.matches
+        .map((match) => ({ ...match, shownPath: displayPath(match.path, context.cwd) }))
+        .sort((a, b) => comparePaths(a.shownPath, b.shownPath) || a.line - b.line)
+        .map((match) => `${match.shownPath}:${match.line}:${cutLine(match.text)}`);
+      const notices: string[] = [];
+      if (result.more)
+        notices.push(
+          `[Showing the first ${formatCount(result.matches.length)} matches; there are more. Narrow the search: a more specific pattern, a subdirectory as path, or a glob such as "*.ts".]`,
+        );
+      if (stall) notices.push(`[${stall} These results are partial.]`);
+      else if (result.timedOut)
+        notices.push(`[The search stopped after ${timeoutMs / 1000} s, so these results are partial. Narrow the path or add a glob.]`);
+      if (walkBudget) notices.push(`[${walkBudget}]`);
+      return { success: !stall, output: [lines.join('\n'), ...notices].join('\n\n') };
+    },
+  });

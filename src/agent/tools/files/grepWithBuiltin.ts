@@ -1,12 +1,11 @@
 import { lstat, readFile, stat } from 'node:fs/promises';
 
-import { comparePaths } from './comparePaths.js';
-import { compileGrepGlob } from './compileGrepGlob.js';
-import { compileGrepRegExp } from './compileGrepRegExp.js';
+import { isBinary } from './binaryContent.js';
+import { compileGrepGlob, compileGrepRegExp } from './grepPatterns.js';
+import { comparePaths } from './toolPaths.js';
 import { GREP_FILE_CONCURRENCY, GREP_MAX_FILE_BYTES } from './constants.js';
 import { genLineMatcher } from './genLineMatcher.js';
 import type { GrepMatch, GrepSearchInput, GrepSearchResult } from './GrepSearch.js';
-import { isBinary } from './isBinary.js';
 import { walkFiles, type WalkStop } from './walkFiles.js';
 
 /**

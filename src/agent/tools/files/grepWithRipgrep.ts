@@ -2,7 +2,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 
 import { spawnGroup, type GroupEnd } from '../../../sandbox/process/spawnGroup.js';
-import { comparePaths } from './comparePaths.js';
+import { comparePaths } from './toolPaths.js';
 import { GREP_MAX_LINE_CHARS, GREP_RG_MAX_BUFFER_BYTES } from './constants.js';
 import type { GrepMatch, GrepSearchInput, GrepSearchResult } from './GrepSearch.js';
 

@@ -156,7 +156,10 @@ describe('read', () => {
   });
 
   it('answers bad input with an error result naming the field', async () => {
-    expect(await read({ path: 'x', offset: 0 })).toMatchObject({ success: false, output: expect.stringContaining('`offset`') });
-    expect(await read({})).toMatchObject({ success: false, output: expect.stringContaining('`path`') });
+    expect(await read({ path: 'x', offset: 0 })).toMatchObject({
+      success: false,
+      output: expect.stringContaining('input.offset must be >= 1'),
+    });
+    expect(await read({})).toMatchObject({ success: false, output: expect.stringContaining('input.path is required') });
   });
 });

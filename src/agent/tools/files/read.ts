@@ -1,6 +1,9 @@
 import { readdir, stat } from 'node:fs/promises';
 
-import type { BrainToolDefinition } from '../../../core/contract/BrainMessage.js';
+import * as z from 'zod/mini';
+
+import { defineTool } from '../../tool/defineTool.js';
+import { lenientInput } from '../../tool/lenientInput.js';
 import { loadToolDescription } from '../../tool/loadToolDescription.js';
 import {
   BINARY_SNIFF_BYTES,
@@ -13,40 +16,20 @@ import {
 } from './constants.js';
 import { describeFsError } from './describeFsError.js';
 import { describeMissingPath } from './describeMissingPath.js';
-import { displayPath } from './displayPath.js';
-import { hiddenPathsOf, type FilesTool } from './FilesTool.js';
-import { formatBytes } from './formatBytes.js';
-import { formatCount } from './formatCount.js';
-import { formatNumberedLine } from './formatNumberedLine.js';
-import { isBinary } from './isBinary.js';
-import { readHeadBytes } from './readHeadBytes.js';
+import { isBinary, readHeadBytes } from './binaryContent.js';
+import { formatBytes, formatCount, formatNumberedLine } from './formatOutput.js';
+import { displayPath, resolveToolPath } from './toolPaths.js';
 import { readLineWindow } from './readLineWindow.js';
-import { readToolInput } from './readToolInput.js';
-import { refuseHiddenPath } from './refuseHiddenPath.js';
-import { resolveToolPath } from './resolveToolPath.js';
+import { refuseHiddenPath, type HiddenPathsOf } from './hiddenPaths.js';
 
-const definition: BrainToolDefinition = {
-  name: 'read',
-  description: loadToolDescription(new URL('./read.txt', import.meta.url)),
-  inputSchema: {
-    type: 'object',
-    properties: {
-      path: { type: 'string', description: 'The file to read: relative to the working directory, or absolute.' },
-      offset: {
-        type: 'integer',
-        minimum: 1,
-        description: 'The 1-based line number to start from (default 1). Use it to continue a long file.',
-      },
-      limit: {
-        type: 'integer',
-        minimum: 1,
-        description: `How many lines to show (default ${READ_DEFAULT_LIMIT_LINES}).`,
-      },
-    },
-    required: ['path'],
-    additionalProperties: false,
-  },
-};
+/** .what = read's input: a path, and the window of lines to show */
+const readInput = z.strictObject({
+  path: lenientInput.path().check(z.describe('The file to read: relative to the working directory, or absolute.')),
+  offset: lenientInput.optional(
+    lenientInput.integer(1).check(z.describe('The 1-based line number to start from (default 1). Use it to continue a long file.')),
+  ),
+  limit: lenientInput.optional(lenientInput.integer(1).check(z.describe(`How many lines to show (default ${READ_DEFAULT_LIMIT_LINES}).`))),
+});
 
 /** .what = the answer to reading a directory: what it holds, and the tools that fit */
 const describeDirectory = async (absolutePath: string, shown: string): Promise<string> => {
@@ -63,92 +46,97 @@ const describeDirectory = async (absolutePath: string, shown: string): Promise<s
  * .what = the read tool: a text file's lines, numbered, paged by offset and limit, streamed so any size is safe
  * .why = the model's main way to look at code; every failure (missing, directory, binary) says what to do instead
  */
-export const readTool: FilesTool = {
-  definition,
-  execute: async (input, context) => {
-    const path = readToolInput.string(input, 'path', { nonEmpty: true });
-    const offsetLine = readToolInput.optionalInteger(input, 'offset', { min: 1 }) ?? 1;
-    const limitLines = readToolInput.optionalInteger(input, 'limit', { min: 1 }) ?? READ_DEFAULT_LIMIT_LINES;
-    const absolutePath = resolveToolPath(path, context.cwd);
-    const shown = displayPath(absolutePath, context.cwd);
-    const hidden = hiddenPathsOf(context);
-    const refusal = refuseHiddenPath({ path: absolutePath, shown, action: 'read', hidden });
-    if (refusal) return { success: false, output: refusal };
+export const genReadTool = (options: { hidden: HiddenPathsOf }) =>
+  defineTool({
+    name: 'read',
+    description: loadToolDescription(new URL('./read.txt', import.meta.url)),
+    input: readInput,
+    effect: 'read',
+    paths: (input) => [{ path: input.path, access: 'read' }],
+    execute: async (input, context) => {
+      const path = input.path;
+      const offsetLine = input.offset ?? 1;
+      const limitLines = input.limit ?? READ_DEFAULT_LIMIT_LINES;
+      const absolutePath = resolveToolPath(path, context.cwd);
+      const shown = displayPath(absolutePath, context.cwd);
+      const hidden = options.hidden(context);
+      const refusal = refuseHiddenPath({ path: absolutePath, shown, action: 'read', hidden });
+      if (refusal) return { success: false, output: refusal };
 
-    const stats = await stat(absolutePath).catch((error: unknown) => error as NodeJS.ErrnoException);
-    if (stats instanceof Error) {
-      if (stats.code === 'ENOENT' || stats.code === 'ENOTDIR')
-        return { success: false, output: await describeMissingPath({ path: absolutePath, cwd: context.cwd, kind: 'file' }) };
-      return { success: false, output: describeFsError({ error: stats, action: 'read', path: shown }) };
-    }
-    if (stats.isDirectory()) return { success: false, output: await describeDirectory(absolutePath, shown) };
-    if (!stats.isFile())
-      return { success: false, output: `${shown} is not a regular file (a device, socket or pipe), so it cannot be read as text.` };
-    // a hard link to a hidden file is the same file under another name
-    const inode = `${stats.dev}:${stats.ino}`;
-    const linked = hidden.entries.find((entry) => entry.inode === inode && !entry.isDirectory);
-    if (linked)
-      return {
-        success: false,
-        output:
-          refuseHiddenPath({ path: linked.realPath ?? linked.path, shown, action: 'read', hidden }) ??
-          `Refused to read ${shown}: it is a hidden file.`,
-      };
-    if (stats.size === 0) return { success: true, output: `${shown} is empty (0 bytes).` };
-    if (isBinary(await readHeadBytes(absolutePath, BINARY_SNIFF_BYTES)))
-      return {
-        success: false,
-        output: `${shown} is a binary file (${formatBytes(stats.size)}; it has NUL bytes in its first 8 KB), so it is not shown. Inspect it with bash if you must (e.g. \`file\`, \`xxd ${shown} | head\`).`,
-      };
+      const stats = await stat(absolutePath).catch((error: unknown) => error as NodeJS.ErrnoException);
+      if (stats instanceof Error) {
+        if (stats.code === 'ENOENT' || stats.code === 'ENOTDIR')
+          return { success: false, output: await describeMissingPath({ path: absolutePath, cwd: context.cwd, kind: 'file' }) };
+        return { success: false, output: describeFsError({ error: stats, action: 'read', path: shown }) };
+      }
+      if (stats.isDirectory()) return { success: false, output: await describeDirectory(absolutePath, shown) };
+      if (!stats.isFile())
+        return { success: false, output: `${shown} is not a regular file (a device, socket or pipe), so it cannot be read as text.` };
+      // a hard link to a hidden file is the same file under another name
+      const inode = `${stats.dev}:${stats.ino}`;
+      const linked = hidden.entries.find((entry) => entry.inode === inode && !entry.isDirectory);
+      if (linked)
+        return {
+          success: false,
+          output:
+            refuseHiddenPath({ path: linked.realPath ?? linked.path, shown, action: 'read', hidden }) ??
+            `Refused to read ${shown}: it is a hidden file.`,
+        };
+      if (stats.size === 0) return { success: true, output: `${shown} is empty (0 bytes).` };
+      if (isBinary(await readHeadBytes(absolutePath, BINARY_SNIFF_BYTES)))
+        return {
+          success: false,
+          output: `${shown} is a binary file (${formatBytes(stats.size)}; it has NUL bytes in its first 8 KB), so it is not shown. Inspect it with bash if you must (e.g. \`file\`, \`xxd ${shown} | head\`).`,
+        };
 
-    const window = await readLineWindow({
-      path: absolutePath,
-      offsetLine,
-      limitLines,
-      maxLineChars: READ_MAX_LINE_CHARS,
-      chunkBytes: READ_CHUNK_BYTES,
-      maxScanBytes: READ_MAX_SCAN_BYTES,
-      maxSkipBytes: READ_MAX_SKIP_BYTES,
-      signal: context.signal,
-    });
-    if (window.skipBudgetHit)
-      return {
-        success: false,
-        output: `offset ${offsetLine} was not reached: the first ${formatBytes(READ_MAX_SKIP_BYTES)} of ${shown} (${formatBytes(stats.size)} in all) hold only ${formatCount(window.countedLines)} lines, and read stops skipping there to stay fast. Use bash to jump that far (e.g. \`tail -n +${offsetLine} ${shown} | head -n ${limitLines}\`), or read a smaller offset.`,
-      };
-    if (window.lines.length === 0)
-      return {
-        success: false,
-        output: `offset ${offsetLine} is past the end of ${shown}, which has ${formatCount(window.countedLines)} line${window.countedLines === 1 ? '' : 's'}. Use an offset between 1 and ${formatCount(Math.max(1, window.countedLines))}.`,
-      };
+      const window = await readLineWindow({
+        path: absolutePath,
+        offsetLine,
+        limitLines,
+        maxLineChars: READ_MAX_LINE_CHARS,
+        chunkBytes: READ_CHUNK_BYTES,
+        maxScanBytes: READ_MAX_SCAN_BYTES,
+        maxSkipBytes: READ_MAX_SKIP_BYTES,
+        signal: context.signal,
+      });
+      if (window.skipBudgetHit)
+        return {
+          success: false,
+          output: `offset ${offsetLine} was not reached: the first ${formatBytes(READ_MAX_SKIP_BYTES)} of ${shown} (${formatBytes(stats.size)} in all) hold only ${formatCount(window.countedLines)} lines, and read stops skipping there to stay fast. Use bash to jump that far (e.g. \`tail -n +${offsetLine} ${shown} | head -n ${limitLines}\`), or read a smaller offset.`,
+        };
+      if (window.lines.length === 0)
+        return {
+          success: false,
+          output: `offset ${offsetLine} is past the end of ${shown}, which has ${formatCount(window.countedLines)} line${window.countedLines === 1 ? '' : 's'}. Use an offset between 1 and ${formatCount(Math.max(1, window.countedLines))}.`,
+        };
 
-    const body = window.lines.map((line, index) => {
-      const cut = line.chars > line.text.length;
-      const marker = cut ? `… [line cut: ${formatCount(line.chars)}${line.charsAtLeast ? '+' : ''} chars]` : '';
-      return formatNumberedLine(offsetLine + index, line.text + marker);
-    });
-    const notes: string[] = [];
-    if (window.invalidUtf8)
-      notes.push(
-        '[Note: this file is not valid UTF-8; bytes that could not be decoded are shown as �. Edits that touch them may change those bytes.]',
-      );
-    if (window.crlf) notes.push('[Note: this file has CRLF (\\r\\n) line endings; the \\r is not shown.]');
+      const body = window.lines.map((line, index) => {
+        const cut = line.chars > line.text.length;
+        const marker = cut ? `… [line cut: ${formatCount(line.chars)}${line.charsAtLeast ? '+' : ''} chars]` : '';
+        return formatNumberedLine(offsetLine + index, line.text + marker);
+      });
+      const notes: string[] = [];
+      if (window.invalidUtf8)
+        notes.push(
+          '[Note: this file is not valid UTF-8; bytes that could not be decoded are shown as �. Edits that touch them may change those bytes.]',
+        );
+      if (window.crlf) notes.push('[Note: this file has CRLF (\\r\\n) line endings; the \\r is not shown.]');
 
-    const lastShown = offsetLine + window.lines.length - 1;
-    const next = `continue with read { path: "${shown}", offset: ${lastShown + 1} }`;
-    if (window.totalLines !== null && window.totalLines > lastShown)
-      notes.push(
-        `[Showing lines ${offsetLine}–${lastShown} of ${formatCount(window.totalLines)}; ${formatCount(window.totalLines - lastShown)} more: ${next}.]`,
-      );
-    const stoppedInLine = window.lines[window.lines.length - 1].charsAtLeast;
-    if (stoppedInLine)
-      notes.push(
-        `[Reading stopped inside line ${lastShown}, which is longer than the ${formatBytes(READ_MAX_SCAN_BYTES)} scanned (the file is ${formatBytes(stats.size)}). If lines follow it, ${next}; to see more of this line use bash (e.g. \`cut -c1-20000\`).]`,
-      );
-    else if (window.totalLines === null)
-      notes.push(
-        `[Showing lines ${offsetLine}–${lastShown}. The file is ${formatBytes(stats.size)} and has more: at least ${formatCount(window.countedLines)} lines (counting stopped after ${formatBytes(READ_MAX_SCAN_BYTES)}); ${next}.]`,
-      );
-    return { success: true, output: [body.join('\n'), ...notes].join('\n\n') };
-  },
-};
+      const lastShown = offsetLine + window.lines.length - 1;
+      const next = `continue with read { path: "${shown}", offset: ${lastShown + 1} }`;
+      if (window.totalLines !== null && window.totalLines > lastShown)
+        notes.push(
+          `[Showing lines ${offsetLine}–${lastShown} of ${formatCount(window.totalLines)}; ${formatCount(window.totalLines - lastShown)} more: ${next}.]`,
+        );
+      const stoppedInLine = window.lines[window.lines.length - 1].charsAtLeast;
+      if (stoppedInLine)
+        notes.push(
+          `[Reading stopped inside line ${lastShown}, which is longer than the ${formatBytes(READ_MAX_SCAN_BYTES)} scanned (the file is ${formatBytes(stats.size)}). If lines follow it, ${next}; to see more of this line use bash (e.g. \`cut -c1-20000\`).]`,
+        );
+      else if (window.totalLines === null)
+        notes.push(
+          `[Showing lines ${offsetLine}–${lastShown}. The file is ${formatBytes(stats.size)} and has more: at least ${formatCount(window.countedLines)} lines (counting stopped after ${formatBytes(READ_MAX_SCAN_BYTES)}); ${next}.]`,
+        );
+      return { success: true, output: [body.join('\n'), ...notes].join('\n\n') };
+    },
+  });

@@ -68,7 +68,7 @@ describe('write', () => {
   });
 
   it('rejects a missing content field with an error result', async () => {
-    expect(await write({ path: 'x.txt' })).toMatchObject({ success: false, output: expect.stringContaining('`content`') });
+    expect(await write({ path: 'x.txt' })).toMatchObject({ success: false, output: expect.stringContaining('input.content is required') });
   });
 
   describe('issue 11 item 3: the real path is decided as the file is opened, whatever the permission check saw', () => {

@@ -113,10 +113,26 @@ describe('genMcpToolBox over stdio (server-everything, server-filesystem)', () =
   });
 
   it('issue16.isError: a result with isError true is a failed result carrying the server text', async () => {
+    const dir = await tempDir();
+    const box = await genMcpToolBox({ name: 'fs', transport: { command: process.execPath, args: [filesystemJs, dir] } }, toolContext());
+    opened.push(box);
+    const result = await box.execute(
+      { call: { id: 'c1', name: 'mcp__fs__read_text_file', input: { path: join(dir, 'missing.md') } } },
+      toolContext(),
+    );
+    expect(result.success).toBe(false);
+    expect(result.output).toMatch(/ENOENT|no such file/i);
+  });
+
+  it("issue 31 tool contract: an MCP tool's input is checked once against the server's schema, before the server is called", async () => {
     const box = await everything();
     const result = await box.execute({ call: { id: 'c1', name: 'mcp__everything__echo', input: {} } }, toolContext());
-    expect(result.success).toBe(false);
-    expect(result.output).toMatch(/Input validation error.*echo[\s\S]*message/);
+    expect(result).toEqual({
+      callId: 'c1',
+      success: false,
+      output:
+        'the arguments of mcp__everything__echo do not fit its schema: input.message is required. Call mcp__everything__echo again with corrected arguments',
+    });
   });
 
   it('issue16.content: non-text content is described, not dropped: images by type and size, embedded resources with their text, links by uri', async () => {

@@ -3,9 +3,11 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 
 import { silentLog, type BrainLog } from '../../../core/contract/BrainContext.js';
-import type { BrainToolDefinition, JsonSchemaObject } from '../../../core/contract/BrainMessage.js';
+import type { JsonSchemaObject } from '../../../core/contract/BrainMessage.js';
 import { BadRequestError } from '../../../core/contract/errors.js';
-import type { BhrainToolBox, BhrainToolResult } from '../../tool/BhrainToolBox.js';
+import type { BhrainToolBox } from '../../tool/BhrainToolBox.js';
+import { defineTool, type BhrainTool, type BhrainToolEffect, type BhrainToolOutput } from '../../tool/defineTool.js';
+import { toolBoxOf } from '../../tool/executeTool.js';
 import { MCP_KILL_GRACE_MS, McpStdioTransport } from './McpStdioTransport.js';
 
 /** .what = one MCP server as configured: a command to spawn (stdio) or a streamable HTTP endpoint */
@@ -98,6 +100,50 @@ export const formatMcpContent = (result: CallToolResult | { toolResult: unknown 
   return parts.join('\n');
 };
 
+/**
+ * .what = an MCP tool's effect, from the server's annotations: readOnlyHint → read; destructiveHint → unknown;
+ *         openWorldHint → network; none → unknown ("may change anything")
+ * .why = a server that marks a tool read-only lets readOnly sessions, ask and the read-only subagents offer it; the
+ *        hints are the server's word, trusted as the user trusted the server by configuring it
+ */
+export const effectOfMcpTool = (tool: Pick<Tool, 'annotations'>): BhrainToolEffect | null => {
+  const hints = tool.annotations;
+  if (hints?.readOnlyHint === true) return 'read';
+  if (hints?.destructiveHint === true) return null;
+  if (hints?.openWorldHint === true) return 'network';
+  return null;
+};
+
+/** .what = one MCP tool as a bhrain tool: its input the server's JSON Schema, its effect from its annotations */
+const defineMcpTool = (connection: McpConnection, tool: Tool, name: string): BhrainTool =>
+  defineTool({
+    name,
+    description: tool.description || tool.title || `the ${tool.name} tool of the MCP server '${connection.server}'`,
+    input: { ...tool.inputSchema, type: 'object' } as JsonSchemaObject,
+    effect: effectOfMcpTool(tool),
+    execute: async (input, context): Promise<BhrainToolOutput> => {
+      const failure = (output: string): BhrainToolOutput => ({ success: false, output });
+      const gone = connection.gone();
+      if (gone) return failure(gone);
+      try {
+        const result = await connection.client.callTool({ name: tool.name, arguments: input }, undefined, {
+          signal: context.signal,
+          timeout: connection.callTimeoutMs,
+        });
+        const text = formatMcpContent(result as CallToolResult);
+        if (result.isError) return failure(text.trim() ? text : `the MCP tool ${tool.name} reported an error without a message`);
+        return { success: true, output: text.trim() ? text : `(the MCP tool ${tool.name} returned no content)` };
+      } catch (error) {
+        // the server may have died during the call: say that, not the transport's "connection closed"
+        const goneNow = connection.gone();
+        if (goneNow) return failure(goneNow);
+        if (context.signal?.aborted) return failure(`${name} was aborted before the MCP server answered`);
+        connection.log.warn(`MCP tool ${name} failed`, { server: connection.server, error: String((error as Error)?.message ?? error) });
+        return failure(`the MCP tool ${name} failed: ${(error as Error)?.message ?? String(error)}`);
+      }
+    },
+  });
+
 // a snapshot of the server's tools, over the shared connection
 const genSnapshot = (
   connection: McpConnection,
@@ -105,56 +151,26 @@ const genSnapshot = (
   subscribe: (listener: (next: McpToolBox) => void) => () => void,
   close: () => Promise<void>,
 ): McpToolBox => {
-  const realNames = new Map<string, string>();
-  const definitions: BrainToolDefinition[] = [];
-  for (const tool of tools) {
+  const names = new Set<string>();
+  const defined = tools.map((tool) => {
     let name = toMcpToolName(connection.server, tool.name);
     // two tools that sanitize to one name both stay callable
-    for (let n = 2; realNames.has(name); n += 1) name = `${name.slice(0, MAX_TOOL_NAME_CHARS - String(n).length - 1)}_${n}`;
-    realNames.set(name, tool.name);
-    definitions.push({
-      name,
-      description: tool.description || tool.title || `the ${tool.name} tool of the MCP server '${connection.server}'`,
-      inputSchema: { ...tool.inputSchema, type: 'object' } as JsonSchemaObject,
-    });
-  }
+    for (let n = 2; names.has(name); n += 1) name = `${name.slice(0, MAX_TOOL_NAME_CHARS - String(n).length - 1)}_${n}`;
+    names.add(name);
+    return defineMcpTool(connection, tool, name);
+  });
+  const box = toolBoxOf({ name: `mcp__${connection.server}`, tools: defined });
   return {
-    name: `mcp__${connection.server}`,
+    name: box.name,
     server: connection.server,
     pid: connection.pid,
-    definitions,
+    tools: box.tools,
+    get definitions() {
+      return box.definitions;
+    },
     onToolsChanged: subscribe,
     close,
-    execute: async ({ call }, context): Promise<BhrainToolResult> => {
-      const failure = (output: string): BhrainToolResult => ({ callId: call.id, success: false, output });
-      const tool = realNames.get(call.name);
-      if (!tool)
-        return failure(
-          `the MCP server '${connection.server}' offers no tool named ${call.name}; its tools are ${[...realNames.keys()].join(', ') || '(none)'}`,
-        );
-      if (call.inputError) return failure(call.inputError);
-      const gone = connection.gone();
-      if (gone) return failure(gone);
-      try {
-        const result = await connection.client.callTool({ name: tool, arguments: call.input }, undefined, {
-          signal: context.signal,
-          timeout: connection.callTimeoutMs,
-        });
-        const text = formatMcpContent(result as CallToolResult);
-        if (result.isError) return failure(text.trim() ? text : `the MCP tool ${tool} reported an error without a message`);
-        return { callId: call.id, success: true, output: text.trim() ? text : `(the MCP tool ${tool} returned no content)` };
-      } catch (error) {
-        // the server may have died during the call: say that, not the transport's "connection closed"
-        const goneNow = connection.gone();
-        if (goneNow) return failure(goneNow);
-        if (context.signal?.aborted) return failure(`${call.name} was aborted before the MCP server answered`);
-        connection.log.warn(`MCP tool ${call.name} failed`, {
-          server: connection.server,
-          error: String((error as Error)?.message ?? error),
-        });
-        return failure(`the MCP tool ${call.name} failed: ${(error as Error)?.message ?? String(error)}`);
-      }
-    },
+    execute: box.execute,
   };
 };
 
@@ -172,6 +188,116 @@ const listAllTools = async (client: Client, options: { signal?: AbortSignal; tim
 
 const describeExit = (exit: { code: number | null; signal: NodeJS.Signals | null } | null): string =>
   exit?.signal ? `killed by ${exit.signal}` : `code ${exit?.code ?? 'unknown'}`;
+
+/** .what = how a toolbox talks to its server: the transport, the stdio process (null for http), and how an http session ends */
+interface McpTransportOpened {
+  transport: Transport;
+  stdio: McpStdioTransport | null;
+  /** an http server is told the session is over (DELETE), within the kill grace: a server that is gone must not hold close() */
+  endHttpSession: () => Promise<void>;
+}
+
+/**
+ * .what = the transport of one server as configured: a stdio process started with only the safe part of the
+ *         environment, or a streamable HTTP connection; a config that cannot work throws `fail`, naming what to fix
+ */
+const openMcpTransport = async (
+  config: McpServerConfig,
+  context: { cwd: string; env: Record<string, string | undefined> },
+  fail: (why: string) => McpServerStartError,
+): Promise<McpTransportOpened> => {
+  if (config.type === 'http') {
+    let url: URL;
+    try {
+      url = new URL(config.url);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(url.protocol);
+    } catch {
+      throw fail(`its url ${JSON.stringify(config.url)} is not an http(s) URL; set "url" to e.g. "http://127.0.0.1:3001/mcp"`);
+    }
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const http = new StreamableHTTPClientTransport(url, { requestInit: { headers: { ...config.headers } } });
+    const endHttpSession = async () => {
+      if (!http.sessionId) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        http.terminateSession().catch(() => {}),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, MCP_KILL_GRACE_MS))),
+      ]);
+      clearTimeout(timer);
+    };
+    return { transport: http, stdio: null, endHttpSession };
+  }
+  if (typeof config.command !== 'string' || config.command.trim() === '')
+    throw fail('its "command" is missing or empty; set "command" (and "args") to the program that runs the server');
+  const [{ DEFAULT_INHERITED_ENV_VARS }, { ReadBuffer, serializeMessage }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/shared/stdio.js'),
+  ]);
+  // only the variables the SDK deems safe (PATH, HOME, …; as its getDefaultEnvironment, but read from the injected env)
+  // plus the server's own: bhrain's supplier keys are not the server's business
+  const inherited = Object.fromEntries(
+    DEFAULT_INHERITED_ENV_VARS.flatMap((key) => {
+      const value = context.env[key];
+      return value === undefined || value.startsWith('()') ? [] : [[key, value]];
+    }),
+  );
+  const stdio = new McpStdioTransport(
+    { command: config.command, args: config.args ?? [], env: { ...inherited, ...config.env }, cwd: config.cwd ?? context.cwd },
+    { ReadBuffer, serializeMessage },
+  );
+  return { transport: stdio, stdio, endHttpSession: async () => {} };
+};
+
+/**
+ * .what = connects and lists the tools within the start timeout; on any failure the server is closed (a stdio server
+ *         killed, group included) and the failure thrown as `fail` says why: it exited, timed out, or could not run
+ */
+const connectWithin = async (
+  input: { client: Client; opened: McpTransportOpened; config: McpServerConfig; startTimeoutMs: number; close: () => Promise<void> },
+  context: { signal?: AbortSignal },
+  fail: (why: string) => McpServerStartError,
+): Promise<Tool[]> => {
+  const { client, opened, config, startTimeoutMs } = input;
+  const { stdio } = opened;
+  const stderrTail = () => (stdio?.stderr ? `: ${stdio.stderr}` : ' (nothing on stderr)');
+  const abortStart = new AbortController();
+  const onAbort = () => abortStart.abort(context.signal?.reason);
+  context.signal?.addEventListener('abort', onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    if (context.signal?.aborted) throw new Error('aborted');
+    const started = (async () => {
+      await client.connect(opened.transport, { signal: abortStart.signal, timeout: startTimeoutMs });
+      return listAllTools(client, { signal: abortStart.signal, timeout: startTimeoutMs });
+    })();
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('start timeout')), startTimeoutMs);
+    });
+    started.catch(() => {});
+    return await Promise.race([started, timedOut]);
+  } catch (error) {
+    const timedOut = (error as Error)?.message === 'start timeout' || /timed out/i.test(String((error as Error)?.message));
+    // how it ended before we killed it, if it did
+    const exitedEarly = stdio?.exit ?? null;
+    abortStart.abort();
+    await input.close();
+    if (context.signal?.aborted) throw fail('the run was aborted while it started');
+    if (exitedEarly) throw fail(`it exited (${describeExit(exitedEarly)}) before answering${stderrTail()}`);
+    if (timedOut)
+      throw fail(
+        `no answer within ${startTimeoutMs} ms, so it was killed${stdio ? stderrTail() : ''}. Check that it speaks MCP on ${stdio ? 'stdout' : config.type === 'http' ? config.url : 'its transport'}, or raise its start timeout`,
+      );
+    const message = (error as Error)?.message ?? String(error);
+    if (stdio)
+      throw fail(
+        `could not run ${JSON.stringify((config as { command: string }).command)}: ${message}${stdio.stderr ? `; stderr: ${stdio.stderr}` : ''}. Check "command" and "args"`,
+      );
+    throw fail(`${(config as { url: string }).url} failed: ${message}. Check "url" and "headers"`);
+  } finally {
+    clearTimeout(timer);
+    context.signal?.removeEventListener('abort', onAbort);
+  }
+};
 
 /**
  * .what = starts (stdio) or connects to (http) one MCP server and returns a toolbox over its tools
@@ -195,59 +321,16 @@ export const genMcpToolBox = async (
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/types.js'),
   ]);
-
-  let transport: Transport;
-  let stdio: McpStdioTransport | null = null;
-  // an http server is told the session is over (DELETE), within the kill grace: a server that is gone must not hold close()
-  let endHttpSession = async (): Promise<void> => {};
-  if (config.type === 'http') {
-    let url: URL;
-    try {
-      url = new URL(config.url);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(url.protocol);
-    } catch {
-      throw fail(`its url ${JSON.stringify(config.url)} is not an http(s) URL; set "url" to e.g. "http://127.0.0.1:3001/mcp"`);
-    }
-    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    const http = new StreamableHTTPClientTransport(url, { requestInit: { headers: { ...config.headers } } });
-    transport = http;
-    endHttpSession = async () => {
-      if (!http.sessionId) return;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        http.terminateSession().catch(() => {}),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, MCP_KILL_GRACE_MS))),
-      ]);
-      clearTimeout(timer);
-    };
-  } else {
-    if (typeof config.command !== 'string' || config.command.trim() === '')
-      throw fail('its "command" is missing or empty; set "command" (and "args") to the program that runs the server');
-    const [{ DEFAULT_INHERITED_ENV_VARS }, { ReadBuffer, serializeMessage }] = await Promise.all([
-      import('@modelcontextprotocol/sdk/client/stdio.js'),
-      import('@modelcontextprotocol/sdk/shared/stdio.js'),
-    ]);
-    // only the variables the SDK deems safe (PATH, HOME, …; as its getDefaultEnvironment, but read from the injected env)
-    // plus the server's own: bhrain's supplier keys are not the server's business
-    const inherited = Object.fromEntries(
-      DEFAULT_INHERITED_ENV_VARS.flatMap((key) => {
-        const value = context.env[key];
-        return value === undefined || value.startsWith('()') ? [] : [[key, value]];
-      }),
-    );
-    stdio = new McpStdioTransport(
-      { command: config.command, args: config.args ?? [], env: { ...inherited, ...config.env }, cwd: config.cwd ?? context.cwd },
-      { ReadBuffer, serializeMessage },
-    );
-    transport = stdio;
-  }
+  const opened = await openMcpTransport(config, context, fail);
+  const { stdio } = opened;
 
   const client = new Client({ name: 'bhrain', version: '1' }, { capabilities: {} });
   let closing = false;
   let closePromise: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing = true;
-    closePromise ??= endHttpSession()
+    closePromise ??= opened
+      .endHttpSession()
       .then(() => client.close())
       .catch(() => {})
       .then(() => stdio?.close());
@@ -295,44 +378,7 @@ export const genMcpToolBox = async (
     });
   });
   // connect and list within the start timeout; on any failure the server is killed, group included
-  const abortStart = new AbortController();
-  const onAbort = () => abortStart.abort(context.signal?.reason);
-  context.signal?.addEventListener('abort', onAbort, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  let tools: Tool[];
-  try {
-    if (context.signal?.aborted) throw new Error('aborted');
-    const started = (async () => {
-      await client.connect(transport, { signal: abortStart.signal, timeout: startTimeoutMs });
-      return listAllTools(client, { signal: abortStart.signal, timeout: startTimeoutMs });
-    })();
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('start timeout')), startTimeoutMs);
-    });
-    started.catch(() => {});
-    tools = await Promise.race([started, timedOut]);
-  } catch (error) {
-    const timedOut = (error as Error)?.message === 'start timeout' || /timed out/i.test(String((error as Error)?.message));
-    // how it ended before we killed it, if it did
-    const exitedEarly = stdio?.exit ?? null;
-    abortStart.abort();
-    await close();
-    if (context.signal?.aborted) throw fail('the run was aborted while it started');
-    if (exitedEarly) throw fail(`it exited (${describeExit(exitedEarly)}) before answering${stderrTail()}`);
-    if (timedOut)
-      throw fail(
-        `no answer within ${startTimeoutMs} ms, so it was killed${stdio ? stderrTail() : ''}. Check that it speaks MCP on ${stdio ? 'stdout' : config.type === 'http' ? config.url : 'its transport'}, or raise its start timeout`,
-      );
-    const message = (error as Error)?.message ?? String(error);
-    if (stdio)
-      throw fail(
-        `could not run ${JSON.stringify((config as { command: string }).command)}: ${message}${stdio.stderr ? `; stderr: ${stdio.stderr}` : ''}. Check "command" and "args"`,
-      );
-    throw fail(`${(config as { url: string }).url} failed: ${message}. Check "url" and "headers"`);
-  } finally {
-    clearTimeout(timer);
-    context.signal?.removeEventListener('abort', onAbort);
-  }
+  const tools = await connectWithin({ client, opened, config, startTimeoutMs, close }, context, fail);
   connection.pid = stdio?.pid ?? null;
   startedOk = true;
   firstListed();

@@ -1,12 +1,31 @@
-import type { BrainToolDefinition } from '../../../core/contract/BrainMessage.js';
+import * as z from 'zod/mini';
+
+import type { BrainToolCall } from '../../../core/contract/BrainMessage.js';
+import type { BhrainToolBox, BhrainToolContext } from '../../tool/BhrainToolBox.js';
+import { defineTool, type BhrainTool, type BhrainToolOutput, type BhrainToolResult } from '../../tool/defineTool.js';
+import { toolBoxOf } from '../../tool/executeTool.js';
 import { loadToolDescription } from '../../tool/loadToolDescription.js';
-import { formatSearchHits } from './formatSearchHits.js';
-import { searchBrave } from './searchBrave.js';
-import { searchTavily } from './searchTavily.js';
-import { WebSearchError } from './WebSearchError.js';
-import type { WebSearchProviderName } from './WebSearchProviderName.js';
-import type { WebsearchToolBox } from './WebsearchToolBox.js';
-import type { WebsearchToolResult } from './WebsearchToolResult.js';
+import { searchBrave, searchTavily, WebSearchError, type WebSearchHit, type WebSearchProviderName } from './searchProviders.js';
+
+/**
+ * .what = a websearch tool result that also carries the hits as data
+ * .why = the model reads the text; a caller (a test, a ui) can use the structured list without parsing it
+ */
+export interface WebsearchToolResult extends BhrainToolResult {
+  /** empty on no results and on failure */
+  readonly results: readonly WebSearchHit[];
+  /** which provider answered, or was asked when it failed */
+  readonly provider?: WebSearchProviderName;
+}
+
+/**
+ * .what = the websearch toolbox: a BhrainToolBox whose results also carry the hits as data
+ * .why = it plugs in wherever a BhrainToolBox does, while a direct caller keeps the typed result list
+ */
+export type WebsearchToolBox = Omit<BhrainToolBox, 'execute'> & {
+  execute: (input: { call: BrainToolCall }, context: BhrainToolContext) => Promise<WebsearchToolResult>;
+  tools: readonly BhrainTool[];
+};
 
 // each provider: where its key and base url are read from, its default endpoint, and how to call it
 const providers = {
@@ -28,9 +47,37 @@ const providers = {
 
 const maxResultsLimit = 20;
 
+/** .what = websearch's input: the query, and how many results to return */
+const websearchInput = z.strictObject({
+  query: z.string().check(
+    z.refine((value) => value.trim() !== '', 'must not be empty: write what to search for, e.g. "vitest 4 release notes"'),
+    z.describe('What to search for, as you would type it into a search engine.'),
+  ),
+  max_results: z.optional(
+    z.int().check(z.minimum(1), z.maximum(maxResultsLimit), z.describe(`How many results to return, 1 to ${maxResultsLimit}. Default 5.`)),
+  ),
+});
+
+/**
+ * .what = renders search hits as the numbered list the model reads, ending with the provider's name
+ * .why = title, url and snippet on their own lines let the model cite a source or pick a page to fetch
+ */
+export const formatSearchHits = (input: { query: string; hits: readonly WebSearchHit[]; providerLabel: string }): string => {
+  if (input.hits.length === 0)
+    return `no results for ${JSON.stringify(input.query)}. Try rephrasing: fewer or different keywords, or a broader query.\n(searched with ${input.providerLabel})`;
+  const items = input.hits.map((hit, index) =>
+    [`${index + 1}. ${hit.title}`, `   ${hit.url}`, ...(hit.snippet ? [`   ${hit.snippet}`] : [])].join('\n'),
+  );
+  return `${items.join('\n\n')}\n\n(results from ${input.providerLabel})`;
+};
+
+/** .what = what websearch answers: the text the model reads, and the hits as data */
+type WebsearchOutput = BhrainToolOutput & { results: readonly WebSearchHit[]; provider?: WebSearchProviderName };
+
 /**
  * .what = a toolbox with one tool, websearch: searches the web through Tavily or Brave and returns titles, urls and snippets
- * .why = the brain's window on what is not in the repo; a failure is a result the model can work around, never a crash
+ * .why = the brain's window on what is not in the repo; a failure is a result the model can work around, never a crash.
+ *        Its effect is read: it changes nothing, so read-only sessions and subagents may search
  */
 export const genWebsearchToolBox = (
   options: {
@@ -41,51 +88,18 @@ export const genWebsearchToolBox = (
   } = {},
 ): WebsearchToolBox => {
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const definition: BrainToolDefinition = {
+  const websearch = defineTool({
     name: 'websearch',
     description: loadToolDescription(new URL('./websearch.txt', import.meta.url)),
-    inputSchema: {
-      type: 'object',
-      properties: {
-        query: { type: 'string', description: 'What to search for, as you would type it into a search engine.' },
-        max_results: {
-          type: 'integer',
-          minimum: 1,
-          maximum: maxResultsLimit,
-          description: `How many results to return, 1 to ${maxResultsLimit}. Default 5.`,
-        },
-      },
-      required: ['query'],
-      additionalProperties: false,
-    },
-  };
-
-  return {
-    name: 'websearch',
-    definitions: [definition],
-    execute: async ({ call }, context): Promise<WebsearchToolResult> => {
-      const failure = (output: string, provider?: WebSearchProviderName): WebsearchToolResult => ({
-        callId: call.id,
+    input: websearchInput,
+    effect: 'read',
+    execute: async ({ query, max_results: maxResults = 5 }, context): Promise<WebsearchOutput> => {
+      const failure = (output: string, provider?: WebSearchProviderName): WebsearchOutput => ({
         success: false,
         output,
         results: [],
         ...(provider ? { provider } : {}),
       });
-      if (call.name !== 'websearch') return failure(`the websearch toolbox has no tool named ${call.name}; its only tool is websearch`);
-      if (call.inputError) return failure(call.inputError);
-      const { query, max_results: requestedMaxResults } = call.input;
-      if (typeof query !== 'string' || query.trim() === '')
-        return failure('websearch needs a non-empty string `query`, e.g. {"query": "vitest 4 release notes"}');
-      if (
-        requestedMaxResults !== undefined &&
-        (typeof requestedMaxResults !== 'number' ||
-          !Number.isInteger(requestedMaxResults) ||
-          requestedMaxResults < 1 ||
-          requestedMaxResults > maxResultsLimit)
-      )
-        return failure(`max_results must be an integer from 1 to ${maxResultsLimit}, got ${JSON.stringify(requestedMaxResults)}`);
-      const maxResults = requestedMaxResults ?? 5;
-
       // an empty key counts as unset
       const keyOf = (name: WebSearchProviderName): string | undefined => context.env[providers[name].keyVar] || undefined;
       const providerName: WebSearchProviderName | undefined =
@@ -101,20 +115,13 @@ export const genWebsearchToolBox = (
           `websearch is configured to use ${provider.label}, but ${provider.keyVar} is not set: set it in the environment. Proceed without web results.`,
           providerName,
         );
-
       context.log.debug('websearch: searching', { provider: providerName, query, maxResults });
       try {
         const hits = await provider.search(
           { query, maxResults },
-          {
-            baseUrl: context.env[provider.baseUrlVar] || provider.defaultBaseUrl,
-            apiKey,
-            timeoutMs,
-            signal: context.signal,
-          },
+          { baseUrl: context.env[provider.baseUrlVar] || provider.defaultBaseUrl, apiKey, timeoutMs, signal: context.signal },
         );
         return {
-          callId: call.id,
           success: true,
           output: formatSearchHits({ query, hits, providerLabel: provider.label }),
           results: hits,
@@ -130,5 +137,15 @@ export const genWebsearchToolBox = (
         );
       }
     },
+  });
+  const box = toolBoxOf({ name: 'websearch', tools: [websearch] });
+  return {
+    name: box.name,
+    tools: box.tools,
+    get definitions() {
+      return box.definitions;
+    },
+    // a call answered before the search (an unknown tool, invalid input) carries no hits either
+    execute: async (input, context) => ({ results: [], ...(await box.execute(input, context)) }),
   };
 };

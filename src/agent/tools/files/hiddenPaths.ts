@@ -1,5 +1,20 @@
 import { resolveRealPath } from '../../permission/resolveRealPath.js';
-import { isUnder, type HiddenEntry, type HiddenPaths } from '../../../sandbox/resolveHiddenPaths.js';
+import type { BhrainToolContext } from '../../tool/defineTool.js';
+import { isUnder, resolveHiddenPaths, type HiddenEntry, type HiddenPaths, type ReadDenial } from '../../../sandbox/resolveHiddenPaths.js';
+
+/** .what = the paths hidden from a files tool in one call, given where and with what environment it runs */
+export type HiddenPathsOf = (context: BhrainToolContext) => HiddenPaths;
+
+/**
+ * .what = the hidden paths of each call of a files toolbox: the credential stores, $BHRAIN_HOME and denyRead, less
+ *         allowRead; the workspace and the session's spill dir stay readable
+ * .why = resolved per call, so a store made since the last call is hidden from this one; the toolbox's own denial travels
+ *        with its tools, whoever runs them (the session runs a tool directly, not through its box)
+ */
+export const genHiddenPathsOf =
+  (denial: ReadDenial): HiddenPathsOf =>
+  (context) =>
+    resolveHiddenPaths(denial, { env: context.env, readable: [context.cwd, resolveRealPath(context.cwd), context.spillDir] });
 
 /** .what = what a hidden entry is, in the model's terms */
 const describeEntry = (entry: HiddenEntry): string =>

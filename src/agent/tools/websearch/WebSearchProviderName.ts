@@ -1,2 +1,0 @@
-/** .what = the search providers websearch can call */
-export type WebSearchProviderName = 'tavily' | 'brave';
