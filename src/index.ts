@@ -60,8 +60,7 @@ export { genBrainAtom, BRAIN_ATOM_SLUGS } from './providers/genBrainAtom.js';
 export { CLAUDE_MODELS, QWEN_MODELS } from './providers/models.js';
 
 // bhrain.struct.v1: the agentic loop, its toolboxes, permission guards and memory managers
-export { genBhrain, invoke as invokeBhrain } from './agent/genBhrain.js';
-export type { Bhrain } from './agent/genBhrain.js';
+export { genBhrain, invoke as invokeBhrain, Bhrain } from './agent/genBhrain.js';
 export { hashBhrainConfig } from './agent/BhrainConfig.js';
 export { configureBhrain } from './agent/configureBhrain.js';
 export { genToolset, type BhrainToolsetAccess } from './agent/tools/genToolset.js';
@@ -148,6 +147,8 @@ export type {
   BhrainPrompter,
 } from './agent/permission/BhrainPermissionGuard.js';
 export { allowAll, readOnly, promptForWrites } from './agent/permission/builtinGuards.js';
+// seed 002 §3.5: BhrainPermission.check (a guard's verdict, failing closed) and promptUser (the context's prompter)
+export { BhrainPermission } from './agent/permission/BhrainPermission.js';
 export { genRulesGuard } from './agent/permission/genRulesGuard.js';
 export type { BhrainPermissionRules } from './agent/permission/genRulesGuard.js';
 export type { BhrainMemoryManager, BhrainMemoryContext, BhrainCompactionResult } from './agent/memory/BhrainMemoryManager.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { PROTOCOL_SLUGS, useStandin } from '../../test/standin/useStandin.js';
 import { BadRequestError } from '../core/contract/errors.js';
-import { genBhrain, invoke } from './genBhrain.js';
+import { Bhrain, genBhrain, invoke } from './genBhrain.js';
 import type { BhrainMemoryManager } from './memory/BhrainMemoryManager.js';
 import type { BhrainPermissionGuard } from './permission/BhrainPermissionGuard.js';
 import type { BhrainToolBox } from './tool/BhrainToolBox.js';
@@ -156,5 +156,20 @@ describe('seed 000 usecase.12: invalid input is a clear error, and no loop start
     );
     expect(standin().requests).toHaveLength(0);
     expect(brain.session).toBeNull();
+  });
+});
+
+describe('seed 002 §3.1 Bhrain operations under the seed names: Bhrain.invoke and Bhrain.configure', () => {
+  it('given a partial config, when Bhrain.configure resolves it, then the defaults are filled in and a bad one is refused', () => {
+    const config = Bhrain.configure({ config: { atom: 'claude/haiku', maxIterations: 7 } });
+    expect(config).toMatchObject({ maxIterations: 7, atom: { slug: 'claude/haiku' } });
+    expect(config.toolBoxes.length).toBeGreaterThan(0);
+    expect(() => Bhrain.configure({ config: { atom: 'claude/haiku', maxIterations: -1 } })).toThrow(BadRequestError);
+  });
+
+  it('given a config and a prompt, when Bhrain.invoke runs, then one session answers', async () => {
+    standin().script({ text: 'done' });
+    const result = await Bhrain.invoke({ config: { atom: 'claude/haiku' }, prompt: 'hi' }, contextFor());
+    expect(result).toMatchObject({ output: 'done', termination: 'complete', session: { status: 'COMPLETED' } });
   });
 });

@@ -164,3 +164,10 @@ export const genBhrain = (config: BhrainConfig): Bhrain => {
 /** .what = runs one session: `invoke({ config, prompt }, context)` → the session result (seed 002, Bhrain.invoke) */
 export const invoke = (input: { config: BhrainConfig; prompt: string }, context?: BhrainContext): Promise<BhrainSessionResult> =>
   genBhrain(input.config).invoke({ prompt: input.prompt }, context);
+
+/**
+ * .what = seed 002 §3.1's Bhrain operations under the seed's names: invoke (a brain from the config, one session) and
+ *         configure (a config validated and resolved, defaults filled in)
+ * .why = the seed's names beside ours: Bhrain.invoke is invokeBhrain, Bhrain.configure is configureBhrain
+ */
+export const Bhrain = { invoke, configure: (input: { config: BhrainConfig }) => configureBhrain(input.config) };

@@ -4,6 +4,7 @@ import type { BrainLog } from '../../core/contract/BrainContext.js';
 import type { BrainToolCall } from '../../core/contract/BrainMessage.js';
 import type { BhrainDenialSource } from '../BhrainSessionResult.js';
 import type { BhrainPermissionDecision, BhrainPermissionGuard, BhrainPrompter } from '../permission/BhrainPermissionGuard.js';
+import { consultGuard } from '../permission/BhrainPermission.js';
 import type { BhrainSessionApprovals } from '../permission/genSessionApprovals.js';
 import { findHardLinkedTarget, findOutsideWorkspace, findProtectedTarget, findWriteTarget } from '../permission/findOutsideWorkspace.js';
 import type { BhrainToolEffect, BhrainToolPath } from '../tool/defineTool.js';
@@ -17,16 +18,6 @@ import type { WriteCheck } from '../tools/files/openInsideWorkspace.js';
  */
 export type PermissionVerdict =
   { allowed: true; writeCheck: WriteCheck | null } | { allowed: false; denial: string; by: BhrainDenialSource; reason: string };
-
-/** .what = resolves a promise, or rejects when it has not settled in time */
-const within = <T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> =>
-  new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what} did not answer within ${timeoutMs} ms`)), timeoutMs);
-    promise.then(
-      (value) => (clearTimeout(timer), resolve(value)),
-      (error) => (clearTimeout(timer), reject(error)),
-    );
-  });
 
 /**
  * .what = consults the guard for one call, and the prompter when the guard asks for approval
@@ -52,27 +43,25 @@ export const checkPermission = async (input: {
   approvals?: BhrainSessionApprovals | null;
 }): Promise<PermissionVerdict> => {
   const { call, guard } = input;
-  let verdict: BhrainPermissionDecision;
-  try {
-    verdict = await within(
-      Promise.resolve().then(() => guard.check({ call, effect: input.effect, paths: input.paths }, { cwd: input.cwd })),
-      input.guardTimeoutMs,
-      `permission guard '${guard.name}'`,
-    );
-    if (!['allow', 'deny', 'prompt'].includes(verdict?.decision))
-      throw new Error(`permission guard '${guard.name}' returned ${JSON.stringify(verdict)}, not a decision of allow, deny or prompt`);
-  } catch (error) {
-    input.log.error(`permission guard '${guard.name}' failed on ${call.name}; the call is denied`, {
-      error: String(error),
-      callId: call.id,
-    });
+  const consulted = await consultGuard({
+    call,
+    guard,
+    effect: input.effect,
+    paths: input.paths,
+    cwd: input.cwd,
+    timeoutMs: input.guardTimeoutMs,
+  });
+  if ('failed' in consulted) {
+    const { message } = consulted.failed;
+    input.log.error(`permission guard '${guard.name}' failed on ${call.name}; the call is denied`, { error: message, callId: call.id });
     return {
       allowed: false,
-      denial: `permission denied: the permission guard failed (${(error as Error).message}), so ${call.name} was not run (guards fail closed). Try another approach, or ask the user.`,
+      denial: `permission denied: the permission guard failed (${message}), so ${call.name} was not run (guards fail closed). Try another approach, or ask the user.`,
       by: 'guard',
-      reason: `the permission guard failed: ${(error as Error).message}`,
+      reason: `the permission guard failed: ${message}`,
     };
   }
+  let verdict: BhrainPermissionDecision = consulted.decision;
   // whatever the guard says, a file change that lands outside the workspace, in what a later program trusts (unless the
   // user's rule names that very path), or in a file that also has a name elsewhere, is asked about, never silently
   // allowed, whichever tool makes it; write and edit then change only the file judged here
