@@ -99,6 +99,40 @@ const minimalValueOf = (schema: SchemaNode, root: SchemaNode): unknown => {
   return 'x'.repeat(Math.max(1, schema.minLength ?? 1));
 };
 
+/** runs one readme example as a user would (node, the package by name, the stand-in as every supplier) and returns its stdout */
+const runExample = async (index: number, code: string): Promise<string> => {
+  await mkdir(scratch, { recursive: true });
+  // rhachet is not in the registry: an example that imports rhachet/brains gets its genContextBrain as rhachet does it
+  const rhachetDir = join(scratch, 'node_modules', 'rhachet');
+  await mkdir(rhachetDir, { recursive: true });
+  await writeFile(
+    join(rhachetDir, 'package.json'),
+    JSON.stringify({ name: 'rhachet', type: 'module', exports: { './brains': './brains.mjs' } }),
+  );
+  await rm(join(rhachetDir, 'brains.mjs'), { force: true });
+  await symlink(join(root, 'test', 'rhachet', 'rhachetBrains.mjs'), join(rhachetDir, 'brains.mjs'));
+  const file = join(scratch, `example-${index}.mjs`);
+  await writeFile(file, code);
+  // the package imports itself by name (package.json "exports"), so the example runs against dist/ exactly as written
+  const { stdout } = await promisify(execFile)(process.execPath, [file], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      // the BrainCli example runs the real claude CLI: an isolated home, nothing sent but to the stand-in
+      HOME: await mkdtemp(join(tmpdir(), 'bhrain-readme-home-')),
+      DISABLE_AUTOUPDATER: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      ANTHROPIC_API_KEY: 'test',
+      ANTHROPIC_BASE_URL: standin().url,
+      QWEN_API_KEY: 'test',
+      QWEN_BASE_URL: standin().openaiUrl,
+    },
+    timeout: 30_000,
+  });
+  return stdout;
+};
+
 describe('readme examples run as written (against the stand-in)', () => {
   it('has examples to run', () => expect(examples.length).toBeGreaterThan(1));
 
@@ -108,37 +142,24 @@ describe('readme examples run as written (against the stand-in)', () => {
       const schema = readAskedSchema(request);
       return schema ? { text: JSON.stringify(minimalValueOf(schema, schema)) } : { text: 'ready' };
     };
-    await mkdir(scratch, { recursive: true });
-    // rhachet is not in the registry: an example that imports rhachet/brains gets its genContextBrain as rhachet does it
-    const rhachetDir = join(scratch, 'node_modules', 'rhachet');
-    await mkdir(rhachetDir, { recursive: true });
-    await writeFile(
-      join(rhachetDir, 'package.json'),
-      JSON.stringify({ name: 'rhachet', type: 'module', exports: { './brains': './brains.mjs' } }),
-    );
-    await rm(join(rhachetDir, 'brains.mjs'), { force: true });
-    await symlink(join(root, 'test', 'rhachet', 'rhachetBrains.mjs'), join(rhachetDir, 'brains.mjs'));
-    const file = join(scratch, `example-${index}.mjs`);
-    await writeFile(file, code);
-    // the package imports itself by name (package.json "exports"), so the example runs against dist/ exactly as written
-    const { stdout } = await promisify(execFile)(process.execPath, [file], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH,
-        // the BrainCli example runs the real claude CLI: an isolated home, nothing sent but to the stand-in
-        HOME: await mkdtemp(join(tmpdir(), 'bhrain-readme-home-')),
-        DISABLE_AUTOUPDATER: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_TELEMETRY: '1',
-        ANTHROPIC_API_KEY: 'test',
-        ANTHROPIC_BASE_URL: standin().url,
-        QWEN_API_KEY: 'test',
-        QWEN_BASE_URL: standin().openaiUrl,
-      },
-      timeout: 30_000,
-    });
+    const stdout = await runExample(index, code);
     expect(stdout.length).toBeGreaterThan(0);
     expect(standin().requests.length).toBeGreaterThan(0);
+  });
+
+  it('the defineTool example: the model calls the custom tool, which gets its typed input and answers from the file', async () => {
+    const index = examples.findIndex((code) => code.includes('defineTool({'));
+    expect(index).toBeGreaterThanOrEqual(0);
+    let asked = 0;
+    standin().respond = () =>
+      asked++ === 0
+        ? { toolCalls: [{ name: 'count_lines', input: { path: 'package.json' } }] }
+        : { text: 'package.json has that many lines' };
+    const stdout = await runExample(index, examples[index]);
+    const lines = (await readFile(join(root, 'package.json'), 'utf8')).split('\n').length;
+    expect(stdout).toBe('package.json has that many lines\n');
+    // the tool's answer reached the model, as its result
+    expect(JSON.stringify(standin().requests[1].body)).toContain(`${lines} lines`);
   });
 });
 
