@@ -467,6 +467,42 @@ describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session on $slug', ({ slug }) => {
     expect(running.status).toBe('RUNNING');
   });
 
+  it('seed 002 §2.1 unique and updatable: across every value the live session takes, uuid and the fields the seed does not list as updatable stay; status, iterationCount, tokenUsage and endedAt change (a subagent: status and result)', async () => {
+    const cwd = await genWorkspace();
+    const brain = genBhrain({ atom: slug, subagents: true });
+    const seen: BhrainSession[] = [];
+    standin().respond = (request): StandinTurn => {
+      if (isChild(request)) return { text: 'CHILD-ANSWER' };
+      return messagesOf(request).includes('CHILD-ANSWER') ? { text: 'done' } : { toolCalls: [taskCall('explore', 'LOOK-AROUND')] };
+    };
+    const onEvent = () => void (brain.session && seen.push(brain.session));
+    const result = await brain.invoke({ prompt: 'delegate' }, contextFor({ cwd, onEvent }));
+    seen.push(result.session);
+
+    const fixed = (session: BhrainSession) => ({ uuid: session.uuid, configUuid: session.configUuid, startedAt: session.startedAt });
+    expect(new Set(seen.map((session) => JSON.stringify(fixed(session)))).size).toBe(1);
+    const changed = (key: keyof BhrainSession) => new Set(seen.map((session) => JSON.stringify(session[key]))).size > 1;
+    expect(['status', 'iterationCount', 'tokenUsage', 'endedAt'].filter((key) => changed(key as keyof BhrainSession))).toEqual([
+      'status',
+      'iterationCount',
+      'tokenUsage',
+      'endedAt',
+    ]);
+    const subagentValues = seen.flatMap((session) => session.subagents);
+    const [first] = subagentValues;
+    for (const value of subagentValues)
+      expect({ uuid: value.uuid, sessionUuid: value.sessionUuid, type: value.type, prompt: value.prompt }).toEqual({
+        uuid: first.uuid,
+        sessionUuid: first.sessionUuid,
+        type: first.type,
+        prompt: first.prompt,
+      });
+    expect([...new Set(subagentValues.map((value) => `${value.status}:${value.result ?? ''}`))]).toEqual([
+      'RUNNING:',
+      'COMPLETED:CHILD-ANSWER',
+    ]);
+  });
+
   it('seed 002 §2.1 Session: the live brain.session holds the messages (the context so far) and the subagents, not only the result', async () => {
     const seen: BhrainSession[] = [];
     const watch: BhrainToolBox = {
