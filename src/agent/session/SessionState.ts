@@ -169,14 +169,25 @@ export type SessionSetup = Pick<
  */
 const stamp = (message: BrainMessage, timestamp: string): BrainMessage => {
   if (message.role === 'tool')
-    return {
-      role: 'tool',
-      toolCallId: message.toolCallId,
-      toolName: message.toolName,
-      content: message.content,
-      isError: message.isError,
-      timestamp,
-    };
+    return message.truncated === undefined && message.exitCode === undefined
+      ? {
+          role: 'tool',
+          toolCallId: message.toolCallId,
+          toolName: message.toolName,
+          content: message.content,
+          isError: message.isError,
+          timestamp,
+        }
+      : {
+          role: 'tool',
+          toolCallId: message.toolCallId,
+          toolName: message.toolName,
+          content: message.content,
+          isError: message.isError,
+          ...(message.truncated === undefined ? {} : { truncated: message.truncated }),
+          ...(message.exitCode === undefined ? {} : { exitCode: message.exitCode }),
+          timestamp,
+        };
   if (message.role === 'assistant')
     return message.reasoning
       ? { role: 'assistant', content: message.content, toolCalls: message.toolCalls, reasoning: message.reasoning, timestamp }
