@@ -1,6 +1,6 @@
 import picomatch from 'picomatch';
 
-import { escapeGlobLiterals, GLOB_OPTIONS, globMatcher } from './globToRegExp.js';
+import { escapeGlobLiterals, GLOB_OPTIONS, globMatcher } from './globs.js';
 
 /**
  * .what = a glob ready for a tree walk: whether a file path matches, and whether a directory could hold a match

@@ -10,7 +10,7 @@ import { compileGlob } from './compileGlob.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
 import { genGlobTool } from './glob.js';
 import { genHiddenPathsOf } from './hiddenPaths.js';
-import { globToRegExp } from './globToRegExp.js';
+import { globToRegExp } from './globs.js';
 
 describe('globToRegExp', () => {
   const matches = (pattern: string, path: string) => globToRegExp(pattern).test(path);

@@ -12,7 +12,7 @@ import { formatCount } from './formatOutput.js';
 import { comparePaths, displayPath, resolveToolPath } from './toolPaths.js';
 import { compileGlob } from './compileGlob.js';
 import { GLOB_MAX_RESULTS } from './constants.js';
-import { describeFsError } from './describeFsError.js';
+import { describeFsError } from './fsErrors.js';
 import { describeMissingPath } from './describeMissingPath.js';
 import { genSearchSkips } from './genSearchSkips.js';
 import { listHiddenUnder, refuseHiddenPath, type HiddenPathsOf } from './hiddenPaths.js';

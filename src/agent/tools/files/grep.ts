@@ -8,7 +8,7 @@ import { loadToolDescription } from '../../tool/loadToolDescription.js';
 import { formatCount } from './formatOutput.js';
 import { comparePaths, displayPath, resolveToolPath } from './toolPaths.js';
 import { GREP_MAX_LINE_CHARS, GREP_MAX_MATCHES, GREP_TIMEOUT_MS } from './constants.js';
-import { describeFsError } from './describeFsError.js';
+import { describeFsError } from './fsErrors.js';
 import { describeMissingPath } from './describeMissingPath.js';
 import type { GrepSearchInput, GrepSearchResult } from './GrepSearch.js';
 import { grepWithBuiltin } from './grepWithBuiltin.js';

@@ -1,4 +1,4 @@
-import { globMatcher } from './globToRegExp.js';
+import { globMatcher } from './globs.js';
 import type { WalkSelection } from './walkFiles.js';
 
 /**
