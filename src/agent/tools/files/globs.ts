@@ -1,4 +1,8 @@
+// the one glob dialect of the files tools and the permission rules, and the forms it is compiled to: a path test, a
+// RegExp, a tree walk's pruning, and grep's file filter with ripgrep's --glob meaning
 import picomatch from 'picomatch';
+
+import type { WalkSelection } from './walkFiles.js';
 
 /**
  * .what = the glob dialect of the files tools and permission rules, as picomatch options: '*' and '**' match dotfiles,
@@ -26,3 +30,54 @@ export const globMatcher = (pattern: string): ((path: string) => boolean) => pic
  * .why = the permission rules match a path against a glob
  */
 export const globToRegExp = (pattern: string): RegExp => picomatch.makeRe(escapeGlobLiterals(pattern), GLOB_OPTIONS);
+
+/**
+ * .what = a glob ready for a tree walk: whether a file path matches, and whether a directory could hold a match
+ * .why = pruning directories that cannot match ('src/**' never enters 'test/') keeps glob fast in big trees
+ * .note = paths are '/'-separated and relative to where the glob applies; a directory is pruned segment by segment,
+ *         each matched by picomatch, until a '**' (which may hold anything) or the end of the directory's path
+ */
+export const compileGlob = (
+  pattern: string,
+): { matches: (relativePath: string) => boolean; couldContain: (relativeDirectory: string) => boolean } => {
+  const escaped = escapeGlobLiterals(pattern);
+  const parts = picomatch.scan(escaped, { parts: true }).parts ?? [escaped];
+  // the parts are escaped already
+  const partMatchers = parts.map((part) => picomatch(part, GLOB_OPTIONS));
+  return {
+    matches: globMatcher(pattern),
+    couldContain: (relativeDirectory) => {
+      const segments = relativeDirectory.split('/');
+      for (let index = 0; index < segments.length; index++) {
+        // the directory is as deep as the whole pattern: nothing inside it can match
+        if (index >= parts.length) return false;
+        // a '**', or braces holding a '/', may match any depth
+        if (parts[index] === '**' || parts[index].includes('/')) return true;
+        if (!partMatchers[index](segments[index])) return false;
+      }
+      return parts.length > segments.length;
+    },
+  };
+};
+
+/**
+ * .what = grep's file filter, with ripgrep's --glob meaning: no '/' matches a name at any depth, a '/' anchors it to
+ *         the search root, a leading '!' excludes; a path the glob matches is kept even when git ignores it, and any
+ *         other file is dropped, as rg's overrides do
+ * .why = the built-in engine must pick exactly the files ripgrep picks for the same glob
+ * .note = a trailing '/**' matches what is inside a directory, not the directory itself, as in rg
+ */
+export const compileGrepGlob = (glob: string): { select: (relativePath: string, isDirectory: boolean) => WalkSelection } => {
+  const negated = glob.startsWith('!');
+  const body = (negated ? glob.slice(1) : glob).replace(/\/+$/, '');
+  // a leading '/' anchors too
+  const anchored = body.includes('/');
+  const matches = globMatcher(body.replace(/^\/+/, '').replace(/\/\*\*$/, '/**/*'));
+  return {
+    select: (relativePath, isDirectory) => {
+      const matched = matches(anchored ? relativePath : relativePath.slice(relativePath.lastIndexOf('/') + 1));
+      if (negated) return matched ? 'exclude' : undefined;
+      return matched ? 'include' : isDirectory ? undefined : 'exclude';
+    },
+  };
+};

@@ -9,7 +9,7 @@ import type { BhrainToolResult } from '../../tool/BhrainToolBox.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
 import { genGrepTool } from './grep.js';
 import { genHiddenPathsOf } from './hiddenPaths.js';
-import { hasRipgrep } from './hasRipgrep.js';
+import { hasRipgrep } from './grepWithRipgrep.js';
 
 const hasRg = await hasRipgrep();
 const engines = ['builtin', ...(hasRg ? (['rg'] as const) : [])] as const;
