@@ -30,10 +30,5 @@ export default defineConfig(
   },
   // the bench's sections are scripts, not product code
   { files: ['bench/**'], rules: { 'max-lines-per-function': 'off' } },
-  // TEMPORARY (issue 31): functions still over 150 lines, each removed from this list as it is split
-  {
-    files: ['**/*.test.ts', 'src/agent/tools/bash/genBashToolBox.ts', 'src/agent/tools/mcp/genMcpToolBox.ts'],
-    rules: { 'max-lines-per-function': 'off' },
-  },
   prettier,
 );

@@ -411,15 +411,16 @@ describe('a guard that fails denies', () => {
   });
 });
 
-describe('secrets in the environment never appear in logs, run records, the refs store, spill files or the LLM requests', () => {
-  const secrets = {
-    ANTHROPIC_API_KEY: 'sk-ant-test-SECRETVALUE123456',
-    GITHUB_TOKEN: 'ghp_SECRETghp0123456789abcdefghijABCDEF',
-    AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI-K7MDENG-bPxRfiCYSECRETKEY',
-    DB_PASSWORD: 'correct-horse-battery-staple-SECRET',
-  };
-  const values = Object.values(secrets);
+// the secrets both describes below put in the environment
+const secrets = {
+  ANTHROPIC_API_KEY: 'sk-ant-test-SECRETVALUE123456',
+  GITHUB_TOKEN: 'ghp_SECRETghp0123456789abcdefghijABCDEF',
+  AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI-K7MDENG-bPxRfiCYSECRETKEY',
+  DB_PASSWORD: 'correct-horse-battery-staple-SECRET',
+};
+const values = Object.values(secrets);
 
+describe('secrets in the environment never appear in logs, run records, the refs store, spill files or the LLM requests', () => {
   reliabilityCase(
     'a model that runs env, echoes and cats the secrets, floods them past the spill cap, and echoes back any secret it sees',
     async () => {
@@ -505,7 +506,9 @@ describe('secrets in the environment never appear in logs, run records, the refs
     },
     60_000,
   );
+});
 
+describe('secrets in the environment, cut in two by a dropped middle or decoded by the model, still appear nowhere', () => {
   reliabilityCase(
     'a secret cut in two where bash drops the middle of a huge output leaves no piece of it in the result or the spill file',
     async () => {

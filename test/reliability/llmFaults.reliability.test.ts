@@ -85,7 +85,7 @@ const toolResults = (result: BhrainSessionResult) =>
 const retryWarnings = (lines: ReturnType<typeof genRecordingLog>['lines']) =>
   lines.filter((line) => line.level === 'warn' && /attempt \d+ failed/.test(line.message));
 
-describe.each(PROTOCOL_SLUGS)('LLM faults at the library on $slug ($protocol protocol)', ({ slug }) => {
+describe.each(PROTOCOL_SLUGS)('LLM faults at the library on $slug ($protocol protocol): retryable statuses and retry-after', ({ slug }) => {
   describe('bursts of retryable statuses', () => {
     const bursts = [429, 529, 500].flatMap((status) => [
       { status, retryAfter: true },
@@ -181,7 +181,9 @@ describe.each(PROTOCOL_SLUGS)('LLM faults at the library on $slug ($protocol pro
     },
     5_000,
   );
+});
 
+describe.each(PROTOCOL_SLUGS)('LLM faults at the library on $slug ($protocol protocol): resets, cut streams, bad bodies', ({ slug }) => {
   reliabilityCase(
     'a connection reset before any byte is retried and the session completes',
     async () => {
@@ -273,7 +275,9 @@ describe.each(PROTOCOL_SLUGS)('LLM faults at the library on $slug ($protocol pro
     },
     5_000,
   );
+});
 
+describe.each(PROTOCOL_SLUGS)('LLM faults at the library on $slug ($protocol protocol): slow and stalled responses', ({ slug }) => {
   reliabilityCase(
     'a response slower than the request timeout is abandoned and retried; the fast retry completes',
     async () => {
@@ -341,7 +345,9 @@ describe.each(PROTOCOL_SLUGS)('LLM faults at the library on $slug ($protocol pro
     },
     6_000,
   );
+});
 
+describe.each(PROTOCOL_SLUGS)('LLM faults at the library on $slug ($protocol protocol): loops and empty answers', ({ slug }) => {
   reliabilityCase(
     'a model that calls the same tool forever stops at max-iterations with its partial answer, told it is looping after 3 calls',
     async () => {

@@ -154,7 +154,9 @@ describe('anthropic', () => {
     expect(standin.requests).toHaveLength(0);
     expect(standin.pending()).toBe(1);
   });
+});
 
+describe('anthropic: faults and errors', () => {
   it('fails fast with a clear 400 when the queue is empty', async () => {
     const error = await anthropic.messages.create(ask('hi')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);

@@ -62,7 +62,7 @@ const checkInOrder = async (input: {
   return verdicts.map((verdict) => (verdict.allowed ? 'allowed' : `denied by ${verdict.by}`));
 };
 
-describe('seed 002 open question 5: approvals remembered for the session', () => {
+describe('seed 002 open question 5: approvals remembered for the session, over bash lines', () => {
   it('given the user approved `bash(npm test*)` always, when `npm test -- x` comes, then it is not asked; `npm publish` still is', async () => {
     const cwd = await tempDir();
     const { prompter, asked } = genScriptedPrompter(['always', false]);
@@ -123,6 +123,40 @@ describe('seed 002 open question 5: approvals remembered for the session', () =>
     expect(asked).toHaveLength(1);
   });
 
+  it('given a line no pattern could cover (unreadable, a glob word, a redirect), when it is prompted, then nothing is offered to remember', async () => {
+    const cwd = await tempDir();
+    const { prompter, asked } = genScriptedPrompter([true, true, true]);
+    await checkInOrder({
+      calls: [bash('eval "$CMD"'), bash('npm te*'), bash('npm test > out.txt')],
+      guard: promptForWrites,
+      prompter,
+      approvals: genSessionApprovals(),
+      cwd,
+    });
+    expect(asked).toEqual([
+      { call: 'eval "$CMD"', remember: [] },
+      { call: 'npm te*', remember: [] },
+      // `bash(npm test*)` would not cover the write to out.txt, so it is not offered
+      { call: 'npm test > out.txt', remember: [] },
+    ]);
+  });
+
+  it('given a line running several programs, when it is prompted, then a pattern is offered for each, and together they cover it', async () => {
+    const cwd = await tempDir();
+    const { prompter, asked } = genScriptedPrompter(['always']);
+    const outcome = await checkInOrder({
+      calls: [bash('npm test $(whoami)'), bash('whoami')],
+      guard: promptForWrites,
+      prompter,
+      approvals: genSessionApprovals(),
+      cwd,
+    });
+    expect(outcome).toEqual(['allowed', 'allowed']);
+    expect(asked).toEqual([{ call: 'npm test $(whoami)', remember: ['bash(npm test*)', 'bash(whoami*)'] }]);
+  });
+});
+
+describe('seed 002 open question 5: approvals remembered for the session, over writes, and when none is kept', () => {
   it('given a write approved always, when the same file is written again, then it is not asked; another file is', async () => {
     const cwd = await tempDir();
     const { prompter, asked } = genScriptedPrompter(['always', false]);
@@ -156,38 +190,6 @@ describe('seed 002 open question 5: approvals remembered for the session', () =>
       { call: '../outside.txt', remember: [] },
       { call: '../outside.txt', remember: [] },
     ]);
-  });
-
-  it('given a line no pattern could cover (unreadable, a glob word, a redirect), when it is prompted, then nothing is offered to remember', async () => {
-    const cwd = await tempDir();
-    const { prompter, asked } = genScriptedPrompter([true, true, true]);
-    await checkInOrder({
-      calls: [bash('eval "$CMD"'), bash('npm te*'), bash('npm test > out.txt')],
-      guard: promptForWrites,
-      prompter,
-      approvals: genSessionApprovals(),
-      cwd,
-    });
-    expect(asked).toEqual([
-      { call: 'eval "$CMD"', remember: [] },
-      { call: 'npm te*', remember: [] },
-      // `bash(npm test*)` would not cover the write to out.txt, so it is not offered
-      { call: 'npm test > out.txt', remember: [] },
-    ]);
-  });
-
-  it('given a line running several programs, when it is prompted, then a pattern is offered for each, and together they cover it', async () => {
-    const cwd = await tempDir();
-    const { prompter, asked } = genScriptedPrompter(['always']);
-    const outcome = await checkInOrder({
-      calls: [bash('npm test $(whoami)'), bash('whoami')],
-      guard: promptForWrites,
-      prompter,
-      approvals: genSessionApprovals(),
-      cwd,
-    });
-    expect(outcome).toEqual(['allowed', 'allowed']);
-    expect(asked).toEqual([{ call: 'npm test $(whoami)', remember: ['bash(npm test*)', 'bash(whoami*)'] }]);
   });
 
   it('given no session store, when the prompter answers always anyway, then it counts as a one-time yes', async () => {

@@ -522,7 +522,9 @@ describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session on $slug', ({ slug }) => {
     expect(result.session.messages).toEqual(result.messages);
     expect(brain.session!.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'done' });
   });
+});
 
+describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session status on $slug', ({ slug }) => {
   it('seed 002 §2.1 Session TERMINATED on abort: aborting the parent during a child stops the child too; the child is an error result and the parent ends interrupted', async () => {
     const cwd = await genWorkspace();
     const controller = new AbortController();

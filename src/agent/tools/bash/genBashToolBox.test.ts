@@ -71,10 +71,10 @@ const runBash = async (
   return { ...result, elapsedMs: Date.now() - startedAt };
 };
 
-describe('usecase.4 = tool execution (bash)', () => {
-  // the default: the workspace-write sandbox
-  const box = genBashToolBox();
+// the default: the workspace-write sandbox
+const box = genBashToolBox();
 
+describe('usecase.4 = tool execution (bash)', () => {
   it('defines one bash tool with a strict schema and a description from bash.txt', () => {
     expect(box.name).toBe('bash');
     expect(box.definitions).toHaveLength(1);
@@ -196,7 +196,9 @@ describe('usecase.4 = tool execution (bash)', () => {
       expect(result.elapsedMs).toBeLessThan(2_000);
     });
   });
+});
 
+describe('usecase.4 = tool execution (bash): background processes and large output', () => {
   describe('given a command that leaves a background process', () => {
     it('then the call returns promptly and the background process is killed with the sandbox', async () => {
       const seconds = uniqueSeconds();

@@ -9,20 +9,21 @@ import type { BhrainToolResult } from '../../tool/BhrainToolBox.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
 import type { WriteCheck } from './openInsideWorkspace.js';
 
+// every test below runs the edit tool in a fresh temp dir
+let cwd: string;
+const box = genFilesToolBox();
+const edit = (input: Record<string, unknown>): Promise<BhrainToolResult> =>
+  box.execute({ call: { id: 'call-1', name: 'edit', input } }, { cwd, log: silentLog, env: {} });
+const numbered = (count: number) => Array.from({ length: count }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+
+beforeEach(async () => {
+  cwd = await mkdtemp(join(tmpdir(), 'bhrain-edit-'));
+});
+afterEach(async () => {
+  await rm(cwd, { recursive: true, force: true });
+});
+
 describe('edit', () => {
-  let cwd: string;
-  const box = genFilesToolBox();
-  const edit = (input: Record<string, unknown>): Promise<BhrainToolResult> =>
-    box.execute({ call: { id: 'call-1', name: 'edit', input } }, { cwd, log: silentLog, env: {} });
-  const numbered = (count: number) => Array.from({ length: count }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
-
-  beforeEach(async () => {
-    cwd = await mkdtemp(join(tmpdir(), 'bhrain-edit-'));
-  });
-  afterEach(async () => {
-    await rm(cwd, { recursive: true, force: true });
-  });
-
   it('usecase.3: edit replaces and confirms the updated content with 3 lines of context', async () => {
     await writeFile(join(cwd, 'a.txt'), numbered(20));
     const result = await edit({ path: 'a.txt', old_string: 'line 10\n', new_string: 'line ten\nline ten and a half\n' });
@@ -135,60 +136,59 @@ describe('edit', () => {
       output: expect.stringContaining('not valid UTF-8'),
     });
   });
+});
 
-  describe('issue 11 item 3: edit reads and writes the one file it opened, where it really is', () => {
-    // the workspace is cwd/ws; cwd/outside is beside it, and nothing there may change without an approval of that file
-    let ws: string;
-    let outside: string;
-    const editIn = (input: Record<string, unknown>, writeCheck: WriteCheck | null = null) =>
-      box.execute({ call: { id: 'call-1', name: 'edit', input } }, { cwd: ws, log: silentLog, env: {}, writeCheck } as Parameters<
-        typeof box.execute
-      >[1]);
-    beforeEach(async () => {
-      cwd = await realpath(cwd);
-      ws = join(cwd, 'ws');
-      outside = join(cwd, 'outside');
-      await mkdir(ws);
-      await mkdir(outside);
-      await writeFile(join(outside, 't'), 'original\n');
-    });
+describe('issue 11 item 3: edit reads and writes the one file it opened, where it really is', () => {
+  // the workspace is cwd/ws; cwd/outside is beside it, and nothing there may change without an approval of that file
+  let ws: string;
+  let outside: string;
+  const editIn = (input: Record<string, unknown>, writeCheck: WriteCheck | null = null) =>
+    box.execute({ call: { id: 'call-1', name: 'edit', input } }, { cwd: ws, log: silentLog, env: {}, writeCheck } as Parameters<
+      typeof box.execute
+    >[1]);
+  beforeEach(async () => {
+    cwd = await realpath(cwd);
+    ws = join(cwd, 'ws');
+    outside = join(cwd, 'outside');
+    await mkdir(ws);
+    await mkdir(outside);
+    await writeFile(join(outside, 't'), 'original\n');
+  });
 
-    it('refuses a hard link to a file outside (ln ../outside/t hl), which stays unchanged; the approved file is edited', async () => {
-      await link(join(outside, 't'), join(ws, 'hl'));
-      expect(await editIn({ path: 'hl', old_string: 'original', new_string: 'changed' })).toMatchObject({
-        success: false,
-        output: expect.stringMatching(
-          /^Refused to edit hl: it has 2 hard links, so the same file may also appear outside the workspace, and changing it was not approved\. Nothing was changed\./,
-        ),
-      });
-      expect(await readFile(join(outside, 't'), 'utf8')).toBe('original\n');
-      expect(
-        (await editIn({ path: 'hl', old_string: 'original', new_string: 'approved' }, { realPath: join(ws, 'hl'), approved: true }))
-          .success,
-      ).toBe(true);
-      expect(await readFile(join(outside, 't'), 'utf8')).toBe('approved\n');
+  it('refuses a hard link to a file outside (ln ../outside/t hl), which stays unchanged; the approved file is edited', async () => {
+    await link(join(outside, 't'), join(ws, 'hl'));
+    expect(await editIn({ path: 'hl', old_string: 'original', new_string: 'changed' })).toMatchObject({
+      success: false,
+      output: expect.stringMatching(
+        /^Refused to edit hl: it has 2 hard links, so the same file may also appear outside the workspace, and changing it was not approved\. Nothing was changed\./,
+      ),
     });
+    expect(await readFile(join(outside, 't'), 'utf8')).toBe('original\n');
+    expect(
+      (await editIn({ path: 'hl', old_string: 'original', new_string: 'approved' }, { realPath: join(ws, 'hl'), approved: true })).success,
+    ).toBe(true);
+    expect(await readFile(join(outside, 't'), 'utf8')).toBe('approved\n');
+  });
 
-    it('refuses symlinks that point out (a file, a directory, a dangling target to create); follows those that point inside', async () => {
-      await symlink(join(outside, 't'), join(ws, 'to-file'));
-      await symlink('../outside', join(ws, 'd'));
-      await symlink('../outside/new', join(ws, 'dangling'));
-      await writeFile(join(ws, 'inside.txt'), 'original\n');
-      await symlink('inside.txt', join(ws, 'to-inside'));
-      const attempts = [
-        { path: 'to-file', old_string: 'original', new_string: 'changed' },
-        { path: 'd/t', old_string: 'original', new_string: 'changed' },
-        { path: 'dangling', old_string: '', new_string: 'created' },
-        { path: 'd/sub/new', old_string: '', new_string: 'created' },
-      ];
-      for (const input of attempts)
-        expect((await editIn(input)).output).toMatch(/^Refused to edit .+: it resolves to .+, outside the workspace /);
-      expect(await readdir(outside)).toEqual(['t']);
-      expect(await readFile(join(outside, 't'), 'utf8')).toBe('original\n');
-      expect((await editIn({ path: 'to-inside', old_string: 'original', new_string: 'edited' })).output).toMatch(
-        /^Edited to-inside: 1 replacement/,
-      );
-      expect(await readFile(join(ws, 'inside.txt'), 'utf8')).toBe('edited\n');
-    });
+  it('refuses symlinks that point out (a file, a directory, a dangling target to create); follows those that point inside', async () => {
+    await symlink(join(outside, 't'), join(ws, 'to-file'));
+    await symlink('../outside', join(ws, 'd'));
+    await symlink('../outside/new', join(ws, 'dangling'));
+    await writeFile(join(ws, 'inside.txt'), 'original\n');
+    await symlink('inside.txt', join(ws, 'to-inside'));
+    const attempts = [
+      { path: 'to-file', old_string: 'original', new_string: 'changed' },
+      { path: 'd/t', old_string: 'original', new_string: 'changed' },
+      { path: 'dangling', old_string: '', new_string: 'created' },
+      { path: 'd/sub/new', old_string: '', new_string: 'created' },
+    ];
+    for (const input of attempts)
+      expect((await editIn(input)).output).toMatch(/^Refused to edit .+: it resolves to .+, outside the workspace /);
+    expect(await readdir(outside)).toEqual(['t']);
+    expect(await readFile(join(outside, 't'), 'utf8')).toBe('original\n');
+    expect((await editIn({ path: 'to-inside', old_string: 'original', new_string: 'edited' })).output).toMatch(
+      /^Edited to-inside: 1 replacement/,
+    );
+    expect(await readFile(join(ws, 'inside.txt'), 'utf8')).toBe('edited\n');
   });
 });

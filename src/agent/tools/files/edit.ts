@@ -11,8 +11,7 @@ import { EDIT_CONTEXT_LINES, EDIT_MAX_FILE_BYTES, EDIT_MAX_SNIPPET_LINES, READ_M
 import { isBinary } from './binaryContent.js';
 import { countLines, formatBytes, formatCount, formatNumberedLine } from './formatOutput.js';
 import { displayPath, resolveToolPath } from './toolPaths.js';
-import { describeFsError } from './describeFsError.js';
-import { describeMissingPath } from './describeMissingPath.js';
+import { describeFsError, describeMissingPath } from './fsErrors.js';
 import { openInsideWorkspace, replaceContent, type WriteToolContext, type WriteTarget } from './openInsideWorkspace.js';
 import { refuseHiddenPath, type HiddenPathsOf } from './hiddenPaths.js';
 

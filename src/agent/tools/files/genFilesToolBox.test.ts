@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { silentLog } from '../../../core/contract/BrainContext.js';
 import type { BhrainToolResult } from '../../tool/BhrainToolBox.js';
-import { describeFsError } from './describeFsError.js';
+import { describeFsError } from './fsErrors.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
 
 describe('genFilesToolBox', () => {

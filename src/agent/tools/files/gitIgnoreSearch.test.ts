@@ -9,7 +9,7 @@ import { silentLog } from '../../../core/contract/BrainContext.js';
 import type { BhrainToolResult } from '../../tool/BhrainToolBox.js';
 import { comparePaths } from './toolPaths.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
-import { hasRipgrep } from './hasRipgrep.js';
+import { hasRipgrep } from './grepWithRipgrep.js';
 
 const hasRg = await hasRipgrep();
 const engines = ['builtin', ...(hasRg ? (['rg'] as const) : [])] as const;

@@ -6,11 +6,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { silentLog } from '../../../core/contract/BrainContext.js';
 import type { BhrainToolResult } from '../../tool/BhrainToolBox.js';
-import { compileGlob } from './compileGlob.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
 import { genGlobTool } from './glob.js';
 import { genHiddenPathsOf } from './hiddenPaths.js';
-import { globToRegExp } from './globToRegExp.js';
+import { compileGlob, globToRegExp } from './globs.js';
 
 describe('globToRegExp', () => {
   const matches = (pattern: string, path: string) => globToRegExp(pattern).test(path);

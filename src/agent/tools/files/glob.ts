@@ -10,13 +10,11 @@ import { lenientInput } from '../../tool/lenientInput.js';
 import { loadToolDescription } from '../../tool/loadToolDescription.js';
 import { formatCount } from './formatOutput.js';
 import { comparePaths, displayPath, resolveToolPath } from './toolPaths.js';
-import { compileGlob } from './compileGlob.js';
 import { GLOB_MAX_RESULTS } from './constants.js';
-import { describeFsError } from './describeFsError.js';
-import { describeMissingPath } from './describeMissingPath.js';
-import { genSearchSkips } from './genSearchSkips.js';
+import { describeFsError, describeMissingPath } from './fsErrors.js';
+import { compileGlob } from './globs.js';
 import { listHiddenUnder, refuseHiddenPath, type HiddenPathsOf } from './hiddenPaths.js';
-import { WALK_MAX_ENTRIES, WALK_MAX_MS, walkFiles, type WalkStop } from './walkFiles.js';
+import { genSearchSkips, WALK_MAX_ENTRIES, WALK_MAX_MS, walkFiles, type WalkStop } from './walkFiles.js';
 
 /** .what = glob's input: the pattern, where to start, and whether to list what git ignores */
 const globInput = z.strictObject({

@@ -9,58 +9,59 @@ import type { BhrainToolResult } from '../../tool/BhrainToolBox.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
 import { genGrepTool } from './grep.js';
 import { genHiddenPathsOf } from './hiddenPaths.js';
-import { hasRipgrep } from './hasRipgrep.js';
+import { hasRipgrep } from './grepWithRipgrep.js';
 
 const hasRg = await hasRipgrep();
 const engines = ['builtin', ...(hasRg ? (['rg'] as const) : [])] as const;
 
+// one tree for the two grep describes below, built once
+let cwd: string;
+const grepWith =
+  (engine: 'builtin' | 'rg') =>
+  (input: Record<string, unknown>, options: { cwd?: string } = {}): Promise<BhrainToolResult> =>
+    genFilesToolBox({ grepEngine: engine }).execute(
+      { call: { id: 'call-1', name: 'grep', input } },
+      { cwd: options.cwd ?? cwd, log: silentLog, env: {} },
+    );
+const grep = grepWith('builtin');
+const put = async (path: string, content: string | Buffer) => {
+  await mkdir(dirname(join(cwd, path)), { recursive: true });
+  await writeFile(join(cwd, path), content);
+};
+
+beforeAll(async () => {
+  cwd = await mkdtemp(join(tmpdir(), 'bhrain-grep-'));
+  await put('src/a.ts', 'import x from "y";\nexport const match = 1;\n// no hit here\nexport function foo() { return "match"; }\n');
+  await put('src/b.tsx', 'export const View = () => <div>match</div>;');
+  await put('src/lib/deep.ts', 'const MATCH_UPPER = 2;\nconst caféMatch = "é";\n');
+  await put('src/a/inner.ts', 'match in a directory named a\n');
+  await put('src/a.txt', 'match in a.txt\n');
+  await put('src/dos.ts', 'first match\r\nsecond\r\nthird match\r\n');
+  await put('src/bom.ts', '\uFEFFmatch after a byte-order mark\n');
+  await put('src/long.ts', `const long = "${'x'.repeat(3_000)} match";\n`);
+  await put('src/emoji.md', '🙂 match 🙂\n');
+  await put('src/empty.ts', '');
+  await put('.hidden/h.ts', 'hidden match\n');
+  await put('.git/config', 'match inside .git\n');
+  await put('node_modules/dep/index.js', 'module.exports = "match";\n');
+  await put('assets/logo.bin', Buffer.concat([Buffer.from('match\n'), Buffer.from([0, 1, 2, 3])]));
+  await put('big/huge.txt', `match\n${'y'.repeat(11 * 1024 * 1024)}\n`);
+  await put('many/lines.txt', Array.from({ length: 1_500 }, (_, i) => `match ${i + 1}`).join('\n') + '\n');
+  // the cap across files rg searches in parallel: 1,500 matches (collected whole, then sorted), and 12,000 (past what
+  // is collected: searched again in path order)
+  for (let dir = 0; dir < 30; dir++)
+    for (let file = 0; file < 10; file++) {
+      await put(`spread/d${dir}/f${file}.txt`, Array.from({ length: 5 }, (_, line) => `spread ${dir} ${file} ${line}`).join('\n'));
+      await put(`flood/d${dir}/f${file}.txt`, Array.from({ length: 40 }, (_, line) => `flood ${dir} ${file} ${line}`).join('\n'));
+    }
+  await symlink(join(cwd, 'src', 'lib'), join(cwd, 'linked'));
+  await symlink(join(cwd, 'src'), join(cwd, 'src', 'lib', 'loop'));
+});
+afterAll(async () => {
+  await rm(cwd, { recursive: true, force: true });
+});
+
 describe('grep', () => {
-  let cwd: string;
-  const grepWith =
-    (engine: 'builtin' | 'rg') =>
-    (input: Record<string, unknown>, options: { cwd?: string } = {}): Promise<BhrainToolResult> =>
-      genFilesToolBox({ grepEngine: engine }).execute(
-        { call: { id: 'call-1', name: 'grep', input } },
-        { cwd: options.cwd ?? cwd, log: silentLog, env: {} },
-      );
-  const grep = grepWith('builtin');
-  const put = async (path: string, content: string | Buffer) => {
-    await mkdir(dirname(join(cwd, path)), { recursive: true });
-    await writeFile(join(cwd, path), content);
-  };
-
-  beforeAll(async () => {
-    cwd = await mkdtemp(join(tmpdir(), 'bhrain-grep-'));
-    await put('src/a.ts', 'import x from "y";\nexport const match = 1;\n// no hit here\nexport function foo() { return "match"; }\n');
-    await put('src/b.tsx', 'export const View = () => <div>match</div>;');
-    await put('src/lib/deep.ts', 'const MATCH_UPPER = 2;\nconst caféMatch = "é";\n');
-    await put('src/a/inner.ts', 'match in a directory named a\n');
-    await put('src/a.txt', 'match in a.txt\n');
-    await put('src/dos.ts', 'first match\r\nsecond\r\nthird match\r\n');
-    await put('src/bom.ts', '\uFEFFmatch after a byte-order mark\n');
-    await put('src/long.ts', `const long = "${'x'.repeat(3_000)} match";\n`);
-    await put('src/emoji.md', '🙂 match 🙂\n');
-    await put('src/empty.ts', '');
-    await put('.hidden/h.ts', 'hidden match\n');
-    await put('.git/config', 'match inside .git\n');
-    await put('node_modules/dep/index.js', 'module.exports = "match";\n');
-    await put('assets/logo.bin', Buffer.concat([Buffer.from('match\n'), Buffer.from([0, 1, 2, 3])]));
-    await put('big/huge.txt', `match\n${'y'.repeat(11 * 1024 * 1024)}\n`);
-    await put('many/lines.txt', Array.from({ length: 1_500 }, (_, i) => `match ${i + 1}`).join('\n') + '\n');
-    // the cap across files rg searches in parallel: 1,500 matches (collected whole, then sorted), and 12,000 (past what
-    // is collected: searched again in path order)
-    for (let dir = 0; dir < 30; dir++)
-      for (let file = 0; file < 10; file++) {
-        await put(`spread/d${dir}/f${file}.txt`, Array.from({ length: 5 }, (_, line) => `spread ${dir} ${file} ${line}`).join('\n'));
-        await put(`flood/d${dir}/f${file}.txt`, Array.from({ length: 40 }, (_, line) => `flood ${dir} ${file} ${line}`).join('\n'));
-      }
-    await symlink(join(cwd, 'src', 'lib'), join(cwd, 'linked'));
-    await symlink(join(cwd, 'src'), join(cwd, 'src', 'lib', 'loop'));
-  });
-  afterAll(async () => {
-    await rm(cwd, { recursive: true, force: true });
-  });
-
   it('usecase.3: grep returns matching lines and paths as path:line:text', async () => {
     const result = await grep({ pattern: 'match', path: 'src', glob: '*.ts' });
     expect(result.success).toBe(true);
@@ -155,7 +156,9 @@ describe('grep', () => {
     expect(result.success).toBe(false);
     expect(result.output).toContain('src');
   });
+});
 
+describe('grep: rg and the built-in engine agree', () => {
   const parityCases: { name: string; input: Record<string, unknown> }[] = [
     { name: 'the whole tree', input: { pattern: 'match' } },
     { name: 'a subdirectory', input: { pattern: 'match', path: 'src' } },

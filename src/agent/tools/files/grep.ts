@@ -8,15 +8,12 @@ import { loadToolDescription } from '../../tool/loadToolDescription.js';
 import { formatCount } from './formatOutput.js';
 import { comparePaths, displayPath, resolveToolPath } from './toolPaths.js';
 import { GREP_MAX_LINE_CHARS, GREP_MAX_MATCHES, GREP_TIMEOUT_MS } from './constants.js';
-import { describeFsError } from './describeFsError.js';
-import { describeMissingPath } from './describeMissingPath.js';
+import { describeFsError, describeMissingPath } from './fsErrors.js';
 import type { GrepSearchInput, GrepSearchResult } from './GrepSearch.js';
 import { grepWithBuiltin } from './grepWithBuiltin.js';
-import { grepWithRipgrep } from './grepWithRipgrep.js';
-import { hasRipgrep } from './hasRipgrep.js';
-import { genSearchSkips } from './genSearchSkips.js';
+import { grepWithRipgrep, hasRipgrep } from './grepWithRipgrep.js';
 import { listHiddenUnder, refuseHiddenPath, type HiddenPathsOf } from './hiddenPaths.js';
-import { WALK_MAX_ENTRIES } from './walkFiles.js';
+import { genSearchSkips, WALK_MAX_ENTRIES } from './walkFiles.js';
 
 /** .what = grep's input: the regex, where to search, which files, and whether to search what git ignores */
 const grepInput = z.strictObject({

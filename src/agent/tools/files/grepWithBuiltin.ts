@@ -1,7 +1,7 @@
 import { lstat, readFile, stat } from 'node:fs/promises';
 
 import { isBinary } from './binaryContent.js';
-import { compileGrepGlob, compileGrepRegExp } from './grepPatterns.js';
+import { compileGrepGlob } from './globs.js';
 import { comparePaths } from './toolPaths.js';
 import { GREP_FILE_CONCURRENCY, GREP_MAX_FILE_BYTES } from './constants.js';
 import { genLineMatcher } from './genLineMatcher.js';
@@ -17,6 +17,26 @@ const readSearchable = async (path: string, followLink: boolean): Promise<Uint8A
   if (!stats || !stats.isFile() || stats.size > GREP_MAX_FILE_BYTES) return null;
   const bytes = await readFile(path).catch(() => null);
   return !bytes || isBinary(bytes) ? null : bytes;
+};
+
+/**
+ * .what = the model's regex as a JavaScript RegExp, or the error that explains why it is invalid
+ * .why = Unicode mode first (\p{L} works, as in ripgrep), then legacy mode for patterns only it accepts;
+ *        a leading (?i), ripgrep's case-insensitive flag, becomes the i flag
+ */
+const compileGrepRegExp = (pattern: string): { regex: RegExp } | { error: string } => {
+  const insensitive = pattern.startsWith('(?i)');
+  const source = insensitive ? pattern.slice(4) : pattern;
+  const flags = insensitive ? 'i' : '';
+  try {
+    return { regex: new RegExp(source, `${flags}u`) };
+  } catch {
+    try {
+      return { regex: new RegExp(source, flags) };
+    } catch (error) {
+      return { error: error instanceof Error ? error.message : String(error) };
+    }
+  }
 };
 
 /** .what = why a search ended before its walk did: the deadline, the abort signal, or the worker's failure */

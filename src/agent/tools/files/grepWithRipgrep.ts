@@ -6,6 +6,25 @@ import { comparePaths } from './toolPaths.js';
 import { GREP_MAX_LINE_CHARS, GREP_RG_MAX_BUFFER_BYTES } from './constants.js';
 import type { GrepMatch, GrepSearchInput, GrepSearchResult } from './GrepSearch.js';
 
+/** whether rg ran, asked once per process (hasRipgrep) */
+let cached: Promise<boolean> | undefined;
+
+/**
+ * .what = whether ripgrep (rg) runs from PATH; checked once per process, then cached
+ * .why = grep prefers rg when it is there, without paying a process spawn per call to find out
+ */
+export const hasRipgrep = (): Promise<boolean> =>
+  (cached ??= spawnGroup({
+    command: 'rg',
+    args: ['--version'],
+    // any directory that is there: rg --version reads none
+    cwd: '/',
+    env: process.env,
+    stdio: ['ignore', 'ignore', 'ignore'],
+    timeoutMs: 5_000,
+    killGraceMs: 0,
+  }).ended.then((end) => end.exitCode === 0));
+
 /** how many times the cap the parallel search may collect, to keep the first matches in path order itself */
 const COLLECT_FACTOR = 10;
 

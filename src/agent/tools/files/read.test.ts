@@ -8,19 +8,20 @@ import { silentLog } from '../../../core/contract/BrainContext.js';
 import type { BhrainToolResult } from '../../tool/BhrainToolBox.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
 
+// every test below runs the read tool in a fresh temp dir
+let cwd: string;
+const box = genFilesToolBox();
+const read = (input: Record<string, unknown>): Promise<BhrainToolResult> =>
+  box.execute({ call: { id: 'call-1', name: 'read', input } }, { cwd, log: silentLog, env: {} });
+
+beforeEach(async () => {
+  cwd = await mkdtemp(join(tmpdir(), 'bhrain-read-'));
+});
+afterEach(async () => {
+  await rm(cwd, { recursive: true, force: true });
+});
+
 describe('read', () => {
-  let cwd: string;
-  const box = genFilesToolBox();
-  const read = (input: Record<string, unknown>): Promise<BhrainToolResult> =>
-    box.execute({ call: { id: 'call-1', name: 'read', input } }, { cwd, log: silentLog, env: {} });
-
-  beforeEach(async () => {
-    cwd = await mkdtemp(join(tmpdir(), 'bhrain-read-'));
-  });
-  afterEach(async () => {
-    await rm(cwd, { recursive: true, force: true });
-  });
-
   it('usecase.3: read returns the contents, numbered like cat -n', async () => {
     await writeFile(join(cwd, 'hello.ts'), 'const a = 1;\n\tconst b = 2;\n');
     const result = await read({ path: 'hello.ts' });
@@ -82,7 +83,9 @@ describe('read', () => {
     await writeFile(join(cwd, 'empty.txt'), '');
     expect(await read({ path: 'empty.txt' })).toMatchObject({ success: true, output: 'empty.txt is empty (0 bytes).' });
   });
+});
 
+describe('read: binary files, directories, encodings, huge files and bad input', () => {
   it('refuses a binary file, naming its size, without dumping it', async () => {
     await writeFile(join(cwd, 'image.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02, 0x03, 0x00]));
     const result = await read({ path: 'image.png' });

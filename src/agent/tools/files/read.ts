@@ -14,8 +14,7 @@ import {
   READ_MAX_SCAN_BYTES,
   READ_MAX_SKIP_BYTES,
 } from './constants.js';
-import { describeFsError } from './describeFsError.js';
-import { describeMissingPath } from './describeMissingPath.js';
+import { describeFsError, describeMissingPath } from './fsErrors.js';
 import { isBinary, readHeadBytes } from './binaryContent.js';
 import { formatBytes, formatCount, formatNumberedLine } from './formatOutput.js';
 import { displayPath, resolveToolPath } from './toolPaths.js';

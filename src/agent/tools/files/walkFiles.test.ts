@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { silentLog } from '../../../core/contract/BrainContext.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
-import { hasRipgrep } from './hasRipgrep.js';
+import { hasRipgrep } from './grepWithRipgrep.js';
 import { walkFiles } from './walkFiles.js';
 
 const hasRg = await hasRipgrep();

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
-import { resolve } from 'node:path';
+import { resolve, sep } from 'node:path';
 
-import type { GitIgnores } from './loadGitIgnores.js';
+import { loadGitIgnores, type GitIgnores } from './loadGitIgnores.js';
 
 /** a walk stops after reading this many directory entries, so no tree, however large, makes glob or grep run for ever */
 export const WALK_MAX_ENTRIES = 200_000;
@@ -139,4 +139,33 @@ export const walkFiles = async (input: {
     input.signal?.removeEventListener('abort', onAbort);
   }
   return stop ? { files, stop } : { files };
+};
+
+/** .what = what a glob or grep walk leaves out below its root (.git is left out always) */
+export interface SearchSkips {
+  /** git's rules, when what git ignores is skipped */
+  gitIgnores?: GitIgnores;
+  skipHiddenDirectories: boolean;
+  skipNodeModules: boolean;
+}
+
+/** a segment that starts with '.' (not '.' or '..') and is followed by '/': the glob names a hidden directory */
+const HIDDEN_DIRECTORY_SEGMENT = /(?:^|\/)\.(?!\.?\/)[^/]+\//;
+
+/**
+ * .what = decides what a search skips: what git ignores, hidden directories and node_modules, each unless the model
+ *         opted in (include_ignored) or named it (the path is inside it, or the glob names it)
+ * .why = glob and grep skip the same things, and both grep engines get the same answer, so their output is identical
+ * .note = a root that git ignores was named explicitly: it is searched without ignore rules, as rg searches a path it
+ *         is given
+ */
+export const genSearchSkips = async (input: { root: string; glob: string; includeIgnored: boolean }): Promise<SearchSkips> => {
+  if (input.includeIgnored) return { skipHiddenDirectories: false, skipNodeModules: false };
+  const gitIgnores = await loadGitIgnores({ root: input.root });
+  const glob = input.glob.replace(/^!/, '');
+  return {
+    ...(gitIgnores.rootIgnored ? {} : { gitIgnores }),
+    skipHiddenDirectories: !HIDDEN_DIRECTORY_SEGMENT.test(glob),
+    skipNodeModules: !input.root.split(sep).includes('node_modules') && !glob.includes('node_modules'),
+  };
 };

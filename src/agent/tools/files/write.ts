@@ -5,7 +5,7 @@ import { lenientInput } from '../../tool/lenientInput.js';
 import { loadToolDescription } from '../../tool/loadToolDescription.js';
 import { countLines, formatBytes, formatCount } from './formatOutput.js';
 import { displayPath, resolveToolPath } from './toolPaths.js';
-import { describeFsError } from './describeFsError.js';
+import { describeFsError } from './fsErrors.js';
 import { openInsideWorkspace, replaceContent, type WriteTarget, type WriteToolContext } from './openInsideWorkspace.js';
 import { refuseHiddenPath, type HiddenPathsOf } from './hiddenPaths.js';
 

@@ -58,7 +58,7 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((box) => box.close()));
 });
 
-describe('genMcpToolBox over stdio (server-everything, server-filesystem)', () => {
+describe('genMcpToolBox over stdio (server-everything, server-filesystem): listing and calls', () => {
   it('issue16.listing: tools are offered as mcp__<server>__<tool> with the server description and input schema', async () => {
     const box = await everything();
     expect(box.name).toBe('mcp__everything');
@@ -134,7 +134,9 @@ describe('genMcpToolBox over stdio (server-everything, server-filesystem)', () =
         'the arguments of mcp__everything__echo do not fit its schema: input.message is required. Call mcp__everything__echo again with corrected arguments',
     });
   });
+});
 
+describe('genMcpToolBox over stdio: content, aborts, timeouts, env, and a server that exits mid-run', () => {
   it('issue16.content: non-text content is described, not dropped: images by type and size, embedded resources with their text, links by uri', async () => {
     const box = await everything();
     const image = await box.execute({ call: { id: 'c1', name: 'mcp__everything__get-tiny-image', input: {} } }, toolContext());
@@ -230,7 +232,9 @@ describe('genMcpToolBox over stdio (server-everything, server-filesystem)', () =
     expect(result.output).toBe('the server is gone, carrying on');
     expect(await waitFor(() => groupMembers(box.pid!).length === 0)).toBe(true);
   });
+});
 
+describe('genMcpToolBox over stdio: servers that never start, close, and tools that change', () => {
   it('issue16.neverStarts: a command that does not exist rejects with McpServerStartError naming the server', async () => {
     const error = await genMcpToolBox({ name: 'broken', transport: { command: 'bhrain-no-such-mcp-server' } }, toolContext()).catch(
       (caught) => caught,
