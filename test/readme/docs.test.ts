@@ -1,8 +1,10 @@
 // issue 36: the readme is a front page and docs/ holds a page per topic; every link between them resolves, and the CLI
 // reference names every flag of every command and every exit code
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 import { describe, expect, it } from 'vitest';
 
@@ -132,5 +134,15 @@ describe('issue 36: the CLI reference names every flag and every exit code', () 
       '## Precedence\n\n| 7 | user |\n\n## Exit codes\n\n| code | meaning |\n|---|---|\n| 0 | complete |\n| 2 | bad usage |\n\n## Next\n\n| 9 | x |\n';
     expect(missingExitCodes(text, [0, 2, 7, 9])).toEqual([7, 9]);
     expect(missingExitCodes('no such section', [0])).toEqual([0]);
+  });
+});
+
+describe('issue 36: the package ships the front page and the pages it links to', () => {
+  it("npm pack takes readme.md and every page of docs/, so the readme's relative links resolve in node_modules too", async () => {
+    const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root });
+    const packed = new Set((JSON.parse(stdout) as { files: { path: string }[] }[])[0].files.map((file) => file.path));
+    expect(pagePaths.filter((path) => !packed.has(path))).toEqual([]);
+    // the JSON output's schema, which docs/cli-reference.md links to
+    expect(packed.has('schemas/output.schema.json')).toBe(true);
   });
 });
