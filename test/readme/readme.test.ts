@@ -31,6 +31,8 @@ const blocks = (fence: string): { page: string; code: string }[] =>
       .slice(1)
       .map((block) => ({ page, code: block.split(/^```$/m)[0] })),
   );
+/** each item with its place in the list, for the test's name */
+const numbered = <T extends object>(items: T[]) => items.map((item, index) => ({ index, ...item }));
 /** every ```ts block that imports the package, and every ```sh block that runs bhrain: the examples a user would paste */
 const examples = blocks('ts').filter(({ code }) => code.includes("from 'rhachet-roles-bhrain'"));
 const shellExamples = blocks('sh').filter(({ code }) => /^bhrain /m.test(code));
@@ -147,19 +149,16 @@ const runExample = async (index: number, code: string): Promise<string> => {
 describe('readme and docs examples run as written (against the stand-in)', () => {
   it('has examples to run', () => expect(examples.length).toBeGreaterThan(1));
 
-  it.each(examples.map(({ page, code }, index) => ({ index, page, code })))(
-    'example $index ($page) runs and exits 0',
-    async ({ index, code }) => {
-      // a generic model: the smallest valid JSON when a schema is asked for, a short answer otherwise
-      standin().respond = (request) => {
-        const schema = readAskedSchema(request);
-        return schema ? { text: JSON.stringify(minimalValueOf(schema, schema)) } : { text: 'ready' };
-      };
-      const stdout = await runExample(index, code);
-      expect(stdout.length).toBeGreaterThan(0);
-      expect(standin().requests.length).toBeGreaterThan(0);
-    },
-  );
+  it.each(numbered(examples))('example $index ($page) runs and exits 0', async ({ index, code }) => {
+    // a generic model: the smallest valid JSON when a schema is asked for, a short answer otherwise
+    standin().respond = (request) => {
+      const schema = readAskedSchema(request);
+      return schema ? { text: JSON.stringify(minimalValueOf(schema, schema)) } : { text: 'ready' };
+    };
+    const stdout = await runExample(index, code);
+    expect(stdout.length).toBeGreaterThan(0);
+    expect(standin().requests.length).toBeGreaterThan(0);
+  });
 
   it('the defineTool example: the model calls the custom tool, which gets its typed input and answers from the file', async () => {
     const index = examples.findIndex(({ code }) => code.includes('defineTool({'));
@@ -180,37 +179,34 @@ describe('readme and docs examples run as written (against the stand-in)', () =>
 describe('readme and docs shell examples run as written (bhrain on PATH, against the stand-in)', () => {
   it('has shell examples to run', () => expect(shellExamples.length).toBeGreaterThan(0));
 
-  it.each(shellExamples.map(({ page, code }, index) => ({ index, page, code })))(
-    'shell example $index ($page) runs with bash -e and exits 0',
-    async ({ code }) => {
-      standin().respond = () => ({ text: 'ready' });
-      const cwd = await mkdtemp(join(tmpdir(), 'bhrain-readme-sh-'));
-      const bin = join(cwd, '.bin');
-      await mkdir(bin);
-      await symlink(join(root, 'bin', 'bhrain'), join(bin, 'bhrain'));
-      // the examples run in a repository, as a user's would (`git log | bhrain ...`)
-      await promisify(execFile)(
-        'bash',
-        ['-ec', 'git init -q && git -c user.email=readme@test -c user.name=readme commit -q --allow-empty -m init'],
-        { cwd },
-      );
-      const { stdout } = await promisify(execFile)('bash', ['-e', '-o', 'pipefail', '-c', code], {
-        cwd,
-        env: {
-          PATH: `${bin}:${process.env.PATH}`,
-          HOME: cwd,
-          BHRAIN_HOME: join(cwd, '.bhrain'),
-          ANTHROPIC_BASE_URL: standin().url,
-          QWEN_API_KEY: 'test',
-          QWEN_BASE_URL: standin().openaiUrl,
-        },
-        timeout: 60_000,
-      });
-      expect(stdout).toContain('ready');
-      // one request per run of act or ask; export, runs and show ask no model
-      expect(standin().requests.length).toBe(code.split('\n').filter((line) => /^[^#]*\bbhrain (?:act|ask)\b/.test(line)).length);
-    },
-  );
+  it.each(numbered(shellExamples))('shell example $index ($page) runs with bash -e and exits 0', async ({ code }) => {
+    standin().respond = () => ({ text: 'ready' });
+    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-readme-sh-'));
+    const bin = join(cwd, '.bin');
+    await mkdir(bin);
+    await symlink(join(root, 'bin', 'bhrain'), join(bin, 'bhrain'));
+    // the examples run in a repository, as a user's would (`git log | bhrain ...`)
+    await promisify(execFile)(
+      'bash',
+      ['-ec', 'git init -q && git -c user.email=readme@test -c user.name=readme commit -q --allow-empty -m init'],
+      { cwd },
+    );
+    const { stdout } = await promisify(execFile)('bash', ['-e', '-o', 'pipefail', '-c', code], {
+      cwd,
+      env: {
+        PATH: `${bin}:${process.env.PATH}`,
+        HOME: cwd,
+        BHRAIN_HOME: join(cwd, '.bhrain'),
+        ANTHROPIC_BASE_URL: standin().url,
+        QWEN_API_KEY: 'test',
+        QWEN_BASE_URL: standin().openaiUrl,
+      },
+      timeout: 60_000,
+    });
+    expect(stdout).toContain('ready');
+    // one request per run of act or ask; export, runs and show ask no model
+    expect(standin().requests.length).toBe(code.split('\n').filter((line) => /^[^#]*\bbhrain (?:act|ask)\b/.test(line)).length);
+  });
 });
 
 describe('readme and docs CI step examples run as written (their run script, with bhrain on PATH, against the stand-in)', () => {
@@ -226,35 +222,32 @@ describe('readme and docs CI step examples run as written (their run script, wit
 
   it('has a CI step to run', () => expect(ciScripts.length).toBeGreaterThan(0));
 
-  it.each(ciScripts.map(({ page, script }, index) => ({ index, page, script })))(
-    'CI step $index ($page) runs and writes its json',
-    async ({ script }) => {
-      standin().respond = () => ({ text: 'lint fixed' });
-      const cwd = await mkdtemp(join(tmpdir(), 'bhrain-readme-ci-'));
-      const bin = join(cwd, '.bin');
-      await mkdir(bin);
-      await symlink(join(root, 'bin', 'bhrain'), join(bin, 'bhrain'));
-      await mkdir(join(cwd, '.bhrain'));
-      await writeFile(
-        join(cwd, '.bhrain', 'rules.json'),
-        JSON.stringify({ allow: ['read', 'glob', 'grep', 'bash(npm run lint*)'], deny: ['bash(rm *)'] }),
-      );
-      // `npx bhrain` resolves to the installed bin; here the package's own bin is on PATH instead
-      await promisify(execFile)('bash', ['-e', '-o', 'pipefail', '-c', script.replaceAll('npx bhrain', 'bhrain')], {
-        cwd,
-        env: {
-          PATH: `${bin}:${process.env.PATH}`,
-          HOME: cwd,
-          BHRAIN_HOME: join(cwd, '.state'),
-          ANTHROPIC_API_KEY: 'test',
-          ANTHROPIC_BASE_URL: standin().url,
-        },
-        timeout: 60_000,
-      });
-      const json = JSON.parse(await readFile(join(cwd, 'bhrain.json'), 'utf8'));
-      expect(json).toMatchObject({ output: 'lint fixed', termination: 'complete' });
-    },
-  );
+  it.each(numbered(ciScripts))('CI step $index ($page) runs and writes its json', async ({ script }) => {
+    standin().respond = () => ({ text: 'lint fixed' });
+    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-readme-ci-'));
+    const bin = join(cwd, '.bin');
+    await mkdir(bin);
+    await symlink(join(root, 'bin', 'bhrain'), join(bin, 'bhrain'));
+    await mkdir(join(cwd, '.bhrain'));
+    await writeFile(
+      join(cwd, '.bhrain', 'rules.json'),
+      JSON.stringify({ allow: ['read', 'glob', 'grep', 'bash(npm run lint*)'], deny: ['bash(rm *)'] }),
+    );
+    // `npx bhrain` resolves to the installed bin; here the package's own bin is on PATH instead
+    await promisify(execFile)('bash', ['-e', '-o', 'pipefail', '-c', script.replaceAll('npx bhrain', 'bhrain')], {
+      cwd,
+      env: {
+        PATH: `${bin}:${process.env.PATH}`,
+        HOME: cwd,
+        BHRAIN_HOME: join(cwd, '.state'),
+        ANTHROPIC_API_KEY: 'test',
+        ANTHROPIC_BASE_URL: standin().url,
+      },
+      timeout: 60_000,
+    });
+    const json = JSON.parse(await readFile(join(cwd, 'bhrain.json'), 'utf8'));
+    expect(json).toMatchObject({ output: 'lint fixed', termination: 'complete' });
+  });
 });
 
 describe('readme and docs rhachet commands run as rhachet v1.45.2 runs them (test/rhachet/rhachetPaths.ts), in a consumer repository', () => {
@@ -265,44 +258,41 @@ describe('readme and docs rhachet commands run as rhachet v1.45.2 runs them (tes
 
   it('has rhachet commands to run', () => expect(rhachetBlocks.length).toBeGreaterThan(0));
 
-  it.each(rhachetBlocks.map(({ page, code }, index) => ({ index, page, code })))(
-    'rhachet block $index ($page): every command succeeds',
-    async ({ code }) => {
-      standin().respond = () => ({ text: 'ready' });
-      const home = await mkdtemp(join(tmpdir(), 'bhrain-readme-rhachet-'));
-      const env = {
-        PATH: process.env.PATH,
-        HOME: home,
-        BHRAIN_HOME: join(home, '.bhrain'),
-        QWEN_API_KEY: 'test',
-        QWEN_BASE_URL: standin().openaiUrl,
-      };
-      let repo: string | null = null;
-      for (const line of code.split('\n').filter((text) => text.trim() && !text.startsWith('#'))) {
-        const words = await wordsOf(line);
-        if (words.join(' ') === 'npm install --save-dev rhachet rhachet-roles-bhrain') {
-          // rhachet is not in the registry: the consumer gets the packed package, and rhachet's paths are followed instead
-          repo = await genConsumerRepo();
-          continue;
-        }
-        expect(repo, `'${line}' runs before the install`).not.toBeNull();
-        expect(words.slice(0, 2)).toEqual(['npx', 'rhachet']);
-        const [command, ...rest] = words.slice(2);
-        if (command === 'init' && rest[0] === '--roles') {
-          const [slug, role] = rest[1].split('/');
-          await linkRole({ cwd: repo!, repo: slug, role });
-        } else if (command === 'roles' && rest[0] === 'link')
-          await linkRole({ cwd: repo!, repo: rest[rest.indexOf('--repo') + 1], role: rest[rest.indexOf('--role') + 1] });
-        else if (command === 'init' && rest[0] === '--hooks')
-          expect(await loadLinkedRoleHooks(repo!)).toMatchObject({ errors: [], roles: [{ repo: 'bhrain', slug: 'brain' }] });
-        else if (command === 'run') {
-          const run = await runRhachet({ cwd: repo!, args: rest, env });
-          expect(run, line).toMatchObject({ code: 0, stdout: expect.stringContaining('ready') });
-          const outputFile = rest.indexOf('--output-file');
-          if (outputFile >= 0)
-            expect(JSON.parse(await readFile(join(repo!, rest[outputFile + 1]), 'utf8'))).toMatchObject({ output: 'ready', exitCode: 0 });
-        } else throw new Error(`a readme rhachet command this test does not know how to run: ${line}`);
+  it.each(numbered(rhachetBlocks))('rhachet block $index ($page): every command succeeds', async ({ code }) => {
+    standin().respond = () => ({ text: 'ready' });
+    const home = await mkdtemp(join(tmpdir(), 'bhrain-readme-rhachet-'));
+    const env = {
+      PATH: process.env.PATH,
+      HOME: home,
+      BHRAIN_HOME: join(home, '.bhrain'),
+      QWEN_API_KEY: 'test',
+      QWEN_BASE_URL: standin().openaiUrl,
+    };
+    let repo: string | null = null;
+    for (const line of code.split('\n').filter((text) => text.trim() && !text.startsWith('#'))) {
+      const words = await wordsOf(line);
+      if (words.join(' ') === 'npm install --save-dev rhachet rhachet-roles-bhrain') {
+        // rhachet is not in the registry: the consumer gets the packed package, and rhachet's paths are followed instead
+        repo = await genConsumerRepo();
+        continue;
       }
-    },
-  );
+      expect(repo, `'${line}' runs before the install`).not.toBeNull();
+      expect(words.slice(0, 2)).toEqual(['npx', 'rhachet']);
+      const [command, ...rest] = words.slice(2);
+      if (command === 'init' && rest[0] === '--roles') {
+        const [slug, role] = rest[1].split('/');
+        await linkRole({ cwd: repo!, repo: slug, role });
+      } else if (command === 'roles' && rest[0] === 'link')
+        await linkRole({ cwd: repo!, repo: rest[rest.indexOf('--repo') + 1], role: rest[rest.indexOf('--role') + 1] });
+      else if (command === 'init' && rest[0] === '--hooks')
+        expect(await loadLinkedRoleHooks(repo!)).toMatchObject({ errors: [], roles: [{ repo: 'bhrain', slug: 'brain' }] });
+      else if (command === 'run') {
+        const run = await runRhachet({ cwd: repo!, args: rest, env });
+        expect(run, line).toMatchObject({ code: 0, stdout: expect.stringContaining('ready') });
+        const outputFile = rest.indexOf('--output-file');
+        if (outputFile >= 0)
+          expect(JSON.parse(await readFile(join(repo!, rest[outputFile + 1]), 'utf8'))).toMatchObject({ output: 'ready', exitCode: 0 });
+      } else throw new Error(`a readme rhachet command this test does not know how to run: ${line}`);
+    }
+  });
 });
