@@ -9,7 +9,7 @@ const verdict = (row: BenchRow): string =>
 
 /**
  * .what = a report as markdown tables, one per section, with ratios and target verdicts
- * .why = printed by `npm run bench`, and written into the readme between its bench markers (replaceReadmeBench)
+ * .why = printed by `npm run bench`, and written into docs/benchmarks.md between its bench markers (replaceReadmeBench)
  */
 export const formatReport = (report: BenchReport): string =>
   [
@@ -36,18 +36,18 @@ export const formatReport = (report: BenchReport): string =>
     }),
   ].join('\n\n');
 
-/** the readme's bench block lies between these lines; nothing between them is written by hand */
+/** the bench block of docs/benchmarks.md (once the readme's, hence the names) lies between these lines; nothing between them is written by hand */
 export const README_BENCH_BEGIN = '<!-- bench: written by `npm run bench` from bench/results/latest.json; edits here are overwritten -->';
 export const README_BENCH_END = '<!-- bench: end -->';
 
 /**
- * .what = the readme with its bench block replaced by the report's tables
- * .why = issue 18: the readme's numbers come from the bench's JSON, never typed by hand (a test compares the two)
+ * .what = a page (docs/benchmarks.md) with its bench block replaced by the report's tables
+ * .why = issue 18: the published numbers come from the bench's JSON, never typed by hand (a test compares the two)
  */
 export const replaceReadmeBench = (readme: string, report: BenchReport): string => {
   const begin = readme.indexOf(README_BENCH_BEGIN);
   const end = readme.indexOf(README_BENCH_END);
   if (begin < 0 || end < begin)
-    throw new Error(`the readme has no bench block: it needs the lines ${README_BENCH_BEGIN} and ${README_BENCH_END}`);
+    throw new Error(`the page has no bench block: it needs the lines ${README_BENCH_BEGIN} and ${README_BENCH_END}`);
   return `${readme.slice(0, begin + README_BENCH_BEGIN.length)}\n\n${formatReport(report)}\n\n${readme.slice(end)}`;
 };

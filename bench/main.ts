@@ -1,5 +1,5 @@
 // npm run bench: measures bhrain beside Claude Code and Qwen Code, prints the tables, writes bench/results/latest.json
-// and the readme's bench block from it
+// and the bench block of docs/benchmarks.md from it
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -17,8 +17,8 @@ if (only === undefined) {
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, smoke ? 'smoke.json' : 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
   if (!smoke) {
-    const readme = join(findPackageRoot(), 'readme.md');
-    await writeFile(readme, replaceReadmeBench(await readFile(readme, 'utf8'), report));
+    const page = join(findPackageRoot(), 'docs', 'benchmarks.md');
+    await writeFile(page, replaceReadmeBench(await readFile(page, 'utf8'), report));
   }
 }
 process.stdout.write(`${formatReport(report)}\n`);

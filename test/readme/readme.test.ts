@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,15 +14,28 @@ const scratch = join(root, '.log', 'readme-examples');
 const { standin } = useStandin();
 afterAll(() => rm(scratch, { recursive: true, force: true }));
 
-const readme = await readFile(join(root, 'readme.md'), 'utf8');
-const blocks = (fence: string) =>
-  readme
-    .split(new RegExp(`^\`\`\`${fence}\n`, 'm'))
-    .slice(1)
-    .map((block) => block.split(/^```$/m)[0]);
+/** issue 36: the readme and every page of docs/, whose examples are all run as written */
+const docPages = [
+  'readme.md',
+  ...(await readdir(join(root, 'docs')))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
+const pageTexts = await Promise.all(docPages.map(async (page) => ({ page, text: await readFile(join(root, page), 'utf8') })));
+/** the fenced blocks of one kind, from every page, each with the page it is on */
+const blocks = (fence: string): { page: string; code: string }[] =>
+  pageTexts.flatMap(({ page, text }) =>
+    text
+      .split(new RegExp(`^\`\`\`${fence}\n`, 'm'))
+      .slice(1)
+      .map((block) => ({ page, code: block.split(/^```$/m)[0] })),
+  );
+/** each item with its place in the list, for the test's name */
+const numbered = <T extends object>(items: T[]) => items.map((item, index) => ({ index, ...item }));
 /** every ```ts block that imports the package, and every ```sh block that runs bhrain: the examples a user would paste */
-const examples = blocks('ts').filter((code) => code.includes("from 'rhachet-roles-bhrain'"));
-const shellExamples = blocks('sh').filter((code) => /^bhrain /m.test(code));
+const examples = blocks('ts').filter(({ code }) => code.includes("from 'rhachet-roles-bhrain'"));
+const shellExamples = blocks('sh').filter(({ code }) => /^bhrain /m.test(code));
 
 /** a JSON Schema node, as much of it as the generic model reads */
 interface SchemaNode {
@@ -133,10 +146,10 @@ const runExample = async (index: number, code: string): Promise<string> => {
   return stdout;
 };
 
-describe('readme examples run as written (against the stand-in)', () => {
+describe('readme and docs examples run as written (against the stand-in)', () => {
   it('has examples to run', () => expect(examples.length).toBeGreaterThan(1));
 
-  it.each(examples.map((code, index) => ({ index, code })))('example $index runs and exits 0', async ({ index, code }) => {
+  it.each(numbered(examples))('example $index ($page) runs and exits 0', async ({ index, code }) => {
     // a generic model: the smallest valid JSON when a schema is asked for, a short answer otherwise
     standin().respond = (request) => {
       const schema = readAskedSchema(request);
@@ -148,14 +161,14 @@ describe('readme examples run as written (against the stand-in)', () => {
   });
 
   it('the defineTool example: the model calls the custom tool, which gets its typed input and answers from the file', async () => {
-    const index = examples.findIndex((code) => code.includes('defineTool({'));
+    const index = examples.findIndex(({ code }) => code.includes('defineTool({'));
     expect(index).toBeGreaterThanOrEqual(0);
     let asked = 0;
     standin().respond = () =>
       asked++ === 0
         ? { toolCalls: [{ name: 'count_lines', input: { path: 'package.json' } }] }
         : { text: 'package.json has that many lines' };
-    const stdout = await runExample(index, examples[index]);
+    const stdout = await runExample(index, examples[index].code);
     const lines = (await readFile(join(root, 'package.json'), 'utf8')).split('\n').length;
     expect(stdout).toBe('package.json has that many lines\n');
     // the tool's answer reached the model, as its result
@@ -163,10 +176,10 @@ describe('readme examples run as written (against the stand-in)', () => {
   });
 });
 
-describe('readme shell examples run as written (bhrain on PATH, against the stand-in)', () => {
+describe('readme and docs shell examples run as written (bhrain on PATH, against the stand-in)', () => {
   it('has shell examples to run', () => expect(shellExamples.length).toBeGreaterThan(0));
 
-  it.each(shellExamples.map((code, index) => ({ index, code })))('shell example $index runs with bash -e and exits 0', async ({ code }) => {
+  it.each(numbered(shellExamples))('shell example $index ($page) runs with bash -e and exits 0', async ({ code }) => {
     standin().respond = () => ({ text: 'ready' });
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-readme-sh-'));
     const bin = join(cwd, '.bin');
@@ -196,20 +209,20 @@ describe('readme shell examples run as written (bhrain on PATH, against the stan
   });
 });
 
-describe('readme CI step example runs as written (its run script, with bhrain on PATH, against the stand-in)', () => {
+describe('readme and docs CI step examples run as written (their run script, with bhrain on PATH, against the stand-in)', () => {
   /** the `run: |` script of every yaml block: what a CI runner would execute */
-  const ciScripts = blocks('yaml').flatMap((yaml) => {
+  const ciScripts = blocks('yaml').flatMap(({ page, code: yaml }) => {
     const lines = yaml.split('\n');
     const start = lines.findIndex((line) => /run: \|$/.test(line.trim()));
     if (start < 0) return [];
     const body = lines.slice(start + 1).filter((line) => line.trim());
     const indent = Math.min(...body.map((line) => line.length - line.trimStart().length));
-    return [body.map((line) => line.slice(indent)).join('\n')];
+    return [{ page, script: body.map((line) => line.slice(indent)).join('\n') }];
   });
 
   it('has a CI step to run', () => expect(ciScripts.length).toBeGreaterThan(0));
 
-  it.each(ciScripts.map((script, index) => ({ index, script })))('CI step $index runs and writes its json', async ({ script }) => {
+  it.each(numbered(ciScripts))('CI step $index ($page) runs and writes its json', async ({ script }) => {
     standin().respond = () => ({ text: 'lint fixed' });
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-readme-ci-'));
     const bin = join(cwd, '.bin');
@@ -237,15 +250,15 @@ describe('readme CI step example runs as written (its run script, with bhrain on
   });
 });
 
-describe('readme rhachet commands run as rhachet v1.45.2 runs them (test/rhachet/rhachetPaths.ts), in a consumer repository', () => {
-  const rhachetBlocks = blocks('sh').filter((code) => /^npx rhachet /m.test(code));
+describe('readme and docs rhachet commands run as rhachet v1.45.2 runs them (test/rhachet/rhachetPaths.ts), in a consumer repository', () => {
+  const rhachetBlocks = blocks('sh').filter(({ code }) => /^npx rhachet /m.test(code));
   /** a command line's words as bash reads them (quotes, comments) */
   const wordsOf = async (line: string): Promise<string[]> =>
     (await promisify(execFile)('bash', ['-c', 'eval "set -- $1"; printf "%s\\0" "$@"', '_', line])).stdout.split('\0').slice(0, -1);
 
   it('has rhachet commands to run', () => expect(rhachetBlocks.length).toBeGreaterThan(0));
 
-  it.each(rhachetBlocks.map((code, index) => ({ index, code })))('rhachet block $index: every command succeeds', async ({ code }) => {
+  it.each(numbered(rhachetBlocks))('rhachet block $index ($page): every command succeeds', async ({ code }) => {
     standin().respond = () => ({ text: 'ready' });
     const home = await mkdtemp(join(tmpdir(), 'bhrain-readme-rhachet-'));
     const env = {

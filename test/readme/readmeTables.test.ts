@@ -1,4 +1,5 @@
-// issue 12: the readme's flag table, exit code table and JSON section are checked against the code
+// issue 12: the flag table, exit code table and JSON section (docs/cli-reference.md) are checked against the code;
+// issue 36: they moved from the readme to their pages, the settings table to docs/settings.md, the bench block to docs/benchmarks.md
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -14,13 +15,16 @@ import { genSkillCommand } from '../../src/cli/genSkillCommand.js';
 import { formatReadmeSettingsTable, SETTINGS, type SettingRow } from '../../src/cli/settings/settingsTable.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const readme = await readFile(join(root, 'readme.md'), 'utf8');
+const page = (name: string) => readFile(join(root, 'docs', name), 'utf8');
+const cliReference = await page('cli-reference.md');
+const settingsPage = await page('settings.md');
+const benchmarks = await page('benchmarks.md');
 
-/** .what = the rows of the first markdown table after a heading, as arrays of cell texts */
-const tableAfter = (heading: string): string[][] => {
-  const start = readme.indexOf(`\n${heading}\n`);
-  expect(start, `the readme has a "${heading}" section`).toBeGreaterThan(-1);
-  const lines = readme.slice(start).split('\n');
+/** .what = the rows of the first markdown table after a heading of a page, as arrays of cell texts */
+const tableAfter = (text: string, heading: string): string[][] => {
+  const start = text.indexOf(`\n${heading}\n`);
+  expect(start, `the page has a "${heading}" section`).toBeGreaterThan(-1);
+  const lines = text.slice(start).split('\n');
   const first = lines.findIndex((line) => line.startsWith('|'));
   const rows: string[][] = [];
   for (const line of lines.slice(first + 2)) {
@@ -35,15 +39,17 @@ const tableAfter = (heading: string): string[][] => {
   return rows;
 };
 
-describe('the readme is true to the code (issue 12)', () => {
-  it('issue 18: the bench tables are the last full bench run (bench/results/latest.json), as npm run bench writes them', async () => {
+describe('the docs are true to the code (issue 12)', () => {
+  it('issue 18: the bench tables of docs/benchmarks.md are the last full bench run (bench/results/latest.json), as npm run bench writes them', async () => {
     const report = JSON.parse(await readFile(join(root, 'bench', 'results', 'latest.json'), 'utf8'));
     expect(report.smoke).toBe(false);
-    expect(readme).toBe(replaceReadmeBench(readme, report));
+    expect(benchmarks).toBe(replaceReadmeBench(benchmarks, report));
   });
 
   it('the flags table lists exactly the flags act and ask accept', () => {
-    const documented = new Set(tableAfter('### Flags').flatMap(([cell]) => [...cell.matchAll(/--[a-z][a-z-]*/g)].map((match) => match[0])));
+    const documented = new Set(
+      tableAfter(cliReference, '## Flags').flatMap(([cell]) => [...cell.matchAll(/--[a-z][a-z-]*/g)].map((match) => match[0])),
+    );
     const noop = async () => 0;
     const accepted = new Set(
       [genSkillCommand('act', noop), genSkillCommand('ask', noop)].flatMap((command) =>
@@ -56,7 +62,7 @@ describe('the readme is true to the code (issue 12)', () => {
   });
 
   it('the exit code table lists exactly the exit codes', () => {
-    const documented = tableAfter('### Exit codes').map(([code]) => Number(code));
+    const documented = tableAfter(cliReference, '## Exit codes').map(([code]) => Number(code));
     expect(documented.sort((a, b) => a - b)).toEqual(Object.values(EXIT_CODES).sort((a, b) => a - b));
   });
 
@@ -68,7 +74,7 @@ describe('the readme is true to the code (issue 12)', () => {
       RunRecordWriteError,
       RefStoreWriteError,
     };
-    const rows = tableAfter('### Exit codes').map(([code, , named]) => ({
+    const rows = tableAfter(cliReference, '## Exit codes').map(([code, , named]) => ({
       code: Number(code),
       names: [...named.matchAll(/`(\w+Error)`/g)].map((match) => match[1]),
     }));
@@ -83,14 +89,16 @@ describe('the readme is true to the code (issue 12)', () => {
     expect(exitCodeOfError(new TypeError('a bug'))).toBe(EXIT_CODES.crash);
   });
 
-  it("issue 31 one settings table: the readme's settings table is the one made from src/cli/settings/settingsTable.ts", () => {
-    const start = readme.indexOf('| key | flag | value | default |');
-    expect(start, 'the readme has the settings table').toBeGreaterThan(-1);
-    expect(readme.slice(start, readme.indexOf('\n\n', start))).toBe(formatReadmeSettingsTable());
+  it("issue 31 one settings table: docs/settings.md's settings table is the one made from src/cli/settings/settingsTable.ts", () => {
+    const start = settingsPage.indexOf('| key | flag | value | default |');
+    expect(start, 'docs/settings.md has the settings table').toBeGreaterThan(-1);
+    // the table's cells link to the readme's old #sandbox anchor; on this page the sandbox is a page of its own
+    const table = formatReadmeSettingsTable().replaceAll('](#sandbox)', '](sandbox-and-permissions.md#sandbox)');
+    expect(settingsPage.slice(start, settingsPage.indexOf('\n\n', start))).toBe(table);
   });
 
-  it('issue 31 one settings table: the env layer of the readme names every env var of the table', () => {
-    const envRow = tableAfter('### Settings').find(([, layer]) => layer === 'env')!;
+  it('issue 31 one settings table: the env layer of docs/settings.md names every env var of the table', () => {
+    const envRow = tableAfter(settingsPage, '## Settings').find(([, layer]) => layer === 'env')!;
     const named = [...envRow[2].matchAll(/`([A-Z_]+)`/g)].map((match) => match[1]).sort();
     expect(named).toEqual(
       Object.values(SETTINGS)
@@ -99,9 +107,9 @@ describe('the readme is true to the code (issue 12)', () => {
     );
   });
 
-  it('the JSON example in the readme is valid against the published schema, and names every field of it', async () => {
+  it('the JSON example of docs/cli-reference.md is valid against the published schema, and names every field of it', async () => {
     const schema = JSON.parse(await readFile(join(root, 'schemas', 'output.schema.json'), 'utf8'));
-    const section = readme.slice(readme.indexOf('`--output json` prints'));
+    const section = cliReference.slice(cliReference.indexOf('`--output json` prints'));
     const example = JSON.parse(section.slice(section.indexOf('```json\n') + 8, section.indexOf('\n```', section.indexOf('```json\n'))));
     const validate = new Ajv2020({ strict: true }).compile(schema);
     expect(validate(example) ? [] : validate.errors).toEqual([]);
