@@ -41,8 +41,8 @@ const holdingZod = async (loaded: readonly string[]): Promise<string[]> => {
 /**
  * .what = the zod a run loaded: the files, their bytes, and whether classic zod (the API the MCP SDK imports, with every
  *         locale) is among them
- * .why = the built-in tools declare their input with zod/mini, bundled as a lean copy of its own (scripts/bundleCli.js):
- *        a run loads that, never the full copy the MCP SDK brings
+ * .why = the built-in tools declare their input with zod/mini, bundled as a lean copy of its own (scripts/bundleCli.js)
+ *        and loaded on a tool's first call (deferInput): a run loads that, never the full copy the MCP SDK brings
  */
 const zodLoaded = async (loaded: readonly string[]) => {
   const files = await holdingZod(loaded);
@@ -57,7 +57,7 @@ const zodLoaded = async (loaded: readonly string[]) => {
 const bashCall = (command: string) => ({ toolCalls: [{ name: 'bash', input: { command } }] });
 
 describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothing more', () => {
-  it('a one-turn claude answer loads only dist/bundle/ files: no node_modules file, no tree-sitter, ajv, openai SDK, MCP or domain proxy, and only the lean zod of the tools', async () => {
+  it('a one-turn claude answer loads only dist/bundle/ files: no node_modules file, no tree-sitter, ajv, zod, openai SDK, MCP or domain proxy', async () => {
     standin.reset();
     standin.respond = () => ({ text: 'ok' });
     const run = await runRecorded('bin/bhrain', ['act', '--atom', 'claude/haiku', '--input', 'hi', '--quiet']);
@@ -67,10 +67,10 @@ describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothi
       run.loaded.filter((path) => /\/(openai|ajv|zod|2019|2020|genMcpToolBox|client|startDomainProxy)-[A-Z0-9]+\.js$/.test(path)),
     ).toEqual([]);
     expect(run.loaded.some((path) => /\/AnthropicMessagesClient-[A-Z0-9]+\.js$/.test(path))).toBe(true);
-    expect(await zodLoaded(run.loaded)).toEqual({ files: 1, under100KB: true, classic: false });
+    expect(await holdingZod(run.loaded)).toEqual([]);
   });
 
-  it("a one-turn answer, on either atom, loads neither node's undici (the bundle's Headers and Response stand in) nor the full zod", async () => {
+  it("a one-turn answer, on either atom, loads neither node's undici (the bundle's Headers and Response stand in) nor zod (the built-in tools build theirs on a call)", async () => {
     for (const atom of ['claude/haiku', 'qwen/qwen3-coder-plus']) {
       standin.reset();
       standin.respond = () => ({ text: 'ok' });
@@ -79,7 +79,7 @@ describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothi
       expect({ atom, undici: run.loaded.includes('builtin:undici'), zod: await zodLoaded(run.loaded) }).toEqual({
         atom,
         undici: false,
-        zod: { files: 1, under100KB: true, classic: false },
+        zod: { files: 0, under100KB: true, classic: false },
       });
     }
   });
@@ -93,7 +93,7 @@ describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothi
     expect(run.loaded.some((path) => /\/openai-[A-Z0-9]+\.js$/.test(path))).toBe(true);
   });
 
-  it('a bash step judged by rules loads the bash grammar (tree-sitter) once the model calls the tool; its input is checked by the tools’ zod, so no ajv', async () => {
+  it('a bash step judged by rules loads the bash grammar (tree-sitter) once the model calls the tool; its input is checked by the tools’ lean zod (loaded then, never classic zod), so no ajv', async () => {
     standin.reset();
     let step = 0;
     standin.respond = () => (step++ === 0 ? bashCall('echo one') : { text: 'done' });
@@ -105,7 +105,7 @@ describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothi
     );
     expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 0, stdout: 'done\n' });
     expect(run.loaded.some((path) => /\/ajv-[A-Z0-9]+\.js$/.test(path))).toBe(false);
-    expect(await zodLoaded(run.loaded)).toMatchObject({ classic: false });
+    expect(await zodLoaded(run.loaded)).toEqual({ files: 1, under100KB: true, classic: false });
     expect(run.loaded.filter((path) => path.startsWith('node_modules/')).map((path) => path.split('/').slice(1, 2)[0])).toEqual([
       'web-tree-sitter',
     ]);

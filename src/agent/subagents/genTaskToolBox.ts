@@ -1,8 +1,6 @@
-import * as z from 'zod/mini';
-
 import { TASK_TOOL_NAME } from '../constants.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
-import { defineTool } from '../tool/defineTool.js';
+import { deferInput, makeTool } from '../tool/makeTool.js';
 import { toolBoxOf } from '../tool/executeTool.js';
 import { loadToolDescription } from '../tool/loadToolDescription.js';
 import type { BhrainSubagentTypeResolved } from './BhrainSubagentDefinition.js';
@@ -14,18 +12,23 @@ const describeTask = (types: readonly BhrainSubagentTypeResolved[]): string =>
   TASK_DESCRIPTION.replace('{types}', types.map((type) => `- ${type.name}: ${type.description}`).join('\n'));
 
 /** .what = the task tool's input: a label, the whole task, and the subagent type, one of those offered */
-const genTaskInput = (names: readonly string[]) =>
-  z.strictObject({
-    description: z.string().check(
-      z.refine((value) => value.trim() !== '', 'must not be empty: a 3-5 word label'),
-      z.describe('a short label for the task, 3-5 words'),
-    ),
-    prompt: z.string().check(
-      z.refine((value) => value.trim() !== '', 'must not be empty: the whole task, as the subagent sees nothing else'),
-      z.describe('the task, with everything the subagent needs to know: it sees none of this conversation'),
-    ),
-    subagent_type: z.enum(names as [string, ...string[]]).check(z.describe('which kind of subagent does the task')),
-  });
+export const genTaskInput = (names: readonly string[]) =>
+  deferInput(
+    {
+      type: 'object',
+      properties: {
+        description: { type: 'string', description: 'a short label for the task, 3-5 words' },
+        prompt: {
+          type: 'string',
+          description: 'the task, with everything the subagent needs to know: it sees none of this conversation',
+        },
+        subagent_type: { type: 'string', enum: [...names], description: 'which kind of subagent does the task' },
+      },
+      required: ['description', 'prompt', 'subagent_type'],
+      additionalProperties: false,
+    },
+    async () => (await import('../tools/toolInputs.js')).taskZodInput(names),
+  );
 
 /**
  * .what = the task tool: spawns a subagent of the chosen type through the session's spawn capability (its tool
@@ -36,7 +39,7 @@ const genTaskInput = (names: readonly string[]) =>
  */
 export const genTaskToolBox = (input: { types: readonly BhrainSubagentTypeResolved[] }): BhrainToolBox => {
   const names = input.types.map((type) => type.name);
-  const task = defineTool({
+  const task = makeTool({
     name: TASK_TOOL_NAME,
     description: describeTask(input.types),
     input: genTaskInput(names),

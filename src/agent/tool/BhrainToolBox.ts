@@ -1,7 +1,7 @@
 import type { BrainToolCall, BrainToolDefinition } from '../../core/contract/BrainMessage.js';
 import type { BhrainTool, BhrainToolContext, BhrainToolResult } from './defineTool.js';
 
-export type { BhrainSpawn, BhrainSpawnRequest, BhrainSpawned, BhrainToolContext, BhrainToolResult } from './defineTool.js';
+export type { BhrainSpawn, BhrainSpawnRequest, BhrainSpawned, BhrainToolContext, BhrainToolResult } from './makeTool.js';
 
 /**
  * .what = a named collection of tools: their model-facing definitions and one executor (seed 002 §4.1)

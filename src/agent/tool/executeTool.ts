@@ -9,7 +9,7 @@ import {
   type BhrainToolOutput,
   type BhrainToolPath,
   type BhrainToolResult,
-} from './defineTool.js';
+} from './makeTool.js';
 
 /** .what = a call found and checked, ready to run: its tool, typed input, effect and paths; or the result that answers it */
 export type PreparedToolCall =

@@ -1,13 +1,11 @@
 import { realpathSync, statSync, type Stats } from 'node:fs';
 
-import * as z from 'zod/mini';
-
 import { BadRequestError } from '../../../core/contract/errors.js';
 import { genCutSecretRedactor, genSecretRedactor, withoutSupplierKeys } from '../../../core/secrets/genSecretRedactor.js';
 import { readGitCredentials, signGitConfigFiles, type GitCredentials } from '../../instructions/readGitCredentials.js';
 import { DEFAULT_BASH_MAX_TOTAL_CAPTURE_BYTES, DEFAULT_BASH_SANDBOX_MODE } from '../../constants.js';
 import type { BhrainToolBox, BhrainToolContext } from '../../tool/BhrainToolBox.js';
-import { defineTool, type BhrainTool, type BhrainToolOutput } from '../../tool/defineTool.js';
+import { deferInput, makeTool, type BhrainTool, type BhrainToolOutput } from '../../tool/makeTool.js';
 import { toolBoxOf } from '../../tool/executeTool.js';
 import { loadToolDescription } from '../../tool/loadToolDescription.js';
 import { BASH_SANDBOX_MODES, isBashSandboxMode, type BashSandbox, type BashSandboxMode } from '../../../sandbox/BashSandbox.js';
@@ -78,9 +76,6 @@ const readAllowedDomains = (sandbox: BashSandbox | undefined): string[] => {
   return proxied ? [...proxied] : [...new Set(given)];
 };
 
-/** Linux's MAX_ARG_STRLEN (32 pages) less the terminating NUL: the longest `bash -c` string an exec takes */
-const MAX_COMMAND_BYTES = 128 * 1024 - 1;
-
 /** how long a sandbox waits, unused, for the next call before it is killed */
 const SANDBOX_IDLE_MS = 60_000;
 
@@ -129,7 +124,7 @@ export interface BashToolBoxOptions {
 }
 
 /** .what = a bash toolbox's options checked and defaulted, with what its calls share: the capture budget, the proxy */
-interface BashSettings {
+export interface BashSettings {
   maxTimeoutMs: number;
   defaultTimeoutMs: number;
   maxCaptureBytes: number;
@@ -188,29 +183,26 @@ const describeBash = (settings: BashSettings): string =>
  * .why = checked once, before the call runs: a command bash -c cannot take (empty, a NUL, longer than one exec argument)
  *        is answered with what to do instead
  */
-const genBashInput = (settings: BashSettings) =>
-  z.strictObject({
-    command: z.string().check(
-      z.refine((command) => command.trim() !== '', 'must not be empty: give the command to run, e.g. {"command": "ls -la"}'),
-      z.refine((command) => !command.includes('\0'), 'must not contain a NUL character: bash cannot take one'),
-      z.refine((command) => Buffer.byteLength(command) <= MAX_COMMAND_BYTES, {
-        error: (issue) =>
-          `is ${Buffer.byteLength(String(issue.input))} bytes, and bash -c takes at most ${MAX_COMMAND_BYTES} (Linux's limit on one argument): write the script to a file first (with the write tool, or in parts), then run the file`,
-      }),
-      z.describe('The command to run with `bash -c`, in the working directory. Pipes, redirects, && and quoting work as in a shell.'),
-    ),
-    // no schema maximum: a larger value is clamped (and said), not rejected
-    timeout_ms: z.optional(
-      z
-        .int()
-        .check(
-          z.minimum(1),
-          z.describe(
-            `How long the command may run, in milliseconds. Default ${settings.defaultTimeoutMs}, at most ${settings.maxTimeoutMs}.`,
-          ),
-        ),
-    ),
-  });
+export const genBashInput = (settings: BashSettings) =>
+  deferInput(
+    {
+      type: 'object',
+      properties: {
+        command: {
+          type: 'string',
+          description: 'The command to run with `bash -c`, in the working directory. Pipes, redirects, && and quoting work as in a shell.',
+        },
+        timeout_ms: {
+          type: 'integer',
+          minimum: 1,
+          description: `How long the command may run, in milliseconds. Default ${settings.defaultTimeoutMs}, at most ${settings.maxTimeoutMs}.`,
+        },
+      },
+      required: ['command'],
+      additionalProperties: false,
+    },
+    async () => (await import('../toolInputs.js')).bashZodInput(settings),
+  );
 
 /** .what = what one call runs with: the command, its time, and the capture bounds */
 type BashLimits = Parameters<typeof runBashCommand>[0];
@@ -350,7 +342,7 @@ const answerBashRun = (
 export const genBashToolBox = (options: BashToolBoxOptions = {}): BhrainToolBox & { tools: readonly BhrainTool[] } => {
   const settings = readBashSettings(options);
   const runSandboxed = genSandboxedRunner(settings);
-  const bash = defineTool({
+  const bash = makeTool({
     name: 'bash',
     description: describeBash(settings),
     input: genBashInput(settings),

@@ -2,10 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 
-import * as z from 'zod/mini';
-
-import { defineTool } from '../../tool/defineTool.js';
-import { lenientInput } from '../../tool/lenientInput.js';
+import { deferInput, makeTool } from '../../tool/makeTool.js';
 import { loadToolDescription } from '../../tool/loadToolDescription.js';
 import { EDIT_CONTEXT_LINES, EDIT_MAX_FILE_BYTES, EDIT_MAX_SNIPPET_LINES, READ_MAX_LINE_CHARS } from './constants.js';
 import { isBinary } from './binaryContent.js';
@@ -16,16 +13,32 @@ import { openInsideWorkspace, replaceContent, type WriteToolContext, type WriteT
 import { refuseHiddenPath, type HiddenPathsOf } from './hiddenPaths.js';
 
 /** .what = edit's input: a path, the exact text to replace and its replacement, once or everywhere */
-const editInput = z.strictObject({
-  path: lenientInput.path().check(z.describe('The file to edit: relative to the working directory, or absolute.')),
-  old_string: z
-    .string()
-    .check(z.describe('The exact text to replace, whitespace included. Empty only to create a file that does not exist.')),
-  new_string: z.string().check(z.describe('The text to put in its place (must differ from old_string).')),
-  replace_all: lenientInput.optional(
-    lenientInput.boolean().check(z.describe('Replace every occurrence of old_string (default false: old_string must occur exactly once).')),
-  ),
-});
+export const editInput = deferInput(
+  {
+    type: 'object',
+    properties: {
+      path: {
+        type: 'string',
+        description: 'The file to edit: relative to the working directory, or absolute.',
+      },
+      old_string: {
+        type: 'string',
+        description: 'The exact text to replace, whitespace included. Empty only to create a file that does not exist.',
+      },
+      new_string: {
+        type: 'string',
+        description: 'The text to put in its place (must differ from old_string).',
+      },
+      replace_all: {
+        description: 'Replace every occurrence of old_string (default false: old_string must occur exactly once).',
+        type: 'boolean',
+      },
+    },
+    required: ['path', 'old_string', 'new_string'],
+    additionalProperties: false,
+  },
+  async () => (await import('../toolInputs.js')).editZodInput(),
+);
 
 /** .what = the start offsets of non-overlapping occurrences of needle in text */
 const findAll = (text: string, needle: string): number[] => {
@@ -233,7 +246,7 @@ const editOpened = async (input: {
  * .why = exact, unique matches make edits safe to apply blind; each refusal says how to fix the call
  */
 export const genEditTool = (options: { hidden: HiddenPathsOf }) =>
-  defineTool({
+  makeTool({
     name: 'edit',
     description: loadToolDescription(new URL('./edit.txt', import.meta.url)),
     input: editInput,

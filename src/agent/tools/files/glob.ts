@@ -3,10 +3,7 @@ import { basename, dirname, isAbsolute, parse, resolve } from 'node:path';
 
 import picomatch from 'picomatch';
 
-import * as z from 'zod/mini';
-
-import { defineTool } from '../../tool/defineTool.js';
-import { lenientInput } from '../../tool/lenientInput.js';
+import { deferInput, makeTool } from '../../tool/makeTool.js';
 import { loadToolDescription } from '../../tool/loadToolDescription.js';
 import { formatCount } from './formatOutput.js';
 import { comparePaths, displayPath, resolveToolPath } from './toolPaths.js';
@@ -17,22 +14,28 @@ import { listHiddenUnder, refuseHiddenPath, type HiddenPathsOf } from './hiddenP
 import { genSearchSkips, WALK_MAX_ENTRIES, WALK_MAX_MS, walkFiles, type WalkStop } from './walkFiles.js';
 
 /** .what = glob's input: the pattern, where to start, and whether to list what git ignores */
-const globInput = z.strictObject({
-  pattern: lenientInput
-    .nonEmptyString()
-    .check(z.describe('The glob to match file paths against, relative to path, e.g. "**/*.ts" or "src/**/*.{ts,tsx}".')),
-  path: lenientInput.optional(
-    z.string().check(
-      z.refine((value) => !value.includes('\0'), 'must not contain a NUL character'),
-      z.describe('The directory to search under (default: the working directory).'),
-    ),
-  ),
-  include_ignored: lenientInput.optional(
-    lenientInput
-      .boolean()
-      .check(z.describe('Also list files git ignores, hidden directories and node_modules (default: false). .git is always skipped.')),
-  ),
-});
+export const globInput = deferInput(
+  {
+    type: 'object',
+    properties: {
+      pattern: {
+        type: 'string',
+        description: 'The glob to match file paths against, relative to path, e.g. "**/*.ts" or "src/**/*.{ts,tsx}".',
+      },
+      path: {
+        type: 'string',
+        description: 'The directory to search under (default: the working directory).',
+      },
+      include_ignored: {
+        description: 'Also list files git ignores, hidden directories and node_modules (default: false). .git is always skipped.',
+        type: 'boolean',
+      },
+    },
+    required: ['pattern'],
+    additionalProperties: false,
+  },
+  async () => (await import('../toolInputs.js')).globZodInput(),
+);
 
 /**
  * .what = a pattern split into the literal directory it starts in and the glob left to match there
@@ -61,7 +64,7 @@ const describeWalkStop = (stop: WalkStop, budget: { maxEntries: number; timeoutM
  * .note = the budget defaults to WALK_MAX_ENTRIES and WALK_MAX_MS; tests pass small ones to reach it quickly
  */
 export const genGlobTool = (options: { hidden: HiddenPathsOf; maxEntries?: number; timeoutMs?: number }) =>
-  defineTool({
+  makeTool({
     name: 'glob',
     description: loadToolDescription(new URL('./glob.txt', import.meta.url)),
     input: globInput,

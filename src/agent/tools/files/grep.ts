@@ -1,9 +1,6 @@
 import { stat } from 'node:fs/promises';
 
-import * as z from 'zod/mini';
-
-import { defineTool } from '../../tool/defineTool.js';
-import { lenientInput } from '../../tool/lenientInput.js';
+import { deferInput, makeTool } from '../../tool/makeTool.js';
 import { loadToolDescription } from '../../tool/loadToolDescription.js';
 import { formatCount } from './formatOutput.js';
 import { comparePaths, displayPath, resolveToolPath } from './toolPaths.js';
@@ -16,23 +13,32 @@ import { listHiddenUnder, refuseHiddenPath, type HiddenPathsOf } from './hiddenP
 import { genSearchSkips, WALK_MAX_ENTRIES } from './walkFiles.js';
 
 /** .what = grep's input: the regex, where to search, which files, and whether to search what git ignores */
-const grepInput = z.strictObject({
-  pattern: lenientInput.nonEmptyString().check(z.describe('The regular expression to search for, e.g. "function\\s+load\\w*".')),
-  path: lenientInput.optional(
-    z.string().check(
-      z.refine((value) => !value.includes('\0'), 'must not contain a NUL character'),
-      z.describe('The file or directory to search (default: the working directory).'),
-    ),
-  ),
-  glob: lenientInput.optional(
-    z.string().check(z.describe('Only search files matching this glob, e.g. "*.ts", "src/**/*.{ts,tsx}", or "!*.test.ts" to exclude.')),
-  ),
-  include_ignored: lenientInput.optional(
-    lenientInput
-      .boolean()
-      .check(z.describe('Also search files git ignores, hidden directories and node_modules (default: false). .git is always skipped.')),
-  ),
-});
+export const grepInput = deferInput(
+  {
+    type: 'object',
+    properties: {
+      pattern: {
+        type: 'string',
+        description: 'The regular expression to search for, e.g. "function\\s+load\\w*".',
+      },
+      path: {
+        type: 'string',
+        description: 'The file or directory to search (default: the working directory).',
+      },
+      glob: {
+        type: 'string',
+        description: 'Only search files matching this glob, e.g. "*.ts", "src/**/*.{ts,tsx}", or "!*.test.ts" to exclude.',
+      },
+      include_ignored: {
+        description: 'Also search files git ignores, hidden directories and node_modules (default: false). .git is always skipped.',
+        type: 'boolean',
+      },
+    },
+    required: ['pattern'],
+    additionalProperties: false,
+  },
+  async () => (await import('../toolInputs.js')).grepZodInput(),
+);
 
 /** .what = which engine grep uses: rg when on PATH (auto), or one forced for tests and benchmarks */
 type GrepEngine = 'auto' | 'rg' | 'builtin';
@@ -67,7 +73,7 @@ const describeStall = (stalledOn: string, timeoutMs: number, cwd: string): strin
  * .note = timeoutMs and maxWalkEntries default to the tool's budget; tests pass small ones to reach it quickly
  */
 export const genGrepTool = (options: { engine: GrepEngine; hidden: HiddenPathsOf; timeoutMs?: number; maxWalkEntries?: number }) =>
-  defineTool({
+  makeTool({
     name: 'grep',
     description: loadToolDescription(new URL('./grep.txt', import.meta.url)),
     input: grepInput,

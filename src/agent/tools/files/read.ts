@@ -1,9 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 
-import * as z from 'zod/mini';
-
-import { defineTool } from '../../tool/defineTool.js';
-import { lenientInput } from '../../tool/lenientInput.js';
+import { deferInput, makeTool } from '../../tool/makeTool.js';
 import { loadToolDescription } from '../../tool/loadToolDescription.js';
 import {
   BINARY_SNIFF_BYTES,
@@ -22,13 +19,30 @@ import { readLineWindow } from './readLineWindow.js';
 import { refuseHiddenPath, type HiddenPathsOf } from './hiddenPaths.js';
 
 /** .what = read's input: a path, and the window of lines to show */
-const readInput = z.strictObject({
-  path: lenientInput.path().check(z.describe('The file to read: relative to the working directory, or absolute.')),
-  offset: lenientInput.optional(
-    lenientInput.integer(1).check(z.describe('The 1-based line number to start from (default 1). Use it to continue a long file.')),
-  ),
-  limit: lenientInput.optional(lenientInput.integer(1).check(z.describe(`How many lines to show (default ${READ_DEFAULT_LIMIT_LINES}).`))),
-});
+export const readInput = deferInput(
+  {
+    type: 'object',
+    properties: {
+      path: {
+        type: 'string',
+        description: 'The file to read: relative to the working directory, or absolute.',
+      },
+      offset: {
+        description: 'The 1-based line number to start from (default 1). Use it to continue a long file.',
+        type: 'integer',
+        minimum: 1,
+      },
+      limit: {
+        description: `How many lines to show (default ${READ_DEFAULT_LIMIT_LINES}).`,
+        type: 'integer',
+        minimum: 1,
+      },
+    },
+    required: ['path'],
+    additionalProperties: false,
+  },
+  async () => (await import('../toolInputs.js')).readZodInput(READ_DEFAULT_LIMIT_LINES),
+);
 
 /** .what = the answer to reading a directory: what it holds, and the tools that fit */
 const describeDirectory = async (absolutePath: string, shown: string): Promise<string> => {
@@ -46,7 +60,7 @@ const describeDirectory = async (absolutePath: string, shown: string): Promise<s
  * .why = the model's main way to look at code; every failure (missing, directory, binary) says what to do instead
  */
 export const genReadTool = (options: { hidden: HiddenPathsOf }) =>
-  defineTool({
+  makeTool({
     name: 'read',
     description: loadToolDescription(new URL('./read.txt', import.meta.url)),
     input: readInput,

@@ -1,7 +1,4 @@
-import * as z from 'zod/mini';
-
-import { defineTool } from '../../tool/defineTool.js';
-import { lenientInput } from '../../tool/lenientInput.js';
+import { deferInput, makeTool } from '../../tool/makeTool.js';
 import { loadToolDescription } from '../../tool/loadToolDescription.js';
 import { countLines, formatBytes, formatCount } from './formatOutput.js';
 import { displayPath, resolveToolPath } from './toolPaths.js';
@@ -10,12 +7,24 @@ import { openInsideWorkspace, replaceContent, type WriteTarget, type WriteToolCo
 import { refuseHiddenPath, type HiddenPathsOf } from './hiddenPaths.js';
 
 /** .what = write's input: a path, and the whole new content */
-const writeInput = z.strictObject({
-  path: lenientInput
-    .path()
-    .check(z.describe('The file to write: relative to the working directory, or absolute. Missing directories are created.')),
-  content: z.string().check(z.describe('The complete new content of the file.')),
-});
+export const writeInput = deferInput(
+  {
+    type: 'object',
+    properties: {
+      path: {
+        type: 'string',
+        description: 'The file to write: relative to the working directory, or absolute. Missing directories are created.',
+      },
+      content: {
+        type: 'string',
+        description: 'The complete new content of the file.',
+      },
+    },
+    required: ['path', 'content'],
+    additionalProperties: false,
+  },
+  async () => (await import('../toolInputs.js')).writeZodInput(),
+);
 
 /**
  * .what = the write tool: puts exactly the given content in a file, creating parent directories
@@ -23,7 +32,7 @@ const writeInput = z.strictObject({
  *        is opened where it really is, and must be the file the permission check judged (see openInsideWorkspace)
  */
 export const genWriteTool = (options: { hidden: HiddenPathsOf }) =>
-  defineTool({
+  makeTool({
     name: 'write',
     description: loadToolDescription(new URL('./write.txt', import.meta.url)),
     input: writeInput,

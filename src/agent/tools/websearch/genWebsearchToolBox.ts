@@ -1,8 +1,6 @@
-import * as z from 'zod/mini';
-
 import type { BrainToolCall } from '../../../core/contract/BrainMessage.js';
 import type { BhrainToolBox, BhrainToolContext } from '../../tool/BhrainToolBox.js';
-import { defineTool, type BhrainTool, type BhrainToolOutput, type BhrainToolResult } from '../../tool/defineTool.js';
+import { deferInput, makeTool, type BhrainTool, type BhrainToolOutput, type BhrainToolResult } from '../../tool/makeTool.js';
 import { toolBoxOf } from '../../tool/executeTool.js';
 import { loadToolDescription } from '../../tool/loadToolDescription.js';
 import { searchBrave, searchTavily, WebSearchError, type WebSearchHit, type WebSearchProviderName } from './searchProviders.js';
@@ -48,15 +46,26 @@ const providers = {
 const maxResultsLimit = 20;
 
 /** .what = websearch's input: the query, and how many results to return */
-const websearchInput = z.strictObject({
-  query: z.string().check(
-    z.refine((value) => value.trim() !== '', 'must not be empty: write what to search for, e.g. "vitest 4 release notes"'),
-    z.describe('What to search for, as you would type it into a search engine.'),
-  ),
-  max_results: z.optional(
-    z.int().check(z.minimum(1), z.maximum(maxResultsLimit), z.describe(`How many results to return, 1 to ${maxResultsLimit}. Default 5.`)),
-  ),
-});
+export const websearchInput = deferInput(
+  {
+    type: 'object',
+    properties: {
+      query: {
+        type: 'string',
+        description: 'What to search for, as you would type it into a search engine.',
+      },
+      max_results: {
+        type: 'integer',
+        minimum: 1,
+        maximum: maxResultsLimit,
+        description: `How many results to return, 1 to ${maxResultsLimit}. Default 5.`,
+      },
+    },
+    required: ['query'],
+    additionalProperties: false,
+  },
+  async () => (await import('../toolInputs.js')).websearchZodInput(maxResultsLimit),
+);
 
 /**
  * .what = renders search hits as the numbered list the model reads, ending with the provider's name
@@ -88,7 +97,7 @@ export const genWebsearchToolBox = (
   } = {},
 ): WebsearchToolBox => {
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const websearch = defineTool({
+  const websearch = makeTool({
     name: 'websearch',
     description: loadToolDescription(new URL('./websearch.txt', import.meta.url)),
     input: websearchInput,
