@@ -2,7 +2,7 @@ import type { BhrainTermination } from '../agent/BhrainSessionResult.js';
 import { AbortedError, BadRequestError, BhrainError, LoopError, OutputInvalidError, SupplierError } from '../core/contract/errors.js';
 
 /**
- * .what = the exit codes of `bhrain act` / `bhrain ask` (and the rhachet skills), documented in the readme
+ * .what = the exit codes of `bhrain act` / `bhrain ask` (and the rhachet skills), documented in docs/cli-reference.md#exit-codes (a test checks every code has its row)
  * .why = CI steps branch on them: each kind of ending has its own code
  */
 export const EXIT_CODES = {

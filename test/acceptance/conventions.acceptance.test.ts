@@ -1,4 +1,4 @@
-// issue 12 conventions: the flags of the readme's Flags table, proved through the built CLI as a child process against the stand-in
+// issue 12 conventions: the flags of the Flags table (docs/cli-reference.md), proved through the built CLI as a child process against the stand-in
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -124,7 +124,7 @@ describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothi
   });
 });
 
-describe('issue 18 compile cache (readme, Environment): node 22+ keeps compiled code in $XDG_CACHE_HOME/bhrain/compile-cache', () => {
+describe('issue 18 compile cache (docs/settings.md, Environment): node 22+ keeps compiled code in $XDG_CACHE_HOME/bhrain/compile-cache', () => {
   const supported = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 
   it.skipIf(!supported)(

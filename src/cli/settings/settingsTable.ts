@@ -119,9 +119,9 @@ export const checkSettingText = (
 
 /**
  * .what = one setting: where a settings file holds it, its flag, its env vars, its value's check (zod/mini), its
- *         default, and how the readme and `bhrain config` describe it
+ *         default, and how docs/settings.md and `bhrain config` describe it
  * .why = each setting is described once: the commander flags, the settings-file schema, the env names, `bhrain config`
- *        and the readme's settings table are all made from these rows
+ *        and the settings table of docs/settings.md are all made from these rows
  */
 export interface SettingRow<TRule extends SettingRule = SettingRule, TDefault = unknown> {
   /** its path in a settings file, as `bhrain config` and the messages name it: `network.allowedDomains` */
@@ -138,7 +138,7 @@ export interface SettingRow<TRule extends SettingRule = SettingRule, TDefault = 
     repeatable?: true;
     /** commander shows this default in --help (it is never read as a value: only flags given count) */
     shownInHelp?: string;
-    /** the readme's flag cell, when it differs from the flag's long form */
+    /** the docs table's flag cell, when it differs from the flag's long form (docs/settings.md) */
     readme?: string;
   };
   /** the env vars that give it; absent = none */
@@ -153,7 +153,7 @@ export interface SettingRow<TRule extends SettingRule = SettingRule, TDefault = 
   default: TDefault;
   /** the default as `bhrain config` shows it for an unset value */
   shownDefault: string;
-  /** the readme's cells: what a value may be, and the default */
+  /** the docs table's cells: what a value may be, and the default (docs/settings.md) */
   readme: { value: string; default: string };
 }
 
@@ -175,7 +175,7 @@ const MAX_ITERATIONS_EXPECTS = `a whole number from ${BHRAIN_CONFIG_BOUNDS.maxIt
 const mustBe = (expects: string) => (from: string, given: string) => `${from} must be ${expects}, got '${given}'`;
 
 /**
- * .what = the settings of a run (act and ask), in the order `bhrain config` and the readme list them
+ * .what = the settings of a run (act and ask), in the order `bhrain config` and docs/settings.md list them
  * .note = a flag's value is checked by the row's rule (checkSettingText); an explained issue (a domain pattern) is worded
  *         as is, after the flag's name
  */
