@@ -4,19 +4,18 @@ import type { BrainLog } from '../../core/contract/BrainContext.js';
 import type { SecretRedactor } from '../../core/secrets/genSecretRedactor.js';
 import { redactDeep } from '../../core/secrets/redactDeep.js';
 import type { BrainToolCall, BrainToolMessage } from '../../core/contract/BrainMessage.js';
-import { resolveHiddenPaths, type ReadDenial } from '../../sandbox/resolveHiddenPaths.js';
+import type { ReadDenial } from '../../sandbox/resolveHiddenPaths.js';
 import type { BhrainDenialSource } from '../BhrainSessionResult.js';
 import type { BhrainEvent } from '../events.js';
 import type { BhrainPermissionGuard, BhrainPrompter } from '../permission/BhrainPermissionGuard.js';
 import type { BhrainSessionApprovals } from '../permission/genSessionApprovals.js';
-import { resolveRealPath } from '../permission/resolveRealPath.js';
 import { BhrainToolFatalError } from '../tool/BhrainToolError.js';
 import type { BhrainToolContext, BhrainToolResult } from '../tool/defineTool.js';
 import { prepareToolCall, runPreparedCall, toolOfBox, type PreparedToolCall } from '../tool/executeTool.js';
 import type { BhrainToolRegistry } from '../tool/genToolRegistry.js';
 import { truncateToolOutput } from '../tool/truncateToolOutput.js';
 import { displayPath } from '../tools/files/toolPaths.js';
-import { refuseHiddenPath } from '../tools/files/hiddenPaths.js';
+import { genHiddenPathsOf, refuseHiddenPath } from '../tools/files/hiddenPaths.js';
 import type { WriteToolContext } from '../tools/files/openInsideWorkspace.js';
 import { checkPermission } from './checkPermission.js';
 
@@ -61,8 +60,9 @@ type CallAnswer = Omit<BhrainToolResult, 'callId'> & { denied?: ToolCallOutcome[
  */
 const refuseHiddenPaths = (prepared: Extract<PreparedToolCall, { ok: true }>, session: ToolCallSession): string | null => {
   if (!prepared.paths.length) return null;
-  const { cwd, env, spillDir } = session.toolContext;
-  const hidden = resolveHiddenPaths(session.readDenial ?? {}, { env, readable: [cwd, resolveRealPath(cwd), spillDir] });
+  const { cwd } = session.toolContext;
+  // the same resolution the files tools make for themselves, from the session's denial
+  const hidden = genHiddenPathsOf(session.readDenial ?? {})(session.toolContext);
   for (const { path, access } of prepared.paths) {
     const absolute = resolve(cwd, path);
     const refusal = refuseHiddenPath({ path: absolute, shown: displayPath(absolute, cwd), action: access, hidden });
