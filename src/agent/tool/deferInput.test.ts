@@ -57,4 +57,14 @@ describe('issue 31 tool contract: deferred inputs of the built-in tools', () => 
     expect(await tool.check({ n: 'x' })).toMatchObject({ ok: false, problem: expect.stringContaining('input.n') });
     expect(built).toBe(1);
   });
+  it('given an input that is neither zod, deferred nor an object JSON Schema, or a zod schema without defineTool, makeTool refuses it saying why', () => {
+    const spec = { name: 'odd', description: 'odd', effect: 'read' as const, execute: async () => ({ success: true, output: '' }) };
+    for (const input of [null, 'x', { type: 'string' }])
+      expect(() => makeTool({ ...spec, input: input as never })).toThrow(
+        "the input of tool odd must be a zod object schema or a JSON Schema with type 'object'",
+      );
+    expect(() => makeTool({ ...spec, input: z.strictObject({}) })).toThrow(
+      'the input of tool odd is a zod schema: declare the tool with defineTool, which reads zod',
+    );
+  });
 });

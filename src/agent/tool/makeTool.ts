@@ -172,42 +172,39 @@ const isDeferredInput = (input: unknown): input is BhrainDeferredToolInput<unkno
 
 /**
  * .what = a tool from its spec, its name taken as given
- * .why = defineTool's work without its name check: a plain box's definitions (named by their author or an MCP server)
- *        become tools under the names they were offered with
+ * .why = defineTool's work without its name check and without zod: a plain box's definitions (named by their author or
+ *        an MCP server) become tools under the names they were offered with, and bhrain's own tools (deferred inputs)
+ *        are made without loading zod; a zod schema given as it is needs the support defineTool passes
  */
 export const makeTool = <TInput, TOutput extends BhrainToolOutput>(
   spec: BhrainToolSpec<TInput, TOutput>,
   zod: ZodToolSupport | null = null,
 ): BhrainTool<TInput, TOutput> => {
   const { name, input } = spec;
+  // the input's kind, read once: a deferred zod input, a zod schema given as it is, or JSON Schema
   const deferred = isDeferredInput(input) ? (input as BhrainDeferredToolInput<TInput>) : null;
-  if (!deferred && !isZodSchema(input) && (typeof input !== 'object' || input === null || (input as JsonSchemaObject).type !== 'object'))
+  const given = isZodSchema(input) ? input : null;
+  const json = deferred || given ? null : (input as JsonSchemaObject);
+  if (!deferred && !given && (typeof input !== 'object' || input === null || (input as JsonSchemaObject).type !== 'object'))
     throw new BadRequestError(`the input of tool ${name} must be a zod object schema or a JSON Schema with type 'object'`);
-  if (isZodSchema(input) && !zod)
+  if (given && !zod)
     throw new BadRequestError(`the input of tool ${name} is a zod schema: declare the tool with defineTool, which reads zod`);
   let definition: BrainToolDefinition | null = null;
-  const check =
-    deferred || isZodSchema(input)
-      ? async (value: unknown): Promise<BhrainToolInputCheck<TInput>> => {
-          // a deferred input loads zod (and builds its schema) on its tool's first call
-          const { safeParse } = zod ?? (await import('./zodCheck.js'));
-          const parsed = safeParse(deferred ? await deferred.zod() : (input as $ZodType), value, { reportInput: true });
-          return parsed.success
-            ? { ok: true, value: parsed.data as TInput }
-            : { ok: false, problem: describeInputProblems(name, describeInputIssues(parsed.error.issues)) };
-        }
-      : async (value: unknown): Promise<BhrainToolInputCheck<TInput>> => {
-          // ajv is loaded once a JSON Schema tool is called, never at start-up
-          await preloadAjv();
-          const checked = checkToolInput({
-            value,
-            name,
-            tools: [{ name, description: spec.description, inputSchema: input as JsonSchemaObject }],
-          });
-          return checked.inputError === undefined
-            ? { ok: true, value: checked.input as TInput }
-            : { ok: false, problem: checked.inputError };
-        };
+  const check = json
+    ? async (value: unknown): Promise<BhrainToolInputCheck<TInput>> => {
+        // ajv is loaded once a JSON Schema tool is called, never at start-up
+        await preloadAjv();
+        const checked = checkToolInput({ value, name, tools: [{ name, description: spec.description, inputSchema: json }] });
+        return checked.inputError === undefined ? { ok: true, value: checked.input as TInput } : { ok: false, problem: checked.inputError };
+      }
+    : async (value: unknown): Promise<BhrainToolInputCheck<TInput>> => {
+        // a deferred input loads zod (and builds its schema) on its tool's first call
+        const { safeParse } = zod ?? (await import('./zodCheck.js'));
+        const parsed = safeParse(deferred ? await deferred.zod() : given!, value, { reportInput: true });
+        return parsed.success
+          ? { ok: true, value: parsed.data as TInput }
+          : { ok: false, problem: describeInputProblems(name, describeInputIssues(parsed.error.issues)) };
+      };
   return {
     name,
     effect: spec.effect ?? null,
@@ -215,7 +212,7 @@ export const makeTool = <TInput, TOutput extends BhrainToolOutput>(
       definition ??= Object.freeze({
         name,
         description: spec.description,
-        inputSchema: deferred ? deferred.jsonSchema : isZodSchema(input) ? zod!.jsonSchemaOf(name, input) : (input as JsonSchemaObject),
+        inputSchema: deferred ? deferred.jsonSchema : given ? zod!.jsonSchemaOf(name, given) : json!,
         ...(spec.strict === undefined ? {} : { strict: spec.strict }),
         ...(spec.examples === undefined ? {} : { examples: spec.examples }),
       });
