@@ -27,10 +27,11 @@ const keepModuleUrls = {
   },
 };
 
-// our tools import zod/mini and zod/v4/core at start-up (their input schemas): that zod is bundled as a copy of its own,
-// apart from the zod other modules import (the MCP SDK's `import { z } from 'zod'` keeps every locale and namespace of
-// zod's core alive, ~500 KB). One shared copy would make a one-turn run load all of it (~14 ms); the lean copy is the
-// ~50 KB our tools use, and the other loads only with MCP or a ref being read
+// our tools import zod/mini and zod/v4/core on their first call (their input schemas, src/agent/tools/toolInputs.ts):
+// that zod is bundled as a copy of its own, apart from the zod other modules import (the MCP SDK's `import { z } from
+// 'zod'` keeps every locale and namespace of zod's core alive, ~500 KB). One shared copy would make a run's first tool
+// call load all of it (~14 ms); the lean copy is the ~70 KB our tools use, and the other loads only with MCP or a ref
+// being read
 const LEAN_ZOD = /^zod\/(mini|v4\/core|v4\/mini)$/;
 const leanZod = {
   name: 'lean-zod',
