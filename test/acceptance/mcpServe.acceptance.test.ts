@@ -1,9 +1,9 @@
 // issue 32 item 4: `bhrain mcp serve`, bhrain as an MCP server over stdio, driven by the MCP SDK's own client spawning
 // the built CLI (bin/bhrain), with the stand-in as the model of every run
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, realpath, stat, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -193,7 +193,8 @@ describe('issue 32 item 4: `bhrain mcp serve` bounds every call, and stops runs 
     const { client } = await connect();
     const outside = await mkdtemp(join(tmpdir(), 'bhrain-outside-'));
     await symlink(outside, join(root, 'escape'));
-    for (const cwd of [outside, '..', 'escape', 'app/../..']) {
+    // a path outside that does not exist is refused the same way: the client learns nothing of what is outside
+    for (const cwd of [outside, '..', 'escape', 'app/../..', join(outside, 'nope')]) {
       const result = await client.callTool({ name: 'act', arguments: { prompt: 'write x', cwd } });
       expect(result.isError).toBe(true);
       expect(textOf(result)).toContain(`outside the server's root ${root}`);
@@ -202,6 +203,31 @@ describe('issue 32 item 4: `bhrain mcp serve` bounds every call, and stops runs 
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toContain(`not a directory within the server's root ${root}`);
     expect(standin().requests).toHaveLength(0);
+  });
+
+  it('issue 32 mcp serve: continue on an @file ref reads an exported ref within the root, and refuses a file outside it without reading it', async () => {
+    const { client } = await connect();
+    standin().script({ text: 'first answer' }, { text: 'second answer' });
+    const first = structured(await client.callTool({ name: 'ask', arguments: { prompt: 'first?' } }));
+    const exported = await runBhrain({ args: ['export', first.refs.series!], cwd: root, env: envFor() });
+    expect(exported.code).toBe(0);
+    await writeFile(join(root, 'app', 'plan.json'), exported.stdout);
+    const continued = await client.callTool({ name: 'continue', arguments: { ref: '@plan.json', cwd: 'app', prompt: 'second?' } });
+    expect(structured(continued)).toMatchObject({ answer: 'second answer', termination: 'complete' });
+    expect(JSON.stringify(standin().requests[1].body.messages)).toContain('first answer');
+
+    const secret = join(await mkdtemp(join(tmpdir(), 'bhrain-secret-')), 'secret.json');
+    await writeFile(secret, 'SECRET-CONTENT-9d1e');
+    await symlink(secret, join(root, 'app', 'link.json'));
+    // absolute, relative to the call's cwd, a symlink within the root that leads out, and a file that does not exist
+    const refs = [`@${secret}`, `@${relative(join(root, 'app'), secret)}`, '@link.json', `@${secret}.missing`];
+    for (const ref of refs) {
+      const refused = await client.callTool({ name: 'continue', arguments: { ref, cwd: 'app', prompt: 'go on' } });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toContain(`is outside the server's root ${root}`);
+      expect(textOf(refused)).not.toContain('SECRET-CONTENT');
+    }
+    expect(standin().requests).toHaveLength(2);
   });
 
   it("issue 32 mcp serve: a client's permission only tightens: readOnly denies act's write, allowAll does not loosen a server started with --permission readOnly", async () => {
@@ -292,6 +318,31 @@ describe('issue 32 item 4: `bhrain mcp serve` bounds every call, and stops runs 
     expect(await waitFor(async () => !(await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')), 10_000)).toBe(true);
     expect(await findProcesses('sleep 30.0619')).toEqual([]);
     expect(stderr()).toMatch(/stopping \(the client closed stdin\); 1 run\(s\) in flight are stopped/);
+  });
+
+  it('issue 32 mcp serve: SIGTERM stops a run in flight (its bash command killed, its record interrupted) and the server exits 0', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(PACKAGE_ROOT, 'bin', 'bhrain'), 'mcp', 'serve', '--atom', 'qwen'],
+      cwd: root,
+      env: envFor(),
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'bhrain-test', version: '1' });
+    clients.push(client);
+    let exitCode: number | null | undefined;
+    await client.connect(transport);
+    const child = (transport as unknown as { _process: import('node:child_process').ChildProcess })._process;
+    child.on('exit', (code) => (exitCode = code));
+    standin().script({ toolCalls: [{ name: 'bash', input: { command: 'sleep 30.0727' } }] }, { text: 'never reached' });
+    client.callTool({ name: 'act', arguments: { prompt: 'wait a while' } }).catch(() => {});
+    expect(await waitFor(async () => (await findProcesses('sleep 30.0727')).length === 1)).toBe(true);
+    child.kill('SIGTERM');
+    expect(await waitFor(() => exitCode !== undefined, 10_000)).toBe(true);
+    expect(exitCode).toBe(0);
+    expect(await findProcesses('sleep 30.0727')).toEqual([]);
+    const ids = await readdir(join(home, 'runs'));
+    expect(JSON.parse(await readFile(join(home, 'runs', ids[0], 'meta.json'), 'utf8'))).toMatchObject({ termination: 'interrupted' });
   });
 
   it('issue 32 mcp serve: a bad flag or root is exit 2 before serving, and --help names the tools', async () => {

@@ -107,19 +107,44 @@ const resolveRoot = async (root: string | undefined, cwd: string): Promise<strin
   return real;
 };
 
+/** .what = whether a real path is the root or lies within it */
+const isWithinRoot = (root: string, real: string): boolean => {
+  const inside = relative(root, real);
+  return inside === '' || (!isAbsolute(inside) && inside !== '..' && !inside.startsWith(`..${sep}`));
+};
+
 /**
  * .what = the directory a call runs in: the root, or the call's cwd (relative to the root) when it lies within the root
  * .why = the root bounds every run: a cwd outside it, or a symlink inside it that leads out, is refused naming the root
  */
 export const resolveCallCwd = async (root: string, cwd: string | undefined): Promise<string> => {
   if (cwd === undefined) return root;
-  const real = await realpath(resolve(root, cwd)).catch(() => null);
+  const path = resolve(root, cwd);
+  const outside = () =>
+    new BadRequestError(`cwd ${cwd} is outside the server's root ${root}: give a directory within it (or start the server with --root)`);
+  // refused before anything is looked at: whether a path outside the root exists is not the client's to learn
+  if (!isWithinRoot(root, path)) throw outside();
+  const real = await realpath(path).catch(() => null);
   if (!real || !(await stat(real)).isDirectory()) throw new BadRequestError(`cwd ${cwd}: not a directory within the server's root ${root}`);
-  const inside = relative(root, real);
-  if (inside === '' || (!isAbsolute(inside) && inside !== '..' && !inside.startsWith(`..${sep}`))) return real;
-  throw new BadRequestError(
-    `cwd ${cwd} is outside the server's root ${root}: give a directory within it (or start the server with --root)`,
-  );
+  if (!isWithinRoot(root, real)) throw outside();
+  return real;
+};
+
+/**
+ * .what = the ref a continue call names: a hash or prefix as given; `@file` (a file `bhrain export` wrote) resolved from
+ *         the call's cwd, and only within the root
+ * .why = a client must not make the server read a file outside the root (whose first bytes a parse error would echo)
+ */
+const resolveCallRef = async (root: string, cwd: string, ref: string | undefined): Promise<string | undefined> => {
+  if (ref === undefined || !ref.startsWith('@')) return ref;
+  const path = resolve(cwd, ref.slice(1));
+  const outside = () =>
+    new BadRequestError(`ref ${ref} is outside the server's root ${root}: give a series hash, or a file within the root`);
+  if (!isWithinRoot(root, path)) throw outside();
+  const real = await realpath(path).catch(() => null);
+  if (!real) throw new BadRequestError(`ref ${ref}: there is no file ${path}; give a file written by \`bhrain export <ref> > file.json\``);
+  if (!isWithinRoot(root, real)) throw outside();
+  return `@${real}`;
 };
 
 /**
@@ -159,7 +184,8 @@ const describeEvent = (event: BhrainEvent): string | null => {
     return `iteration ${event.iterationNumber} done${event.hadToolCalls ? ` (${event.toolCallCount} tool call(s))` : ''}`;
   if (event.type === 'RequestRetried') return `retrying the model request (attempt ${event.attempt})`;
   if (event.type === 'Compacted') return 'context compacted';
-  if (event.type === 'SubagentStarted') return `subagent ${event.subagentType}: ${event.description}`;
+  // the type only: the description is the model's text, which a client need not see
+  if (event.type === 'SubagentStarted') return `subagent ${event.subagentType} started`;
   return null;
 };
 
@@ -224,6 +250,7 @@ const runCall = async (scope: ServeScope, skill: SkillName, args: CallArgs, extr
   const { options } = scope;
   try {
     const cwd = await resolveCallCwd(scope.root, args.cwd);
+    const ref = await resolveCallRef(scope.root, cwd, args.ref);
     const stop = new AbortController();
     if (extra.signal.aborted) stop.abort();
     else extra.signal.addEventListener('abort', () => stop.abort(), { once: true });
@@ -245,7 +272,7 @@ const runCall = async (scope: ServeScope, skill: SkillName, args: CallArgs, extr
       debug: options.debug,
       trustProject: options.trustProject,
       subagents: options.subagents,
-      onSeries: args.ref,
+      onSeries: ref,
     };
     const flags = { ...scope.flags, ...(args.atom !== undefined ? { atom: args.atom } : {}) };
     const host: SkillHost = {
