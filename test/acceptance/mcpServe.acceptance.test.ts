@@ -188,7 +188,7 @@ describe('issue 32 item 4: `bhrain mcp serve` with the MCP SDK client', () => {
   });
 });
 
-describe('issue 32 item 4: `bhrain mcp serve` bounds every call, and stops runs as asked', () => {
+describe('issue 32 item 4: `bhrain mcp serve` bounds every call', () => {
   it('issue 32 mcp serve: a cwd outside the root, or a symlink inside it that leads out, is a tool error naming the root, and no model request is made', async () => {
     const { client } = await connect();
     const outside = await mkdtemp(join(tmpdir(), 'bhrain-outside-'));
@@ -278,7 +278,9 @@ describe('issue 32 item 4: `bhrain mcp serve` bounds every call, and stops runs 
     const good = await client.callTool({ name: 'ask', arguments: { prompt: 'hi' } });
     expect(textOf(good)).toBe('still here');
   });
+});
 
+describe('issue 32 item 4: `bhrain mcp serve` stops runs as asked, and refuses bad flags', () => {
   it('issue 32 mcp serve: a cancelled call stops its run: the bash command it ran is killed, the run is recorded as interrupted, and the server serves the next call', async () => {
     const { client } = await connect();
     // a sleep of a length nothing else uses, so the process table shows whether it survived
