@@ -3,13 +3,14 @@
 import { Command } from 'commander';
 
 import { genSettingOption } from '../../genSkillCommand.js';
+import { BHRAIN_VERSION } from '../../runSkillEntry.js';
 import { SETTINGS, SETTING_NAMES, pickExplicitFlags, type SkillSettingsFlags } from '../../settings/settingsTable.js';
 import type { McpServeOptions } from './McpServeOptions.js';
 
 /** .what = the server itself, loaded only when `bhrain mcp serve` runs; resolves with its exit code once it closes */
 const serveLazily = async (options: McpServeOptions, flags: SkillSettingsFlags): Promise<number> => {
   const { serveMcp } = await import('./serveMcp.js');
-  return serveMcp(options, flags, { cwd: process.cwd() });
+  return serveMcp(options, flags, { cwd: process.cwd(), version: BHRAIN_VERSION });
 };
 
 const SERVE_EXAMPLES = `

@@ -19,7 +19,6 @@ import { exitCodeOfError } from '../../exitCodes.js';
 import type { SkillName, SkillOptions } from '../../genSkillCommand.js';
 import { resolvePermission } from '../../resolvePermission.js';
 import { runSkillHosted, type SkillHost } from '../../runSkill.js';
-import { BHRAIN_VERSION } from '../../runSkillEntry.js';
 import { resolveSkillSettings } from '../../settings/resolveSkillSettings.js';
 import { BUILTIN_GUARD_NAMES, parseDurationMs, type SkillSettingsFlags } from '../../settings/settingsTable.js';
 import type { SkillOutputJson } from '../../skillOutputJson.js';
@@ -371,7 +370,12 @@ let stopping = false;
  * .why = stdout is the MCP channel: nothing else is ever written there (runs are hosted: their progress and notices go
  *        to stderr, their results to the client)
  */
-export const serveMcp = async (options: McpServeOptions, flags: SkillSettingsFlags, context: { cwd: string }): Promise<number> => {
+export const serveMcp = async (
+  options: McpServeOptions,
+  flags: SkillSettingsFlags,
+  /** the package's version is given, not imported: the module that reads it is the CLI's start, a chunk of its own if shared */
+  context: { cwd: string; version: string },
+): Promise<number> => {
   let scope: ServeScope;
   try {
     const root = await resolveRoot(options.root, context.cwd);
@@ -382,7 +386,7 @@ export const serveMcp = async (options: McpServeOptions, flags: SkillSettingsFla
     return exitCodeOfError(error);
   }
   const server = new McpServer(
-    { name: 'bhrain', version: BHRAIN_VERSION },
+    { name: 'bhrain', version: context.version },
     {
       capabilities: { tools: {} },
       instructions: `bhrain runs an agent on a task: ask reads only, act may change files in its cwd (within ${scope.root}), continue resumes a series ref.`,
