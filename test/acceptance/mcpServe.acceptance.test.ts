@@ -58,8 +58,12 @@ beforeEach(async () => {
   await mkdir(join(root, 'app'), { recursive: true });
   execFileSync('git', ['init', '-q', root]);
 });
+/** what the clients' transports could not read: any line on the server's stdout that is not a JSON-RPC message */
+const channelErrors: Error[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close()));
+  // stdout is the MCP channel: nothing a run does may write anything else there
+  expect(channelErrors.splice(0)).toEqual([]);
 });
 const envFor = () => genCliEnv({ standin: standin(), home }) as Record<string, string>;
 
@@ -75,6 +79,7 @@ const connect = async (args: string[] = ['--atom', 'qwen']) => {
   let stderr = '';
   transport.stderr?.on('data', (chunk) => (stderr += chunk));
   const client = new Client({ name: 'bhrain-test', version: '1' });
+  client.onerror = (error) => channelErrors.push(error);
   clients.push(client);
   await client.connect(transport);
   return { client, transport, stderr: () => stderr };
@@ -171,6 +176,18 @@ describe('issue 32 item 4: `bhrain mcp serve` with the MCP SDK client', () => {
     expect(history).toContain('wrote notes.md');
     expect(history).toContain('what is in it?');
     expect(structured(continued).refs.series).not.toBe(series);
+  });
+
+  it('issue 32 mcp serve: calls in flight at once each get their own run and answer', async () => {
+    const { client } = await connect();
+    // each run's model answers with the prompt it was given: a mix-up between runs shows
+    standin().respond = (request) => ({ text: `answer to ${JSON.stringify(request.body.messages).match(/question (\d)/)?.[0]}` });
+    const answers = await Promise.all(
+      [1, 2, 3].map((n) => client.callTool({ name: 'ask', arguments: { prompt: `question ${n}` } }).then(structured)),
+    );
+    expect(answers.map((answer) => answer.answer)).toEqual(['answer to question 1', 'answer to question 2', 'answer to question 3']);
+    expect(new Set(answers.map((answer) => answer.refs.series)).size).toBe(3);
+    expect(new Set(answers.map((answer) => answer.record)).size).toBe(3);
   });
 
   it("issue 32 mcp serve: a run after an act that ran bash in the root starts: the idle sandbox's placeholder for an absent .mcp.json is read as no file", async () => {
