@@ -67,7 +67,7 @@ Examples:
 };
 
 /** .what = a setting's flag as a commander option for a skill, or null where the skill does not offer it */
-const genSettingOption = (setting: SettingRow, skill: SkillName): Option | null => {
+export const genSettingOption = (setting: SettingRow, skill: SkillName): Option | null => {
   const { flag } = setting;
   if (!flag || (flag.skills && !flag.skills.includes(skill as 'act'))) return null;
   const option = new Option(flag.flags, typeof flag.help === 'string' ? flag.help : flag.help[skill]);

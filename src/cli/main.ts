@@ -1,5 +1,5 @@
 // `bhrain act ...` and `bhrain ask ...`: the same skills as the rhachet entries, without rhachet; plus the commands
-// that read what runs left behind (runs, show, export), and config: the resolved settings
+// that read what runs left behind (runs, show, export), config: the resolved settings, and mcp serve: bhrain as an MCP server
 import './enableCompileCache.js';
 import { Command } from 'commander';
 
@@ -8,6 +8,7 @@ import { genExportCommand } from './genExportCommand.js';
 import { genRunsCommand } from './genRunsCommand.js';
 import { genShowCommand } from './genShowCommand.js';
 import { genSkillCommand } from './genSkillCommand.js';
+import { genMcpCommand } from './mcp/serve/genMcpCommand.js';
 import { parseSkillArgv, runSkillLazily } from './runSkillEntry.js';
 
 const program = new Command('bhrain')
@@ -18,5 +19,6 @@ const program = new Command('bhrain')
   .addCommand(genShowCommand())
   .addCommand(genExportCommand())
   .addCommand(genConfigCommand())
+  .addCommand(genMcpCommand())
   .showHelpAfterError();
 await parseSkillArgv(program, process.argv);

@@ -19,6 +19,7 @@ import { redactBrainEpisode, redactBrainSeries } from '../core/secrets/redactBra
 import { redactDeep } from '../core/secrets/redactDeep.js';
 import { genBrainRepl, type BrainReplOn, type BrainReplOutput } from '../agent/repl/genBrainRepl.js';
 import type { BhrainContext } from '../agent/BhrainContext.js';
+import type { BhrainPermissionGuard } from '../agent/permission/BhrainPermissionGuard.js';
 import { EXIT_CODES, exitCodeOf, exitCodeOfError } from './exitCodes.js';
 import type { SkillName, SkillOptions } from './genSkillCommand.js';
 import { genProgressLog } from './genProgressLog.js';
@@ -38,6 +39,16 @@ import { genUsageErrorJson, OUTPUT_SCHEMA_VERSION, type SkillOutputJson } from '
 
 const MEMORY: Record<MemoryStrategy, typeof genTruncate> = { 'summarize-on-limit': genSummarizeOnLimit, truncate: genTruncate };
 
+/** .what = lowers each budget of the resolved settings to the host's cap, where the host gives one: never raises one */
+const narrowLimits = (values: ResolvedSkillSettings['values'], limits: NonNullable<SkillHost['limits']>): void => {
+  for (const key of ['maxIterations', 'maxBudgetUsd', 'maxTokens', 'maxWallTime'] as const) {
+    const cap = limits[key];
+    if (cap === undefined) continue;
+    const current = values[key];
+    values[key] = current === undefined ? cap : Math.min(current, cap);
+  }
+};
+
 /**
  * .what = how much progress a run hosted by rhachet writes on stderr
  * .why = rhachet runs a skill in spawnSync with stderr buffered, and spawnSync kills a child whose stderr passes its
@@ -55,6 +66,28 @@ const writeOutput = async (file: OutputFile, text: string, failures: string[], r
     failures.push(`--output-file ${file.path} could not be written: ${redact(error.message)}`);
   });
 };
+
+/**
+ * .what = a run hosted by another program in this process (`bhrain mcp serve`): where it works, its task, what stops it,
+ *         where its events go, and how the host narrows its budgets and its guard
+ * .why = the host runs a skill through this same path (settings, sandbox, budgets, records, refs), never a second
+ *        assembly; its stdin and stdout are the host's channel, so a hosted run reads neither, writes nothing to stdout,
+ *        registers no signal handler, and never prompts (as the CLI without a terminal)
+ */
+export interface SkillHost {
+  /** the run's working directory (the CLI's is process.cwd()) */
+  cwd: string;
+  /** the task, as given: stdin is never read */
+  prompt: string;
+  /** aborted: the run stops as on Ctrl-C (its tools killed, its refs saved, termination interrupted) */
+  signal: AbortSignal;
+  /** every event of the session, as --output stream-json would write it (unredacted: the host redacts what it shows) */
+  onEvent?: (event: BhrainEvent) => void;
+  /** caps over the resolved settings: each one only lowers a budget (a lower one of the settings stays) */
+  limits?: { maxIterations?: number; maxBudgetUsd?: number; maxTokens?: number; maxWallTime?: number };
+  /** the run's guard, from the settings, given back narrowed: the host may only tighten it */
+  narrowGuard?: (guard: BhrainPermissionGuard) => BhrainPermissionGuard;
+}
 
 /**
  * .what = what every step of one run shares: the flags, how it writes (redacted, to stderr and stdout), its warnings, and
@@ -80,14 +113,21 @@ interface RunScope {
   mcp: McpServersRunning | null;
   /** the domain proxy too: it stops listening and its directory goes */
   network: DomainProxy | null;
+  /** where the run works: the host's cwd, else process.cwd() */
+  cwd: string;
+  /** the program hosting the run (`bhrain mcp serve`), or null for the CLI */
+  host: SkillHost | null;
+  /** a hosted run's one result object (what --output json prints), kept instead of written */
+  result: SkillOutputJson | null;
 }
 
 /** .what = a run's scope, before anything is checked */
-const genRunScope = (skill: SkillName, options: SkillOptions): RunScope => {
+const genRunScope = (skill: SkillName, options: SkillOptions, host: SkillHost | null = null): RunScope => {
+  const cwd = host?.cwd ?? process.cwd();
   // secrets in the environment, and the credentials in the repository's git config (a checkout token), never reach the
   // model, the terminal, the run record or the refs store: the config is read once, here, and a bad one is skipped
-  const redact = genSecretRedactor(process.env, readGitCredentials({ cwd: process.cwd() }, { env: process.env }).secrets);
-  const viaRhachet = options.skill !== undefined;
+  const redact = genSecretRedactor(process.env, readGitCredentials({ cwd }, { env: process.env }).secrets);
+  const viaRhachet = !host && options.skill !== undefined;
   const log = genProgressLog({
     stream: process.stderr,
     quiet: !!options.quiet,
@@ -96,14 +136,19 @@ const genRunScope = (skill: SkillName, options: SkillOptions): RunScope => {
     maxBytes: viaRhachet ? RHACHET_STDERR_MAX_BYTES : undefined,
   });
   const warnings: string[] = [];
-  return {
+  const scope: RunScope = {
     skill,
     options,
     redact,
     log,
-    machine: options.output === 'json' || options.output === 'stream-json',
+    // a hosted run always ends in the one result object, which the host gets instead of stdout
+    machine: !!host || options.output === 'json' || options.output === 'stream-json',
     viaRhachet,
-    writeLine: (value) => process.stdout.write(`${JSON.stringify(value)}\n`),
+    writeLine: host
+      ? (value) => {
+          scope.result = value as SkillOutputJson;
+        }
+      : (value) => process.stdout.write(`${JSON.stringify(value)}\n`),
     warnings,
     warn: (message) => {
       warnings.push(message);
@@ -114,7 +159,11 @@ const genRunScope = (skill: SkillName, options: SkillOptions): RunScope => {
     runRecord: null,
     mcp: null,
     network: null,
+    cwd,
+    host,
+    result: null,
   };
+  return scope;
 };
 
 /**
@@ -210,14 +259,15 @@ const genRunAtom = (scope: RunScope, settings: ResolvedSkillSettings) => {
  * .why = every caller mistake is exit 2 before any model request and before anything is written
  */
 const prepareRun = async (scope: RunScope, args: readonly string[], flags: SkillSettingsFlags) => {
-  const { skill, options, redact, log } = scope;
-  const cwd = process.cwd();
+  const { skill, options, redact, log, host } = scope;
+  const { cwd } = scope;
   validateOptions(options);
   scope.outputFile = await resolveOutputFile({ path: options.outputFile, cwd });
   // flags > env > project > user > defaults; a bad settings file is a bad request naming the file and the key
   const settings = await resolveSkillSettings({ skill, flags, cwd, trustProject: !!options.trustProject }, { env: process.env });
   for (const warning of settings.warnings) scope.warn(warning);
   const { values } = settings;
+  if (host?.limits) narrowLimits(values, host.limits);
   if (!values.atom)
     throw new BadRequestError(
       `missing --atom: choose one of ${BRAIN_ATOM_SLUGS.join(', ')}; or set "atom" once in .bhrain/settings.json (the project), ${join(getBhrainConfigDir(process.env), SETTINGS_FILE_NAME)} (yours) or BHRAIN_ATOM`,
@@ -232,10 +282,11 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
   const systemPrompt = await readSystemPromptAdditions(options, values.appendSystemPrompt, cwd);
   const checks = await startSandboxChecks(scope, settings, cwd);
   // a builtin name or a rules file (a flag), or inline rules (a settings file, named after it)
-  const permissionGuard =
+  const settingsGuard =
     typeof values.permission === 'string'
       ? await resolvePermission(values.permission, cwd)
       : genRulesGuard(values.permission, `rules(${settings.sources.permission.replace(/^(project|user):/, '')})`);
+  const permissionGuard = host?.narrowGuard ? host.narrowGuard(settingsGuard) : settingsGuard;
   const mcp = await resolveRunMcp(scope, settings, cwd);
   const atom = genRunAtom(scope, settings);
   // AGENTS.md / CLAUDE.md from the user's config dir and the repository down to here: warnings (cut, unreadable) are shown
@@ -267,7 +318,10 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
     : options.onEpisode
       ? { episode: await resolveOnRef({ spec: options.onEpisode, kind: 'episode' }, { store, log }) }
       : undefined;
-  const prompt = redact(await readSkillInput({ flag: options.input, args, stdin: process.stdin }, { warn: scope.warn }));
+  // a hosted run's stdin is its host's channel: the host gives the task
+  const prompt = redact(
+    host ? host.prompt : await readSkillInput({ flag: options.input, args, stdin: process.stdin }, { warn: scope.warn }),
+  );
   if (!prompt.trim())
     throw new BadRequestError('missing input: the task is empty. Give it as an argument, with --input "...", or on stdin');
   await checks.awaitChecks();
@@ -281,22 +335,29 @@ type PreparedRun = Awaited<ReturnType<typeof prepareRun>>;
  *         the session runs in (the prompter on a terminal, the stream-json events)
  */
 const startRun = async (scope: RunScope, run: PreparedRun): Promise<BhrainContext> => {
-  const { skill, options, redact, log, writeLine } = scope;
+  const { skill, options, redact, log, writeLine, host } = scope;
   const record = await openRunRecord(
     { home: getBhrainHome(), recordDir: options.record ? options.recordDir : null, skill, atom: run.atom.slug, cwd: run.cwd },
     { warn: scope.warn },
   );
   scope.runRecord = record;
-  const interactive = !!process.stdin.isTTY && !!process.stderr.isTTY;
-  // Ctrl-C or a CI cancel stops the run gracefully: tools are killed, the refs saved, exit 130; a second one exits at once
+  // a hosted run never prompts: its host's stdin is not a terminal to ask on
+  const interactive = !host && !!process.stdin.isTTY && !!process.stderr.isTTY;
+  // Ctrl-C or a CI cancel stops the run gracefully: tools are killed, the refs saved, exit 130; a second one exits at once.
+  // A hosted run stops when its host aborts it (the host handles the process's signals)
   const interrupt = new AbortController();
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (interrupt.signal.aborted) process.exit(EXIT_CODES.interrupted);
-    log.warn(`${signal}: stopping (the run's refs are saved); send it again to exit at once`);
-    interrupt.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  if (host) {
+    if (host.signal.aborted) interrupt.abort();
+    else host.signal.addEventListener('abort', () => interrupt.abort(), { once: true });
+  } else {
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (interrupt.signal.aborted) process.exit(EXIT_CODES.interrupted);
+      log.warn(`${signal}: stopping (the run's refs are saved); send it again to exit at once`);
+      interrupt.abort();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
   // after the signal handlers: a Ctrl-C while they start still closes them. Their tools go to the brain that runs
   if (run.mcp.servers.length)
     scope.mcp = await startMcpServers(
@@ -323,7 +384,9 @@ const startRun = async (scope: RunScope, run: PreparedRun): Promise<BhrainContex
     spillDir: record.spillDir,
     redact,
     prompter: interactive ? genTtyPrompter({ stdin: process.stdin, stderr: process.stderr, redact, pause: log.pause }) : undefined,
-    onEvent: stream ? (event: BhrainEvent) => writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...event }, redact)) : undefined,
+    onEvent: stream
+      ? (event: BhrainEvent) => writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...event }, redact))
+      : host?.onEvent,
     onTextDelta: partial ? (text) => writeLine({ type: 'TextDelta', schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(text) }) : undefined,
     // the text streamed so far is void (a retried attempt, or <tool_call> markup that was a call): consumers drop it
     onTextReset: partial ? () => writeLine({ type: 'TextReset', schemaVersion: OUTPUT_SCHEMA_VERSION }) : undefined,
@@ -488,7 +551,31 @@ export const runSkill = async (
   /** the settings flags given explicitly (pickExplicitFlags); the env, the settings files and the defaults fill in the rest */
   flags: SkillSettingsFlags = {},
 ): Promise<number> => {
-  const scope = genRunScope(skill, options);
+  return runInScope(genRunScope(skill, options), args, flags);
+};
+
+/**
+ * .what = one run of a skill hosted by another program in this process (`bhrain mcp serve`): the same run as the CLI's,
+ *         with the task, the cwd and the stop signal the host gives; the result object --output json would print
+ * .why = the host gets the answer, the termination, the refs and the cost as the CLI's JSON consumers do; nothing is
+ *        read from stdin nor written to stdout (the host's channel)
+ */
+export const runSkillHosted = async (
+  skill: SkillName,
+  options: SkillOptions,
+  flags: SkillSettingsFlags,
+  host: SkillHost,
+): Promise<SkillOutputJson> => {
+  const scope = genRunScope(skill, { ...options, output: 'json', outputFile: undefined, skill: undefined }, host);
+  await runInScope(scope, [], flags);
+  // every way out of a machine run writes one result object: a missing one is a bug, said as one
+  if (!scope.result) throw new Error('the run ended without a result object');
+  return scope.result;
+};
+
+/** .what = a run in its scope: prepared, started, run, finished (or failed); every MCP server and proxy closed after */
+const runInScope = async (scope: RunScope, args: readonly string[], flags: SkillSettingsFlags): Promise<number> => {
+  const { skill } = scope;
   try {
     const run = await prepareRun(scope, args, flags);
     const context = await startRun(scope, run);

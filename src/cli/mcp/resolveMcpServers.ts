@@ -27,8 +27,13 @@ export const readMcpConfigFile = async (input: {
   shownAs: string;
   optional: boolean;
 }): Promise<Record<string, McpServerConfig> | null> => {
-  const text = await readFile(input.path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+  const text = await readFile(input.path, 'utf8').catch(async (error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT' && input.optional) return null;
+    // an empty directory a bash sandbox of this or another bhrain process holds as the read-only mount point of an absent
+    // .mcp.json (holdPlaceholders): there is no file. A long-lived process (`bhrain mcp serve`) keeps its sandboxes
+    // between runs, so its next run finds one; loaded only then
+    if (error.code === 'EISDIR' && input.optional && (await import('../../sandbox/holdPlaceholders.js')).isPlaceholderOfAnyone(input.path))
+      return null;
     throw new BadRequestError(
       `${input.shownAs}: cannot read the MCP config file (${error.code ?? error.message}); give a JSON file {"mcpServers": {...}}`,
     );
