@@ -1,8 +1,10 @@
 // `bhrain act ...` and `bhrain ask ...`: the same skills as the rhachet entries, without rhachet; plus the commands
-// that read what runs left behind (runs, show, export), and config: the resolved settings
+// that read what runs left behind (runs, show, export), config: the resolved settings, and skills and agents: the
+// Agent Skills and agent files a run here would use
 import './enableCompileCache.js';
 import { Command } from 'commander';
 
+import { genAgentsCommand, genSkillsCommand } from './genAgentFilesCommands.js';
 import { genConfigCommand } from './genConfigCommand.js';
 import { genExportCommand } from './genExportCommand.js';
 import { genRunsCommand } from './genRunsCommand.js';
@@ -18,5 +20,7 @@ const program = new Command('bhrain')
   .addCommand(genShowCommand())
   .addCommand(genExportCommand())
   .addCommand(genConfigCommand())
+  .addCommand(genSkillsCommand())
+  .addCommand(genAgentsCommand())
   .showHelpAfterError();
 await parseSkillArgv(program, process.argv);

@@ -37,7 +37,7 @@ export interface ProjectInstructions {
 }
 
 /** .what = the directories read, most general first: the working directory and each of its parents up to the repo root */
-const listProjectDirs = (cwd: string, root: string | null): string[] => {
+export const listProjectDirs = (cwd: string, root: string | null): string[] => {
   if (!root) return [cwd];
   const dirs: string[] = [];
   for (let dir = cwd; ; dir = dirname(dir)) {
