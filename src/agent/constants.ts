@@ -66,14 +66,5 @@ export const TASK_TOOL_NAME = 'task';
 /** the Agent Skills tool: the model loads a skill's instructions (SKILL.md) by name */
 export const SKILL_TOOL_NAME = 'skill';
 
-/**
- * the largest SKILL.md or agent file (.bhrain/agents/*.md) read, in bytes: a larger one is a warning and is skipped, so
- * a huge file never reaches the prompt. Longer material belongs in the files beside a skill, which are read on demand
- */
-export const AGENT_FILE_MAX_BYTES = 64 * 1024;
-
 /** the characters of the skill listing (names and descriptions) in the system prompt; skills past it are left out, with a notice */
 export const SKILLS_LISTING_MAX_CHARS = 8_000;
-
-/** the longest skill description listed, in characters (the Agent Skills spec's limit); a longer one is cut, with a warning */
-export const SKILL_DESCRIPTION_MAX_CHARS = 1_024;

@@ -2,6 +2,8 @@ import { Command } from 'commander';
 
 import { BadRequestError } from '../core/contract/errors.js';
 import type { BrainLog } from '../core/contract/BrainContext.js';
+import type { AgentSkills } from '../agent/skills/readAgentSkills.js';
+import type { AgentFiles } from '../agent/subagents/readAgentFiles.js';
 import { EXIT_CODES } from './exitCodes.js';
 import { reportReadCommandFailure } from './genRunsCommand.js';
 
@@ -15,6 +17,13 @@ export interface AgentFilesCommandContext {
   stdout?: { write: (text: string) => unknown };
   stderr?: { write: (text: string) => unknown };
   setExitCode?: (code: number) => void;
+}
+
+/** .what = a built-in subagent type as `bhrain agents` lists it */
+interface BuiltinSummary {
+  name: string;
+  description: string;
+  tools: 'read-only' | 'parent';
 }
 
 /** .what = rows as an aligned table, the last column left as it is */
@@ -90,8 +99,8 @@ export const genSkillsCommand = (context: AgentFilesCommandContext = {}): Comman
       name: 'skills',
       description: 'list the Agent Skills (SKILL.md) a run here would offer, and where each comes from',
       examples: '\nExamples:\n  $ bhrain skills\n  $ bhrain skills -o json',
-      // loaded only now: the YAML parser stays out of every other command
-      read: async (input, readContext) => (await import('../agent/skills/loadAgentSkills.js')).loadAgentSkills(input, readContext),
+      // through the run's own module: a run then loads no file more for the finding these commands share with it
+      read: async (input, readContext): Promise<AgentSkills> => (await import('./runSkill.js')).listAgentSkills(input, readContext),
       text: (read, cwd) =>
         read.found.length
           ? formatTable([
@@ -120,15 +129,8 @@ export const genAgentsCommand = (context: AgentFilesCommandContext = {}): Comman
       name: 'agents',
       description: 'list the subagent types act offers here: the built-in ones, and those of agent files (.bhrain/agents, .claude/agents)',
       examples: '\nExamples:\n  $ bhrain agents\n  $ bhrain agents -o json',
-      read: async (input, readContext) => {
-        const [{ loadAgentFiles }, { BUILTIN_SUBAGENTS }] = await Promise.all([
-          import('../agent/subagents/loadAgentFiles.js'),
-          import('../agent/subagents/builtinSubagents.js'),
-        ]);
-        const files = await loadAgentFiles(input, readContext);
-        const fileNames = new Set(files.types.map((type) => type.name));
-        return { ...files, builtins: Object.values(BUILTIN_SUBAGENTS).filter((type) => !fileNames.has(type.name)) };
-      },
+      read: async (input, readContext): Promise<AgentFiles & { builtins: BuiltinSummary[] }> =>
+        (await import('./runSkill.js')).listAgentTypes(input, readContext),
       text: (read) =>
         formatTable([
           ['NAME', 'SOURCE', 'TOOLS', 'MODEL', 'DESCRIPTION'],

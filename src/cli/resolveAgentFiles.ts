@@ -3,7 +3,37 @@ import type { BrainAtom } from '../core/contract/BrainAtom.js';
 import type { BrainLog } from '../core/contract/BrainContext.js';
 import { findAgentFiles } from '../agent/instructions/findAgentFiles.js';
 import type { BhrainSkill } from '../agent/skills/BhrainSkill.js';
-import type { BhrainSubagentDefinition } from '../agent/subagents/BhrainSubagentDefinition.js';
+import { describeSkillsLeftOut } from '../agent/skills/loadAgentSkills.js';
+import type { AgentSkills } from '../agent/skills/readAgentSkills.js';
+import { BUILTIN_SUBAGENT_SUMMARIES, type BhrainSubagentDefinition } from '../agent/subagents/BhrainSubagentDefinition.js';
+import type { AgentFiles } from '../agent/subagents/readAgentFiles.js';
+
+/** .what = what the listing commands read through: an environment and a log */
+type ListContext = { env: Record<string, string | undefined>; log: BrainLog };
+
+/** .what = `bhrain skills`: every Agent Skill found here, the shadowed ones too, and every warning a run would show */
+export const listAgentSkills = async (input: { cwd: string }, context: ListContext): Promise<AgentSkills> => {
+  const files = await findAgentFiles({ cwd: input.cwd, kind: 'skills' }, context);
+  if (!files.length) return { skills: [], found: [], warnings: [] };
+  const read = await (await import('../agent/skills/readAgentSkills.js')).readAgentSkills(files, context);
+  const leftOut = describeSkillsLeftOut(read.skills);
+  return { ...read, warnings: leftOut ? [...read.warnings, leftOut] : read.warnings };
+};
+
+/** .what = `bhrain agents`: the built-in types a file does not replace, and every agent file found here, with its warnings */
+export const listAgentTypes = async (input: { cwd: string }, context: ListContext) => {
+  const found = await findAgentFiles({ cwd: input.cwd, kind: 'agents' }, context);
+  const files: AgentFiles = found.length
+    ? await (
+        await import('../agent/subagents/readAgentFiles.js')
+      ).readAgentFiles(found, { checkAtom: (slug) => genBrainAtom({ slug }) }, context)
+    : { types: [], found: [], warnings: [] };
+  const fileNames = new Set(files.types.map((type) => type.name));
+  const builtins = Object.entries(BUILTIN_SUBAGENT_SUMMARIES)
+    .filter(([name]) => !fileNames.has(name))
+    .map(([name, summary]) => ({ name, ...summary }));
+  return { ...files, builtins };
+};
 
 /**
  * .what = the Agent Skills and the subagent types from agent files of a run: found with a readdir per folder, and read
@@ -19,14 +49,17 @@ export const resolveAgentFiles = async (
     input.skills ? findAgentFiles({ cwd: input.cwd, kind: 'skills' }, context) : [],
     input.agents ? findAgentFiles({ cwd: input.cwd, kind: 'agents' }, context) : [],
   ]);
+  // the readers (and the YAML parser) load only now, in chunks of their own
   const skills = skillFiles.length
-    ? (await (await import('../agent/skills/loadAgentSkills.js')).loadAgentSkills({ cwd: input.cwd, files: skillFiles }, context)).skills
+    ? (await (await import('../agent/skills/readAgentSkills.js')).readAgentSkills(skillFiles, context)).skills
     : [];
+  const leftOut = describeSkillsLeftOut(skills);
+  if (leftOut) context.log.warn(leftOut);
   const types = agentFiles.length
     ? (
         await (
-          await import('../agent/subagents/loadAgentFiles.js')
-        ).loadAgentFiles({ cwd: input.cwd, parentAtom: input.atom.slug, files: agentFiles }, context)
+          await import('../agent/subagents/readAgentFiles.js')
+        ).readAgentFiles(agentFiles, { parentAtom: input.atom.slug, checkAtom: (slug) => genBrainAtom({ slug }) }, context)
       ).types
     : [];
   const supplier = (slug: string) => slug.split('/')[0];

@@ -30,6 +30,10 @@ import { resolveOnRef } from './resolveOnRef.js';
 import { resolveMcpServers } from './mcp/resolveMcpServers.js';
 import { readMcpTimeoutMs, startMcpServers, type McpServersRunning } from './mcp/startMcpServers.js';
 import { resolveAgentFiles } from './resolveAgentFiles.js';
+
+// `bhrain skills` and `bhrain agents` reach their readers through this module, which a run loads anyway: a module of
+// their own, shared with the run, would be one more file every run loads
+export { listAgentSkills, listAgentTypes } from './resolveAgentFiles.js';
 import { resolvePermission } from './resolvePermission.js';
 import { resolveOutputFile, type OutputFile } from './resolveOutputFile.js';
 import { openRunRecord } from './runRecord.js';

@@ -1,9 +1,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
-import { findRepoRoot } from './findRepoRoot.js';
+import { findRepoRoot, listProjectDirs } from './findRepoRoot.js';
 import { getBhrainConfigDir } from './getBhrainConfigDir.js';
-import { listProjectDirs } from './loadProjectInstructions.js';
 
 /** .what = what is looked for: Agent Skills (`<dir>/<name>/SKILL.md`) or agent files (`<dir>/<name>.md`) */
 export type AgentFileKind = 'skills' | 'agents';

@@ -3,6 +3,16 @@ import { parseDocument } from 'yaml';
 import { readTextFile } from './readTextFile.js';
 import { splitFrontMatter } from './splitFrontMatter.js';
 
+/**
+ * .what = the largest SKILL.md or agent file (.bhrain/agents/*.md) read, in bytes: a larger one is a warning and is
+ *         skipped, so a huge file never reaches the prompt; longer material belongs in the files beside a skill, read on
+ *         demand
+ */
+export const AGENT_FILE_MAX_BYTES = 64 * 1024;
+
+export { readTextFile } from './readTextFile.js';
+export { splitFrontMatter } from './splitFrontMatter.js';
+
 /** .what = a file of front matter and instructions read: its fields and body, or the problem that makes it unusable */
 export type FrontMatterFile = { ok: true; fields: Record<string, unknown>; body: string } | { ok: false; problem: string };
 
@@ -13,9 +23,9 @@ const MAX_ALIAS_COUNT = 50;
  * .what = reads a SKILL.md or an agent file: its YAML front matter parsed as data (the core schema: no custom tags, no
  *         code, unique keys, few aliases) and its body; every way it can be unusable is a problem that says why
  * .why = a bad file is a warning naming it and the problem, never a crash; this module loads the YAML parser, so it is
- *        imported only once such a file exists
+ *        imported only once such a file exists (the skill tool imports it on its first call, for the same reading)
  */
-export const readFrontMatterFile = async (path: string, maxBytes: number): Promise<FrontMatterFile> => {
+export const readFrontMatterFile = async (path: string, maxBytes: number = AGENT_FILE_MAX_BYTES): Promise<FrontMatterFile> => {
   const read = await readTextFile(path, maxBytes);
   if (!read.ok) return read;
   const split = splitFrontMatter(read.text);

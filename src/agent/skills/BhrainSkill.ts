@@ -1,4 +1,4 @@
-import { SKILL_DESCRIPTION_MAX_CHARS, SKILLS_LISTING_MAX_CHARS } from '../constants.js';
+import { SKILLS_LISTING_MAX_CHARS } from '../constants.js';
 
 /**
  * .what = an Agent Skill (SKILL.md) as a session offers it: its name and description, listed in the system prompt, and
@@ -17,21 +17,12 @@ export interface BhrainSkill {
 /** .what = a skill's line in the listing */
 export const formatSkillLine = (skill: Pick<BhrainSkill, 'name' | 'description'>): string => `- ${skill.name}: ${skill.description}`;
 
-/** .what = a description as listed: one line, at most SKILL_DESCRIPTION_MAX_CHARS */
-export const flattenDescription = (description: string): string => {
-  const line = description.replace(/\s+/g, ' ').trim();
-  return line.length > SKILL_DESCRIPTION_MAX_CHARS ? `${line.slice(0, SKILL_DESCRIPTION_MAX_CHARS - 1)}…` : line;
-};
-
 /**
  * .what = the skills the system prompt lists, in order, until the next line would pass the budget; the rest are left out
  * .why = a fixed budget, however many skills a repository holds: the model learns of the left-out ones from a notice
  */
-export const fitSkillListing = (
-  skills: readonly BhrainSkill[],
-  maxChars: number = SKILLS_LISTING_MAX_CHARS,
-): { listed: readonly BhrainSkill[]; leftOut: readonly BhrainSkill[] } => {
+export const fitSkillListing = (skills: readonly BhrainSkill[]): { listed: readonly BhrainSkill[]; leftOut: readonly BhrainSkill[] } => {
   let used = 0;
-  const fits = skills.findIndex((skill) => (used += formatSkillLine(skill).length + 1) > maxChars);
+  const fits = skills.findIndex((skill) => (used += formatSkillLine(skill).length + 1) > SKILLS_LISTING_MAX_CHARS);
   return fits < 0 ? { listed: skills, leftOut: [] } : { listed: skills.slice(0, fits), leftOut: skills.slice(fits) };
 };

@@ -1,9 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 
-import { AGENT_FILE_MAX_BYTES, SKILL_TOOL_NAME } from '../constants.js';
-import { readTextFile } from '../instructions/readTextFile.js';
-import { splitFrontMatter } from '../instructions/splitFrontMatter.js';
+import { SKILL_TOOL_NAME } from '../constants.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import { toolBoxOf } from '../tool/executeTool.js';
 import { loadToolDescription } from '../tool/loadToolDescription.js';
@@ -77,6 +75,8 @@ export const genSkillToolBox = (input: { skills: readonly BhrainSkill[] }): Bhra
           success: false,
           output: `There is no skill named ${JSON.stringify(name)}. The skills are: ${[...byName.keys()].join(', ') || 'none'}.`,
         };
+      // the reader of instruction files (and the YAML parser with it) loads on the first call, never at start-up
+      const { readTextFile, splitFrontMatter, AGENT_FILE_MAX_BYTES } = await import('../instructions/readFrontMatterFile.js');
       const read = await readTextFile(skill.path, AGENT_FILE_MAX_BYTES);
       if (!read.ok) return { success: false, output: `The skill ${name} could not be loaded: ${skill.path} ${read.problem}.` };
       const split = splitFrontMatter(read.text);

@@ -6,6 +6,24 @@ export const BUILTIN_SUBAGENT_TYPES = ['explore', 'plan', 'general-purpose'] as 
 export type BhrainBuiltinSubagentType = (typeof BUILTIN_SUBAGENT_TYPES)[number];
 
 /**
+ * .what = what each built-in type is for (the model reads it in the task tool) and the tools it gets
+ * .why = apart from their prompts (builtinSubagents.ts reads those from files), so `bhrain agents` lists them cheaply
+ */
+export const BUILTIN_SUBAGENT_SUMMARIES: Readonly<
+  Record<BhrainBuiltinSubagentType, { description: string; tools: 'read-only' | 'parent' }>
+> = {
+  explore: {
+    description: 'searches the codebase (read, glob, grep, websearch; read-only) and reports what it found, with file paths',
+    tools: 'read-only',
+  },
+  plan: { description: 'studies the code (read-only) and returns a step-by-step plan for a change', tools: 'read-only' },
+  'general-purpose': {
+    description: 'completes a task with your own tools (it may change files and run commands) and reports the result',
+    tools: 'parent',
+  },
+};
+
+/**
  * .what = a custom subagent type, as a library user registers it (config.subagents.types)
  * .note = toolBoxes and toolNames absent = the parent's read-only tools (read, glob, grep, websearch), as explore gets;
  *         atom absent = the parent's atom; a custom type named like a built-in one replaces it (e.g. explore on a cheaper
