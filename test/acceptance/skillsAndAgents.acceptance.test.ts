@@ -114,7 +114,9 @@ describe('issue 32 Agent Skills (SKILL.md) through bhrain act', () => {
     expect(systemOf(request)).not.toContain('- huge:');
     expect(systemOf(request)).not.toContain('- broken:');
   });
+});
 
+describe('issue 32 Agent Skills: the listing budget, --no-skills and bhrain skills', () => {
   it('issue 32 skills: with 50 skills the system prompt grows by their names and descriptions only (asserted on the request the stand-in received)', async () => {
     // the skills are git-ignored, so the git line of the system prompt stays the same between the runs
     const { repo, env } = await genRepo({ '.gitignore': '.bhrain/\n' });

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 import { EXIT_CODES } from '../../src/cli/exitCodes.js';
+import { genAgentsCommand, genSkillsCommand } from '../../src/cli/genAgentFilesCommands.js';
 import { genConfigCommand } from '../../src/cli/genConfigCommand.js';
 import { genExportCommand } from '../../src/cli/genExportCommand.js';
 import { genRunsCommand } from '../../src/cli/genRunsCommand.js';
@@ -97,6 +98,8 @@ describe('issue 36: the CLI reference names every flag and every exit code', () 
     genShowCommand(),
     genExportCommand(),
     genConfigCommand(),
+    genSkillsCommand(),
+    genAgentsCommand(),
   ];
 
   it('these are the commands of bhrain (src/cli/main.ts)', async () => {
