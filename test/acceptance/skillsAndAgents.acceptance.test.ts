@@ -113,6 +113,19 @@ describe('issue 32 Agent Skills (SKILL.md) through bhrain act', () => {
     expect(systemOf(request)).toContain('- good: A good skill');
     expect(systemOf(request)).not.toContain('- huge:');
     expect(systemOf(request)).not.toContain('- broken:');
+
+    // with -o json the same warnings are in the result object, and the run completes
+    standin().reset();
+    standin().script({ text: 'done' });
+    const json = await runBhrain({ args: ['act', '--atom', 'claude/haiku', '-o', 'json', '--input', 'hi'], cwd: repo, env });
+    const result = JSON.parse(json.stdout);
+    expect(result).toMatchObject({ termination: 'complete', exitCode: 0 });
+    expect(result.warnings).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining(`Agent Skill ${join(repo, '.bhrain/skills/huge/SKILL.md')} is 10.1 MiB`),
+        expect.stringContaining(`Agent Skill ${join(repo, '.bhrain/skills/broken/SKILL.md')} has front matter that is not valid YAML`),
+      ]),
+    );
   });
 });
 
