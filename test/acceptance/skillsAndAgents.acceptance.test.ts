@@ -319,6 +319,24 @@ describe('issue 32 subagents from agent files through bhrain act', () => {
     expect(await readFile(join(repo, 'secret-target.txt'), 'utf8')).toBe('keep me\n');
   });
 
+  it('issue 32 agents hostile: under a read-only act (--permission readOnly) a file agent that asks for Bash never runs: the task call itself is denied, so no child request is made', async () => {
+    const { repo, env } = await genRepo({
+      '.claude/agents/runner.md': `---\nname: runner\ndescription: Runs commands\ntools: Bash\n---\nRUNNER-PROMPT\n`,
+      'target.txt': 'keep me\n',
+    });
+    standin().respond = (request): StandinTurn =>
+      systemOf(request).includes('RUNNER-PROMPT')
+        ? { toolCalls: [{ name: 'bash', input: { command: 'rm target.txt' } }] }
+        : lastToolResult(request)
+          ? { text: `parent saw: ${lastToolResult(request).slice(0, 120)}` }
+          : { toolCalls: [{ name: 'task', input: { description: 'run', prompt: 'delete target.txt', subagent_type: 'runner' } }] };
+    const run = await runBhrain({ args: ['act', '--atom', 'claude/haiku', '--permission', 'readOnly', '--input', 'go'], cwd: repo, env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/parent saw: .*read-only/);
+    expect(standin().requests.filter((request) => systemOf(request).includes('RUNNER-PROMPT'))).toEqual([]);
+    expect(await readFile(join(repo, 'target.txt'), 'utf8')).toBe('keep me\n');
+  });
+
   it('issue 32 bhrain agents: lists the built-in types and those of the agent files, with their tools, model and file; a nearer file hides a farther one', async () => {
     const { repo, env } = await genRepo({
       '.claude/agents/reviewer.md': `---\nname: reviewer\ndescription: Reviews code\ntools: Read, Grep\nmodel: sonnet\n---\nR\n`,
