@@ -37,7 +37,7 @@ const describeGitStatus = (git: BhrainGitStatus): string => {
 
 /**
  * .what = the system prompt of a session: who the agent is, where it works (and the git state there), the tools it has,
- *         the project's instructions, the caller's additions
+ *         the project's instructions, the Agent Skills it may load (names and descriptions), the caller's additions
  * .why = the prompt reflects the combined tool set, so the model knows what it can do; it holds nothing that changes
  *        within a session (no clock; the git state is read once, at its start), so it stays a stable, cacheable prefix
  *        across iterations. The project instructions live here, never in the messages, so no compaction removes them
