@@ -164,6 +164,13 @@ export {
   DEFAULT_PROJECT_INSTRUCTIONS_MAX_BYTES,
 } from './agent/instructions/loadProjectInstructions.js';
 export type { ProjectInstructions, ProjectInstructionFile } from './agent/instructions/loadProjectInstructions.js';
+// Agent Skills (SKILL.md) and subagent types from agent files (.bhrain/agents, .claude/agents), found as the CLI finds them
+export { loadAgentSkills } from './agent/skills/loadAgentSkills.js';
+export type { BhrainSkill } from './agent/skills/BhrainSkill.js';
+export type { AgentSkills, FoundSkill } from './agent/skills/readAgentSkills.js';
+export { loadAgentFiles } from './agent/subagents/loadAgentFiles.js';
+export type { AgentFiles, FoundAgentType } from './agent/subagents/readAgentFiles.js';
+export type { FoundAgentFile } from './agent/instructions/findAgentFiles.js';
 export { readGitStatus } from './agent/instructions/readGitStatus.js';
 export type { BhrainGitStatus } from './agent/instructions/readGitStatus.js';
 

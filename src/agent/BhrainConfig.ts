@@ -4,6 +4,7 @@ import type { BrainAtom } from '../core/contract/BrainAtom.js';
 import type { BhrainBudget } from './session/checkBudget.js';
 import type { BhrainMemoryManager } from './memory/BhrainMemoryManager.js';
 import type { BhrainPermissionGuard } from './permission/BhrainPermissionGuard.js';
+import type { BhrainSkill } from './skills/BhrainSkill.js';
 import type { BhrainSubagentsConfig, BhrainSubagentsResolved } from './subagents/BhrainSubagentDefinition.js';
 import type { BhrainToolBox } from './tool/BhrainToolBox.js';
 import type { BashSandbox } from '../sandbox/BashSandbox.js';
@@ -65,6 +66,12 @@ export interface BhrainConfig {
    * general-purpose with a depth limit of 1, or { maxDepth, types } with custom types. Absent = off (the CLI's act turns it on)
    */
   subagents?: boolean | BhrainSubagentsConfig;
+  /**
+   * Agent Skills (SKILL.md): their names and descriptions are listed in the system prompt (within a fixed budget), and
+   * the skill tool (effect read) loads a skill's instructions when the model chooses it. `(await loadAgentSkills({ cwd
+   * })).skills` finds them as the CLI does. Absent or empty = no skill tool
+   */
+  skills?: readonly BhrainSkill[];
   /** set by the CLI only: every value was checked where it was read (see CONFIG_CHECKED_BY_CALLER) */
   [CONFIG_CHECKED_BY_CALLER]?: true;
 }
@@ -83,6 +90,8 @@ export interface BhrainConfigResolved {
   limits: BhrainLimits;
   /** null = no task tool */
   subagents: BhrainSubagentsResolved | null;
+  /** [] = no skill tool */
+  skills: readonly BhrainSkill[];
 }
 
 /**
@@ -130,10 +139,11 @@ export const hashBhrainConfig = (config: BhrainConfigResolved, toolBoxes: readon
         name: type.name,
         description: type.description,
         systemPrompt: type.systemPrompt,
-        tools: typeof type.tools === 'string' ? type.tools : boxes(type.tools),
+        tools: typeof type.tools === 'string' ? type.tools : 'names' in type.tools ? { names: type.tools.names } : boxes(type.tools),
         atom: type.atom?.slug ?? null,
       })),
     },
+    skills: config.skills.map((skill) => ({ name: skill.name, description: skill.description, path: skill.path })),
   };
   const hex = createHash('sha256')
     .update(JSON.stringify(canonical(identity)))

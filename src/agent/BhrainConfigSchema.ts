@@ -40,6 +40,8 @@ const schemaSubagents = z.union([
               description: z.string().min(1, 'a subagent type needs a description: the model reads it to choose a type'),
               systemPrompt: z.string().min(1, 'a subagent type needs a systemPrompt'),
               toolBoxes: z.array(schemaToolBox).optional(),
+              toolNames: z.array(z.string().min(1, 'a tool name is not empty')).optional(),
+              inheritTools: z.boolean().optional(),
               atom: schemaAtom.optional(),
             })
             .strict(),
@@ -123,6 +125,17 @@ const schemaConfig = z
       .strict()
       .optional(),
     subagents: schemaSubagents.optional(),
+    skills: z
+      .array(
+        z
+          .object({
+            name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a skill name is 1-64 letters, digits, _ or -'),
+            description: z.string().min(1, 'a skill needs a description: the model reads it to choose the skill'),
+            path: z.string().min(1, "a skill's path is its SKILL.md"),
+          })
+          .strict(),
+      )
+      .optional(),
   })
   .strict();
 

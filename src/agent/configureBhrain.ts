@@ -7,10 +7,12 @@ import {
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_MAX_TOOL_OUTPUT_CHARS,
   DEFAULT_SUBAGENT_MAX_DEPTH,
+  SKILL_TOOL_NAME,
   TASK_TOOL_NAME,
 } from './constants.js';
 import { genSummarizeOnLimit } from './memory/genSummarizeOnLimit.js';
 import { allowAll } from './permission/builtinGuards.js';
+import { genSkillToolBox, isSkillToolBox } from './skills/genSkillToolBox.js';
 import { BUILTIN_SUBAGENTS } from './subagents/builtinSubagents.js';
 import type { BhrainSubagentsResolved, BhrainSubagentTypeResolved } from './subagents/BhrainSubagentDefinition.js';
 import { genToolRegistry } from './tool/genToolRegistry.js';
@@ -44,11 +46,15 @@ const resolveSubagents = (config: BhrainConfig): BhrainSubagentsResolved | null 
       throw new BadRequestError(
         `subagent type '${custom.name}' offers a tool named '${TASK_TOOL_NAME}', which is the subagent tool's own name: rename that tool`,
       );
+    if ([custom.toolBoxes, custom.toolNames, custom.inheritTools || undefined].filter((given) => given !== undefined).length > 1)
+      throw new BadRequestError(
+        `subagent type '${custom.name}' gives more than one of toolBoxes, toolNames and inheritTools: give toolBoxes (its own tools), toolNames (some of the parent's) or inheritTools (all the parent's)`,
+      );
     types.set(custom.name, {
       name: custom.name,
       description: custom.description,
       systemPrompt: custom.systemPrompt,
-      tools: custom.toolBoxes ?? 'read-only',
+      tools: custom.toolBoxes ?? (custom.toolNames ? { names: [...custom.toolNames] } : custom.inheritTools ? 'parent' : 'read-only'),
       atom: custom.atom === undefined ? null : typeof custom.atom === 'string' ? genBrainAtom({ slug: custom.atom }) : custom.atom,
     });
   }
@@ -71,8 +77,25 @@ export const configureBhrain = (config: BhrainConfig): BhrainConfigResolved => {
     throw new BadRequestError(
       `the price of ${atom.spec.model} is unknown, so --max-budget-usd (limits.maxBudgetUsd) cannot be enforced; use a model with a known price, or cap the run with --max-tokens (limits.maxTokens) or --max-wall-time (limits.maxWallTimeMs) instead`,
     );
-  const toolBoxes = config.toolBoxes ?? genToolset({ access: 'all', sandbox: config.sandbox, permissionGuard: config.permissionGuard });
-  genToolRegistry(toolBoxes); // fails on a tool name offered twice
+  const given = config.toolBoxes ?? genToolset({ access: 'all', sandbox: config.sandbox, permissionGuard: config.permissionGuard });
+  const skills = [...(config.skills ?? [])];
+  const named = new Set<string>();
+  for (const skill of skills) {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(skill.name))
+      throw new BadRequestError(`skills: the name ${JSON.stringify(skill.name)} is not a skill name: 1-64 letters, digits, _ or -`);
+    if (named.has(skill.name)) throw new BadRequestError(`skills names '${skill.name}' twice: each skill needs its own name`);
+    named.add(skill.name);
+  }
+  if (
+    skills.length &&
+    given.some((box) => !isSkillToolBox(box) && box.definitions.some((definition) => definition.name === SKILL_TOOL_NAME))
+  )
+    throw new BadRequestError(
+      `a toolbox offers a tool named '${SKILL_TOOL_NAME}', which Agent Skills (config.skills) need for themselves: rename that tool, or give no skills`,
+    );
+  // a config resolved again (the repl's per-call brains) replaces its skill tool, never doubles it
+  const toolBoxes = skills.length ? [...given.filter((box) => !isSkillToolBox(box)), genSkillToolBox({ skills })] : given;
+  genToolRegistry(toolBoxes); // fails on a tool name offered twice, a skill named twice too
   const subagents = resolveSubagents(config);
   if (subagents && toolBoxes.some((box) => box.definitions.some((definition) => definition.name === TASK_TOOL_NAME)))
     throw new BadRequestError(
@@ -104,5 +127,6 @@ export const configureBhrain = (config: BhrainConfig): BhrainConfigResolved => {
       maxWallTimeMs: config.limits?.maxWallTimeMs,
     },
     subagents,
+    skills,
   };
 };

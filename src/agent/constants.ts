@@ -62,3 +62,9 @@ export const MAX_SUBAGENT_MAX_DEPTH = 5;
 
 /** the name of the tool that spawns a subagent */
 export const TASK_TOOL_NAME = 'task';
+
+/** the Agent Skills tool: the model loads a skill's instructions (SKILL.md) by name */
+export const SKILL_TOOL_NAME = 'skill';
+
+/** the characters of the skill listing (names and descriptions) in the system prompt; skills past it are left out, with a notice */
+export const SKILLS_LISTING_MAX_CHARS = 8_000;

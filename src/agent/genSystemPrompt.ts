@@ -1,5 +1,26 @@
 import type { BrainToolDefinition } from '../core/contract/BrainMessage.js';
 import type { BhrainGitStatus } from './instructions/readGitStatus.js';
+import { fitSkillListing, formatSkillLine, type BhrainSkill } from './skills/BhrainSkill.js';
+import { SKILL_TOOL_NAME, SKILLS_LISTING_MAX_CHARS } from './constants.js';
+
+/**
+ * .what = the <skills> block: each skill's name and description within the listing's budget, and a notice when some are
+ *         left out; never a skill's body
+ */
+const describeSkills = (skills: readonly BhrainSkill[]): string => {
+  const { listed, leftOut } = fitSkillListing(skills);
+  return [
+    '<skills>',
+    `Agent Skills: instructions for particular kinds of task. When the task matches a skill's description, call the ${SKILL_TOOL_NAME} tool with its name first and follow the instructions it returns; read the files beside the skill only when they call for them.`,
+    ...listed.map(formatSkillLine),
+    ...(leftOut.length
+      ? [
+          `[bhrain: ${leftOut.length} more skill${leftOut.length === 1 ? ' is' : 's are'} not listed here: this list is capped at ${SKILLS_LISTING_MAX_CHARS} characters. Call ${SKILL_TOOL_NAME} with a name not listed to see every name.]`,
+        ]
+      : []),
+    '</skills>',
+  ].join('\n');
+};
 
 /** .what = one line on the repository the working directory is in: root, branch, and how dirty the tree is (counts only) */
 const describeGitStatus = (git: BhrainGitStatus): string => {
@@ -16,7 +37,7 @@ const describeGitStatus = (git: BhrainGitStatus): string => {
 
 /**
  * .what = the system prompt of a session: who the agent is, where it works (and the git state there), the tools it has,
- *         the project's instructions, the caller's additions
+ *         the project's instructions, the Agent Skills it may load (names and descriptions), the caller's additions
  * .why = the prompt reflects the combined tool set, so the model knows what it can do; it holds nothing that changes
  *        within a session (no clock; the git state is read once, at its start), so it stays a stable, cacheable prefix
  *        across iterations. The project instructions live here, never in the messages, so no compaction removes them
@@ -28,6 +49,8 @@ export const genSystemPrompt = (input: {
   git?: BhrainGitStatus | null;
   /** the project's instructions (config.instructions), placed in a <project-instructions> block */
   instructions?: string;
+  /** the Agent Skills to list by name and description; listed only when the skill tool is among the tools */
+  skills?: readonly BhrainSkill[];
   systemPrompt?: string;
 }): string =>
   [
@@ -55,5 +78,6 @@ export const genSystemPrompt = (input: {
           ].join('\n'),
         ]
       : []),
+    ...(input.skills?.length && input.tools.some((tool) => tool.name === SKILL_TOOL_NAME) ? [describeSkills(input.skills)] : []),
     ...(input.systemPrompt ? [input.systemPrompt] : []),
   ].join('\n\n');

@@ -1,8 +1,10 @@
 // `bhrain act ...` and `bhrain ask ...`: the same skills as the rhachet entries, without rhachet; plus the commands
-// that read what runs left behind (runs, show, export), config: the resolved settings, and mcp serve: bhrain as an MCP server
+// that read what runs left behind (runs, show, export), config: the resolved settings, skills and agents: the Agent
+// Skills and agent files a run here would use, and mcp serve: bhrain as an MCP server
 import './enableCompileCache.js';
 import { Command } from 'commander';
 
+import { genAgentsCommand, genSkillsCommand } from './genAgentFilesCommands.js';
 import { genConfigCommand } from './genConfigCommand.js';
 import { genExportCommand } from './genExportCommand.js';
 import { genRunsCommand } from './genRunsCommand.js';
@@ -20,5 +22,7 @@ const program = new Command('bhrain')
   .addCommand(genExportCommand())
   .addCommand(genConfigCommand())
   .addCommand(genMcpCommand())
+  .addCommand(genSkillsCommand())
+  .addCommand(genAgentsCommand())
   .showHelpAfterError();
 await parseSkillArgv(program, process.argv);

@@ -30,6 +30,11 @@ import { readJsonSchema, readSystemPromptAdditions, readThinking, validateOption
 import { resolveOnRef } from './resolveOnRef.js';
 import { resolveMcpServers } from './mcp/resolveMcpServers.js';
 import { readMcpTimeoutMs, startMcpServers, type McpServersRunning } from './mcp/startMcpServers.js';
+import { resolveAgentFiles } from './resolveAgentFiles.js';
+
+// `bhrain skills` and `bhrain agents` reach their readers through this module, which a run loads anyway: a module of
+// their own, shared with the run, would be one more file every run loads
+export { listAgentSkills, listAgentTypes } from './resolveAgentFiles.js';
 import { resolvePermission } from './resolvePermission.js';
 import { resolveOutputFile, type OutputFile } from './resolveOutputFile.js';
 import { openRunRecord } from './runRecord.js';
@@ -293,6 +298,11 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
   const projectInstructions = values.projectInstructions
     ? await loadProjectInstructions({ cwd }, { env: process.env, log: { ...log, warn: scope.warn } })
     : null;
+  // Agent Skills and agent files: a readdir per folder, and the rest only when one exists (warnings shown, the run goes on)
+  const agentFiles = await resolveAgentFiles(
+    { cwd, skills: values.skills, agents: skill === 'act' && options.subagents !== false, atom, baseUrl: values.baseUrl },
+    { env: process.env, log: { ...log, warn: scope.warn }, redact },
+  );
   const repl = genBrainRepl({
     atom,
     config: {
@@ -306,7 +316,8 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
       instructions: projectInstructions?.text ? redact(projectInstructions.text) : undefined,
       gitStatus: true,
       // act delegates to subagents in fresh contexts (the task tool) unless --no-subagents
-      subagents: skill === 'act' && options.subagents !== false,
+      subagents: skill === 'act' && options.subagents !== false && (agentFiles.types.length ? { types: agentFiles.types } : true),
+      skills: agentFiles.skills,
       // each value above was checked where it was read (flags, env, settings files): the config's own shape check
       // (zod, ~20 ms) is not loaded
       [CONFIG_CHECKED_BY_CALLER]: true,

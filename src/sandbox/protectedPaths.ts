@@ -13,6 +13,7 @@ import { isUnder } from './resolveHiddenPaths.js';
 export const PROTECTED_PATHS: ReadonlyArray<{ path: string; trustedBy: string }> = [
   { path: '.bhrain/', trustedBy: 'the next bhrain run reads as its settings and instructions' },
   { path: '.claude/', trustedBy: 'Claude Code reads as its settings, hooks, agents and commands' },
+  { path: '.agents/', trustedBy: 'the next bhrain run (and other agents) reads as Agent Skills' },
   { path: '.mcp.json', trustedBy: 'bhrain and Claude Code start MCP servers from' },
   { path: '.gitmodules', trustedBy: 'git follows for submodules' },
   { path: '.gitconfig', trustedBy: 'git reads as configuration (hooks, fsmonitor, aliases run code)' },

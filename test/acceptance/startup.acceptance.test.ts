@@ -1,6 +1,6 @@
 // issue 18: what a run loads. Timing belongs to the bench (npm run bench); this proves the structure that makes start-up
 // lean, which a refactor could silently undo: the CLI runs from its bundle, and a run loads only what it uses
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,9 +18,15 @@ beforeAll(async () => {
 afterAll(async () => standin.close());
 
 /** .what = runs `node --import recorder <entry> <args>` in a temp dir; the modules it loaded, relative to the package */
-const runRecorded = async (entry: string, args: string[], files: Record<string, string> = {}): Promise<CliRun & { loaded: string[] }> => {
+const runRecorded = async (
+  entry: string,
+  args: string[],
+  files: Record<string, string | null> = {},
+): Promise<CliRun & { loaded: string[] }> => {
   const cwd = await mkdtemp(join(tmpdir(), 'bhrain-startup-'));
-  for (const [name, text] of Object.entries(files)) await writeFile(join(cwd, name), text);
+  // null: a directory
+  for (const [name, text] of Object.entries(files))
+    await (text === null ? mkdir(join(cwd, name), { recursive: true }) : writeFile(join(cwd, name), text));
   const home = await mkdtemp(join(tmpdir(), 'bhrain-startup-home-'));
   const loads = join(home, 'loads.txt');
   const env = { ...genCliEnv({ standin, home }), BHRAIN_TEST_LOADS: loads, NODE_DISABLE_COMPILE_CACHE: '1' };
@@ -54,6 +60,12 @@ const zodLoaded = async (loaded: readonly string[]) => {
   };
 };
 
+/** .what = the loaded files that hold the YAML parser (the `yaml` package), found by one of its error messages */
+const holdingYaml = async (loaded: readonly string[]): Promise<string[]> => {
+  const texts = await Promise.all(loaded.map((path) => readFile(join(PACKAGE_ROOT, path), 'utf8')));
+  return loaded.filter((_, index) => texts[index].includes('Nested mappings are not allowed in compact mappings'));
+};
+
 const bashCall = (command: string) => ({ toolCalls: [{ name: 'bash', input: { command } }] });
 
 describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothing more', () => {
@@ -82,6 +94,27 @@ describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothi
         zod: [],
       });
     }
+  });
+
+  it('issue 32 start-up: a one-turn run without SKILL.md or agent files loads no YAML parser and no reader of them; with a SKILL.md it loads both', async () => {
+    standin.reset();
+    standin.respond = () => ({ text: 'ok' });
+    const bare = await runRecorded('bin/bhrain', ['act', '--atom', 'claude/haiku', '--input', 'hi', '--quiet']);
+    expect({ code: bare.code, stdout: bare.stdout }).toEqual({ code: 0, stdout: 'ok\n' });
+    expect(await holdingYaml(bare.loaded)).toEqual([]);
+    expect(bare.loaded.filter((path) => /\/read(AgentSkills|AgentFiles|FrontMatterFile)-[A-Z0-9]+\.js$/.test(path))).toEqual([]);
+    const skill = '---\nname: hello\ndescription: says hello\n---\nSay hello.\n';
+    const withSkill = await runRecorded('bin/bhrain', ['act', '--atom', 'claude/haiku', '--input', 'hi', '--quiet'], {
+      '.bhrain': null,
+      '.bhrain/skills': null,
+      '.bhrain/skills/hello': null,
+      '.bhrain/skills/hello/SKILL.md': skill,
+    });
+    expect({ code: withSkill.code, stdout: withSkill.stdout }).toEqual({ code: 0, stdout: 'ok\n' });
+    expect((await holdingYaml(withSkill.loaded)).length).toBeGreaterThan(0);
+    // the files a run loads grow by the reader's alone
+    expect(withSkill.loaded.filter((path) => !bare.loaded.includes(path)).length).toBeGreaterThan(0);
+    expect(bare.loaded.filter((path) => !withSkill.loaded.includes(path))).toEqual([]);
   });
 
   it('a one-turn qwen answer does not load the Anthropic SDK', async () => {

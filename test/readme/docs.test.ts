@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 import { EXIT_CODES } from '../../src/cli/exitCodes.js';
+import { genAgentsCommand, genSkillsCommand } from '../../src/cli/genAgentFilesCommands.js';
 import { genConfigCommand } from '../../src/cli/genConfigCommand.js';
 import { genExportCommand } from '../../src/cli/genExportCommand.js';
 import { genRunsCommand } from '../../src/cli/genRunsCommand.js';
@@ -99,6 +100,8 @@ describe('issue 36: the CLI reference names every flag and every exit code', () 
     genExportCommand(),
     genConfigCommand(),
     genMcpCommand(noop),
+    genSkillsCommand(),
+    genAgentsCommand(),
   ];
   // `bhrain mcp serve`: the flags of a nested command are its own
   const nested = commands.flatMap((command) => command.commands);

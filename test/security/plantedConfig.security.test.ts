@@ -30,6 +30,7 @@ const TARGETS = [
   '.bhrain/settings.json',
   '.claude/settings.json',
   '.claude/agents/x.md',
+  '.agents/skills/x/SKILL.md',
   '.mcp.json',
   '.gitmodules',
   '.gitconfig',

@@ -19,3 +19,13 @@ export const findRepoRoot = async (input: { cwd: string }): Promise<string | nul
     if (dirname(dir) === dir) return null;
   }
 };
+
+/** .what = the directories read, most general first: the working directory and each of its parents up to the repo root */
+export const listProjectDirs = (cwd: string, root: string | null): string[] => {
+  if (!root) return [cwd];
+  const dirs: string[] = [];
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    dirs.unshift(dir);
+    if (dir === root || dirname(dir) === dir) return dirs;
+  }
+};

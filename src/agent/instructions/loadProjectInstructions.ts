@@ -1,9 +1,9 @@
 import { open, realpath, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 
 import { silentLog, type BrainLog } from '../../core/contract/BrainContext.js';
 import { BadRequestError } from '../../core/contract/errors.js';
-import { findRepoRoot } from './findRepoRoot.js';
+import { findRepoRoot, listProjectDirs } from './findRepoRoot.js';
 import { getBhrainConfigDir } from './getBhrainConfigDir.js';
 
 /** .what = the instruction files read in every directory, in this order */
@@ -35,16 +35,6 @@ export interface ProjectInstructions {
   /** whether the cap cut or left out any file */
   cut: boolean;
 }
-
-/** .what = the directories read, most general first: the working directory and each of its parents up to the repo root */
-const listProjectDirs = (cwd: string, root: string | null): string[] => {
-  if (!root) return [cwd];
-  const dirs: string[] = [];
-  for (let dir = cwd; ; dir = dirname(dir)) {
-    dirs.unshift(dir);
-    if (dir === root || dirname(dir) === dir) return dirs;
-  }
-};
 
 /** .what = the byte length of a UTF-8 prefix of `bytes` that does not end inside a character */
 const completeUtf8Length = (bytes: Uint8Array): number => {

@@ -79,6 +79,7 @@ const genRequestShaper = (input: {
   cwd: string;
   git: Awaited<ReturnType<typeof readGitStatus>> | null;
   instructions: string | null;
+  skills: BhrainConfigResolved['skills'];
   systemPrompt: string | undefined;
 }): (() => SessionRequestShape) => {
   let shaped: SessionRequestShape | null = null;
@@ -91,6 +92,7 @@ const genRequestShaper = (input: {
       tools,
       git: input.git,
       instructions: input.instructions ?? undefined,
+      skills: input.skills,
       systemPrompt: input.systemPrompt,
     });
     return (shaped = { tools, systemText, fixed: estimateTokens(systemText) + estimateTokens(JSON.stringify(tools)) });
@@ -128,7 +130,7 @@ export const openSession = async (input: RunSessionInput, runChild: RunChildSess
     ledger: lineage?.ledger ?? genSpendLedger({ spentBefore: input.spentBefore, startedAtMs: startedMs }),
     approvals: lineage?.approvals ?? genSessionApprovals(),
     runaway: genRunawayDetector(),
-    shape: genRequestShaper({ registry, cwd: context.cwd, git, instructions: config.instructions, systemPrompt }),
+    shape: genRequestShaper({ registry, cwd: context.cwd, git, instructions: config.instructions, skills: config.skills, systemPrompt }),
     runChild,
     history: input.history,
     startedMs,

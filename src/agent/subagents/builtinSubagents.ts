@@ -1,5 +1,5 @@
 import { loadToolDescription } from '../tool/loadToolDescription.js';
-import type { BhrainBuiltinSubagentType, BhrainSubagentTypeResolved } from './BhrainSubagentDefinition.js';
+import { BUILTIN_SUBAGENT_SUMMARIES, type BhrainBuiltinSubagentType, type BhrainSubagentTypeResolved } from './BhrainSubagentDefinition.js';
 
 /**
  * .what = the built-in subagent types: explore and plan read only; general-purpose has the parent's tools
@@ -8,23 +8,20 @@ import type { BhrainBuiltinSubagentType, BhrainSubagentTypeResolved } from './Bh
 export const BUILTIN_SUBAGENTS: Readonly<Record<BhrainBuiltinSubagentType, BhrainSubagentTypeResolved>> = {
   explore: {
     name: 'explore',
-    description: 'searches the codebase (read, glob, grep, websearch; read-only) and reports what it found, with file paths',
+    ...BUILTIN_SUBAGENT_SUMMARIES.explore,
     systemPrompt: loadToolDescription(new URL('./explore.txt', import.meta.url)),
-    tools: 'read-only',
     atom: null,
   },
   plan: {
     name: 'plan',
-    description: 'studies the code (read-only) and returns a step-by-step plan for a change',
+    ...BUILTIN_SUBAGENT_SUMMARIES.plan,
     systemPrompt: loadToolDescription(new URL('./plan.txt', import.meta.url)),
-    tools: 'read-only',
     atom: null,
   },
   'general-purpose': {
     name: 'general-purpose',
-    description: 'completes a task with your own tools (it may change files and run commands) and reports the result',
+    ...BUILTIN_SUBAGENT_SUMMARIES['general-purpose'],
     systemPrompt: loadToolDescription(new URL('./general-purpose.txt', import.meta.url)),
-    tools: 'parent',
     atom: null,
   },
 };

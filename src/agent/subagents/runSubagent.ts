@@ -3,6 +3,7 @@ import { join } from 'node:path';
 
 import { silentLog, type BrainLog } from '../../core/contract/BrainContext.js';
 import { AbortedError } from '../../core/contract/errors.js';
+import { TASK_TOOL_NAME } from '../constants.js';
 import { emptyTokens } from '../../core/contract/tokens.js';
 import type { BhrainConfigResolved } from '../BhrainConfig.js';
 import type { BhrainContext } from '../BhrainContext.js';
@@ -13,7 +14,9 @@ import { describeBudgetReached } from '../session/checkBudget.js';
 import type { ChildSessionInput } from '../session/SessionState.js';
 import { readOnly } from '../permission/builtinGuards.js';
 import type { BhrainSpawned, BhrainToolBox } from '../tool/BhrainToolBox.js';
+import { toolOfBox } from '../tool/executeTool.js';
 import { genToolRegistry } from '../tool/genToolRegistry.js';
+import { pickTools } from '../tool/pickTools.js';
 import { genToolset } from '../tools/genToolset.js';
 import type { BhrainSubagentTypeResolved } from './BhrainSubagentDefinition.js';
 import { combineGuards } from './combineGuards.js';
@@ -45,18 +48,34 @@ const tagLog = (log: BrainLog, subagent: { type: string; sessionUuid: string }):
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 };
 
-/** .what = the toolboxes a child of this type gets, from what the parent has now */
+/**
+ * .what = the toolboxes a child of this type gets, from what the parent has now: the parent's read-only tools, all of
+ *         them, the type's own, or those of the parent's it names
+ * .why = a type that names tools (an agent file's `tools:`) picks them from the parent's boxes, so it never gets a tool
+ *        its parent lacks: under a read-only parent, a file that asks for bash does not get it
+ */
 const pickChildToolBoxes = (type: BhrainSubagentTypeResolved, parent: readonly BhrainToolBox[]): readonly BhrainToolBox[] => {
   if (type.tools === 'parent') return parent;
-  if (type.tools !== 'read-only') return type.tools;
-  return genToolset({ access: 'read-only', boxes: parent });
+  if (type.tools === 'read-only') return genToolset({ access: 'read-only', boxes: parent });
+  if (!('names' in type.tools)) return type.tools;
+  const names = new Set(type.tools.names);
+  return parent.map((box) => pickTools(box, (tool) => names.has(tool.name))).filter((box) => box.definitions.length > 0);
 };
+
+/** .what = whether a child with these tools is read-only: a read-only type, or one whose tools all only read */
+const isReadOnlyChild = (type: BhrainSubagentTypeResolved, toolBoxes: readonly BhrainToolBox[]): boolean =>
+  type.tools === 'read-only' ||
+  (typeof type.tools === 'object' &&
+    'names' in type.tools &&
+    !type.tools.names.includes(TASK_TOOL_NAME) &&
+    toolBoxes.every((box) => box.definitions.every((definition) => toolOfBox(box, definition.name).effect === 'read')));
 
 /**
  * .what = the resolved config of a child: the type's atom, tools and system prompt; the parent's project instructions,
  *         memory manager, limits and maxIterations (per child); a guard that is the type's AND the parent's
- * .why = a child is never looser than its parent: read-only types are also judged by readOnly, and every type by the
- *        parent's guard; only types with write tools keep the task tool (below the depth limit)
+ * .why = a child is never looser than its parent: read-only children are also judged by readOnly, and every child by the
+ *        parent's guard; only children with write tools keep the task tool (below the depth limit), and a type that
+ *        names its tools keeps it only when it names task
  */
 const configureChild = (
   type: BhrainSubagentTypeResolved,
@@ -64,7 +83,8 @@ const configureChild = (
   toolBoxes: readonly BhrainToolBox[],
 ): BhrainConfigResolved => {
   const atom = type.atom ?? parent.atom;
-  const readOnlyType = type.tools === 'read-only';
+  const readOnlyType = isReadOnlyChild(type, toolBoxes);
+  const named = typeof type.tools === 'object' && 'names' in type.tools ? type.tools.names : null;
   return {
     ...parent,
     atom,
@@ -73,7 +93,7 @@ const configureChild = (
     systemPrompt: type.systemPrompt,
     instructions: parent.instructions,
     limits: { ...parent.limits, contextTokens: Math.min(parent.limits.contextTokens, atom.spec.contextWindowTokens) },
-    subagents: readOnlyType ? null : parent.subagents,
+    subagents: readOnlyType || (named && !named.includes(TASK_TOOL_NAME)) ? null : parent.subagents,
   };
 };
 

@@ -2,6 +2,7 @@
 // each given JSON Schema must be exactly what its zod schema makes, or the model would be told one contract and held to another
 import { describe, expect, it } from 'vitest';
 
+import { skillInput } from '../skills/genSkillToolBox.js';
 import { genTaskInput } from '../subagents/genTaskToolBox.js';
 import { genBashInput, type BashSettings } from '../tools/bash/genBashToolBox.js';
 import { editInput } from '../tools/files/edit.js';
@@ -26,6 +27,7 @@ const inputs: Array<[string, BhrainDeferredToolInput<unknown>]> = [
   ['bash', bashWith({ defaultTimeoutMs: 5_000, maxTimeoutMs: 30_000 })],
   ['task', genTaskInput(['explore', 'plan', 'general-purpose'])],
   ['task', genTaskInput(['reviewer'])],
+  ['skill', skillInput],
 ];
 
 describe('issue 31 tool contract: deferred inputs of the built-in tools', () => {

@@ -135,3 +135,9 @@ export const taskZodInput = (names: readonly string[]) =>
     ),
     subagent_type: z.enum(names as [string, ...string[]]).check(z.describe('which kind of subagent does the task')),
   });
+
+/** .what = the skill tool's input */
+export const skillZodInput = () =>
+  z.strictObject({
+    name: lenientInput.nonEmptyString().check(z.describe('The name of the skill to load, as the system prompt lists it.')),
+  });

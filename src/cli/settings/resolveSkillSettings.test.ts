@@ -56,6 +56,7 @@ describe('issue 13 settings precedence: default < user < project < env < flag, o
       maxTokens: undefined,
       maxWallTime: undefined,
       projectInstructions: true,
+      skills: true,
       appendSystemPrompt: undefined,
     });
     expect(new Set(Object.values(sources))).toEqual(new Set(['default']));
@@ -145,7 +146,7 @@ describe('issue 13 settings validation: a bad file is an error naming the file, 
     await rejects(
       { project: { atomm: 'qwen' } },
       ({ projectFile }) =>
-        `unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, sandbox, allowNetwork, network, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, appendSystemPrompt`,
+        `unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, sandbox, allowNetwork, network, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, skills, appendSystemPrompt`,
     );
   });
 

@@ -187,7 +187,6 @@ export const resolveSkillSettings = async (
     { layer: 'user', path: userPath, found: !!user },
     ...projectPaths.map((path, index) => ({ layer: 'project' as const, path, found: !!projects[index] })),
   ];
-
   // highest first: the nearest project file beats the ones above it
   const layers: Array<{ source: SettingSource; values: LayerValues }> = [
     { source: 'flag', values: await readFlagLayer(input.flags ?? {}) },
@@ -244,6 +243,7 @@ export const resolveSkillSettings = async (
     maxTokens: pick('maxTokens', SETTINGS.maxTokens.default),
     maxWallTime: pick('maxWallTime', SETTINGS.maxWallTime.default),
     projectInstructions: pick('projectInstructions', SETTINGS.projectInstructions.default),
+    skills: pick('skills', SETTINGS.skills.default),
     appendSystemPrompt: pick('appendSystemPrompt', SETTINGS.appendSystemPrompt.default),
   };
   // a project may tighten, never loosen, without the user's approval: a loosening value falls back to what applies

@@ -385,6 +385,21 @@ export const SETTINGS = {
     shownDefault: 'true',
     readme: { value: '`false` reads no `AGENTS.md` / `CLAUDE.md`', default: '`true`' },
   }),
+  skills: row({
+    fileKey: 'skills',
+    flag: {
+      flags: '--no-skills',
+      help: 'do not offer Agent Skills (SKILL.md in .bhrain/skills, .claude/skills, .agents/skills and your config dir)',
+    },
+    value: { kind: 'boolean' },
+    expects: 'true or false',
+    default: true,
+    shownDefault: 'true',
+    readme: {
+      value: '`false` offers no [Agent Skills](skills-and-agents.md#agent-skills-skillmd) (no listing, no `skill` tool)',
+      default: '`true`',
+    },
+  }),
   appendSystemPrompt: row({
     fileKey: 'appendSystemPrompt',
     flag: { flags: '--append-system-prompt <text>', help: "text added at the end of bhrain's system prompt" },
