@@ -5,6 +5,7 @@ import type { BhrainBudget } from './session/checkBudget.js';
 import type { BhrainMemoryManager } from './memory/BhrainMemoryManager.js';
 import type { BhrainPermissionGuard } from './permission/BhrainPermissionGuard.js';
 import type { BhrainSubagentsConfig, BhrainSubagentsResolved } from './subagents/BhrainSubagentDefinition.js';
+import type { BhrainHooks } from './hooks/BhrainHook.js';
 import type { BhrainToolBox } from './tool/BhrainToolBox.js';
 import type { BashSandbox } from '../sandbox/BashSandbox.js';
 
@@ -65,6 +66,11 @@ export interface BhrainConfig {
    * general-purpose with a depth limit of 1, or { maxDepth, types } with custom types. Absent = off (the CLI's act turns it on)
    */
   subagents?: boolean | BhrainSubagentsConfig;
+  /**
+   * hooks by event, as functions over Claude Code's hook input that answer Claude Code's hook output (docs/hooks.md):
+   * { PreToolUse: [{ name, matcher: 'bash', run: (input) => ... }] }. Absent = none (no hook code is loaded)
+   */
+  hooks?: BhrainHooks;
   /** set by the CLI only: every value was checked where it was read (see CONFIG_CHECKED_BY_CALLER) */
   [CONFIG_CHECKED_BY_CALLER]?: true;
 }
@@ -83,6 +89,8 @@ export interface BhrainConfigResolved {
   limits: BhrainLimits;
   /** null = no task tool */
   subagents: BhrainSubagentsResolved | null;
+  /** null = no hooks (absent, or every event's list empty) */
+  hooks: BhrainHooks | null;
 }
 
 /**
@@ -124,6 +132,8 @@ export const hashBhrainConfig = (config: BhrainConfigResolved, toolBoxes: readon
     instructions: config.instructions,
     gitStatus: config.gitStatus,
     limits: config.limits,
+    hooks:
+      config.hooks && Object.fromEntries(Object.entries(config.hooks).map(([event, hooks]) => [event, hooks!.map((hook) => hook.name)])),
     subagents: config.subagents && {
       maxDepth: config.subagents.maxDepth,
       types: config.subagents.types.map((type) => ({

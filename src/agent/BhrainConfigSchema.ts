@@ -48,6 +48,28 @@ const schemaSubagents = z.union([
     })
     .strict(),
 ]);
+const HOOK_EVENT_NAMES = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'Stop',
+  'SubagentStop',
+  'PreCompact',
+  'SessionEnd',
+] as const;
+const schemaHook = z
+  .object({
+    name: z.string().min(1, 'a hook needs a name (shown in its events)'),
+    matcher: z.string().optional(),
+    timeoutMs: z.number().int('a hook timeoutMs must be a whole number').min(1, 'a hook timeoutMs must be at least 1').optional(),
+    run: fn('hook.run'),
+  })
+  .strict();
+const schemaHooks = z.partialRecord(
+  z.enum(HOOK_EVENT_NAMES, { error: `hooks are keyed by event: ${HOOK_EVENT_NAMES.join(', ')}` }),
+  z.array(schemaHook),
+);
 const schemaConfig = z
   .object({
     uuid: z.string().optional(),
@@ -123,6 +145,7 @@ const schemaConfig = z
       .strict()
       .optional(),
     subagents: schemaSubagents.optional(),
+    hooks: schemaHooks.optional(),
   })
   .strict();
 

@@ -104,5 +104,7 @@ export const configureBhrain = (config: BhrainConfig): BhrainConfigResolved => {
       maxWallTimeMs: config.limits?.maxWallTimeMs,
     },
     subagents,
+    // an event with no hook is left out: the session loads the hook runner only when one is there to run
+    hooks: Object.values(config.hooks ?? {}).some((list) => list?.length) ? config.hooks! : null,
   };
 };

@@ -78,6 +78,8 @@ interface RunScope {
   runRecord: Awaited<ReturnType<typeof openRunRecord>> | null;
   /** every MCP server started is closed (its process group killed) on every way out of the run */
   mcp: McpServersRunning | null;
+  /** every hook run of the run (HookCompleted), for its record; null when no settings file has hooks */
+  hookRuns: BhrainEvent[] | null;
   /** the domain proxy too: it stops listening and its directory goes */
   network: DomainProxy | null;
 }
@@ -113,6 +115,7 @@ const genRunScope = (skill: SkillName, options: SkillOptions): RunScope => {
     atomSlug: null,
     runRecord: null,
     mcp: null,
+    hookRuns: null,
     network: null,
   };
 };
@@ -237,6 +240,14 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
       ? await resolvePermission(values.permission, cwd)
       : genRulesGuard(values.permission, `rules(${settings.sources.permission.replace(/^(project|user):/, '')})`);
   const mcp = await resolveRunMcp(scope, settings, cwd);
+  // the settings files' command hooks as functions; the hook code loads only when a file has hooks
+  const hooks = settings.hooks.length
+    ? (await import('./hooks/genCommandHooks.js')).genCommandHooks(
+        { settings: settings.hooks },
+        { cwd, projectDir: settings.approval.root, env: process.env },
+      )
+    : undefined;
+  if (hooks) scope.hookRuns = [];
   const atom = genRunAtom(scope, settings);
   // AGENTS.md / CLAUDE.md from the user's config dir and the repository down to here: warnings (cut, unreadable) are shown
   const projectInstructions = values.projectInstructions
@@ -256,6 +267,7 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
       gitStatus: true,
       // act delegates to subagents in fresh contexts (the task tool) unless --no-subagents
       subagents: skill === 'act' && options.subagents !== false,
+      ...(hooks ? { hooks } : {}),
       // each value above was checked where it was read (flags, env, settings files): the config's own shape check
       // (zod, ~20 ms) is not loaded
       [CONFIG_CHECKED_BY_CALLER]: true,
@@ -323,7 +335,14 @@ const startRun = async (scope: RunScope, run: PreparedRun): Promise<BhrainContex
     spillDir: record.spillDir,
     redact,
     prompter: interactive ? genTtyPrompter({ stdin: process.stdin, stderr: process.stderr, redact, pause: log.pause }) : undefined,
-    onEvent: stream ? (event: BhrainEvent) => writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...event }, redact)) : undefined,
+    onEvent:
+      stream || scope.hookRuns
+        ? (event: BhrainEvent) => {
+            // every hook run goes in the run record (hooks.json)
+            if (event.type === 'HookCompleted') scope.hookRuns?.push(event);
+            if (stream) writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...event }, redact));
+          }
+        : undefined,
     onTextDelta: partial ? (text) => writeLine({ type: 'TextDelta', schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(text) }) : undefined,
     // the text streamed so far is void (a retried attempt, or <tool_call> markup that was a call): consumers drop it
     onTextReset: partial ? () => writeLine({ type: 'TextReset', schemaVersion: OUTPUT_SCHEMA_VERSION }) : undefined,
@@ -385,6 +404,7 @@ const finishRun = async (scope: RunScope, run: PreparedRun, result: BrainReplOut
         refs: { episode: episode.hash, series: series.hash },
         metrics,
         transcript: session.transcript,
+        ...(scope.hookRuns ? { hooks: scope.hookRuns } : {}),
         error,
         redact,
       })

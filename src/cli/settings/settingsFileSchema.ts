@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 
 import { genRulesGuard, type BhrainPermissionRules } from '../../agent/permission/genRulesGuard.js';
 import { checkMcpServers } from '../mcp/checkMcpServers.js';
+import { HOOK_EVENT_NAMES } from '../hooks/HooksSettings.js';
 import {
   BUILTIN_GUARD_NAMES,
   FILE_SETTINGS,
@@ -61,6 +62,37 @@ const mcpServersSchema = z.pipe(
   }),
 );
 
+/** .what = hooks in Claude Code's shape: by event, groups of command hooks, each matcher a valid regex */
+const hooksSchema = z.partialRecord(
+  z.enum(HOOK_EVENT_NAMES),
+  z.array(
+    z.strictObject({
+      matcher: z.optional(
+        z.string().check(
+          z.superRefine((value, ctx) => {
+            // '*' is Claude Code's "every tool", not a regex
+            if (value === '*') return;
+            try {
+              new RegExp(value);
+            } catch (error) {
+              ctx.addIssue(
+                explained(`the matcher is not a valid regular expression (${(error as Error).message}); e.g. "Edit|Write" or "Bash"`),
+              );
+            }
+          }),
+        ),
+      ),
+      hooks: z.array(
+        z.strictObject({
+          type: z.literal('command'),
+          command: z.string().check(z.minLength(1)),
+          timeout: z.optional(z.number().check(z.gt(0))),
+        }),
+      ),
+    }),
+  ),
+);
+
 /** .what = a whole number of at least min (and at most max) */
 const wholeNumber = (rule: { min: number; max?: number }) =>
   rule.max === undefined ? z.int().check(z.minimum(rule.min)) : z.int().check(z.minimum(rule.min), z.maximum(rule.max));
@@ -99,6 +131,7 @@ export const schemaOfRule = (rule: SettingRule): z.ZodMiniType => {
       Object.fromEntries(SETTINGS_SUPPLIERS.map((supplier) => [supplier, z.optional(z.string().check(z.refine(isHttpUrl)))])),
     );
   if (rule.kind === 'permission') return permissionSchema;
+  if (rule.kind === 'hooks') return hooksSchema;
   return mcpServersSchema;
 };
 
