@@ -66,10 +66,12 @@ const schemaHook = z
     run: fn('hook.run'),
   })
   .strict();
-const schemaHooks = z.partialRecord(
-  z.enum(HOOK_EVENT_NAMES, { error: `hooks are keyed by event: ${HOOK_EVENT_NAMES.join(', ')}` }),
-  z.array(schemaHook),
-);
+const schemaHooks = z.strictObject(Object.fromEntries(HOOK_EVENT_NAMES.map((event) => [event, z.array(schemaHook).optional()])), {
+  error: (issue) =>
+    issue.code === 'unrecognized_keys'
+      ? `unknown hook event ${issue.keys.join(', ')}: hooks are keyed by event: ${HOOK_EVENT_NAMES.join(', ')}`
+      : undefined,
+});
 const schemaConfig = z
   .object({
     uuid: z.string().optional(),

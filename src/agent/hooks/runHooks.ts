@@ -77,11 +77,19 @@ export const hookToolInput = (toolName: string, input: unknown, cwd: string): Re
   return fields;
 };
 
-/** .what = an updatedInput back in bhrain's shape: file_path dropped beside path, or made path when alone */
-export const toolInputOfHook = (toolName: string, updated: Record<string, unknown>): Record<string, unknown> => {
+/**
+ * .what = an updatedInput back in bhrain's shape: for the files tools, a file_path the hook changed (or gave alone)
+ *         becomes path; an unchanged one is dropped
+ * .why = a Claude Code script changes file_path; a bhrain-aware one may change path and pass file_path through
+ */
+export const toolInputOfHook = (
+  toolName: string,
+  updated: Record<string, unknown>,
+  given: Record<string, unknown>,
+): Record<string, unknown> => {
   if (!['read', 'write', 'edit'].includes(toolName) || updated.file_path === undefined) return updated;
   const { file_path: filePath, ...rest } = updated;
-  return rest.path === undefined ? { ...rest, path: filePath } : rest;
+  return rest.path === undefined || filePath !== given.file_path ? { ...rest, path: filePath } : rest;
 };
 
 type HookEnd = { output: BhrainHookOutput | null; failure: string | null; durationMs: number };

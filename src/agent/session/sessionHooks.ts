@@ -80,11 +80,8 @@ export const gatePreToolUse = async (input: {
   const { call, prepared } = input;
   const consulted = await input.consult(call, prepared);
   if ('failed' in consulted || consulted.decision.decision === 'deny') return { call, prepared, consulted, hook: null, contexts: [] };
-  const verdict = await input.hooks(
-    'PreToolUse',
-    { tool_name: hookToolName(call.name), tool_input: hookToolInput(call.name, call.input, input.cwd), tool_use_id: call.id },
-    call.id,
-  );
+  const given = hookToolInput(call.name, call.input, input.cwd);
+  const verdict = await input.hooks('PreToolUse', { tool_name: hookToolName(call.name), tool_input: given, tool_use_id: call.id }, call.id);
   if (verdict.blocked)
     return {
       answer: {
@@ -95,7 +92,7 @@ export const gatePreToolUse = async (input: {
     };
   const hook = verdict.permission ? { decision: verdict.permission, reason: verdict.permissionReason ?? '' } : null;
   if (!verdict.updatedInput) return { call, prepared, consulted, hook, contexts: verdict.contexts };
-  const changed: BrainToolCall = { ...call, input: toolInputOfHook(call.name, verdict.updatedInput) };
+  const changed: BrainToolCall = { ...call, input: toolInputOfHook(call.name, verdict.updatedInput, given) };
   const again = await input.reprepare(changed);
   if (!again.ok)
     return {
