@@ -20,7 +20,7 @@ beforeEach(async () => {
 /** a hook that records its inputs and answers with answer(input) */
 const recording = (answer: (input: BhrainHookInput) => ReturnType<BhrainHook['run']>, extra: Partial<BhrainHook> = {}) => {
   const seen: BhrainHookInput[] = [];
-  const hook: BhrainHook = { name: 'probe', ...extra, run: (input, context) => (seen.push(input), answer(input)) };
+  const hook: BhrainHook = { name: 'probe', ...extra, run: (input) => (seen.push(input), answer(input)) };
   return { hook, seen };
 };
 const brainWith = (hooks: BhrainHooks, more: Parameters<typeof genBhrain>[0] | object = {}) =>
