@@ -177,3 +177,27 @@ describe('issue 32 hooks in the library: the session events', () => {
     expect(() => brainWith({ Bogus: [] } as never)).toThrow(/hooks are keyed by event: SessionStart, UserPromptSubmit, PreToolUse/);
   });
 });
+
+describe('issue 32 hooks in the library: a stopped session', () => {
+  it('issue 32 hooks: aborting the session stops a PreToolUse hook under way (the call is denied), and SessionEnd still runs', async () => {
+    const abort = new AbortController();
+    const hang: BhrainHook = {
+      name: 'hang',
+      run: () => {
+        abort.abort();
+        return new Promise(() => {});
+      },
+    };
+    const end = recording(() => undefined);
+    standin().script({ toolCalls: [{ name: 'write', input: { path: 'a.txt', content: 'x' } }] }, { text: 'never asked' });
+    const started = Date.now();
+    const result = await brainWith({ PreToolUse: [hang], SessionEnd: [end.hook] }).invoke(
+      { prompt: 'go' },
+      contextFor({ cwd, signal: abort.signal }),
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await exists(join(cwd, 'a.txt'))).toBe(false);
+    expect(end.seen).toHaveLength(1);
+    expect(result.termination).not.toBe('complete');
+  });
+});

@@ -37,6 +37,8 @@ export interface HookRunContext {
   emit: (event: BhrainEvent) => void;
   log: BrainLog;
   redact: SecretRedactor;
+  /** the session's stop (an abort, the wall-time deadline): it stops the hooks under way too */
+  signal?: AbortSignal;
 }
 
 /**
@@ -94,17 +96,22 @@ export const toolInputOfHook = (
 
 type HookEnd = { output: BhrainHookOutput | null; failure: string | null; durationMs: number };
 
-/** .what = runs one hook within its timeout: a throw or the timeout is a failure, never a hang */
-const runOne = async (hook: BhrainHook, input: BhrainHookInput): Promise<HookEnd> => {
+/** .what = runs one hook within its timeout and the session's stop: a throw, the timeout or the stop is a failure, never a hang */
+const runOne = async (hook: BhrainHook, input: BhrainHookInput, session?: AbortSignal): Promise<HookEnd> => {
   const started = performance.now();
   const timeoutMs = hook.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
   const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
+  let onStop: (() => void) | undefined;
   const timeout = new Promise<HookEnd>((resolve) => {
-    timer = setTimeout(() => {
-      abort.abort(new Error(`timed out after ${timeoutMs} ms`));
-      resolve({ output: null, failure: `timed out after ${timeoutMs} ms`, durationMs: timeoutMs });
-    }, timeoutMs);
+    const fail = (failure: string) => {
+      abort.abort(new Error(failure));
+      resolve({ output: null, failure, durationMs: Math.round(performance.now() - started) });
+    };
+    timer = setTimeout(() => fail(`timed out after ${timeoutMs} ms`), timeoutMs);
+    onStop = () => fail('stopped: the session was stopped');
+    if (session?.aborted) onStop();
+    else session?.addEventListener('abort', onStop, { once: true });
   });
   const ran = (async (): Promise<HookEnd> => {
     try {
@@ -119,6 +126,7 @@ const runOne = async (hook: BhrainHook, input: BhrainHookInput): Promise<HookEnd
     return await Promise.race([ran, timeout]);
   } finally {
     clearTimeout(timer);
+    if (onStop) session?.removeEventListener('abort', onStop);
   }
 };
 
@@ -194,7 +202,7 @@ export const runHooks = async (
         ...(input.callId ? { callId: input.callId } : {}),
       };
       context.emit({ type: 'HookStarted', ...about, occurredAt: new Date().toISOString() });
-      const end = await runOne(hook, hookInput);
+      const end = await runOne(hook, hookInput, context.signal);
       const decision = decisionOf(end.output, end.failure);
       context.log.info(
         `hook ${event} '${hook.name}': ${end.failure ? `failed (${end.failure})` : (decision ?? 'ok')}, ${end.durationMs} ms`,

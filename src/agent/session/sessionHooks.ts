@@ -34,6 +34,8 @@ export const runSessionHooks = async (state: SessionState, event: BhrainHookEven
       emit: state.emit,
       log: state.context.log,
       redact: state.context.redact,
+      // SessionEnd runs after a stop too: only its timeout bounds it
+      signal: event === 'SessionEnd' ? undefined : state.stop.signal,
     },
   );
   if (verdict.stop) state.terminateRequest ??= { reason: `a ${event} hook stopped the session: ${verdict.stop}` };
