@@ -277,6 +277,26 @@ describe('issue 32 hooks: hostile', () => {
   });
 });
 
+describe('issue 32 hooks: a bad hooks config', () => {
+  it('issue 32 hooks: a hook that is not a command, or a matcher that is not a regex, is exit 2 naming the file and the key, before any request', async () => {
+    await userSettings({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'prompt', prompt: 'is this ok?' }] }] } });
+    const run = await act(['hi']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /bad value for 'hooks\.PreToolUse\[0\]\.hooks\[0\]\.type' in .*user-config\/settings\.json: expected "command" \(the only kind of hook bhrain runs\), got "prompt"/,
+    );
+    await userSettings({ hooks: { PostToolUse: [{ matcher: 'Edit(', hooks: [{ type: 'command', command: 'true' }] }] } });
+    const regex = await act(['hi']);
+    expect(regex.code).toBe(2);
+    expect(regex.stderr).toMatch(/bad value for 'hooks\.PostToolUse\[0\]\.matcher' in .*: the matcher is not a valid regular expression/);
+    await userSettings({ hooks: { AfterEverything: [] } });
+    const event = await act(['hi']);
+    expect(event.code).toBe(2);
+    expect(event.stderr).toMatch(/unknown key 'hooks\.AfterEverything' in .*: valid keys are SessionStart, UserPromptSubmit, PreToolUse/);
+    expect(standin().requests).toHaveLength(0);
+  });
+});
+
 describe('issue 32 hooks: the docs example', () => {
   it("issue 32 hooks: the Claude Code docs' bash command-logging hook (readme.md, docs/hooks.md) works unchanged", async () => {
     const exampleIn = async (file: string) =>

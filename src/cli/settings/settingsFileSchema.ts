@@ -93,6 +93,24 @@ const hooksSchema = z.partialRecord(
   ),
 );
 
+/** .what = the keys an object under `hooks` may have, by its depth: events, a group's, a hook's */
+export const hookKeysAt = (path: readonly PropertyKey[]): readonly string[] =>
+  path.length === 1 ? HOOK_EVENT_NAMES : path.length === 3 ? ['matcher', 'hooks'] : ['type', 'command', 'timeout'];
+
+/** .what = what the value at a path under `hooks` must be, for a "bad value" message; null for the row's own */
+export const hookExpectsAt = (path: readonly PropertyKey[]): string | null => {
+  const last = path[path.length - 1];
+  if (path.length === 2) return 'a list of groups, e.g. [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}]';
+  if (last === 'hooks') return 'a list of hooks, e.g. [{"type": "command", "command": "./check.sh", "timeout": 60}]';
+  if (last === 'type') return '"command" (the only kind of hook bhrain runs)';
+  if (last === 'command') return 'the bash command to run, a non-empty string';
+  if (last === 'timeout') return 'a number of seconds above 0';
+  if (last === 'matcher') return 'a regular expression over tool names, e.g. "Edit|Write"';
+  if (typeof last === 'number' && path.length === 3) return 'a group: {"matcher": "...", "hooks": [...]}';
+  if (typeof last === 'number') return 'a hook: {"type": "command", "command": "...", "timeout": 60}';
+  return null;
+};
+
 /** .what = a whole number of at least min (and at most max) */
 const wholeNumber = (rule: { min: number; max?: number }) =>
   rule.max === undefined ? z.int().check(z.minimum(rule.min)) : z.int().check(z.minimum(rule.min), z.maximum(rule.max));
