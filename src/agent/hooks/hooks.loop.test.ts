@@ -201,3 +201,27 @@ describe('issue 32 hooks in the library: a stopped session', () => {
     expect(result.termination).not.toBe('complete');
   });
 });
+
+describe('issue 32 hooks in the library: subagents', () => {
+  it("issue 32 hooks: a subagent's end runs SubagentStop (not Stop), its tool calls run the PreToolUse hooks, and the parent's end runs Stop", async () => {
+    const stop = recording(() => undefined);
+    const subagentStop = recording(() => undefined);
+    const pre = recording(() => undefined);
+    // the queue serves the parent's task call, the child's read and answer, then the parent's answer
+    standin().script(
+      { toolCalls: [{ name: 'task', input: { description: 'look', prompt: 'read package.json', subagent_type: 'explore' } }] },
+      { toolCalls: [{ name: 'read', input: { path: 'package.json' } }] },
+      { text: 'child: no package.json' },
+      { text: 'parent: done' },
+    );
+    const { result } = await run(
+      brainWith({ Stop: [stop.hook], SubagentStop: [subagentStop.hook], PreToolUse: [pre.hook] }, { subagents: true }),
+    );
+    expect(result.output).toBe('parent: done');
+    expect(subagentStop.seen).toHaveLength(1);
+    expect(subagentStop.seen[0]).toMatchObject({ hook_event_name: 'SubagentStop', stop_hook_active: false });
+    expect(stop.seen).toHaveLength(1);
+    expect(stop.seen[0].session_id).not.toBe(subagentStop.seen[0].session_id);
+    expect(pre.seen.map((input) => input.tool_name)).toEqual(['Task', 'Read']);
+  });
+});
