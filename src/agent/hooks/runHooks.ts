@@ -1,4 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 import type { BrainLog } from '../../core/contract/BrainContext.js';
@@ -26,6 +27,9 @@ export const CLAUDE_CODE_TOOL_NAMES: Readonly<Record<string, string>> = {
 
 /** .what = the events that match on a tool's name */
 const TOOL_EVENTS: ReadonlySet<BhrainHookEventName> = new Set(['PreToolUse', 'PostToolUse']);
+
+/** .what = the events whose hooks inform only: a block there is a warning */
+const INFORM_ONLY: ReadonlySet<BhrainHookEventName> = new Set(['SessionStart', 'PreCompact', 'SessionEnd']);
 
 /** .what = what a session gives its hooks: the hooks, where it is, how it reports, and its transcript to write out */
 export interface HookRunContext {
@@ -145,7 +149,10 @@ const decisionOf = (output: BhrainHookOutput | null, failure: string | null): Bh
 const writeTranscript = async (context: HookRunContext): Promise<void> => {
   await mkdir(dirname(context.transcriptPath), { recursive: true, mode: 0o700 });
   const lines = context.messages().map((message) => JSON.stringify(message));
-  await writeFile(context.transcriptPath, lines.length ? `${lines.join('\n')}\n` : '', { mode: 0o600 });
+  // whole or not at all: the hooks of calls that run at once write it at once, and a hook may be reading it
+  const partial = `${context.transcriptPath}.${randomBytes(4).toString('hex')}`;
+  await writeFile(partial, lines.length ? `${lines.join('\n')}\n` : '', { mode: 0o600 });
+  await rename(partial, context.transcriptPath);
 };
 
 /** .what = the hooks of an event that apply: for a tool event, those whose matcher takes the tool */
@@ -236,13 +243,19 @@ export const runHooks = async (
     if (specific?.additionalContext) verdict.contexts.push(specific.additionalContext);
     const permission =
       specific?.permissionDecision ?? (output.decision === 'approve' ? 'allow' : output.decision === 'block' ? 'deny' : undefined);
-    const reason = specific?.permissionDecisionReason || output.reason || `the ${event} hook '${hook.name}' said ${permission ?? 'so'}`;
+    const reason =
+      specific?.permissionDecisionReason ||
+      output.reason ||
+      `the ${event} hook '${hook.name}' ${permission === 'deny' ? 'blocked it' : `said ${permission ?? 'so'}`}`;
     if (permission === 'deny') blocks.push(reason);
     else if (permission === 'ask') asks.push(reason);
     else if (permission === 'allow') allows.push(reason);
     if (specific?.updatedInput && typeof specific.updatedInput === 'object') verdict.updatedInput ??= specific.updatedInput;
   }
-  if (blocks.length) verdict.blocked = context.redact(blocks.join('; '));
+  // where a block has nothing to stop, it is shown to the user (Claude Code's "stderr to the user only")
+  if (blocks.length && INFORM_ONLY.has(event))
+    verdict.warnings.push(`a ${event} hook blocked, which ${event} cannot be: ${blocks.join('; ')}`);
+  else if (blocks.length) verdict.blocked = context.redact(blocks.join('; '));
   else if (asks.length) [verdict.permission, verdict.permissionReason] = ['ask', asks.join('; ')];
   else if (allows.length) [verdict.permission, verdict.permissionReason] = ['allow', allows.join('; ')];
   verdict.contexts = verdict.contexts.map((text) => context.redact(text));
