@@ -338,8 +338,15 @@ const startRun = async (scope: RunScope, run: PreparedRun): Promise<BhrainContex
     onEvent:
       stream || scope.hookRuns
         ? (event: BhrainEvent) => {
-            // every hook run goes in the run record (hooks.json)
-            if (event.type === 'HookCompleted') scope.hookRuns?.push(event);
+            // every hook run goes in the run record (hooks.json); a failed one, or one that exited other than 0 or 2,
+            // in the JSON's warnings too (the log has shown it on stderr already)
+            if (event.type === 'HookCompleted') {
+              scope.hookRuns?.push(event);
+              const what = `${event.hookEventName} hook '${event.hookName}'`;
+              if (event.error) scope.warnings.push(redact(`${what} failed: ${event.error}`));
+              else if (event.exitCode !== null && event.exitCode !== 0 && event.exitCode !== 2)
+                scope.warnings.push(redact(`${what} exited ${event.exitCode}`));
+            }
             if (stream) writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...event }, redact));
           }
         : undefined,

@@ -257,8 +257,15 @@ describe('issue 32 hooks: hostile', () => {
     expect(toolResultsOf(2)).toMatch(/killed\.sh' failed \(killed by SIGKILL\)/);
     await expect(readFile(join(repo, 'ran.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
     await expect(readFile(join(repo, 'w.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
-    const json = JSON.parse(run.stdout) as { termination: string; toolCalls: { denied: number } };
+    const json = JSON.parse(run.stdout) as { termination: string; toolCalls: { denied: number }; warnings: string[] };
     expect(json).toMatchObject({ termination: 'complete', toolCalls: { denied: 2 } });
+    // the failed hooks are in the JSON's warnings too
+    expect(json.warnings).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^PreToolUse hook '.*crash\.sh' failed: exited 137/),
+        expect.stringMatching(/killed\.sh' failed: killed by SIGKILL/),
+      ]),
+    );
   });
 
   it('issue 32 hooks: a PostToolUse hook that prints 100 MB on each stream leaves the run bounded: the model gets a bounded complaint, the run completes', async () => {
