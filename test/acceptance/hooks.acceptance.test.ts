@@ -191,6 +191,24 @@ describe('issue 32 hooks: input, environment, context', () => {
   });
 });
 
+describe('issue 32 hooks: a hook that stops the run', () => {
+  it('issue 32 hooks: a UserPromptSubmit hook that exits 2 refuses the prompt: no request is made, the run ends terminated with exit 10 and the reason', async () => {
+    const block = await script(
+      'no-prod.sh',
+      '#!/usr/bin/env bash\nif jq -e \'.prompt | test("prod")\' >/dev/null; then echo "no prompts about prod" >&2; exit 2; fi\n',
+    );
+    await userSettings({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: block }] }] } });
+    const run = await act(['--output', 'json', 'drop the prod db']);
+    expect(run.code, run.stderr).toBe(10);
+    expect(standin().requests).toHaveLength(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      termination: 'terminated',
+      exitCode: 10,
+      output: '[bhrain did not run the prompt: a UserPromptSubmit hook blocked the prompt: no prompts about prod]',
+    });
+  });
+});
+
 describe('issue 32 hooks: hostile', () => {
   it('issue 32 hooks: a project hook without approval never runs, and the user is told it was ignored and how to approve; with --trust-project it runs', async () => {
     const marker = join(base, 'ran');
