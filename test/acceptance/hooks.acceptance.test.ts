@@ -1,7 +1,7 @@
 // issue 32 hooks: Claude Code's hooks contract in `bhrain act`, through the built CLI as a child process, in real temp git
 // repositories, against the stand-in; each hook is a real command (bash, jq, node) run by bhrain
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readFile, realpath, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -293,12 +293,27 @@ describe('issue 32 hooks: hostile', () => {
     );
     await userSettings({ hooks: { PostToolUse: [{ hooks: [{ type: 'command', command: flood }] }] } });
     standin().script({ toolCalls: [{ name: 'bash', input: { command: 'echo hi' } }] }, { text: 'ok' });
-    const run = await act(['--output', 'json', 'run it']);
+    const record = join(base, 'record');
+    const run = await runBhrain({
+      args: ['act', '--atom', 'claude/haiku', '--sandbox', 'off', '--record-dir', record, '--output', 'json', 'run it'],
+      cwd: repo,
+      env: envFor(),
+    });
     expect(run.code, run.stderr).toBe(0);
     const result = toolResultsOf(1);
     expect(result).toMatch(/PostToolUse hook feedback: e+/);
     expect(result.length).toBeLessThan(200_000);
     expect(run.stdout.length).toBeLessThan(300_000);
+    // the whole result, as spilled for the model to read back, holds the hook's stderr as kept: its head and tail, and
+    // how much was dropped between (the loop's own truncation would hide an unbounded capture from the model alone)
+    const spilled = await Promise.all(
+      (await readdir(join(record, 'spill')))
+        .filter((name) => name !== 'hooks-transcript.jsonl')
+        .map((name) => readFile(join(record, 'spill', name), 'utf8')),
+    );
+    expect(spilled).toHaveLength(1);
+    expect(spilled[0]).toMatch(/\[\.\.\. \d+ bytes of the hook's output dropped: 100000000 bytes in all \.\.\.\]/);
+    expect(spilled[0].length).toBeLessThan(200_000);
   });
 });
 
