@@ -135,40 +135,27 @@ const answerCall = async (asked: BrainToolCall, session: ToolCallSession, notRun
   if (!permission.allowed) return { success: false, output: permission.denial, denied: { by: permission.by, reason: permission.reason } };
   const hidden = refuseHiddenPaths(prepared, session);
   if (hidden) return { success: false, output: hidden };
+  let result: Omit<BhrainToolResult, 'callId'>;
   try {
     // write and edit make sure, as they open it, that the file is the one judged here (see openInsideWorkspace)
     const toolContext: WriteToolContext = { ...session.toolContext, writeCheck: permission.writeCheck };
-    const { callId: _callId, ...result } = await runPreparedCall(prepared, call, toolContext);
-    if (!session.hooks) return result;
-    // PostToolUse: a hook's complaint (exit 2, decision block) and its additionalContext are added to the result the model reads
-    const { hookToolName } = await import('./sessionHooks.js');
-    const { hookToolInput } = await import('../hooks/runHooks.js');
-    const after = await session.hooks(
-      'PostToolUse',
-      {
-        tool_name: hookToolName(call.name),
-        tool_input: hookToolInput(call.name, call.input, session.toolContext.cwd),
-        tool_use_id: call.id,
-        tool_response: {
-          success: result.success,
-          output: result.output,
-          ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
-        },
-      },
-      call.id,
-    );
-    const added = [
-      ...(gate && 'contexts' in gate ? gate.contexts : []),
-      ...(after.blocked ? [`PostToolUse hook feedback: ${after.blocked}`] : []),
-      ...after.contexts,
-    ];
-    return added.length ? { ...result, output: `${result.output}\n\n${added.join('\n\n')}` } : result;
+    const { callId: _callId, ...ran } = await runPreparedCall(prepared, call, toolContext);
+    result = ran;
   } catch (error) {
     // only a BhrainToolFatalError gets here: the call still gets its result, then the session ends
     const fatal = error as BhrainToolFatalError;
     session.log.error(`tool ${call.name} ended the session: ${fatal.message}`, { callId: call.id });
     return { success: false, output: `${call.name} failed, and the session ends here: ${fatal.message}`, fatal };
   }
+  if (!session.hooks) return result;
+  // PostToolUse: a hook's complaint and added context go with the result the model reads (with PreToolUse's context)
+  return (await import('./sessionHooks.js')).withPostToolUse({
+    call,
+    result,
+    hooks: session.hooks,
+    cwd: session.toolContext.cwd,
+    contexts: gate && 'contexts' in gate ? gate.contexts : [],
+  });
 };
 
 /**

@@ -151,3 +151,34 @@ export const stopWithHooks = async (state: SessionState, input: { stopHookActive
   stopContinues.set(state, made + 1);
   return `A ${event} hook did not let you stop yet: ${verdict.blocked}`;
 };
+
+/**
+ * .what = a call's result with its PostToolUse hooks heard: a hook's complaint (exit 2, decision block) and any
+ *         additionalContext (PreToolUse's too) are added after the output the model reads
+ * .why = a formatter or linter run after an edit feeds its complaint back, and the model fixes it in its next turn
+ */
+export const withPostToolUse = async <TResult extends { success: boolean; output: string; exitCode?: number | null }>(input: {
+  call: BrainToolCall;
+  result: TResult;
+  hooks: SessionHooksRun;
+  cwd: string;
+  contexts: readonly string[];
+}): Promise<TResult> => {
+  const { call, result } = input;
+  const after = await input.hooks(
+    'PostToolUse',
+    {
+      tool_name: hookToolName(call.name),
+      tool_input: hookToolInput(call.name, call.input, input.cwd),
+      tool_use_id: call.id,
+      tool_response: {
+        success: result.success,
+        output: result.output,
+        ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
+      },
+    },
+    call.id,
+  );
+  const added = [...input.contexts, ...(after.blocked ? [`PostToolUse hook feedback: ${after.blocked}`] : []), ...after.contexts];
+  return added.length ? { ...result, output: `${result.output}\n\n${added.join('\n\n')}` } : result;
+};
