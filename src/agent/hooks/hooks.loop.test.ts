@@ -225,3 +225,21 @@ describe('issue 32 hooks in the library: subagents', () => {
     expect(pre.seen.map((input) => input.tool_name)).toEqual(['Task', 'Read']);
   });
 });
+
+describe('issue 32 hooks in the library: matchers of the session events', () => {
+  it("issue 32 hooks: a SessionStart matcher picks by source, as in Claude Code: 'resume' does not run on a new session, 'startup' does", async () => {
+    const resume = recording(() => undefined);
+    const startup = recording(() => undefined);
+    standin().script({ text: 'ok' });
+    await run(
+      brainWith({
+        SessionStart: [
+          { ...resume.hook, matcher: 'resume' },
+          { ...startup.hook, matcher: 'startup' },
+        ],
+      }),
+    );
+    expect(resume.seen).toHaveLength(0);
+    expect(startup.seen).toHaveLength(1);
+  });
+});

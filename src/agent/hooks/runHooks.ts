@@ -25,8 +25,13 @@ export const CLAUDE_CODE_TOOL_NAMES: Readonly<Record<string, string>> = {
   task: 'Task',
 };
 
-/** .what = the events that match on a tool's name */
-const TOOL_EVENTS: ReadonlySet<BhrainHookEventName> = new Set(['PreToolUse', 'PostToolUse']);
+/** .what = the events whose matcher picks by a field of the input, as in Claude Code: the tool, the source, the trigger */
+const MATCHED_ON: Partial<Record<BhrainHookEventName, 'tool_name' | 'source' | 'trigger'>> = {
+  PreToolUse: 'tool_name',
+  PostToolUse: 'tool_name',
+  SessionStart: 'source',
+  PreCompact: 'trigger',
+};
 
 /** .what = the events whose hooks inform only: a block there is a warning */
 const INFORM_ONLY: ReadonlySet<BhrainHookEventName> = new Set(['SessionStart', 'PreCompact', 'SessionEnd']);
@@ -155,9 +160,13 @@ const writeTranscript = async (context: HookRunContext): Promise<void> => {
   await rename(partial, context.transcriptPath);
 };
 
-/** .what = the hooks of an event that apply: for a tool event, those whose matcher takes the tool */
-export const hooksOf = (hooks: BhrainHooks, event: BhrainHookEventName, toolName?: string): readonly BhrainHook[] =>
-  (hooks[event] ?? []).filter((hook) => !TOOL_EVENTS.has(event) || matchesTool(hook.matcher, toolName ?? ''));
+/**
+ * .what = the hooks of an event that apply: for a tool event, those whose matcher takes the tool (by either name); for
+ *         SessionStart and PreCompact, those whose matcher takes the source (startup, resume) or trigger (auto); for the
+ *         others, all (a matcher there is ignored, as in Claude Code)
+ */
+export const hooksOf = (hooks: BhrainHooks, event: BhrainHookEventName, subject?: string): readonly BhrainHook[] =>
+  (hooks[event] ?? []).filter((hook) => !MATCHED_ON[event] || matchesTool(hook.matcher, subject ?? ''));
 
 /**
  * .what = runs the hooks of one event that apply, in parallel, each within its timeout, with HookStarted and HookCompleted
@@ -177,7 +186,8 @@ export const runHooks = async (
   const toolName = input.fields.tool_name;
   const ours =
     toolName === undefined ? undefined : (Object.entries(CLAUDE_CODE_TOOL_NAMES).find(([, cc]) => cc === toolName)?.[0] ?? toolName);
-  const hooks = hooksOf(context.hooks, event, ours);
+  const on = MATCHED_ON[event];
+  const hooks = hooksOf(context.hooks, event, on === 'tool_name' ? ours : on ? input.fields[on] : undefined);
   const verdict: HookVerdict = {
     ran: hooks.length,
     blocked: null,
