@@ -107,7 +107,11 @@ export type {
   BhrainSubagentStartedEvent,
   BhrainSubagentCompletedEvent,
   BhrainSubagentMetrics,
+  BhrainHookStartedEvent,
+  BhrainHookCompletedEvent,
+  BhrainHookDecision,
 } from './agent/events.js';
+export type { BhrainHook, BhrainHooks, BhrainHookInput, BhrainHookOutput, BhrainHookEventName } from './agent/hooks/BhrainHook.js';
 export type { BhrainToolBox } from './agent/tool/BhrainToolBox.js';
 // seed 002 §3.3 Tool: BhrainTool.define is defineTool, BhrainTool.execute runs one call through a box, mergeBoxes merges definitions
 export { BhrainTool } from './agent/tool/BhrainTool.js';

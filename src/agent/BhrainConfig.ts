@@ -6,6 +6,7 @@ import type { BhrainMemoryManager } from './memory/BhrainMemoryManager.js';
 import type { BhrainPermissionGuard } from './permission/BhrainPermissionGuard.js';
 import type { BhrainSkill } from './skills/BhrainSkill.js';
 import type { BhrainSubagentsConfig, BhrainSubagentsResolved } from './subagents/BhrainSubagentDefinition.js';
+import type { BhrainHooks } from './hooks/BhrainHook.js';
 import type { BhrainToolBox } from './tool/BhrainToolBox.js';
 import type { BashSandbox } from '../sandbox/BashSandbox.js';
 
@@ -72,6 +73,11 @@ export interface BhrainConfig {
    * })).skills` finds them as the CLI does. Absent or empty = no skill tool
    */
   skills?: readonly BhrainSkill[];
+  /**
+   * hooks by event, as functions over Claude Code's hook input that answer Claude Code's hook output (docs/hooks.md):
+   * { PreToolUse: [{ name, matcher: 'bash', run: (input) => ... }] }. Absent = none (no hook code is loaded)
+   */
+  hooks?: BhrainHooks;
   /** set by the CLI only: every value was checked where it was read (see CONFIG_CHECKED_BY_CALLER) */
   [CONFIG_CHECKED_BY_CALLER]?: true;
 }
@@ -92,6 +98,8 @@ export interface BhrainConfigResolved {
   subagents: BhrainSubagentsResolved | null;
   /** [] = no skill tool */
   skills: readonly BhrainSkill[];
+  /** null = no hooks (absent, or every event's list empty) */
+  hooks: BhrainHooks | null;
 }
 
 /**
@@ -133,6 +141,8 @@ export const hashBhrainConfig = (config: BhrainConfigResolved, toolBoxes: readon
     instructions: config.instructions,
     gitStatus: config.gitStatus,
     limits: config.limits,
+    hooks:
+      config.hooks && Object.fromEntries(Object.entries(config.hooks).map(([event, hooks]) => [event, hooks!.map((hook) => hook.name)])),
     subagents: config.subagents && {
       maxDepth: config.subagents.maxDepth,
       types: config.subagents.types.map((type) => ({

@@ -50,6 +50,30 @@ const schemaSubagents = z.union([
     })
     .strict(),
 ]);
+const HOOK_EVENT_NAMES = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'Stop',
+  'SubagentStop',
+  'PreCompact',
+  'SessionEnd',
+] as const;
+const schemaHook = z
+  .object({
+    name: z.string().min(1, 'a hook needs a name (shown in its events)'),
+    matcher: z.string().optional(),
+    timeoutMs: z.number().int('a hook timeoutMs must be a whole number').min(1, 'a hook timeoutMs must be at least 1').optional(),
+    run: fn('hook.run'),
+  })
+  .strict();
+const schemaHooks = z.strictObject(Object.fromEntries(HOOK_EVENT_NAMES.map((event) => [event, z.array(schemaHook).optional()])), {
+  error: (issue) =>
+    issue.code === 'unrecognized_keys'
+      ? `unknown hook event ${issue.keys.join(', ')}: hooks are keyed by event: ${HOOK_EVENT_NAMES.join(', ')}`
+      : undefined,
+});
 const schemaConfig = z
   .object({
     uuid: z.string().optional(),
@@ -136,6 +160,7 @@ const schemaConfig = z
           .strict(),
       )
       .optional(),
+    hooks: schemaHooks.optional(),
   })
   .strict();
 

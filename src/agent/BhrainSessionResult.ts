@@ -9,8 +9,8 @@ export type { BhrainTermination, BhrainSessionStatus, BhrainSessionTokenUsage, B
 /** .what = a subagent and what it did: the name used before seed 002's Bhrain.Session.Subagent (BhrainSubagent) */
 export type BhrainSubagentRecord = BhrainSubagent;
 
-/** .what = who denied a tool call: the permission guard, the user at a prompt, or nobody could be asked (no prompter) */
-export type BhrainDenialSource = 'guard' | 'prompt' | 'no-prompter';
+/** .what = who denied a tool call: the permission guard, the user at a prompt, nobody could be asked (no prompter), or a PreToolUse hook */
+export type BhrainDenialSource = 'guard' | 'prompt' | 'no-prompter' | 'hook';
 
 /** .what = a tool call that was not run because it was denied, and why */
 export interface BhrainToolCallDenial {

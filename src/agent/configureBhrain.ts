@@ -128,5 +128,7 @@ export const configureBhrain = (config: BhrainConfig): BhrainConfigResolved => {
     },
     subagents,
     skills,
+    // an event with no hook is left out: the session loads the hook runner only when one is there to run
+    hooks: Object.values(config.hooks ?? {}).some((list) => list?.length) ? config.hooks! : null,
   };
 };

@@ -9,7 +9,8 @@ import type { BhrainDenialSource, BhrainTermination } from './BhrainSessionResul
  *         ToolExecutionCompleted per call, IterationCompleted, any Compacted; SessionCompleted last. A session that throws
  *         before it starts (a bad input) emits nothing. A task call emits SubagentStarted and SubagentCompleted between its
  *         ToolCallStarted and ToolExecutionCompleted; the child's own events are not emitted to the parent's subscribers
- *         (its transcript is in result.subagents)
+ *         (its transcript is in result.subagents). With hooks, each hook run emits HookStarted and HookCompleted
+ *         where its event happens (PreToolUse and PostToolUse between ToolCallStarted and ToolExecutionCompleted)
  */
 export type BhrainEvent =
   | BhrainSessionStartedEvent
@@ -20,7 +21,9 @@ export type BhrainEvent =
   | BhrainRequestRetriedEvent
   | BhrainSessionCompletedEvent
   | BhrainSubagentStartedEvent
-  | BhrainSubagentCompletedEvent;
+  | BhrainSubagentCompletedEvent
+  | BhrainHookStartedEvent
+  | BhrainHookCompletedEvent;
 
 /** .what = a session began: which atom runs it, and where its tools work */
 export interface BhrainSessionStartedEvent {
@@ -145,6 +148,39 @@ export interface BhrainSubagentCompletedEvent {
   status: 'COMPLETED' | 'FAILED';
   termination: BhrainTermination;
   metrics: BhrainSubagentMetrics;
+  occurredAt: string;
+}
+
+/** .what = what one hook decided: a PreToolUse permission, a block, a stop (continue: false), a failure, or nothing */
+export type BhrainHookDecision = 'allow' | 'deny' | 'ask' | 'block' | 'stop' | 'failed' | null;
+
+/** .what = a hook (config.hooks, or a command hook of the settings files) is about to run */
+export interface BhrainHookStartedEvent {
+  type: 'HookStarted';
+  sessionUuid: string;
+  /** SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, SubagentStop, PreCompact, SessionEnd */
+  hookEventName: string;
+  /** the hook's name: a command hook's command */
+  hookName: string;
+  /** PreToolUse, PostToolUse: the tool, by the name the hook was given */
+  toolName?: string;
+  callId?: string;
+  occurredAt: string;
+}
+
+/** .what = a hook ended: how long it took, its exit code (0 for a function that returned; null when it failed) and its decision */
+export interface BhrainHookCompletedEvent {
+  type: 'HookCompleted';
+  sessionUuid: string;
+  hookEventName: string;
+  hookName: string;
+  toolName?: string;
+  callId?: string;
+  durationMs: number;
+  exitCode: number | null;
+  decision: BhrainHookDecision;
+  /** set when the hook failed: threw, crashed, or ran past its timeout */
+  error?: string;
   occurredAt: string;
 }
 

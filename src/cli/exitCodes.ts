@@ -25,6 +25,8 @@ export const EXIT_CODES = {
   outputInvalid: 8,
   /** the model refused the request (a refusal stop reason): the refusal text is printed, nothing is retried */
   refusal: 9,
+  /** a hook stopped the run: a UserPromptSubmit hook blocked the prompt, or a hook said continue: false */
+  hookStopped: 10,
   /** interrupted (SIGINT or SIGTERM): the run stopped, its refs saved */
   interrupted: 130,
 } as const;
@@ -64,4 +66,7 @@ export const exitCodeOf = (termination: BhrainTermination, error: unknown = null
           ? EXIT_CODES.budget
           : termination === 'refusal'
             ? EXIT_CODES.refusal
-            : EXIT_CODES.loop;
+            : // the CLI never terminates a session itself: a hook did
+              termination === 'terminated'
+              ? EXIT_CODES.hookStopped
+              : EXIT_CODES.loop;

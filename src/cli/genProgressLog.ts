@@ -33,6 +33,7 @@ const genStderrColors = (env: Record<string, string | undefined>) => new Chalk({
 const DENIED_BY: Record<string, string> = {
   prompt: ' (refused at the prompt)',
   'no-prompter': ' (it needs approval, and there is no terminal to ask on)',
+  hook: ' (by a PreToolUse hook)',
 };
 
 /**

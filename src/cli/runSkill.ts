@@ -116,6 +116,8 @@ interface RunScope {
   runRecord: Awaited<ReturnType<typeof openRunRecord>> | null;
   /** every MCP server started is closed (its process group killed) on every way out of the run */
   mcp: McpServersRunning | null;
+  /** every hook run of the run (HookCompleted), for its record; null when no settings file has hooks */
+  hookRuns: BhrainEvent[] | null;
   /** the domain proxy too: it stops listening and its directory goes */
   network: DomainProxy | null;
   /** where the run works: the host's cwd, else process.cwd() */
@@ -163,6 +165,7 @@ const genRunScope = (skill: SkillName, options: SkillOptions, host: SkillHost | 
     atomSlug: null,
     runRecord: null,
     mcp: null,
+    hookRuns: null,
     network: null,
     cwd,
     host,
@@ -293,6 +296,14 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
       : genRulesGuard(values.permission, `rules(${settings.sources.permission.replace(/^(project|user):/, '')})`);
   const permissionGuard = host?.narrowGuard ? host.narrowGuard(settingsGuard) : settingsGuard;
   const mcp = await resolveRunMcp(scope, settings, cwd);
+  // the settings files' command hooks as functions; the hook code loads only when a file has hooks
+  const hooks = settings.hooks.length
+    ? (await import('./hooks/genCommandHooks.js')).genCommandHooks(
+        { settings: settings.hooks },
+        { cwd, projectDir: settings.approval.root, env: process.env },
+      )
+    : undefined;
+  if (hooks) scope.hookRuns = [];
   const atom = genRunAtom(scope, settings);
   // AGENTS.md / CLAUDE.md from the user's config dir and the repository down to here: warnings (cut, unreadable) are shown
   const projectInstructions = values.projectInstructions
@@ -318,6 +329,7 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
       // act delegates to subagents in fresh contexts (the task tool) unless --no-subagents
       subagents: skill === 'act' && options.subagents !== false && (agentFiles.types.length ? { types: agentFiles.types } : true),
       skills: agentFiles.skills,
+      ...(hooks ? { hooks } : {}),
       // each value above was checked where it was read (flags, env, settings files): the config's own shape check
       // (zod, ~20 ms) is not loaded
       [CONFIG_CHECKED_BY_CALLER]: true,
@@ -395,9 +407,22 @@ const startRun = async (scope: RunScope, run: PreparedRun): Promise<BhrainContex
     spillDir: record.spillDir,
     redact,
     prompter: interactive ? genTtyPrompter({ stdin: process.stdin, stderr: process.stderr, redact, pause: log.pause }) : undefined,
-    onEvent: stream
-      ? (event: BhrainEvent) => writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...event }, redact))
-      : host?.onEvent,
+    onEvent:
+      stream || scope.hookRuns || host?.onEvent
+        ? (event: BhrainEvent) => {
+            // every hook run goes in the run record (hooks.json); a failed one, or one that exited other than 0 or 2,
+            // in the JSON's warnings too (the log has shown it on stderr already)
+            if (event.type === 'HookCompleted') {
+              scope.hookRuns?.push(event);
+              const what = `${event.hookEventName} hook '${event.hookName}'`;
+              if (event.error) scope.warnings.push(redact(`${what} failed: ${event.error}`));
+              else if (event.exitCode !== null && event.exitCode !== 0 && event.exitCode !== 2)
+                scope.warnings.push(redact(`${what} exited ${event.exitCode}`));
+            }
+            if (stream) writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...event }, redact));
+            host?.onEvent?.(event);
+          }
+        : undefined,
     onTextDelta: partial ? (text) => writeLine({ type: 'TextDelta', schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(text) }) : undefined,
     // the text streamed so far is void (a retried attempt, or <tool_call> markup that was a call): consumers drop it
     onTextReset: partial ? () => writeLine({ type: 'TextReset', schemaVersion: OUTPUT_SCHEMA_VERSION }) : undefined,
@@ -459,6 +484,7 @@ const finishRun = async (scope: RunScope, run: PreparedRun, result: BrainReplOut
         refs: { episode: episode.hash, series: series.hash },
         metrics,
         transcript: session.transcript,
+        ...(scope.hookRuns ? { hooks: scope.hookRuns } : {}),
         error,
         redact,
       })

@@ -12,7 +12,7 @@ export interface SkillDenial {
   callId: string;
   tool: string;
   reason: string;
-  by: 'guard' | 'prompt' | 'no-prompter';
+  by: 'guard' | 'prompt' | 'no-prompter' | 'hook';
 }
 
 /**

@@ -22,6 +22,7 @@ const runRecorded = async (
   entry: string,
   args: string[],
   files: Record<string, string | null> = {},
+  userSettings?: unknown,
 ): Promise<CliRun & { loaded: string[] }> => {
   const cwd = await mkdtemp(join(tmpdir(), 'bhrain-startup-'));
   // null: a directory
@@ -30,6 +31,10 @@ const runRecorded = async (
   const home = await mkdtemp(join(tmpdir(), 'bhrain-startup-home-'));
   const loads = join(home, 'loads.txt');
   const env = { ...genCliEnv({ standin, home }), BHRAIN_TEST_LOADS: loads, NODE_DISABLE_COMPILE_CACHE: '1' };
+  if (userSettings) {
+    await mkdir(env.BHRAIN_CONFIG_DIR, { recursive: true });
+    await writeFile(join(env.BHRAIN_CONFIG_DIR, 'settings.json'), JSON.stringify(userSettings));
+  }
   const run = await runProcess({ command: process.execPath, args: ['--import', RECORDER, join(PACKAGE_ROOT, entry), ...args], cwd, env });
   const loaded = (await readFile(loads, 'utf8'))
     .split('\n')
@@ -80,6 +85,31 @@ describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothi
     ).toEqual([]);
     expect(run.loaded.some((path) => /\/AnthropicMessagesClient-[A-Z0-9]+\.js$/.test(path))).toBe(true);
     expect(await holdingZod(run.loaded)).toEqual([]);
+  });
+
+  it('issue 32 hooks: a one-turn run with no hooks configured loads no hook code (the runner, the command hooks); with a hooks config it does', async () => {
+    // the hook code, whatever chunk esbuild put it in: found by strings only it holds
+    const holdingHooks = async (loaded: readonly string[]) => {
+      const texts = await Promise.all(loaded.map((path) => readFile(join(PACKAGE_ROOT, path), 'utf8')));
+      return loaded.filter((_, index) =>
+        /hooks-transcript\.jsonl|HOOK_OUTPUT_MAX_BYTES|bytes of the hook's output dropped/.test(texts[index]),
+      );
+    };
+    standin.reset();
+    standin.respond = () => ({ text: 'ok' });
+    const bare = await runRecorded('bin/bhrain', ['act', '--atom', 'claude/haiku', '--input', 'hi', '--quiet']);
+    expect(bare.code).toBe(0);
+    expect(await holdingHooks(bare.loaded)).toEqual([]);
+    const hooked = await runRecorded(
+      'bin/bhrain',
+      ['act', '--atom', 'claude/haiku', '--input', 'hi', '--quiet'],
+      {},
+      {
+        hooks: { SessionStart: [{ hooks: [{ type: 'command', command: 'true' }] }] },
+      },
+    );
+    expect(hooked.code, hooked.stderr).toBe(0);
+    expect((await holdingHooks(hooked.loaded)).length).toBeGreaterThan(0);
   });
 
   it("a one-turn answer, on either atom, loads neither node's undici (the bundle's Headers and Response stand in) nor zod (the built-in tools build theirs on a call)", async () => {

@@ -41,16 +41,22 @@ export const checkPermission = async (input: {
   log: BrainLog;
   /** what the user approved for the rest of this session; absent = nothing is remembered, and 'always' is not offered */
   approvals?: BhrainSessionApprovals | null;
+  /** the guard's answer for this very call, when a PreToolUse gate already asked it */
+  consulted?: Awaited<ReturnType<typeof consultGuard>>;
+  /** a PreToolUse hook's allow or ask: after the guard, never over a deny or the notes below */
+  hook?: { decision: 'allow' | 'ask'; reason: string } | null;
 }): Promise<PermissionVerdict> => {
   const { call, guard } = input;
-  const consulted = await consultGuard({
-    call,
-    guard,
-    effect: input.effect,
-    paths: input.paths,
-    cwd: input.cwd,
-    timeoutMs: input.guardTimeoutMs,
-  });
+  const consulted =
+    input.consulted ??
+    (await consultGuard({
+      call,
+      guard,
+      effect: input.effect,
+      paths: input.paths,
+      cwd: input.cwd,
+      timeoutMs: input.guardTimeoutMs,
+    }));
   if ('failed' in consulted) {
     const { message } = consulted.failed;
     input.log.error(`permission guard '${guard.name}' failed on ${call.name}; the call is denied`, { error: message, callId: call.id });
@@ -62,6 +68,11 @@ export const checkPermission = async (input: {
     };
   }
   let verdict: BhrainPermissionDecision = consulted.decision;
+  // a hook's allow answers the guard's prompt (not its deny, nor namedExactly: a protected path is still asked about);
+  // a hook's ask makes the guard's allow a prompt
+  if (input.hook?.decision === 'allow' && verdict.decision === 'prompt') verdict = { decision: 'allow', reason: input.hook.reason };
+  if (input.hook?.decision === 'ask' && verdict.decision === 'allow')
+    verdict = { decision: 'prompt', reason: `a PreToolUse hook asks for approval${input.hook.reason ? `: ${input.hook.reason}` : ''}` };
   // whatever the guard says, a file change that lands outside the workspace, in what a later program trusts (unless the
   // user's rule names that very path), or in a file that also has a name elsewhere, is asked about, never silently
   // allowed, whichever tool makes it; write and edit then change only the file judged here

@@ -71,8 +71,11 @@ export const consultMemory = async (state: SessionState, size: number): Promise<
     observeFailed(error);
   }
   try {
-    if (await manager.shouldUpdate({ messages: state.messages }, memoryContextOf(state, size)))
+    if (await manager.shouldUpdate({ messages: state.messages }, memoryContextOf(state, size))) {
+      // PreCompact hooks see the context before it is replaced (they inform; they cannot stop the compaction)
+      if (state.config.hooks) await (await import('./sessionHooks.js')).runSessionHooks(state, 'PreCompact', { trigger: 'auto' });
       applyMemoryUpdate(state, await manager.getUpdate({ messages: state.messages }, memoryContextOf(state, size)), size);
+    }
   } catch (error) {
     log.error(`memory manager '${manager.name}' failed: ${(error as Error).message}; the context is unchanged`);
   }

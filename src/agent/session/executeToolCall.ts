@@ -17,7 +17,9 @@ import { truncateToolOutput } from '../tool/truncateToolOutput.js';
 import { displayPath } from '../tools/files/toolPaths.js';
 import { genHiddenPathsOf, refuseHiddenPath } from '../tools/files/hiddenPaths.js';
 import type { WriteToolContext } from '../tools/files/openInsideWorkspace.js';
+import { consultGuard } from '../permission/BhrainPermission.js';
 import { checkPermission } from './checkPermission.js';
+import type { SessionHooksRun } from './sessionHooks.js';
 
 /** .what = what executing one call needs from the session */
 export interface ToolCallSession {
@@ -37,6 +39,8 @@ export interface ToolCallSession {
   redact: SecretRedactor;
   /** the paths hidden from the model beyond the defaults, and those handed back (the config's; absent = the defaults) */
   readDenial?: ReadDenial;
+  /** the session's hooks (PreToolUse, PostToolUse); absent or null = none, and no hook code is loaded */
+  hooks?: SessionHooksRun | null;
 }
 
 /**
@@ -72,22 +76,49 @@ const refuseHiddenPaths = (prepared: Extract<PreparedToolCall, { ok: true }>, se
 };
 
 /** .what = the answer to one call: not run (skipped, aborted, unknown, invalid, denied, hidden), failed, or executed */
-const answerCall = async (call: BrainToolCall, session: ToolCallSession, notRun: string | null): Promise<CallAnswer> => {
+const answerCall = async (asked: BrainToolCall, session: ToolCallSession, notRun: string | null): Promise<CallAnswer> => {
+  let call = asked;
   if (notRun) return { success: false, output: notRun };
   // calls wait for earlier ones in the turn (runToolCalls): none starts once the session was aborted
   if (session.toolContext.signal?.aborted)
     return { success: false, output: `${call.name} was not run: the session was aborted before this call's turn came.` };
   const { registry } = session;
-  const prepared = await prepareToolCall({
-    call,
-    find: (name) => {
-      const box = registry.find(name);
-      return box ? toolOfBox(box, name) : null;
-    },
-    offered: () => registry.definitions().map((definition) => definition.name),
-    cwd: session.toolContext.cwd,
-  });
-  if (!prepared.ok) return { success: false, output: prepared.output };
+  const prepare = (which: BrainToolCall) =>
+    prepareToolCall({
+      call: which,
+      find: (name) => {
+        const box = registry.find(name);
+        return box ? toolOfBox(box, name) : null;
+      },
+      offered: () => registry.definitions().map((definition) => definition.name),
+      cwd: session.toolContext.cwd,
+    });
+  const first = await prepare(call);
+  if (!first.ok) return { success: false, output: first.output };
+  // PreToolUse hooks, after the guard's deny (loaded only when the session has hooks)
+  const gate = session.hooks
+    ? await (
+        await import('./sessionHooks.js')
+      ).gatePreToolUse({
+        call,
+        prepared: first,
+        hooks: session.hooks,
+        cwd: session.toolContext.cwd,
+        consult: (which, prepared) =>
+          consultGuard({
+            call: which,
+            guard: session.guard,
+            effect: prepared.effect,
+            paths: prepared.paths,
+            cwd: session.toolContext.cwd,
+            timeoutMs: session.guardTimeoutMs,
+          }),
+        reprepare: prepare,
+      })
+    : null;
+  if (gate && 'answer' in gate) return gate.answer;
+  const prepared = gate?.prepared ?? first;
+  call = gate?.call ?? call;
   const permission = await checkPermission({
     call,
     effect: prepared.effect,
@@ -98,21 +129,33 @@ const answerCall = async (call: BrainToolCall, session: ToolCallSession, notRun:
     cwd: session.toolContext.cwd,
     guardTimeoutMs: session.guardTimeoutMs,
     log: session.log,
+    consulted: gate?.consulted,
+    hook: gate?.hook,
   });
   if (!permission.allowed) return { success: false, output: permission.denial, denied: { by: permission.by, reason: permission.reason } };
   const hidden = refuseHiddenPaths(prepared, session);
   if (hidden) return { success: false, output: hidden };
+  let result: Omit<BhrainToolResult, 'callId'>;
   try {
     // write and edit make sure, as they open it, that the file is the one judged here (see openInsideWorkspace)
     const toolContext: WriteToolContext = { ...session.toolContext, writeCheck: permission.writeCheck };
-    const { callId: _callId, ...result } = await runPreparedCall(prepared, call, toolContext);
-    return result;
+    const { callId: _callId, ...ran } = await runPreparedCall(prepared, call, toolContext);
+    result = ran;
   } catch (error) {
     // only a BhrainToolFatalError gets here: the call still gets its result, then the session ends
     const fatal = error as BhrainToolFatalError;
     session.log.error(`tool ${call.name} ended the session: ${fatal.message}`, { callId: call.id });
     return { success: false, output: `${call.name} failed, and the session ends here: ${fatal.message}`, fatal };
   }
+  if (!session.hooks) return result;
+  // PostToolUse: a hook's complaint and added context go with the result the model reads (with PreToolUse's context)
+  return (await import('./sessionHooks.js')).withPostToolUse({
+    call,
+    result,
+    hooks: session.hooks,
+    cwd: session.toolContext.cwd,
+    contexts: gate && 'contexts' in gate ? gate.contexts : [],
+  });
 };
 
 /**

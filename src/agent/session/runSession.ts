@@ -1,7 +1,7 @@
 import type { BhrainSessionResult } from '../BhrainSessionResult.js';
 import { CLARIFICATION_REQUEST } from '../constants.js';
 import { applyMemoryUpdate } from './consultMemory.js';
-import { describeStop, finishSession } from './finishSession.js';
+import { describeStop, finishSession, type SessionEnd } from './finishSession.js';
 import { budgetReachedOf } from './generateInSession.js';
 import { iterate } from './iterate.js';
 import { openSession, type RunSessionInput } from './openSession.js';
@@ -57,10 +57,24 @@ export const runSession = async (input: RunSessionInput): Promise<BhrainSessionR
   const state = await openSession(input, (child, lineage) =>
     runSession({ ...child, history: [], context: lineage.context, lineage, plugins: undefined }),
   );
+  // the hooks (SessionStart, UserPromptSubmit, Stop or SubagentStop, SessionEnd) load only when the config has some
+  const hooks = state.config.hooks ? await import('./sessionHooks.js') : null;
+  const finish = async (end: SessionEnd) => {
+    if (hooks && state.depth === 0) await hooks.runSessionHooks(state, 'SessionEnd', { reason: end.termination });
+    return finishSession(state, end);
+  };
   // boundary.1: an empty request gets a clarification, and no loop
-  if (!input.prompt.trim()) return finishSession(state, { termination: 'clarification', output: CLARIFICATION_REQUEST });
-  appendMessages(state, [{ role: 'user', content: input.prompt }]);
+  if (!input.prompt.trim()) return finish({ termination: 'clarification', output: CLARIFICATION_REQUEST });
+  const opening = hooks && state.depth === 0 ? await hooks.openWithHooks(state, input.prompt, input.history.length > 0) : null;
+  if (opening?.blocked)
+    return finish({
+      termination: 'terminated',
+      output: `[bhrain did not run the prompt: ${opening.blocked}]`,
+      terminationReason: opening.blocked,
+    });
+  appendMessages(state, [{ role: 'user', content: opening?.content ?? input.prompt }]);
   const release = armSession(state);
+  let stopHookActive = false;
   try {
     for (;;) {
       const stop = resolveBoundary({
@@ -70,15 +84,25 @@ export const runSession = async (input: RunSessionInput): Promise<BhrainSessionR
         terminateRequest: terminationRequested(state),
         budgetReached: budgetReachedOf(state),
       });
-      if (stop) return finishSession(state, describeStop(stop, { lastText: state.lastText, maxIterations: state.config.maxIterations }));
+      if (stop) return await finish(describeStop(stop, { lastText: state.lastText, maxIterations: state.config.maxIterations }));
       // a replacement a background observer signalled is applied between iterations
       const pending = state.pendingUpdate;
       state.pendingUpdate = null;
       if (pending) applyMemoryUpdate(state, pending, contextTokensOf(state, []));
       const { next } = await iterate({ session: state });
-      if (next.type === 'final_output') return finishSession(state, { termination: next.termination, output: next.output });
+      // a Stop (SubagentStop) hook may make a complete session go on, with its reason as the next user message (bounded)
+      const goOn =
+        hooks && next.type === 'final_output' && next.termination === 'complete'
+          ? await hooks.stopWithHooks(state, { stopHookActive })
+          : null;
+      if (goOn) {
+        stopHookActive = true;
+        appendMessages(state, [{ role: 'user', content: goOn }]);
+        continue;
+      }
+      if (next.type === 'final_output') return await finish({ termination: next.termination, output: next.output });
       if (next.type === 'stop')
-        return finishSession(state, describeStop(next.stop, { lastText: state.lastText, maxIterations: state.config.maxIterations }));
+        return await finish(describeStop(next.stop, { lastText: state.lastText, maxIterations: state.config.maxIterations }));
     }
   } finally {
     release();

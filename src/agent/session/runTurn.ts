@@ -47,6 +47,10 @@ const toolCallSessionOf = (state: SessionState): ToolCallSession => {
     spillDir,
     log,
     emit: state.emit,
+    // the hook runner is loaded by the first call that has hooks to run, never at start-up
+    hooks: state.config.hooks
+      ? (event, fields, callId) => import('./sessionHooks.js').then((hooks) => hooks.runSessionHooks(state, event, fields, callId))
+      : null,
   };
 };
 

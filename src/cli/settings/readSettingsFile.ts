@@ -49,6 +49,8 @@ const nestedKeysOf = (top: string): string[] => [
 
 /** .what = the settings-file schema, made from the table on the first file read (settingsFileSchema.ts loads zod/mini) */
 let settingsFileSchema: z.ZodMiniType | null = null;
+/** .what = settingsFileSchema.ts, once loaded: it words the messages about `hooks` */
+let schemaModule: typeof import('./settingsFileSchema.js') | null = null;
 
 /** .what = a row's value type */
 type RowValue<TRow> = TRow extends SettingRow<infer TRule, infer _TDefault> ? SettingRuleValue<TRule> : never;
@@ -66,6 +68,7 @@ const validKeysAt = (path: readonly PropertyKey[]): readonly string[] => {
   if (path.length === 0) return FILE_TOP_KEYS;
   if (path[0] === 'baseUrl') return SETTINGS_SUPPLIERS;
   if (path[0] === 'permission') return RULE_KINDS;
+  if (path[0] === 'hooks' && schemaModule) return schemaModule.hookKeysAt(path);
   return nestedKeysOf(String(path[0])).filter((key) => path.length === 1 && key);
 };
 
@@ -77,6 +80,8 @@ const expectsAt = (path: readonly PropertyKey[]): string => {
   if (path[0] === 'network' && path.length === 1) return 'an object, e.g. {"allowedDomains": ["registry.npmjs.org"]}';
   if (path[0] === 'network' && path.length === 2) return SETTINGS.allowedDomains.expects;
   if (path[0] === 'network') return DOMAIN_PATTERN_EXPECTS;
+  const hooks = path[0] === 'hooks' && path.length > 1 ? schemaModule?.hookExpectsAt(path) : null;
+  if (hooks) return hooks;
   if (path[0] === 'sandbox' && path[1] === 'mode') return `one of ${BASH_SANDBOX_MODES.join(', ')}`;
   if (path[0] === 'sandbox' && path[1] === 'denyRead')
     return path.length > 2 ? 'a path, absolute or starting with ~/' : SETTINGS.denyRead.expects;
@@ -159,7 +164,8 @@ export const readSettingsFile = async (input: { path: string; layer: SettingsLay
     throw new BadRequestError(
       `${input.path} must hold a JSON object of settings, e.g. {"atom": "qwen"}; valid keys are ${SETTINGS_FILE_TOP_KEYS.join(', ')}`,
     );
-  settingsFileSchema ??= (await import('./settingsFileSchema.js')).genSettingsFileSchema();
+  schemaModule ??= await import('./settingsFileSchema.js');
+  settingsFileSchema ??= schemaModule.genSettingsFileSchema();
   const parsed = settingsFileSchema.safeParse(json);
   if (!parsed.success)
     throw new BadRequestError(parsed.error.issues.flatMap((issue) => formatIssue(issue, { path: input.path, json })).join('; '));

@@ -8,6 +8,7 @@ import type { McpServerConfig } from '../../agent/tools/mcp/genMcpToolBox.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import { findRepoRoot } from '../../agent/instructions/findRepoRoot.js';
 import type { McpProjectApproval } from '../mcp/resolveMcpServers.js';
+import type { HooksSettings } from '../hooks/HooksSettings.js';
 import type { SkillName } from '../genSkillCommand.js';
 import { checkAtomSlug, readSettingsFile, type SettingsFile, type SettingsLayer } from './readSettingsFile.js';
 import { LOOSENING, resolveProjectApproval, type ProjectApproval } from './resolveProjectApproval.js';
@@ -59,6 +60,8 @@ export interface ResolvedSkillSettings {
     approval: McpProjectApproval;
     userPath: string;
   };
+  /** the hooks that run: the user file's, then each approved project file's (an unapproved one's are left out, with a warning) */
+  hooks: Array<{ layer: SettingsLayer; path: string; hooks: HooksSettings }>;
 }
 
 /** a layer's values, as the file schema types them; baseUrl by supplier; network.allowedDomains as allowedDomains; sandbox's
@@ -160,6 +163,65 @@ const asFileLayer = ({ network, ...settings }: SettingsFile, source: SettingSour
     ? Object.fromEntries(Object.entries(settings.baseUrl).map(([supplier, url]) => [supplier, { url: url!, source }]))
     : undefined,
 });
+
+/** .what = the MCP servers of the settings files (user first, then project files farthest first), and the user's approval of the project's */
+const mcpSettingsOf = (input: {
+  user: SettingsFile | null;
+  userPath: string;
+  projects: ReadonlyArray<SettingsFile | null>;
+  projectPaths: readonly string[];
+  approval: ProjectApproval;
+}): ResolvedSkillSettings['mcp'] => {
+  const { user, userPath, projects, projectPaths, approval } = input;
+  return {
+    settings: [
+      ...(user?.mcpServers ? [{ layer: 'user' as const, path: userPath, servers: user.mcpServers }] : []),
+      ...projectPaths.flatMap((path, index) =>
+        projects[index]?.mcpServers ? [{ layer: 'project' as const, path, servers: projects[index]!.mcpServers! }] : [],
+      ),
+    ],
+    approval: {
+      trusted: approval.trusted,
+      enableAllProjectMcpServers: user?.enableAllProjectMcpServers ?? false,
+      enabledMcpjsonServers: user?.enabledMcpjsonServers ?? [],
+    },
+    userPath,
+  };
+};
+
+/**
+ * .what = the hooks of a run's settings files: the user file's, then each project file's once the user approved the
+ *         project; an unapproved project file's hooks are left out, with a warning saying how to approve
+ * .why = a project's hooks run commands outside the sandbox: only the user may let them, as for its MCP servers
+ */
+const resolveHookSettings = (
+  input: {
+    user: SettingsFile | null;
+    userPath: string;
+    projects: ReadonlyArray<SettingsFile | null>;
+    projectPaths: readonly string[];
+    approval: ProjectApproval;
+    howToApprove: string;
+  },
+  warnings: string[],
+): ResolvedSkillSettings['hooks'] => {
+  const { user, userPath, projects, projectPaths, approval } = input;
+  return [
+    ...(user?.hooks ? [{ layer: 'user' as const, path: userPath, hooks: user.hooks }] : []),
+    ...projectPaths.flatMap((path, index) => {
+      const given = projects[index]?.hooks;
+      if (!given || !Object.values(given).some((groups) => groups?.length)) return [];
+      if (approval.trusted) {
+        warnings.push(`"hooks" from ${path} run commands outside bhrain's sandbox; this project is approved (${approval.via})`);
+        return [{ layer: 'project' as const, path, hooks: given }];
+      }
+      warnings.push(
+        `ignored "hooks" from ${path}: a project file's hooks run commands outside bhrain's sandbox, so they run only with your approval. To use them, ${input.howToApprove}`,
+      );
+      return [];
+    }),
+  ];
+};
 
 /**
  * .what = the settings of a skill run from every layer, highest first: flags > env > project > user > defaults; each
@@ -306,19 +368,7 @@ export const resolveSkillSettings = async (
     warnings.push(`${domainsFrom} has no effect with the sandbox off: bash runs unconfined and reaches every host`);
   else if (values.allowedDomains.length && values.allowNetwork)
     warnings.push(`${domainsFrom} has no effect with allowNetwork (--allow-network): bash reaches every host`);
-  const mcp = {
-    settings: [
-      ...(user?.mcpServers ? [{ layer: 'user' as const, path: userPath, servers: user.mcpServers }] : []),
-      ...projectPaths.flatMap((path, index) =>
-        projects[index]?.mcpServers ? [{ layer: 'project' as const, path, servers: projects[index]!.mcpServers! }] : [],
-      ),
-    ],
-    approval: {
-      trusted: approval.trusted,
-      enableAllProjectMcpServers: user?.enableAllProjectMcpServers ?? false,
-      enabledMcpjsonServers: user?.enabledMcpjsonServers ?? [],
-    },
-    userPath,
-  };
-  return { values, sources, files, warnings, approval, mcp };
+  const mcp = mcpSettingsOf({ user, userPath, projects, projectPaths, approval });
+  const hooks = resolveHookSettings({ user, userPath, projects, projectPaths, approval, howToApprove }, warnings);
+  return { values, sources, files, warnings, approval, mcp, hooks };
 };

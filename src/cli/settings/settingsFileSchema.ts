@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 
 import { genRulesGuard, type BhrainPermissionRules } from '../../agent/permission/genRulesGuard.js';
 import { checkMcpServers } from '../mcp/checkMcpServers.js';
+import { HOOK_EVENT_NAMES } from '../hooks/HooksSettings.js';
 import {
   BUILTIN_GUARD_NAMES,
   FILE_SETTINGS,
@@ -61,6 +62,55 @@ const mcpServersSchema = z.pipe(
   }),
 );
 
+/** .what = hooks in Claude Code's shape: by event, groups of command hooks, each matcher a valid regex */
+const hooksSchema = z.partialRecord(
+  z.enum(HOOK_EVENT_NAMES),
+  z.array(
+    z.strictObject({
+      matcher: z.optional(
+        z.string().check(
+          z.superRefine((value, ctx) => {
+            // '*' is Claude Code's "every tool", not a regex
+            if (value === '*') return;
+            try {
+              new RegExp(value);
+            } catch (error) {
+              ctx.addIssue(
+                explained(`the matcher is not a valid regular expression (${(error as Error).message}); e.g. "Edit|Write" or "Bash"`),
+              );
+            }
+          }),
+        ),
+      ),
+      hooks: z.array(
+        z.strictObject({
+          type: z.literal('command'),
+          command: z.string().check(z.minLength(1)),
+          timeout: z.optional(z.number().check(z.gt(0))),
+        }),
+      ),
+    }),
+  ),
+);
+
+/** .what = the keys an object under `hooks` may have, by its depth: events, a group's, a hook's */
+export const hookKeysAt = (path: readonly PropertyKey[]): readonly string[] =>
+  path.length === 1 ? HOOK_EVENT_NAMES : path.length === 3 ? ['matcher', 'hooks'] : ['type', 'command', 'timeout'];
+
+/** .what = what the value at a path under `hooks` must be, for a "bad value" message; null for the row's own */
+export const hookExpectsAt = (path: readonly PropertyKey[]): string | null => {
+  const last = path[path.length - 1];
+  if (path.length === 2) return 'a list of groups, e.g. [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}]';
+  if (last === 'hooks') return 'a list of hooks, e.g. [{"type": "command", "command": "./check.sh", "timeout": 60}]';
+  if (last === 'type') return '"command" (the only kind of hook bhrain runs)';
+  if (last === 'command') return 'the bash command to run, a non-empty string';
+  if (last === 'timeout') return 'a number of seconds above 0';
+  if (last === 'matcher') return 'a regular expression over tool names, e.g. "Edit|Write"';
+  if (typeof last === 'number' && path.length === 3) return 'a group: {"matcher": "...", "hooks": [...]}';
+  if (typeof last === 'number') return 'a hook: {"type": "command", "command": "...", "timeout": 60}';
+  return null;
+};
+
 /** .what = a whole number of at least min (and at most max) */
 const wholeNumber = (rule: { min: number; max?: number }) =>
   rule.max === undefined ? z.int().check(z.minimum(rule.min)) : z.int().check(z.minimum(rule.min), z.maximum(rule.max));
@@ -99,6 +149,7 @@ export const schemaOfRule = (rule: SettingRule): z.ZodMiniType => {
       Object.fromEntries(SETTINGS_SUPPLIERS.map((supplier) => [supplier, z.optional(z.string().check(z.refine(isHttpUrl)))])),
     );
   if (rule.kind === 'permission') return permissionSchema;
+  if (rule.kind === 'hooks') return hooksSchema;
   return mcpServersSchema;
 };
 

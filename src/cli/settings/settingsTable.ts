@@ -5,6 +5,7 @@ import type { BhrainPermissionRules } from '../../agent/permission/genRulesGuard
 import { BASH_SANDBOX_MODES } from '../../sandbox/BashSandbox.js';
 import { checkDomainPattern, DOMAIN_PATTERN_EXPECTS } from '../../sandbox/network/allowedDomains.js';
 import type { McpServerConfig } from '../../agent/tools/mcp/genMcpToolBox.js';
+import type { HooksSettings } from '../hooks/HooksSettings.js';
 
 /** .what = the memory strategies a run can use, by the name --memory and the settings file give them */
 export const MEMORY_STRATEGIES = ['summarize-on-limit', 'truncate'] as const;
@@ -62,7 +63,9 @@ export type SettingRule =
   /** a builtin guard name, or inline rules {allow, prompt, deny} (each rule parsed as a rules file's) */
   | { kind: 'permission' }
   /** MCP servers in .mcp.json's shape */
-  | { kind: 'mcpServers' };
+  | { kind: 'mcpServers' }
+  /** hooks in Claude Code's shape */
+  | { kind: 'hooks' };
 
 /** .what = the value a rule gives */
 export type SettingRuleValue<TRule extends SettingRule> = TRule extends { kind: 'int' | 'number' | 'duration' }
@@ -81,7 +84,9 @@ export type SettingRuleValue<TRule extends SettingRule> = TRule extends { kind: 
               ? string | BhrainPermissionRules
               : TRule extends { kind: 'mcpServers' }
                 ? Record<string, McpServerConfig>
-                : never;
+                : TRule extends { kind: 'hooks' }
+                  ? HooksSettings
+                  : never;
 
 /**
  * .what = a flag's or env var's text checked by a setting's rule, without zod: the value, or why it is not one
@@ -425,6 +430,18 @@ export const FILE_SETTINGS = {
     shownDefault: 'none',
     readme: { value: "MCP servers in `.mcp.json`'s shape; a project file's servers start only once approved", default: 'none' },
   }),
+  hooks: row({
+    fileKey: 'hooks',
+    value: { kind: 'hooks' },
+    expects:
+      'hooks by event, in Claude Code\'s shape, e.g. {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}]}',
+    default: undefined,
+    shownDefault: 'none',
+    readme: {
+      value: "commands run at a session's events, in Claude Code's shape ([Hooks](hooks.md)); a project file's run only once approved",
+      default: 'none',
+    },
+  }),
   enableAllProjectMcpServers: row({
     fileKey: 'enableAllProjectMcpServers',
     value: { kind: 'boolean' },
@@ -449,7 +466,7 @@ export const FILE_SETTINGS = {
     shownDefault: 'none',
     readme: {
       value:
-        'the projects you approve, by repository root: `["~/src/my-app"]` (`~/` is your home; symlinks resolved). An approved project\'s files may loosen `sandbox`, `allowNetwork`, `network.allowedDomains` and `permission`, and its MCP servers start. User file only',
+        'the projects you approve, by repository root: `["~/src/my-app"]` (`~/` is your home; symlinks resolved). An approved project\'s files may loosen `sandbox`, `allowNetwork`, `network.allowedDomains` and `permission`, its MCP servers start, and its `hooks` run. User file only',
       default: 'none',
     },
   }),

@@ -1,0 +1,22 @@
+/** .what = the events a settings file's `hooks` may name, as Claude Code names them */
+export const HOOK_EVENT_NAMES = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'Stop',
+  'SubagentStop',
+  'PreCompact',
+  'SessionEnd',
+] as const;
+
+/** .what = one command hook, as Claude Code's settings write it: a bash command, and its timeout in seconds */
+export interface CommandHookSetting {
+  type: 'command';
+  command: string;
+  /** seconds (Claude Code's unit); default 60 */
+  timeout?: number;
+}
+
+/** .what = a settings file's `hooks`, in Claude Code's shape: by event, groups of command hooks under a matcher */
+export type HooksSettings = Partial<Record<(typeof HOOK_EVENT_NAMES)[number], Array<{ matcher?: string; hooks: CommandHookSetting[] }>>>;
