@@ -17,6 +17,7 @@ import {
 } from '../../src/index.js';
 import type { StandinRequest } from '../standin/types.js';
 import { useStandin } from '../standin/useStandin.js';
+import { systemOf } from '../standin/requestParts.js';
 
 // a window as small as qwen-max's, so the stand-in refuses what a real 32k model would refuse
 const { standin, contextFor } = useStandin({ cacheMinTokens: 0, contextLimitTokens: 32_768 });
@@ -34,15 +35,6 @@ const turnsOf = (request: StandinRequest): Array<{ role: string; text: string }>
     : request.body.messages
         .filter((message: { role: string }) => message.role !== 'system')
         .map((message: { role: string; content: string | null }) => ({ role: message.role, text: message.content ?? '' }));
-
-/** the system prompt a request carried, whichever protocol carried it */
-const systemOf = (request: StandinRequest): string =>
-  request.protocol === 'anthropic'
-    ? (request.body.system ?? []).map((block: { text: string }) => block.text).join('\n')
-    : request.body.messages
-        .filter((message: { role: string }) => message.role === 'system')
-        .map((message: { content: string }) => message.content)
-        .join('\n');
 
 /** whether prior context travelled as plain text turns: no tool blocks, no supplier-specific ids */
 const isPlaintext = (request: StandinRequest): boolean =>

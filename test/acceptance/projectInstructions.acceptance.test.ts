@@ -7,9 +7,9 @@ import { join } from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
 
-import type { StandinRequest } from '../standin/types.js';
 import { useStandin } from '../standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
+import { systemOf } from '../standin/requestParts.js';
 
 const { standin } = useStandin();
 let home: string;
@@ -40,14 +40,6 @@ beforeEach(async () => {
 const envFor = (overrides: Record<string, string | undefined> = {}) =>
   genCliEnv({ standin: standin(), home }, { BHRAIN_CONFIG_DIR: userConfig, ...overrides });
 
-/** the system prompt a request carried, whichever protocol carried it */
-const systemOf = (request: StandinRequest): string =>
-  request.protocol === 'anthropic'
-    ? (request.body.system ?? []).map((block: { text: string }) => block.text).join('\n')
-    : request.body.messages
-        .filter((message: { role: string }) => message.role === 'system')
-        .map((message: { content: string }) => message.content)
-        .join('\n');
 const firstSystem = () => systemOf(standin().requests[0]);
 
 describe('issue 13 project instructions: AGENTS.md and CLAUDE.md reach the model', () => {

@@ -10,16 +10,10 @@ import { describe, expect, it } from 'vitest';
 import type { StandinRequest, StandinTurn } from '../standin/types.js';
 import { useStandin } from '../standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
+import { systemOf, toolNamesOf } from '../standin/requestParts.js';
 
 const { standin } = useStandin();
 
-/** the system prompt of an Anthropic request */
-const systemOf = (request: StandinRequest): string =>
-  typeof request.body.system === 'string'
-    ? request.body.system
-    : (request.body.system ?? []).map((block: { text: string }) => block.text).join('\n');
-/** the tool names a request offered */
-const toolsOf = (request: StandinRequest): string[] => (request.body.tools ?? []).map((tool: { name: string }) => tool.name).sort();
 /** the messages of a request, as text */
 const messagesOf = (request: StandinRequest): string => JSON.stringify(request.body.messages);
 /** the text of the last tool result a request carries, or '' */
@@ -72,7 +66,7 @@ describe('issue 32 Agent Skills (SKILL.md) through bhrain act', () => {
     // progressive loading: the name and description are in the system prompt, the body is not
     expect(systemOf(first)).toContain('- release: How to cut a release of this project');
     expect(JSON.stringify(first.body)).not.toContain('RELEASE-BODY-MARKER');
-    expect(toolsOf(first)).toContain('skill');
+    expect(toolNamesOf(first)).toContain('skill');
     // the skill tool answered with the body and the file beside it
     expect(lastToolResult(second)).toContain(RELEASE_BODY);
     expect(lastToolResult(second)).toContain(reference);
@@ -86,7 +80,7 @@ describe('issue 32 Agent Skills (SKILL.md) through bhrain act', () => {
     standin().script({ text: 'ok' });
     const asked = await runBhrain({ args: ['ask', '--atom', 'claude/haiku', '--input', 'how do I cut a release?'], cwd: repo, env });
     expect(asked.code).toBe(0);
-    expect(toolsOf(standin().requests[0])).toEqual(['glob', 'grep', 'read', 'skill', 'websearch']);
+    expect(toolNamesOf(standin().requests[0])).toEqual(['glob', 'grep', 'read', 'skill', 'websearch']);
     expect(systemOf(standin().requests[0])).toContain('- release: How to cut a release of this project');
   });
 
@@ -193,13 +187,13 @@ describe('issue 32 Agent Skills: the listing budget, --no-skills and bhrain skil
     standin().script({ text: 'ok' });
     const run = await runBhrain({ args: ['act', '--atom', 'claude/haiku', '--no-skills', '--input', 'hi'], cwd: repo, env });
     expect(run.code).toBe(0);
-    expect(toolsOf(standin().requests[0])).not.toContain('skill');
+    expect(toolNamesOf(standin().requests[0])).not.toContain('skill');
     expect(systemOf(standin().requests[0])).not.toContain('release');
     standin().reset();
     await writeFile(join(repo, '.bhrain/settings.json'), JSON.stringify({ skills: false }));
     standin().script({ text: 'ok' });
     expect((await runBhrain({ args: ['act', '--atom', 'claude/haiku', '--input', 'hi'], cwd: repo, env })).code).toBe(0);
-    expect(toolsOf(standin().requests[0])).not.toContain('skill');
+    expect(toolNamesOf(standin().requests[0])).not.toContain('skill');
   });
 
   it('issue 32 bhrain skills: lists what was found and from where (project, the user config dir), a nearer skill hiding a farther one of its name, bad files as warnings; -o json', async () => {
@@ -283,8 +277,8 @@ describe('issue 32 subagents from agent files through bhrain act', () => {
     expect(task.description).toContain('- reviewer: Reviews a change for bugs');
     expect(reviewer).toHaveLength(1);
     expect(systemOf(reviewer[0])).toContain(REVIEWER_BODY);
-    expect(toolsOf(reviewer[0])).toEqual(['grep', 'read']);
-    expect(toolsOf(lister[0])).toEqual(['glob', 'read']);
+    expect(toolNamesOf(reviewer[0])).toEqual(['grep', 'read']);
+    expect(toolNamesOf(lister[0])).toEqual(['glob', 'read']);
     expect(messagesOf(reviewer[0])).toContain('review src/app.ts');
     expect(messagesOf(reviewer[0])).not.toContain('review my change');
   });
@@ -314,7 +308,7 @@ describe('issue 32 subagents from agent files through bhrain act', () => {
     expect(run.stderr).toContain(`agent file ${join(repo, '.claude/agents/broken.md')} has front matter that is not valid YAML`);
     expect(run.stderr).toContain(`agent file ${join(repo, '.claude/agents/runner.md')}: its tool "NotebookEdit" is not one of bhrain's`);
     const child = standin().requests.filter((request) => systemOf(request).includes('RUNNER-PROMPT'));
-    expect(toolsOf(child[0])).toEqual(['bash', 'read']);
+    expect(toolNamesOf(child[0])).toEqual(['bash', 'read']);
     expect(lastToolResult(child[1])).toMatch(/denied|not allowed/i);
     expect(await readFile(join(repo, 'secret-target.txt'), 'utf8')).toBe('keep me\n');
   });

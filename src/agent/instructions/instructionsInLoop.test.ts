@@ -5,23 +5,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js';
-import type { StandinRequest } from '../../../test/standin/types.js';
 import type { BhrainConfig } from '../BhrainConfig.js';
 import type { BhrainEvent } from '../events.js';
 import { genBhrain } from '../genBhrain.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import { loadProjectInstructions } from './loadProjectInstructions.js';
+import { systemOf } from '../../../test/standin/requestParts.js';
 
 const { standin, contextFor } = useStandin();
-
-/** the system prompt a request carried, whichever protocol carried it */
-const systemOf = (request: StandinRequest): string =>
-  request.protocol === 'anthropic'
-    ? (request.body.system ?? []).map((block: { text: string }) => block.text).join('\n')
-    : request.body.messages
-        .filter((message: { role: string }) => message.role === 'system')
-        .map((message: { content: string }) => message.content)
-        .join('\n');
 
 /** a real repository on branch `feature/x` with AGENTS.md at its root and in sub/, one changed and one untracked file */
 const genRepo = async () => {

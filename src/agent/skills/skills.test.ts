@@ -5,29 +5,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js';
-import type { StandinRequest, StandinTurn } from '../../../test/standin/types.js';
+import type { StandinTurn } from '../../../test/standin/types.js';
 import type { BrainToolMessage } from '../../core/contract/BrainMessage.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import { genBhrain } from '../genBhrain.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import type { BhrainSkill } from './BhrainSkill.js';
+import { systemOf, toolNamesOf } from '../../../test/standin/requestParts.js';
 
 const { standin, contextFor } = useStandin();
-
-/** the system prompt of a request, whichever protocol carried it */
-const systemOf = (request: StandinRequest): string =>
-  request.protocol === 'anthropic'
-    ? typeof request.body.system === 'string'
-      ? request.body.system
-      : (request.body.system ?? []).map((block: { text: string }) => block.text).join('\n')
-    : request.body.messages
-        .filter((message: { role: string }) => message.role === 'system')
-        .map((message: { content: string }) => message.content)
-        .join('\n');
-const toolNamesOf = (request: StandinRequest): string[] =>
-  (request.body.tools ?? [])
-    .map((tool: { name?: string; function?: { name: string } }) => (request.protocol === 'anthropic' ? tool.name : tool.function!.name))
-    .sort();
 
 /** a skill on disk: its SKILL.md and one file beside it */
 const genSkill = async (name: string, body: string): Promise<BhrainSkill> => {

@@ -7,12 +7,13 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js';
-import type { StandinRequest, StandinTurn } from '../../../test/standin/types.js';
+import type { StandinTurn } from '../../../test/standin/types.js';
 import type { BrainToolMessage } from '../../core/contract/BrainMessage.js';
 import { genBhrain } from '../genBhrain.js';
 import { loadAgentSkills } from '../skills/loadAgentSkills.js';
 import { genToolset } from '../tools/genToolset.js';
 import { loadAgentFiles } from './loadAgentFiles.js';
+import { systemOf, toolNamesOf } from '../../../test/standin/requestParts.js';
 
 const { standin, contextFor } = useStandin();
 
@@ -133,21 +134,6 @@ describe('issue 32 Agent Skills: front matter and places', () => {
     ]);
   });
 });
-
-/** the system prompt of a request, whichever protocol carried it */
-const systemOf = (request: StandinRequest): string =>
-  request.protocol === 'anthropic'
-    ? typeof request.body.system === 'string'
-      ? request.body.system
-      : (request.body.system ?? []).map((block: { text: string }) => block.text).join('\n')
-    : request.body.messages
-        .filter((message: { role: string }) => message.role === 'system')
-        .map((message: { content: string }) => message.content)
-        .join('\n');
-const toolNamesOf = (request: StandinRequest): string[] =>
-  (request.body.tools ?? [])
-    .map((tool: { name?: string; function?: { name: string } }) => (request.protocol === 'anthropic' ? tool.name : tool.function!.name))
-    .sort();
 
 describe.each(PROTOCOL_SLUGS)('issue 32 agent files: a child is never looser than its parent, on $slug', ({ slug }) => {
   it('a file asking for Bash under a read-only parent does not get it: the child is offered only the parent tools it named, and a bash call finds no tool; a file without tools: gets the read-only parent tools', async () => {

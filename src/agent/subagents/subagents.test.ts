@@ -14,25 +14,9 @@ import { genBhrain, invoke } from '../genBhrain.js';
 import { sumTokens } from '../session/checkBudget.js';
 import type { BhrainPermissionGuard, BhrainPrompter } from '../permission/BhrainPermissionGuard.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
+import { systemOf, toolNamesOf } from '../../../test/standin/requestParts.js';
 
 const { standin, contextFor } = useStandin();
-
-/** the system prompt a request carried, whichever protocol carried it */
-const systemOf = (request: StandinRequest): string =>
-  request.protocol === 'anthropic'
-    ? typeof request.body.system === 'string'
-      ? request.body.system
-      : (request.body.system ?? []).map((block: { text: string }) => block.text).join('\n')
-    : request.body.messages
-        .filter((message: { role: string }) => message.role === 'system')
-        .map((message: { content: string }) => message.content)
-        .join('\n');
-
-/** the tools a request offered, by name */
-const toolNamesOf = (request: StandinRequest): string[] =>
-  (request.body.tools ?? []).map((tool: { name?: string; function?: { name: string } }) =>
-    request.protocol === 'anthropic' ? tool.name : tool.function!.name,
-  );
 
 /** everything a request said apart from its system prompt and tools: the messages */
 const messagesOf = (request: StandinRequest): string =>
