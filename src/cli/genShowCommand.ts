@@ -25,28 +25,21 @@ const REF = /^[0-9a-f]{8,64}$/;
  * .why = a user holds whichever the CLI printed: `record:`, an id from `bhrain runs`, or the `episode:`/`series:` refs
  */
 const findShown = async (arg: string, context: { home: string; cwd: string }): Promise<Shown> => {
-  const { listRunRecords, readRunRecordMeta } = await import('./runRecord.js');
+  const { describeAmbiguousRuns, listRunRecords, matchRunsById, readRunRecordMeta } = await import('./runRecord.js');
   if (arg.includes('/') || isAbsolute(arg)) {
     const dir = resolve(context.cwd, arg);
     return { source: 'run', meta: await readRunRecordMeta(dir), dir };
   }
   const { runs } = await listRunRecords({ home: context.home });
-  const exact = runs.find((run) => run.id === arg);
-  if (exact) return { source: 'run', meta: exact, dir: exact.dir };
-  const byId = runs.filter((run) => run.id.startsWith(arg));
+  const byId = matchRunsById(runs, arg);
+  if (byId.length === 1 && byId[0].id === arg) return { source: 'run', meta: byId[0], dir: byId[0].dir };
   const byRef = REF.test(arg)
     ? runs.filter((run) => run.refs && (run.refs.series.startsWith(arg) || run.refs.episode.startsWith(arg)))
     : [];
   // one hash may belong to several runs (the same question answered the same way): the newest stands for them
   const hashes = new Set(byRef.map((run) => (run.refs!.series.startsWith(arg) ? run.refs!.series : run.refs!.episode)));
   const candidates = [...byId, ...(hashes.size === 1 ? [byRef[0]] : byRef)];
-  if (candidates.length > 1)
-    throw new BadRequestError(
-      `'${arg}' is ambiguous: it matches ${candidates.length} runs (${candidates
-        .slice(0, 5)
-        .map((run) => run.id)
-        .join(', ')}${candidates.length > 5 ? ', …' : ''}); give more characters`,
-    );
+  if (candidates.length > 1) throw new BadRequestError(describeAmbiguousRuns(arg, candidates));
   if (candidates.length === 1) return { source: 'run', meta: candidates[0], dir: candidates[0].dir };
 
   const notFound = `no run or ref matches '${arg}': \`bhrain runs\` lists the recorded runs (kept in ${join(context.home, 'runs')}); a ref is the hex hash (at least 8 characters) a run printed as episode: or series:, kept in ${join(context.home, 'refs')} (set BHRAIN_HOME to the home the run used)`;

@@ -26,6 +26,10 @@ export interface SkillOptions {
   jsonSchema?: string;
   onEpisode?: string;
   onSeries?: string;
+  /** --continue: the series of the newest run recorded in this working directory */
+  continue?: boolean;
+  /** --resume <run>: the series of the run this id or id prefix names */
+  resume?: string;
   recordDir?: string;
   /** false with --no-record */
   record: boolean;
@@ -129,6 +133,8 @@ export const genSkillCommand = (
     .option('--json-schema <json|file>', 'the answer must be JSON valid against this JSON Schema: retried once, then exit 8')
     .option('--on-episode <ref>', 'continue from a saved episode (a hash, a prefix, or @file from `bhrain export`)')
     .option('--on-series <ref>', 'continue a saved series (a hash, a prefix, or @file from `bhrain export`)')
+    .option('--continue', 'continue the series of the newest run recorded in this working directory')
+    .option('--resume <run>', 'continue the series of a recorded run: its id, or a unique prefix, from `bhrain runs`')
     .option('--record-dir <dir>', 'write the run record here instead of $BHRAIN_HOME/runs/<id>/')
     .option('--no-record', 'write no run record')
     .option('-q, --quiet', 'no progress or refs on stderr (errors still show)')

@@ -77,5 +77,15 @@ export const validateOptions = (options: SkillOptions) => {
     throw new BadRequestError(
       'give --on-episode or --on-series, not both: --on-series continues a conversation, --on-episode branches from a checkpoint',
     );
+  const continuing = [
+    options.continue && '--continue',
+    options.resume !== undefined && '--resume',
+    options.onSeries !== undefined && '--on-series',
+    options.onEpisode !== undefined && '--on-episode',
+  ].filter((flag): flag is string => !!flag);
+  if (continuing.length > 1 && (options.continue || options.resume !== undefined))
+    throw new BadRequestError(
+      `give one of ${continuing.join(', ')}, not ${continuing.length === 2 ? 'both' : 'several'}: each names the conversation to continue (--continue the newest run here, --resume a run by id, --on-series/--on-episode a ref)`,
+    );
   if (options.recordDir !== undefined && !options.record) throw new BadRequestError('give --record-dir or --no-record, not both');
 };

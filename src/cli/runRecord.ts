@@ -169,6 +169,22 @@ export const listRunRecords = async (input: {
 };
 
 /**
+ * .what = the runs an id or an id prefix names: the run of that exact id alone, else every run whose id starts with it
+ * .why = `bhrain show` and `--resume` find a run the same way, and say the same thing when a prefix is ambiguous
+ */
+export const matchRunsById = <Run extends { id: string }>(runs: readonly Run[], arg: string): Run[] => {
+  const exact = runs.find((run) => run.id === arg);
+  return exact ? [exact] : runs.filter((run) => run.id.startsWith(arg));
+};
+
+/** .what = the message for an argument that names several runs: the first five ids, and how to pick one */
+export const describeAmbiguousRuns = (arg: string, candidates: ReadonlyArray<{ id: string }>): string =>
+  `'${arg}' is ambiguous: it matches ${candidates.length} runs (${candidates
+    .slice(0, 5)
+    .map((run) => run.id)
+    .join(', ')}${candidates.length > 5 ? ', …' : ''}); give more characters`;
+
+/**
  * .what = the retention rule (RUN_RETENTION) applied to a runs directory: removes every run older than keepDays that
  *         is not among the keepNewest newest; directories that are not run ids are left alone
  * .why = records leave the working tree for $BHRAIN_HOME, so bhrain itself must keep that directory bounded

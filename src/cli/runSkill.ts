@@ -21,6 +21,7 @@ import { genBrainRepl, type BrainReplOn, type BrainReplOutput } from '../agent/r
 import type { BhrainContext } from '../agent/BhrainContext.js';
 import type { BhrainPermissionGuard } from '../agent/permission/BhrainPermissionGuard.js';
 import { EXIT_CODES, exitCodeOf, exitCodeOfError } from './exitCodes.js';
+import type { BrainLog } from '../core/contract/BrainContext.js';
 import type { SkillName, SkillOptions } from './genSkillCommand.js';
 import { genProgressLog } from './genProgressLog.js';
 import { genTtyPrompter } from './genTtyPrompter.js';
@@ -261,6 +262,22 @@ const genRunAtom = (scope: RunScope, settings: ResolvedSkillSettings) => {
   return atom;
 };
 
+/** .what = --continue / --resume as the series to continue; loaded only when one is given (start-up stays as it was) */
+const resolveContinued = async (input: {
+  options: SkillOptions;
+  cwd: string;
+  store: ReturnType<typeof genBrainRefStore>;
+  log: BrainLog;
+}): Promise<BrainReplOn> => {
+  const { resolveRunToContinue } = await import('./resolveRunToContinue.js');
+  const { options } = input;
+  const { series } = await resolveRunToContinue(
+    { continue: !!options.continue, resume: options.resume, cwd: input.cwd, home: getBhrainHome() },
+    { store: input.store, log: input.log },
+  );
+  return { series };
+};
+
 /**
  * .what = everything a run needs before its first request, each part checked: flags → settings → atom → repl, the ref to
  *         continue, the prompt, the sandbox and network checks, the MCP servers to start
@@ -338,9 +355,11 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
   const store = genBrainRefStore({ home: getBhrainHome() });
   const on: BrainReplOn | undefined = options.onSeries
     ? { series: await resolveOnRef({ spec: options.onSeries, kind: 'series' }, { store, log }) }
-    : options.onEpisode
-      ? { episode: await resolveOnRef({ spec: options.onEpisode, kind: 'episode' }, { store, log }) }
-      : undefined;
+    : options.continue || options.resume !== undefined
+      ? await resolveContinued({ options, cwd, store, log })
+      : options.onEpisode
+        ? { episode: await resolveOnRef({ spec: options.onEpisode, kind: 'episode' }, { store, log }) }
+        : undefined;
   // a hosted run's stdin is its host's channel: the host gives the task
   const prompt = redact(
     host ? host.prompt : await readSkillInput({ flag: options.input, args, stdin: process.stdin }, { warn: scope.warn }),
