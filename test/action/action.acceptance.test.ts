@@ -2,7 +2,7 @@
 // against this checkout's built CLI and the LLM stand-in
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -200,6 +200,15 @@ describe('issue 33 item 1: the step fails exactly when the run failed, and its o
   });
 });
 
+describe('issue 33 item 1: no key at all (a pull request from a fork gets no secrets)', () => {
+  it('the step fails with exit 4 naming the env var to set, before any request', async () => {
+    const action = await run({ prompt: 'x', atom: 'claude/haiku', 'anthropic-api-key': '' });
+    expect([action.failed, action.outputs['exit-code']]).toEqual([true, '4']);
+    expect(JSON.parse(action.outputs.json).error.message).toContain('ANTHROPIC_API_KEY');
+    expect(standin().requests).toHaveLength(0);
+  });
+});
+
 describe('issue 33 item 1: the harness refuses what it cannot run as the runner would', () => {
   it('an expression it does not know, in a step or an output, throws instead of passing silently', async () => {
     const withToken = actionYml.replace('bash "$GITHUB_ACTION_PATH/action/run.sh"', 'echo "${{ github.token }}"');
@@ -343,4 +352,33 @@ describe('issue 33 item 1: the bubblewrap step installs it only when missing, wi
   it('bwrap on PATH already: nothing is installed', async () => {
     expect(await runInstallStep({ uid: '1001', hasBwrap: true })).toEqual([]);
   });
+});
+
+describe('issue 33 item 1: the install step, on a cache miss, sets bhrain up from the action checkout', () => {
+  it(
+    'a prebuilt checkout: npm ci --omit=dev (offline, from the npm cache) installs what runs, no dev tool, and the run works',
+    { timeout: 240_000 },
+    async () => {
+      const actionPath = join(temp, 'action-checkout');
+      await mkdir(actionPath);
+      for (const entry of ['package.json', 'package-lock.json', 'bin', 'dist', 'action', 'action.yml'])
+        await cp(join(PACKAGE_ROOT, entry), join(actionPath, entry), { recursive: true });
+      standin().script({ text: 'installed and answering' });
+      // npm reads npm_config_* from the env: offline here, as the test machine has no registry but npm's cache
+      const env = jobEnv({ npm_config_offline: 'true', npm_config_cache: process.env.npm_config_cache });
+      const action = await runAction({
+        actionYml,
+        actionPath,
+        workspace,
+        inputs: { prompt: 'x', atom: 'qwen', 'qwen-api-key': 'k' },
+        env,
+        tempDir: temp,
+        cacheHit: false,
+      });
+      expect(action.steps.find((step) => step.name === 'install bhrain')).toMatchObject({ status: 'success', code: 0 });
+      expect([action.failed, action.outputs.result]).toEqual([false, 'installed and answering']);
+      expect(existsSync(join(actionPath, 'node_modules', 'openai'))).toBe(true);
+      expect(existsSync(join(actionPath, 'node_modules', 'vitest'))).toBe(false);
+    },
+  );
 });

@@ -3,8 +3,8 @@
 // GITHUB_STEP_SUMMARY as files; step outputs read back from GITHUB_OUTPUT (both forms), the action's outputs mapped
 // from them after the steps, a failed step or not (as the runner's CompositeActionHandler does). It knows a small set
 // of expressions and throws on any other, so a test fails loudly when action.yml grows one it cannot evaluate.
-// `uses:` steps cannot run offline: they are skipped and listed; actions/cache answers cache-hit 'true', which is true
-// of this checkout (its node_modules and dist/ are what a restored cache holds)
+// `uses:` steps cannot run offline: they are skipped and listed; actions/cache answers cache-hit 'true' by default, which
+// is true of this checkout (its node_modules and dist/ are what a restored cache holds), or 'false' to run the install
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -123,6 +123,8 @@ export const runAction = async (input: {
   inputs: Record<string, string>;
   env: Record<string, string | undefined>;
   tempDir: string;
+  /** what actions/cache answers: 'true' (the default) where actionPath's node_modules and dist/ are there already */
+  cacheHit?: boolean;
 }): Promise<ActionRun> => {
   const action = parse(input.actionYml) as ActionFile;
   if (action.runs.using !== 'composite') throw new Error(`not a composite action: ${action.runs.using}`);
@@ -153,7 +155,7 @@ export const runAction = async (input: {
     if (step.uses) {
       for (const value of Object.values(step.with ?? {})) interpolate(value, ctx);
       result.skippedUses.push(step.uses);
-      if (step.id) ctx.steps[step.id] = step.uses.startsWith('actions/cache@') ? { 'cache-hit': 'true' } : {};
+      if (step.id) ctx.steps[step.id] = step.uses.startsWith('actions/cache@') ? { 'cache-hit': String(input.cacheHit ?? true) } : {};
       result.steps.push({ name, status: 'skipped', code: null, stdout: '', stderr: '' });
       continue;
     }
