@@ -629,11 +629,12 @@ export const runSkillHosted = async (
  *         stderr on success) with GITHUB_ACTIONS=true, unless --no-ci-integration or BHRAIN_CI_INTEGRATION=0
  */
 const wantsGithubRun = (scope: RunScope): boolean => {
+  if (scope.host || scope.viaRhachet) return false;
   const setting = process.env.BHRAIN_CI_INTEGRATION;
   if (setting !== undefined && !['0', '1', 'true', 'false', ''].includes(setting))
     throw new BadRequestError(`BHRAIN_CI_INTEGRATION=${setting}: give 0 or false (off), or 1 or true (on)`);
   if (scope.options.ciIntegration === false || setting === '0' || setting === 'false') return false;
-  return !scope.host && !scope.viaRhachet && process.env.GITHUB_ACTIONS === 'true';
+  return process.env.GITHUB_ACTIONS === 'true';
 };
 
 /** .what = a run in its scope: prepared, started, run, finished (or failed); every MCP server and proxy closed after */
