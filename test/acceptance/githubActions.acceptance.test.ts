@@ -188,6 +188,16 @@ describe('issue 33 item 2: GitHub conventions in the CLI', () => {
     }
   });
 
+  it('a summary file that cannot be written is an ::error:: and exit 5 for a run that completed; the answer is still printed', async () => {
+    standin().script({ text: 'all good' });
+    const run = await runLogged(['ask', '--atom', 'qwen', 'hello'], envFor({ GITHUB_STEP_SUMMARY: home }));
+    expect(run.code).toBe(5);
+    expect(run.log).toContain('all good\n');
+    expect(commandsActedOn(run.log).some((line) => /^::error title=bhrain ask::the job summary could not be written: /.test(line))).toBe(
+      true,
+    );
+  });
+
   it('a bad BHRAIN_CI_INTEGRATION is exit 2 naming it, before any request', async () => {
     const run = await runLogged(['ask', '--atom', 'qwen', 'hello'], envFor({ BHRAIN_CI_INTEGRATION: 'maybe' }));
     expect(run.code).toBe(2);
