@@ -19,6 +19,8 @@ export interface SkillOptions {
   thinking?: string;
   input?: string;
   failOnDenied?: boolean;
+  /** false with --no-ci-integration: no GitHub Actions group, annotations or job summary */
+  ciIntegration?: boolean;
   output: string;
   /** --output-file: the final result (the answer, or the result object) written to this file as well */
   outputFile?: string;
@@ -108,6 +110,7 @@ export const genSkillCommand = (
     )
     .option('-i, --input <text>', 'the task; without it and without a prompt argument, stdin is the task')
     .option('--fail-on-denied', 'exit 7 when any tool call was denied, even if the run completed')
+    .option('--no-ci-integration', 'on GitHub Actions: no log group, annotations or job summary (also BHRAIN_CI_INTEGRATION=0)')
     .option(
       '--system-prompt-file <file>',
       "a file whose text is added at the end of bhrain's system prompt (before --append-system-prompt)",

@@ -42,6 +42,7 @@ import { openRunRecord } from './runRecord.js';
 import { resolveSkillSettings, SETTINGS_FILE_NAME, type ResolvedSkillSettings } from './settings/resolveSkillSettings.js';
 import { nameSettingOrigin, type MemoryStrategy, type SkillSettingsFlags } from './settings/settingsTable.js';
 import { genUsageErrorJson, OUTPUT_SCHEMA_VERSION, type SkillOutputJson } from './skillOutputJson.js';
+import type { GithubRun } from './github/genGithubRun.js';
 
 const MEMORY: Record<MemoryStrategy, typeof genTruncate> = { 'summarize-on-limit': genSummarizeOnLimit, truncate: genTruncate };
 
@@ -127,6 +128,8 @@ interface RunScope {
   host: SkillHost | null;
   /** a hosted run's one result object (what --output json prints), kept instead of written */
   result: SkillOutputJson | null;
+  /** GitHub Actions' group, annotations and job summary (docs/ci.md): only in a CLI run on GitHub with CI integration on */
+  github: GithubRun | null;
 }
 
 /** .what = a run's scope, before anything is checked */
@@ -171,6 +174,7 @@ const genRunScope = (skill: SkillName, options: SkillOptions, host: SkillHost | 
     cwd,
     host,
     result: null,
+    github: null,
   };
   return scope;
 };
@@ -427,8 +431,9 @@ const startRun = async (scope: RunScope, run: PreparedRun): Promise<BhrainContex
     redact,
     prompter: interactive ? genTtyPrompter({ stdin: process.stdin, stderr: process.stderr, redact, pause: log.pause }) : undefined,
     onEvent:
-      stream || scope.hookRuns || host?.onEvent
+      stream || scope.hookRuns || host?.onEvent || scope.github
         ? (event: BhrainEvent) => {
+            scope.github?.onEvent(event);
             // every hook run goes in the run record (hooks.json); a failed one, or one that exited other than 0 or 2,
             // in the JSON's warnings too (the log has shown it on stderr already)
             if (event.type === 'HookCompleted') {
@@ -563,7 +568,15 @@ const finishRun = async (scope: RunScope, run: PreparedRun, result: BrainReplOut
     // rhachet drops stderr on success: in text mode the refs follow the answer on stdout, after a blank line
     if (scope.viaRhachet && !machine) process.stdout.write(`\n${refLines}`);
   }
-  return exitCode;
+  if (!scope.github) return exitCode;
+  return scope.github.end({
+    exitCode,
+    termination,
+    answer: output,
+    error: error?.message ?? (failures.length ? failures.join('; ') : null),
+    metrics: { ...metrics, costUsd: metrics.cost.usd },
+    denials: toolCalls.denials.map((denial) => ({ tool: denial.toolName, reason: redact(denial.reason), by: denial.by })),
+  });
 };
 
 /**
@@ -591,7 +604,8 @@ const failRun = async (scope: RunScope, error: unknown): Promise<number> => {
   // the file never keeps an older run's result: it gets this run's error object, or (text) the empty answer
   if (outputFile) await writeOutput(outputFile, json ? `${JSON.stringify(json)}\n` : '', [], redact);
   if (json) scope.writeLine(json);
-  return exitCode;
+  if (!scope.github) return exitCode;
+  return scope.github.end({ exitCode, termination, answer: null, error: message, metrics: null, denials: [] });
 };
 
 /**
@@ -629,10 +643,32 @@ export const runSkillHosted = async (
   return scope.result;
 };
 
+/**
+ * .what = whether a run follows GitHub Actions' conventions: a CLI run (not hosted, not through rhachet, which drops
+ *         stderr on success) with GITHUB_ACTIONS=true, unless --no-ci-integration or BHRAIN_CI_INTEGRATION=0
+ */
+const wantsGithubRun = (scope: RunScope): boolean => {
+  if (scope.host || scope.viaRhachet) return false;
+  const setting = process.env.BHRAIN_CI_INTEGRATION;
+  if (setting !== undefined && !['0', '1', 'true', 'false', ''].includes(setting))
+    throw new BadRequestError(`BHRAIN_CI_INTEGRATION=${setting}: give 0 or false (off), or 1 or true (on)`);
+  if (scope.options.ciIntegration === false || setting === '0' || setting === 'false') return false;
+  return process.env.GITHUB_ACTIONS === 'true';
+};
+
 /** .what = a run in its scope: prepared, started, run, finished (or failed); every MCP server and proxy closed after */
 const runInScope = async (scope: RunScope, args: readonly string[], flags: SkillSettingsFlags): Promise<number> => {
   const { skill } = scope;
   try {
+    // loaded only on GitHub: an ordinary run's start-up does not change
+    if (wantsGithubRun(scope))
+      scope.github = (await import('./github/genGithubRun.js')).startGithubRun({
+        skill,
+        stderr: process.stderr,
+        redact: scope.redact,
+        summaryPath: process.env.GITHUB_STEP_SUMMARY || null,
+        persistFailureExitCode: EXIT_CODES.loop,
+      });
     const run = await prepareRun(scope, args, flags);
     const context = await startRun(scope, run);
     const { prompt, on, schema } = run;

@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import { appendFile } from 'node:fs/promises';
+
+import type { BhrainEvent } from '../../agent/events.js';
+import type { BrainTokens } from '../../core/contract/BrainOutput.js';
+import type { SecretRedactor } from '../../core/secrets/genSecretRedactor.js';
+
+/**
+ * .what = a workflow command's data, escaped as GitHub documents (`%`, CR, LF)
+ * .why = text in a command line (a denial's reason, an error message) must not end the line and start a command of its own
+ */
+export const escapeCommandData = (text: string): string => text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+
+/** .what = a workflow command's property value, escaped as GitHub documents: the data's escapes, and `:` and `,` */
+export const escapeCommandProperty = (text: string): string => escapeCommandData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+
+/** .what = a fence of backticks longer than any run of backticks inside the text: the text cannot close its block */
+export const fenceFor = (text: string): string => '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((run) => run[0].length + 1)));
+
+/** .what = text in a fenced block of a Markdown file: model text shows as written and never breaks out of its block */
+const fenced = (text: string): string => {
+  const fence = fenceFor(text);
+  return `${fence}text\n${text.endsWith('\n') ? text : `${text}\n`}${fence}\n`;
+};
+
+/** .what = how a run ended, as the GitHub summary and annotations tell it (every text redacted by the caller) */
+export interface GithubRunOutcome {
+  exitCode: number;
+  termination: string;
+  /** the answer (null when the run failed before it had one) */
+  answer: string | null;
+  /** the error that ended the run, when one did */
+  error: string | null;
+  metrics: { iterations: number; tokens: BrainTokens; costUsd: number | null; elapsedMs: number } | null;
+  denials: Array<{ tool: string; reason: string; by: string }>;
+}
+
+/** .what = the tools whose successful calls changed a file, and the one that runs commands */
+const FILE_TOOLS = new Set(['write', 'edit']);
+const COMMAND_TOOL = 'bash';
+
+/** .what = what the run's events say it did: the commands bash ran and the files the file tools changed, in order */
+const genEventLedger = () => {
+  const started = new Map<string, { tool: string; input: Record<string, unknown> }>();
+  const commands: Array<{ command: string; exitCode: number | null | undefined }> = [];
+  const files: string[] = [];
+  const onEvent = (event: BhrainEvent): void => {
+    if (event.type === 'ToolCallStarted')
+      started.set(event.callId, { tool: event.toolName, input: (event.input ?? {}) as Record<string, unknown> });
+    if (event.type !== 'ToolExecutionCompleted' || event.denied) return;
+    const call = started.get(event.callId);
+    if (!call) return;
+    if (call.tool === COMMAND_TOOL && typeof call.input.command === 'string')
+      commands.push({ command: call.input.command, exitCode: event.exitCode });
+    if (FILE_TOOLS.has(call.tool) && event.success && typeof call.input.path === 'string' && !files.includes(call.input.path))
+      files.push(call.input.path);
+  };
+  return { onEvent, commands, files };
+};
+
+/** .what = the job summary's Markdown: the answer, how the run ended, what it cost, its denials, files and commands */
+const formatSummary = (
+  skill: string,
+  outcome: GithubRunOutcome,
+  ledger: ReturnType<typeof genEventLedger>,
+  redact: SecretRedactor,
+): string => {
+  const { metrics } = outcome;
+  const tokens = metrics?.tokens;
+  const lines = [
+    `## bhrain ${skill}`,
+    '',
+    `- **Termination:** ${outcome.termination} (exit ${outcome.exitCode})`,
+    `- **Cost:** ${metrics?.costUsd === null || !metrics ? 'unknown' : `$${metrics.costUsd.toFixed(4)}`}`,
+    `- **Tokens:** ${tokens ? `${tokens.input} input, ${tokens.output} output, ${tokens.cache.get} cache read, ${tokens.cache.set} cache write` : 'none'}`,
+    ...(metrics ? [`- **Iterations:** ${metrics.iterations} in ${(metrics.elapsedMs / 1000).toFixed(1)} s`] : []),
+    '',
+  ];
+  const sections: string[] = [lines.join('\n')];
+  if (outcome.error) sections.push(`### Error\n\n${fenced(redact(outcome.error))}`);
+  sections.push(`### Answer\n\n${outcome.answer ? fenced(redact(outcome.answer)) : '_no answer_\n'}`);
+  const denials = outcome.denials.map((denial) => `${denial.tool} (by ${denial.by}): ${denial.reason}`).join('\n');
+  sections.push(`### Denied tool calls (${outcome.denials.length})\n\n${denials ? fenced(redact(denials)) : '_none_\n'}`);
+  const commands = ledger.commands.map(
+    (run) => `$ ${run.command}${run.exitCode === undefined ? '' : `  # exit ${run.exitCode ?? 'killed'}`}`,
+  );
+  sections.push(`### Commands run (${commands.length})\n\n${commands.length ? fenced(redact(commands.join('\n'))) : '_none_\n'}`);
+  sections.push(
+    `### Files written by bhrain's file tools (${ledger.files.length})\n\n` +
+      `Only what the write and edit tools changed: files that commands changed are not listed.\n\n` +
+      `${ledger.files.length ? fenced(redact(ledger.files.join('\n'))) : '_none_\n'}`,
+  );
+  return `${sections.join('\n')}\n`;
+};
+
+/** .what = the annotations a reviewer should see: a warning per denial and for a budget stop, an error for a failure */
+const formatAnnotations = (skill: string, outcome: GithubRunOutcome, redact: SecretRedactor): string[] => {
+  const annotation = (level: 'warning' | 'error', title: string, message: string) =>
+    `::${level} title=${escapeCommandProperty(redact(title))}::${escapeCommandData(redact(message))}`;
+  const lines = outcome.denials.map((denial) =>
+    annotation('warning', `bhrain ${skill}: ${denial.tool} denied`, `${denial.tool} (by ${denial.by}): ${denial.reason}`),
+  );
+  if (outcome.termination === 'budget')
+    lines.push(annotation('warning', `bhrain ${skill}: budget reached`, `the run stopped on a budget (exit ${outcome.exitCode})`));
+  else if (outcome.exitCode !== 0)
+    lines.push(
+      annotation(
+        'error',
+        `bhrain ${skill} failed (exit ${outcome.exitCode})`,
+        `${outcome.termination} (exit ${outcome.exitCode})${outcome.error ? `: ${outcome.error}` : ''}`,
+      ),
+    );
+  return lines;
+};
+
+/**
+ * .what = GitHub Actions' conventions for one CLI run: its stderr in a collapsible group with workflow commands stopped,
+ *         then annotations, and a job summary appended to $GITHUB_STEP_SUMMARY
+ * .why = a reviewer sees the denials, a budget stop and a failure on the run's page, and what the run did in its summary.
+ *        Everything the run prints between start and end (the progress log, which echoes the model's tool calls and
+ *        tools' output, and the answer on stdout) may hold model-controlled lines such as `::add-mask::x`: the runner
+ *        reads none of them as a command, since `::stop-commands::<token>` is in force until this run's own random
+ *        token resumes them; the lines written after it are escaped
+ */
+export const startGithubRun = (input: {
+  skill: string;
+  stderr: NodeJS.WritableStream;
+  redact: SecretRedactor;
+  /** $GITHUB_STEP_SUMMARY: null when the runner gives none */
+  summaryPath: string | null;
+  /** the exit code of a run that completed but whose summary could not be written (the CLI's 5: given, so that this
+   *  chunk shares no module with the CLI's entry and the bundle's start-up stays as it was) */
+  persistFailureExitCode: number;
+}) => {
+  const { skill, stderr, redact } = input;
+  const token = randomBytes(16).toString('hex');
+  stderr.write(`::group::bhrain ${skill}\n::stop-commands::${token}\n`);
+  const ledger = genEventLedger();
+  let ended = false;
+  /** .what = commands resumed, the group closed, the annotations printed and the summary appended; the exit code, 5 when the summary could not be written */
+  const end = async (outcome: GithubRunOutcome): Promise<number> => {
+    if (ended) return outcome.exitCode;
+    ended = true;
+    stderr.write(`::${token}::\n::endgroup::\n`);
+    for (const line of formatAnnotations(skill, outcome, redact)) stderr.write(`${line}\n`);
+    if (!input.summaryPath) return outcome.exitCode;
+    const failure = await appendFile(input.summaryPath, formatSummary(skill, outcome, ledger, redact)).then(
+      () => null,
+      (error: Error) => error.message,
+    );
+    if (failure === null) return outcome.exitCode;
+    stderr.write(`::error title=bhrain ${skill}::${escapeCommandData(redact(`the job summary could not be written: ${failure}`))}\n`);
+    return outcome.exitCode === 0 ? input.persistFailureExitCode : outcome.exitCode;
+  };
+  return { onEvent: ledger.onEvent, end };
+};
+
+export type GithubRun = ReturnType<typeof startGithubRun>;
