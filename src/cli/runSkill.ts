@@ -295,7 +295,7 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
   const { skill, options, redact, log, host } = scope;
   const { cwd } = scope;
   validateOptions(options);
-  // the working directory's start state is walked while the run is set up: the run's first tool call waits for it
+  // the end-of-run audit: its walk of the working directory begins with the first request (startRun)
   scope.audit = startRunAudit({ cwd, redact });
   scope.outputFile = await resolveOutputFile({ path: options.outputFile, cwd });
   // flags > env > project > user > defaults; a bad settings file is a bad request naming the file and the key
@@ -423,6 +423,8 @@ const startRun = async (scope: RunScope, run: PreparedRun): Promise<BhrainContex
       },
       { cwd: run.cwd, env: process.env, log, signal: interrupt.signal },
     );
+  // the working directory's start state is walked while the first request is answered: the first tool call waits for it
+  scope.audit?.begin();
   const stream = options.output === 'stream-json';
   const partial = stream && !!options.includePartial;
   if (stream)

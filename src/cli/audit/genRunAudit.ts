@@ -67,6 +67,8 @@ export interface RunAudit {
     created: AuditList<string>;
     changed: AuditList<string>;
     deleted: AuditList<string>;
+    /** false when no tool and no hook ran: nothing could change, so the working directory was not walked again */
+    walked: boolean;
     /** whether both walks were complete: false when a budget cut one (then `cut` says which) */
     complete: boolean;
     /** the limits that cut a walk: files (maxFiles), bytes (a file over the hash budget, compared by its stat), time */
@@ -155,32 +157,54 @@ const genEventAudit = (redact: SecretRedactor) => {
   };
 };
 
+/** .what = a walk that never ran: nothing listed, nothing compared */
+const genEmptySnapshot = (): TreeSnapshot => ({ entries: new Map(), listedDirs: new Set(), seenDirs: new Set(), cuts: new Set() });
+
 /**
- * .what = starts a run's audit: the working directory's walk begins now, the run's events are counted from now
- * .why = the walk runs while the run is set up and its first request is sent; `guard` holds the run's first tool call
- *        until it is done, so the start state is the state before any tool ran
+ * .what = a run's audit: its events counted from now; the working directory's walk begun by `begin`, just before the
+ *         run's first request
+ * .why = the start walk runs while the first request is answered, never delaying it nor the run's set-up; `guard` holds
+ *        each tool call until the walk is done, so the start state is the state before any tool ran. A run in which no
+ *        tool and no hook ran changed nothing: its walk is stopped and never repeated at the end (`walked: false`)
  */
 export const startRunAudit = (input: { cwd: string; redact: SecretRedactor; budget?: SnapshotBudget }) => {
   const budget = input.budget ?? DEFAULT_SNAPSHOT_BUDGET;
   const startedAt = Date.now();
-  // a walk that fails (the cwd unreadable) is an audit with no files, never a failed run
   const stopped = new AbortController();
-  const start: Promise<TreeSnapshot> = snapshotTree({ root: input.cwd, budget, signal: stopped.signal });
+  // an unreadable directory is skipped by the walk (not listed): a walk never fails the run
+  let start: Promise<TreeSnapshot> | null = null;
+  const begin = () => {
+    start ??= snapshotTree({ root: input.cwd, budget, signal: stopped.signal });
+  };
   const events = genEventAudit(input.redact);
+  let acted = false;
+  const onEvent = (event: BhrainEvent) => {
+    if (event.type === 'ToolCallStarted' || event.type === 'HookStarted') acted = true;
+    events.onEvent(event);
+  };
   /** .what = the run's guard, holding each call until the start walk is done (bounded by budget.maxMs) */
   const guard = (inner: BhrainPermissionGuard): BhrainPermissionGuard => ({
     ...inner,
     check: async (call, context) => {
+      begin();
       await start;
       return inner.check(call, context);
     },
   });
-  /** .what = the audit, after the end walk: every path and command redacted */
-  const finish = async (done: { network: NetworkAudit | null; tokens: BrainTokens | null; costUsd: number | null }): Promise<RunAudit> => {
+  /** .what = the files created, changed and deleted since the start walk (none, unwalked, when nothing ran) */
+  const auditFiles = async () => {
+    if (!acted || !start) {
+      stopped.abort();
+      return { diff: { created: [], changed: [], deleted: [] }, cut: [] as SnapshotCut[], walked: false };
+    }
     const before = await start;
     const after = await snapshotTree({ root: input.cwd, budget, previous: before });
-    const diff = diffSnapshots(before, after);
     const cut = [...new Set([...before.cuts, ...after.cuts])].sort();
+    return { diff: diffSnapshots(before, after), cut, walked: true };
+  };
+  /** .what = the audit, after the end walk: every path and command redacted */
+  const finish = async (done: { network: NetworkAudit | null; tokens: BrainTokens | null; costUsd: number | null }): Promise<RunAudit> => {
+    const { diff, cut, walked } = await auditFiles();
     const redactAll = (paths: string[]) => bounded(paths.map((path) => input.redact(path)));
     return {
       version: AUDIT_VERSION,
@@ -188,6 +212,7 @@ export const startRunAudit = (input: { cwd: string; redact: SecretRedactor; budg
         created: redactAll(diff.created),
         changed: redactAll(diff.changed),
         deleted: redactAll(diff.deleted),
+        walked,
         complete: cut.length === 0,
         cut,
         budget,
@@ -202,7 +227,7 @@ export const startRunAudit = (input: { cwd: string; redact: SecretRedactor; budg
   };
   /** .what = stops the start walk: the run ended without an audit (it failed before it finished) */
   const stop = () => stopped.abort();
-  return { onEvent: events.onEvent, guard, finish, stop };
+  return { onEvent, guard, begin, finish, stop };
 };
 
 export type RunAuditing = ReturnType<typeof startRunAudit>;
