@@ -1,7 +1,6 @@
 import type { BhrainEvent } from '../../agent/events.js';
 import type { BhrainPermissionGuard } from '../../agent/permission/BhrainPermissionGuard.js';
 import type { BrainTokens } from '../../core/contract/BrainOutput.js';
-import type { SecretRedactor } from '../../core/secrets/genSecretRedactor.js';
 import type { NetworkAudit } from '../../sandbox/network/startDomainProxy.js';
 import {
   AUDIT_SKIPPED_DIRS,
@@ -102,7 +101,7 @@ const bounded = (items: string[]): AuditList<string> => ({
 });
 
 /** .what = what the run's events say it ran: commands, MCP tools, subagents, hooks, denials */
-const genEventAudit = (redact: SecretRedactor) => {
+const genEventAudit = (redact: (text: string) => string) => {
   const started = new Map<string, { tool: string; input: Record<string, unknown> }>();
   const commands = genBoundedList<AuditCommand>();
   const subagents = genBoundedList<AuditSubagent>();
@@ -157,9 +156,6 @@ const genEventAudit = (redact: SecretRedactor) => {
   };
 };
 
-/** .what = a walk that never ran: nothing listed, nothing compared */
-const genEmptySnapshot = (): TreeSnapshot => ({ entries: new Map(), listedDirs: new Set(), seenDirs: new Set(), cuts: new Set() });
-
 /**
  * .what = a run's audit: its events counted from now; the working directory's walk begun by `begin`, just before the
  *         run's first request
@@ -167,7 +163,7 @@ const genEmptySnapshot = (): TreeSnapshot => ({ entries: new Map(), listedDirs: 
  *        each tool call until the walk is done, so the start state is the state before any tool ran. A run in which no
  *        tool and no hook ran changed nothing: its walk is stopped and never repeated at the end (`walked: false`)
  */
-export const startRunAudit = (input: { cwd: string; redact: SecretRedactor; budget?: SnapshotBudget }) => {
+export const startRunAudit = (input: { cwd: string; redact: (text: string) => string; budget?: SnapshotBudget }) => {
   const budget = input.budget ?? DEFAULT_SNAPSHOT_BUDGET;
   const startedAt = Date.now();
   const stopped = new AbortController();
