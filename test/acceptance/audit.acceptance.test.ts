@@ -35,7 +35,7 @@ const oneValidObject = (stdout: string) => {
 };
 
 /** .what = an act run with bash unconfined, rules that allow bash, write and edit but deny curl, on GitHub, JSON out */
-const runAct = async (turns: Parameters<ReturnType<typeof standin>['script']>) => {
+const runAct = async (turns: Parameters<ReturnType<typeof standin>['script']>, wrapper?: string[]) => {
   await writeFile(join(home, 'rules.json'), JSON.stringify({ allow: ['bash', 'write', 'edit'], deny: ['bash(curl *)'] }));
   standin().script(...turns);
   const summary = join(home, 'step-summary.md');
@@ -43,6 +43,7 @@ const runAct = async (turns: Parameters<ReturnType<typeof standin>['script']>) =
     args: ['act', '--atom', 'qwen', '--sandbox', 'off', '--permission', join(home, 'rules.json'), '--output', 'json', 'do it'],
     cwd,
     env: genCliEnv({ standin: standin(), home }, { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary, DEPLOY_TOKEN: SECRET }),
+    wrapper,
   });
   return { run, summary };
 };
@@ -112,20 +113,29 @@ describe('issue 33 item 4: the end-of-run audit', () => {
 
   it('hostile: a model that writes 100,000 files and makes a 1 GB file still gets a bounded audit that says which limits cut it', async () => {
     const started = Date.now();
-    const { run } = await runAct([
-      {
-        toolCalls: [
-          {
-            name: 'bash',
-            input: { command: 'truncate -s 1G big.bin && mkdir many && cd many && seq 1 100000 | xargs touch && echo ok' },
-          },
-        ],
-      },
-      { text: 'done' },
-    ]);
+    // GNU time writes the CLI's peak memory (its max resident set, in KB) to a file of its own
+    const peak = join(home, 'peak-kb');
+    const { run } = await runAct(
+      [
+        {
+          toolCalls: [
+            {
+              name: 'bash',
+              input: { command: 'truncate -s 1G big.bin && mkdir many && cd many && seq 1 100000 | xargs touch && echo ok' },
+            },
+          ],
+        },
+        { text: 'done' },
+      ],
+      ['/usr/bin/time', '-f', '%M', '-o', peak],
+    );
     expect(run.code, run.stderr).toBe(0);
     const { audit } = oneValidObject(run.stdout);
     expect(audit.commands.items[0].exitCode).toBe(0);
+    // bounded in memory: nothing near the 1 GB file's size was held
+    const peakBytes = Number((await readFile(peak, 'utf8')).trim().split('\n').at(-1)) * 1024;
+    expect(peakBytes).toBeGreaterThan(10 * 1024 * 1024);
+    expect(peakBytes).toBeLessThan(400 * 1024 * 1024);
     expect(audit.files.complete).toBe(false);
     // the 1 GB file is past the hash budget (compared by its stat); the walk stopped at its file budget, or its time
     expect(audit.files.cut).toContain('bytes');

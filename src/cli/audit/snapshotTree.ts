@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, open, readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 
 /**
@@ -48,15 +48,25 @@ export interface TreeSnapshot {
 /** files read at once in one directory */
 const CONCURRENCY = 16;
 
-/** .what = a file's sha256: a small one read whole, a larger one as a stream (memory stays bounded whatever its size) */
+/**
+ * .what = the sha256 of a file's first `size` bytes (its size when the walk saw it): a small one read whole, a larger
+ *         one as a stream
+ * .why = memory and the byte budget stay bounded, even for a file that grows after its stat (a command left running)
+ */
 const hashFile = async (path: string, size: number): Promise<string> => {
-  if (size <= 1024 * 1024)
-    return createHash('sha256')
-      .update(await readFile(path))
-      .digest('hex');
+  if (size <= 1024 * 1024) {
+    const handle = await open(path, 'r');
+    try {
+      const buffer = Buffer.alloc(size);
+      const { bytesRead } = await handle.read(buffer, 0, size, 0);
+      return createHash('sha256').update(buffer.subarray(0, bytesRead)).digest('hex');
+    } finally {
+      await handle.close();
+    }
+  }
   return new Promise((resolve, reject) => {
     const hash = createHash('sha256');
-    createReadStream(path)
+    createReadStream(path, { end: size - 1 })
       .on('data', (chunk) => hash.update(chunk))
       .on('error', reject)
       .on('end', () => resolve(hash.digest('hex')));
