@@ -5,6 +5,7 @@ import type { BhrainConfig } from './BhrainConfig.js';
 import { BHRAIN_CONFIG_BOUNDS, MAX_SUBAGENT_MAX_DEPTH } from './constants.js';
 import { BASH_SANDBOX_MODES } from '../sandbox/BashSandbox.js';
 import { checkDomainPattern } from '../sandbox/network/allowedDomains.js';
+import { BHRAIN_HOOK_EVENT_NAMES } from './hooks/BhrainHook.js';
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', `${what} must be a function`);
 const schemaToolBox = z.object({
@@ -50,16 +51,6 @@ const schemaSubagents = z.union([
     })
     .strict(),
 ]);
-const HOOK_EVENT_NAMES = [
-  'SessionStart',
-  'UserPromptSubmit',
-  'PreToolUse',
-  'PostToolUse',
-  'Stop',
-  'SubagentStop',
-  'PreCompact',
-  'SessionEnd',
-] as const;
 const schemaHook = z
   .object({
     name: z.string().min(1, 'a hook needs a name (shown in its events)'),
@@ -68,10 +59,10 @@ const schemaHook = z
     run: fn('hook.run'),
   })
   .strict();
-const schemaHooks = z.strictObject(Object.fromEntries(HOOK_EVENT_NAMES.map((event) => [event, z.array(schemaHook).optional()])), {
+const schemaHooks = z.strictObject(Object.fromEntries(BHRAIN_HOOK_EVENT_NAMES.map((event) => [event, z.array(schemaHook).optional()])), {
   error: (issue) =>
     issue.code === 'unrecognized_keys'
-      ? `unknown hook event ${issue.keys.join(', ')}: hooks are keyed by event: ${HOOK_EVENT_NAMES.join(', ')}`
+      ? `unknown hook event ${issue.keys.join(', ')}: hooks are keyed by event: ${BHRAIN_HOOK_EVENT_NAMES.join(', ')}`
       : undefined,
 });
 const schemaConfig = z

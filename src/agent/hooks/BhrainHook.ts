@@ -2,8 +2,17 @@
  * .what = the moments of a session a hook can run at, by Claude Code's names
  * .note = SubagentStop is Stop in a subagent's session; PreCompact runs before the memory manager replaces the context
  */
-export type BhrainHookEventName =
-  'SessionStart' | 'UserPromptSubmit' | 'PreToolUse' | 'PostToolUse' | 'Stop' | 'SubagentStop' | 'PreCompact' | 'SessionEnd';
+export const BHRAIN_HOOK_EVENT_NAMES = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'Stop',
+  'SubagentStop',
+  'PreCompact',
+  'SessionEnd',
+] as const;
+export type BhrainHookEventName = (typeof BHRAIN_HOOK_EVENT_NAMES)[number];
 
 /**
  * .what = what a hook is given: the object a command hook reads as JSON on stdin, with Claude Code's field names

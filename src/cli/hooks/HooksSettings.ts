@@ -1,14 +1,4 @@
-/** .what = the events a settings file's `hooks` may name, as Claude Code names them */
-export const HOOK_EVENT_NAMES = [
-  'SessionStart',
-  'UserPromptSubmit',
-  'PreToolUse',
-  'PostToolUse',
-  'Stop',
-  'SubagentStop',
-  'PreCompact',
-  'SessionEnd',
-] as const;
+import type { BhrainHookEventName } from '../../agent/hooks/BhrainHook.js';
 
 /** .what = one command hook, as Claude Code's settings write it: a bash command, and its timeout in seconds */
 export interface CommandHookSetting {
@@ -19,4 +9,4 @@ export interface CommandHookSetting {
 }
 
 /** .what = a settings file's `hooks`, in Claude Code's shape: by event, groups of command hooks under a matcher */
-export type HooksSettings = Partial<Record<(typeof HOOK_EVENT_NAMES)[number], Array<{ matcher?: string; hooks: CommandHookSetting[] }>>>;
+export type HooksSettings = Partial<Record<BhrainHookEventName, Array<{ matcher?: string; hooks: CommandHookSetting[] }>>>;

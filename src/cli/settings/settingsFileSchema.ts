@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 
 import { genRulesGuard, type BhrainPermissionRules } from '../../agent/permission/genRulesGuard.js';
 import { checkMcpServers } from '../mcp/checkMcpServers.js';
-import { HOOK_EVENT_NAMES } from '../hooks/HooksSettings.js';
+import { BHRAIN_HOOK_EVENT_NAMES } from '../../agent/hooks/BhrainHook.js';
 import {
   BUILTIN_GUARD_NAMES,
   FILE_SETTINGS,
@@ -64,7 +64,7 @@ const mcpServersSchema = z.pipe(
 
 /** .what = hooks in Claude Code's shape: by event, groups of command hooks, each matcher a valid regex */
 const hooksSchema = z.partialRecord(
-  z.enum(HOOK_EVENT_NAMES),
+  z.enum(BHRAIN_HOOK_EVENT_NAMES),
   z.array(
     z.strictObject({
       matcher: z.optional(
@@ -95,7 +95,7 @@ const hooksSchema = z.partialRecord(
 
 /** .what = the keys an object under `hooks` may have, by its depth: events, a group's, a hook's */
 export const hookKeysAt = (path: readonly PropertyKey[]): readonly string[] =>
-  path.length === 1 ? HOOK_EVENT_NAMES : path.length === 3 ? ['matcher', 'hooks'] : ['type', 'command', 'timeout'];
+  path.length === 1 ? BHRAIN_HOOK_EVENT_NAMES : path.length === 3 ? ['matcher', 'hooks'] : ['type', 'command', 'timeout'];
 
 /** .what = what the value at a path under `hooks` must be, for a "bad value" message; null for the row's own */
 export const hookExpectsAt = (path: readonly PropertyKey[]): string | null => {

@@ -39,4 +39,9 @@ describe('issue 32 mcp serve: a client permission narrows the server guard, neve
     expect(narrowGuard(exact, wide).allowRead).toEqual(exact.allowRead);
     expect(narrowGuard(exact, readOnly).allowRead).toEqual([]);
   });
+
+  it('a guard that answers nonsense makes the check throw, so the session denies (fail closed), never an allow', async () => {
+    const nonsense = { name: 'nonsense', check: async () => ({ decision: 'maybe' }) as never };
+    await expect(narrowGuard(allowAll, nonsense).check(call('read', { path: 'a' }), { cwd })).rejects.toThrow(/not a decision/);
+  });
 });
