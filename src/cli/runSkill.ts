@@ -326,9 +326,11 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
   const mcp = await resolveRunMcp(scope, settings, cwd);
   // the settings files' command hooks as functions; the hook code loads only when a file has hooks
   const hooks = settings.hooks.length
-    ? (await import('./hooks/genCommandHooks.js')).genCommandHooks(
-        { settings: settings.hooks },
-        { cwd, projectDir: settings.approval.root, env: process.env },
+    ? scope.audit.hooks(
+        (await import('./hooks/genCommandHooks.js')).genCommandHooks(
+          { settings: settings.hooks },
+          { cwd, projectDir: settings.approval.root, env: process.env },
+        ),
       )
     : undefined;
   if (hooks) scope.hookRuns = [];

@@ -1,4 +1,5 @@
 import type { BhrainEvent } from '../../agent/events.js';
+import type { BhrainHook, BhrainHooks } from '../../agent/hooks/BhrainHook.js';
 import type { BhrainPermissionGuard } from '../../agent/permission/BhrainPermissionGuard.js';
 import type { BrainTokens } from '../../core/contract/BrainOutput.js';
 import type { NetworkAudit } from '../../sandbox/network/startDomainProxy.js';
@@ -159,8 +160,8 @@ const genEventAudit = (redact: (text: string) => string) => {
 /**
  * .what = a run's audit: its events counted from now; the working directory's walk begun by `begin`, just before the
  *         run's first request
- * .why = the start walk runs while the first request is answered, never delaying it nor the run's set-up; `guard` holds
- *        each tool call until the walk is done, so the start state is the state before any tool ran. A run in which no
+ * .why = the start walk runs while the first request is answered, never delaying it nor the run's set-up; `guard` and
+ *        `hooks` hold each tool call and hook run until the walk is done, so the start state is the state before any tool ran. A run in which no
  *        tool and no hook ran changed nothing: its walk is stopped and never repeated at the end (`walked: false`)
  */
 export const startRunAudit = (input: { cwd: string; redact: (text: string) => string; budget?: SnapshotBudget }) => {
@@ -178,15 +179,33 @@ export const startRunAudit = (input: { cwd: string; redact: (text: string) => st
     if (event.type === 'ToolCallStarted' || event.type === 'HookStarted') acted = true;
     events.onEvent(event);
   };
-  /** .what = the run's guard, holding each call until the start walk is done (bounded by budget.maxMs) */
+  /** .what = waits for the start walk (bounded by budget.maxMs), beginning it if the run has not yet */
+  const ready = async () => {
+    begin();
+    await start;
+  };
+  /** .what = the run's guard, holding each call until the start walk is done */
   const guard = (inner: BhrainPermissionGuard): BhrainPermissionGuard => ({
     ...inner,
     check: async (call, context) => {
-      begin();
-      await start;
+      await ready();
       return inner.check(call, context);
     },
   });
+  /** .what = the run's hooks, each held until the start walk is done: a hook that writes (SessionStart, PreToolUse) writes after it */
+  const hooks = (inner: BhrainHooks): BhrainHooks =>
+    Object.fromEntries(
+      Object.entries(inner).map(([event, list]) => [
+        event,
+        list.map((hook) => ({
+          ...hook,
+          run: async (...args: Parameters<BhrainHook['run']>) => {
+            await ready();
+            return hook.run(...args);
+          },
+        })),
+      ]),
+    );
   /** .what = the files created, changed and deleted since the start walk (none, unwalked, when nothing ran) */
   const auditFiles = async () => {
     if (!acted || !start) {
@@ -223,7 +242,7 @@ export const startRunAudit = (input: { cwd: string; redact: (text: string) => st
   };
   /** .what = stops the start walk: the run ended without an audit (it failed before it finished) */
   const stop = () => stopped.abort();
-  return { onEvent, guard, begin, finish, stop };
+  return { onEvent, guard, hooks, begin, finish, stop };
 };
 
 export type RunAuditing = ReturnType<typeof startRunAudit>;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import type { BhrainHookInput } from '../../agent/hooks/BhrainHook.js';
 import { startRunAudit } from './genRunAudit.js';
 import { diffSnapshots, snapshotTree } from './snapshotTree.js';
 
@@ -12,7 +13,7 @@ beforeEach(async () => {
 });
 afterEach(async () => rm(root, { recursive: true, force: true }));
 
-const BIG = { maxFiles: 1_000, maxHashBytes: 1024 * 1024, maxMs: 10_000 };
+const BIG = { maxFiles: 10_000, maxHashBytes: 1024 * 1024, maxMs: 10_000 };
 const noRedact = (text: string) => text;
 
 describe('issue 33 item 4: the audit walk of the working directory', () => {
@@ -76,16 +77,34 @@ describe('issue 33 item 4: the audit walk of the working directory', () => {
     expect([...snapshot.cuts]).toEqual(['time']);
   });
 
-  it('the first tool call waits for the start walk: a file the call writes is created, not part of the start state', async () => {
-    await writeFile(join(root, 'before.txt'), 'b');
+  /** .what = 200 directories of a file each, so a start walk is still going when a racing write lands; and a write into each */
+  const DIRS = Array.from({ length: 200 }, (_, index) => `d${index}`);
+  const seedDirs = () => Promise.all(DIRS.map(async (dir) => (await mkdir(join(root, dir)), writeFile(join(root, dir, 'f.txt'), 'f'))));
+  const writeIntoEach = () => Promise.all(DIRS.map((dir) => writeFile(join(root, dir, 'new.txt'), 'n')));
+
+  it('the first tool call waits for the start walk: every file the call writes is created, none part of the start state', async () => {
+    await seedDirs();
     const audit = startRunAudit({ cwd: root, redact: noRedact, budget: BIG });
     const guard = audit.guard({ name: 'allow', check: () => ({ decision: 'allow' }) });
     audit.begin();
     await guard.check({ call: { id: '1', name: 'write', input: {} } }, { cwd: root });
     audit.onEvent({ type: 'ToolCallStarted', sessionUuid: 's', callId: '1', toolName: 'write', input: {}, occurredAt: '' });
-    await writeFile(join(root, 'after.txt'), 'a');
+    await writeIntoEach();
     const result = await audit.finish({ network: null, tokens: null, costUsd: null });
-    expect(result.files).toMatchObject({ created: { items: ['after.txt'], omitted: 0 }, walked: true, complete: true });
+    expect(result.files.created.items).toHaveLength(DIRS.length);
+    expect(result.files).toMatchObject({ walked: true, complete: true });
+  });
+
+  it('a hook waits for the start walk too: every file a SessionStart hook writes is created, none part of the start state', async () => {
+    await seedDirs();
+    const audit = startRunAudit({ cwd: root, redact: noRedact, budget: BIG });
+    const hooks = audit.hooks({ SessionStart: [{ name: 'touch', run: writeIntoEach }] });
+    audit.begin();
+    audit.onEvent({ type: 'HookStarted', sessionUuid: 's', hookEventName: 'SessionStart', hookName: 'touch', occurredAt: '' });
+    await hooks.SessionStart![0].run({ hook_event_name: 'SessionStart' } as BhrainHookInput, { signal: new AbortController().signal });
+    const result = await audit.finish({ network: null, tokens: null, costUsd: null });
+    expect(result.files.created.items).toHaveLength(DIRS.length);
+    expect(result.files).toMatchObject({ walked: true, complete: true });
   });
 
   it('a run where no tool and no hook ran walks nothing at the end (walked: false)', async () => {
