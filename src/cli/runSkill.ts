@@ -509,6 +509,7 @@ const finishRun = async (scope: RunScope, run: PreparedRun, result: BrainReplOut
     network: scope.network?.audit() ?? null,
     tokens: session.tokens,
     costUsd: metrics.cost.usd,
+    subagents: session.subagents,
   });
   const error = sessionError ? { code: sessionError.code, message: redact(sessionError.message) } : null;
   // the refs and the run record are written at the same time: the record names the refs by hash, known already

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import type { StandinRequest } from '../standin/types.js';
 import { useStandin } from '../standin/useStandin.js';
 import { genCliEnv, PACKAGE_ROOT, runBhrain } from './runCli.js';
 
@@ -34,9 +35,9 @@ const oneValidObject = (stdout: string) => {
   return value;
 };
 
-/** .what = an act run with bash unconfined, rules that allow bash, write and edit but deny curl, on GitHub, JSON out */
+/** .what = an act run with bash unconfined, rules that allow bash, write, edit and task but deny curl, on GitHub, JSON out */
 const runAct = async (turns: Parameters<ReturnType<typeof standin>['script']>, wrapper?: string[]) => {
-  await writeFile(join(home, 'rules.json'), JSON.stringify({ allow: ['bash', 'write', 'edit'], deny: ['bash(curl *)'] }));
+  await writeFile(join(home, 'rules.json'), JSON.stringify({ allow: ['bash', 'write', 'edit', 'task'], deny: ['bash(curl *)'] }));
   standin().script(...turns);
   const summary = join(home, 'step-summary.md');
   const run = await runBhrain({
@@ -109,6 +110,36 @@ describe('issue 33 item 4: the end-of-run audit', () => {
     expect(markdown).toContain('Deleted (1):\n\n```text\ngone.txt\n```');
     expect(markdown).toMatch(/### Commands run \(1\)\n\n```text\n\$ echo made > by-bash\.txt[^\n]*# exit 0, \d+\.\d s\n```/);
     expect(markdown).not.toContain(SECRET);
+  });
+
+  it("a subagent's commands are in the audit after the run's own, naming the subagent, and its file changes are in files", async () => {
+    const messages = (request: StandinRequest): { role: string; content: unknown }[] => request.body.messages;
+    const isChild = (request: StandinRequest) =>
+      JSON.stringify(messages(request).find((m) => m.role === 'user')).includes('make the child file');
+    standin().respond = (request) => {
+      const answered = messages(request).some((message) => message.role === 'tool');
+      if (isChild(request))
+        return answered ? { text: 'made it' } : { toolCalls: [{ name: 'bash', input: { command: 'echo c > by-child.txt; exit 3' } }] };
+      if (answered) return { text: 'the child made it' };
+      const task = { description: 'make a file', prompt: 'make the child file', subagent_type: 'general-purpose' };
+      return {
+        toolCalls: [
+          { name: 'bash', input: { command: 'echo p > by-parent.txt' } },
+          { name: 'task', input: task },
+        ],
+      };
+    };
+    const { run, summary } = await runAct([]);
+    expect(run.code, run.stderr).toBe(0);
+    const { audit } = oneValidObject(run.stdout);
+    expect(audit.files.created.items).toEqual(['by-child.txt', 'by-parent.txt']);
+    const [child] = audit.subagents.items;
+    expect(child).toMatchObject({ type: 'general-purpose', description: 'make a file', status: 'COMPLETED' });
+    expect(audit.commands.items).toEqual([
+      { command: 'echo p > by-parent.txt', exitCode: 0, durationMs: expect.any(Number), subagent: null },
+      { command: 'echo c > by-child.txt; exit 3', exitCode: 3, durationMs: null, subagent: child.uuid },
+    ]);
+    expect(await readFile(summary, 'utf8')).toContain('$ echo c > by-child.txt; exit 3  # exit 3, in the general-purpose subagent');
   });
 
   it('hostile: a model that writes 100,000 files and makes a 1 GB file still gets a bounded audit that says which limits cut it', async () => {

@@ -55,7 +55,7 @@ describe('subagents through bhrain act (issue 17, seed 002 §5.3)', () => {
     expect(completed).toMatchObject({ subagentType: 'explore', status: 'COMPLETED', sessionUuid: started.sessionUuid });
     // issue 33 item 4: the end-of-run audit names the subagent, how it ended, and that nothing changed (git's store unwalked)
     expect(events.at(-1).audit.subagents).toEqual({
-      items: [{ type: 'explore', description: 'find greet', status: 'COMPLETED' }],
+      items: [{ uuid: started.sessionUuid, type: 'explore', description: 'find greet', status: 'COMPLETED' }],
       omitted: 0,
     });
     expect(events.at(-1).audit.files).toMatchObject({

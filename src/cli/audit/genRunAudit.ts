@@ -1,3 +1,4 @@
+import type { BhrainSubagent } from '../../agent/BhrainSession.js';
 import type { BhrainEvent } from '../../agent/events.js';
 import type { BhrainHook, BhrainHooks } from '../../agent/hooks/BhrainHook.js';
 import type { BhrainPermissionGuard } from '../../agent/permission/BhrainPermissionGuard.js';
@@ -25,11 +26,16 @@ export interface AuditList<T> {
   omitted: number;
 }
 
-/** .what = a command bash ran: its exit code (null: killed) and how long it took. A denied one never ran (see denials) */
+/**
+ * .what = a command bash ran: its exit code (null: killed) and how long it took; a subagent's names the subagent (its
+ *         uuid, as in `subagents`) and has no duration (its events stay in its session; its transcript has the result).
+ *         A denied one never ran (see denials)
+ */
 export interface AuditCommand {
   command: string;
   exitCode: number | null;
-  durationMs: number;
+  durationMs: number | null;
+  subagent: string | null;
 }
 
 /** .what = one tool the run called that is not built in (an MCP server's `mcp__server__tool`): its calls */
@@ -42,6 +48,7 @@ export interface AuditTool {
 
 /** .what = one subagent the task tool started, and how it ended (null: it had not ended) */
 export interface AuditSubagent {
+  uuid: string;
   type: string;
   description: string;
   status: 'COMPLETED' | 'FAILED' | null;
@@ -118,7 +125,12 @@ const genEventAudit = (redact: (text: string) => string) => {
       started.delete(event.callId);
       if (event.denied) denied++;
       if (event.toolName === 'bash' && !event.denied && typeof call?.input.command === 'string')
-        commands.push({ command: redact(call.input.command), exitCode: event.exitCode ?? null, durationMs: Math.round(event.durationMs) });
+        commands.push({
+          command: redact(call.input.command),
+          exitCode: event.exitCode ?? null,
+          durationMs: Math.round(event.durationMs),
+          subagent: null,
+        });
       if (event.toolName.startsWith('mcp__')) {
         const tool = tools.get(event.toolName) ?? { tool: event.toolName, calls: 0, failed: 0, denied: 0 };
         tools.set(event.toolName, tool);
@@ -128,7 +140,12 @@ const genEventAudit = (redact: (text: string) => string) => {
       }
     }
     if (event.type === 'SubagentStarted') {
-      const subagent: AuditSubagent = { type: event.subagentType, description: redact(event.description), status: null };
+      const subagent: AuditSubagent = {
+        uuid: event.sessionUuid,
+        type: event.subagentType,
+        description: redact(event.description),
+        status: null,
+      };
       subagentsByCall.set(`${event.sessionUuid}`, subagent);
       subagents.push(subagent);
     }
@@ -147,14 +164,39 @@ const genEventAudit = (redact: (text: string) => string) => {
   };
   return {
     onEvent,
-    read: () => ({
-      commands: commands.list,
-      tools: [...tools.values()],
-      subagents: subagents.list,
-      hooks: hooks.list,
-      denied,
-    }),
+    /** .what = the counts, with the commands of every subagent's transcript after the run's own */
+    read: (children: readonly BhrainSubagent[]) => {
+      for (const child of children)
+        for (const command of readSubagentCommands(child)) commands.push({ ...command, command: redact(command.command) });
+      return {
+        commands: commands.list,
+        tools: [...tools.values()],
+        subagents: subagents.list,
+        hooks: hooks.list,
+        denied,
+      };
+    },
   };
+};
+
+/** .what = the bash commands a subagent ran, from its transcript: a call whose result has an exit code ran (a denied one has none) */
+const readSubagentCommands = (child: BhrainSubagent): AuditCommand[] => {
+  const exitCodes = new Map<string, number | null>();
+  for (const message of child.transcript)
+    if (message.role === 'tool' && message.toolName === 'bash' && message.exitCode !== undefined)
+      exitCodes.set(message.toolCallId, message.exitCode);
+  return child.transcript.flatMap((message) =>
+    message.role !== 'assistant'
+      ? []
+      : message.toolCalls
+          .filter((call) => call.name === 'bash' && typeof call.input.command === 'string' && exitCodes.has(call.id))
+          .map((call) => ({
+            command: call.input.command as string,
+            exitCode: exitCodes.get(call.id)!,
+            durationMs: null,
+            subagent: child.uuid,
+          })),
+  );
 };
 
 /**
@@ -218,7 +260,12 @@ export const startRunAudit = (input: { cwd: string; redact: (text: string) => st
     return { diff: diffSnapshots(before, after), cut, walked: true };
   };
   /** .what = the audit, after the end walk: every path and command redacted */
-  const finish = async (done: { network: NetworkAudit | null; tokens: BrainTokens | null; costUsd: number | null }): Promise<RunAudit> => {
+  const finish = async (done: {
+    network: NetworkAudit | null;
+    tokens: BrainTokens | null;
+    costUsd: number | null;
+    subagents: readonly BhrainSubagent[];
+  }): Promise<RunAudit> => {
     const { diff, cut, walked } = await auditFiles();
     const redactAll = (paths: string[]) => bounded(paths.map((path) => input.redact(path)));
     return {
@@ -233,7 +280,7 @@ export const startRunAudit = (input: { cwd: string; redact: (text: string) => st
         budget,
         skipped: [...AUDIT_SKIPPED_DIRS],
       },
-      ...events.read(),
+      ...events.read(done.subagents),
       network: done.network,
       tokens: done.tokens,
       costUsd: done.costUsd,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
+import { genBhrainSubagent } from '../../agent/BhrainSession.js';
 import type { BhrainHookInput } from '../../agent/hooks/BhrainHook.js';
 import { startRunAudit } from './genRunAudit.js';
 import { diffSnapshots, snapshotTree } from './snapshotTree.js';
@@ -15,6 +16,11 @@ afterEach(async () => rm(root, { recursive: true, force: true }));
 
 const BIG = { maxFiles: 10_000, maxHashBytes: 1024 * 1024, maxMs: 10_000 };
 const noRedact = (text: string) => text;
+const NOTHING_ELSE = { network: null, tokens: null, costUsd: null, subagents: [] };
+/** .what = 200 directories of a file each, so a start walk is still going when a racing write lands; and a write into each */
+const DIRS = Array.from({ length: 200 }, (_, index) => `d${index}`);
+const seedDirs = () => Promise.all(DIRS.map(async (dir) => (await mkdir(join(root, dir)), writeFile(join(root, dir, 'f.txt'), 'f'))));
+const writeIntoEach = () => Promise.all(DIRS.map((dir) => writeFile(join(root, dir, 'new.txt'), 'n')));
 
 describe('issue 33 item 4: the audit walk of the working directory', () => {
   it('finds a file changed in place with the same size and its old times put back (by content hash), and never enters .git or node_modules', async () => {
@@ -76,12 +82,9 @@ describe('issue 33 item 4: the audit walk of the working directory', () => {
     const snapshot = await snapshotTree({ root, budget: { ...BIG, maxMs: 5 } }, { now: () => (clock += 10) });
     expect([...snapshot.cuts]).toEqual(['time']);
   });
+});
 
-  /** .what = 200 directories of a file each, so a start walk is still going when a racing write lands; and a write into each */
-  const DIRS = Array.from({ length: 200 }, (_, index) => `d${index}`);
-  const seedDirs = () => Promise.all(DIRS.map(async (dir) => (await mkdir(join(root, dir)), writeFile(join(root, dir, 'f.txt'), 'f'))));
-  const writeIntoEach = () => Promise.all(DIRS.map((dir) => writeFile(join(root, dir, 'new.txt'), 'n')));
-
+describe('issue 33 item 4: the audit of a run', () => {
   it('the first tool call waits for the start walk: every file the call writes is created, none part of the start state', async () => {
     await seedDirs();
     const audit = startRunAudit({ cwd: root, redact: noRedact, budget: BIG });
@@ -90,7 +93,7 @@ describe('issue 33 item 4: the audit walk of the working directory', () => {
     await guard.check({ call: { id: '1', name: 'write', input: {} } }, { cwd: root });
     audit.onEvent({ type: 'ToolCallStarted', sessionUuid: 's', callId: '1', toolName: 'write', input: {}, occurredAt: '' });
     await writeIntoEach();
-    const result = await audit.finish({ network: null, tokens: null, costUsd: null });
+    const result = await audit.finish(NOTHING_ELSE);
     expect(result.files.created.items).toHaveLength(DIRS.length);
     expect(result.files).toMatchObject({ walked: true, complete: true });
   });
@@ -98,11 +101,11 @@ describe('issue 33 item 4: the audit walk of the working directory', () => {
   it('a hook waits for the start walk too: every file a SessionStart hook writes is created, none part of the start state', async () => {
     await seedDirs();
     const audit = startRunAudit({ cwd: root, redact: noRedact, budget: BIG });
-    const hooks = audit.hooks({ SessionStart: [{ name: 'touch', run: writeIntoEach }] });
+    const hooks = audit.hooks({ SessionStart: [{ name: 'touch', run: async () => void (await writeIntoEach()) }] });
     audit.begin();
     audit.onEvent({ type: 'HookStarted', sessionUuid: 's', hookEventName: 'SessionStart', hookName: 'touch', occurredAt: '' });
     await hooks.SessionStart![0].run({ hook_event_name: 'SessionStart' } as BhrainHookInput, { signal: new AbortController().signal });
-    const result = await audit.finish({ network: null, tokens: null, costUsd: null });
+    const result = await audit.finish(NOTHING_ELSE);
     expect(result.files.created.items).toHaveLength(DIRS.length);
     expect(result.files).toMatchObject({ walked: true, complete: true });
   });
@@ -111,7 +114,7 @@ describe('issue 33 item 4: the audit walk of the working directory', () => {
     const audit = startRunAudit({ cwd: root, redact: noRedact, budget: BIG });
     audit.begin();
     await writeFile(join(root, 'someone-else.txt'), 'x');
-    const result = await audit.finish({ network: null, tokens: null, costUsd: null });
+    const result = await audit.finish(NOTHING_ELSE);
     expect(result.files).toMatchObject({ created: { items: [], omitted: 0 }, walked: false });
   });
 
@@ -160,11 +163,36 @@ describe('issue 33 item 4: the audit walk of the working directory', () => {
       decision: null,
       occurredAt: '',
     });
-    const result = await audit.finish({ network: null, tokens: null, costUsd: null });
+    // the child's transcript: one bash call ran (exit 3), one was denied (its result has no exit code)
+    const child = {
+      ...genBhrainSubagent({ uuid: 'child', sessionUuid: 's', type: 'explore', prompt: 'p', description: 'look around', atom: 'qwen' }),
+      transcript: [
+        {
+          role: 'assistant' as const,
+          content: '',
+          toolCalls: [
+            { id: 'c1', name: 'bash', input: { command: 'grep s3cret -r .' } },
+            { id: 'c2', name: 'bash', input: { command: 'rm -rf /' } },
+          ],
+        },
+        { role: 'tool' as const, toolCallId: 'c1', toolName: 'bash', content: '', isError: true, exitCode: 3 },
+        { role: 'tool' as const, toolCallId: 'c2', toolName: 'bash', content: 'permission denied', isError: true },
+      ],
+    };
+    const result = await audit.finish({ ...NOTHING_ELSE, subagents: [child] });
     expect(result.tools).toEqual([{ tool: 'mcp__srv__look', calls: 2, failed: 1, denied: 0 }]);
-    expect(result.commands).toEqual({ items: [{ command: 'echo [REDACTED]', exitCode: 0, durationMs: 12 }], omitted: 0 });
+    expect(result.commands).toEqual({
+      items: [
+        { command: 'echo [REDACTED]', exitCode: 0, durationMs: 12, subagent: null },
+        { command: 'grep [REDACTED] -r .', exitCode: 3, durationMs: null, subagent: 'child' },
+      ],
+      omitted: 0,
+    });
     expect(result.denied).toBe(1);
-    expect(result.subagents).toEqual({ items: [{ type: 'explore', description: 'look around', status: 'COMPLETED' }], omitted: 0 });
+    expect(result.subagents).toEqual({
+      items: [{ uuid: 'child', type: 'explore', description: 'look around', status: 'COMPLETED' }],
+      omitted: 0,
+    });
     expect(result.hooks.items).toEqual([{ event: 'Stop', hook: 'true', exitCode: 0, decision: null, durationMs: 3 }]);
   });
 });

@@ -55,8 +55,12 @@ const formatAuditSections = (audit: RunAudit | null, redact: SecretRedactor): st
       `Changed (${total(files.changed)}):\n\n${fencedList(files.changed, redact)}\n` +
       `Deleted (${total(files.deleted)}):\n\n${fencedList(files.deleted, redact)}`,
   ];
+  const subagentTypes = new Map(audit.subagents.items.map((agent) => [agent.uuid, agent.type]));
   const commands = audit.commands.items.map(
-    (run) => `$ ${run.command}  # exit ${run.exitCode ?? 'killed'}, ${(run.durationMs / 1000).toFixed(1)} s`,
+    (run) =>
+      `$ ${run.command}  # exit ${run.exitCode ?? 'killed'}` +
+      (run.durationMs === null ? '' : `, ${(run.durationMs / 1000).toFixed(1)} s`) +
+      (run.subagent ? `, in the ${subagentTypes.get(run.subagent) ?? ''} subagent` : ''),
   );
   sections.push(
     `### Commands run (${total(audit.commands)})\n\n${fencedList({ items: commands, omitted: audit.commands.omitted }, redact)}`,
