@@ -12,7 +12,8 @@ import { redactDeep } from '../core/secrets/redactDeep.js';
 /**
  * .what = the version of a run record's meta.json; a record of another version is refused with a clear error
  * .note = 1: meta.json (id, times, skill, atom, cwd, termination, refs, metrics, error) beside input.md, output.md,
- *         transcript.json and spill/ (and hooks.json, every hook run, when the run had hooks: a file added, not a change)
+ *         transcript.json and spill/ (and hooks.json, every hook run, when the run had hooks: a file added, not a change;
+ *         audit.json, the end-of-run audit, when the run finished)
  */
 export const RUN_RECORD_SCHEMA_VERSION = 1;
 
@@ -225,6 +226,8 @@ export interface RunRecordFinish {
   transcript: unknown;
   /** every hook run (its HookCompleted event), written as hooks.json; absent when the run had no hooks */
   hooks?: readonly unknown[];
+  /** the end-of-run audit (genRunAudit), written as audit.json */
+  audit?: unknown;
   /** why the run failed, when it did */
   error?: { code: string; message: string } | null;
   /** removes secret values from everything written */
@@ -367,6 +370,7 @@ export const openRunRecord = async (
           await writePrivate(join(dir, 'output.md'), done.redact(done.output));
           await writePrivate(join(dir, 'transcript.json'), redacted(done.transcript));
           if (done.hooks) await writePrivate(join(dir, 'hooks.json'), redacted(done.hooks));
+          if (done.audit) await writePrivate(join(dir, 'audit.json'), redacted(done.audit));
           // meta.json last: a record whose meta says it ended holds every file
           const ended: RunRecordMeta = {
             ...meta(),

@@ -43,6 +43,7 @@ import { resolveSkillSettings, SETTINGS_FILE_NAME, type ResolvedSkillSettings } 
 import { nameSettingOrigin, type MemoryStrategy, type SkillSettingsFlags } from './settings/settingsTable.js';
 import { genUsageErrorJson, OUTPUT_SCHEMA_VERSION, type SkillOutputJson } from './skillOutputJson.js';
 import type { GithubRun } from './github/genGithubRun.js';
+import { startRunAudit, type RunAuditing } from './audit/genRunAudit.js';
 
 const MEMORY: Record<MemoryStrategy, typeof genTruncate> = { 'summarize-on-limit': genSummarizeOnLimit, truncate: genTruncate };
 
@@ -130,6 +131,8 @@ interface RunScope {
   result: SkillOutputJson | null;
   /** GitHub Actions' group, annotations and job summary (docs/ci.md): only in a CLI run on GitHub with CI integration on */
   github: GithubRun | null;
+  /** the end-of-run audit (docs/cli-reference.md#the-audit): the working directory walked at start, events counted */
+  audit: RunAuditing | null;
 }
 
 /** .what = a run's scope, before anything is checked */
@@ -175,6 +178,7 @@ const genRunScope = (skill: SkillName, options: SkillOptions, host: SkillHost | 
     host,
     result: null,
     github: null,
+    audit: null,
   };
   return scope;
 };
@@ -291,6 +295,8 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
   const { skill, options, redact, log, host } = scope;
   const { cwd } = scope;
   validateOptions(options);
+  // the end-of-run audit: its walk of the working directory begins with the first request (startRun)
+  scope.audit = startRunAudit({ cwd, redact });
   scope.outputFile = await resolveOutputFile({ path: options.outputFile, cwd });
   // flags > env > project > user > defaults; a bad settings file is a bad request naming the file and the key
   const settings = await resolveSkillSettings({ skill, flags, cwd, trustProject: !!options.trustProject }, { env: process.env });
@@ -315,13 +321,16 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
     typeof values.permission === 'string'
       ? await resolvePermission(values.permission, cwd)
       : genRulesGuard(values.permission, `rules(${settings.sources.permission.replace(/^(project|user):/, '')})`);
-  const permissionGuard = host?.narrowGuard ? host.narrowGuard(settingsGuard) : settingsGuard;
+  const narrowedGuard = host?.narrowGuard ? host.narrowGuard(settingsGuard) : settingsGuard;
+  const permissionGuard = scope.audit.guard(narrowedGuard);
   const mcp = await resolveRunMcp(scope, settings, cwd);
   // the settings files' command hooks as functions; the hook code loads only when a file has hooks
   const hooks = settings.hooks.length
-    ? (await import('./hooks/genCommandHooks.js')).genCommandHooks(
-        { settings: settings.hooks },
-        { cwd, projectDir: settings.approval.root, env: process.env },
+    ? scope.audit.hooks(
+        (await import('./hooks/genCommandHooks.js')).genCommandHooks(
+          { settings: settings.hooks },
+          { cwd, projectDir: settings.approval.root, env: process.env },
+        ),
       )
     : undefined;
   if (hooks) scope.hookRuns = [];
@@ -416,6 +425,8 @@ const startRun = async (scope: RunScope, run: PreparedRun): Promise<BhrainContex
       },
       { cwd: run.cwd, env: process.env, log, signal: interrupt.signal },
     );
+  // the working directory's start state is walked while the first request is answered: the first tool call waits for it
+  scope.audit?.begin();
   const stream = options.output === 'stream-json';
   const partial = stream && !!options.includePartial;
   if (stream)
@@ -430,23 +441,20 @@ const startRun = async (scope: RunScope, run: PreparedRun): Promise<BhrainContex
     spillDir: record.spillDir,
     redact,
     prompter: interactive ? genTtyPrompter({ stdin: process.stdin, stderr: process.stderr, redact, pause: log.pause }) : undefined,
-    onEvent:
-      stream || scope.hookRuns || host?.onEvent || scope.github
-        ? (event: BhrainEvent) => {
-            scope.github?.onEvent(event);
-            // every hook run goes in the run record (hooks.json); a failed one, or one that exited other than 0 or 2,
-            // in the JSON's warnings too (the log has shown it on stderr already)
-            if (event.type === 'HookCompleted') {
-              scope.hookRuns?.push(event);
-              const what = `${event.hookEventName} hook '${event.hookName}'`;
-              if (event.error) scope.warnings.push(redact(`${what} failed: ${event.error}`));
-              else if (event.exitCode !== null && event.exitCode !== 0 && event.exitCode !== 2)
-                scope.warnings.push(redact(`${what} exited ${event.exitCode}`));
-            }
-            if (stream) writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...event }, redact));
-            host?.onEvent?.(event);
-          }
-        : undefined,
+    onEvent: (event: BhrainEvent) => {
+      scope.audit?.onEvent(event);
+      // every hook run goes in the run record (hooks.json); a failed one, or one that exited other than 0 or 2,
+      // in the JSON's warnings too (the log has shown it on stderr already)
+      if (event.type === 'HookCompleted') {
+        scope.hookRuns?.push(event);
+        const what = `${event.hookEventName} hook '${event.hookName}'`;
+        if (event.error) scope.warnings.push(redact(`${what} failed: ${event.error}`));
+        else if (event.exitCode !== null && event.exitCode !== 0 && event.exitCode !== 2)
+          scope.warnings.push(redact(`${what} exited ${event.exitCode}`));
+      }
+      if (stream) writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...event }, redact));
+      host?.onEvent?.(event);
+    },
     onTextDelta: partial ? (text) => writeLine({ type: 'TextDelta', schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(text) }) : undefined,
     // the text streamed so far is void (a retried attempt, or <tool_call> markup that was a call): consumers drop it
     onTextReset: partial ? () => writeLine({ type: 'TextReset', schemaVersion: OUTPUT_SCHEMA_VERSION }) : undefined,
@@ -496,6 +504,13 @@ const finishRun = async (scope: RunScope, run: PreparedRun, result: BrainReplOut
     elapsedMs: session.elapsedMs,
   };
   const { toolCalls } = session;
+  // the end walk reads only the files whose stat changed since the start walk (their hashes are kept)
+  const audit = await scope.audit!.finish({
+    network: scope.network?.audit() ?? null,
+    tokens: session.tokens,
+    costUsd: metrics.cost.usd,
+    subagents: session.subagents,
+  });
   const error = sessionError ? { code: sessionError.code, message: redact(sessionError.message) } : null;
   // the refs and the run record are written at the same time: the record names the refs by hash, known already
   const [refsFailure, recorded] = await Promise.all([
@@ -509,6 +524,7 @@ const finishRun = async (scope: RunScope, run: PreparedRun, result: BrainReplOut
         metrics,
         transcript: session.transcript,
         ...(scope.hookRuns ? { hooks: scope.hookRuns } : {}),
+        audit,
         error,
         redact,
       })
@@ -549,6 +565,7 @@ const finishRun = async (scope: RunScope, run: PreparedRun, result: BrainReplOut
       },
       // where bash went through the domain proxy: only when the network opened by domain
       ...(scope.network ? { network: scope.network.audit() } : {}),
+      audit,
       warnings,
       error: error ?? (failures.length ? { code: 'PERSIST', message: failures.join('; ') } : null),
     });
@@ -576,6 +593,7 @@ const finishRun = async (scope: RunScope, run: PreparedRun, result: BrainReplOut
     error: error?.message ?? (failures.length ? failures.join('; ') : null),
     metrics: { ...metrics, costUsd: metrics.cost.usd },
     denials: toolCalls.denials.map((denial) => ({ tool: denial.toolName, reason: redact(denial.reason), by: denial.by })),
+    audit,
   });
 };
 
@@ -586,6 +604,7 @@ const finishRun = async (scope: RunScope, run: PreparedRun, result: BrainReplOut
 const failRun = async (scope: RunScope, error: unknown): Promise<number> => {
   const { skill, options, redact, machine, outputFile } = scope;
   scope.log.stop();
+  scope.audit?.stop();
   await scope.runRecord?.dispose();
   const known = error instanceof BhrainError;
   const exitCode = exitCodeOfError(error);
@@ -605,7 +624,7 @@ const failRun = async (scope: RunScope, error: unknown): Promise<number> => {
   if (outputFile) await writeOutput(outputFile, json ? `${JSON.stringify(json)}\n` : '', [], redact);
   if (json) scope.writeLine(json);
   if (!scope.github) return exitCode;
-  return scope.github.end({ exitCode, termination, answer: null, error: message, metrics: null, denials: [] });
+  return scope.github.end({ exitCode, termination, answer: null, error: message, metrics: null, denials: [], audit: null });
 };
 
 /**

@@ -1,4 +1,5 @@
 import type { NetworkAudit } from '../sandbox/network/startDomainProxy.js';
+import type { RunAudit } from './audit/genRunAudit.js';
 
 /**
  * .what = the one JSON object `--output json` prints (and `--output stream-json` ends with), versioned
@@ -50,6 +51,9 @@ export interface SkillOutputJson {
   toolCalls: SkillToolCalls;
   /** with allowed domains (the network opened by domain): the patterns, the hosts bash reached, the hosts refused */
   network?: NetworkAudit;
+  /** the end-of-run audit: files created, changed, deleted; commands; MCP tools; subagents; hooks; hosts; spend. Absent
+   *  when the run did not finish (a usage error, a crash) */
+  audit?: RunAudit;
   warnings: string[];
   error: { code: string; message: string } | null;
 }

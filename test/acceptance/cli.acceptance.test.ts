@@ -65,12 +65,18 @@ describe('bin/bhrain, directly', () => {
         elapsedMs: expect.any(Number),
       },
       toolCalls: { made: 1, failed: 0, denied: 0, promptedDenied: 0, denials: [] },
+      // issue 33 item 4: the end-of-run audit of a run that changed nothing
+      audit: expect.objectContaining({
+        version: 1,
+        files: expect.objectContaining({ created: { items: [], omitted: 0 }, changed: { items: [], omitted: 0 }, complete: true }),
+        commands: { items: [], omitted: 0 },
+      }),
       warnings: [],
       error: null,
     });
     // the record is under the home, never in the working directory
     expect(await readdir(cwd)).toEqual([]);
-    expect((await readdir(json.record)).sort()).toEqual(['input.md', 'meta.json', 'output.md', 'transcript.json']);
+    expect((await readdir(json.record)).sort()).toEqual(['audit.json', 'input.md', 'meta.json', 'output.md', 'transcript.json']);
     expect(JSON.parse(await readFile(join(json.record, 'meta.json'), 'utf8')).refs).toEqual({
       episode: json.episode.hash,
       series: json.series.hash,

@@ -120,8 +120,10 @@ describe('issue 33 item 2: GitHub conventions in the CLI', () => {
     expect(commands).toContain("$ cat <<'EOF'\n::add-mask::x");
     expect(commands).toContain('# exit 0');
     expect(commands).not.toContain('rm -rf');
-    expect(markdown).toContain("### Files written by bhrain's file tools (1)");
-    expect(fencedBlockOf(markdown, "### Files written by bhrain's file tools (1)")).toBe('notes.txt');
+    // issue 33 item 4: the files come from the end-of-run audit (the working directory walked at start and end)
+    expect(markdown).toContain('### Files changed in the working directory');
+    expect(fencedBlockOf(markdown, 'Created (1):')).toBe('notes.txt');
+    expect(markdown).toContain('Changed (0):\n\n_none_');
   });
 
   it('hostile: a prompt, an answer and a tool output holding ::add-mask::, ::error::pwned and ##[ lines inject no workflow command, and the summary carries no secret', async () => {

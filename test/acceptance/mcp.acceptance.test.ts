@@ -87,6 +87,26 @@ describe('issue 16 CLI: an MCP tool call through `bhrain act --mcp-config`', () 
     expect(await findMarked(marker)).toEqual([]);
   });
 
+  it('issue 33 item 4: the end-of-run audit counts each MCP tool called (mcp__server__tool), with its calls', async () => {
+    const config = await mcpConfig({ everything: everything(randomUUID()) });
+    standin().script(
+      {
+        toolCalls: [
+          { name: 'mcp__everything__echo', input: { message: 'one' } },
+          { name: 'mcp__everything__echo', input: { message: 'two' } },
+        ],
+      },
+      { text: 'echoed' },
+    );
+    const run = await runBhrain({
+      args: ['act', '--atom', 'qwen', '--mcp-config', config, '-o', 'json', '--input', 'echo'],
+      cwd: repo,
+      env: envFor(),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).audit.tools).toEqual([{ tool: 'mcp__everything__echo', calls: 2, failed: 0, denied: 0 }]);
+  });
+
   it('issue 16 limits: a huge MCP result goes through the same truncation and spill as built-in tools', async () => {
     const config = await mcpConfig({ everything: everything(randomUUID()) });
     // one line per entry, so the cut (at line boundaries) keeps both ends; 60 000 chars is twice the 30 000 cap

@@ -105,7 +105,7 @@ describe('issue 12 item 2: run records are kept out of the working tree', () => 
     const record = join(home, 'runs', id);
     expect(json.record).toBe(record);
     expect(run.stderr).toContain(`record: ${record}\n`);
-    expect((await readdir(record)).sort()).toEqual(['input.md', 'meta.json', 'output.md', 'spill', 'transcript.json']);
+    expect((await readdir(record)).sort()).toEqual(['audit.json', 'input.md', 'meta.json', 'output.md', 'spill', 'transcript.json']);
     expect(JSON.parse(await readFile(join(record, 'meta.json'), 'utf8'))).toMatchObject({
       schemaVersion: 1,
       id,
@@ -151,7 +151,7 @@ describe('issue 12 item 2: run records are kept out of the working tree', () => 
     });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).record).toBe(artifacts);
-    expect((await readdir(artifacts)).sort()).toEqual(['input.md', 'meta.json', 'output.md', 'transcript.json']);
+    expect((await readdir(artifacts)).sort()).toEqual(['audit.json', 'input.md', 'meta.json', 'output.md', 'transcript.json']);
     expect(await exists(join(home, 'runs'))).toBe(false);
     expect(await readdir(cwd)).toEqual([]);
   });

@@ -53,6 +53,17 @@ describe('subagents through bhrain act (issue 17, seed 002 §5.3)', () => {
     const completed = events.find((event) => event.type === 'SubagentCompleted');
     expect(started).toMatchObject({ subagentType: 'explore' });
     expect(completed).toMatchObject({ subagentType: 'explore', status: 'COMPLETED', sessionUuid: started.sessionUuid });
+    // issue 33 item 4: the end-of-run audit names the subagent, how it ended, and that nothing changed (git's store unwalked)
+    expect(events.at(-1).audit.subagents).toEqual({
+      items: [{ uuid: started.sessionUuid, type: 'explore', description: 'find greet', status: 'COMPLETED' }],
+      omitted: 0,
+    });
+    expect(events.at(-1).audit.files).toMatchObject({
+      created: { items: [] },
+      changed: { items: [] },
+      deleted: { items: [] },
+      walked: true,
+    });
 
     const requests = standin().requests;
     const parent = requests.filter((request) => !isChild(request));

@@ -198,6 +198,10 @@ describe('issue 30 network by domain: what the allowed host gets, through the CL
       // curl once, git at least twice (info/refs, then objects), curl over CONNECT once
       expect(json.network.hosts[0].requests).toBeGreaterThanOrEqual(4);
       expect(existsSync(join(ws.cwd, 'cloned', 'README.md'))).toBe(true);
+      // issue 33 item 4: the end-of-run audit carries the same hosts, the four commands, and the clone's files
+      expect(json.audit.network).toEqual(json.network);
+      expect(json.audit.commands.items.map((command: { exitCode: number | null }) => command.exitCode)).toEqual([0, 0, 0, 56]);
+      expect(json.audit.files.created.items).toContain('cloned/README.md');
     } finally {
       rmSync(ws.base, { recursive: true, force: true });
     }

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
 
-import type { BhrainEvent } from '../../agent/events.js';
 import type { BrainTokens } from '../../core/contract/BrainOutput.js';
 import type { SecretRedactor } from '../../core/secrets/genSecretRedactor.js';
+import type { AuditList, RunAudit } from '../audit/genRunAudit.js';
 
 /**
  * .what = a workflow command's data, escaped as GitHub documents (`%`, CR, LF)
@@ -33,38 +33,56 @@ export interface GithubRunOutcome {
   error: string | null;
   metrics: { iterations: number; tokens: BrainTokens; costUsd: number | null; elapsedMs: number } | null;
   denials: Array<{ tool: string; reason: string; by: string }>;
+  /** the end-of-run audit: the summary's files, commands, tools, subagents and hosts (null when the run did not finish) */
+  audit: RunAudit | null;
 }
 
-/** .what = the tools whose successful calls changed a file, and the one that runs commands */
-const FILE_TOOLS = new Set(['write', 'edit']);
-const COMMAND_TOOL = 'bash';
+/** .what = a bounded list's lines, fenced, and the count left out */
+const fencedList = (list: AuditList<string>, redact: SecretRedactor): string =>
+  list.items.length ? `${fenced(redact(list.items.join('\n')))}${list.omitted ? `\n_and ${list.omitted} more_\n` : ''}` : '_none_\n';
 
-/** .what = what the run's events say it did: the commands bash ran and the files the file tools changed, in order */
-const genEventLedger = () => {
-  const started = new Map<string, { tool: string; input: Record<string, unknown> }>();
-  const commands: Array<{ command: string; exitCode: number | null | undefined }> = [];
-  const files: string[] = [];
-  const onEvent = (event: BhrainEvent): void => {
-    if (event.type === 'ToolCallStarted')
-      started.set(event.callId, { tool: event.toolName, input: (event.input ?? {}) as Record<string, unknown> });
-    if (event.type !== 'ToolExecutionCompleted' || event.denied) return;
-    const call = started.get(event.callId);
-    if (!call) return;
-    if (call.tool === COMMAND_TOOL && typeof call.input.command === 'string')
-      commands.push({ command: call.input.command, exitCode: event.exitCode });
-    if (FILE_TOOLS.has(call.tool) && event.success && typeof call.input.path === 'string' && !files.includes(call.input.path))
-      files.push(call.input.path);
-  };
-  return { onEvent, commands, files };
+/** .what = the audit's sections of the summary: the files changed, the commands run, MCP tools, subagents, hosts */
+const formatAuditSections = (audit: RunAudit | null, redact: SecretRedactor): string[] => {
+  if (!audit) return ['### Audit\n\n_none: the run did not finish_\n'];
+  const { files } = audit;
+  const total = (list: AuditList<unknown>) => list.items.length + list.omitted;
+  const cutNote = files.complete
+    ? ''
+    : `_The walk of the working directory was cut by its budget (${files.cut.join(', ')}): changes past the cut are not listed._\n\n`;
+  const sections = [
+    `### Files changed in the working directory\n\n${cutNote}` +
+      `Created (${total(files.created)}):\n\n${fencedList(files.created, redact)}\n` +
+      `Changed (${total(files.changed)}):\n\n${fencedList(files.changed, redact)}\n` +
+      `Deleted (${total(files.deleted)}):\n\n${fencedList(files.deleted, redact)}`,
+  ];
+  const subagentTypes = new Map(audit.subagents.items.map((agent) => [agent.uuid, agent.type]));
+  const commands = audit.commands.items.map(
+    (run) =>
+      `$ ${run.command}  # exit ${run.exitCode ?? 'killed'}` +
+      (run.durationMs === null ? '' : `, ${(run.durationMs / 1000).toFixed(1)} s`) +
+      (run.subagent ? `, in the ${subagentTypes.get(run.subagent) ?? ''} subagent` : ''),
+  );
+  sections.push(
+    `### Commands run (${total(audit.commands)})\n\n${fencedList({ items: commands, omitted: audit.commands.omitted }, redact)}`,
+  );
+  const tools = audit.tools.map((tool) => `${tool.tool}: ${tool.calls} call(s), ${tool.failed} failed, ${tool.denied} denied`);
+  sections.push(`### MCP tools called (${tools.length})\n\n${fencedList({ items: tools, omitted: 0 }, redact)}`);
+  const subagents = audit.subagents.items.map((agent) => `${agent.type}: ${agent.description} (${agent.status ?? 'not ended'})`);
+  sections.push(
+    `### Subagents (${total(audit.subagents)})\n\n${fencedList({ items: subagents, omitted: audit.subagents.omitted }, redact)}`,
+  );
+  if (audit.network) {
+    const hosts = [
+      ...audit.network.hosts.map((host) => `reached ${host.host} (${host.requests})`),
+      ...audit.network.denied.map((host) => `refused ${host.host} (${host.requests})`),
+    ];
+    sections.push(`### Hosts (${hosts.length})\n\n${fencedList({ items: hosts, omitted: 0 }, redact)}`);
+  }
+  return sections;
 };
 
 /** .what = the job summary's Markdown: the answer, how the run ended, what it cost, its denials, files and commands */
-const formatSummary = (
-  skill: string,
-  outcome: GithubRunOutcome,
-  ledger: ReturnType<typeof genEventLedger>,
-  redact: SecretRedactor,
-): string => {
+const formatSummary = (skill: string, outcome: GithubRunOutcome, redact: SecretRedactor): string => {
   const { metrics } = outcome;
   const tokens = metrics?.tokens;
   const lines = [
@@ -81,15 +99,7 @@ const formatSummary = (
   sections.push(`### Answer\n\n${outcome.answer ? fenced(redact(outcome.answer)) : '_no answer_\n'}`);
   const denials = outcome.denials.map((denial) => `${denial.tool} (by ${denial.by}): ${denial.reason}`).join('\n');
   sections.push(`### Denied tool calls (${outcome.denials.length})\n\n${denials ? fenced(redact(denials)) : '_none_\n'}`);
-  const commands = ledger.commands.map(
-    (run) => `$ ${run.command}${run.exitCode === undefined ? '' : `  # exit ${run.exitCode ?? 'killed'}`}`,
-  );
-  sections.push(`### Commands run (${commands.length})\n\n${commands.length ? fenced(redact(commands.join('\n'))) : '_none_\n'}`);
-  sections.push(
-    `### Files written by bhrain's file tools (${ledger.files.length})\n\n` +
-      `Only what the write and edit tools changed: files that commands changed are not listed.\n\n` +
-      `${ledger.files.length ? fenced(redact(ledger.files.join('\n'))) : '_none_\n'}`,
-  );
+  sections.push(...formatAuditSections(outcome.audit, redact));
   return `${sections.join('\n')}\n`;
 };
 
@@ -135,7 +145,6 @@ export const startGithubRun = (input: {
   const { skill, stderr, redact } = input;
   const token = randomBytes(16).toString('hex');
   stderr.write(`::group::bhrain ${skill}\n::stop-commands::${token}\n`);
-  const ledger = genEventLedger();
   let ended = false;
   /** .what = commands resumed, the group closed, the annotations printed and the summary appended; the exit code, 5 when the summary could not be written */
   const end = async (outcome: GithubRunOutcome): Promise<number> => {
@@ -144,7 +153,7 @@ export const startGithubRun = (input: {
     stderr.write(`::${token}::\n::endgroup::\n`);
     for (const line of formatAnnotations(skill, outcome, redact)) stderr.write(`${line}\n`);
     if (!input.summaryPath) return outcome.exitCode;
-    const failure = await appendFile(input.summaryPath, formatSummary(skill, outcome, ledger, redact)).then(
+    const failure = await appendFile(input.summaryPath, formatSummary(skill, outcome, redact)).then(
       () => null,
       (error: Error) => error.message,
     );
@@ -152,7 +161,7 @@ export const startGithubRun = (input: {
     stderr.write(`::error title=bhrain ${skill}::${escapeCommandData(redact(`the job summary could not be written: ${failure}`))}\n`);
     return outcome.exitCode === 0 ? input.persistFailureExitCode : outcome.exitCode;
   };
-  return { onEvent: ledger.onEvent, end };
+  return { end };
 };
 
 export type GithubRun = ReturnType<typeof startGithubRun>;
