@@ -385,4 +385,33 @@ describe('issue 33 item 1: the install step, on a cache miss, sets bhrain up fro
       expect(existsSync(join(actionPath, 'node_modules', 'vitest'))).toBe(false);
     },
   );
+
+  it(
+    'a checkout of a ref as git holds it (no dist/: a tag or a branch): npm ci, build, prune to what runs, and the run works',
+    { timeout: 480_000 },
+    async () => {
+      // the files git tracks, as `uses: <owner>/bhrain@<ref>` checks them out: dist/ is built, never committed
+      const actionPath = join(temp, 'action-checkout');
+      const tracked = spawnSync('git', ['ls-files', '-z'], { cwd: PACKAGE_ROOT, encoding: 'utf8' }).stdout.split('\0').filter(Boolean);
+      expect(tracked).toContain('action.yml');
+      for (const file of tracked)
+        if (existsSync(join(PACKAGE_ROOT, file))) await cp(join(PACKAGE_ROOT, file), join(actionPath, file), { recursive: true });
+      expect(existsSync(join(actionPath, 'dist'))).toBe(false);
+      standin().script({ text: 'built and answering' });
+      const env = jobEnv({ npm_config_offline: 'true', npm_config_cache: process.env.npm_config_cache });
+      const action = await runAction({
+        actionYml,
+        actionPath,
+        workspace,
+        inputs: { prompt: 'x', atom: 'qwen', 'qwen-api-key': 'k' },
+        env,
+        tempDir: temp,
+        cacheHit: false,
+      });
+      expect(action.steps.find((step) => step.name === 'install bhrain')).toMatchObject({ status: 'success', code: 0 });
+      expect([action.failed, action.outputs.result]).toEqual([false, 'built and answering']);
+      expect(existsSync(join(actionPath, 'dist', 'bundle', 'main.js'))).toBe(true);
+      expect(existsSync(join(actionPath, 'node_modules', 'vitest'))).toBe(false);
+    },
+  );
 });
