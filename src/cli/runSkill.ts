@@ -12,7 +12,7 @@ import { genRulesGuard } from '../agent/permission/genRulesGuard.js';
 import { getBhrainConfigDir } from '../agent/instructions/getBhrainConfigDir.js';
 import { checkBashSandbox, checkSandboxForwarder } from '../sandbox/checkBashSandbox.js';
 import type { DomainProxy } from '../sandbox/network/startDomainProxy.js';
-import { getBhrainHome, genBrainRefStore } from '../core/continuation/genBrainRefStore.js';
+import { getBhrainHome, openBrainRefStore, type BrainRefStore } from '../core/continuation/genBrainRefStore.js';
 import { AbortedError, BadRequestError, BhrainError } from '../core/contract/errors.js';
 import { genSecretRedactor, type SecretRedactor } from '../core/secrets/genSecretRedactor.js';
 import { redactBrainEpisode, redactBrainSeries } from '../core/secrets/redactBrainRefs.js';
@@ -270,7 +270,7 @@ const genRunAtom = (scope: RunScope, settings: ResolvedSkillSettings) => {
 const resolveContinued = async (input: {
   options: SkillOptions;
   cwd: string;
-  store: ReturnType<typeof genBrainRefStore>;
+  store: BrainRefStore;
   log: BrainLog;
 }): Promise<BrainReplOn> => {
   const { resolveRunToContinue } = await import('./resolveRunToContinue.js');
@@ -356,7 +356,13 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
       [CONFIG_CHECKED_BY_CALLER]: true,
     },
   });
-  const store = genBrainRefStore({ home: getBhrainHome() });
+  // the shared store a store setting names (its backend loaded only then), else the local one in BHRAIN_HOME
+  const store = await openBrainRefStore({
+    url: values.store,
+    home: getBhrainHome(),
+    endpoint: process.env.BHRAIN_S3_ENDPOINT || undefined,
+    env: process.env,
+  });
   const on: BrainReplOn | undefined = options.onSeries
     ? { series: await resolveOnRef({ spec: options.onSeries, kind: 'series' }, { store, log }) }
     : options.continue || options.resume !== undefined
