@@ -147,7 +147,9 @@ export function genBrainRefStore(input: { home: string } | { backend: BrainRefBa
         `${kind} not found: no ${kind} ${ref} in the ref store at ${backend.whereOf(kind)}. Check the ref a prior run printed (or ${backend.howToPoint}), or start a new ${kind} by running without ${flag}`,
       );
     if (matches.length > 1)
-      throw new BadRequestError(`${flag} ${ref} is ambiguous: ${matches.length} ${kind}s start with it; give more characters of the hash`);
+      throw new BadRequestError(
+        `${flag} ${ref} is ambiguous: ${matches.length} ${kind === 'series' ? kind : `${kind}s`} start with it; give more characters of the hash`,
+      );
     return matches[0];
   };
 
