@@ -363,6 +363,11 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
     endpoint: process.env.BHRAIN_S3_ENDPOINT || undefined,
     env: process.env,
   });
+  // an endpoint without a store shares nothing: said, so a fleet that forgot BHRAIN_STORE does not think it shares refs
+  if (process.env.BHRAIN_S3_ENDPOINT && values.store === undefined)
+    scope.warn(
+      `BHRAIN_S3_ENDPOINT is set but no store is: refs are kept in the local store (${store.location}); set BHRAIN_STORE=s3://bucket/prefix to share them`,
+    );
   const on: BrainReplOn | undefined = options.onSeries
     ? { series: await resolveOnRef({ spec: options.onSeries, kind: 'series' }, { store, log }) }
     : options.continue || options.resume !== undefined

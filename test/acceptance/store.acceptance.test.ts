@@ -159,6 +159,17 @@ describe('issue 34 store: one ref store shared by every runner', () => {
     expect(standin().requests).toEqual([]);
   });
 
+  it('issue 34 store: an endpoint without a store is warned about, not silently local', async () => {
+    const { env, home } = await runnerEnv({ BHRAIN_STORE: undefined });
+    standin().script({ text: 'kept here' });
+    const run = await ask(env, 'hello');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json.warnings).toContain(
+      `BHRAIN_S3_ENDPOINT is set but no store is: refs are kept in the local store (${join(home, 'refs')}); set BHRAIN_STORE=s3://bucket/prefix to share them`,
+    );
+    expect(await s3().keys(`${prefix}/`)).toEqual([]);
+  });
+
   it('issue 34 store: 20 concurrent runners write one store; the same hash is the same object, none conflicts', async () => {
     // ten ask the same question and get the same answer (one series, ten writers of its objects), ten ask their own
     standin().respond = (request) => {
