@@ -179,8 +179,18 @@ export { readGitStatus } from './agent/instructions/readGitStatus.js';
 export type { BhrainGitStatus } from './agent/instructions/readGitStatus.js';
 
 // continuation across processes, repls, and the rhachet registry
-export { genBrainRefStore, getBhrainHome } from './core/continuation/genBrainRefStore.js';
-export type { BrainRefStore } from './core/continuation/genBrainRefStore.js';
+export {
+  genBrainRefStore,
+  genLocalRefBackend,
+  openBrainRefStore,
+  getBhrainHome,
+  RefStoreReadError,
+  RefStoreWriteError,
+} from './core/continuation/genBrainRefStore.js';
+export type { BrainRefBackend, BrainRefKind, BrainRefStore } from './core/continuation/genBrainRefStore.js';
+// the shared store: @aws-sdk/client-s3 is loaded on its first call, never by importing this package
+export { genS3RefBackend, parseS3StoreUrl, S3_STORE_RETRY } from './core/continuation/genS3RefBackend.js';
+export type { S3StoreSpec } from './core/continuation/genS3RefBackend.js';
 export type { BrainCompactionMarks } from './core/continuation/compactedEpisodes.js';
 export { genBrainRepl } from './agent/repl/genBrainRepl.js';
 export type { BrainRepl, BrainReplOn, BrainReplOutput, BrainReplSchema } from './agent/repl/genBrainRepl.js';

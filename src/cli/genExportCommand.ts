@@ -20,7 +20,7 @@ const exportBrainRef = async (input: { ref: string }, context: { store: BrainRef
   const total = found.series.length + found.episodes.length;
   if (!total)
     throw new BadRequestError(
-      `no series or episode ${input.ref} in the ref store at ${context.store.home}/refs. Check the ref a prior run printed, or set BHRAIN_HOME to the store it used`,
+      `no series or episode ${input.ref} in the ref store at ${context.store.location}. Check the ref a prior run printed, or set ${context.store.home === undefined ? 'BHRAIN_STORE (or --store)' : 'BHRAIN_HOME'} to the store it used`,
     );
   if (total > 1)
     throw new BadRequestError(
@@ -52,12 +52,23 @@ export const genExportCommand = (): Command =>
       'print a series (with all its episodes) or an episode as one self-contained JSON file, verified like the store: `bhrain export <ref> > plan.json`, then `--on-series @plan.json` under any BHRAIN_HOME',
     )
     .argument('<ref>', 'the hash, or a unique prefix of at least 8 characters, of a series or an episode, as a run printed it')
-    .action(async (ref: string) => {
+    .option(
+      '--store <url>',
+      'the shared ref store to read it from: s3://bucket/prefix (default: BHRAIN_STORE, your settings, else the local one)',
+    )
+    .action(async (ref: string, options: { store?: string }) => {
       // only a migration notice is logged: stdout holds the file alone
       const log: BrainLog = { ...silentLog, warn: (message) => process.stderr.write(`warning: ${message}\n`) };
       try {
-        const { genBrainRefStore, getBhrainHome } = await import('../core/continuation/genBrainRefStore.js');
-        process.stdout.write(await exportBrainRef({ ref }, { store: genBrainRefStore({ home: getBhrainHome() }), log }));
+        const { resolveStoreSetting } = await import('./settings/resolveStoreSetting.js');
+        const { openBrainRefStore, getBhrainHome } = await import('../core/continuation/genBrainRefStore.js');
+        const store = await openBrainRefStore({
+          url: await resolveStoreSetting({ flag: options.store, env: process.env }),
+          home: getBhrainHome(),
+          endpoint: process.env.BHRAIN_S3_ENDPOINT || undefined,
+          env: process.env,
+        });
+        process.stdout.write(await exportBrainRef({ ref }, { store, log }));
         process.exitCode = EXIT_CODES.complete;
       } catch (error) {
         process.stderr.write(

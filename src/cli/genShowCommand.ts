@@ -9,6 +9,7 @@ import { BadRequestError, EpisodeCompactedError } from '../core/contract/errors.
 import { EXIT_CODES } from './exitCodes.js';
 import { reportReadCommandFailure, type ReadCommandContext } from './genRunsCommand.js';
 import type { RunRecordMeta } from './runRecord.js';
+import type { BrainRefStore } from '../core/continuation/genBrainRefStore.js';
 
 /** .what = what `show` found for its argument: a recorded run, or only a ref in the refs store */
 type Shown =
@@ -24,7 +25,7 @@ const REF = /^[0-9a-f]{8,64}$/;
  *         run id prefix, a run whose episode or series hash starts with it, then the refs store (series, then episode)
  * .why = a user holds whichever the CLI printed: `record:`, an id from `bhrain runs`, or the `episode:`/`series:` refs
  */
-const findShown = async (arg: string, context: { home: string; cwd: string }): Promise<Shown> => {
+const findShown = async (arg: string, context: { home: string; cwd: string; openStore: () => Promise<BrainRefStore> }): Promise<Shown> => {
   const { describeAmbiguousRuns, listRunRecords, matchRunsById, readRunRecordMeta } = await import('./runRecord.js');
   if (arg.includes('/') || isAbsolute(arg)) {
     const dir = resolve(context.cwd, arg);
@@ -45,8 +46,7 @@ const findShown = async (arg: string, context: { home: string; cwd: string }): P
   const notFound = `no run or ref matches '${arg}': \`bhrain runs\` lists the recorded runs (kept in ${join(context.home, 'runs')}); a ref is the hex hash (at least 8 characters) a run printed as episode: or series:, kept in ${join(context.home, 'refs')} (set BHRAIN_HOME to the home the run used)`;
   if (!REF.test(arg)) throw new BadRequestError(notFound);
   // a ref whose run record is gone (pruned, --no-record, --record-dir, another machine's) may still be in the refs store
-  const { genBrainRefStore } = await import('../core/continuation/genBrainRefStore.js');
-  const store = genBrainRefStore({ home: context.home });
+  const store = await context.openStore();
   const errors: Error[] = [];
   const series = await store.getSeries(arg).catch((error: Error) => void errors.push(error));
   if (series) return { source: 'refs', kind: 'series', ref: series };
@@ -58,7 +58,15 @@ const findShown = async (arg: string, context: { home: string; cwd: string }): P
   if (episode) return { source: 'refs', kind: 'episode', ref: episode };
   // not found in both kinds: our message; anything else (ambiguous, damaged) is the store's own
   const other = errors.find((error) => !/\bnot found\b/.test(error.message));
-  throw other ?? new BadRequestError(notFound);
+  if (other) throw other;
+  throw new BadRequestError(
+    store.home === undefined
+      ? notFound.replace(
+          `kept in ${join(context.home, 'refs')} (set BHRAIN_HOME to the home the run used)`,
+          `kept in ${store.location} (set BHRAIN_STORE, or --store, to the store the run used)`,
+        )
+      : notFound,
+  );
 };
 
 /** .what = a transcript message, as read back from transcript.json (not trusted to have the loop's shape) */
@@ -147,18 +155,32 @@ export const genShowCommand = (context: ReadCommandContext & { cwd?: string } = 
       'a run id (or a unique prefix) from `bhrain runs`, a record directory, or an episode or series ref (8+ hex characters)',
     )
     .option('-o, --output <format>', 'text, or json (the record as one object)', 'text')
+    .option(
+      '--store <url>',
+      'the shared ref store to look refs up in: s3://bucket/prefix (default: BHRAIN_STORE, your settings, else the local one)',
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  $ bhrain show 2025-06-01T09-30-00-123Z-a1b2c3   # an id from `bhrain runs`\n  $ bhrain show 3f2a9c1e                          # the episode: or series: ref a run printed\n  $ bhrain show ./bhrain-record -o json           # a --record-dir directory, as JSON',
     )
-    .action(async (arg: string, options: { output: string }) => {
+    .action(async (arg: string, options: { output: string; store?: string }) => {
       const json = options.output === 'json';
       try {
         if (!['text', 'json'].includes(options.output))
           throw new BadRequestError(`unknown --output '${options.output}': choose text or json`);
         const { getBhrainHome } = await import('../core/continuation/genBrainRefStore.js');
         const home = context.home ?? getBhrainHome();
-        const shown = await findShown(arg, { home, cwd: context.cwd ?? process.cwd() });
+        // the store setting is read (and checked) first: a bad one is an error whatever the argument names
+        const { resolveStoreSetting } = await import('./settings/resolveStoreSetting.js');
+        const storeSetting = await resolveStoreSetting({ flag: options.store, env: process.env });
+        const openStore = async () =>
+          (await import('../core/continuation/genBrainRefStore.js')).openBrainRefStore({
+            url: storeSetting,
+            home,
+            endpoint: process.env.BHRAIN_S3_ENDPOINT || undefined,
+            env: process.env,
+          });
+        const shown = await findShown(arg, { home, cwd: context.cwd ?? process.cwd(), openStore });
         if (shown.source === 'run') {
           const [input, output, transcriptText] = await Promise.all(
             ['input.md', 'output.md', 'transcript.json'].map((name) => readOptional(join(shown.dir, name))),

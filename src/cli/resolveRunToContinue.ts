@@ -8,7 +8,7 @@ import { describeAmbiguousRuns, listRunRecords, matchRunsById, type RunRecordMet
 
 /** .what = how to carry a series to a job whose store is empty: what every "nothing to continue" message ends with */
 const CARRY_HINT =
-  'In a fresh CI job the store is empty: carry the series across jobs with `bhrain export <series hash> > series.json` in the job that ran it, then `--on-series @series.json` in the next (docs/continuation.md)';
+  'In a fresh CI job the store is empty: carry the series across jobs with `bhrain export <series hash> > series.json` in the job that ran it, then `--on-series @series.json` in the next (docs/continuation.md), or share one ref store between jobs (BHRAIN_STORE, docs/fleet.md) and pass `--on-series <series hash>`';
 
 /** .what = a path as the file system resolves it (symlinks followed); a path that is gone stays as it was written */
 const realPathOf = (path: string): Promise<string> => realpath(path).catch(() => path);

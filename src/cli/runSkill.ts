@@ -12,7 +12,7 @@ import { genRulesGuard } from '../agent/permission/genRulesGuard.js';
 import { getBhrainConfigDir } from '../agent/instructions/getBhrainConfigDir.js';
 import { checkBashSandbox, checkSandboxForwarder } from '../sandbox/checkBashSandbox.js';
 import type { DomainProxy } from '../sandbox/network/startDomainProxy.js';
-import { getBhrainHome, genBrainRefStore } from '../core/continuation/genBrainRefStore.js';
+import { getBhrainHome, openBrainRefStore, type BrainRefStore } from '../core/continuation/genBrainRefStore.js';
 import { AbortedError, BadRequestError, BhrainError } from '../core/contract/errors.js';
 import { genSecretRedactor, type SecretRedactor } from '../core/secrets/genSecretRedactor.js';
 import { redactBrainEpisode, redactBrainSeries } from '../core/secrets/redactBrainRefs.js';
@@ -274,7 +274,7 @@ const genRunAtom = (scope: RunScope, settings: ResolvedSkillSettings) => {
 const resolveContinued = async (input: {
   options: SkillOptions;
   cwd: string;
-  store: ReturnType<typeof genBrainRefStore>;
+  store: BrainRefStore;
   log: BrainLog;
 }): Promise<BrainReplOn> => {
   const { resolveRunToContinue } = await import('./resolveRunToContinue.js');
@@ -365,7 +365,18 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
       [CONFIG_CHECKED_BY_CALLER]: true,
     },
   });
-  const store = genBrainRefStore({ home: getBhrainHome() });
+  // the shared store a store setting names (its backend loaded only then), else the local one in BHRAIN_HOME
+  const store = await openBrainRefStore({
+    url: values.store,
+    home: getBhrainHome(),
+    endpoint: process.env.BHRAIN_S3_ENDPOINT || undefined,
+    env: process.env,
+  });
+  // an endpoint without a store shares nothing: said, so a fleet that forgot BHRAIN_STORE does not think it shares refs
+  if (process.env.BHRAIN_S3_ENDPOINT && values.store === undefined)
+    scope.warn(
+      `BHRAIN_S3_ENDPOINT is set but no store is: refs are kept in the local store (${store.location}); set BHRAIN_STORE=s3://bucket/prefix to share them`,
+    );
   const on: BrainReplOn | undefined = options.onSeries
     ? { series: await resolveOnRef({ spec: options.onSeries, kind: 'series' }, { store, log }) }
     : options.continue || options.resume !== undefined

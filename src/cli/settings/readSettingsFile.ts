@@ -145,7 +145,7 @@ const locateJsonError = (text: string, message: string): string => {
  * .what = a settings file read and validated; null when there is no file at the path
  * .why = a file that exists is never half-used: bad JSON, an unknown key or a bad value is a BadRequestError (exit 2)
  *        naming the file, the key path and the valid choices. A project file may not set baseUrl: a repository
- *        could otherwise send the user's API key to a server of its choosing
+ *        could otherwise send the user's API key to a server of its choosing; nor store: its conversations
  */
 export const readSettingsFile = async (input: { path: string; layer: SettingsLayer }): Promise<SettingsFile | null> => {
   const text = await readFile(input.path, 'utf8').catch((error: NodeJS.ErrnoException) => {
@@ -173,6 +173,10 @@ export const readSettingsFile = async (input: { path: string; layer: SettingsLay
   if (input.layer === 'project' && settings.baseUrl)
     throw new BadRequestError(
       `baseUrl is not allowed in a project settings file (${input.path}): a repository could send your API key to a server of its choosing. Set it in your user settings file, with ANTHROPIC_BASE_URL / QWEN_BASE_URL, or with --base-url`,
+    );
+  if (input.layer === 'project' && settings.store !== undefined)
+    throw new BadRequestError(
+      `store is not allowed in a project settings file (${input.path}): a repository could send your conversations to a bucket of its choosing. Set it in your user settings file, with BHRAIN_STORE, or with --store`,
     );
   const approval = APPROVAL_KEYS.find((key) => settings[key] !== undefined);
   if (input.layer === 'project' && approval)

@@ -145,6 +145,8 @@ const readEnvLayer = async (env: Record<string, string | undefined>): Promise<La
   }
   const model = env[SETTINGS_ENV_VARS.model!];
   if (model) layer.model = readSettingText('model', model, SETTINGS_ENV_VARS.model!);
+  const store = env[SETTINGS_ENV_VARS.store!];
+  if (store) layer.store = readSettingText('store', store, SETTINGS_ENV_VARS.store!);
   layer.baseUrl = {};
   for (const supplier of SETTINGS_SUPPLIERS) {
     const name = BASE_URL_ENV_VARS[supplier];
@@ -307,6 +309,7 @@ export const resolveSkillSettings = async (
     projectInstructions: pick('projectInstructions', SETTINGS.projectInstructions.default),
     skills: pick('skills', SETTINGS.skills.default),
     appendSystemPrompt: pick('appendSystemPrompt', SETTINGS.appendSystemPrompt.default),
+    store: pick('store', SETTINGS.store.default),
   };
   // a project may tighten, never loosen, without the user's approval: a loosening value falls back to what applies
   // without any project file; an approved one is still worth a line, since the user may not have read the file

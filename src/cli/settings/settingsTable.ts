@@ -173,6 +173,15 @@ const row = <const TRule extends SettingRule, const TDefault extends SettingRule
   setting: SettingRow<TRule, TDefault>,
 ): SettingRow<TRule, TDefault> => setting;
 
+/**
+ * .what = a store setting: an s3:// URL, a bucket name as S3 allows it (3-63 lowercase letters, digits, dots and hyphens),
+ *         then an optional key prefix of non-empty segments
+ */
+export const S3_STORE_URL = /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/([^/\s?#]+\/)*[^/\s?#]*)?$/;
+
+/** .what = what a store setting must be, for messages */
+export const S3_STORE_EXPECTS = 'an s3:// URL naming a bucket and an optional key prefix, e.g. "s3://my-bucket/bhrain"';
+
 const MODEL_EXPECTS = 'a model id without spaces, e.g. "claude-sonnet-4-6" or "qwen3-coder-plus"';
 
 const MAX_ITERATIONS_EXPECTS = `a whole number from ${BHRAIN_CONFIG_BOUNDS.maxIterations.min} to ${BHRAIN_CONFIG_BOUNDS.maxIterations.max}`;
@@ -413,6 +422,24 @@ export const SETTINGS = {
     default: undefined,
     shownDefault: 'none',
     readme: { value: 'text added at the end of the system prompt', default: 'none' },
+  }),
+  store: row({
+    fileKey: 'store',
+    flag: {
+      flags: '--store <url>',
+      help: 'the ref store shared by many runners: s3://bucket/prefix (default: the local one in BHRAIN_HOME); BHRAIN_S3_ENDPOINT for an S3-compatible service',
+    },
+    env: ['BHRAIN_STORE'],
+    value: { kind: 'string', pattern: S3_STORE_URL },
+    textError: (from, given) => `${from} '${given}' is not a ref store: give ${S3_STORE_EXPECTS}, or leave it unset for the local store`,
+    expects: S3_STORE_EXPECTS,
+    default: undefined,
+    shownDefault: 'the local store in BHRAIN_HOME',
+    readme: {
+      value:
+        'the [shared ref store](fleet.md#a-shared-ref-store): `"s3://bucket/prefix"`; `BHRAIN_S3_ENDPOINT` for an S3-compatible service. User file only',
+      default: 'the local store in `$BHRAIN_HOME`',
+    },
   }),
 };
 

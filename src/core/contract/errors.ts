@@ -135,3 +135,13 @@ export class EmptyAnswerError extends SupplierError {
 export class AbortedError extends BhrainError {
   readonly code = 'ABORTED';
 }
+
+/** .what = the ref store could not write a ref (disk full, read-only, permissions, a store unreachable); earlier refs are untouched */
+export class RefStoreWriteError extends BhrainError {
+  readonly code = 'REF_STORE_WRITE';
+}
+
+/** .what = the ref store could not read a ref (unreachable, refused, unreadable); nothing read from it is used (exit 2) */
+export class RefStoreReadError extends BadRequestError {
+  override readonly code = 'REF_STORE_READ';
+}
