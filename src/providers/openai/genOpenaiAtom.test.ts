@@ -68,7 +68,11 @@ describe('issue 35 openai: what OpenAI models need on the wire', () => {
     const atom = genBrainAtom({ slug: 'openai/o3', thinking: { budgetTokens: 20_000 } });
     await atom.generate(hi, contextFor());
     await atom.generate({ ...hi, thinking: { budgetTokens: 100 } }, contextFor());
-    expect(standin().requests.slice(-2).map((request) => request.body.reasoning_effort)).toEqual(['high', 'low']);
+    expect(
+      standin()
+        .requests.slice(-2)
+        .map((request) => request.body.reasoning_effort),
+    ).toEqual(['high', 'low']);
   });
 
   it('issue 35 openai: thinking a model cannot do fails before any request, naming the flag and what to give', async () => {
@@ -105,7 +109,7 @@ describe('issue 35 openai: what OpenAI models need on the wire', () => {
     expect(generation.cash?.deets.input).toBeCloseTo((generation.tokens.input * price.input) / 1e6, 12);
   });
 
-  it('issue 35 openai: a refusal is stopReason refusal with the model\'s words, its calls never run', async () => {
+  it("issue 35 openai: a refusal is stopReason refusal with the model's words, its calls never run", async () => {
     standin().script({ refusal: "I'm sorry, but I can't help with that." });
     const generation = await genBrainAtom({ slug: 'openai/gpt-4o' }).generate(hi, contextFor());
     expect(generation.stopReason).toBe('refusal');
@@ -156,7 +160,7 @@ describe('issue 35 openai: slugs, prices and credentials', () => {
     }
   });
 
-  it('issue 35 openai: the key comes from OPENAI_API_KEY or context.creds.openai, never from another supplier\'s key', async () => {
+  it("issue 35 openai: the key comes from OPENAI_API_KEY or context.creds.openai, never from another supplier's key", async () => {
     const base = { retry: { maxRetries: 0 } };
     // a qwen or anthropic key does not authenticate openai
     const noKey = genBrainAtom({ slug: 'openai/gpt-5' }).generate(hi, {

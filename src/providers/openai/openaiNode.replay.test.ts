@@ -48,7 +48,7 @@ const weather: BrainToolDefinition = {
 };
 
 describe('issue 35 openai: recorded openai-node streams replay byte for byte and parse as the SDK expects', () => {
-  it('issue 35 openai: the refusal stream (delta.refusal with logprobs) is a refusal whose text is the model\'s, with its usage', async () => {
+  it("issue 35 openai: the refusal stream (delta.refusal with logprobs) is a refusal whose text is the model's, with its usage", async () => {
     replayer().replay(fixture('refusal-logprobs'));
     const deltas: string[] = [];
     const generation = await genBrainAtom({ slug: 'openai/gpt-4o' }).generate(
