@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-import { openaiSse } from '../../../test/standin/rawReplay.js';
+import { openaiChunks, openaiSse } from '../../../test/standin/rawReplay.js';
 import { useRawReplay } from '../../../test/standin/useRawReplay.js';
 import type { BrainToolDefinition } from '../../core/contract/BrainMessage.js';
 import { genBrainAtom } from '../genBrainAtom.js';
@@ -106,5 +106,27 @@ describe('issue 35 openai: recorded openai-node streams replay byte for byte and
     expect(generation.message.toolCalls[0]).toHaveProperty('inputError');
     // the strict schema went out as given
     expect(replayer().requests[0].body.tools[0].function).toMatchObject({ name: 'get_weather', strict: true });
+  });
+
+  it('issue 35 openai: finish_reason length is stopReason max_tokens; a call it cut mid-arguments is reported, never run', async () => {
+    replayer().replay(
+      openaiSse(openaiChunks({ deltas: [{ content: 'The answer is forty' }], finishReason: 'length', model: 'gpt-5' })),
+      openaiSse(
+        openaiChunks({
+          deltas: [
+            { tool_calls: [{ index: 0, id: 'call_cut', type: 'function', function: { name: 'get_weather', arguments: '{"city": "S' } }] },
+          ],
+          finishReason: 'length',
+          model: 'gpt-5',
+        }),
+      ),
+    );
+    const atom = genBrainAtom({ slug: 'openai/gpt-5' });
+    const text = await atom.generate(ask, contextFor());
+    expect([text.stopReason, text.message.content]).toEqual(['max_tokens', 'The answer is forty']);
+    const cut = await atom.generate({ ...ask, tools: [weather] }, contextFor());
+    expect(cut.stopReason).toBe('max_tokens');
+    expect(cut.message.toolCalls).toEqual([]);
+    expect(cut.truncatedToolCalls).toEqual([{ id: 'call_cut', name: 'get_weather', receivedChars: 11 }]);
   });
 });
