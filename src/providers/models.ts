@@ -109,9 +109,13 @@ const O_WINDOW = { context: 200_000, output: 100_000 };
 
 /**
  * .what = openai models on OpenAI's Chat Completions API, with standard-tier list prices in USD per million tokens
- * .note = prices as published on OpenAI's model and pricing pages (developers.openai.com/api/docs/models/<id>,
- *         developers.openai.com/api/docs/pricing), read 2026-11-26: input, cached input (cacheGet), output; OpenAI bills
- *         no cache writes (cacheSet 0). Any other `openai/<model>` is allowed, priced null with OPENAI_UNKNOWN_MODEL's window
+ * .note = OpenAI's standard-tier list prices (developers.openai.com/api/docs/pricing): input, cached input (cacheGet),
+ *         output; OpenAI bills no cache writes (cacheSet 0). Checked 2026-11-26: gpt-5 and gpt-5-nano against OpenAI's
+ *         own model pages (developers.openai.com/api/docs/models/gpt-5-codex's comparison, …/gpt-5-nano); the others
+ *         against tables that restate that page (deploybase.ai "OpenAI API Pricing 2026", March 2026; the openai-cost
+ *         crate's table, 2026-Q2; Roo-Code's o4-mini entry; litellm's gpt-4.1 entry). Newer models (gpt-5.4 and later)
+ *         are left out until their prices and windows are checked: any other `openai/<model>` is allowed, priced null
+ *         with OPENAI_UNKNOWN_MODEL's window
  */
 export const OPENAI_MODELS: Record<string, BrainModelEntry> = {
   'gpt-5': openaiModel('gpt-5', GPT5_WINDOW, { input: 1.25, cacheGet: 0.125, output: 10 }),
