@@ -428,6 +428,8 @@ fahrenheit
   });
 
   it('issue 35 qwen3: tool and parameter names are trimmed (" read_file ", SGLang test_names_are_stripped: "<parameter= n >")', () => {
+    // the name of issue 35's report (" read_file "); SGLang's Qwen3CoderDetector test test_names_are_stripped reads
+    // "<function= f\n>" and "<parameter= n >" the same (the index gave its text, not its file path or commit)
     const read = refTool('read_file', { path: { type: 'string' } }, ['path']);
     const text = '<tool_call>\n<function= read_file >\n<parameter= path >\nsrc/a.ts\n</parameter>\n</function>\n</tool_call>';
     expect(recoverToolCallText(text, [read]).toolCalls).toEqual([{ name: 'read_file', value: { path: 'src/a.ts' } }]);
