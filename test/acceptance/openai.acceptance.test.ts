@@ -104,6 +104,16 @@ describe('issue 35 openai: bhrain act --atom openai/<model> end to end', () => {
     expect(standin().requests).toHaveLength(0);
   });
 
+  it('issue 35 openai: --thinking a model cannot take is exit 2 before any request, naming the flag', async () => {
+    const budget = await runBhrain({ args: ['ask', '--atom', 'openai/gpt-4.1', '--thinking', '2000', 'hi'], cwd, env: envFor() });
+    expect(budget.code).toBe(2);
+    expect(budget.stderr).toMatch(/--thinking 2000: gpt-4\.1 is not a reasoning model/);
+    const off = await runBhrain({ args: ['ask', '--atom', 'openai/o3', '--thinking', 'off', 'hi'], cwd, env: envFor() });
+    expect(off.code).toBe(2);
+    expect(off.stderr).toMatch(/--thinking off: o3 always reasons/);
+    expect(standin().requests).toHaveLength(0);
+  });
+
   it('issue 35 openai: bhrain config shows where the key and the endpoint come from (never the key itself), or which variable to set', async () => {
     const set = await runBhrain({ args: ['config', '--atom', 'openai/gpt-5'], cwd, env: envFor() });
     expect(set.code).toBe(0);
