@@ -52,7 +52,7 @@ if [ -n "$BHRAIN_IN_PROMPT_FILE" ]; then
 fi
 
 # a key input sets its env var only when given, so one set by the workflow's env stays when the input is empty
-for name in ANTHROPIC_API_KEY ANTHROPIC_AUTH_TOKEN ANTHROPIC_BASE_URL QWEN_API_KEY DASHSCOPE_API_KEY QWEN_BASE_URL TAVILY_API_KEY BRAVE_API_KEY; do
+for name in ANTHROPIC_API_KEY ANTHROPIC_AUTH_TOKEN ANTHROPIC_BASE_URL QWEN_API_KEY DASHSCOPE_API_KEY QWEN_BASE_URL OPENAI_API_KEY OPENAI_BASE_URL TAVILY_API_KEY BRAVE_API_KEY; do
   from="BHRAIN_IN_KEY_$name"
   if [ -n "${!from}" ]; then export "$name=${!from}"; fi
   unset "$from"

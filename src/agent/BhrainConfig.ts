@@ -33,7 +33,7 @@ export interface BhrainLimits extends BhrainBudget {
  */
 export interface BhrainConfig {
   uuid?: string;
-  /** an atom, or its slug: claude, claude/sonnet, qwen, qwen/<model> */
+  /** an atom, or its slug: claude, claude/sonnet, qwen, qwen/<model>, openai, openai/<model> */
   atom: BrainAtom | string;
   toolBoxes?: BhrainToolBox[];
   memoryManager?: BhrainMemoryManager;

@@ -6,8 +6,11 @@ import { reportReadCommandFailure } from './genRunsCommand.js';
 import { genSkillCommand, type SkillName } from './genSkillCommand.js';
 import type { ResolvedSkillSettings } from './settings/resolveSkillSettings.js';
 import {
+  KEY_ENV_VARS,
   SETTINGS,
+  SETTINGS_SUPPLIERS,
   SETTING_NAMES,
+  type SettingsSupplier,
   type SettingKey,
   pickExplicitFlags,
   settingFileKey,
@@ -39,8 +42,37 @@ const formatValue = (key: SettingKey, value: unknown): string => {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 };
 
+/** .what = where the atom's supplier key comes from: the env var a run reads it from (never its value), or none */
+export interface ConfigKeySource {
+  supplier: SettingsSupplier;
+  /** env:NAME of the variable that holds the key, or null when none is set */
+  source: string | null;
+  /** every variable the supplier's atom reads a key from, in order of preference */
+  envVars: readonly string[];
+}
+
+/** .what = the key source of the atom's supplier; null when no atom is set or its supplier is not one bhrain knows */
+const readKeySource = (atom: string | undefined, env: Record<string, string | undefined>): ConfigKeySource | null => {
+  const supplier = atom?.split('/')[0];
+  if (!supplier || !(SETTINGS_SUPPLIERS as readonly string[]).includes(supplier)) return null;
+  const envVars = KEY_ENV_VARS[supplier as SettingsSupplier];
+  const set = envVars.find((name) => !!env[name]);
+  return { supplier: supplier as SettingsSupplier, source: set ? `env:${set}` : null, envVars };
+};
+
+/** .what = the key line of the text output: which variable holds the key, or which to set */
+const formatKey = (key: ConfigKeySource | null): string[] =>
+  !key
+    ? []
+    : [
+        key.source
+          ? `key of ${key.supplier}: ${key.source} (its value is not shown)`
+          : `key of ${key.supplier}: none set (set ${key.envVars.join(' or ')}; a self-hosted server may need none)`,
+        '',
+      ];
+
 /** .what = the resolved settings as text: an aligned table of setting, value, source, then the files looked at */
-const formatSettings = (resolved: ResolvedSkillSettings, input: { skill: SkillName; cwd: string }): string => {
+const formatSettings = (resolved: ResolvedSkillSettings, input: { skill: SkillName; cwd: string; key: ConfigKeySource | null }): string => {
   const rows = [
     ['SETTING', 'VALUE', 'SOURCE'],
     ...SETTING_NAMES.map((key) => [settingFileKey(key), formatValue(key, resolved.values[key]), resolved.sources[key]]),
@@ -53,6 +85,7 @@ const formatSettings = (resolved: ResolvedSkillSettings, input: { skill: SkillNa
     '',
     ...table,
     '',
+    ...formatKey(input.key),
     'files (a later one wins over an earlier one):',
     ...files,
     '',
@@ -74,7 +107,11 @@ export const genConfigCommand = (context: ConfigCommandContext = {}): Command =>
       'show the settings act and ask would use here, and where each comes from (flag, env, .bhrain/settings.json, user settings, default)',
     )
     .option('--for <skill>', 'act or ask: the skill whose settings to show', 'act')
-    .option('-o, --output <format>', 'text (a table) or json (one object: {schemaVersion, skill, cwd, settings, files, warnings})', 'text')
+    .option(
+      '-o, --output <format>',
+      'text (a table) or json (one object: {schemaVersion, skill, cwd, settings, key, files, warnings})',
+      'text',
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  $ bhrain config\n  $ bhrain config --atom claude/sonnet -o json   # the effect of a flag\n  $ bhrain config --for ask',
@@ -97,14 +134,15 @@ export const genConfigCommand = (context: ConfigCommandContext = {}): Command =>
         { env: context.env ?? process.env },
       );
       for (const warning of resolved.warnings) stderr.write(`bhrain config: warning: ${warning}\n`);
+      const key = readKeySource(resolved.values.atom, context.env ?? process.env);
       if (json) {
         const settings = Object.fromEntries(
           SETTING_NAMES.map((key) => [settingFileKey(key), { value: resolved.values[key] ?? null, source: resolved.sources[key] }]),
         );
         stdout.write(
-          `${JSON.stringify({ schemaVersion: CONFIG_OUTPUT_SCHEMA_VERSION, skill, cwd, settings, files: resolved.files, warnings: resolved.warnings })}\n`,
+          `${JSON.stringify({ schemaVersion: CONFIG_OUTPUT_SCHEMA_VERSION, skill, cwd, settings, key, files: resolved.files, warnings: resolved.warnings })}\n`,
         );
-      } else stdout.write(formatSettings(resolved, { skill, cwd }));
+      } else stdout.write(formatSettings(resolved, { skill, cwd, key }));
       setExitCode(EXIT_CODES.complete);
     } catch (error) {
       reportReadCommandFailure({ command: 'config', error, json }, { stdout, stderr, setExitCode });

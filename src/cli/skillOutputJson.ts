@@ -44,7 +44,8 @@ export interface SkillOutputJson {
   record: string | null;
   metrics: {
     iterations: number;
-    tokens: { input: number; output: number; cache: { get: number; set: number } };
+    /** reasoning: of output, the reasoning tokens, when the supplier reports them apart (openai) */
+    tokens: { input: number; output: number; cache: { get: number; set: number }; reasoning?: number };
     cost: { usd: number | null };
     elapsedMs: number;
   } | null;

@@ -40,7 +40,11 @@ afterAll(async () => standin.close());
 beforeEach(() => standin.reset());
 
 const contextFor = (overrides: Partial<BrainContext> = {}): BrainContext => ({
-  creds: { anthropic: { apiKey: 'test', url: standin.url }, qwen: { apiKey: 'test', url: standin.openaiUrl } },
+  creds: {
+    anthropic: { apiKey: 'test', url: standin.url },
+    qwen: { apiKey: 'test', url: standin.openaiUrl },
+    openai: { apiKey: 'test', url: standin.openaiUrl },
+  },
   retry: { maxRetries: 3, baseDelayMs: 5, maxDelayMs: 50, maxTotalWaitMs: 5_000 },
   env: {},
   ...overrides,
@@ -48,8 +52,10 @@ const contextFor = (overrides: Partial<BrainContext> = {}): BrainContext => ({
 
 /** .what = each atom and its wire protocol: every describe below runs once per atom */
 const ATOMS = [
-  { slug: 'claude/haiku', protocol: 'anthropic' as const },
-  { slug: 'qwen/qwen-plus', protocol: 'openai' as const },
+  { slug: 'claude/haiku', protocol: 'anthropic' as const, noKey: /set ANTHROPIC_API_KEY/ },
+  { slug: 'qwen/qwen-plus', protocol: 'openai' as const, noKey: /set QWEN_API_KEY or DASHSCOPE_API_KEY/ },
+  // issue 35: the openai atom keeps every promise of the other two (a reasoning model: max_completion_tokens, developer role)
+  { slug: 'openai/gpt-5', protocol: 'openai' as const, noKey: /set OPENAI_API_KEY \(library: pass context\.creds\.openai\.apiKey\)/ },
 ];
 
 describe.each(ATOMS)('atom $slug over the $protocol protocol: text and tool calls', ({ slug, protocol }) => {
@@ -137,7 +143,7 @@ describe.each(ATOMS)('atom $slug over the $protocol protocol: text and tool call
   });
 });
 
-describe.each(ATOMS)('atom $slug over the $protocol protocol: failures and retries', ({ slug, protocol }) => {
+describe.each(ATOMS)('atom $slug over the $protocol protocol: failures and retries', ({ slug, noKey: noKeyError }) => {
   const atom = genBrainAtom({ slug });
 
   it('turns malformed tool arguments into a recoverable inputError instead of throwing; arguments it can read pass on as sent', async () => {
@@ -227,10 +233,16 @@ describe.each(ATOMS)('atom $slug over the $protocol protocol: failures and retri
   it('fails clearly on auth: no key names the env var, a rejected key is AuthFailedError', async () => {
     const noKey = atom.generate(
       { messages: [{ role: 'user', content: 'hi' }] },
-      contextFor({ creds: { anthropic: { url: standin.url }, qwen: { url: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1' } } }),
+      contextFor({
+        creds: {
+          anthropic: { url: standin.url },
+          qwen: { url: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1' },
+          openai: { url: 'https://api.openai.com/v1' },
+        },
+      }),
     );
     await expect(noKey).rejects.toThrow(AuthFailedError);
-    await expect(noKey).rejects.toThrow(protocol === 'anthropic' ? /set ANTHROPIC_API_KEY/ : /set QWEN_API_KEY or DASHSCOPE_API_KEY/);
+    await expect(noKey).rejects.toThrow(noKeyError);
     expect(standin.requests).toHaveLength(0);
 
     standin.script({ error: { status: 401, message: 'invalid x-api-key' } });

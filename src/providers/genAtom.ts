@@ -24,7 +24,7 @@ export interface AtomRawGeneration {
 }
 
 /** .what = the smallest thinking budget each protocol takes (anthropic refuses budget_tokens below 1024) */
-const MIN_THINKING_BUDGET: Record<AtomCredsSpec['supplier'], number> = { anthropic: 1024, qwen: 1 };
+const MIN_THINKING_BUDGET: Record<AtomCredsSpec['supplier'], number> = { anthropic: 1024, qwen: 1, openai: 1 };
 
 /**
  * .what = a thinking option checked: 'off', or a whole budget of tokens at least the supplier's minimum
@@ -57,7 +57,7 @@ export interface AtomAuth {
 /** .what = where an atom reads its credentials and endpoint from */
 export interface AtomCredsSpec {
   /** key in context.creds */
-  supplier: 'anthropic' | 'qwen';
+  supplier: 'anthropic' | 'qwen' | 'openai';
   /** env vars that may hold the key, in order of preference */
   keyEnvVars: readonly string[];
   /** env vars that may hold a bearer token; they win over keyEnvVars, as in Claude Code */

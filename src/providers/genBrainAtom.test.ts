@@ -48,7 +48,7 @@ describe('issue 12 conventions: --model takes any supplier model id', () => {
     for (const slug of ['claude/sonnett', 'claude/', 'claude/claude-x/y', 'qwen/', 'gpt'])
       expect(() => genBrainAtom({ slug })).toThrow(
         new RegExp(
-          `^unknown atom '${slug}': choose one of claude, claude/haiku, .*claude/claude-<id>, qwen, .*qwen/<model>\\. For any other model id, pass the supplier's atom and --model <id>`,
+          `^unknown atom '${slug}': choose one of claude, claude/haiku, .*claude/claude-<id>, qwen, .*qwen/<model>, openai, .*openai/<model>\\. For any other model id, pass the supplier's atom and --model <id>`,
         ),
       );
   });

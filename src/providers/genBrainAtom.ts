@@ -5,16 +5,20 @@ import {
   CLAUDE_DEFAULT,
   CLAUDE_MODELS,
   CLAUDE_UNKNOWN_MODEL,
+  OPENAI_DEFAULT,
+  OPENAI_MODELS,
+  OPENAI_UNKNOWN_MODEL,
   QWEN_DEFAULT,
   QWEN_MODELS,
   QWEN_UNKNOWN_MODEL,
   type BrainModelEntry,
 } from './models.js';
+import { genOpenaiAtom } from './openai/genOpenaiAtom.js';
 import { genQwenAtom } from './qwen/genQwenAtom.js';
 
 /**
  * .what = every atom slug bhrain offers by name; `claude/claude-<id>` takes any Anthropic model id, `qwen/<model>`
- *         any model a qwen server serves
+ *         any model a qwen server serves, `openai/<model>` any OpenAI model id
  */
 export const BRAIN_ATOM_SLUGS: readonly string[] = [
   'claude',
@@ -23,6 +27,9 @@ export const BRAIN_ATOM_SLUGS: readonly string[] = [
   'qwen',
   ...Object.keys(QWEN_MODELS).map((name) => `qwen/${name}`),
   'qwen/<model>',
+  'openai',
+  ...Object.keys(OPENAI_MODELS).map((name) => `openai/${name}`),
+  'openai/<model>',
 ];
 
 /** .what = a model resolved from the table (priced, with its slug name) or an id outside it (price null) */
@@ -44,16 +51,24 @@ const resolveQwen = (id: string): Resolved => {
   return { name: id, entry: { supplier: 'qwen', model: id, price: null, ...QWEN_UNKNOWN_MODEL }, known: false };
 };
 
+/** .what = an openai model by id; one outside the table (a newer or dated id) gets a default window, price null */
+const resolveOpenai = (id: string): Resolved => {
+  const entry = OPENAI_MODELS[id];
+  if (entry) return { name: id, entry, known: true };
+  return { name: id, entry: { supplier: 'openai', model: id, price: null, ...OPENAI_UNKNOWN_MODEL }, known: false };
+};
+
 /** .what = what an atom over a model outside the table says about itself */
 const describeUnknown = (entry: BrainModelEntry): string =>
   `, a model outside bhrain's table: price unknown (cost null), window assumed ${entry.contextWindowTokens} tokens`;
 
 /**
- * .what = the atom behind a slug (claude, claude/haiku|sonnet|opus, claude/claude-<id>, qwen, qwen/<model>), with an
+ * .what = the atom behind a slug (claude, claude/haiku|sonnet|opus, claude/claude-<id>, qwen, qwen/<model>, openai,
+ *         openai/<model>), with an
  *         optional raw supplier model id that overrides the slug's model and an optional supplier endpoint
  * .why = one way to name a model everywhere (library, CLI, repl slugs); an unknown slug is an error listing the
  *        choices; any model id works, known ids keep their price and window, others are priced null (spec.price)
- * .note = baseUrl beats context.creds.<supplier>.url and ANTHROPIC_BASE_URL / QWEN_BASE_URL; for claude give it with or
+ * .note = baseUrl beats context.creds.<supplier>.url and ANTHROPIC_BASE_URL / QWEN_BASE_URL / OPENAI_BASE_URL; for claude give it with or
  *         without /v1, for qwen with /v1 (an OpenAI-compatible server's base URL); thinking is the default of every
  *         generate() (claude: extended thinking, budget at least 1024; qwen: DashScope's enable_thinking)
  */
@@ -87,6 +102,16 @@ export const genBrainAtom = (input: { slug: string; model?: string; baseUrl?: st
       baseUrl: input.baseUrl,
       thinking: input.thinking,
       description: `Qwen ${entry.model} via an OpenAI-compatible Chat Completions endpoint${known ? '' : describeUnknown(entry)}`,
+    });
+  }
+  if (supplier === 'openai' && named !== '') {
+    const { name, entry, known } = resolveOpenai(input.model ?? named ?? OPENAI_DEFAULT);
+    return genOpenaiAtom({
+      slug: `openai/${name}`,
+      entry,
+      baseUrl: input.baseUrl,
+      thinking: input.thinking,
+      description: `OpenAI ${entry.model} via the Chat Completions API${known ? '' : describeUnknown(entry)}`,
     });
   }
   throw new BadRequestError(

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
 import { useStandin } from '../../test/standin/useStandin.js';
-import { CLAUDE_MODELS, QWEN_MODELS } from '../providers/models.js';
+import { CLAUDE_MODELS, OPENAI_MODELS, QWEN_MODELS } from '../providers/models.js';
 import * as pkg from '../index.js';
 import { getBrainAtomsByBhrain, getBrainReplsByBhrain } from './getBrainsByBhrain.js';
 import type { RhachetBrainOutputMetrics } from './RhachetBrain.js';
@@ -24,6 +24,8 @@ const cashOf = (metrics: RhachetBrainOutputMetrics) => {
 const EXPECTED = [
   ...Object.entries(CLAUDE_MODELS).map(([name, entry]) => ({ atom: `claude/${name}`, model: entry.model, protocol: 'anthropic' })),
   ...Object.entries(QWEN_MODELS).map(([name, entry]) => ({ atom: `qwen/${name}`, model: entry.model, protocol: 'openai' })),
+  // issue 35: the openai atoms too
+  ...Object.entries(OPENAI_MODELS).map(([name, entry]) => ({ atom: `openai/${name}`, model: entry.model, protocol: 'openai' })),
 ];
 
 describe('issue 37 rhachet brains: discovery', () => {

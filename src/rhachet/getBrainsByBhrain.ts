@@ -1,12 +1,13 @@
-import { CLAUDE_MODELS, QWEN_MODELS } from '../providers/models.js';
+import { CLAUDE_MODELS, OPENAI_MODELS, QWEN_MODELS } from '../providers/models.js';
 import { genRhachetBrainAtom } from './genRhachetBrainAtom.js';
 import { genRhachetBrainRepl } from './genRhachetBrainRepl.js';
 import type { RhachetBrainAtom, RhachetBrainRepl } from './RhachetBrain.js';
 
-/** .what = the atom slugs bhrain offers rhachet: claude/haiku|sonnet|opus and every qwen model of the table */
+/** .what = the atom slugs bhrain offers rhachet: claude/haiku|sonnet|opus and every qwen and openai model of the table */
 const listAtomSlugs = (): string[] => [
   ...Object.keys(CLAUDE_MODELS).map((name) => `claude/${name}`),
   ...Object.keys(QWEN_MODELS).map((name) => `qwen/${name}`),
+  ...Object.keys(OPENAI_MODELS).map((name) => `openai/${name}`),
 ];
 
 /**

@@ -19,7 +19,7 @@ const readKeys = (keys: Record<string, string | undefined>, names: readonly stri
 /**
  * .what = the context of a rhachet-shaped call as ours: context['brain.supplier.bhrain'].creds, an async getter of keys,
  *         read into context.creds (ANTHROPIC_AUTH_TOKEN, else ANTHROPIC_API_KEY, and ANTHROPIC_BASE_URL for claude;
- *         QWEN_API_KEY, else DASHSCOPE_API_KEY, and QWEN_BASE_URL for qwen); our own fields pass through
+ *         QWEN_API_KEY, else DASHSCOPE_API_KEY, and QWEN_BASE_URL for qwen; OPENAI_API_KEY and OPENAI_BASE_URL for openai); our own fields pass through
  * .why = rhachet binds each supplier's creds under its repo's key; a key given this way is the caller's explicit choice,
  *        so the environment is not read for another (as with context.creds); context.creds fields of the same call win
  * .note = a keyrack reference needs rhachet's keyrack, which bhrain does not depend on: refused with how to pass a getter
@@ -57,6 +57,10 @@ export const asBhrainContext = async (context: RhachetBrainContext = {}): Promis
       qwen: {
         apiKey: ours.creds?.qwen?.apiKey ?? readKeys(keys, ['QWEN_API_KEY', 'DASHSCOPE_API_KEY']),
         url: ours.creds?.qwen?.url ?? readKeys(keys, ['QWEN_BASE_URL']),
+      },
+      openai: {
+        apiKey: ours.creds?.openai?.apiKey ?? readKeys(keys, ['OPENAI_API_KEY']),
+        url: ours.creds?.openai?.url ?? readKeys(keys, ['OPENAI_BASE_URL']),
       },
     },
   };

@@ -66,3 +66,21 @@ describe('issue 14 item 1: qwen <tool_call> text recovery, end to end', () => {
     );
   });
 });
+
+describe('issue 35 item 2: a missing </parameter>, closed as vLLM and SGLang close it, end to end', () => {
+  it('issue 35 qwen3: a write whose path has no </parameter> (closed by <parameter=content>) and a content closed by </function> writes the file in one turn, no retry', async () => {
+    // the shape of SGLang's implicit_parameter_close (test/registered/function_call/test_qwen3_coder_detector/test_cases.py
+    // @ 2c5fa03198d0630444a1bfe74b4eaae310173eee), with bhrain's write tool and a tool name the model padded with spaces
+    const text =
+      'Writing it.\n<tool_call>\n<function= write >\n<parameter=path>notes.md\n<parameter=content>\nline one\nline two\n</function>\n</tool_call>';
+    standin().script({ text }, { text: 'wrote notes.md' });
+    const run = await runBhrain({ args: ['act', '--atom', 'qwen', 'write the notes'], cwd, env: envFor() });
+    expect(run.stderr).not.toMatch(/error/i);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('wrote notes.md\n');
+    expect(await readFile(join(cwd, 'notes.md'), 'utf8')).toBe('line one\nline two');
+    // two requests: the call and its result, no round trip spent telling the model its markup was unreadable
+    expect(standin().requests).toHaveLength(2);
+    expect(JSON.stringify(standin().requests[1].body)).not.toMatch(/could not be read exactly/);
+  });
+});

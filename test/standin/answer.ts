@@ -8,10 +8,17 @@ export interface Answer {
   text: string | undefined;
   toolCalls: Array<{ id: string; name: string; arguments: string }>;
   outputTokens: number;
+  /** openai: the model declined (delta.refusal, message.refusal); anthropic: stop_reason refusal with this text */
+  refusal?: string;
+  /** openai: tokens the model reasoned in, counted inside completion_tokens and said in completion_tokens_details */
+  reasoningTokens: number;
 }
 
 /** The answer-producing turns (the others are errors and faults, handled by the server). */
-export type AnswerTurn = { text: string; usage?: { outputTokens?: number } } | { toolCalls: StandinToolCall[]; text?: string };
+export type AnswerTurn =
+  | { text: string; usage?: { outputTokens?: number; reasoningTokens?: number } }
+  | { toolCalls: StandinToolCall[]; text?: string; usage?: { reasoningTokens?: number } }
+  | { refusal: string };
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -26,10 +33,18 @@ export const toAnswer = (turn: AnswerTurn, toolIdPrefix: string): Answer => {
     name: call.name,
     arguments: call.rawArguments ?? JSON.stringify(call.input ?? {}),
   }));
+  if ('refusal' in turn)
+    return {
+      text: undefined,
+      toolCalls: [],
+      refusal: turn.refusal,
+      outputTokens: Math.max(1, estimateTokens(turn.refusal)),
+      reasoningTokens: 0,
+    };
   const text = turn.text;
-  const scripted = 'usage' in turn ? turn.usage?.outputTokens : undefined;
+  const usage = 'usage' in turn ? (turn.usage as { outputTokens?: number; reasoningTokens?: number } | undefined) : undefined;
   const estimated = estimateTokens(text ?? '') + toolCalls.reduce((sum, c) => sum + estimateTokens(c.name + c.arguments), 0);
-  return { text, toolCalls, outputTokens: scripted ?? Math.max(1, estimated) };
+  return { text, toolCalls, outputTokens: usage?.outputTokens ?? Math.max(1, estimated), reasoningTokens: usage?.reasoningTokens ?? 0 };
 };
 
 /** The answer a `cut` turn starts to send before the socket is destroyed. */

@@ -48,11 +48,11 @@ const usageJson = (usage: AnthropicUsage, outputTokens: number) => ({
   service_tier: 'standard',
 });
 
-const stopReason = (answer: Answer) => (answer.toolCalls.length > 0 ? 'tool_use' : 'end_turn');
+const stopReason = (answer: Answer) => (answer.refusal !== undefined ? 'refusal' : answer.toolCalls.length > 0 ? 'tool_use' : 'end_turn');
 
 /** Content blocks of an answer: a text block (when there is text, or nothing else) then tool_use blocks. */
 const contentBlocks = (answer: Answer) => [
-  ...(answer.text !== undefined || answer.toolCalls.length === 0 ? [{ type: 'text', text: answer.text ?? '' }] : []),
+  ...(answer.text !== undefined || answer.toolCalls.length === 0 ? [{ type: 'text', text: answer.text ?? answer.refusal ?? '' }] : []),
   ...answer.toolCalls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: parseArguments(call.arguments) })),
 ];
 
@@ -84,7 +84,7 @@ export const anthropicStream = (answer: Answer, model: string, usage: AnthropicU
     if (block.type === 'text') {
       frames.push(frame({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
       if (index === 0) frames.push(frame({ type: 'ping' }));
-      for (const text of chunks(answer.text ?? '')) {
+      for (const text of chunks(answer.text ?? answer.refusal ?? '')) {
         lastBlockDeltas.push(frames.length);
         frames.push(frame({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } }));
       }

@@ -5,8 +5,45 @@ import { chunks, middleOf, randomId, type Answer, type StreamPlan } from './answ
 export interface OpenAIUsage {
   prompt: number;
   cached: number;
+  /** includes the reasoning tokens (OpenAI's convention) */
   completion: number;
+  reasoning: number;
 }
+
+/** Whether a model id is one of OpenAI's reasoning models (o-series, gpt-5 but its -chat variants), as the API treats them. */
+export const isOpenaiReasoningModel = (model: string): boolean => /^(o\d|gpt-5)/.test(model) && !/-chat/.test(model);
+
+/** Whether a model id is one of OpenAI's own (the ones the API's parameter rules apply to); other ids are a compatible server's. */
+const isOpenaiModel = (model: string): boolean => /^(gpt-|o\d|chatgpt-)/.test(model) && model !== 'gpt-standin-1';
+
+const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high'];
+
+/**
+ * The 400 the real API answers a request its model does not take, or null when the request is fine: a reasoning model
+ * refuses max_tokens (it takes max_completion_tokens), a model that does not reason refuses reasoning_effort, and an
+ * effort outside the known values is invalid. Messages and codes as OpenAI sends them.
+ */
+export const openaiRejection = (body: any): { error: { message: string; type: string; param: string; code: string } } | null => {
+  const model = String(body?.model ?? '');
+  if (!isOpenaiModel(model)) return null;
+  const reject = (param: string, message: string, code = 'unsupported_parameter') => ({
+    error: { message, type: 'invalid_request_error', param, code },
+  });
+  if (isOpenaiReasoningModel(model) && body?.max_tokens !== undefined)
+    return reject(
+      'max_tokens',
+      "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+    );
+  if (body?.reasoning_effort !== undefined && !isOpenaiReasoningModel(model))
+    return reject('reasoning_effort', "Unsupported parameter: 'reasoning_effort' is not supported with this model.");
+  if (body?.reasoning_effort !== undefined && !REASONING_EFFORTS.includes(body.reasoning_effort))
+    return reject(
+      'reasoning_effort',
+      `Invalid value: '${body.reasoning_effort}'. Supported values are: 'none', 'minimal', 'low', 'medium', and 'high'.`,
+      'invalid_value',
+    );
+  return null;
+};
 
 /** An error body: `{error:{message, type, param, code}}`, typed and coded by status like the real API. */
 export const openaiErrorBody = (status: number, message: string, code?: string | null, param: string | null = null) => {
@@ -29,7 +66,12 @@ const usageJson = (usage: OpenAIUsage) => ({
   completion_tokens: usage.completion,
   total_tokens: usage.prompt + usage.completion,
   prompt_tokens_details: { cached_tokens: usage.cached, audio_tokens: 0 },
-  completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  completion_tokens_details: {
+    reasoning_tokens: usage.reasoning,
+    audio_tokens: 0,
+    accepted_prediction_tokens: 0,
+    rejected_prediction_tokens: 0,
+  },
 });
 
 const finishReason = (answer: Answer) => (answer.toolCalls.length > 0 ? 'tool_calls' : 'stop');
@@ -47,8 +89,8 @@ export const openaiCompletion = (answer: Answer, model: string, usage: OpenAIUsa
       index: 0,
       message: {
         role: 'assistant',
-        content: answer.text ?? (answer.toolCalls.length > 0 ? null : ''),
-        refusal: null,
+        content: answer.refusal !== undefined ? null : (answer.text ?? (answer.toolCalls.length > 0 ? null : '')),
+        refusal: answer.refusal ?? null,
         annotations: [],
         ...(answer.toolCalls.length > 0
           ? {
@@ -80,8 +122,15 @@ export const openaiStream = (answer: Answer, model: string, usage: OpenAIUsage, 
   };
   const chunk = (delta: object, finish: string | null = null) =>
     frame({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(includeUsage ? { usage: null } : {}) });
-  const frames: string[] = [chunk({ role: 'assistant', content: '', refusal: null })];
+  // a refusal streams as delta.refusal after a first delta whose content is null (as the real API does)
+  const frames: string[] = [
+    chunk({ role: 'assistant', content: answer.refusal !== undefined ? null : '', refusal: answer.refusal !== undefined ? '' : null }),
+  ];
   let deltas: number[] = [];
+  for (const refusal of chunks(answer.refusal ?? '')) {
+    deltas.push(frames.length);
+    frames.push(chunk({ refusal }));
+  }
   for (const content of chunks(answer.text ?? '')) {
     deltas.push(frames.length);
     frames.push(chunk({ content }));

@@ -584,3 +584,49 @@ describe('routes and control', () => {
     );
   });
 });
+
+describe('issue 35 stand-in: what OpenAI models take, through the real openai SDK', () => {
+  it('issue 35 stand-in: a refusal streams as delta.refusal and the SDK assembles message.refusal with content null; non-streaming says the same', async () => {
+    standin.script({ refusal: "I'm sorry, but I can't help with that." }, { refusal: 'No.' });
+    const stream = openai.chat.completions.stream({ ...chat('a bad question'), model: 'gpt-4o' });
+    const completion = await stream.finalChatCompletion();
+    expect(completion.choices[0].message).toMatchObject({ content: null, refusal: "I'm sorry, but I can't help with that." });
+    expect(completion.choices[0].finish_reason).toBe('stop');
+    const plain = await openai.chat.completions.create({ ...chat('again'), model: 'gpt-4o' });
+    expect(plain.choices[0].message).toMatchObject({ content: null, refusal: 'No.' });
+  });
+
+  it('issue 35 stand-in: reasoning tokens are inside completion_tokens and said in completion_tokens_details', async () => {
+    standin.script({ text: 'ok', usage: { outputTokens: 5, reasoningTokens: 64 } });
+    const completion = await openai.chat.completions.create({ ...chat('think'), model: 'o4-mini', reasoning_effort: 'low' });
+    expect(completion.usage).toMatchObject({ completion_tokens: 69, completion_tokens_details: { reasoning_tokens: 64 } });
+    expect(standin.requests[0].usage).toMatchObject({ output: 69, reasoning: 64 });
+  });
+
+  it('issue 35 stand-in: a reasoning model refuses max_tokens, a model that does not reason refuses reasoning_effort, an unknown effort is invalid — as OpenAI answers, no turn consumed', async () => {
+    standin.script({ text: 'kept' });
+    const refused = async (body: Record<string, unknown>) => {
+      const error = await openai.chat.completions.create({ ...chat('x'), ...body } as never).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      return (error as InstanceType<typeof OpenAI.BadRequestError>).error as { param: string; code: string; message: string };
+    };
+    expect(await refused({ model: 'gpt-5', max_tokens: 10 })).toMatchObject({ param: 'max_tokens', code: 'unsupported_parameter' });
+    expect(await refused({ model: 'o3-2025-04-16', max_tokens: 10 })).toMatchObject({ param: 'max_tokens' });
+    expect(await refused({ model: 'gpt-4.1', reasoning_effort: 'low' })).toMatchObject({
+      param: 'reasoning_effort',
+      code: 'unsupported_parameter',
+    });
+    expect(await refused({ model: 'gpt-5', reasoning_effort: 'extreme' })).toMatchObject({ code: 'invalid_value' });
+    expect(standin.pending()).toBe(1);
+    // what a reasoning model does take, and a compatible server's model with max_tokens, are answered
+    const fine = await openai.chat.completions.create({
+      model: 'gpt-5-chat-latest',
+      max_tokens: 10,
+      messages: [
+        { role: 'developer', content: 'be brief' },
+        { role: 'user', content: 'x' },
+      ],
+    });
+    expect(fine.choices[0].message.content).toBe('kept');
+  });
+});

@@ -10,7 +10,7 @@ import {
   anthropicStream,
   anthropicTokenCount,
 } from './anthropic.js';
-import { openaiCompletion, openaiErrorBody, openaiInvalidStream, openaiOverflowMessage, openaiStream } from './openai.js';
+import { openaiCompletion, openaiErrorBody, openaiInvalidStream, openaiOverflowMessage, openaiRejection, openaiStream } from './openai.js';
 import { anthropicPromptParts, openaiPromptParts, promptTokens, PromptCache } from './cache.js';
 import { listenOnLoopback } from './listenOnLoopback.js';
 import type { Standin, StandinOptions, StandinRequest, StandinTurn, StandinUsage } from './types.js';
@@ -105,6 +105,8 @@ interface Wire {
   error(status: number, message: string): unknown;
   overflow(tokens: number, limit: number): unknown;
   tokens(body: any): number;
+  /** the 400 body the real API answers a request its model does not take (a parameter it refuses), or null */
+  reject?(body: any): unknown;
   encode(turn: AnswerTurn, body: any, stream: boolean, cut: boolean): { usage: StandinUsage; json: unknown; plan: StreamPlan | null };
   invalidStream(): StreamPlan;
 }
@@ -148,14 +150,26 @@ const openaiWire = (cache: PromptCache): Wire => ({
   error: (status, message) => openaiErrorBody(status, message),
   overflow: (tokens, limit) => openaiErrorBody(400, openaiOverflowMessage(tokens, limit), 'context_length_exceeded', 'messages'),
   tokens: (body) => promptTokens(openaiPromptParts(body)),
+  reject: openaiRejection,
   encode: (turn, body, stream, cut) => {
     const model = String(body?.model ?? 'standin');
     const split = cache.openai(model, openaiPromptParts(body));
     const answer = toAnswer(turn, 'call_');
-    const usage = { prompt: split.prompt, cached: split.cached, completion: answer.outputTokens };
+    const usage = {
+      prompt: split.prompt,
+      cached: split.cached,
+      completion: answer.outputTokens + answer.reasoningTokens,
+      reasoning: answer.reasoningTokens,
+    };
     const includeUsage = body?.stream_options?.include_usage === true;
     return {
-      usage: { input: usage.prompt, output: usage.completion, cacheRead: usage.cached, cacheWrite: 0 },
+      usage: {
+        input: usage.prompt,
+        output: usage.completion,
+        cacheRead: usage.cached,
+        cacheWrite: 0,
+        ...(usage.reasoning ? { reasoning: usage.reasoning } : {}),
+      },
       json: stream ? null : openaiCompletion(answer, model, usage),
       plan: stream ? openaiStream(answer, model, usage, includeUsage, cut) : null,
     };
@@ -225,7 +239,7 @@ export const startStandin = async (options: StandinOptions = {}): Promise<Standi
     if ('invalidBody' in turn) {
       return record.stream ? ex.sse(wire.invalidStream(), headers) : ex.json(200, 'not json{', headers);
     }
-    if (!('cut' in turn) && !('stall' in turn) && !('text' in turn) && !('toolCalls' in turn)) {
+    if (!('cut' in turn) && !('stall' in turn) && !('text' in turn) && !('toolCalls' in turn) && !('refusal' in turn)) {
       return ex.json(400, wire.error(400, `stand-in: unknown turn kind ${JSON.stringify(turn)}`), headers);
     }
     // a stall sends the same first half as a cut, then holds the connection open instead of destroying it
@@ -249,6 +263,8 @@ export const startStandin = async (options: StandinOptions = {}): Promise<Standi
       refusal = wire.unauthorized();
     } else if (options.contextLimitTokens !== undefined && wire.tokens(body) > options.contextLimitTokens) {
       refusal = { status: 400, body: wire.overflow(wire.tokens(body), options.contextLimitTokens) };
+    } else if (wire.reject?.(body)) {
+      refusal = { status: 400, body: wire.reject(body) };
     } else {
       turn = standin.respond?.(record) ?? queue.shift();
       if (!turn) refusal = { status: 400, body: wire.error(400, `stand-in: no scripted turn left for request #${number} (${base.path})`) };

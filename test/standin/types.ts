@@ -42,8 +42,9 @@ export interface StandinToolCall {
 
 /** One scripted answer of the stand-in: a model answer, an HTTP error, or a transport fault. */
 export type StandinTurn =
-  | { text: string; usage?: { outputTokens?: number } }
-  | { toolCalls: StandinToolCall[]; text?: string }
+  | { text: string; usage?: { outputTokens?: number; reasoningTokens?: number } }
+  | { toolCalls: StandinToolCall[]; text?: string; usage?: { reasoningTokens?: number } }
+  | { refusal: string }
   | { error: { status: number; retryAfterSeconds?: number; retryAfterMs?: number; message?: string } }
   | { cut: 'text' | 'tool' }
   | { stall: 'text' | 'tool' }
@@ -55,7 +56,10 @@ export type StandinTurn =
 /** Token usage the stand-in reported for one request, in that protocol's convention (openai `input` includes cached). */
 export interface StandinUsage {
   input: number;
+  /** openai: completion_tokens, which include the reasoning tokens */
   output: number;
+  /** openai: completion_tokens_details.reasoning_tokens, when the turn scripted some */
+  reasoning?: number;
   cacheRead: number;
   cacheWrite: number;
 }

@@ -22,6 +22,7 @@ export const useRawReplay = () => {
       creds: {
         anthropic: { apiKey: 'test', url: input.urls?.anthropic ?? server.url },
         qwen: { apiKey: 'test', url: input.urls?.openai ?? server.openaiUrl },
+        openai: { apiKey: 'test', url: input.urls?.openai ?? server.openaiUrl },
       },
       retry: { maxRetries: input.maxRetries ?? 2, baseDelayMs: 5, maxDelayMs: 20, maxTotalWaitMs: 2_000 },
       env: {},

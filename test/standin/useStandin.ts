@@ -21,7 +21,11 @@ export const useStandin = (options: StandinOptions = { cacheMinTokens: 0 }) => {
   return {
     standin: () => standin,
     contextFor: (overrides: BhrainContext = {}): BhrainContext => ({
-      creds: { anthropic: { apiKey: 'test', url: standin.url }, qwen: { apiKey: 'test', url: standin.openaiUrl } },
+      creds: {
+        anthropic: { apiKey: 'test', url: standin.url },
+        qwen: { apiKey: 'test', url: standin.openaiUrl },
+        openai: { apiKey: 'test', url: standin.openaiUrl },
+      },
       retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20, maxTotalWaitMs: 2_000 },
       env: { PATH: process.env.PATH, HOME: process.env.HOME },
       ...overrides,

@@ -172,7 +172,7 @@ export const readSettingsFile = async (input: { path: string; layer: SettingsLay
   const settings = parsed.data as SettingsFile;
   if (input.layer === 'project' && settings.baseUrl)
     throw new BadRequestError(
-      `baseUrl is not allowed in a project settings file (${input.path}): a repository could send your API key to a server of its choosing. Set it in your user settings file, with ANTHROPIC_BASE_URL / QWEN_BASE_URL, or with --base-url`,
+      `baseUrl is not allowed in a project settings file (${input.path}): a repository could send your API key to a server of its choosing. Set it in your user settings file, with ANTHROPIC_BASE_URL / QWEN_BASE_URL / OPENAI_BASE_URL, or with --base-url`,
     );
   if (input.layer === 'project' && settings.store !== undefined)
     throw new BadRequestError(

@@ -15,11 +15,22 @@ export type MemoryStrategy = (typeof MEMORY_STRATEGIES)[number];
 export const BUILTIN_GUARD_NAMES = ['allowAll', 'readOnly', 'promptForWrites'] as const;
 
 /** .what = the suppliers a settings file may give a base URL for: the first part of an atom slug */
-export const SETTINGS_SUPPLIERS = ['claude', 'qwen'] as const;
+export const SETTINGS_SUPPLIERS = ['claude', 'qwen', 'openai'] as const;
 export type SettingsSupplier = (typeof SETTINGS_SUPPLIERS)[number];
 
 /** .what = the env var each supplier's atom reads its endpoint from */
-export const BASE_URL_ENV_VARS: Record<SettingsSupplier, string> = { claude: 'ANTHROPIC_BASE_URL', qwen: 'QWEN_BASE_URL' };
+export const BASE_URL_ENV_VARS: Record<SettingsSupplier, string> = {
+  claude: 'ANTHROPIC_BASE_URL',
+  qwen: 'QWEN_BASE_URL',
+  openai: 'OPENAI_BASE_URL',
+};
+
+/** .what = the env vars each supplier's atom reads its key from, in order of preference (a bearer token first) */
+export const KEY_ENV_VARS: Record<SettingsSupplier, readonly string[]> = {
+  claude: ['ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_API_KEY'],
+  qwen: ['QWEN_API_KEY', 'DASHSCOPE_API_KEY'],
+  openai: ['OPENAI_API_KEY'],
+};
 
 /** .what = the kinds of rule in a rules file and in inline rules */
 export const RULE_KINDS = ['allow', 'prompt', 'deny'] as const;
@@ -198,15 +209,18 @@ export const SETTINGS = {
     fileKey: 'atom',
     flag: {
       flags: '-a, --atom <slug>',
-      help: 'the LLM: claude, claude/haiku, claude/sonnet, claude/opus, claude/claude-<id>, qwen, qwen/<model>',
+      help: 'the LLM: claude, claude/haiku, claude/sonnet, claude/opus, claude/claude-<id>, qwen, qwen/<model>, openai, openai/<model>',
       readme: '`-a, --atom`',
     },
     env: ['BHRAIN_ATOM'],
     value: { kind: 'string', minLength: 1 },
-    expects: 'an atom slug such as "qwen", "claude/sonnet" or "qwen/qwen3-coder-plus"',
+    expects: 'an atom slug such as "qwen", "claude/sonnet", "qwen/qwen3-coder-plus" or "openai/gpt-5"',
     default: undefined,
     shownDefault: 'none: required',
-    readme: { value: 'an atom slug: `claude`, `claude/sonnet`, `qwen`, `qwen/<model>`, …', default: 'none: a run needs one' },
+    readme: {
+      value: 'an atom slug: `claude`, `claude/sonnet`, `qwen`, `qwen/<model>`, `openai/<model>`, …',
+      default: 'none: a run needs one',
+    },
   }),
   model: row({
     fileKey: 'model',
@@ -227,7 +241,7 @@ export const SETTINGS = {
     fileKey: 'baseUrl',
     flag: {
       flags: '--base-url <url>',
-      help: "the supplier's endpoint (default: ANTHROPIC_BASE_URL / QWEN_BASE_URL, else the supplier's own)",
+      help: "the supplier's endpoint (default: ANTHROPIC_BASE_URL / QWEN_BASE_URL / OPENAI_BASE_URL, else the supplier's own)",
     },
     env: Object.values(BASE_URL_ENV_VARS),
     value: { kind: 'urlsBySupplier' },

@@ -6,7 +6,7 @@ import type { BrainAssistantMessage, BrainMessage, BrainToolDefinition } from '.
 import type { BrainCash, BrainOutput, BrainTokens } from './BrainOutput.js';
 
 /** .what = which wire protocol a supplier speaks */
-export type BrainSupplier = 'anthropic' | 'qwen';
+export type BrainSupplier = 'anthropic' | 'qwen' | 'openai';
 
 /** .what = USD per million tokens, by part */
 export interface BrainModelPrice {
@@ -49,7 +49,8 @@ export interface BrainAtomGenerateInput {
 /**
  * .what = whether the model reasons before it answers: a budget of thinking tokens, or 'off'
  * .note = claude: extended thinking (budget at least 1024 tokens, counted within the output tokens); qwen: DashScope's
- *         enable_thinking / thinking_budget (a server that reasons by its own setting ignores it)
+ *         enable_thinking / thinking_budget (a server that reasons by its own setting ignores it); openai: reasoning_effort
+ *         of a reasoning model (o-series, gpt-5), the budget mapped to low / medium / high
  */
 export type BrainThinking = { budgetTokens: number } | 'off';
 

@@ -21,8 +21,8 @@ export interface BrainCreds {
  */
 export interface BrainContext {
   log?: BrainLog;
-  /** keyed by supplier: anthropic, qwen */
-  creds?: { anthropic?: BrainCreds; qwen?: BrainCreds };
+  /** keyed by supplier: anthropic, qwen, openai */
+  creds?: { anthropic?: BrainCreds; qwen?: BrainCreds; openai?: BrainCreds };
   /** where default creds are read from; process.env when absent */
   env?: Record<string, string | undefined>;
   /** bounds on the atom's own retries of transient supplier failures */

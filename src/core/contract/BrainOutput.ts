@@ -9,6 +9,8 @@ export interface BrainTokens {
   input: number;
   output: number;
   cache: { get: number; set: number };
+  /** of output, the tokens the model reasoned in, when the supplier reports them apart (openai's reasoning_tokens) */
+  reasoning?: number;
 }
 
 /** .what = a duration, as an object with its unit in the key */

@@ -9,6 +9,8 @@ export const addTokens = (a: BrainTokens, b: BrainTokens): BrainTokens => ({
   input: a.input + b.input,
   output: a.output + b.output,
   cache: { get: a.cache.get + b.cache.get, set: a.cache.set + b.cache.set },
+  // kept only when either side reported some, so a supplier that never does sees no new field
+  ...(a.reasoning || b.reasoning ? { reasoning: (a.reasoning ?? 0) + (b.reasoning ?? 0) } : {}),
 });
 
 /** .what = the sum of two costs; unknown (null) when either is unknown, so a partial price is never shown as total */

@@ -202,16 +202,14 @@ describe('recoverToolCallText: issue 14 item 1 (values that hold markup)', () =>
 });
 
 describe('recoverToolCallText: issue 14 item 1 (missing closers)', () => {
-  it('issue 14 item 1: a missing </parameter> does not merge two parameters silently: the call gets an inputError', () => {
+  it('issue 14 item 1 (issue 35: recovered): a missing </parameter> does not merge two parameters: the next parameter of the tool closes the value, as vLLM and SGLang read it', () => {
     const text =
       '<tool_call>\n<function=write>\n<parameter=path>\na.txt\n<parameter=content>\nhello\n</parameter>\n</function>\n</tool_call>';
     const [call] = recoverToolCallText(text, tools).toolCalls;
-    expect(problemOf(call)).toMatch(/<parameter=path> is not closed by <\/parameter> before "<parameter=content>/);
-    // the parameters are still told apart, as vLLM does, so the model sees what was read
-    expect((valueOf(call) as UnreadToolInput).partial).toEqual({ path: 'a.txt', content: 'hello' });
-    expect(checkToolInput({ value: valueOf(call), name: 'write', tools }).inputError).toMatch(
-      /could not be read exactly: <parameter=path> is not closed/,
-    );
+    // the parameters are told apart, never merged; since issue 35 this reading is taken (the shape of SGLang's
+    // test_long_whitespace_run_in_unclosed_value_parses_in_linear_time, recovered there), not sent back as an error
+    expect(call).toEqual({ name: 'write', value: { path: 'a.txt', content: 'hello' } });
+    expect(checkToolInput({ value: valueOf(call), name: 'write', tools }).inputError).toBeUndefined();
   });
 
   it('issue 14 item 1: a missing </function> before </tool_call> is recovered (SGLang and vLLM accept it)', () => {
@@ -240,11 +238,10 @@ describe('recoverToolCallText: issue 14 item 1 (missing closers)', () => {
     expect(problemOf(call)).toMatch(/<parameter=content> is not closed by <\/parameter> \(the text ends inside it\)/);
   });
 
-  it('issue 14 item 1: a missing </parameter> before </function> is reported, not guessed', () => {
+  it('issue 14 item 1 (issue 35: recovered): a missing </parameter> before </function> is closed by </function>, as vLLM and SGLang read it', () => {
     const text = '<tool_call>\n<function=write>\n<parameter=path>\na\n</parameter>\n<parameter=content>\nhello\n</function>\n</tool_call>';
     const [call] = recoverToolCallText(text, tools).toolCalls;
-    expect(problemOf(call)).toMatch(/<parameter=content> is not closed by <\/parameter>/);
-    expect((valueOf(call) as UnreadToolInput).partial).toEqual({ path: 'a', content: 'hello' });
+    expect(call).toEqual({ name: 'write', value: { path: 'a', content: 'hello' } });
   });
 
   it('issue 14 item 1: a parameter given twice is reported, never merged or overwritten silently', () => {
@@ -365,5 +362,107 @@ describe('recoverToolCallText: issue 14 item 1 (hermes json in <tool_call>, kept
   it('issue 14 item 1: a <tool_call> with neither xml nor json stays answer text', () => {
     const text = 'I would use <tool_call> here';
     expect(recoverToolCallText(text, tools)).toEqual({ text, toolCalls: [] });
+  });
+});
+
+/** a tool of the reference suites, by its name and JSON Schema properties */
+const refTool = (name: string, properties: Record<string, unknown>, required: string[] = []): BrainToolDefinition => ({
+  name,
+  description: name,
+  inputSchema: { type: 'object', properties: properties as never, required },
+});
+
+describe('recoverToolCallText: issue 35 (implicit closes, as the reference parsers read them)', () => {
+  it('issue 35 qwen3: vLLM test_extract_tool_calls_missing_closing_parameter_tag — <parameter=city> closed by the next <parameter=', () => {
+    // vllm-project/vllm tests/tool_parsers/test_qwen3coder_tool_parser.py @ c8e462c487ef33d25414e838b308e6f76bb01286
+    const text = `Let me check the weather for you:
+<tool_call>
+<function=get_current_weather>
+<parameter=city>
+Dallas
+<parameter=state>
+TX
+</parameter>
+<parameter=unit>
+fahrenheit
+</parameter>
+</function>
+</tool_call>`;
+    const result = recoverToolCallText(text, tools);
+    expect(result.toolCalls).toEqual([{ name: 'get_current_weather', value: { city: 'Dallas', state: 'TX', unit: 'fahrenheit' } }]);
+    expect(result.text).toBe('Let me check the weather for you:');
+  });
+
+  it('issue 35 qwen3: SGLang implicit_parameter_close — every value closed by the next <parameter= and the last by </function>, typed by the schema', () => {
+    // sgl-project/sglang test/registered/function_call/test_qwen3_coder_detector/test_cases.py @
+    // 2c5fa03198d0630444a1bfe74b4eaae310173eee; the tool: test_fixtures.py @ 4e563f39802721177a146f26e266a7bca60ddcb5
+    const weather = refTool(
+      'get_current_weather',
+      { location: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] }, days: { type: 'integer' } },
+      ['location'],
+    );
+    const text = `Text prefix + implicit parameter close test
+
+<function=get_current_weather>
+<parameter=location>Paris
+<parameter=unit>celsius
+<parameter=days>3
+</function>`;
+    const result = recoverToolCallText(text, [weather]);
+    expect(result.toolCalls).toEqual([{ name: 'get_current_weather', value: { location: 'Paris', unit: 'celsius', days: 3 } }]);
+    expect(result.text).toBe('Text prefix + implicit parameter close test');
+    expect(
+      checkToolInput({ value: valueOf(result.toolCalls[0]), name: 'get_current_weather', tools: [weather] }).inputError,
+    ).toBeUndefined();
+  });
+
+  it('issue 35 qwen3: SGLang test_long_whitespace_run_in_unclosed_value_parses_in_linear_time — an unclosed value of 100,000 spaces is kept whole, fast', () => {
+    // sgl-project/sglang test/registered/unit/function_call/test_qwen3_coder_detector.py @ 0bbe61a61a1964be3758c1672c5522aa3aafdd6b
+    const weather = refTool('get_weather', { city: { type: 'string' }, days: { type: 'integer' } }, ['city']);
+    const value = `a${' '.repeat(100_000)}b`;
+    const text = `<tool_call>\n<function=get_weather>\n<parameter=city>\n${value}\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>`;
+    const started = performance.now();
+    const result = recoverToolCallText(text, [weather]);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(result.toolCalls).toEqual([{ name: 'get_weather', value: { city: value, days: 3 } }]);
+  });
+
+  it('issue 35 qwen3: tool and parameter names are trimmed (" read_file ", SGLang test_names_are_stripped: "<parameter= n >")', () => {
+    // the name of issue 35's report (" read_file "); SGLang's Qwen3CoderDetector test test_names_are_stripped reads
+    // "<function= f\n>" and "<parameter= n >" the same (the index gave its text, not its file path or commit)
+    const read = refTool('read_file', { path: { type: 'string' } }, ['path']);
+    const text = '<tool_call>\n<function= read_file >\n<parameter= path >\nsrc/a.ts\n</parameter>\n</function>\n</tool_call>';
+    expect(recoverToolCallText(text, [read]).toolCalls).toEqual([{ name: 'read_file', value: { path: 'src/a.ts' } }]);
+    // without the <tool_call> opener too, the trimmed name is what makes it a known tool's call
+    expect(
+      recoverToolCallText('Reading.\n<function=\tread_file\n>\n<parameter=path>\nb\n</parameter>\n</function>', [read]).toolCalls,
+    ).toEqual([{ name: 'read_file', value: { path: 'b' } }]);
+    // a name with whitespace inside it is still no name: prose, not a call
+    expect(recoverToolCallText('<function=read file>\n<parameter=path>\nb\n</parameter>\n</function>', [read]).toolCalls).toEqual([]);
+  });
+
+  it('issue 35 qwen3 (hostile): text that only looks like a parameter, naming none of the tool parameters, stays inside the value; one naming a parameter already given is never merged in', () => {
+    const text =
+      '<tool_call>\n<function=write>\n<parameter=content>\nuse <parameter=mode> here\n<parameter=path>\np\n</parameter>\n</function>\n</tool_call>';
+    expect(valueOf(recoverToolCallText(text, tools).toolCalls[0])).toEqual({ content: 'use <parameter=mode> here', path: 'p' });
+    // path given first, then a <parameter=path> in an unclosed content: a repeat or a literal, it cannot be told, so
+    // the model is told (an input error), never a merged or dropped value
+    const given =
+      '<tool_call>\n<function=write>\n<parameter=path>\np\n</parameter>\n<parameter=content>\nsee <parameter=path>\nx\n</function>\n</tool_call>';
+    expect(problemOf(recoverToolCallText(given, tools).toolCalls[0])).toMatch(/<parameter=content> is not closed by <\/parameter>/);
+  });
+
+  it('issue 35 qwen3 (hostile): a value holding a literal </parameter> and no closer of its own is kept exact up to </function>', () => {
+    const text =
+      '<tool_call>\n<function=write>\n<parameter=path>\np\n</parameter>\n<parameter=content>\nx = "</parameter>" # kept\n</function>\n</tool_call>';
+    expect(valueOf(recoverToolCallText(text, tools).toolCalls[0])).toEqual({ path: 'p', content: 'x = "</parameter>" # kept' });
+  });
+
+  it('issue 35 qwen3 (hostile): what stays ambiguous is still an input error — a tool whose parameters are unknown, a cut-off value', () => {
+    // an unknown tool: which names are parameters cannot be known, so nothing closes a value implicitly
+    const unknown = '<tool_call>\n<function=lookup>\n<parameter=q>\n1\n<parameter=limit>\n2\n</parameter>\n</function>\n</tool_call>';
+    expect(problemOf(recoverToolCallText(unknown, tools).toolCalls[0])).toMatch(/<parameter=q> is not closed by <\/parameter>/);
+    const cut = '<tool_call>\n<function=write>\n<parameter=path>\na\n<parameter=content>\nline one\nline tw';
+    expect(problemOf(recoverToolCallText(cut, tools).toolCalls[0])).toMatch(/the text ends inside it/);
   });
 });

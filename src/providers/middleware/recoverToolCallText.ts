@@ -24,12 +24,16 @@ const skipSpace = (text: string, at: number): number => {
   return index;
 };
 
-/** `<function=NAME>` or `<parameter=NAME>` at `at`: the name and where the tag ends */
+/**
+ * .what = `<function=NAME>` or `<parameter=NAME>` at `at`: the name and where the tag ends
+ * .note = whitespace around the name is not part of it (`<function= read_file >` is read_file), as vLLM and SGLang
+ *         strip it; whitespace inside it still makes it no name
+ */
 const readTag = (text: string, at: number, prefix: string): { name: string; after: number } | null => {
   if (!text.startsWith(prefix, at)) return null;
   const close = text.indexOf('>', at + prefix.length);
   if (close < 0) return null;
-  const name = text.slice(at + prefix.length, close);
+  const name = text.slice(at + prefix.length, close).trim();
   return isName(name) ? { name, after: close + 1 } : null;
 };
 
@@ -81,9 +85,20 @@ const endCall = (context: CallContext, at: number, toolNames: ReadonlySet<string
  *        parameter already given, nor (unbalanced) over a bare `<parameter=` of one not yet given: that is a repeated
  *        parameter or a missing `</parameter>`, which only the lenient reading reports
  */
-const valueEnds = (context: CallContext, from: number, seen: ReadonlySet<string>, balanced: boolean): number[] => {
+/** how values may end: closers paired with inner opens (balanced), or not (unbalanced), or implicitly too (implicit) */
+type ReadMode = 'balanced' | 'unbalanced' | 'implicit';
+
+/** where a value ends, and how much markup there is to step over before the rest of the call (0 for an implicit end) */
+interface ValueEnd {
+  at: number;
+  skip: number;
+}
+
+const valueEnds = (context: CallContext, from: number, seen: ReadonlySet<string>, mode: ReadMode): ValueEnd[] => {
+  if (mode === 'implicit') return implicitValueEnds(context, from, seen);
+  const balanced = mode === 'balanced';
   const { text } = context;
-  const ends: number[] = [];
+  const ends: ValueEnd[] = [];
   let depth = 0;
   let open = text.indexOf(PARAMETER, from);
   for (let index = text.indexOf(PARAMETER_END, from); index >= 0; index = text.indexOf(PARAMETER_END, index + 1)) {
@@ -100,7 +115,54 @@ const valueEnds = (context: CallContext, from: number, seen: ReadonlySet<string>
     const after = skipSpace(text, index + PARAMETER_END.length);
     const tag = readTag(text, after, PARAMETER);
     if (tag && seen.has(tag.name)) return ends;
-    if (tag || after === text.length || text.startsWith(FUNCTION_END, after) || text.startsWith(CLOSE, after)) ends.push(index);
+    if (tag || after === text.length || text.startsWith(FUNCTION_END, after) || text.startsWith(CLOSE, after))
+      ends.push({ at: index, skip: PARAMETER_END.length });
+  }
+  return ends;
+};
+
+/** the first of the markers after `from`, and which one it is */
+const nextMarker = (text: string, from: number): { at: number; marker: string } | null => {
+  let best: { at: number; marker: string } | null = null;
+  for (const marker of [PARAMETER, PARAMETER_END, FUNCTION_END]) {
+    const at = text.indexOf(marker, from);
+    if (at >= 0 && (!best || at < best.at)) best = { at, marker };
+  }
+  return best;
+};
+
+/**
+ * .what = where a value may end when its `</parameter>` may be missing: at a `</parameter>` (as in valueEnds), at the
+ *         next `<parameter=` of a parameter of the tool not yet given, or at `</function>` (the implicit closes vLLM's
+ *         and SGLang's qwen3-coder parsers read), shortest first
+ * .why = a model that forgets a `</parameter>` meant the next parameter to start there; only a name the tool has, and
+ *        has not had yet, can close a value, and a name it already had is a repeat that no value runs over; a
+ *        `<parameter=…>` of a name the tool lacks stays text of the value, and a literal `</parameter>` or `</function>`
+ *        in a value still ends it only where the rest of the call reads
+ * .note = the end of the text never closes a value: a call cut off inside a value is not run
+ */
+const implicitValueEnds = (context: CallContext, from: number, seen: ReadonlySet<string>): ValueEnd[] => {
+  const { text, known } = context;
+  const ends: ValueEnd[] = [];
+  for (let found = nextMarker(text, from); found; found = nextMarker(text, found.at + 1)) {
+    if (found.marker === FUNCTION_END) {
+      ends.push({ at: found.at, skip: 0 });
+      continue;
+    }
+    if (found.marker === PARAMETER) {
+      const tag = readTag(text, found.at, PARAMETER);
+      if (!tag || !known?.has(tag.name)) continue;
+      // the next parameter of the tool closes the value, and nothing after it is this value's text; one already given
+      // is a repeat (or a value holding one), which is never merged into a value: no reading past it
+      if (!seen.has(tag.name)) ends.push({ at: found.at, skip: 0 });
+      return ends;
+    }
+    const after = skipSpace(text, found.at + PARAMETER_END.length);
+    const tag = readTag(text, after, PARAMETER);
+    // a parameter already given may not follow: that is a repeated parameter, never read past
+    if (tag && seen.has(tag.name)) return ends;
+    if (tag || after === text.length || text.startsWith(FUNCTION_END, after) || text.startsWith(CLOSE, after))
+      ends.push({ at: found.at, skip: PARAMETER_END.length });
   }
   return ends;
 };
@@ -116,7 +178,7 @@ function* readBody(
   seen: ReadonlySet<string>,
   budget: { left: number },
   toolNames: ReadonlySet<string>,
-  balanced: boolean,
+  mode: ReadMode,
 ): Generator<Reading> {
   budget.left -= 1;
   if (budget.left < 0) return;
@@ -136,9 +198,9 @@ function* readBody(
   const tag = readTag(text, index, PARAMETER);
   if (!tag || seen.has(tag.name)) return;
   const nextSeen = new Set(seen).add(tag.name);
-  for (const valueEnd of valueEnds(context, tag.after, nextSeen, balanced))
-    for (const rest of readBody(context, valueEnd + PARAMETER_END.length, nextSeen, budget, toolNames, balanced))
-      yield { params: [{ name: tag.name, value: text.slice(tag.after, valueEnd) }, ...rest.params], end: rest.end };
+  for (const valueEnd of valueEnds(context, tag.after, nextSeen, mode))
+    for (const rest of readBody(context, valueEnd.at + valueEnd.skip, nextSeen, budget, toolNames, mode))
+      yield { params: [{ name: tag.name, value: text.slice(tag.after, valueEnd.at) }, ...rest.params], end: rest.end };
 }
 
 /**
@@ -228,6 +290,18 @@ const trimTemplateNewlines = (value: string): string => {
   return value.slice(start, end);
 };
 
+/** .what = the first reading with implicit closes in which every parameter is one of the tool's, if there is one */
+const readImplicitly = (
+  context: CallContext,
+  at: number,
+  budget: { left: number },
+  toolNames: ReadonlySet<string>,
+): Reading | undefined => {
+  for (const reading of readBody(context, at, new Set(), budget, toolNames, 'implicit'))
+    if (reading.params.every((param) => context.known!.has(param.name))) return reading;
+  return undefined;
+};
+
 /** .what = one qwen3-coder xml call from its `<function=` at `at`: the call and where it ends, or null when it is not a call */
 const readXmlCall = (
   text: string,
@@ -243,10 +317,13 @@ const readXmlCall = (
   const budget = { left: MAX_READINGS };
   // the first clean reading wins: values as short as the rest of the call allows (vLLM's first structural close);
   // pairing <parameter= opens inside values first, then without, for a value holding an unpaired literal <parameter=
+  // last, and only for a tool whose parameters are known: values whose </parameter> is missing, closed by the next
+  // parameter of the tool or by </function> (vLLM's and SGLang's implicit close); a reading that names anything else
+  // is not taken, so what is left unread is reported, never guessed
   const reading: Reading | undefined =
-    readBody(context, tag.after, new Set(), budget, toolNames, true).next().value ||
-    readBody(context, tag.after, new Set(), budget, toolNames, false).next().value ||
-    undefined;
+    readBody(context, tag.after, new Set(), budget, toolNames, 'balanced').next().value ||
+    readBody(context, tag.after, new Set(), budget, toolNames, 'unbalanced').next().value ||
+    (context.known ? readImplicitly(context, tag.after, budget, toolNames) : undefined);
   const toValue = (params: Reading['params']): Record<string, unknown> =>
     Object.fromEntries(params.map((param) => [param.name, coerceParameter(trimTemplateNewlines(param.value), properties?.[param.name])]));
   if (reading) {

@@ -9,7 +9,7 @@ import { withIdleTimeout } from '../withIdleTimeout.js';
 import type { BrainModelEntry } from '../models.js';
 import { wrapAtomCall, type AtomMiddleware } from '../middleware/wrapAtomCall.js';
 import { readOpenaiStream } from './readOpenaiStream.js';
-import { toOpenaiRequest } from './toOpenaiRequest.js';
+import { toOpenaiRequest, type OpenaiWire } from './toOpenaiRequest.js';
 
 // retries are ours (bounded, see withRetry), so the SDK's own are off; we log ourselves. The openai SDK sends every
 // credential as a bearer token. The fetch is the caller's (context.fetch), else the SDK's own
@@ -20,11 +20,11 @@ const getClient = genClientCache<OpenAI>(async ({ auth, baseURL, fetch }) => {
 
 /** .what = one streamed Chat Completions call, normalized: refusals, calls cut by the token limit, usage */
 const callOpenaiCompatible =
-  (model: string): AtomCall =>
+  (model: string, wire: OpenaiWire | undefined): AtomCall =>
   async ({ auth, baseURL, request, maxOutputTokens, timeoutMs, idleMs, signal, fetch, extraBody }) => {
     const stream = await (
       await getClient({ auth, baseURL, fetch })
-    ).chat.completions.create(toOpenaiRequest({ model, maxTokens: maxOutputTokens, ...request, extraBody }), {
+    ).chat.completions.create(toOpenaiRequest({ model, maxTokens: maxOutputTokens, ...request, extraBody, wire }), {
       timeout: timeoutMs,
       signal,
     });
@@ -69,6 +69,8 @@ export const genOpenaiCompatibleAtom = (input: {
   middleware?: readonly AtomMiddleware[];
   baseUrl?: string;
   thinking?: BrainThinking;
+  /** the server's dialect (openai's reasoning models: max_completion_tokens, the developer role); the compatible one when absent */
+  wire?: OpenaiWire;
 }): BrainAtom =>
   genAtom({
     slug: input.slug,
@@ -77,5 +79,5 @@ export const genOpenaiCompatibleAtom = (input: {
     baseUrl: input.baseUrl,
     thinking: input.thinking,
     creds: input.creds,
-    call: wrapAtomCall({ call: callOpenaiCompatible(input.entry.model), middleware: input.middleware ?? [] }),
+    call: wrapAtomCall({ call: callOpenaiCompatible(input.entry.model, input.wire), middleware: input.middleware ?? [] }),
   });

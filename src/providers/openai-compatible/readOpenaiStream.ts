@@ -26,7 +26,10 @@ interface CallSlot {
  * .why = OpenAI-compatible servers do not all stream tool calls the same way; the assembly is robust to what they send:
  *        a new id at an index already used starts a new call; a name sent again is not appended (no read_fileread_file);
  *        a finished call replayed under its id (arguments again) is not duplicated
- * .note = openai counts cached tokens inside prompt_tokens; they are split out into cache.get here
+ * .note = openai counts cached tokens inside prompt_tokens; they are split out into cache.get here. Reasoning tokens
+ *        (completion_tokens_details.reasoning_tokens) are part of completion_tokens, and said apart as tokens.reasoning
+ *        when there are any. A call to a custom (free-text) tool is kept as a call with its text as arguments, so a
+ *        call to a tool that was never offered reaches the session and is answered as such, never dropped
  */
 export const readOpenaiStream = async (
   stream: AsyncIterable<OpenAI.ChatCompletionChunk>,
@@ -77,10 +80,13 @@ export const readOpenaiStream = async (
         call.id = id;
         byId.set(id, call);
       }
-      const name = delta.function?.name;
+      // not in every server's types: a custom tool's call streams custom.name and custom.input instead of function
+      const custom = (delta as { custom?: { name?: string; input?: string } }).custom;
+      const name = delta.function?.name ?? custom?.name;
       // a name is sent whole by most servers and in fragments by a few: appended only when it is not a resend
       if (name && name !== call.name) call.name = call.name && !name.startsWith(call.name) ? call.name + name : name;
       if (delta.function?.arguments) call.json += delta.function.arguments;
+      else if (custom?.input) call.json += custom.input;
     }
     if (choice?.finish_reason) finishReason = choice.finish_reason;
     if (chunk.usage) {
@@ -88,6 +94,9 @@ export const readOpenaiStream = async (
       tokens.input = chunk.usage.prompt_tokens - cached;
       tokens.output = chunk.usage.completion_tokens;
       tokens.cache.get = cached;
+      const reasoningTokens = chunk.usage.completion_tokens_details?.reasoning_tokens ?? 0;
+      if (reasoningTokens > 0) tokens.reasoning = reasoningTokens;
+      else delete tokens.reasoning;
     }
   }
   // without a finish reason the stream was cut: the message may be incomplete, so it is a transient failure

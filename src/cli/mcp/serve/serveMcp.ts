@@ -49,7 +49,7 @@ const BUDGET_INPUT = {
 
 /** .what = where a run works and on which model: every tool takes them */
 const WHERE_INPUT = {
-  atom: z.string().optional().describe("the model: claude, claude/haiku, qwen, ... (default: the server's settings)"),
+  atom: z.string().optional().describe("the model: claude, claude/haiku, qwen, openai/gpt-5, ... (default: the server's settings)"),
   cwd: z.string().optional().describe("the directory the run works in, within the server's root (relative to the root; default: the root)"),
 };
 
