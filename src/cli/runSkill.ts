@@ -43,6 +43,7 @@ import { resolveSkillSettings, SETTINGS_FILE_NAME, type ResolvedSkillSettings } 
 import { nameSettingOrigin, type MemoryStrategy, type SkillSettingsFlags } from './settings/settingsTable.js';
 import { genUsageErrorJson, OUTPUT_SCHEMA_VERSION, type SkillOutputJson } from './skillOutputJson.js';
 import type { GithubRun } from './github/genGithubRun.js';
+import type { RunTelemetry } from './telemetry/startRunTelemetry.js';
 
 const MEMORY: Record<MemoryStrategy, typeof genTruncate> = { 'summarize-on-limit': genSummarizeOnLimit, truncate: genTruncate };
 
@@ -130,6 +131,10 @@ interface RunScope {
   result: SkillOutputJson | null;
   /** GitHub Actions' group, annotations and job summary (docs/ci.md): only in a CLI run on GitHub with CI integration on */
   github: GithubRun | null;
+  /** OpenTelemetry traces and metrics (docs/telemetry.md): only with BHRAIN_TELEMETRY=1 */
+  telemetry: RunTelemetry | null;
+  /** the task and the answer, as the run printed them: telemetry exports them only with BHRAIN_TELEMETRY_LOG_PROMPTS=1 */
+  said: { prompt: string | null; output: string | null };
 }
 
 /** .what = a run's scope, before anything is checked */
@@ -175,6 +180,8 @@ const genRunScope = (skill: SkillName, options: SkillOptions, host: SkillHost | 
     host,
     result: null,
     github: null,
+    telemetry: null,
+    said: { prompt: null, output: null },
   };
   return scope;
 };
@@ -431,9 +438,10 @@ const startRun = async (scope: RunScope, run: PreparedRun): Promise<BhrainContex
     redact,
     prompter: interactive ? genTtyPrompter({ stdin: process.stdin, stderr: process.stderr, redact, pause: log.pause }) : undefined,
     onEvent:
-      stream || scope.hookRuns || host?.onEvent || scope.github
+      stream || scope.hookRuns || host?.onEvent || scope.github || scope.telemetry
         ? (event: BhrainEvent) => {
             scope.github?.onEvent(event);
+            scope.telemetry?.onEvent(event);
             // every hook run goes in the run record (hooks.json); a failed one, or one that exited other than 0 or 2,
             // in the JSON's warnings too (the log has shown it on stderr already)
             if (event.type === 'HookCompleted') {
@@ -447,6 +455,8 @@ const startRun = async (scope: RunScope, run: PreparedRun): Promise<BhrainContex
             host?.onEvent?.(event);
           }
         : undefined,
+    // telemetry follows the subagents too: their sessions, model calls and tool calls
+    onSubagentEvent: scope.telemetry?.onEvent,
     onTextDelta: partial ? (text) => writeLine({ type: 'TextDelta', schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(text) }) : undefined,
     // the text streamed so far is void (a retried attempt, or <tool_call> markup that was a call): consumers drop it
     onTextReset: partial ? () => writeLine({ type: 'TextReset', schemaVersion: OUTPUT_SCHEMA_VERSION }) : undefined,
@@ -467,6 +477,7 @@ const finishRun = async (scope: RunScope, run: PreparedRun, result: BrainReplOut
   const { session } = result;
   // the answer may hold a secret the model decoded from a form redaction cannot match (base64): nothing printed or kept does
   const output = redact(session.output);
+  scope.said = { prompt: run.prompt, output };
   const structured = run.schema && session.termination === 'complete' ? redactDeep(result.output, redact) : undefined;
   const episode = redactBrainEpisode(result.episode, redact);
   const series = redactBrainSeries(result.series, redact);
@@ -656,9 +667,38 @@ const wantsGithubRun = (scope: RunScope): boolean => {
   return process.env.GITHUB_ACTIONS === 'true';
 };
 
+/** .what = an on/off variable: 0, false or unset is off; 1 or true is on; anything else is exit 2 naming it */
+const readSwitch = (name: string, on: string): boolean => {
+  const setting = process.env[name];
+  if (setting !== undefined && !['0', '1', 'true', 'false', ''].includes(setting))
+    throw new BadRequestError(`${name}=${setting}: give 1 or true (${on}), or 0 or false (off)`);
+  return setting === '1' || setting === 'true';
+};
+
+/**
+ * .what = the run's OpenTelemetry, with BHRAIN_TELEMETRY=1: the OTel SDK and exporters load only then
+ * .why = a run without it loads no OTel module (start-up stays as it was)
+ */
+const startTelemetry = async (scope: RunScope): Promise<RunTelemetry | null> => {
+  if (!readSwitch('BHRAIN_TELEMETRY', 'export traces and metrics over OTLP')) return null;
+  const logPrompts = readSwitch('BHRAIN_TELEMETRY_LOG_PROMPTS', 'export the task, the answer and tool inputs and outputs, redacted');
+  const { startRunTelemetry } = await import('./telemetry/startRunTelemetry.js');
+  const { redact } = scope;
+  return startRunTelemetry(
+    {
+      skill: scope.skill,
+      logPrompts,
+      redact,
+      redactJson: (value) => JSON.stringify(redactDeep(value ?? null, redact)),
+    },
+    { env: process.env, warn: scope.log.warn },
+  );
+};
+
 /** .what = a run in its scope: prepared, started, run, finished (or failed); every MCP server and proxy closed after */
 const runInScope = async (scope: RunScope, args: readonly string[], flags: SkillSettingsFlags): Promise<number> => {
   const { skill } = scope;
+  let exitCode: number;
   try {
     // loaded only on GitHub: an ordinary run's start-up does not change
     if (wantsGithubRun(scope))
@@ -669,15 +709,19 @@ const runInScope = async (scope: RunScope, args: readonly string[], flags: Skill
         summaryPath: process.env.GITHUB_STEP_SUMMARY || null,
         persistFailureExitCode: EXIT_CODES.loop,
       });
+    scope.telemetry = await startTelemetry(scope);
     const run = await prepareRun(scope, args, flags);
     const context = await startRun(scope, run);
     const { prompt, on, schema } = run;
     const result =
       skill === 'ask' ? await run.repl.ask({ say: prompt, on, schema }, context) : await run.repl.act({ do: prompt, on, schema }, context);
-    return await finishRun(scope, run, result);
+    exitCode = await finishRun(scope, run, result);
   } catch (error) {
-    return await failRun(scope, error);
+    exitCode = await failRun(scope, error);
   } finally {
     await Promise.all([scope.mcp?.close(), scope.network?.close()]);
   }
+  // last, after the answer and the refs: a collector that is down or slow delays the exit at most 2 s, never changes it
+  await scope.telemetry?.close({ exitCode, ...scope.said });
+  return exitCode;
 };
