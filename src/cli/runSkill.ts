@@ -14,7 +14,7 @@ import { checkBashSandbox, checkSandboxForwarder } from '../sandbox/checkBashSan
 import type { DomainProxy } from '../sandbox/network/startDomainProxy.js';
 import { getBhrainHome, genBrainRefStore } from '../core/continuation/genBrainRefStore.js';
 import { AbortedError, BadRequestError, BhrainError } from '../core/contract/errors.js';
-import { genSecretRedactor, type SecretRedactor } from '../core/secrets/genSecretRedactor.js';
+import { genSecretRedactor, type KnownSecret, type SecretRedactor } from '../core/secrets/genSecretRedactor.js';
 import { redactBrainEpisode, redactBrainSeries } from '../core/secrets/redactBrainRefs.js';
 import { redactDeep } from '../core/secrets/redactDeep.js';
 import { genBrainRepl, type BrainReplOn, type BrainReplOutput } from '../agent/repl/genBrainRepl.js';
@@ -137,12 +137,38 @@ interface RunScope {
   said: { prompt: string | null; output: string | null };
 }
 
+/**
+ * .what = the values of the OTLP exporters' headers (OTEL_EXPORTER_OTLP_[TRACES_|METRICS_|LOGS_]HEADERS, `k=v,k=v`,
+ *         values percent-encoded), and the credential after a scheme (`Bearer <token>`), as secrets to redact
+ * .why = they carry a collector's API key under a name that does not look secret, and a shell the model drives can print
+ *        the environment: redacted everywhere, whether telemetry is on or not
+ */
+const readOtlpHeaderSecrets = (env: Record<string, string | undefined>): KnownSecret[] =>
+  ['', 'TRACES_', 'METRICS_', 'LOGS_'].flatMap((signal) => {
+    const name = `OTEL_EXPORTER_OTLP_${signal}HEADERS`;
+    return (env[name] ?? '').split(',').flatMap((pair) => {
+      const raw = pair.slice(pair.indexOf('=') + 1).trim();
+      if (!pair.includes('=') || !raw) return [];
+      let decoded = raw;
+      try {
+        decoded = decodeURIComponent(raw);
+      } catch {
+        // not percent-encoded after all: the raw value is the value
+      }
+      const credential = decoded.split(/\s+/).at(-1)!;
+      return [...new Set([raw, decoded, credential])].map((value) => ({ name, value }));
+    });
+  });
+
 /** .what = a run's scope, before anything is checked */
 const genRunScope = (skill: SkillName, options: SkillOptions, host: SkillHost | null = null): RunScope => {
   const cwd = host?.cwd ?? process.cwd();
   // secrets in the environment, and the credentials in the repository's git config (a checkout token), never reach the
   // model, the terminal, the run record or the refs store: the config is read once, here, and a bad one is skipped
-  const redact = genSecretRedactor(process.env, readGitCredentials({ cwd }, { env: process.env }).secrets);
+  const redact = genSecretRedactor(process.env, [
+    ...readGitCredentials({ cwd }, { env: process.env }).secrets,
+    ...readOtlpHeaderSecrets(process.env),
+  ]);
   const viaRhachet = !host && options.skill !== undefined;
   const log = genProgressLog({
     stream: process.stderr,
@@ -676,23 +702,25 @@ const readSwitch = (name: string, on: string): boolean => {
 };
 
 /**
- * .what = the run's OpenTelemetry, with BHRAIN_TELEMETRY=1: the OTel SDK and exporters load only then
- * .why = a run without it loads no OTel module (start-up stays as it was)
+ * .what = the run's OpenTelemetry, with BHRAIN_TELEMETRY=1: both switches checked now (a bad value is exit 2 before
+ *         anything else), the OTel code loading while the run is prepared; start() makes it once the run is prepared
+ * .why = a run without it loads no OTel module (start-up stays as it was), and a run that fails its checks never
+ *        touches a collector
  */
-const startTelemetry = async (scope: RunScope): Promise<RunTelemetry | null> => {
+const loadTelemetry = (scope: RunScope): { start: () => Promise<RunTelemetry> } | null => {
   if (!readSwitch('BHRAIN_TELEMETRY', 'export traces and metrics over OTLP')) return null;
   const logPrompts = readSwitch('BHRAIN_TELEMETRY_LOG_PROMPTS', 'export the task, the answer and tool inputs and outputs, redacted');
-  const { startRunTelemetry } = await import('./telemetry/startRunTelemetry.js');
+  const loading = import('./telemetry/startRunTelemetry.js');
+  // a failed preparation leaves the import unawaited: its failure, if any, is then nobody's to report
+  loading.catch(() => {});
   const { redact } = scope;
-  return startRunTelemetry(
-    {
-      skill: scope.skill,
-      logPrompts,
-      redact,
-      redactJson: (value) => JSON.stringify(redactDeep(value ?? null, redact)),
-    },
-    { env: process.env, warn: scope.log.warn },
-  );
+  return {
+    start: async () =>
+      (await loading).startRunTelemetry(
+        { skill: scope.skill, logPrompts, redact, redactJson: (value) => JSON.stringify(redactDeep(value ?? null, redact)) },
+        { env: process.env, warn: scope.log.warn },
+      ),
+  };
 };
 
 /** .what = a run in its scope: prepared, started, run, finished (or failed); every MCP server and proxy closed after */
@@ -709,8 +737,9 @@ const runInScope = async (scope: RunScope, args: readonly string[], flags: Skill
         summaryPath: process.env.GITHUB_STEP_SUMMARY || null,
         persistFailureExitCode: EXIT_CODES.loop,
       });
-    scope.telemetry = await startTelemetry(scope);
+    const telemetry = loadTelemetry(scope);
     const run = await prepareRun(scope, args, flags);
+    if (telemetry) scope.telemetry = await telemetry.start();
     const context = await startRun(scope, run);
     const { prompt, on, schema } = run;
     const result =

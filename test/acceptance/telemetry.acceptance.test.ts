@@ -17,6 +17,8 @@ const { standin } = useStandin();
 
 /** a secret of the run's environment, which the task quotes: never exported as it is */
 const SECRET = 'sk-telemetry-test-9f8e7d6c5b4a3928';
+/** the collector's API key, in OTEL_EXPORTER_OTLP_HEADERS: sent as a header, never as text the model or a span holds */
+const COLLECTOR_KEY = 'collector-key-77c1e0b2a9d84f63';
 /** a word only the task holds: exported only with BHRAIN_TELEMETRY_LOG_PROMPTS=1 */
 const PROMPT_WORD = 'ostrich';
 /** a word only the answer holds */
@@ -52,7 +54,7 @@ interface ReceivedSpan {
  *         'hang' accepts the request and never answers
  */
 const startReceiver = async (mode: 'ok' | 'hang') => {
-  const bodies: Array<{ path: string; contentType: string; text: string }> = [];
+  const bodies: Array<{ path: string; contentType: string; text: string; headers: IncomingMessage['headers'] }> = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -62,6 +64,7 @@ const startReceiver = async (mode: 'ok' | 'hang') => {
         path: request.url ?? '',
         contentType: String(request.headers['content-type']),
         text: Buffer.concat(chunks).toString('utf8'),
+        headers: request.headers,
       });
       if (mode === 'ok') response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
@@ -309,7 +312,10 @@ describe('issue 34 telemetry: traces and metrics over OTLP/HTTP', () => {
     const { repo, home } = await genRepo();
     const receiver = await startReceiver('ok');
     try {
-      const env = telemetryEnv(receiver, home, { BHRAIN_TELEMETRY_LOG_PROMPTS: '1' });
+      const env = telemetryEnv(receiver, home, {
+        BHRAIN_TELEMETRY_LOG_PROMPTS: '1',
+        OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${COLLECTOR_KEY}`,
+      });
       await mkdir(env.BHRAIN_CONFIG_DIR, { recursive: true });
       await writeFile(
         join(env.BHRAIN_CONFIG_DIR, 'settings.json'),
@@ -319,7 +325,7 @@ describe('issue 34 telemetry: traces and metrics over OTLP/HTTP', () => {
         {
           toolCalls: [
             { name: 'read', input: { path: 'greet.ts' } },
-            { name: 'write', input: { path: 'x.txt', content: SECRET } },
+            { name: 'write', input: { path: 'x.txt', content: `${SECRET} and ${COLLECTOR_KEY}` } },
           ],
         },
         { text: `done, ${ANSWER_WORD}` },
@@ -358,6 +364,12 @@ describe('issue 34 telemetry: traces and metrics over OTLP/HTTP', () => {
       expect(everything).toContain(PROMPT_WORD);
       expect(everything).not.toContain(SECRET);
       expect(everything).not.toContain(SECRET.slice(0, 16));
+      // the collector's key went where it belongs, as the exporters' header, and nowhere in a span
+      expect(receiver.bodies.every((body) => body.headers.authorization === `Bearer ${COLLECTOR_KEY}`)).toBe(true);
+      expect(everything).not.toContain(COLLECTOR_KEY);
+      expect(JSON.parse(write.attributes['bhrain.tool.input'] as string).content).toMatch(
+        /^\[redacted:\w+\] and \[redacted:OTEL_EXPORTER_OTLP_HEADERS\]$/,
+      );
     } finally {
       await receiver.close();
     }
