@@ -701,6 +701,16 @@ const readSwitch = (name: string, on: string): boolean => {
   return setting === '1' || setting === 'true';
 };
 
+/** .what = whether OpenTelemetry's exporter variable (OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER) leaves the signal on */
+const readOtelExporter = (name: string): boolean => {
+  const value = process.env[name];
+  if (value === undefined || value === '' || value === 'otlp') return true;
+  if (value === 'none') return false;
+  throw new BadRequestError(
+    `${name}=${value}: bhrain exports over OTLP only: give otlp, or none to send no ${name.split('_')[1].toLowerCase()}`,
+  );
+};
+
 /**
  * .what = the run's OpenTelemetry, with BHRAIN_TELEMETRY=1: both switches checked now (a bad value is exit 2 before
  *         anything else), the OTel code loading while the run is prepared; start() makes it once the run is prepared
@@ -708,8 +718,20 @@ const readSwitch = (name: string, on: string): boolean => {
  *        touches a collector
  */
 const loadTelemetry = (scope: RunScope): { start: () => Promise<RunTelemetry> } | null => {
-  if (!readSwitch('BHRAIN_TELEMETRY', 'export traces and metrics over OTLP')) return null;
+  const { env } = process;
+  // OTEL_SDK_DISABLED=true is OpenTelemetry's own off switch, over every other setting
+  if (!readSwitch('BHRAIN_TELEMETRY', 'export traces and metrics over OTLP') || env.OTEL_SDK_DISABLED === 'true') return null;
   const logPrompts = readSwitch('BHRAIN_TELEMETRY_LOG_PROMPTS', 'export the task, the answer and tool inputs and outputs, redacted');
+  const signals = { traces: readOtelExporter('OTEL_TRACES_EXPORTER'), metrics: readOtelExporter('OTEL_METRICS_EXPORTER') };
+  for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT']) {
+    const url = env[name];
+    // the exporters would fall back to localhost:4318 without a word
+    if (url && !/^https?:\/\/[^/]/.test(url))
+      throw new BadRequestError(`${name}=${url}: give the collector's http:// or https:// URL, e.g. http://localhost:4318`);
+  }
+  for (const name of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL'])
+    if (env[name] && env[name] !== 'http/json')
+      scope.warn(`${name}=${env[name]} is not used: bhrain's telemetry sends OTLP over HTTP with JSON bodies (http/json)`);
   const loading = import('./telemetry/startRunTelemetry.js');
   // a failed preparation leaves the import unawaited: its failure, if any, is then nobody's to report
   loading.catch(() => {});
@@ -717,8 +739,8 @@ const loadTelemetry = (scope: RunScope): { start: () => Promise<RunTelemetry> } 
   return {
     start: async () =>
       (await loading).startRunTelemetry(
-        { skill: scope.skill, logPrompts, redact, redactJson: (value) => JSON.stringify(redactDeep(value ?? null, redact)) },
-        { env: process.env, warn: scope.log.warn },
+        { skill: scope.skill, logPrompts, signals, redact, redactJson: (value) => JSON.stringify(redactDeep(value ?? null, redact)) },
+        { env, warn: scope.log.warn },
       ),
   };
 };

@@ -415,11 +415,16 @@ describe('issue 34 telemetry: a collector that is down or hangs never costs the 
     expect(down.stderr.match(/telemetry:/g)).toHaveLength(1);
   });
 
-  it('issue 34 telemetry: BHRAIN_TELEMETRY or BHRAIN_TELEMETRY_LOG_PROMPTS with a value other than 0/1/true/false is exit 2 naming the variable, before any request', async () => {
+  it('issue 34 telemetry: a bad BHRAIN_TELEMETRY, BHRAIN_TELEMETRY_LOG_PROMPTS, OTLP endpoint or OTel exporter name is exit 2 naming the variable, before any request (the exporters would fall back to localhost:4318 without a word)', async () => {
     const { repo, home } = await genRepo();
     for (const [name, value] of [
       ['BHRAIN_TELEMETRY', 'yes'],
       ['BHRAIN_TELEMETRY_LOG_PROMPTS', 'on'],
+      ['OTEL_EXPORTER_OTLP_ENDPOINT', 'not a url'],
+      ['OTEL_EXPORTER_OTLP_ENDPOINT', 'localhost:4318'],
+      ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'ftp://collector/v1/traces'],
+      ['OTEL_TRACES_EXPORTER', 'zipkin'],
+      ['OTEL_METRICS_EXPORTER', 'prometheus'],
     ]) {
       const run = await runBhrain({
         args: ['act', '--atom', 'claude/haiku', '--input', 'hi'],
@@ -430,6 +435,30 @@ describe('issue 34 telemetry: a collector that is down or hangs never costs the 
       expect(run.stderr).toContain(`${name}=${value}`);
     }
     expect(standin().requests).toHaveLength(0);
+  });
+
+  it('issue 34 telemetry: the standard off switches are honoured: OTEL_METRICS_EXPORTER=none sends traces only, OTEL_TRACES_EXPORTER=none metrics only, OTEL_SDK_DISABLED=true nothing', async () => {
+    const { repo, home } = await genRepo();
+    const receiver = await startReceiver('ok');
+    try {
+      const sent = async (more: Record<string, string>) => {
+        receiver.bodies.length = 0;
+        standin().script({ text: 'ok' });
+        const run = await runBhrain({
+          args: ['act', '--atom', 'claude/haiku', '--sandbox', 'off', '--input', 'hi'],
+          cwd: repo,
+          env: telemetryEnv(receiver, home, more),
+        });
+        expect({ code: run.code, stdout: run.stdout }, run.stderr).toEqual({ code: 0, stdout: 'ok\n' });
+        return [...new Set(receiver.bodies.map((body) => body.path))].sort();
+      };
+      expect(await sent({})).toEqual(['/v1/metrics', '/v1/traces']);
+      expect(await sent({ OTEL_METRICS_EXPORTER: 'none' })).toEqual(['/v1/traces']);
+      expect(await sent({ OTEL_TRACES_EXPORTER: 'none' })).toEqual(['/v1/metrics']);
+      expect(await sent({ OTEL_SDK_DISABLED: 'true' })).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
   });
 });
 

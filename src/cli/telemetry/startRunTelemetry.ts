@@ -59,6 +59,8 @@ export interface RunTelemetry {
 export const startRunTelemetry = (
   input: {
     skill: string;
+    /** OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER: none turns a signal off */
+    signals: { traces: boolean; metrics: boolean };
     logPrompts: boolean;
     redact: (text: string) => string;
     redactJson: (value: unknown) => string;
@@ -76,20 +78,29 @@ export const startRunTelemetry = (
     .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'bhrain', [ATTR_SERVICE_VERSION]: version }))
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over ours
     .merge(detectResources({ detectors: [envDetector] }));
-  const traceExporter = new OTLPTraceExporter({ timeoutMillis: readTimeoutMs(env, 'TRACES'), httpAgentOptions: genUnrefAgent });
+  // a signal turned off (OTEL_*_EXPORTER=none) has no exporter: its spans or metrics are made and dropped
+  const traceExporter = input.signals.traces
+    ? new OTLPTraceExporter({ timeoutMillis: readTimeoutMs(env, 'TRACES'), httpAgentOptions: genUnrefAgent })
+    : null;
   const tracerProvider = new TracerProvider({
     resource,
-    spanProcessors: [new BatchSpanProcessor({ exporter: traceExporter, exportTimeoutMillis: readTimeoutMs(env, 'TRACES') })],
+    spanProcessors: traceExporter
+      ? [new BatchSpanProcessor({ exporter: traceExporter, exportTimeoutMillis: readTimeoutMs(env, 'TRACES') })]
+      : [],
   });
-  const metricExporter = new OTLPMetricExporter({
-    timeoutMillis: readTimeoutMs(env, 'METRICS'),
-    httpAgentOptions: genUnrefAgent,
-    // each run is its own process: deltas sum across runs in any backend, unless the standard variable says otherwise
-    ...(env.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE ? {} : { temporalityPreference: AggregationTemporalityPreference.DELTA }),
-  });
+  const metricExporter = input.signals.metrics
+    ? new OTLPMetricExporter({
+        timeoutMillis: readTimeoutMs(env, 'METRICS'),
+        httpAgentOptions: genUnrefAgent,
+        // each run is its own process: deltas sum across runs in any backend, unless the standard variable says otherwise
+        ...(env.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE ? {} : { temporalityPreference: AggregationTemporalityPreference.DELTA }),
+      })
+    : null;
   const meterProvider = new MeterProvider({
     resource,
-    readers: [new PeriodicExportingMetricReader({ exporter: metricExporter, exportTimeoutMillis: readTimeoutMs(env, 'METRICS') })],
+    readers: metricExporter
+      ? [new PeriodicExportingMetricReader({ exporter: metricExporter, exportTimeoutMillis: readTimeoutMs(env, 'METRICS') })]
+      : [],
   });
   const spans = genEventSpans({
     tracer: tracerProvider.getTracer('bhrain', version),
