@@ -464,9 +464,10 @@ describe.each(PROTOCOL_SLUGS)('seed 002 open question 2 (subagent recursion) on 
       return said.includes('CHILD-ANSWER') ? { text: 'done' } : { toolCalls: [taskCall('general-purpose', 'CHILD-TASK')] };
     };
     const events: BhrainEvent[] = [];
+    const subagentEvents: BhrainEvent[] = [];
     const result = await invoke(
       { config: { atom: slug, subagents: { maxDepth: 2 } }, prompt: 'go' },
-      contextFor({ cwd, onEvent: (event) => events.push(event) }),
+      contextFor({ cwd, onEvent: (event) => events.push(event), onSubagentEvent: (event) => subagentEvents.push(event) }),
     );
 
     expect(result.termination).toBe('complete');
@@ -486,6 +487,11 @@ describe.each(PROTOCOL_SLUGS)('seed 002 open question 2 (subagent recursion) on 
       child.uuid,
       grandchild.uuid,
     ]);
+    // issue 34 telemetry: the child's and the grandchild's own events reach onSubagentEvent, each session's start before its end
+    const sessionsOf = (type: string) => subagentEvents.filter((event) => event.type === type).map((event) => event.sessionUuid);
+    expect(sessionsOf('SessionStarted')).toEqual([child.uuid, grandchild.uuid]);
+    expect(sessionsOf('SessionCompleted')).toEqual([grandchild.uuid, child.uuid]);
+    expect(subagentEvents.some((event) => event.type === 'SubagentStarted' || event.type === 'SubagentCompleted')).toBe(false);
     // the child's spend includes the grandchild's, and the root's includes both
     expect(sumTokens(result.tokens)).toBe(standin().requests.reduce((sum, request) => sum + tokensOf(request), 0));
   });
