@@ -27,37 +27,52 @@ const keepModuleUrls = {
   },
 };
 
+/**
+ * a copy of its own, in the chunks that import it, of what `picks` chooses (an import: its path and its importer): every
+ * file the copy imports is copied too, since another suffix makes another module. Code both a copy's users and other
+ * chunks import stays apart, so neither chunk makes the other load a shared one
+ */
+const genCopyPlugin = (name, picks) => ({
+  name,
+  setup: (bundler) => {
+    bundler.onResolve({ filter: /.*/ }, async (args) => {
+      // the plain resolution asked for below
+      if (args.pluginData?.[`${name}Resolving`]) return undefined;
+      const inCopy = args.pluginData?.[name] === true;
+      if (!inCopy && !picks(args)) return undefined;
+      const found = await bundler.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        importer: args.importer,
+        pluginData: { [`${name}Resolving`]: true },
+      });
+      if (found.errors.length) return { errors: found.errors };
+      // node's builtins stay imports
+      if (found.external) return { path: found.path, external: true };
+      return { path: found.path, suffix: `?${name}`, pluginData: { [name]: true } };
+    });
+    bundler.onLoad({ filter: /.*/ }, async (args) => {
+      if (args.pluginData?.[name] !== true) return undefined;
+      return { contents: await readFile(args.path, 'utf8'), loader: 'js', resolveDir: dirname(args.path), pluginData: { [name]: true } };
+    });
+  },
+});
+
 // our tools import zod/mini and zod/v4/core on their first call (their input schemas, src/agent/tools/toolInputs.ts):
 // that zod is bundled as a copy of its own, apart from the zod other modules import (the MCP SDK's `import { z } from
 // 'zod'` keeps every locale and namespace of zod's core alive, ~500 KB). One shared copy would make a run's first tool
 // call load all of it (~14 ms); the lean copy is the ~70 KB our tools use, and the other loads only with MCP or a ref
 // being read
 const LEAN_ZOD = /^zod\/(mini|v4\/core|v4\/mini)$/;
-const leanZod = {
-  name: 'lean-zod',
-  setup: (bundler) => {
-    bundler.onResolve({ filter: /.*/ }, async (args) => {
-      // the plain resolution asked for below
-      if (args.pluginData?.leanZodResolving) return undefined;
-      const inCopy = args.pluginData?.leanZod === true;
-      const fromOurs = LEAN_ZOD.test(args.path) && args.importer.startsWith(dist + sep);
-      if (!inCopy && !fromOurs) return undefined;
-      const found = await bundler.resolve(args.path, {
-        kind: args.kind,
-        resolveDir: args.resolveDir,
-        importer: args.importer,
-        pluginData: { leanZodResolving: true },
-      });
-      if (found.errors.length) return { errors: found.errors };
-      // another suffix makes another module: every file the copy imports is copied too
-      return { path: found.path, suffix: '?lean-zod', pluginData: { leanZod: true } };
-    });
-    bundler.onLoad({ filter: /.*/ }, async (args) => {
-      if (args.pluginData?.leanZod !== true) return undefined;
-      return { contents: await readFile(args.path, 'utf8'), loader: 'js', resolveDir: dirname(args.path), pluginData: { leanZod: true } };
-    });
-  },
-};
+const leanZod = genCopyPlugin('leanZod', (args) => LEAN_ZOD.test(args.path) && args.importer.startsWith(dist + sep));
+
+// telemetry (BHRAIN_TELEMETRY=1, src/cli/telemetry/) gets the OTel packages as a copy of its own: the Anthropic SDK
+// imports @opentelemetry/api too, and one shared copy would be a chunk of its own that every claude run loads
+const telemetryDir = join(dist, 'cli', 'telemetry') + sep;
+const telemetryOtel = genCopyPlugin(
+  'telemetryOtel',
+  (args) => args.path.startsWith('@opentelemetry/') && args.importer.startsWith(telemetryDir),
+);
 
 await rm(outdir, { recursive: true, force: true });
 await build({
@@ -70,7 +85,7 @@ await build({
   platform: 'node',
   target: 'node20',
   external: EXTERNAL,
-  plugins: [leanZod, keepModuleUrls],
+  plugins: [leanZod, telemetryOtel, keepModuleUrls],
   // Headers, Response, Request and FormData: node loads undici (~40 ms) on the first touch of any of them, which the
   // SDKs make on every request; the bundle uses these in their place (src/cli/leanFetchClasses.ts says how)
   inject: [join(dist, 'cli', 'leanFetchClasses.js')],

@@ -20,6 +20,11 @@ export interface BhrainContext extends BrainContext {
   onReasoningDelta?: (text: string) => void;
   /** receives every domain event of the session */
   onEvent?: BhrainEventListener;
+  /**
+   * receives the events of the session's subagents, at any depth (their SessionStarted, model calls, tool calls, hooks,
+   * SessionCompleted), which onEvent never gets; a SubagentStarted names the task call each child session belongs to
+   */
+  onSubagentEvent?: BhrainEventListener;
   /** where full outputs of truncated tool results are kept; a temp dir per session when absent */
   spillDir?: string;
   /**

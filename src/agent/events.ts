@@ -1,3 +1,4 @@
+import type { BrainStopReason } from '../core/contract/BrainAtom.js';
 import type { BrainCash, BrainTokens } from '../core/contract/BrainOutput.js';
 import type { BhrainDenialSource, BhrainTermination } from './BhrainSessionResult.js';
 
@@ -9,7 +10,7 @@ import type { BhrainDenialSource, BhrainTermination } from './BhrainSessionResul
  *         ToolExecutionCompleted per call, IterationCompleted, any Compacted; SessionCompleted last. A session that throws
  *         before it starts (a bad input) emits nothing. A task call emits SubagentStarted and SubagentCompleted between its
  *         ToolCallStarted and ToolExecutionCompleted; the child's own events are not emitted to the parent's subscribers
- *         (its transcript is in result.subagents). With hooks, each hook run emits HookStarted and HookCompleted
+ *         (its transcript is in result.subagents), only to context.onSubagentEvent when one is given. With hooks, each hook run emits HookStarted and HookCompleted
  *         where its event happens (PreToolUse and PostToolUse between ToolCallStarted and ToolExecutionCompleted)
  */
 export type BhrainEvent =
@@ -46,6 +47,15 @@ export interface BhrainIterationCompletedEvent {
   tokenUsage: { inputTokens: number; outputTokens: number; totalTokens: number; cacheGetTokens: number; cacheSetTokens: number };
   /** the size of the context the model saw this iteration */
   contextTokens: number;
+  /** this iteration's model call: the model that answered, when it was sent, how long it took and how many attempts (its retries included), what it cost (null when the price is unknown), and why it stopped */
+  generation: {
+    model: string;
+    requestedAt: string;
+    elapsedMs: number;
+    attempts: number;
+    costUsd: number | null;
+    stopReason: BrainStopReason;
+  };
   occurredAt: string;
 }
 

@@ -14,7 +14,7 @@ import { checkBashSandbox, checkSandboxForwarder } from '../sandbox/checkBashSan
 import type { DomainProxy } from '../sandbox/network/startDomainProxy.js';
 import { getBhrainHome, openBrainRefStore, type BrainRefStore } from '../core/continuation/genBrainRefStore.js';
 import { AbortedError, BadRequestError, BhrainError } from '../core/contract/errors.js';
-import { genSecretRedactor, type SecretRedactor } from '../core/secrets/genSecretRedactor.js';
+import { genSecretRedactor, type KnownSecret, type SecretRedactor } from '../core/secrets/genSecretRedactor.js';
 import { redactBrainEpisode, redactBrainSeries } from '../core/secrets/redactBrainRefs.js';
 import { redactDeep } from '../core/secrets/redactDeep.js';
 import { genBrainRepl, type BrainReplOn, type BrainReplOutput } from '../agent/repl/genBrainRepl.js';
@@ -44,6 +44,7 @@ import { nameSettingOrigin, type MemoryStrategy, type SkillSettingsFlags } from 
 import { genUsageErrorJson, OUTPUT_SCHEMA_VERSION, type SkillOutputJson } from './skillOutputJson.js';
 import type { GithubRun } from './github/genGithubRun.js';
 import { startRunAudit, type RunAuditing } from './audit/genRunAudit.js';
+import type { RunTelemetry } from './telemetry/startRunTelemetry.js';
 
 const MEMORY: Record<MemoryStrategy, typeof genTruncate> = { 'summarize-on-limit': genSummarizeOnLimit, truncate: genTruncate };
 
@@ -133,14 +134,44 @@ interface RunScope {
   github: GithubRun | null;
   /** the end-of-run audit (docs/cli-reference.md#the-audit): the working directory walked at start, events counted */
   audit: RunAuditing | null;
+  /** OpenTelemetry traces and metrics (docs/telemetry.md): only with BHRAIN_TELEMETRY=1 */
+  telemetry: RunTelemetry | null;
+  /** the task and the answer, as the run printed them: telemetry exports them only with BHRAIN_TELEMETRY_LOG_PROMPTS=1 */
+  said: { prompt: string | null; output: string | null };
 }
+
+/**
+ * .what = the values of the OTLP exporters' headers (OTEL_EXPORTER_OTLP_[TRACES_|METRICS_|LOGS_]HEADERS, `k=v,k=v`,
+ *         values percent-encoded), and the credential after a scheme (`Bearer <token>`), as secrets to redact
+ * .why = they carry a collector's API key under a name that does not look secret, and a shell the model drives can print
+ *        the environment: redacted everywhere, whether telemetry is on or not
+ */
+const readOtlpHeaderSecrets = (env: Record<string, string | undefined>): KnownSecret[] =>
+  ['', 'TRACES_', 'METRICS_', 'LOGS_'].flatMap((signal) => {
+    const name = `OTEL_EXPORTER_OTLP_${signal}HEADERS`;
+    return (env[name] ?? '').split(',').flatMap((pair) => {
+      const raw = pair.slice(pair.indexOf('=') + 1).trim();
+      if (!pair.includes('=') || !raw) return [];
+      let decoded = raw;
+      try {
+        decoded = decodeURIComponent(raw);
+      } catch {
+        // not percent-encoded after all: the raw value is the value
+      }
+      const credential = decoded.split(/\s+/).at(-1)!;
+      return [...new Set([raw, decoded, credential])].map((value) => ({ name, value }));
+    });
+  });
 
 /** .what = a run's scope, before anything is checked */
 const genRunScope = (skill: SkillName, options: SkillOptions, host: SkillHost | null = null): RunScope => {
   const cwd = host?.cwd ?? process.cwd();
   // secrets in the environment, and the credentials in the repository's git config (a checkout token), never reach the
   // model, the terminal, the run record or the refs store: the config is read once, here, and a bad one is skipped
-  const redact = genSecretRedactor(process.env, readGitCredentials({ cwd }, { env: process.env }).secrets);
+  const redact = genSecretRedactor(process.env, [
+    ...readGitCredentials({ cwd }, { env: process.env }).secrets,
+    ...readOtlpHeaderSecrets(process.env),
+  ]);
   const viaRhachet = !host && options.skill !== undefined;
   const log = genProgressLog({
     stream: process.stderr,
@@ -179,6 +210,8 @@ const genRunScope = (skill: SkillName, options: SkillOptions, host: SkillHost | 
     result: null,
     github: null,
     audit: null,
+    telemetry: null,
+    said: { prompt: null, output: null },
   };
   return scope;
 };
@@ -454,6 +487,7 @@ const startRun = async (scope: RunScope, run: PreparedRun): Promise<BhrainContex
     prompter: interactive ? genTtyPrompter({ stdin: process.stdin, stderr: process.stderr, redact, pause: log.pause }) : undefined,
     onEvent: (event: BhrainEvent) => {
       scope.audit?.onEvent(event);
+      scope.telemetry?.onEvent(event);
       // every hook run goes in the run record (hooks.json); a failed one, or one that exited other than 0 or 2,
       // in the JSON's warnings too (the log has shown it on stderr already)
       if (event.type === 'HookCompleted') {
@@ -466,6 +500,8 @@ const startRun = async (scope: RunScope, run: PreparedRun): Promise<BhrainContex
       if (stream) writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...event }, redact));
       host?.onEvent?.(event);
     },
+    // telemetry follows the subagents too: their sessions, model calls and tool calls
+    onSubagentEvent: scope.telemetry?.onEvent,
     onTextDelta: partial ? (text) => writeLine({ type: 'TextDelta', schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(text) }) : undefined,
     // the text streamed so far is void (a retried attempt, or <tool_call> markup that was a call): consumers drop it
     onTextReset: partial ? () => writeLine({ type: 'TextReset', schemaVersion: OUTPUT_SCHEMA_VERSION }) : undefined,
@@ -486,6 +522,7 @@ const finishRun = async (scope: RunScope, run: PreparedRun, result: BrainReplOut
   const { session } = result;
   // the answer may hold a secret the model decoded from a form redaction cannot match (base64): nothing printed or kept does
   const output = redact(session.output);
+  scope.said = { prompt: run.prompt, output };
   const structured = run.schema && session.termination === 'complete' ? redactDeep(result.output, redact) : undefined;
   const episode = redactBrainEpisode(result.episode, redact);
   const series = redactBrainSeries(result.series, redact);
@@ -686,9 +723,62 @@ const wantsGithubRun = (scope: RunScope): boolean => {
   return process.env.GITHUB_ACTIONS === 'true';
 };
 
+/** .what = an on/off variable: 0, false or unset is off; 1 or true is on; anything else is exit 2 naming it */
+const readSwitch = (name: string, on: string): boolean => {
+  const setting = process.env[name];
+  if (setting !== undefined && !['0', '1', 'true', 'false', ''].includes(setting))
+    throw new BadRequestError(`${name}=${setting}: give 1 or true (${on}), or 0 or false (off)`);
+  return setting === '1' || setting === 'true';
+};
+
+/** .what = whether OpenTelemetry's exporter variable (OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER) leaves the signal on */
+const readOtelExporter = (name: string): boolean => {
+  const value = process.env[name];
+  if (value === undefined || value === '' || value === 'otlp') return true;
+  if (value === 'none') return false;
+  throw new BadRequestError(
+    `${name}=${value}: bhrain exports over OTLP only: give otlp, or none to send no ${name.split('_')[1].toLowerCase()}`,
+  );
+};
+
+/**
+ * .what = the run's OpenTelemetry, with BHRAIN_TELEMETRY=1: both switches checked now (a bad value is exit 2 before
+ *         anything else), the OTel code loading while the run is prepared; start() makes it once the run is prepared
+ * .why = a run without it loads no OTel module (start-up stays as it was), and a run that fails its checks never
+ *        touches a collector
+ */
+const loadTelemetry = (scope: RunScope): { start: () => Promise<RunTelemetry> } | null => {
+  const { env } = process;
+  // OTEL_SDK_DISABLED=true is OpenTelemetry's own off switch, over every other setting
+  if (!readSwitch('BHRAIN_TELEMETRY', 'export traces and metrics over OTLP') || env.OTEL_SDK_DISABLED === 'true') return null;
+  const logPrompts = readSwitch('BHRAIN_TELEMETRY_LOG_PROMPTS', 'export the task, the answer and tool inputs and outputs, redacted');
+  const signals = { traces: readOtelExporter('OTEL_TRACES_EXPORTER'), metrics: readOtelExporter('OTEL_METRICS_EXPORTER') };
+  for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT']) {
+    const url = env[name];
+    // the exporters would fall back to localhost:4318 without a word
+    if (url && !/^https?:\/\/[^/]/.test(url))
+      throw new BadRequestError(`${name}=${url}: give the collector's http:// or https:// URL, e.g. http://localhost:4318`);
+  }
+  for (const name of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL'])
+    if (env[name] && env[name] !== 'http/json')
+      scope.warn(`${name}=${env[name]} is not used: bhrain's telemetry sends OTLP over HTTP with JSON bodies (http/json)`);
+  const loading = import('./telemetry/startRunTelemetry.js');
+  // a failed preparation leaves the import unawaited: its failure, if any, is then nobody's to report
+  loading.catch(() => {});
+  const { redact } = scope;
+  return {
+    start: async () =>
+      (await loading).startRunTelemetry(
+        { skill: scope.skill, logPrompts, signals, redact, redactJson: (value) => JSON.stringify(redactDeep(value ?? null, redact)) },
+        { env, warn: scope.log.warn },
+      ),
+  };
+};
+
 /** .what = a run in its scope: prepared, started, run, finished (or failed); every MCP server and proxy closed after */
 const runInScope = async (scope: RunScope, args: readonly string[], flags: SkillSettingsFlags): Promise<number> => {
   const { skill } = scope;
+  let exitCode: number;
   try {
     // loaded only on GitHub: an ordinary run's start-up does not change
     if (wantsGithubRun(scope))
@@ -699,15 +789,20 @@ const runInScope = async (scope: RunScope, args: readonly string[], flags: Skill
         summaryPath: process.env.GITHUB_STEP_SUMMARY || null,
         persistFailureExitCode: EXIT_CODES.loop,
       });
+    const telemetry = loadTelemetry(scope);
     const run = await prepareRun(scope, args, flags);
+    if (telemetry) scope.telemetry = await telemetry.start();
     const context = await startRun(scope, run);
     const { prompt, on, schema } = run;
     const result =
       skill === 'ask' ? await run.repl.ask({ say: prompt, on, schema }, context) : await run.repl.act({ do: prompt, on, schema }, context);
-    return await finishRun(scope, run, result);
+    exitCode = await finishRun(scope, run, result);
   } catch (error) {
-    return await failRun(scope, error);
+    exitCode = await failRun(scope, error);
   } finally {
     await Promise.all([scope.mcp?.close(), scope.network?.close()]);
   }
+  // last, after the answer and the refs: a collector that is down or slow delays the exit at most 2 s, never changes it
+  await scope.telemetry?.close({ exitCode, ...scope.said });
+  return exitCode;
 };

@@ -82,6 +82,7 @@ const stopOnFailedRequest = (state: SessionState, error: unknown): NextStep => {
 export const runTurn = async (state: SessionState): Promise<TurnRan | NextStep> => {
   const { systemText, tools } = state.shape();
   const { context } = state;
+  const requestedAt = new Date().toISOString();
   const generation = await generateInSession(state, {
     system: systemText,
     messages: state.messages,
@@ -128,6 +129,14 @@ export const runTurn = async (state: SessionState): Promise<TurnRan | NextStep> 
       cacheSetTokens: generation.tokens.cache.set,
     },
     contextTokens: size,
+    generation: {
+      model: state.config.atom.spec.model,
+      requestedAt,
+      elapsedMs: Math.round(generation.elapsedMs),
+      attempts: generation.attempts,
+      costUsd: generation.cash?.total ?? null,
+      stopReason: generation.stopReason,
+    },
     occurredAt: new Date().toISOString(),
   });
   // the iteration counts as done once its calls are answered

@@ -115,6 +115,17 @@ const describeFailure = (type: string, result: BhrainSessionResult, aborted: boo
   return `the ${type} subagent ${why}.${said ? `\nWhat it said before it stopped:\n${said}` : ''}`;
 };
 
+/** .what = a child's own event to the context's onSubagentEvent; a listener that throws is logged, never stops the child */
+const emitToSubagentListener = (parent: SubagentParent, event: BhrainEvent): void => {
+  const listener = parent.context.onSubagentEvent;
+  if (!listener) return;
+  try {
+    listener(event);
+  } catch (error) {
+    (parent.context.log ?? silentLog).error(`a subagent event listener threw on ${event.type}: ${(error as Error)?.message ?? error}`);
+  }
+};
+
 /**
  * .what = runs one subagent: a child session of the parent's loop with a fresh context (no parent messages), published
  *         as a live entity (RUNNING, then COMPLETED or FAILED) before its start and after its end events
@@ -155,7 +166,9 @@ export const runSubagent = async (
       // the child's lines keep their text (the CLI's progress log reads it) and say whose they are in their meta
       log: tagLog(parent.context.log ?? silentLog, { type: type.name, sessionUuid: uuid }),
       spillDir: parent.context.spillDir ? join(parent.context.spillDir, `subagent-${uuid}`) : undefined,
-      emit: (event) => void (event.type === 'SubagentStarted' || event.type === 'SubagentCompleted' ? parent.emit(event) : undefined),
+      // its subagents' start and end go to the parent's stream; the rest only to an onSubagentEvent listener (telemetry)
+      emit: (event) =>
+        event.type === 'SubagentStarted' || event.type === 'SubagentCompleted' ? parent.emit(event) : emitToSubagentListener(parent, event),
     })
     .catch((error: unknown) => ({ failedToStart: error }));
   const ended =

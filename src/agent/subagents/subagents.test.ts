@@ -193,6 +193,75 @@ describe.each(PROTOCOL_SLUGS)('seed 002 §5.3 subagent isolation on $slug', ({ s
   });
 });
 
+describe.each(PROTOCOL_SLUGS)('issue 34 telemetry: context.onSubagentEvent on $slug', ({ slug }) => {
+  it("issue 34 telemetry: context.onSubagentEvent gets the child's own events (its session, model calls with their generation, tool calls), which onEvent never does; a listener that throws stops nothing", async () => {
+    const cwd = await genWorkspace();
+    standin().respond = (request) => {
+      if (isChild(request))
+        return messagesOf(request).includes('loadConfig = ')
+          ? { text: 'CHILD-ANSWER: config.ts' }
+          : { toolCalls: [{ name: 'grep', input: { pattern: 'loadConfig' } }] };
+      return messagesOf(request).includes('CHILD-ANSWER')
+        ? { text: 'PARENT-DONE' }
+        : { toolCalls: [taskCall('explore', 'find loadConfig')] };
+    };
+    const events: BhrainEvent[] = [];
+    const subagentEvents: BhrainEvent[] = [];
+    const result = await genBhrain({ atom: slug, subagents: true }).invoke(
+      { prompt: 'where is the config loader?' },
+      contextFor({ cwd, onEvent: (event) => events.push(event), onSubagentEvent: (event) => subagentEvents.push(event) }),
+    );
+    expect(result.output).toBe('PARENT-DONE');
+    const [child] = result.subagents;
+    expect(subagentEvents.map((event) => event.type)).toEqual([
+      'SessionStarted',
+      'ToolCallStarted',
+      'ToolExecutionCompleted',
+      'IterationCompleted',
+      'IterationCompleted',
+      'SessionCompleted',
+    ]);
+    expect(new Set(subagentEvents.map((event) => event.sessionUuid))).toEqual(new Set([child.uuid]));
+    expect(events.filter((event) => event.sessionUuid === child.uuid).map((event) => event.type)).toEqual([
+      'SubagentStarted',
+      'SubagentCompleted',
+    ]);
+    // every model call says which model answered, when it was sent, how long it took, its attempts and its cost
+    for (const event of [...events, ...subagentEvents])
+      if (event.type === 'IterationCompleted')
+        expect(event.generation).toEqual({
+          model: expect.any(String),
+          requestedAt: expect.any(String),
+          elapsedMs: expect.any(Number),
+          attempts: 1,
+          costUsd: expect.any(Number),
+          stopReason: event.hadToolCalls ? 'tool_calls' : 'end',
+        });
+
+    // a listener that throws is logged, and the child and its parent carry on
+    standin().reset();
+    standin().respond = (request) =>
+      isChild(request)
+        ? { text: 'CHILD-ANSWER: config.ts' }
+        : messagesOf(request).includes('CHILD-ANSWER')
+          ? { text: 'PARENT-DONE' }
+          : { toolCalls: [taskCall('explore', 'find loadConfig')] };
+    const errors: string[] = [];
+    const again = await genBhrain({ atom: slug, subagents: true }).invoke(
+      { prompt: 'where is the config loader?' },
+      contextFor({
+        cwd,
+        log: { debug: () => {}, info: () => {}, warn: () => {}, error: (message) => errors.push(message) },
+        onSubagentEvent: () => {
+          throw new Error('listener broke');
+        },
+      }),
+    );
+    expect({ output: again.output, child: again.subagents[0].status }).toEqual({ output: 'PARENT-DONE', child: 'COMPLETED' });
+    expect(errors.some((message) => message.includes('listener broke'))).toBe(true);
+  });
+});
+
 describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session.Subagent on $slug', ({ slug }) => {
   it('seed 002 §2.1 Session.Subagent: two task calls in one turn run their children at the same time', async () => {
     const cwd = await genWorkspace();
@@ -395,9 +464,10 @@ describe.each(PROTOCOL_SLUGS)('seed 002 open question 2 (subagent recursion) on 
       return said.includes('CHILD-ANSWER') ? { text: 'done' } : { toolCalls: [taskCall('general-purpose', 'CHILD-TASK')] };
     };
     const events: BhrainEvent[] = [];
+    const subagentEvents: BhrainEvent[] = [];
     const result = await invoke(
       { config: { atom: slug, subagents: { maxDepth: 2 } }, prompt: 'go' },
-      contextFor({ cwd, onEvent: (event) => events.push(event) }),
+      contextFor({ cwd, onEvent: (event) => events.push(event), onSubagentEvent: (event) => subagentEvents.push(event) }),
     );
 
     expect(result.termination).toBe('complete');
@@ -417,6 +487,11 @@ describe.each(PROTOCOL_SLUGS)('seed 002 open question 2 (subagent recursion) on 
       child.uuid,
       grandchild.uuid,
     ]);
+    // issue 34 telemetry: the child's and the grandchild's own events reach onSubagentEvent, each session's start before its end
+    const sessionsOf = (type: string) => subagentEvents.filter((event) => event.type === type).map((event) => event.sessionUuid);
+    expect(sessionsOf('SessionStarted')).toEqual([child.uuid, grandchild.uuid]);
+    expect(sessionsOf('SessionCompleted')).toEqual([grandchild.uuid, child.uuid]);
+    expect(subagentEvents.some((event) => event.type === 'SubagentStarted' || event.type === 'SubagentCompleted')).toBe(false);
     // the child's spend includes the grandchild's, and the root's includes both
     expect(sumTokens(result.tokens)).toBe(standin().requests.reduce((sum, request) => sum + tokensOf(request), 0));
   });
