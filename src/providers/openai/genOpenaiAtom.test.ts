@@ -18,7 +18,13 @@ describe('issue 35 openai: what OpenAI models need on the wire', () => {
     const generation = await genBrainAtom({ slug: 'openai/gpt-5' }).generate({ ...hi, maxOutputTokens: 300 }, contextFor());
     expect(generation.message.content).toBe('hello');
     const body = standin().requests[0].body;
-    expect(body).toMatchObject({ model: 'gpt-5', max_completion_tokens: 300, stream: true, stream_options: { include_usage: true } });
+    // the answer's 300 and room to reason at the API's default effort (medium: 16,384), which OpenAI counts within the bound
+    expect(body).toMatchObject({
+      model: 'gpt-5',
+      max_completion_tokens: 300 + 16_384,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     expect(body).not.toHaveProperty('max_tokens');
     expect(body).not.toHaveProperty('reasoning_effort');
     expect(body.messages[0]).toEqual({ role: 'developer', content: 'be brief' });
@@ -41,6 +47,20 @@ describe('issue 35 openai: what OpenAI models need on the wire', () => {
     expect(body.messages[0]).toEqual({ role: 'system', content: 'be brief' });
     expect(body.max_completion_tokens).toBe(8_192);
     expect(body).not.toHaveProperty('max_tokens');
+  });
+
+  it("issue 35 openai: the bound has room for the reasoning a thinking budget gives (none when off), within the model's own most", async () => {
+    const bounds: Array<[string, number | 'off', number, number]> = [
+      ['gpt-5', 2_000, 1_000, 3_000],
+      ['gpt-5', 'off', 1_000, 1_000],
+      ['gpt-5', 100_000, 100_000, 128_000],
+    ];
+    for (const [model, thinking, maxOutputTokens, sent] of bounds) {
+      standin().script({ text: 'ok' });
+      const budget = thinking === 'off' ? 'off' : { budgetTokens: thinking };
+      await genBrainAtom({ slug: `openai/${model}`, thinking: budget }).generate({ ...hi, maxOutputTokens }, contextFor());
+      expect([model, thinking, standin().requests.at(-1)!.body.max_completion_tokens]).toEqual([model, thinking, sent]);
+    }
   });
 
   it('issue 35 openai: a thinking budget is sent as reasoning_effort (low up to 4096, medium up to 16384, high above); off is minimal on gpt-5 and none on gpt-5.1', async () => {

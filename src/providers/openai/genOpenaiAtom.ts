@@ -20,10 +20,13 @@ const OPENAI_CREDS: AtomCredsSpec = {
   urlHint: "OpenAI's base URL ends in /v1 (https://api.openai.com/v1); a gateway's usually does too",
 };
 
+/** .what = the tokens a reasoning model reasons in at the API's default effort (medium): the top of medium's budgets */
+const DEFAULT_REASONING_TOKENS = 16_384;
+
 /** .what = the largest budget each reasoning_effort stands for: up to 4k tokens low, up to 16k medium, above that high */
 const EFFORT_BY_BUDGET: ReadonlyArray<{ upTo: number; effort: 'low' | 'medium' | 'high' }> = [
   { upTo: 4_096, effort: 'low' },
-  { upTo: 16_384, effort: 'medium' },
+  { upTo: DEFAULT_REASONING_TOKENS, effort: 'medium' },
   { upTo: Infinity, effort: 'high' },
 ];
 
@@ -51,17 +54,23 @@ export const toReasoningEffort = (input: { model: string; thinking: BrainThinkin
 };
 
 /**
- * .what = a thinking option as OpenAI's reasoning_effort field
- * .why = sent only when a thinking option is given; the option is taken out of the request, so nothing else maps it
+ * .what = a thinking option as OpenAI's reasoning_effort field, and room in the output bound for the reasoning
+ * .why = sent only when a thinking option is given; the option is taken out of the request, so nothing else maps it.
+ *        OpenAI counts a reasoning model's reasoning within max_completion_tokens: the answer's bound gets the budget on
+ *        top (the default effort's when none is given, none when off), within the model's own most, as claude's thinking
  */
-export const openaiReasoningMiddleware = (model: string): AtomMiddleware => ({
+export const openaiReasoningMiddleware = (entry: BrainModelEntry): AtomMiddleware => ({
   name: "OpenAI's reasoning_effort",
   transformInput: (input) => {
     const { thinking } = input.request;
-    if (!thinking) return input;
-    const effort = toReasoningEffort({ model, thinking });
+    const reasoningTokens =
+      !isOpenaiReasoningModel(entry.model) || thinking === 'off' ? 0 : (thinking?.budgetTokens ?? DEFAULT_REASONING_TOKENS);
+    const maxOutputTokens = Math.min(input.maxOutputTokens + reasoningTokens, entry.maxOutputTokens);
+    if (!thinking) return { ...input, maxOutputTokens };
+    const effort = toReasoningEffort({ model: entry.model, thinking });
     return {
       ...input,
+      maxOutputTokens,
       request: { ...input.request, thinking: undefined },
       ...(effort ? { extraBody: { ...input.extraBody, reasoning_effort: effort } } : {}),
     };
@@ -96,7 +105,7 @@ export const genOpenaiAtom = (input: {
     entry: input.entry,
     description: input.description ?? `OpenAI ${model} via the Chat Completions API`,
     creds: OPENAI_CREDS,
-    middleware: [openaiReasoningMiddleware(model)],
+    middleware: [openaiReasoningMiddleware(input.entry)],
     baseUrl: input.baseUrl,
     thinking: input.thinking,
     wire,
