@@ -4,12 +4,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import type { StandinRequest } from '../standin/types.js';
 import { useStandin } from '../standin/useStandin.js';
-import { genCliEnv, PACKAGE_ROOT, runBhrain } from './runCli.js';
+import { oneValidObject } from './outputSchema.js';
+import { genCliEnv, runBhrain } from './runCli.js';
 
 const { standin } = useStandin();
 let home: string;
@@ -23,18 +23,6 @@ afterEach(async () => {
 });
 
 const SECRET = 'ghs_auditS3cr3tV4lu3xyz';
-const outputSchema = JSON.parse(await readFile(join(PACKAGE_ROOT, 'schemas', 'output.schema.json'), 'utf8'));
-const validateOutput = new Ajv2020({ allErrors: true, strict: true }).compile(outputSchema);
-
-/** .what = stdout as exactly one JSON object valid against the published schema */
-const oneValidObject = (stdout: string) => {
-  const lines = stdout.split('\n').filter(Boolean);
-  expect(lines).toHaveLength(1);
-  const value = JSON.parse(lines[0]);
-  expect(validateOutput(value) ? [] : validateOutput.errors).toEqual([]);
-  return value;
-};
-
 /** .what = an act run with bash unconfined, rules that allow bash, write, edit and task but deny curl, on GitHub, JSON out */
 const runAct = async (turns: Parameters<ReturnType<typeof standin>['script']>, wrapper?: string[]) => {
   await writeFile(join(home, 'rules.json'), JSON.stringify({ allow: ['bash', 'write', 'edit', 'task'], deny: ['bash(curl *)'] }));

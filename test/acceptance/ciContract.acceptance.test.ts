@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { useStandin } from '../standin/useStandin.js';
+import { expectValidOutput, oneValidObject } from './outputSchema.js';
 import { genCliEnv, PACKAGE_ROOT, runBhrain } from './runCli.js';
 
 const { standin } = useStandin();
@@ -23,19 +23,6 @@ afterEach(async () => {
 });
 const envFor = (overrides: Record<string, string | undefined> = {}) => genCliEnv({ standin: standin(), home }, overrides);
 const sentText = (index: number) => JSON.stringify(standin().requests[index].body);
-
-/** the published JSON Schema of --output json, compiled once */
-const outputSchema = JSON.parse(await readFile(join(PACKAGE_ROOT, 'schemas', 'output.schema.json'), 'utf8'));
-const validateOutput = new Ajv2020({ allErrors: true, strict: true }).compile(outputSchema);
-
-/** .what = stdout as exactly one JSON object valid against the published schema, or a failed expectation saying why */
-const oneValidObject = (stdout: string) => {
-  const lines = stdout.split('\n').filter(Boolean);
-  expect(lines).toHaveLength(1);
-  const value = JSON.parse(lines[0]);
-  expect(validateOutput(value) ? [] : validateOutput.errors).toEqual([]);
-  return value;
-};
 
 describe('issue 12 item 1: piped stdin is context for the prompt', () => {
   it('a pipe plus --input sends both: the instruction, then the piped text in a <stdin> block', async () => {
@@ -221,7 +208,7 @@ describe('issue 12 item 9: --output stream-json', () => {
     // the tool call was seen while the run was still going (bash sleeps 1 s after it)
     expect(events.find((event) => event.type === 'ToolCallStarted')).toMatchObject({ live: true });
     const result = lines.at(-1);
-    expect(validateOutput(result) ? [] : validateOutput.errors).toEqual([]);
+    expectValidOutput(result);
     expect(result).toMatchObject({ type: 'result', output: 'all done', exitCode: 0 });
   });
 });

@@ -1,17 +1,12 @@
 // issue 14 stop reasons, end to end: the built CLI against recorded-shape streams served byte for byte
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse, startRawReplay, type RawReplay } from '../standin/rawReplay.js';
-import { genCliEnv, PACKAGE_ROOT, runBhrain } from './runCli.js';
-
-/** the published JSON Schema of --output json: a refusal result must be valid against it */
-const validateOutput = new Ajv2020({ allErrors: true, strict: true }).compile(
-  JSON.parse(await readFile(join(PACKAGE_ROOT, 'schemas', 'output.schema.json'), 'utf8')),
-);
+import { expectValidOutput } from './outputSchema.js';
+import { genCliEnv, runBhrain } from './runCli.js';
 
 let server: RawReplay;
 beforeAll(async () => {
@@ -74,7 +69,7 @@ describe('issue 14 refusals: a refusal exits 9 and prints the refusal text, neve
     const lines = run.stdout.split('\n').filter(Boolean);
     expect(lines).toHaveLength(1);
     const result = JSON.parse(lines[0]);
-    expect(validateOutput(result) ? [] : validateOutput.errors).toEqual([]);
+    expectValidOutput(result);
     expect(result).toMatchObject({
       type: 'result',
       termination: 'refusal',

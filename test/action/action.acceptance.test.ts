@@ -359,6 +359,26 @@ describe('issue 33 item 1: the bubblewrap step installs it only when missing, wi
 });
 
 describe('issue 33 item 1: the install step, on a cache miss, sets bhrain up from the action checkout', () => {
+  /** .what = the action run from a checkout with nothing cached (npm offline, from its cache): its install step and answer */
+  const runFromCheckout = async (actionPath: string, answer: string) => {
+    standin().script({ text: answer });
+    // npm reads npm_config_* from the env: offline here, as the test machine has no registry but npm's cache
+    const env = jobEnv({ npm_config_offline: 'true', npm_config_cache: process.env.npm_config_cache });
+    const action = await runAction({
+      actionYml,
+      actionPath,
+      workspace,
+      inputs: { prompt: 'x', atom: 'qwen', 'qwen-api-key': 'k' },
+      env,
+      tempDir: temp,
+      cacheHit: false,
+    });
+    expect(action.steps.find((step) => step.name === 'install bhrain')).toMatchObject({ status: 'success', code: 0 });
+    expect([action.failed, action.outputs.result]).toEqual([false, answer]);
+    expect(existsSync(join(actionPath, 'node_modules', 'openai'))).toBe(true);
+    expect(existsSync(join(actionPath, 'node_modules', 'vitest'))).toBe(false);
+  };
+
   it(
     'a prebuilt checkout: npm ci --omit=dev (offline, from the npm cache) installs what runs, no dev tool, and the run works',
     { timeout: 240_000 },
@@ -367,22 +387,7 @@ describe('issue 33 item 1: the install step, on a cache miss, sets bhrain up fro
       await mkdir(actionPath);
       for (const entry of ['package.json', 'package-lock.json', 'bin', 'dist', 'action', 'action.yml'])
         await cp(join(PACKAGE_ROOT, entry), join(actionPath, entry), { recursive: true });
-      standin().script({ text: 'installed and answering' });
-      // npm reads npm_config_* from the env: offline here, as the test machine has no registry but npm's cache
-      const env = jobEnv({ npm_config_offline: 'true', npm_config_cache: process.env.npm_config_cache });
-      const action = await runAction({
-        actionYml,
-        actionPath,
-        workspace,
-        inputs: { prompt: 'x', atom: 'qwen', 'qwen-api-key': 'k' },
-        env,
-        tempDir: temp,
-        cacheHit: false,
-      });
-      expect(action.steps.find((step) => step.name === 'install bhrain')).toMatchObject({ status: 'success', code: 0 });
-      expect([action.failed, action.outputs.result]).toEqual([false, 'installed and answering']);
-      expect(existsSync(join(actionPath, 'node_modules', 'openai'))).toBe(true);
-      expect(existsSync(join(actionPath, 'node_modules', 'vitest'))).toBe(false);
+      await runFromCheckout(actionPath, 'installed and answering');
     },
   );
 
@@ -397,21 +402,8 @@ describe('issue 33 item 1: the install step, on a cache miss, sets bhrain up fro
       for (const file of tracked)
         if (existsSync(join(PACKAGE_ROOT, file))) await cp(join(PACKAGE_ROOT, file), join(actionPath, file), { recursive: true });
       expect(existsSync(join(actionPath, 'dist'))).toBe(false);
-      standin().script({ text: 'built and answering' });
-      const env = jobEnv({ npm_config_offline: 'true', npm_config_cache: process.env.npm_config_cache });
-      const action = await runAction({
-        actionYml,
-        actionPath,
-        workspace,
-        inputs: { prompt: 'x', atom: 'qwen', 'qwen-api-key': 'k' },
-        env,
-        tempDir: temp,
-        cacheHit: false,
-      });
-      expect(action.steps.find((step) => step.name === 'install bhrain')).toMatchObject({ status: 'success', code: 0 });
-      expect([action.failed, action.outputs.result]).toEqual([false, 'built and answering']);
+      await runFromCheckout(actionPath, 'built and answering');
       expect(existsSync(join(actionPath, 'dist', 'bundle', 'main.js'))).toBe(true);
-      expect(existsSync(join(actionPath, 'node_modules', 'vitest'))).toBe(false);
     },
   );
 });
