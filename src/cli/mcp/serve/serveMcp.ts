@@ -255,13 +255,16 @@ const runCall = async (scope: ServeScope, skill: SkillName, args: CallArgs, extr
     else extra.signal.addEventListener('abort', () => stop.abort(), { once: true });
     const progressToken = extra._meta?.progressToken;
     let progress = 0;
+    // the notifications still on their way: the result waits for them, since a client drops progress that comes after it
+    let notified: Promise<void> = Promise.resolve();
     const onEvent = (event: BhrainEvent) => {
       const message = describeEvent(event);
       if (progressToken === undefined || message === null) return;
       progress += 1;
-      extra
+      const sent = extra
         .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } })
-        .catch((error: Error) => process.stderr.write(`bhrain mcp serve: a progress notification failed: ${error.message}\n`));
+        .catch((error: Error) => void process.stderr.write(`bhrain mcp serve: a progress notification failed: ${error.message}\n`));
+      notified = notified.then(() => sent);
     };
     const runOptions: SkillOptions = {
       arch: 'bhrain.struct.v1',
@@ -286,7 +289,9 @@ const runCall = async (scope: ServeScope, skill: SkillName, args: CallArgs, extr
     const run = { stop, done };
     scope.runs.add(run);
     try {
-      return toToolResult(await done);
+      const result = await done;
+      await notified;
+      return toToolResult(result);
     } finally {
       scope.runs.delete(run);
     }
