@@ -3,6 +3,7 @@ import { cpus, totalmem } from 'node:os';
 import type { BenchOptions, BenchReport, BenchSection } from './BenchReport.js';
 import { benchBrainCli } from './sections/brainCli.js';
 import { benchCompaction } from './sections/compaction.js';
+import { benchFleet } from './sections/fleet.js';
 import { benchHarness } from './sections/harness.js';
 import { benchLoop } from './sections/loop.js';
 import { benchMcp } from './sections/mcp.js';
@@ -20,6 +21,7 @@ export const BENCH_SECTIONS: Record<string, (options: BenchOptions) => Promise<B
   sandbox: benchSandbox,
   brainCli: benchBrainCli,
   mcp: benchMcp,
+  fleet: benchFleet,
 };
 
 /**

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { BenchRow, BenchSection } from '../BenchReport.js';
 import { benchBrainCli } from './brainCli.js';
+import { benchFleet } from './fleet.js';
 import { benchLoop } from './loop.js';
 import { benchMcp } from './mcp.js';
 import { benchOneTurn } from './oneTurn.js';
@@ -212,4 +213,30 @@ describe('bench sections, smoke run', () => {
       expect(standinCpu.values.median).toBeGreaterThan(0);
     }
   }, 120_000);
+
+  it('issue 34: given s3rver and an OTLP receiver on loopback, when the fleet section runs, then plain, store, telemetry, both and the two continues carry walls, and each cost is its difference of medians', async () => {
+    const section = await benchFleet(smoke);
+    // a run that failed, did not export, or left its series elsewhere than its store is "not measured": none may be
+    expect(section.notes.filter((note) => note.startsWith('not measured'))).toEqual([]);
+    const wallOf = (label: RegExp) => {
+      const row = rowOf(section, label);
+      expectWellFormed(row);
+      // a bhrain process that loads its bundle and answers over HTTP: never under a few ms
+      expect(row.values.median).toBeGreaterThan(5);
+      // one round in smoke: median, min and max are that one run
+      expect(row.values.min).toBe(row.values.median);
+      expect(row.values.max).toBe(row.values.median);
+      return row;
+    };
+    const plain = wallOf(/^one-turn `act --input hi`, spawn → exit: plain/);
+    expect(plain.values['cost (difference of medians)']).toBeUndefined();
+    for (const label of [/: S3 store \(/, /: telemetry on \(/, /: S3 store and telemetry$/]) {
+      const row = wallOf(new RegExp(`^one-turn \`act --input hi\`, spawn → exit${label.source}`));
+      expect(row.values['cost (difference of medians)']).toBeCloseTo(row.values.median! - plain.values.median!, 0);
+    }
+    const local = wallOf(/--on-series <hash>`, continuing a one-turn series: local ref store$/);
+    const store = wallOf(/--on-series <hash>`, continuing a one-turn series: S3 store$/);
+    expect(store.values['cost (difference of medians)']).toBeCloseTo(store.values.median! - local.values.median!, 0);
+    expect(section.notes.join('\n')).toMatch(/127\.0\.0\.1 .*zero network latency/);
+  }, 60_000);
 });
