@@ -140,7 +140,7 @@ export const genSkillCommand = (
     .option('--resume <run>', 'continue the series of a recorded run: its id, or a unique prefix, from `bhrain runs`')
     .option('--record-dir <dir>', 'write the run record here instead of $BHRAIN_HOME/runs/<id>/')
     .option('--no-record', 'write no run record')
-    .option('-q, --quiet', 'no progress or refs on stderr (errors still show)')
+    .option('-q, --quiet', 'no progress, warnings or refs on stderr (errors still show)')
     .option('--debug', 'show stacks of unexpected errors')
     // rhachet passes its own flags through to the skill: --repo and --role are ignored, --skill marks a run rhachet hosts
     .addOption(new Option('--repo <slug>').hideHelp())
