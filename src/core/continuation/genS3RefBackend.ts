@@ -149,7 +149,15 @@ export const genS3RefBackend = (input: {
     try {
       const { client, sdk } = await getClient();
       await client.send(
-        new sdk.PutObjectCommand({ Bucket: input.bucket, Key: key, Body: text, ContentType: 'application/json; charset=utf-8' }),
+        // the length given: for an empty body (a compaction mark) the SDK would otherwise warn on stderr of a stream of
+        // unknown length
+        new sdk.PutObjectCommand({
+          Bucket: input.bucket,
+          Key: key,
+          Body: text,
+          ContentLength: Buffer.byteLength(text),
+          ContentType: 'application/json; charset=utf-8',
+        }),
       );
       return `${location}/${refKindFolder(kind)}/${hash}.json`;
     } catch (error) {
