@@ -131,9 +131,19 @@ describe('issue 33 item 4: the end-of-run audit', () => {
   });
 
   it('hostile: a model that writes 100,000 files and makes a 1 GB file still gets a bounded audit that says which limits cut it', async () => {
-    const started = Date.now();
     // GNU time writes the CLI's peak memory (its max resident set, in KB) to a file of its own
     const peak = join(home, 'peak-kb');
+    const peakBytesOf = async () => Number((await readFile(peak, 'utf8')).trim().split('\n').at(-1)) * 1024;
+    const timed = ['/usr/bin/time', '-f', '%M', '-o', peak];
+    // the baseline: the same run and command line at a tiny size (the process with the bash parser's wasm compiled: on
+    // Node 24 that compile alone peaks near 600 MB, docs/reliability-and-security.md), so the bound is on what the audit holds
+    const small = 'truncate -s 1K big.bin && mkdir many && cd many && seq 1 3 | xargs touch && echo ok';
+    const baseline = await runAct([{ toolCalls: [{ name: 'bash', input: { command: small } }] }, { text: 'done' }], timed);
+    await rm(join(cwd, 'big.bin'));
+    await rm(join(cwd, 'many'), { recursive: true });
+    expect(baseline.run.code, baseline.run.stderr).toBe(0);
+    const baselineBytes = await peakBytesOf();
+    const started = Date.now();
     const { run } = await runAct(
       [
         {
@@ -146,15 +156,15 @@ describe('issue 33 item 4: the end-of-run audit', () => {
         },
         { text: 'done' },
       ],
-      ['/usr/bin/time', '-f', '%M', '-o', peak],
+      timed,
     );
     expect(run.code, run.stderr).toBe(0);
     const { audit } = oneValidObject(run.stdout);
     expect(audit.commands.items[0].exitCode).toBe(0);
-    // bounded in memory: nothing near the 1 GB file's size was held
-    const peakBytes = Number((await readFile(peak, 'utf8')).trim().split('\n').at(-1)) * 1024;
-    expect(peakBytes).toBeGreaterThan(10 * 1024 * 1024);
-    expect(peakBytes).toBeLessThan(400 * 1024 * 1024);
+    // bounded in memory: nothing near the 1 GB file's size was held, over what the same run with no files peaks at
+    const peakBytes = await peakBytesOf();
+    expect(baselineBytes).toBeGreaterThan(10 * 1024 * 1024);
+    expect(peakBytes - baselineBytes).toBeLessThan(250 * 1024 * 1024);
     expect(audit.files.complete).toBe(false);
     // the 1 GB file is past the hash budget (compared by its stat); the walk stopped at its file budget, or its time
     expect(audit.files.cut).toContain('bytes');
