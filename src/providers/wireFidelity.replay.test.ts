@@ -532,13 +532,15 @@ describeOverEachFetch('issue 14 wire (openai): qwen3-coder and hermes <tool_call
     });
   });
 
-  it('issue 14 wire (openai), changed by issue 35: a missing </parameter> never merges two parameters: the next parameter of the tool closes the value (vLLM and SGLang read it so)', async () => {
+  it('issue 14 wire (openai): a missing </parameter> never merges two parameters: the call carries an inputError quoting the problem', async () => {
     const text =
       '<tool_call>\n<function=write>\n<parameter=path>\na.txt\n<parameter=content>\nhello\n</parameter>\n</function>\n</tool_call>';
     replayer().replay(openaiBody(contentDeltas(chop(text, 6)), 'stop'));
     const [call] = (await qwen()).message.toolCalls;
-    expect(call).toMatchObject({ name: 'write', input: { path: 'a.txt', content: 'hello' } });
-    expect(call.inputError).toBeUndefined();
+    expect(call.name).toBe('write');
+    expect(call.inputError).toMatch(
+      /^the call to write could not be read exactly: <parameter=path> is not closed by <\/parameter> before "<parameter=content>/,
+    );
   });
 
   it('issue 14 wire (openai): a qwen3-coder call cut mid-parameter by finish_reason length is not run', async () => {

@@ -1,5 +1,5 @@
 // issue 14 item 1: a qwen3-coder text tool call, recovered by the qwen atom, proved through the built CLI against the stand-in
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -68,19 +68,32 @@ describe('issue 14 item 1: qwen <tool_call> text recovery, end to end', () => {
 });
 
 describe('issue 35 item 2: a missing </parameter>, closed as vLLM and SGLang close it, end to end', () => {
-  it('issue 35 qwen3: a write whose path has no </parameter> (closed by <parameter=content>) and a content closed by </function> writes the file in one turn, no retry', async () => {
+  it('issue 35 qwen3: a read whose path has no </parameter> (closed by <parameter=offset>) and an offset closed by </function> runs in one turn, no retry', async () => {
     // the shape of SGLang's implicit_parameter_close (test/registered/function_call/test_qwen3_coder_detector/test_cases.py
-    // @ 2c5fa03198d0630444a1bfe74b4eaae310173eee), with bhrain's write tool and a tool name the model padded with spaces
-    const text =
-      'Writing it.\n<tool_call>\n<function= write >\n<parameter=path>notes.md\n<parameter=content>\nline one\nline two\n</function>\n</tool_call>';
-    standin().script({ text }, { text: 'wrote notes.md' });
-    const run = await runBhrain({ args: ['act', '--atom', 'qwen', 'write the notes'], cwd, env: envFor() });
+    // @ 2c5fa03198d0630444a1bfe74b4eaae310173eee), with bhrain's read tool and a tool name the model padded with spaces
+    await writeFile(join(cwd, 'notes.md'), 'line one\nline two\n');
+    const text = 'Reading it.\n<tool_call>\n<function= read >\n<parameter=path>notes.md\n<parameter=offset>2\n</function>\n</tool_call>';
+    standin().script({ text }, { text: 'read notes.md' });
+    const run = await runBhrain({ args: ['act', '--atom', 'qwen', 'read the notes'], cwd, env: envFor() });
     expect(run.stderr).not.toMatch(/error/i);
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe('wrote notes.md\n');
-    expect(await readFile(join(cwd, 'notes.md'), 'utf8')).toBe('line one\nline two');
-    // two requests: the call and its result, no round trip spent telling the model its markup was unreadable
+    expect(run.stdout).toBe('read notes.md\n');
+    // two requests: the call and its result (from line 2), no round trip spent telling the model its markup was unreadable
     expect(standin().requests).toHaveLength(2);
-    expect(JSON.stringify(standin().requests[1].body)).not.toMatch(/could not be read exactly/);
+    const result = JSON.stringify(standin().requests[1].body);
+    expect(result).toMatch(/line two/);
+    expect(result).not.toMatch(/line one|could not be read exactly/);
+    // a tool's effect steers the reading, and never goes to the server
+    expect(JSON.stringify(standin().requests[0].body)).not.toMatch(/"effect"/);
+  });
+
+  it('issue 35 qwen3: the same shape on write is not guessed: the model is told, and no file is written', async () => {
+    const text =
+      'Writing it.\n<tool_call>\n<function=write>\n<parameter=path>notes.md\n<parameter=content>\nline one\n</function>\n</tool_call>';
+    standin().script({ text }, { text: 'I will try again later' });
+    const run = await runBhrain({ args: ['act', '--atom', 'qwen', 'write the notes'], cwd, env: envFor() });
+    expect(run.code).toBe(0);
+    await expect(readFile(join(cwd, 'notes.md'), 'utf8')).rejects.toThrow(/ENOENT/);
+    expect(JSON.stringify(standin().requests[1].body)).toMatch(/<parameter=path> is not closed by <\/parameter> before/);
   });
 });

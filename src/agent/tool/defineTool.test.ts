@@ -79,6 +79,8 @@ describe('issue 31 tool contract: input is declared once and checked once', () =
         required: ['query'],
         additionalProperties: false,
       },
+      // the effect rides along for the atom (which never sends it: the providers send name, description and schema)
+      effect: 'read',
     });
   });
 

@@ -1,7 +1,7 @@
 import type { $ZodType } from 'zod/v4/core';
 
 import type { BrainLog } from '../../core/contract/BrainContext.js';
-import type { BrainToolDefinition, BrainToolExample, JsonSchemaObject } from '../../core/contract/BrainMessage.js';
+import type { BrainToolDefinition, BrainToolEffect, BrainToolExample, JsonSchemaObject } from '../../core/contract/BrainMessage.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import type { SecretRedactor } from '../../core/secrets/genSecretRedactor.js';
 import type { BhrainSubagent } from '../BhrainSession.js';
@@ -15,7 +15,7 @@ import { describeInputIssues, describeInputProblems } from './describeInputIssue
  * .why = one declaration drives the call order of a turn, the guards (readOnly, promptForWrites), the read-only subagent
  *        types and the sandbox, instead of lists of tool names kept in several places
  */
-export type BhrainToolEffect = 'read' | 'write' | 'exec' | 'network' | 'delegate';
+export type BhrainToolEffect = BrainToolEffect;
 
 /** .what = every effect a tool may declare, in the order a turn runs them after the unknown ones */
 export const BHRAIN_TOOL_EFFECTS: readonly BhrainToolEffect[] = ['exec', 'network', 'delegate', 'write', 'read'];
@@ -215,6 +215,7 @@ export const makeTool = <TInput, TOutput extends BhrainToolOutput>(
         inputSchema: deferred ? deferred.jsonSchema : given ? zod!.jsonSchemaOf(name, given) : json!,
         ...(spec.strict === undefined ? {} : { strict: spec.strict }),
         ...(spec.examples === undefined ? {} : { examples: spec.examples }),
+        ...(spec.effect ? { effect: spec.effect } : {}),
       });
       return definition;
     },

@@ -77,6 +77,14 @@ export interface BrainToolCall {
 }
 
 /**
+ * .what = what a tool does to the world: reads it, writes files, runs programs, reaches the network, or delegates to a
+ *         subagent
+ * .why = declared once per tool (defineTool), it drives the call order, the guards and the sandbox, and tells an atom
+ *        which calls change nothing (so a tool call written as text may be read more leniently for them)
+ */
+export type BrainToolEffect = 'read' | 'write' | 'exec' | 'network' | 'delegate';
+
+/**
  * .what = a tool's model-facing definition: name, description, JSON schema of its input, and seed 002's strict and examples
  * .why = examples teach usage the schema cannot (seed 002 [3]); atoms render them into the description the model reads
  */
@@ -88,6 +96,8 @@ export interface BrainToolDefinition {
   readonly strict?: boolean;
   /** example calls, rendered after the description (renderToolDescription); each input must fit inputSchema */
   readonly examples?: readonly BrainToolExample[];
+  /** what a call does (defineTool's effect), never sent to the model; absent = unknown, "may change anything" */
+  readonly effect?: BrainToolEffect;
 }
 
 /** .what = one example call of a tool (seed 002's BhrainToolExample): an input, and what it shows */

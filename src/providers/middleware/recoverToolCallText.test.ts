@@ -202,14 +202,16 @@ describe('recoverToolCallText: issue 14 item 1 (values that hold markup)', () =>
 });
 
 describe('recoverToolCallText: issue 14 item 1 (missing closers)', () => {
-  it('issue 14 item 1 (issue 35: recovered): a missing </parameter> does not merge two parameters: the next parameter of the tool closes the value, as vLLM and SGLang read it', () => {
+  it('issue 14 item 1: a missing </parameter> does not merge two parameters silently: the call gets an inputError', () => {
     const text =
       '<tool_call>\n<function=write>\n<parameter=path>\na.txt\n<parameter=content>\nhello\n</parameter>\n</function>\n</tool_call>';
     const [call] = recoverToolCallText(text, tools).toolCalls;
-    // the parameters are told apart, never merged; since issue 35 this reading is taken (the shape of SGLang's
-    // test_long_whitespace_run_in_unclosed_value_parses_in_linear_time, recovered there), not sent back as an error
-    expect(call).toEqual({ name: 'write', value: { path: 'a.txt', content: 'hello' } });
-    expect(checkToolInput({ value: valueOf(call), name: 'write', tools }).inputError).toBeUndefined();
+    expect(problemOf(call)).toMatch(/<parameter=path> is not closed by <\/parameter> before "<parameter=content>/);
+    // the parameters are still told apart, as vLLM does, so the model sees what was read
+    expect((valueOf(call) as UnreadToolInput).partial).toEqual({ path: 'a.txt', content: 'hello' });
+    expect(checkToolInput({ value: valueOf(call), name: 'write', tools }).inputError).toMatch(
+      /could not be read exactly: <parameter=path> is not closed/,
+    );
   });
 
   it('issue 14 item 1: a missing </function> before </tool_call> is recovered (SGLang and vLLM accept it)', () => {
@@ -238,10 +240,11 @@ describe('recoverToolCallText: issue 14 item 1 (missing closers)', () => {
     expect(problemOf(call)).toMatch(/<parameter=content> is not closed by <\/parameter> \(the text ends inside it\)/);
   });
 
-  it('issue 14 item 1 (issue 35: recovered): a missing </parameter> before </function> is closed by </function>, as vLLM and SGLang read it', () => {
+  it('issue 14 item 1: a missing </parameter> before </function> is reported, not guessed', () => {
     const text = '<tool_call>\n<function=write>\n<parameter=path>\na\n</parameter>\n<parameter=content>\nhello\n</function>\n</tool_call>';
     const [call] = recoverToolCallText(text, tools).toolCalls;
-    expect(call).toEqual({ name: 'write', value: { path: 'a', content: 'hello' } });
+    expect(problemOf(call)).toMatch(/<parameter=content> is not closed by <\/parameter>/);
+    expect((valueOf(call) as UnreadToolInput).partial).toEqual({ path: 'a', content: 'hello' });
   });
 
   it('issue 14 item 1: a parameter given twice is reported, never merged or overwritten silently', () => {
@@ -365,12 +368,28 @@ describe('recoverToolCallText: issue 14 item 1 (hermes json in <tool_call>, kept
   });
 });
 
-/** a tool of the reference suites, by its name and JSON Schema properties */
-const refTool = (name: string, properties: Record<string, unknown>, required: string[] = []): BrainToolDefinition => ({
+/** a tool of the reference suites, by its name and JSON Schema properties; it reads (their tools all do) unless told */
+const refTool = (
+  name: string,
+  properties: Record<string, unknown>,
+  required: string[] = [],
+  effect: BrainToolDefinition['effect'] | null = 'read',
+): BrainToolDefinition => ({
   name,
   description: name,
   inputSchema: { type: 'object', properties: properties as never, required },
+  ...(effect ? { effect } : {}),
 });
+
+/** the vLLM suite's weather tool, which reads */
+const weatherTool = refTool(
+  'get_current_weather',
+  { city: { type: 'string' }, state: { type: 'string' }, unit: { type: 'string', enum: ['fahrenheit', 'celsius'] } },
+  ['city', 'state'],
+);
+
+/** a reading tool with two string parameters, for the hostile cases */
+const grepTool = refTool('grep', { pattern: { type: 'string' }, path: { type: 'string' } }, ['pattern']);
 
 describe('recoverToolCallText: issue 35 (implicit closes, as the reference parsers read them)', () => {
   it('issue 35 qwen3: vLLM test_extract_tool_calls_missing_closing_parameter_tag — <parameter=city> closed by the next <parameter=', () => {
@@ -388,7 +407,7 @@ fahrenheit
 </parameter>
 </function>
 </tool_call>`;
-    const result = recoverToolCallText(text, tools);
+    const result = recoverToolCallText(text, [weatherTool]);
     expect(result.toolCalls).toEqual([{ name: 'get_current_weather', value: { city: 'Dallas', state: 'TX', unit: 'fahrenheit' } }]);
     expect(result.text).toBe('Let me check the weather for you:');
   });
@@ -443,26 +462,38 @@ fahrenheit
 
   it('issue 35 qwen3 (hostile): text that only looks like a parameter, naming none of the tool parameters, stays inside the value; one naming a parameter already given is never merged in', () => {
     const text =
-      '<tool_call>\n<function=write>\n<parameter=content>\nuse <parameter=mode> here\n<parameter=path>\np\n</parameter>\n</function>\n</tool_call>';
-    expect(valueOf(recoverToolCallText(text, tools).toolCalls[0])).toEqual({ content: 'use <parameter=mode> here', path: 'p' });
-    // path given first, then a <parameter=path> in an unclosed content: a repeat or a literal, it cannot be told, so
+      '<tool_call>\n<function=grep>\n<parameter=pattern>\nuse <parameter=mode> here\n<parameter=path>\np\n</parameter>\n</function>\n</tool_call>';
+    expect(valueOf(recoverToolCallText(text, [grepTool]).toolCalls[0])).toEqual({ pattern: 'use <parameter=mode> here', path: 'p' });
+    // path given first, then a <parameter=path> in an unclosed pattern: a repeat or a literal, it cannot be told, so
     // the model is told (an input error), never a merged or dropped value
     const given =
-      '<tool_call>\n<function=write>\n<parameter=path>\np\n</parameter>\n<parameter=content>\nsee <parameter=path>\nx\n</function>\n</tool_call>';
-    expect(problemOf(recoverToolCallText(given, tools).toolCalls[0])).toMatch(/<parameter=content> is not closed by <\/parameter>/);
+      '<tool_call>\n<function=grep>\n<parameter=path>\np\n</parameter>\n<parameter=pattern>\nsee <parameter=path>\nx\n</function>\n</tool_call>';
+    expect(problemOf(recoverToolCallText(given, [grepTool]).toolCalls[0])).toMatch(/<parameter=pattern> is not closed by <\/parameter>/);
   });
 
   it('issue 35 qwen3 (hostile): a value holding a literal </parameter> and no closer of its own is kept exact up to </function>', () => {
     const text =
-      '<tool_call>\n<function=write>\n<parameter=path>\np\n</parameter>\n<parameter=content>\nx = "</parameter>" # kept\n</function>\n</tool_call>';
-    expect(valueOf(recoverToolCallText(text, tools).toolCalls[0])).toEqual({ path: 'p', content: 'x = "</parameter>" # kept' });
+      '<tool_call>\n<function=grep>\n<parameter=path>\np\n</parameter>\n<parameter=pattern>\nx = "</parameter>" # kept\n</function>\n</tool_call>';
+    expect(valueOf(recoverToolCallText(text, [grepTool]).toolCalls[0])).toEqual({ path: 'p', pattern: 'x = "</parameter>" # kept' });
+  });
+
+  it('issue 35 qwen3 (hostile): a tool that writes, runs or whose effect is unknown gets no implicit close: the same shape is an input error, so nothing is written or run on a guess', () => {
+    const text = (name: string) =>
+      `<tool_call>\n<function=${name}>\n<parameter=pattern>\na.txt\n<parameter=path>\nhello\n</parameter>\n</function>\n</tool_call>`;
+    expect(valueOf(recoverToolCallText(text('grep'), [grepTool]).toolCalls[0])).toEqual({ pattern: 'a.txt', path: 'hello' });
+    for (const effect of ['write', 'exec', 'network', 'delegate', null] as const) {
+      const tool = refTool('look', { pattern: { type: 'string' }, path: { type: 'string' } }, [], effect);
+      expect(problemOf(recoverToolCallText(text('look'), [tool]).toolCalls[0]), String(effect)).toMatch(
+        /<parameter=pattern> is not closed by <\/parameter> before "<parameter=path>/,
+      );
+    }
   });
 
   it('issue 35 qwen3 (hostile): what stays ambiguous is still an input error — a tool whose parameters are unknown, a cut-off value', () => {
     // an unknown tool: which names are parameters cannot be known, so nothing closes a value implicitly
     const unknown = '<tool_call>\n<function=lookup>\n<parameter=q>\n1\n<parameter=limit>\n2\n</parameter>\n</function>\n</tool_call>';
-    expect(problemOf(recoverToolCallText(unknown, tools).toolCalls[0])).toMatch(/<parameter=q> is not closed by <\/parameter>/);
-    const cut = '<tool_call>\n<function=write>\n<parameter=path>\na\n<parameter=content>\nline one\nline tw';
-    expect(problemOf(recoverToolCallText(cut, tools).toolCalls[0])).toMatch(/the text ends inside it/);
+    expect(problemOf(recoverToolCallText(unknown, [grepTool]).toolCalls[0])).toMatch(/<parameter=q> is not closed by <\/parameter>/);
+    const cut = '<tool_call>\n<function=grep>\n<parameter=path>\na\n<parameter=pattern>\nline one\nline tw';
+    expect(problemOf(recoverToolCallText(cut, [grepTool]).toolCalls[0])).toMatch(/the text ends inside it/);
   });
 });

@@ -312,18 +312,21 @@ const readXmlCall = (
 ): { call: RecoveredToolCall; end: number } | null => {
   const tag = readTag(text, at, FUNCTION);
   if (!tag) return null;
-  const properties = tools.find((tool) => tool.name === tag.name)?.inputSchema.properties;
+  const tool = tools.find((candidate) => candidate.name === tag.name);
+  const properties = tool?.inputSchema.properties;
   const context: CallContext = { text, tagged, known: properties ? new Set(Object.keys(properties)) : undefined };
   const budget = { left: MAX_READINGS };
   // the first clean reading wins: values as short as the rest of the call allows (vLLM's first structural close);
   // pairing <parameter= opens inside values first, then without, for a value holding an unpaired literal <parameter=
-  // last, and only for a tool whose parameters are known: values whose </parameter> is missing, closed by the next
-  // parameter of the tool or by </function> (vLLM's and SGLang's implicit close); a reading that names anything else
-  // is not taken, so what is left unread is reported, never guessed
+  // last, and only for a tool whose parameters are known and whose calls change nothing (effect read): values whose
+  // </parameter> is missing, closed by the next parameter of the tool or by </function> (vLLM's and SGLang's implicit
+  // close); a reading that names anything else is not taken, and a tool that writes, runs or is unknown gets no implicit
+  // close (a value cut where the markup was only text of it would write or run on a guess), so what is left unread is
+  // reported, never guessed
   const reading: Reading | undefined =
     readBody(context, tag.after, new Set(), budget, toolNames, 'balanced').next().value ||
     readBody(context, tag.after, new Set(), budget, toolNames, 'unbalanced').next().value ||
-    (context.known ? readImplicitly(context, tag.after, budget, toolNames) : undefined);
+    (context.known && tool?.effect === 'read' ? readImplicitly(context, tag.after, budget, toolNames) : undefined);
   const toValue = (params: Reading['params']): Record<string, unknown> =>
     Object.fromEntries(params.map((param) => [param.name, coerceParameter(trimTemplateNewlines(param.value), properties?.[param.name])]));
   if (reading) {
