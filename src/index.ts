@@ -190,7 +190,7 @@ export {
 export type { BrainRefBackend, BrainRefKind, BrainRefStore } from './core/continuation/genBrainRefStore.js';
 // the shared store: @aws-sdk/client-s3 is loaded on its first call, never by importing this package
 export { genS3RefBackend, parseS3StoreUrl, S3_STORE_RETRY } from './core/continuation/genS3RefBackend.js';
-export type { S3StoreSpec } from './core/continuation/genS3RefBackend.js';
+export type { S3StoreRetry, S3StoreSpec } from './core/continuation/genS3RefBackend.js';
 export type { BrainCompactionMarks } from './core/continuation/compactedEpisodes.js';
 export { genBrainRepl } from './agent/repl/genBrainRepl.js';
 export type { BrainRepl, BrainReplOn, BrainReplOutput, BrainReplSchema } from './agent/repl/genBrainRepl.js';

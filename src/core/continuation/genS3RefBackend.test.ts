@@ -1,7 +1,8 @@
 // issue 34 item 1: the S3 backend through the store, against a real S3-protocol server (s3rver on 127.0.0.1)
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -134,5 +135,64 @@ describe('issue 34 store: the S3 backend', () => {
        await genBrainRefStore({ backend: genS3RefBackend({ bucket: ${JSON.stringify(BUCKET)}, endpoint: ${JSON.stringify(s3().endpoint)} }) }).findRefs('abcdef01');`,
     );
     expect((await readFile(loads, 'utf8')).split('\n').filter((line) => line.includes('@aws-sdk')).length).toBeGreaterThan(0);
+  });
+});
+
+describe('issue 34 store (hostile): every request to the store is bounded', () => {
+  it('issue 34 store (hostile): a store that takes each request and never answers costs at most maxAttempts tries of requestTimeoutMs each, then a RefStoreWriteError', async () => {
+    // the hang a write must not turn into: every try is read to its end and left unanswered
+    const requests: number[] = [];
+    const sockets = new Set<Socket>();
+    const server = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('data', (chunk) => {
+        if (chunk.toString('latin1').startsWith('PUT /')) requests.push(Date.now());
+      });
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const silent = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const requestTimeoutMs = 400;
+      const store = genBrainRefStore({
+        backend: genS3RefBackend({ bucket: BUCKET, prefix, endpoint: silent, retry: { requestTimeoutMs } }),
+      });
+      const started = Date.now();
+      const write = store.saveEpisode(episode);
+      await expect(write).rejects.toThrow(RefStoreWriteError);
+      await expect(write).rejects.toThrow(/could not be reached after 3 attempts \(TimeoutError/);
+      const elapsed = Date.now() - started;
+      expect(requests).toHaveLength(3);
+      // three unanswered tries, and no more than the SDK's backoff between them
+      expect(elapsed).toBeGreaterThanOrEqual(3 * requestTimeoutMs - 50);
+      expect(elapsed).toBeLessThan(3 * requestTimeoutMs + 3_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('issue 34 store (hostile): a store that answers every try 503 is tried maxAttempts times, then said with its status', async () => {
+    let tries = 0;
+    const server = createHttpServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        tries += 1;
+        response.writeHead(503, { 'content-type': 'application/xml' });
+        response.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>busy</Message></Error>');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const busy = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const store = genBrainRefStore({ backend: genS3RefBackend({ bucket: BUCKET, prefix, endpoint: busy, retry: { maxAttempts: 2 } }) });
+      const write = store.saveEpisode(episode);
+      await expect(write).rejects.toThrow(RefStoreWriteError);
+      await expect(write).rejects.toThrow(/SlowDown \(HTTP 503\): busy/);
+      expect(tries).toBe(2);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

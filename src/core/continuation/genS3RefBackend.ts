@@ -10,8 +10,17 @@ import type { BrainRefBackend, BrainRefKind } from './BrainRefBackend.js';
 const FOLDERS: Record<BrainRefKind, string> = { episode: 'refs/episodes', series: 'refs/series', compacted: 'refs/compacted' };
 const refKindFolder = (kind: BrainRefKind) => FOLDERS[kind];
 
-/** .what = how many times one request to the store is tried (the first try included), and how long each may take */
-export const S3_STORE_RETRY = { maxAttempts: 3, connectionTimeoutMs: 5_000, requestTimeoutMs: 30_000 } as const;
+/** .what = how many times one request to the store is tried (the first try included), and how long each try may take */
+export interface S3StoreRetry {
+  readonly maxAttempts: number;
+  /** to connect */
+  readonly connectionTimeoutMs: number;
+  /** without an answer, once connected */
+  readonly requestTimeoutMs: number;
+}
+
+/** .what = the store's bounds by default: 3 tries, each with 5 s to connect and 30 s without an answer */
+export const S3_STORE_RETRY: S3StoreRetry = Object.freeze({ maxAttempts: 3, connectionTimeoutMs: 5_000, requestTimeoutMs: 30_000 });
 
 /** .what = what an s3:// store names: a bucket, and the key prefix (no leading or trailing slash; '' for the bucket's root) */
 export interface S3StoreSpec {
@@ -56,7 +65,10 @@ const REFUSED_CREDENTIALS = ['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'Acc
  * .what = why an S3 call failed, and how to fix it, in one clause: refused credentials, no credentials, no bucket, an
  *         unreachable endpoint (after the bounded retries), or the service's own code and message
  */
-const explain = (error: unknown, where: { location: string; endpoint: string | undefined; bucket: string }): string => {
+const explain = (
+  error: unknown,
+  where: { location: string; endpoint: string | undefined; bucket: string; maxAttempts: number },
+): string => {
   const code = codeOf(error);
   const status = statusOf(error);
   const message = (error as Error)?.message ?? String(error);
@@ -68,7 +80,7 @@ const explain = (error: unknown, where: { location: string; endpoint: string | u
   if (code === 'NoSuchBucket') return `the bucket ${where.bucket} does not exist${at}: create it, or fix BHRAIN_STORE / --store`;
   if (/Region is missing/i.test(message)) return `no AWS region is set: set AWS_REGION (or a region in your AWS profile)`;
   if (status === undefined && (code === 'TimeoutError' || /^E[A-Z]+$/.test(code)))
-    return `the store${at || ` (${where.location})`} could not be reached after ${S3_STORE_RETRY.maxAttempts} attempts (${code}: ${message}); check BHRAIN_S3_ENDPOINT and the network, and run again`;
+    return `the store${at || ` (${where.location})`} could not be reached after ${where.maxAttempts} attempts (${code}: ${message}); check BHRAIN_S3_ENDPOINT and the network, and run again`;
   return `${code}${status ? ` (HTTP ${status})` : ''}: ${message}`;
 };
 
@@ -93,10 +105,13 @@ export const genS3RefBackend = (input: {
   region?: string;
   /** the environment the region and endpoint defaults are read from */
   env?: Record<string, string | undefined>;
+  /** how hard each request is tried (attempts, and per try the time to connect and without an answer); S3_STORE_RETRY where absent */
+  retry?: Partial<S3StoreRetry>;
 }): BrainRefBackend => {
+  const retry = { ...S3_STORE_RETRY, ...input.retry };
   const prefix = (input.prefix ?? '').replace(/^\/+|\/+$/g, '');
   const location = `s3://${input.bucket}${prefix ? `/${prefix}` : ''}`;
-  const where = { location, endpoint: input.endpoint, bucket: input.bucket };
+  const where = { location, endpoint: input.endpoint, bucket: input.bucket, maxAttempts: retry.maxAttempts };
   const folderOf = (kind: BrainRefKind) => `${prefix ? `${prefix}/` : ''}${refKindFolder(kind)}/`;
   const keyOf = (kind: BrainRefKind, hash: string) => `${folderOf(kind)}${hash}.json`;
   const whereOf = (kind: BrainRefKind) => `${location}/${refKindFolder(kind)}`;
@@ -136,12 +151,12 @@ export const genS3RefBackend = (input: {
     new sdk.S3Client({
       ...(region ? { region } : {}),
       ...(input.endpoint ? { endpoint: input.endpoint, forcePathStyle: true } : {}),
-      // bounded: a network fault is retried (the SDK's standard backoff), at most this many tries of this long each
-      maxAttempts: S3_STORE_RETRY.maxAttempts,
-      requestHandler: {
-        connectionTimeout: S3_STORE_RETRY.connectionTimeoutMs,
-        requestTimeout: S3_STORE_RETRY.requestTimeoutMs,
-      },
+      // bounded: a network fault is retried (the SDK's standard backoff), at most this many tries of this long each. The
+      // time without an answer is the socket's inactivity timeout, which fails the try; the handler's requestTimeout
+      // only logs a warning when passed (unless opted in), so with it alone a store that takes the request and never
+      // answers held the run forever
+      maxAttempts: retry.maxAttempts,
+      requestHandler: { connectionTimeout: retry.connectionTimeoutMs, socketTimeout: retry.requestTimeoutMs },
     });
 
   const write = async (kind: BrainRefKind, hash: string, text: string): Promise<string> => {
