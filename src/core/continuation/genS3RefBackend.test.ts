@@ -141,12 +141,12 @@ describe('issue 34 store: the S3 backend', () => {
 describe('issue 34 store (hostile): every request to the store is bounded', () => {
   it('issue 34 store (hostile): a store that takes each request and never answers costs at most maxAttempts tries of requestTimeoutMs each, then a RefStoreWriteError', async () => {
     // the hang a write must not turn into: every try is read to its end and left unanswered
-    const requests: number[] = [];
+    let puts = 0;
     const sockets = new Set<Socket>();
     const server = createServer((socket) => {
       sockets.add(socket);
       socket.on('data', (chunk) => {
-        if (chunk.toString('latin1').startsWith('PUT /')) requests.push(Date.now());
+        if (chunk.toString('latin1').startsWith('PUT /')) puts += 1;
       });
       socket.on('error', () => {});
     });
@@ -162,7 +162,7 @@ describe('issue 34 store (hostile): every request to the store is bounded', () =
       await expect(write).rejects.toThrow(RefStoreWriteError);
       await expect(write).rejects.toThrow(/could not be reached after 3 attempts \(TimeoutError/);
       const elapsed = Date.now() - started;
-      expect(requests).toHaveLength(3);
+      expect(puts).toBe(3);
       // three unanswered tries, and no more than the SDK's backoff between them
       expect(elapsed).toBeGreaterThanOrEqual(3 * requestTimeoutMs - 50);
       expect(elapsed).toBeLessThan(3 * requestTimeoutMs + 3_000);
