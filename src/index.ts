@@ -58,6 +58,8 @@ export {
 // atoms
 export { genBrainAtom, BRAIN_ATOM_SLUGS } from './providers/genBrainAtom.js';
 export { CLAUDE_MODELS, QWEN_MODELS } from './providers/models.js';
+// the fetch the CLI gives the SDKs (node:http, no undici): a library caller opts in with context.fetch
+export { nodeHttpFetch } from './cli/nodeHttpFetch.js';
 
 // bhrain.struct.v1: the agentic loop, its toolboxes, permission guards and memory managers
 export { genBhrain, invoke as invokeBhrain, Bhrain } from './agent/genBhrain.js';

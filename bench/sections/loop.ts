@@ -5,6 +5,7 @@ import {
   genBhrain,
   genBrainAtom,
   genBrainRepl,
+  nodeHttpFetch,
   type BhrainContext,
   type BhrainMemoryManager,
   type BhrainToolBox,
@@ -52,11 +53,15 @@ const countToolResults = (request: StandinRequest): number => {
   );
 };
 
-/** .what = a context that points both atoms at the stand-in, quietly */
-const standinContext = (standin: Standin): BhrainContext => ({
+/**
+ * .what = a context that points both atoms at the stand-in, quietly, sending with the fetch given (absent: the SDK's own,
+ *         node's global fetch)
+ */
+const standinContext = (standin: Standin, fetch?: typeof globalThis.fetch): BhrainContext => ({
   creds: { anthropic: { apiKey: 'x', url: standin.url }, qwen: { apiKey: 'x', url: standin.openaiUrl } },
   env: {},
   log: silentLog,
+  fetch,
 });
 
 /** .what = the mean of a slice of numbers (0 when empty) */
@@ -68,7 +73,7 @@ const round = (value: number, digits = 3): number => Math.round(value * 10 ** di
  * .what = one loop run of `toolResults` tool iterations then a final answer, with generate and tool time taken out
  * .why = what is left of the wall time is the loop's own work: history, permission, events, memory consultation
  */
-const measureLoop = async (input: { slug: string; toolResults: number; standin: Standin }) => {
+const measureLoop = async (input: { slug: string; toolResults: number; standin: Standin; fetch?: typeof globalThis.fetch }) => {
   const { standin, toolResults } = input;
   standin.reset();
   standin.respond = (request) => {
@@ -115,7 +120,7 @@ const measureLoop = async (input: { slug: string; toolResults: number; standin: 
 
   const brain = genBhrain({ atom: timedAtom, toolBoxes: [noopBox], maxIterations: toolResults + 10, memoryManager: neverCompact });
   const started = performance.now();
-  const result = await brain.invoke({ prompt: 'Call noop until told to stop.' }, standinContext(standin));
+  const result = await brain.invoke({ prompt: 'Call noop until told to stop.' }, standinContext(standin, input.fetch));
   const ended = performance.now();
   standin.respond = null;
   standin.requests.length = 0;
@@ -164,7 +169,7 @@ const measureHeapGrowth = async (input: { calls: number; warmup: number; standin
   standin.reset();
   standin.respond = () => ({ text: 'ok '.repeat(200) });
   const repl = genBrainRepl({ slug: 'bhrain.struct.v1@qwen/qwen-plus' });
-  const context = standinContext(standin);
+  const context = standinContext(standin, nodeHttpFetch);
   const call = () => repl.ask({ say: `question ${'q'.repeat(2_000)}` }, context);
   for (let index = 0; index < input.warmup; index++) await call();
   standin.requests.length = 0;
@@ -194,11 +199,18 @@ export const benchLoop = async (options: BenchOptions): Promise<BenchSection> =>
     const loops: Record<string, Awaited<ReturnType<typeof measureLoop>>> = {};
     for (const subject of SUBJECTS) {
       options.log(`loop: ${subject.slug}, ${toolResults} tool iterations`);
-      loops[subject.name] = await measureLoop({ slug: subject.slug, toolResults, standin });
+      loops[subject.name] = await measureLoop({ slug: subject.slug, toolResults, standin, fetch: nodeHttpFetch });
       const loop = loops[subject.name];
       options.log(
         `loop: ${subject.slug} overhead ${round(loop.overheadMs)} ms/iteration, wall ${round(loop.wallPerIterationMs)} ms/iteration`,
       );
+    }
+    // the same loops as a library caller runs them without passing a fetch: the SDKs send with node's global fetch
+    const platformWalls: Record<string, number> = {};
+    for (const subject of SUBJECTS) {
+      options.log(`loop: ${subject.slug}, ${toolResults} tool iterations, the SDK's own fetch`);
+      platformWalls[subject.name] = (await measureLoop({ slug: subject.slug, toolResults, standin })).wallPerIterationMs;
+      options.log(`loop: ${subject.slug} with the SDK's own fetch, wall ${round(platformWalls[subject.name])} ms/iteration`);
     }
 
     const calls = HEAP_CALLS[size];
@@ -222,6 +234,11 @@ export const benchLoop = async (options: BenchOptions): Promise<BenchSection> =>
         ratios: { 'qwen/claude': ratio(loops.qwen.wallPerIterationMs, loops.claude.wallPerIterationMs) },
       },
       {
+        metric: "wall time per iteration, the SDK's own fetch (node's global fetch)",
+        unit: 'ms',
+        values: Object.fromEntries(SUBJECTS.map((subject) => [subject.name, round(platformWalls[subject.name])])),
+      },
+      {
         metric: `heap growth over ${calls.toLocaleString('en-US')} repl calls`,
         unit: 'MB',
         values: { bhrain: round(heapMb, 2) },
@@ -231,6 +248,7 @@ export const benchLoop = async (options: BenchOptions): Promise<BenchSection> =>
 
     notes.push(
       `Loop: genBhrain on each atom against the in-process stand-in (zero latency), one no-op tool, a memory manager that never compacts, so the history grows to ${toolResults.toLocaleString('en-US')} tool calls and results; ${loops.claude.iterations} iterations (the last answers with text). ` +
+        "The atoms send with the fetch the CLI gives them (nodeHttpFetch, over node:http); the third row runs the same loops with the SDK's own fetch (node's global fetch, undici), which a library caller gets unless it passes context.fetch; they run after the others, in a process whose code is already compiled, so the two wall rows are not a ratio. " +
         "Overhead = (wall time of invoke − time inside atom.generate − time inside the tool) / iterations: the loop's own work (history, permission, events, memory consultation, result formatting). " +
         "Wall time per iteration also holds the SDK, HTTP over loopback, and the stand-in's own parsing and cache accounting, which grow with the history.",
     );
@@ -247,7 +265,7 @@ export const benchLoop = async (options: BenchOptions): Promise<BenchSection> =>
       );
     }
     notes.push(
-      `Heap: genBrainRepl('bhrain.struct.v1@qwen/qwen-plus'), ${HEAP_WARMUP_CALLS[size]} warm-up asks, gc, ${calls.toLocaleString('en-US')} asks whose refs are ignored (2 KB prompt, 600-char answer), the stand-in's request log cleared, gc; growth of heapUsed (contract.3).`,
+      `Heap: genBrainRepl('bhrain.struct.v1@qwen/qwen-plus') with the CLI's fetch, ${HEAP_WARMUP_CALLS[size]} warm-up asks, gc, ${calls.toLocaleString('en-US')} asks whose refs are ignored (2 KB prompt, 600-char answer), the stand-in's request log cleared, gc; growth of heapUsed (contract.3).`,
     );
     if (options.smoke) notes.push('Smoke run: too few iterations and calls for the numbers to say anything about the targets.');
     return { title: 'Loop: in-process overhead and heap growth', rows, notes };

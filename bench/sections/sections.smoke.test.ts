@@ -82,7 +82,7 @@ describe('bench sections, smoke run', () => {
     expectTarget(overhead, '<= 15 ms per call', true);
   }, 20_000);
 
-  it('given the stand-in, when the loop section runs, then overhead, wall and heap rows carry numbers and their targets', async () => {
+  it("given the stand-in, when the loop section runs, then overhead, wall (with the CLI's fetch and with the SDK's own) and heap rows carry numbers and their targets", async () => {
     const section = await benchLoop(smoke);
     const overhead = rowOf(section, 'loop overhead per iteration');
     expectWellFormed(overhead);
@@ -93,6 +93,10 @@ describe('bench sections, smoke run', () => {
     expectWellFormed(wall);
     expect(wall.values.claude).toBeGreaterThan(0);
     expect(wall.values.qwen).toBeGreaterThan(0);
+    const ownFetch = rowOf(section, "wall time per iteration, the SDK's own fetch (node's global fetch)");
+    expectWellFormed(ownFetch);
+    expect(ownFetch.values.claude).toBeGreaterThan(0);
+    expect(ownFetch.values.qwen).toBeGreaterThan(0);
     const heap = rowOf(section, /^heap growth over/);
     expectWellFormed(heap);
     expect(Number.isFinite(heap.values.bhrain)).toBe(true);
