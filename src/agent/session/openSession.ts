@@ -16,6 +16,7 @@ import { readGitStatus } from '../instructions/readGitStatus.js';
 import { genSessionApprovals } from '../permission/genSessionApprovals.js';
 import { attachTaskTool } from '../subagents/withTaskTool.js';
 import type { BhrainToolRegistry } from '../tool/genToolRegistry.js';
+import { preloadToolChecks } from '../tool/executeTool.js';
 import type { BhrainSpend } from './checkBudget.js';
 import { genRunawayDetector } from './detectRunaway.js';
 import { genSpendLedger } from './genSpendLedger.js';
@@ -141,6 +142,7 @@ export const openSession = async (input: RunSessionInput, runChild: RunChildSess
       `the input is about ${inputTokens} tokens, more than the context window of ${config.limits.contextTokens} tokens (${config.atom.slug}${config.limits.contextTokens < config.atom.spec.contextWindowTokens ? ', limits.contextTokens' : ''}): shorten the input, or split the task`,
       { tokens: config.limits.contextTokens, actual: inputTokens },
     );
+  void preloadToolChecks(registry.boxes());
   input.onOpen?.(state);
   state.emit({ type: 'SessionStarted', sessionUuid: uuid, atom: config.atom.slug, cwd: context.cwd, occurredAt: new Date().toISOString() });
   return state;

@@ -15,11 +15,12 @@ import type { BhrainEvent } from '../events.js';
 import { invoke } from '../genBhrain.js';
 import { genBashToolBox } from '../tools/bash/genBashToolBox.js';
 import { genFilesToolBox } from '../tools/files/genFilesToolBox.js';
+import { genToolset } from '../tools/genToolset.js';
 import type { BhrainToolBox } from './BhrainToolBox.js';
 import { BhrainTool } from './BhrainTool.js';
 import { BhrainToolError, BhrainToolFatalError } from './BhrainToolError.js';
 import { defineTool } from './defineTool.js';
-import { toolBoxOf } from './executeTool.js';
+import { preloadToolChecks, toolBoxOf } from './executeTool.js';
 import { lenientInput } from './lenientInput.js';
 
 const { standin, contextFor } = useStandin();
@@ -162,6 +163,44 @@ describe('issue 31 tool contract: input is declared once and checked once', () =
     expect(() => defineTool({ name: 'bad', description: '', input: z.string(), effect: null, execute }).definition).toThrow(
       /the input of tool bad must be an object schema/,
     );
+  });
+});
+
+describe('issue 31 tool contract: ajv is made ready while the first request is out', () => {
+  it("issue 31 tool contract: a session whose boxes check input by JSON Schema (a plain box, a tool declared with JSON Schema) starts loading ajv as it opens; bhrain's own tools, checked by zod, start nothing", async () => {
+    expect(preloadToolChecks(genToolset({ access: 'all' }))).toBeNull();
+    const plain: BhrainToolBox = {
+      name: 'plain',
+      definitions: [{ name: 'noop', description: 'Does nothing.', inputSchema: { type: 'object', properties: { n: { type: 'number' } } } }],
+      execute: async ({ call }) => ({ callId: call.id, success: true, output: 'ok' }),
+    };
+    const declared = toolBoxOf({
+      name: 'declared',
+      tools: [
+        defineTool({
+          name: 'lookup',
+          description: 'Looks a key up.',
+          input: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { key: { type: 'string' } } },
+          effect: 'read',
+          execute: async () => ({ success: true, output: 'found' }),
+        }),
+      ],
+    });
+    for (const boxes of [[plain], [...genToolset({ access: 'all' }), declared]]) {
+      const loading = preloadToolChecks(boxes);
+      expect(loading).toBeInstanceOf(Promise);
+      await expect(loading).resolves.toBeUndefined();
+    }
+    // what it made ready checks as before: a wrong type is answered, a right one runs
+    const context = { cwd: tmpdir(), log: silentLog, env: {} };
+    expect(await declared.execute({ call: { id: 'c1', name: 'lookup', input: { key: 1 } } }, context)).toMatchObject({
+      success: false,
+      output: expect.stringContaining('input.key must be string'),
+    });
+    expect(await declared.execute({ call: { id: 'c2', name: 'lookup', input: { key: 'a' } } }, context)).toMatchObject({
+      success: true,
+      output: 'found',
+    });
   });
 });
 

@@ -205,7 +205,7 @@ export const makeTool = <TInput, TOutput extends BhrainToolOutput>(
           ? { ok: true, value: parsed.data as TInput }
           : { ok: false, problem: describeInputProblems(name, describeInputIssues(parsed.error.issues)) };
       };
-  return {
+  const tool: BhrainTool<TInput, TOutput> = {
     name,
     effect: spec.effect ?? null,
     get definition() {
@@ -223,4 +223,12 @@ export const makeTool = <TInput, TOutput extends BhrainToolOutput>(
     check,
     execute: spec.execute,
   };
+  if (json) checkedByAjv.add(tool);
+  return tool;
 };
+
+/** .what = the tools whose input a JSON Schema checks (ajv's, loaded on the first check) */
+const checkedByAjv = new WeakSet<BhrainTool>();
+
+/** .what = whether a tool's input is checked by ajv: a JSON Schema input (an MCP tool, a custom tool declared so) */
+export const isCheckedByAjv = (tool: BhrainTool): boolean => checkedByAjv.has(tool);
