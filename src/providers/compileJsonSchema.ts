@@ -118,7 +118,7 @@ export const readSchemaDraft: {
 const shared = new Map<string, Ajv>();
 
 /**
- * .what = a schema compiled by ajv for its use and draft; ajv's own error when it cannot be compiled
+ * .what = the ajv a use reads a draft with: the shared one (made on first use), or a fresh one for a use that shares none
  * .why = the one place ajv is set up: which class reads which draft, and the options each use reads a schema with
  */
 const ajvFor = (use: JsonSchemaUse, draft: JsonSchemaDraft): Ajv => {
@@ -131,6 +131,7 @@ const ajvFor = (use: JsonSchemaUse, draft: JsonSchemaDraft): Ajv => {
   return ajv;
 };
 
+/** .what = a schema compiled by ajv for its use and draft; ajv's own error when it cannot be compiled */
 export const compileJsonSchema = (input: { schema: object; draft: JsonSchemaDraft; use: JsonSchemaUse }): ValidateFunction =>
   ajvFor(input.use, input.draft).compile(input.schema);
 
