@@ -1,6 +1,7 @@
 import type { BrainStopReason } from '../core/contract/BrainAtom.js';
 import type { BrainCash, BrainTokens } from '../core/contract/BrainOutput.js';
 import type { BhrainDenialSource, BhrainTermination } from './BhrainSessionResult.js';
+import type { ProtectedChange } from '../sandbox/genProtectedTree.js';
 
 /**
  * .what = the domain events of a bhrain session: records of what happened, emitted to subscribers as it happens
@@ -85,6 +86,8 @@ export interface BhrainToolExecutionCompletedEvent {
   truncated?: boolean;
   /** for a tool that runs a process (bash): its exit code, null when killed by a signal or a timeout */
   exitCode?: number | null;
+  /** bash in a sandbox: the protected entries its command made or changed (put right), the repositories it made */
+  protectedChanges?: readonly ProtectedChange[];
   /** set when the call was not run because it was denied: by the guard, by the user at a prompt, or with no way to ask */
   denied: null | { by: BhrainDenialSource; reason: string };
   occurredAt: string;

@@ -500,8 +500,11 @@ const startRun = async (scope: RunScope, run: PreparedRun): Promise<BhrainContex
       if (stream) writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...event }, redact));
       host?.onEvent?.(event);
     },
-    // telemetry follows the subagents too: their sessions, model calls and tool calls
-    onSubagentEvent: scope.telemetry?.onEvent,
+    // telemetry follows the subagents too: their sessions, model calls and tool calls; the audit, what their bash put right
+    onSubagentEvent: (event) => {
+      scope.telemetry?.onEvent(event);
+      scope.audit?.onSubagentEvent(event);
+    },
     onTextDelta: partial ? (text) => writeLine({ type: 'TextDelta', schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(text) }) : undefined,
     // the text streamed so far is void (a retried attempt, or <tool_call> markup that was a call): consumers drop it
     onTextReset: partial ? () => writeLine({ type: 'TextReset', schemaVersion: OUTPUT_SCHEMA_VERSION }) : undefined,

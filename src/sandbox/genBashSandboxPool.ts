@@ -9,7 +9,6 @@ import { watchDeadline, type DeadlineCut } from './process/watchDeadline.js';
 import type { BashCommand, BashRun, BashRunContext } from './BashRun.js';
 import { BoundedCapture } from './BoundedCapture.js';
 import { BWRAP_STATUS_FD, COMMAND_STDERR_FD, FIRST_DATA_FD, FORWARDER_EXECUTABLE_FD, SUPERVISOR_EXECUTABLE_FD } from './genBwrapArgs.js';
-import { holdPlaceholders } from './holdPlaceholders.js';
 
 /**
  * .what = how to start a sandbox: bwrap, its arguments (genBwrapArgs), the host's bash the supervisor is copied from,
@@ -19,8 +18,6 @@ export interface SandboxStart {
   bwrapPath: string;
   bwrapArgs: string[];
   bashPath: string;
-  /** the empty directories the arguments bind as mount points (findProtectedPaths), held while the sandbox lives */
-  placeholders?: readonly string[];
   /** with the network by domain: node's loader, which the forwarder runs from a copy of (genBwrapArgs' forwarder) */
   forwarderInterpreterPath?: string;
   /** what bwrap reads from the fds FIRST_DATA_FD and on, in order (genBwrapArgs' data files: hidden and redacted files) */
@@ -105,7 +102,6 @@ const holdOpen = (sandbox: Sandbox, held: boolean): void => {
  *         every listener is attached before any of its events can be heard
  */
 const startSandbox = (key: string, start: SandboxStart, context: BashRunContext): Sandbox => {
-  const releasePlaceholders = holdPlaceholders(start.placeholders ?? []);
   const executables: number[] = [];
   const openExecutable = (path: string): number => {
     const fd = openSync(path, 'r');
@@ -167,8 +163,6 @@ const startSandbox = (key: string, start: SandboxStart, context: BashRunContext)
   void sandbox.group.ended.then((end) => {
     sandbox.spawnError = end.spawnError;
     sandbox.closed = true;
-    // the sandbox's mounts are gone with it: its placeholders are let go, and removed by their last holder
-    releasePlaceholders();
     sandbox.call?.closed();
   });
   return sandbox;

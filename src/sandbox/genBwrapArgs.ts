@@ -1,9 +1,3 @@
-import { lstatSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-
-import { PROTECTED_PATHS } from './protectedPaths.js';
-import { isPlaceholderOfAnyone } from './holdPlaceholders.js';
-
 import { FORWARDER_PATH, SANDBOX_PROXY_DIR, type SandboxForwarder } from './network/sandboxForwarder.js';
 
 import { isUnder, type HiddenPaths } from './resolveHiddenPaths.js';
@@ -177,34 +171,6 @@ startForwarder() {
 }
 `;
 
-/**
- * .what = the workspace's PROTECTED_PATHS for a sandbox to bind read-only: those that exist, with their inodes, and those
- *         to hold as placeholders (absent now, or an empty placeholder directory already): every one of them but those
- *         inside a directory the workspace lacks (`.git/hooks` where there is no `.git` directory)
- * .why = a model must not plant what a later program trusts, through any command (`mv`, `cp`, `ln`, `tar x`, `git
- *        checkout`): a read-only mount point cannot be written, replaced, renamed or removed. A sandbox started earlier
- *        binds what was there then, so it serves a call only while this finds the same
- * .note = synchronous, on every bash call's path: a stat per path, most of which find nothing, where a promise each cost
- *         ~10x (the thread pool's round trip, and an Error made for each path that is not there)
- */
-export const findProtectedPaths = (
-  cwdReal: string,
-): { bound: Array<{ path: string; inode: string }>; placeholders: string[]; pinned: string[] } => {
-  const bound: Array<{ path: string; inode: string }> = [];
-  const placeholders: string[] = [];
-  // .git holds protected paths without being one: a mount point, so it cannot be renamed away with them and made anew
-  const git = join(cwdReal, '.git');
-  const pinned = statSync(git, { throwIfNoEntry: false })?.isDirectory() ? [git] : [];
-  for (const { path: relativePath } of PROTECTED_PATHS) {
-    const path = join(cwdReal, relativePath.replace(/\/$/, ''));
-    const entry = statSync(path, { throwIfNoEntry: false });
-    if (entry && !(entry.isDirectory() && isPlaceholderOfAnyone(path))) bound.push({ path, inode: `${entry.dev}:${entry.ino}` });
-    else if (entry || (statSync(dirname(path), { throwIfNoEntry: false })?.isDirectory() && !lstatSync(path, { throwIfNoEntry: false })))
-      placeholders.push(path);
-  }
-  return { bound, placeholders, pinned };
-};
-
 /** .what = a file the sandbox shows with other content than the host's, read-only: empty for a hidden one */
 export interface SandboxDataFile {
   path: string;
@@ -261,9 +227,9 @@ export const genBwrapArgs = (input: {
   /** the working directory as given, and with symlinks resolved (what is bound) */
   cwd: string;
   cwdReal: string;
-  /** from findProtectedPaths, what exists and the placeholders: each bound read-only inside a writable workspace */
+  /** the protected entries that exist and are bound read-only inside a writable workspace (genProtectedTree's mounts) */
   protectedPaths: readonly string[];
-  /** from findProtectedPaths, directories bound writable onto themselves, before protectedPaths: mount points, never renamed */
+  /** the git directories bound writable onto themselves, before protectedPaths: mount points, never renamed (genProtectedTree) */
   pinnedPaths?: readonly string[];
   /** the variables isShellBehaviorVariable picks from the environment, as NAME=VALUE, for each command */
   shellVariables: readonly string[];
@@ -319,8 +285,9 @@ export const genBwrapArgs = (input: {
     ...hidden.handedBack.flatMap((path) => ['--ro-bind-try', path, path]),
     // read-only once what is bound back under them has its mount point
     ...hidden.dirs.flatMap((path) => ['--remount-ro', path]),
-    ...(writable ? (input.pinnedPaths ?? []).flatMap((path) => ['--bind', path, path]) : []),
-    ...(writable ? input.protectedPaths.flatMap((path) => ['--ro-bind', path, path]) : []),
+    // -try: an entry removed since it was found (by its owner, between calls) binds nothing, and the sweep sees the rest
+    ...(writable ? (input.pinnedPaths ?? []).flatMap((path) => ['--bind-try', path, path]) : []),
+    ...(writable ? input.protectedPaths.flatMap((path) => ['--ro-bind-try', path, path]) : []),
     // over what is bound above (.git/config): the file as the model may see it
     ...(input.dataFiles ?? []).flatMap(bindData),
     // the supervisor's executable, unreadable to every command

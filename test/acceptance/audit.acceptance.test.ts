@@ -62,7 +62,7 @@ describe('issue 33 item 4: the end-of-run audit', () => {
     expect(run.code, run.stderr).toBe(0);
     const json = oneValidObject(run.stdout);
     const { audit } = json;
-    expect(audit.version).toBe(1);
+    expect(audit.version).toBe(2);
     expect(audit.files.changed).toEqual({ items: ['append-me.txt', 'edit-me.txt', 'overwrite-me.txt'], omitted: 0 });
     expect(audit.files.deleted).toEqual({ items: ['gone.txt'], omitted: 0 });
     const created: string[] = audit.files.created.items;

@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
+import { PROJECT_CONFIG_PATHS } from '../../sandbox/protectedPaths.js';
 import { findRepoRoot, listProjectDirs } from './findRepoRoot.js';
 import { getBhrainConfigDir } from './getBhrainConfigDir.js';
 
@@ -9,8 +10,8 @@ export type AgentFileKind = 'skills' | 'agents';
 
 /** .what = the folders, in each directory from the repository root down to cwd, that hold each kind, bhrain's first */
 export const AGENT_FILE_FOLDERS: Readonly<Record<AgentFileKind, readonly string[]>> = {
-  skills: ['.bhrain/skills', '.claude/skills', '.agents/skills'],
-  agents: ['.bhrain/agents', '.claude/agents'],
+  skills: PROJECT_CONFIG_PATHS.skills,
+  agents: PROJECT_CONFIG_PATHS.agents,
 };
 
 /** .what = one file found: where, whether the user's own (the bhrain config dir) or the project's */

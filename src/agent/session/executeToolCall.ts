@@ -215,6 +215,7 @@ export const executeToolCall = async (
     output: content,
     isError: !result.success,
     ...fields,
+    ...(result.protectedChanges?.length ? { protectedChanges: result.protectedChanges } : {}),
     denied,
     occurredAt: new Date().toISOString(),
   });

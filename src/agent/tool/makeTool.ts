@@ -8,6 +8,7 @@ import type { BhrainSubagent } from '../BhrainSession.js';
 import { preloadAjv } from '../../providers/compileJsonSchema.js';
 import { checkToolInput } from '../../providers/readToolArguments.js';
 import { describeInputIssues, describeInputProblems } from './describeInputIssues.js';
+import type { ProtectedChange } from '../../sandbox/genProtectedTree.js';
 
 /**
  * .what = what a tool does to the world: reads it, writes files, runs programs, reaches the network, or delegates to a
@@ -44,6 +45,9 @@ export interface BhrainToolResult {
   fullOutputPath?: string;
   /** for a tool that runs a process (bash): its exit code, null when killed by a signal or a timeout */
   exitCode?: number | null;
+  /** for bash in a sandbox: the protected entries the command made or changed, put right when it ended, and the git
+   *  repositories it made (for the audit; the model reads them in the output's notes) */
+  protectedChanges?: readonly ProtectedChange[];
 }
 
 /** .what = what a tool's execute returns: a result, without the call id the contract adds */

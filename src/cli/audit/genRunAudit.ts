@@ -3,6 +3,7 @@ import type { BhrainEvent } from '../../agent/events.js';
 import type { BhrainHook, BhrainHooks } from '../../agent/hooks/BhrainHook.js';
 import type { BhrainPermissionGuard } from '../../agent/permission/BhrainPermissionGuard.js';
 import type { BrainTokens } from '../../core/contract/BrainOutput.js';
+import type { ProtectedChange } from '../../sandbox/genProtectedTree.js';
 import type { NetworkAudit } from '../../sandbox/network/startDomainProxy.js';
 import {
   AUDIT_SKIPPED_DIRS,
@@ -14,8 +15,11 @@ import {
   type TreeSnapshot,
 } from './snapshotTree.js';
 
-/** .what = the version of the audit's shape, inside the output schema's (schemas/output.schema.json `audit.version`) */
-export const AUDIT_VERSION = 1;
+/**
+ * .what = the version of the audit's shape, inside the output schema's (schemas/output.schema.json `audit.version`)
+ * .note = 2 added `protected`: the protected entries bash made or changed, put right, and the repositories it made
+ */
+export const AUDIT_VERSION = 2;
 
 /** .what = how many entries each list of the audit keeps; past it, the rest are counted in `omitted` */
 export const AUDIT_MAX_LISTED = 1_000;
@@ -90,6 +94,9 @@ export interface RunAudit {
   hooks: AuditList<AuditHook>;
   /** hosts bash reached and was refused through the domain proxy; null when the network was not opened by domain */
   network: NetworkAudit | null;
+  /** what bash made or changed among the protected entries (removed or put back when its command ended), and the git
+   *  repositories it made, with what in them runs code; the run's and its subagents' */
+  protected: AuditList<ProtectedChange>;
   denied: number;
   tokens: BrainTokens | null;
   costUsd: number | null;
@@ -116,8 +123,14 @@ const genEventAudit = (redact: (text: string) => string) => {
   const hooks = genBoundedList<AuditHook>();
   const subagentsByCall = new Map<string, AuditSubagent>();
   const tools = new Map<string, AuditTool>();
+  const protectedChanges = genBoundedList<ProtectedChange>();
   let denied = 0;
+  /** .what = a subagent's event: only what its bash put right counts here (its commands are read from its transcript) */
+  const onSubagentEvent = (event: BhrainEvent): void => {
+    if (event.type === 'ToolExecutionCompleted') for (const change of event.protectedChanges ?? []) protectedChanges.push(change);
+  };
   const onEvent = (event: BhrainEvent): void => {
+    onSubagentEvent(event);
     if (event.type === 'ToolCallStarted')
       started.set(event.callId, { tool: event.toolName, input: (event.input ?? {}) as Record<string, unknown> });
     if (event.type === 'ToolExecutionCompleted') {
@@ -164,6 +177,7 @@ const genEventAudit = (redact: (text: string) => string) => {
   };
   return {
     onEvent,
+    onSubagentEvent,
     /** .what = the counts, with the commands of every subagent's transcript after the run's own */
     read: (children: readonly BhrainSubagent[]) => {
       for (const child of children)
@@ -173,6 +187,7 @@ const genEventAudit = (redact: (text: string) => string) => {
         tools: [...tools.values()],
         subagents: subagents.list,
         hooks: hooks.list,
+        protected: protectedChanges.list,
         denied,
       };
     },
@@ -289,7 +304,7 @@ export const startRunAudit = (input: { cwd: string; redact: (text: string) => st
   };
   /** .what = stops the start walk: the run ended without an audit (it failed before it finished) */
   const stop = () => stopped.abort();
-  return { onEvent, guard, hooks, begin, finish, stop };
+  return { onEvent, onSubagentEvent: events.onSubagentEvent, guard, hooks, begin, finish, stop };
 };
 
 export type RunAuditing = ReturnType<typeof startRunAudit>;

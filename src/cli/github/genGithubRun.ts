@@ -71,6 +71,17 @@ const formatAuditSections = (audit: RunAudit | null, redact: SecretRedactor): st
   sections.push(
     `### Subagents (${total(audit.subagents)})\n\n${fencedList({ items: subagents, omitted: audit.subagents.omitted }, redact)}`,
   );
+  // only when bash touched one: a section that says "none" on every run would teach the reader to skip it
+  if (total(audit.protected)) {
+    const changes = audit.protected.items.map((change) =>
+      change.action === 'repository'
+        ? `made a git repository at ${change.path}${change.runs?.length ? `; runs code: ${change.runs.join(', ')}` : ''}`
+        : `${change.action === 'removed' ? 'made' : 'changed'} ${change.path} (${change.trustedBy}): ${change.action === 'removed' ? 'removed' : 'put back'}${change.quarantine ? `, its version kept in ${change.quarantine}` : ''}`,
+    );
+    sections.push(
+      `### Protected paths bash touched (${total(audit.protected)})\n\n${fencedList({ items: changes, omitted: audit.protected.omitted }, redact)}`,
+    );
+  }
   if (audit.network) {
     const hosts = [
       ...audit.network.hosts.map((host) => `reached ${host.host} (${host.requests})`),

@@ -5,9 +5,10 @@ import { findRepoRoot } from '../../agent/instructions/findRepoRoot.js';
 import type { McpServerConfig } from '../../agent/tools/mcp/genMcpToolBox.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import type { McpServersIssue } from './checkMcpServers.js';
+import { PROJECT_CONFIG_PATHS } from '../../sandbox/protectedPaths.js';
 
 /** .what = the name of the project's MCP servers file, at the repository root (Claude Code's) */
-export const MCP_JSON_FILE_NAME = '.mcp.json';
+export const MCP_JSON_FILE_NAME = PROJECT_CONFIG_PATHS.mcpServers;
 
 /** .what = a key path under mcpServers as a user writes it: `mcpServers.github.args[1]` */
 const formatPath = (path: Array<string | number>): string =>
@@ -29,11 +30,6 @@ export const readMcpConfigFile = async (input: {
 }): Promise<Record<string, McpServerConfig> | null> => {
   const text = await readFile(input.path, 'utf8').catch(async (error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT' && input.optional) return null;
-    // an empty directory a bash sandbox of this or another bhrain process holds as the read-only mount point of an absent
-    // .mcp.json (holdPlaceholders): there is no file. A long-lived process (`bhrain mcp serve`) keeps its sandboxes
-    // between runs, so its next run finds one; loaded only then
-    if (error.code === 'EISDIR' && input.optional && (await import('../../sandbox/holdPlaceholders.js')).isPlaceholderOfAnyone(input.path))
-      return null;
     throw new BadRequestError(
       `${input.shownAs}: cannot read the MCP config file (${error.code ?? error.message}); give a JSON file {"mcpServers": {...}}`,
     );

@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { getBhrainConfigDir } from '../../agent/instructions/getBhrainConfigDir.js';
 import type { BashSandboxMode } from '../../sandbox/BashSandbox.js';
 import { normalizeDomainPattern } from '../../sandbox/network/allowedDomains.js';
+import { PROJECT_CONFIG_PATHS } from '../../sandbox/protectedPaths.js';
 import type { McpServerConfig } from '../../agent/tools/mcp/genMcpToolBox.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import { findRepoRoot } from '../../agent/instructions/findRepoRoot.js';
@@ -89,8 +90,8 @@ const findProjectSettingsPaths = async (cwd: string): Promise<string[]> => {
   const dirs: string[] = [];
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     dirs.push(dir);
-    if (await exists(join(dir, '.git'))) return dirs.reverse().map((each) => join(each, '.bhrain', SETTINGS_FILE_NAME));
-    if (dirname(dir) === dir) return [join(resolve(cwd), '.bhrain', SETTINGS_FILE_NAME)];
+    if (await exists(join(dir, '.git'))) return dirs.reverse().map((each) => join(each, PROJECT_CONFIG_PATHS.settings));
+    if (dirname(dir) === dir) return [join(resolve(cwd), PROJECT_CONFIG_PATHS.settings)];
   }
 };
 

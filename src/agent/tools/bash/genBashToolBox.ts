@@ -14,7 +14,6 @@ import { checkBashSandbox } from '../../../sandbox/checkBashSandbox.js';
 import { genBashSandboxPool } from '../../../sandbox/genBashSandboxPool.js';
 import { isUnder, resolveHiddenPaths, type ReadDenial } from '../../../sandbox/resolveHiddenPaths.js';
 import {
-  findProtectedPaths,
   genBwrapArgs,
   isShellBehaviorVariable,
   pickSandboxHidden,
@@ -23,7 +22,9 @@ import {
   type SandboxHidden,
 } from '../../../sandbox/genBwrapArgs.js';
 import { formatBashRun } from './formatBashRun.js';
-import { PROTECTED_PATHS } from '../../../sandbox/protectedPaths.js';
+import { PROTECTED_ANYWHERE, PROTECTED_AT_ROOT, PROTECTED_IN_GIT_DIR } from '../../../sandbox/protectedPaths.js';
+import { genProtectedTree, genQuarantineDir, type ProtectedChange } from '../../../sandbox/genProtectedTree.js';
+import { getBhrainHome } from '../../../core/continuation/getBhrainHome.js';
 import { checkDomainPattern, normalizeDomainPattern } from '../../../sandbox/network/allowedDomains.js';
 import { planSandboxForwarder, withForwarderEnv, type SandboxForwarder } from '../../../sandbox/network/sandboxForwarder.js';
 import type { DomainProxy } from '../../../sandbox/network/startDomainProxy.js';
@@ -39,16 +40,51 @@ const realpathOrNull = (path: string): string | null => {
   }
 };
 
-/** .what = the protected path a command's output names beside an error its read-only mount gives, if any */
-const findRefusedProtectedPath = (output: string): { path: string; trustedBy: string } | null => {
+/** .what = the protected entry a command's output names beside an error its read-only mount gives, if any */
+const findRefusedProtectedPath = (
+  output: string,
+  bound: ReadonlyArray<{ shown: string; trustedBy: string }>,
+): { shown: string; trustedBy: string } | null => {
   if (!/Read-only file system|Is a directory|Device or resource busy|Permission denied/.test(output)) return null;
-  return PROTECTED_PATHS.find((each) => output.includes(each.path.replace(/\/$/, ''))) ?? null;
+  return bound.find((each) => output.includes(each.shown)) ?? null;
+};
+
+/** .what = the protected kinds as the model and the docs list them: anywhere, in every git directory, at the top */
+export const describeProtectedKinds = (): string =>
+  `at any depth, ${PROTECTED_ANYWHERE.map((kind) => kind.name).join(', ')}; in every git directory (.git, a submodule's, a worktree's, a bare one), ${PROTECTED_IN_GIT_DIR.map((kind) => kind.name).join(', ')}, and a .git file that points elsewhere; at the top of the working directory, ${PROTECTED_AT_ROOT.map((kind) => kind.name).join(', ')}`;
+
+/**
+ * .what = the protected trees of this process, by workspace: one per working directory, shared by every toolbox that
+ *         runs bash there (a run's subagents too)
+ * .why = a sweep judges what changed since its baseline: two baselines of one tree would each take the other's
+ *        changes for someone else's
+ */
+const protectedTrees = new Map<string, ReturnType<typeof genProtectedTree>>();
+const protectedTreeOf = (cwdReal: string, env: Record<string, string | undefined>) => {
+  let tree = protectedTrees.get(cwdReal);
+  if (!tree)
+    protectedTrees.set(cwdReal, (tree = genProtectedTree({ workspace: cwdReal, quarantineDir: genQuarantineDir(getBhrainHome(env)) })));
+  return tree;
+};
+
+/** .what = what the model reads of what a sweep put right, and the warning the user reads, one line each */
+const describeProtectedChange = (change: ProtectedChange): { note: string; warning: string } => {
+  if (change.action === 'repository')
+    return {
+      note: `note: this command made a git repository at ${change.path}${change.runs?.length ? `; what in it runs code when git runs there (${change.runs.join(', ')}) is named to the user` : ''}`,
+      warning: `bash made a git repository at ${change.path}${change.runs?.length ? `, whose ${change.runs.join(', ')} run code when git runs there: check them before you run git in it` : ''}`,
+    };
+  const what = change.action === 'removed' ? 'made' : 'changed or removed';
+  return {
+    note: `note: ${change.path} is a protected path (${change.trustedBy}, outside any sandbox): this command ${what} it, so bhrain ${change.action === 'removed' ? 'removed it' : 'put it back as it was'} when the command ended. Protected paths are read-only to you at any depth; leave them to the user, or tell them why one must change`,
+    warning: `bash ${what} ${change.path}, a protected path (${change.trustedBy}): ${change.action === 'removed' ? 'removed' : 'put back as it was'}${change.quarantine ? `; the command's version is in ${change.quarantine}` : ''}`,
+  };
 };
 
 // what the model is told about where its command runs
 const SANDBOX_TEXT: Record<BashSandboxMode, string> = {
   'workspace-write':
-    'the command runs in a sandbox. It can write only inside the working directory and /tmp; everything else (your home directory, system paths) is read-only, and so are, in the working directory, the files other programs trust and run, whether they exist or not: {protected} (writing one fails with "Read-only file system", "Is a directory" or "Device or resource busy"; leave them to the user). Credential stores (~/.ssh, ~/.aws, ~/.npmrc, … and bhrain\'s own $BHRAIN_HOME) read as empty or absent, and git\'s config shows its credentials redacted. /tmp is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. No process a call starts outlives the call.',
+    'the command runs in a sandbox. It can write only inside the working directory and /tmp; everything else (your home directory, system paths) is read-only, and so are, in the working directory, the files other programs trust and run, whether they exist or not: {protected} (writing one that exists fails with "Read-only file system" or "Device or resource busy"; one a command makes or changes is removed or put back when the command ends; leave them to the user). Credential stores (~/.ssh, ~/.aws, ~/.npmrc, … and bhrain\'s own $BHRAIN_HOME) read as empty or absent, and git\'s config shows its credentials redacted. /tmp is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. No process a call starts outlives the call.',
   'read-only':
     "the command runs in a read-only sandbox: nothing is writable, not even the working directory, except /tmp, which is private to the sandbox, which usually lasts for the whole task: what one call leaves there, later calls may find, but nothing outside the sandbox sees it. Credential stores (~/.ssh, ~/.aws, ~/.npmrc, … and bhrain's own $BHRAIN_HOME) read as empty or absent, and git's config shows its credentials redacted. No process a call starts outlives the call.",
   off: 'none: the command runs unconfined, with the rights of the user running bhrain.',
@@ -176,7 +212,7 @@ const describeBash = (settings: BashSettings): string =>
       '{sandbox}',
       `${SANDBOX_TEXT[settings.sandboxMode]}${settings.sandboxMode === 'off' ? '' : settings.allowNetwork ? ' The network is on.' : settings.byDomain ? describeAllowedDomains(settings.allowedDomains) : ' The network is off: no downloads, no remote APIs (a server started within the same command is reachable on localhost).'}`,
     )
-    .replaceAll('{protected}', PROTECTED_PATHS.map((each) => each.path).join(', '));
+    .replaceAll('{protected}', describeProtectedKinds());
 
 /**
  * .what = bash's input: the command, and how long it may run
@@ -232,8 +268,17 @@ const genSandboxedRunner = (settings: BashSettings) => {
     limits: BashLimits,
     call: { cwd: string; cwdReal: string; cwdFound: Stats; env: Record<string, string | undefined> },
     context: BhrainToolContext,
-  ): Promise<{ run: BashRun; proxyMark: { proxy: DomainProxy; at: number } | null } | { refusal: string }> => {
+  ): Promise<
+    | {
+        run: BashRun;
+        proxyMark: { proxy: DomainProxy; at: number } | null;
+        bound: ReadonlyArray<{ shown: string; trustedBy: string }>;
+        protectedChanges: ProtectedChange[];
+      }
+    | { refusal: string }
+  > => {
     const { cwdReal, cwdFound } = call;
+    const startedAt = Date.now();
     // only called for a sandboxed mode
     const mode = settings.sandboxMode as Exclude<BashSandboxMode, 'off'>;
     let env = call.env;
@@ -248,8 +293,10 @@ const genSandboxedRunner = (settings: BashSettings) => {
     const forwarder = network?.forwarder ?? null;
     const proxyMark = network ? { proxy: network.proxy, at: network.proxy.mark() } : null;
     if (network) env = withForwarderEnv(env);
-    const { bound, placeholders, pinned } =
-      settings.sandboxMode === 'workspace-write' ? findProtectedPaths(cwdReal) : { bound: [], placeholders: [], pinned: [] };
+    // what exists of the protected entries is bound read-only (git directories pinned); what a command makes, the sweep
+    // after it removes
+    const tree = settings.sandboxMode === 'workspace-write' ? protectedTreeOf(cwdReal, context.env) : null;
+    const { bound, pinned } = tree?.mounts() ?? { bound: [], pinned: [] };
     // the credential stores and $BHRAIN_HOME, as they are now: a store made since the last call is hidden from this one
     const hidden = pickSandboxHidden(resolveHiddenPaths(settings.denial, { env: context.env, readable: [context.cwd, cwdReal] }), cwdReal);
     const dataFiles = gitConfigView(context.cwd, context.env, hidden, cwdReal);
@@ -266,24 +313,25 @@ const genSandboxedRunner = (settings: BashSettings) => {
         allowNetwork: settings.allowNetwork,
         cwd: context.cwd,
         cwdReal,
-        protectedPaths: [...bound.map((found) => found.path), ...placeholders],
+        protectedPaths: bound.map((found) => found.path),
         pinnedPaths: pinned,
         shellVariables,
         forwarder,
         hidden,
         dataFiles,
       }),
-      placeholders,
       ...(forwarder ? { forwarderInterpreterPath: forwarder.interpreterPath } : {}),
       data: sandboxDataFilesOf(hidden, dataFiles).map((file) => file.text),
     };
     // all a sandbox was made for, down to the inodes it binds: a kept one runs this call only if none changed
-    const key = JSON.stringify([start, context.cwd, env, `${cwdFound.dev}:${cwdFound.ino}`, bound]);
+    const key = JSON.stringify([start, context.cwd, env, `${cwdFound.dev}:${cwdFound.ino}`, bound.map((found) => found.inode)]);
     const supervisorEnv = shellVariables.length
       ? Object.fromEntries(Object.entries(env).filter(([name]) => !isShellBehaviorVariable(name)))
       : env;
     const run = await sandboxes.run({ ...limits, key, start }, { cwd: context.cwd, env: supervisorEnv, signal: context.signal });
-    return { run, proxyMark };
+    // before anything outside the sandbox (a hook, the next run, the user's git) can trust what the command left
+    const protectedChanges = tree?.sweep(startedAt) ?? [];
+    return { run, proxyMark, bound, protectedChanges };
   };
 };
 
@@ -293,11 +341,22 @@ const genSandboxedRunner = (settings: BashSettings) => {
  */
 const answerBashRun = (
   run: BashRun,
-  input: { timeoutMs: number; notes: string[]; refusedHosts: readonly string[] },
+  input: {
+    timeoutMs: number;
+    notes: string[];
+    refusedHosts: readonly string[];
+    bound?: ReadonlyArray<{ shown: string; trustedBy: string }>;
+    protectedChanges?: readonly ProtectedChange[];
+  },
   settings: BashSettings,
   context: BhrainToolContext,
 ): BhrainToolOutput => {
   const notes = [...input.notes];
+  for (const change of input.protectedChanges ?? []) {
+    const { note, warning } = describeProtectedChange(change);
+    notes.push(note);
+    context.log.warn(warning);
+  }
   if (input.refusedHosts.length)
     notes.push(
       `note: bhrain's proxy refused ${input.refusedHosts.join(', ')} while this command ran: the sandbox's network reaches only ${settings.allowedDomains.join(', ')}. If the task needs another host, tell the user, who can allow it (--allow-domain); retrying will not help.`,
@@ -310,13 +369,12 @@ const answerBashRun = (
     elapsedMs: run.elapsedMs,
   });
   // a write refused by a protected path's mount says only "Read-only file system": the model is told why, once
-  const refusedPath =
-    settings.sandboxMode === 'workspace-write'
-      ? findRefusedProtectedPath(`${run.stdout.head}${run.stdout.tail}\n${run.stderr.head}${run.stderr.tail}`)
-      : null;
-  if (refusedPath)
+  const refusedPath = input.bound?.length
+    ? findRefusedProtectedPath(`${run.stdout.head}${run.stdout.tail}\n${run.stderr.head}${run.stderr.tail}`, input.bound)
+    : null;
+  if (refusedPath && !input.protectedChanges?.some((change) => change.path === refusedPath.shown))
     notes.push(
-      `note: ${refusedPath.path} is a protected path (${refusedPath.trustedBy}, outside any sandbox): the sandbox keeps it read-only, whether it exists or not, and so do write and edit unless the user allows that exact path. Leave it to the user, or tell them why it must change`,
+      `note: ${refusedPath.shown} is a protected path (${refusedPath.trustedBy}, outside any sandbox): the sandbox keeps it read-only, and so do write and edit unless the user allows that exact path. Leave it to the user, or tell them why it must change`,
     );
   const truncated = run.stdout.droppedBytes > 0 || run.stderr.droppedBytes > 0;
   // a secret cut in two by the dropped middle matches no redaction of the whole value: its pieces are redacted here
@@ -330,6 +388,7 @@ const answerBashRun = (
     output: formatBashRun(run, { timeoutMs: input.timeoutMs, notes }),
     exitCode: run.exitCode,
     ...(truncated ? { truncated } : {}),
+    ...(input.protectedChanges?.length ? { protectedChanges: input.protectedChanges } : {}),
   };
 };
 
@@ -378,7 +437,12 @@ export const genBashToolBox = (options: BashToolBoxOptions = {}): BhrainToolBox 
       // the proxy's refusals from the call's start on are this call's, or (calls running at once) one of theirs
       const refusedHosts = ran.proxyMark?.proxy.deniedSince(ran.proxyMark.at) ?? [];
       if (ran.run.spawnError) return failure(`could not start bash: ${ran.run.spawnError}`);
-      return answerBashRun(ran.run, { timeoutMs, notes, refusedHosts }, settings, context);
+      return answerBashRun(
+        ran.run,
+        { timeoutMs, notes, refusedHosts, bound: ran.bound, protectedChanges: ran.protectedChanges },
+        settings,
+        context,
+      );
     },
   });
   return toolBoxOf({ name: 'bash', tools: [bash] });

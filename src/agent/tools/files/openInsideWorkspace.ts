@@ -100,7 +100,7 @@ export const openInsideWorkspace = async (input: {
     const protectedPath = isUnder(workspace, realPath) ? findProtected(workspace, realPath) : null;
     if (protectedPath)
       return {
-        refusal: `Refused to ${input.access} ${input.shown}: it resolves to ${realPath}, in ${protectedPath.path}, a protected path (${protectedPath.trustedBy}, outside any sandbox), and changing it was not approved. Nothing was changed. Leave it to the user, or tell the user why this file must change: a permission rule naming the exact path, e.g. \`write(${relative(workspace, realPath)})\`, allows it.`,
+        refusal: `Refused to ${input.access} ${input.shown}: it resolves to ${realPath}, in ${protectedPath.shown}, a protected path (${protectedPath.trustedBy}, outside any sandbox), and changing it was not approved. Nothing was changed. Leave it to the user, or tell the user why this file must change: a permission rule naming the exact path, e.g. \`write(${relative(workspace, realPath)})\`, allows it.`,
       };
     return {
       refusal: `Refused to ${input.access} ${input.shown}: it resolves to ${realPath}, outside the workspace ${workspace}, and changing a file outside the workspace was not approved. Nothing was changed. Change files inside the workspace only, or tell the user why this file must change and let them approve it.`,
