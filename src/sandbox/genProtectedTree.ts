@@ -82,6 +82,10 @@ export interface ProtectedMounts {
   bound: Array<{ path: string; inode: string; shown: string; trustedBy: string }>;
 }
 
+/** .what = whether a path relative to the workspace passes through a directory named .git */
+const isUnderDotGit = (shown: string): boolean =>
+  shown === '.git' || shown.startsWith('.git/') || shown.includes('/.git/') || shown.endsWith('/.git');
+
 const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
 const inodeOf = (stats: { dev: bigint | number; ino: bigint | number }) => `${stats.dev}:${stats.ino}`;
 const listDir = (dir: string): Dirent[] | null => {
@@ -243,9 +247,11 @@ export const genProtectedTree = (input: { workspace: string; quarantineDir: stri
     const gitDir = basename(dir) === '.git' || isGitDirByEntries(names);
     dirs.set(dir, { ctimeNs: stats.ctimeNs, readAtNs: nowNs(), gitDir });
     if (gitDir) found.gitDir(dir);
+    // as findProtected judges: anywhere under a .git, git's own names are git's parts, as they are in any git directory
+    const inGitDir = gitDir || isUnderDotGit(relative(workspace, dir));
     for (const entry of listed) {
       const path = join(dir, entry.name);
-      const kind = kindOfEntry({ name: entry.name, atRoot: dir === workspace, inGitDir: gitDir, isFile: entry.isFile() });
+      const kind = kindOfEntry({ name: entry.name, atRoot: dir === workspace, inGitDir, isFile: entry.isFile() });
       if (kind) found.entry(path, kind);
       else if (entry.isDirectory() && !(gitDir && GIT_DATA_DIRS.has(entry.name))) found.subdir(path);
     }
