@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,7 +39,22 @@ const OFF = 'off';
 const KEPT = 'workspace-write, in the kept sandbox';
 const FIRST = "workspace-write, a toolbox's first call";
 const KEPT_DOMAIN = 'workspace-write, kept, one domain allowed';
-const MODES = [OFF, KEPT, FIRST, KEPT_DOMAIN] as const;
+const KEPT_TREE = 'workspace-write, kept, in this checkout';
+const MODES = [OFF, KEPT, FIRST, KEPT_DOMAIN, KEPT_TREE] as const;
+
+/** .what = the directories under a root (not entering .git's objects, refs and logs, as the protected-path sweep does not) */
+const countDirs = (root: string): number => {
+  let count = 0;
+  const pending = [root];
+  while (pending.length) {
+    const dir = pending.pop()!;
+    count++;
+    for (const entry of readdirSync(dir, { withFileTypes: true }))
+      if (entry.isDirectory() && !(dir.endsWith('/.git') && ['objects', 'refs', 'logs'].includes(entry.name)))
+        pending.push(join(dir, entry.name));
+  }
+  return count;
+};
 
 /**
  * .what = sandbox section: the wall time of one bash `true` call with the sandbox off vs workspace-write (bubblewrap),
@@ -52,7 +68,12 @@ export const benchSandbox = async (options: BenchOptions): Promise<BenchSection>
   const cwd = await mkdtemp(join(tmpdir(), 'bhrain-bench-sandbox-'));
   const off = genBashToolBox({ sandbox: { mode: 'off' } });
   const sandboxed = genBashToolBox({ sandbox: { mode: 'workspace-write' } });
-  const times: Record<(typeof MODES)[number], number[]> = { [OFF]: [], [KEPT]: [], [FIRST]: [], [KEPT_DOMAIN]: [] };
+  const times: Record<(typeof MODES)[number], number[]> = { [OFF]: [], [KEPT]: [], [FIRST]: [], [KEPT_DOMAIN]: [], [KEPT_TREE]: [] };
+  // the checkout the bench runs in (node_modules included): what the protected-path sweep after each call reads grows
+  // with the number of directories of the working directory
+  const checkout = process.cwd();
+  const checkoutDirs = countDirs(checkout);
+  const inCheckout = genBashToolBox({ sandbox: { mode: 'workspace-write' } });
   let unavailable: string | null = null;
   let proxy: DomainProxy | null = null;
   try {
@@ -61,10 +82,12 @@ export const benchSandbox = async (options: BenchOptions): Promise<BenchSection>
     const byDomain = genBashToolBox({ sandbox: { mode: 'workspace-write', domainProxy: proxy } });
     // untimed warm-up: the first sandboxed call finds bwrap and proves it can create namespaces (once per process)
     for (const box of [off, sandboxed, byDomain]) await timeCall(box, cwd);
+    await timeCall(inCheckout, checkout);
     for (let run = 0; run < runs; run++) {
       times[OFF].push(await timeCall(off, cwd));
       times[KEPT].push(await timeCall(sandboxed, cwd));
       times[KEPT_DOMAIN].push(await timeCall(byDomain, cwd));
+      times[KEPT_TREE].push(await timeCall(inCheckout, checkout));
     }
     // last: each new toolbox's sandbox waits (idle) after its call, two more processes for the unconfined calls' scan
     for (let run = 0; run < runs; run++) times[FIRST].push(await timeCall(genBashToolBox({ sandbox: { mode: 'workspace-write' } }), cwd));
@@ -78,6 +101,7 @@ export const benchSandbox = async (options: BenchOptions): Promise<BenchSection>
   const medians = Object.fromEntries(MODES.map((mode) => [mode, unavailable ? null : round(median(times[mode])!)]));
   const overheadMs = unavailable ? null : round(medians[KEPT]! - medians[OFF]!);
   const domainOverheadMs = unavailable ? null : round(medians[KEPT_DOMAIN]! - medians[KEPT]!);
+  const treeOverheadMs = unavailable ? null : round(medians[KEPT_TREE]! - medians[KEPT]!);
   options.log(`sandbox: bash true ${MODES.map((mode) => `${medians[mode] ?? '-'} ms ${mode}`).join(', ')} (${runs} run(s) each)`);
   const rows: BenchRow[] = [
     { metric: 'bash `true`: wall time per call, median', unit: 'ms', values: medians },
@@ -94,9 +118,14 @@ export const benchSandbox = async (options: BenchOptions): Promise<BenchSection>
       unit: 'ms',
       values: { 'one domain allowed - kept': domainOverheadMs },
     },
+    {
+      metric: `protected-path sweep per call, a checkout of ${checkoutDirs.toLocaleString('en-US')} directories vs an empty one (difference of medians)`,
+      unit: 'ms',
+      values: { 'in this checkout - kept': treeOverheadMs },
+    },
   ];
   const notes = [
-    `Each call is genBashToolBox's execute of \`true\`, end to end (sandbox setup when there is one to start, exit, format); ${runs} timed call(s) per column, after one untimed warm-up of each toolbox (the warm-up pays the one-time bwrap lookup and namespace probe). Unconfined calls alternate with calls of the sandboxed toolbox (in the sandbox it kept from its last call); then come the first calls of new sandboxed toolboxes, each starting its sandbox (a fork of this process, bubblewrap's namespaces and mounts, the supervisor). With the sandbox off, each call ends with a scan of /proc for processes that carry its tag. The kept sandbox with one domain allowed (example.com) alternates with the other two: its proxy and its forwarder (node, kept by the supervisor across calls) were started by its warm-up call; a call there ends with the supervisor killing every process but the forwarder one by one, where the other kept sandbox kills them all at once.`,
+    `Each call is genBashToolBox's execute of \`true\`, end to end (sandbox setup when there is one to start, exit, format); ${runs} timed call(s) per column, after one untimed warm-up of each toolbox (the warm-up pays the one-time bwrap lookup and namespace probe). Unconfined calls alternate with calls of the sandboxed toolbox (in the sandbox it kept from its last call); then come the first calls of new sandboxed toolboxes, each starting its sandbox (a fork of this process, bubblewrap's namespaces and mounts, the supervisor). With the sandbox off, each call ends with a scan of /proc for processes that carry its tag. The kept sandbox with one domain allowed (example.com) alternates with the other two: its proxy and its forwarder (node, kept by the supervisor across calls) were started by its warm-up call; a call there ends with the supervisor killing every process but the forwarder one by one, where the other kept sandbox kills them all at once. The kept sandbox in this checkout (${checkoutDirs.toLocaleString('en-US')} directories, node_modules included) alternates with them too: after each call, the sweep of the protected paths reads the ctime of every directory of the working directory (and again only the directories that changed), so its cost grows with the number of directories; its first call, untimed, walked the whole tree once.`,
   ];
   if (unavailable) notes.push(`the sandbox could not run here, so nothing was measured: ${unavailable}`);
   return { title: 'Sandbox: bash per-call cost, off vs workspace-write (bubblewrap)', rows, notes };
