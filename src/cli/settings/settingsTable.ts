@@ -557,7 +557,7 @@ export const FILE_SETTINGS = {
     shownDefault: 'none',
     readme: {
       value:
-        'the projects you approve, by repository root: `["~/src/my-app"]` (`~/` is your home; symlinks resolved). An approved project\'s files may loosen `sandbox`, `allowNetwork`, `network.allowedDomains` and `permission`, its MCP servers start, and its `hooks` run. User file only',
+        'the projects you approve, by repository root: `["~/src/my-app"]` (`~/` is your home; symlinks resolved). An approved project\'s files may loosen `sandbox`, `allowNetwork`, `network.allowedDomains`, `sandbox.env.mask` and `permission`, its MCP servers start, and its `hooks` run. User file only',
       default: 'none',
     },
   }),
