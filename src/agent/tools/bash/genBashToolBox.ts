@@ -353,7 +353,11 @@ const genSandboxedRunner = (settings: BashSettings) => {
       data: sandboxDataFilesOf(hidden, dataFiles).map((file) => file.text),
     };
     // all a sandbox was made for, down to the inodes it binds: a kept one runs this call only if none changed
-    const key = JSON.stringify([start, context.cwd, env, `${cwdFound.dev}:${cwdFound.ino}`, bound]);
+    // (the CA files, last of the data, stay out of it: they are the proxy's for its life, and its placeholders are in
+    // the environment, while the bundle would cost a stringify of ~220 KB per call)
+    const trusted = network?.trustFiles.length ?? 0;
+    const keyed = trusted ? { ...start, data: start.data.slice(0, -trusted) } : start;
+    const key = JSON.stringify([keyed, context.cwd, env, `${cwdFound.dev}:${cwdFound.ino}`, bound]);
     const supervisorEnv = shellVariables.length
       ? Object.fromEntries(Object.entries(env).filter(([name]) => !isShellBehaviorVariable(name)))
       : env;
