@@ -386,9 +386,9 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
   const sandbox = {
     mode: values.sandbox,
     allowNetwork: values.allowNetwork,
-    allowedDomains: values.allowedDomains,
+    // the proxy's: a masked variable's hosts too (the toolbox reads what it masks from the proxy)
+    allowedDomains: [...new Set([...values.allowedDomains, ...hostsOfEnvMask(values.maskEnv)])],
     denyRead: values.denyRead,
-    ...(Object.keys(values.maskEnv).length ? { env: { mask: values.maskEnv } } : {}),
   };
   const outputSchema = await readJsonSchema(options.jsonSchema, cwd);
   const systemPrompt = await readSystemPromptAdditions(options, values.appendSystemPrompt, cwd);

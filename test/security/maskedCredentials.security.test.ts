@@ -308,6 +308,28 @@ describe('credentials masked: exit 2 where no proxy would write the value, befor
   });
 });
 
+describe('credentials masked: a variable that is not set', () => {
+  it('given --mask-env for a variable the environment does not hold, then a warning names it, and its hosts are still allowed', async () => {
+    const ws = genSecurityWorkspace('mask-unset');
+    try {
+      standin.reset();
+      standin.script({ toolCalls: withIds('u', [bash('printenv UNSET_TOKEN || echo unset')]) }, { text: 'done' });
+      const run = await runBhrain({
+        args: ['act', '--atom', 'claude/haiku', '--mask-env', 'UNSET_TOKEN=github.test', '-o', 'json', '--input', 'x'],
+        cwd: ws.cwd,
+        env: envOf(join(ws.base, 'state'), ws.home),
+        wrapper,
+      });
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain('--mask-env: UNSET_TOKEN is not set, so there is nothing to mask; its hosts are still allowed domains');
+      expect(JSON.parse(run.stdout).network.allowedDomains).toEqual(['github.test']);
+      expect(toolResultsOf(standin.requests).get('toolu_u_0')).toContain('unset');
+    } finally {
+      rmSync(ws.base, { recursive: true, force: true });
+    }
+  });
+});
+
 /** a masked variable whose name does not look like a secret: nothing but masking keeps it from the model */
 const PLAIN_NAME = 'DEPLOY_VALUE';
 

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLog } from '../../../core/contract/BrainContext.js';
 import { BadRequestError } from '../../../core/contract/errors.js';
 import type { BhrainToolContext } from '../../tool/BhrainToolBox.js';
+import { genMaskedCredentials } from '../../../sandbox/network/genMaskedCredentials.js';
+import { startDomainProxy } from '../../../sandbox/network/startDomainProxy.js';
 import { genBashToolBox } from './genBashToolBox.js';
 
 // masked variables in the bash toolbox: the commands see a placeholder, the CA files and the variables that point at
@@ -50,6 +52,25 @@ describe('genBashToolBox with sandbox.env.mask: the options', () => {
     expect(() => genBashToolBox({ sandbox: { env: { mask: { GH_TOKEN: ['github.com/x'] } } } })).toThrow(
       'sandbox.env.mask: GH_TOKEN: "github.com/x" is not a domain pattern: give the host alone, without a path',
     );
+  });
+
+  it('given a proxy of its own that masks, then the toolbox tells the model what the proxy masks; with sandbox.env.mask as well, a bad request', async () => {
+    const { credentials } = genMaskedCredentials({ mask: { NPM_TOKEN: ['registry.npmjs.org'] } }, { env: { NPM_TOKEN: 'npm_x' } });
+    const proxy = await startDomainProxy({ allowedDomains: ['example.com'], masked: credentials });
+    try {
+      const box = genBashToolBox({ sandbox: { domainProxy: proxy } });
+      expect(box.definitions[0].description).toContain(
+        'These variables hold placeholders, not their values: $NPM_TOKEN (registry.npmjs.org).',
+      );
+      expect(() => genBashToolBox({ sandbox: { domainProxy: proxy, env: { mask: { NPM_TOKEN: ['registry.npmjs.org'] } } } })).toThrow(
+        'sandbox.env.mask and sandbox.domainProxy: give one of them',
+      );
+      expect(() => genBashToolBox({ sandbox: { domainProxy: proxy, allowNetwork: true } })).toThrow(
+        "sandbox.env.mask needs bhrain's network proxy",
+      );
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('given masked variables, then their hosts are allowed domains, and the model is told they hold placeholders and where the values go', () => {

@@ -101,29 +101,27 @@ const readAllowedDomains = (sandbox: BashSandbox | undefined, mask: EnvMask): st
 };
 
 /**
- * .what = the masked variables of a sandbox option, checked: each name and host pattern, that bhrain's proxy, which
- *         writes the values, is what the sandbox's network goes through, and that a proxy given masks them as named
+ * .what = the masked variables of a sandbox option, checked (each name and host pattern), or those of the proxy given;
+ *         and that bhrain's proxy, which writes the values, is what the sandbox's network goes through
  * .why = fail closed and loud when the toolbox is made: with mode off, a command could read the values from bhrain's own
  *        process; with allowNetwork, it reaches every host without the proxy, so the values would have no way out
  */
 const readEnvMask = (sandbox: BashSandbox | undefined, mode: BashSandboxMode, allowNetwork: boolean): EnvMask => {
-  const mask = sandbox?.env?.mask ?? {};
-  const wrong = checkEnvMask(mask);
+  const given = sandbox?.env?.mask ?? {};
+  const wrong = checkEnvMask(given);
   if (wrong) throw new BadRequestError(`sandbox.env.mask: ${wrong}`);
-  const proxied = sandbox?.domainProxy?.masking?.credentials ?? [];
-  // only a proxy given: what it masks is what the model is told of
-  if (!Object.keys(mask).length) return Object.fromEntries(proxied.map((credential) => [credential.name, credential.hosts]));
-  if (mode === 'off' || allowNetwork)
+  if (sandbox?.domainProxy && Object.keys(given).length)
+    throw new BadRequestError(
+      'sandbox.env.mask and sandbox.domainProxy: give one of them (a proxy you start yourself masks the credentials you give startDomainProxy)',
+    );
+  // a proxy given: what it masks is what the model is told of
+  const mask = sandbox?.domainProxy
+    ? Object.fromEntries((sandbox.domainProxy.masking?.credentials ?? []).map((credential) => [credential.name, credential.hosts]))
+    : given;
+  if (Object.keys(mask).length && (mode === 'off' || allowNetwork))
     throw new BadRequestError(
       `sandbox.env.mask needs bhrain's network proxy, which writes the values into requests: ${mode === 'off' ? "with mode 'off', bash runs unconfined and could read them from bhrain's own environment" : 'with allowNetwork, the sandbox reaches every host without it'}. Give the hosts bash needs in allowedDomains instead${mode === 'off' ? ' and keep the sandbox on' : ' of allowNetwork'}, or leave the variables unmasked`,
     );
-  // a proxy given masks what startDomainProxy was given: each of its credentials must be one of these, for the same hosts
-  // (a variable that was not set has none)
-  for (const credential of proxied)
-    if (hostsOfEnvMask({ [credential.name]: mask[credential.name] ?? [] }).join(',') !== credential.hosts.join(','))
-      throw new BadRequestError(
-        `sandbox.env.mask and sandbox.domainProxy's masked credentials differ (${credential.name}): give the proxy the credentials of the mask, or give only the proxy`,
-      );
   return mask;
 };
 
@@ -189,7 +187,7 @@ export interface BashSettings {
   denial: ReadDenial;
   /** started at the first call that needs it, unless given; one that cannot start refuses every call (fail closed) */
   domainProxy: Promise<DomainProxy> | null;
-  /** the variables masked: the toolbox's proxy masks them when it starts one (else, the proxy given's) */
+  /** the variables masked: the toolbox's proxy masks them when it starts one (else, those of the proxy given) */
   mask: EnvMask;
 }
 
