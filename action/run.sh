@@ -44,6 +44,24 @@ while IFS= read -r line; do
   if [ -n "${line//[[:space:]]/}" ]; then args+=("$line"); fi
 done <<<"$BHRAIN_IN_ARGS"
 
+# the GitHub token (act): masked for the job's GitHub hosts (github.com, api.github.com and uploads.github.com, or a
+# GitHub Enterprise server's own from GITHUB_SERVER_URL and GITHUB_API_URL): bash sees a placeholder, and bhrain's proxy
+# writes the token only into https requests to them. ask has no network, so it gets no token at all
+if [ -n "$BHRAIN_IN_GITHUB_TOKEN" ]; then
+  if [ "$BHRAIN_IN_SKILL" = act ]; then
+    host_of() { printf '%s' "$1" | sed -E 's#^[A-Za-z]+://([^/:]+).*#\1#'; }
+    server_host="$(host_of "${GITHUB_SERVER_URL:-https://github.com}")"
+    api_host="$(host_of "${GITHUB_API_URL:-https://api.github.com}")"
+    github_hosts="$server_host,$api_host"
+    if [ "$server_host" = github.com ]; then github_hosts="$github_hosts,uploads.github.com"; fi
+    export GH_TOKEN="$BHRAIN_IN_GITHUB_TOKEN" GITHUB_TOKEN="$BHRAIN_IN_GITHUB_TOKEN"
+    args+=(--mask-env "GH_TOKEN=$github_hosts" --mask-env "GITHUB_TOKEN=$github_hosts")
+  else
+    echo "::warning title=bhrain::input github-token is for act (its bash reaches GitHub through bhrain's proxy); ask has no network, so it was not given to the run"
+  fi
+fi
+unset BHRAIN_IN_GITHUB_TOKEN
+
 # the prompt file is the task on stdin (with a prompt, the context after it); otherwise stdin is empty, not a wait
 stdin_file=/dev/null
 if [ -n "$BHRAIN_IN_PROMPT_FILE" ]; then

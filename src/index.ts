@@ -140,6 +140,8 @@ export { BASH_SANDBOX_MODES } from './sandbox/BashSandbox.js';
 export type { BashSandbox, BashSandboxMode } from './sandbox/BashSandbox.js';
 export { startDomainProxy } from './sandbox/network/startDomainProxy.js';
 export type { DomainProxy, HostLookup, NetworkAudit, NetworkHost } from './sandbox/network/startDomainProxy.js';
+export { genMaskedCredentials } from './sandbox/network/genMaskedCredentials.js';
+export type { EnvMask, MaskedCredential } from './sandbox/network/genMaskedCredentials.js';
 export { DEFAULT_DENY_READ } from './sandbox/resolveHiddenPaths.js';
 export type { ReadDenial } from './sandbox/resolveHiddenPaths.js';
 export { genWebsearchToolBox } from './agent/tools/websearch/genWebsearchToolBox.js';

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { genBashToolBox, startDomainProxy, type BhrainToolBox, type BrainLog, type DomainProxy } from 'rhachet-roles-bhrain';
 
 import { median, type BenchOptions, type BenchRow, type BenchSection } from '../BenchReport.js';
+import { timeMaskedRequests } from './timeMaskedRequests.js';
 
 /** timed calls per mode in a full run; the modes alternate, so drift in the machine's load hits both alike */
 const FULL_RUNS = 41;
@@ -124,9 +125,46 @@ export const benchSandbox = async (options: BenchOptions): Promise<BenchSection>
       values: { 'in this checkout - kept': treeOverheadMs },
     },
   ];
+  rows.push(...(await maskingRows(runs, options)));
   const notes = [
     `Each call is genBashToolBox's execute of \`true\`, end to end (sandbox setup when there is one to start, exit, format); ${runs} timed call(s) per column, after one untimed warm-up of each toolbox (the warm-up pays the one-time bwrap lookup and namespace probe). Unconfined calls alternate with calls of the sandboxed toolbox (in the sandbox it kept from its last call); then come the first calls of new sandboxed toolboxes, each starting its sandbox (a fork of this process, bubblewrap's namespaces and mounts, the supervisor). With the sandbox off, each call ends with a scan of /proc for processes that carry its tag. The kept sandbox with one domain allowed (example.com) alternates with the other two: its proxy and its forwarder (node, kept by the supervisor across calls) were started by its warm-up call; a call there ends with the supervisor killing every process but the forwarder one by one, where the other kept sandbox kills them all at once. The kept sandbox in this checkout (${checkoutDirs.toLocaleString('en-US')} directories, node_modules included) alternates with them too: after each call, the sweep of the protected paths reads the ctime of every directory of the working directory (and again only the directories that changed), so its cost grows with the number of directories; its first call, untimed, walked the whole tree once.`,
   ];
+  notes.push(
+    `Masking: an https GET as a command's curl makes it (a CONNECT on the proxy's socket, a TLS handshake inside the tunnel, one request with a placeholder as its bearer token, the tunnel closed), ${runs} timed per column, alternating: to a host a credential is masked for (the proxy completes the client's TLS with the run CA's leaf, writes the value into the header and sends the request on over TLS of its own, its upstream connections kept alive between tunnels) and to a host that is not (a plain tunnel to the same server on the loopback). After one untimed request of each, which issues the masked host's leaf.`,
+  );
   if (unavailable) notes.push(`the sandbox could not run here, so nothing was measured: ${unavailable}`);
   return { title: 'Sandbox: bash per-call cost, off vs workspace-write (bubblewrap)', rows, notes };
+};
+
+const MASKED = 'masked host (TLS terminated)';
+const PLAIN = 'plain CONNECT';
+
+/** .what = masking's rows: an https request through the proxy to a masked host vs over a plain tunnel, and the difference */
+const maskingRows = async (runs: number, options: BenchOptions): Promise<BenchRow[]> => {
+  const times = await timeMaskedRequests(runs).catch((error: Error) => {
+    options.log(`sandbox: masking could not be measured: ${error.message}`);
+    return null;
+  });
+  const of = (pick: (values: number[]) => number) =>
+    times ? { [MASKED]: pick(times.masked), [PLAIN]: pick(times.plain) } : { [MASKED]: null, [PLAIN]: null };
+  const medians = of((values) => round(median(values)!));
+  if (times) options.log(`sandbox: https GET through the proxy ${medians[MASKED]} ms masked, ${medians[PLAIN]} ms plain CONNECT`);
+  return [
+    { metric: 'https GET through the proxy, a new tunnel each: wall time, median', unit: 'ms', values: medians },
+    {
+      metric: 'https GET through the proxy, a new tunnel each: wall time, p10',
+      unit: 'ms',
+      values: of((values) => percentile(values, 0.1)),
+    },
+    {
+      metric: 'https GET through the proxy, a new tunnel each: wall time, p90',
+      unit: 'ms',
+      values: of((values) => percentile(values, 0.9)),
+    },
+    {
+      metric: "masking's cost per request (difference of medians)",
+      unit: 'ms',
+      values: { [`${MASKED} - ${PLAIN}`]: times ? round(medians[MASKED]! - medians[PLAIN]!) : null },
+    },
+  ];
 };

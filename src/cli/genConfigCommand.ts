@@ -37,6 +37,13 @@ const formatDurationMs = (ms: number): string =>
 const formatValue = (key: SettingKey, value: unknown): string => {
   if (value === undefined || (Array.isArray(value) && !value.length)) return `(${SETTINGS[key].shownDefault})`;
   if (key === 'allowedDomains') return (value as string[]).join(', ');
+  // as the flag is written: GH_TOKEN=api.github.com,github.com
+  if (key === 'maskEnv')
+    return Object.keys(value as object).length
+      ? Object.entries(value as Record<string, string[]>)
+          .map(([name, hosts]) => `${name}=${hosts.join(',')}`)
+          .join(' ')
+      : `(${SETTINGS[key].shownDefault})`;
   if (key === 'maxWallTime') return formatDurationMs(value as number);
   const text = typeof value === 'string' && key !== 'appendSystemPrompt' ? value : JSON.stringify(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;

@@ -12,6 +12,7 @@ import { genRulesGuard } from '../agent/permission/genRulesGuard.js';
 import { getBhrainConfigDir } from '../agent/instructions/getBhrainConfigDir.js';
 import { checkBashSandbox, checkSandboxForwarder } from '../sandbox/checkBashSandbox.js';
 import type { DomainProxy } from '../sandbox/network/startDomainProxy.js';
+import { genMaskedCredentials, hostsOfEnvMask, type MaskedCredential } from '../sandbox/network/genMaskedCredentials.js';
 import { getBhrainHome, openBrainRefStore, type BrainRefStore } from '../core/continuation/genBrainRefStore.js';
 import { AbortedError, BadRequestError, BhrainError } from '../core/contract/errors.js';
 import { genSecretRedactor, type KnownSecret, type SecretRedactor } from '../core/secrets/genSecretRedactor.js';
@@ -106,6 +107,8 @@ interface RunScope {
   skill: SkillName;
   options: SkillOptions;
   redact: SecretRedactor;
+  /** redacts these too, from now on, wherever `redact` is used (the values of masked credentials, once read) */
+  addSecrets: (secrets: readonly KnownSecret[]) => void;
   log: ReturnType<typeof genProgressLog>;
   /** --output json or stream-json: stdout ends with exactly one result object */
   machine: boolean;
@@ -168,10 +171,17 @@ const genRunScope = (skill: SkillName, options: SkillOptions, host: SkillHost | 
   const cwd = host?.cwd ?? process.cwd();
   // secrets in the environment, and the credentials in the repository's git config (a checkout token), never reach the
   // model, the terminal, the run record or the refs store: the config is read once, here, and a bad one is skipped
-  const redact = genSecretRedactor(process.env, [
-    ...readGitCredentials({ cwd }, { env: process.env }).secrets,
-    ...readOtlpHeaderSecrets(process.env),
-  ]);
+  const known = [...readGitCredentials({ cwd }, { env: process.env }).secrets, ...readOtlpHeaderSecrets(process.env)];
+  let redactor = genSecretRedactor(process.env, known);
+  // every use goes through the latest redactor: the masked credentials' values are added once the settings name them
+  const redact: SecretRedactor = Object.assign((text: string) => redactor(text), {
+    head: (text: string) => redactor.head(text),
+    tail: (text: string) => redactor.tail(text),
+  });
+  const addSecrets = (secrets: readonly KnownSecret[]) => {
+    known.push(...secrets);
+    redactor = genSecretRedactor(process.env, known);
+  };
   const viaRhachet = !host && options.skill !== undefined;
   const log = genProgressLog({
     stream: process.stderr,
@@ -185,6 +195,7 @@ const genRunScope = (skill: SkillName, options: SkillOptions, host: SkillHost | 
     skill,
     options,
     redact,
+    addSecrets,
     log,
     // a hosted run always ends in the one result object, which the host gets instead of stdout
     machine: !!host || options.output === 'json' || options.output === 'stream-json',
@@ -226,14 +237,23 @@ const genRunScope = (skill: SkillName, options: SkillOptions, host: SkillHost | 
 const startSandboxChecks = async (scope: RunScope, settings: ResolvedSkillSettings, cwd: string) => {
   const { values } = settings;
   const sandboxCheck = scope.skill === 'act' && values.sandbox !== 'off' ? checkBashSandbox({ env: process.env }) : null;
-  const domainsFrom = nameSettingOrigin('allowedDomains', settings.sources.allowedDomains);
-  if (sandboxCheck && !values.allowNetwork && values.allowedDomains.length) {
+  const masked = Object.keys(values.maskEnv).length ? readMaskedCredentials(scope, settings) : null;
+  const domainsFrom = values.allowedDomains.length
+    ? nameSettingOrigin('allowedDomains', settings.sources.allowedDomains)
+    : nameSettingOrigin('maskEnv', settings.sources.maskEnv);
+  // with masked credentials, the whole network is no way out: they need the proxy
+  const otherwise = masked
+    ? 'or run without masked variables and allowed domains'
+    : 'or run with --allow-network, or without allowed domains';
+  if (sandboxCheck && !values.allowNetwork && (values.allowedDomains.length || masked)) {
     // loaded only now: a run without allowed domains never loads node's http server
     const { startDomainProxy } = await import('../sandbox/network/startDomainProxy.js');
-    scope.network = await startDomainProxy({ allowedDomains: values.allowedDomains }).catch((error: Error) => {
-      throw new BadRequestError(
-        `${domainsFrom}: the network proxy could not start (${error.message}); or run with --allow-network, or without allowed domains`,
-      );
+    scope.network = await startDomainProxy({
+      // a masked variable's hosts are allowed domains, set or not: what the network reaches does not depend on the environment
+      allowedDomains: [...values.allowedDomains, ...hostsOfEnvMask(values.maskEnv)],
+      masked: masked ?? [],
+    }).catch((error: Error) => {
+      throw new BadRequestError(`${domainsFrom}: the network proxy could not start (${error.message}); ${otherwise}`);
     });
   }
   const proxy = scope.network;
@@ -253,10 +273,33 @@ const startSandboxChecks = async (scope: RunScope, settings: ResolvedSkillSettin
     const check = await sandboxCheck;
     if (check && !check.ok) throw new BadRequestError(`${check.reason}, or run with --sandbox off to run bash unconfined`);
     const forwarderFailure = await forwarderCheck;
-    if (forwarderFailure)
-      throw new BadRequestError(`${domainsFrom}: ${forwarderFailure}; or run with --allow-network, or without allowed domains`);
+    if (forwarderFailure) throw new BadRequestError(`${domainsFrom}: ${forwarderFailure}; ${otherwise}`);
   };
   return { awaitChecks };
+};
+
+/**
+ * .what = the credentials --mask-env (sandbox.env.mask) masks, read from the environment: each redacted from now on, a
+ *         variable that is not set named in a warning; exit 2 where no proxy would write them (the sandbox off, or the
+ *         whole network on)
+ * .why = fail closed and loud: with the sandbox off, bash could read the values from bhrain's own environment; with
+ *        --allow-network, it reaches every host without the proxy, so a masked value could go nowhere
+ */
+const readMaskedCredentials = (scope: RunScope, settings: ResolvedSkillSettings): MaskedCredential[] => {
+  const { values, sources } = settings;
+  const from = nameSettingOrigin('maskEnv', sources.maskEnv);
+  if (values.sandbox === 'off')
+    throw new BadRequestError(
+      `${from} needs bhrain's network proxy, which writes the values into requests, and ${nameSettingOrigin('sandbox', sources.sandbox)} is off: bash would run unconfined and could read them from bhrain's own environment. Keep the sandbox on, or drop ${from}`,
+    );
+  if (values.allowNetwork)
+    throw new BadRequestError(
+      `${from} needs bhrain's network proxy, which writes the values into requests, and ${nameSettingOrigin('allowNetwork', sources.allowNetwork)} lets bash reach every host without it: name the hosts bash needs with --allow-domain instead, or drop ${from}`,
+    );
+  const { credentials, unset } = genMaskedCredentials({ mask: values.maskEnv }, { env: process.env });
+  for (const name of unset) scope.warn(`${from}: ${name} is not set, so there is nothing to mask; its hosts are still allowed domains`);
+  scope.addSecrets(credentials.map(({ name, value }) => ({ name, value })));
+  return credentials;
 };
 
 /** .what = the run's MCP servers: every source read and checked now (a bad file is exit 2); they start once the run is set up */
@@ -343,7 +386,8 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
   const sandbox = {
     mode: values.sandbox,
     allowNetwork: values.allowNetwork,
-    allowedDomains: values.allowedDomains,
+    // the proxy's: a masked variable's hosts too (the toolbox reads what it masks from the proxy)
+    allowedDomains: [...new Set([...values.allowedDomains, ...hostsOfEnvMask(values.maskEnv)])],
     denyRead: values.denyRead,
   };
   const outputSchema = await readJsonSchema(options.jsonSchema, cwd);

@@ -1,3 +1,4 @@
+import type { EnvMask } from './network/genMaskedCredentials.js';
 import type { DomainProxy } from './network/startDomainProxy.js';
 import type { ReadDenial } from './resolveHiddenPaths.js';
 
@@ -13,7 +14,8 @@ export type BashSandboxMode = (typeof BASH_SANDBOX_MODES)[number];
 /**
  * .what = the sandbox settings of the bash toolbox, as a library user or the CLI gives them; denyRead and allowRead
  *         (ReadDenial) add paths to those the sandbox hides, or hand paths back
- * .why = one shape for genBashToolBox, BhrainConfig and the CLI (--sandbox, --allow-network, --allow-domain, sandbox.denyRead)
+ * .why = one shape for genBashToolBox, BhrainConfig and the CLI (--sandbox, --allow-network, --allow-domain, --mask-env,
+ *        sandbox.denyRead)
  */
 export interface BashSandbox extends ReadDenial {
   /** default workspace-write */
@@ -31,6 +33,16 @@ export interface BashSandbox extends ReadDenial {
    * refused), to choose its DNS lookup, or to close it; absent, the toolbox starts its own at its first call
    */
   domainProxy?: DomainProxy;
+  /** what commands get of the environment */
+  env?: {
+    /**
+     * variables whose value commands see only as a placeholder, each with the hosts (allowedDomains' patterns) bhrain's
+     * proxy writes the value into requests to, over https, in headers and basic auth: `{ GH_TOKEN: ['api.github.com',
+     * 'github.com'] }`. Their hosts are allowed domains; needs the proxy (not with allowNetwork or mode off). A
+     * variable that is not set is skipped, with a warning. With domainProxy, give the credentials to startDomainProxy
+     */
+    mask?: EnvMask;
+  };
 }
 
 /** .what = whether a value is one of the sandbox modes */

@@ -30,8 +30,10 @@ const git = (cwd: string, ...args: string[]) =>
 
 /** .what = runs one bash command through a bash toolbox, as the loop would, in the default sandbox */
 const runBash = async (cwd: string, home: string, command: string) => {
-  const [bash] = genBashToolBox().tools;
-  const result = await bash.execute({ command, timeout_ms: 20_000 }, { cwd, log: silentLog, env: { ...process.env, BHRAIN_HOME: home } });
+  const result = await genBashToolBox().execute(
+    { call: { id: 'call-1', name: 'bash', input: { command, timeout_ms: 20_000 } } },
+    { cwd, log: silentLog, env: { ...process.env, BHRAIN_HOME: home } },
+  );
   return result as {
     output: string;
     success: boolean;

@@ -204,6 +204,39 @@ describe('issue 33 item 1: the step fails exactly when the run failed, and its o
   });
 });
 
+describe('the github-token input: masked for the GitHub hosts', () => {
+  const TOKEN = 'ghs_jobTokenOfTheWorkflow0123456789';
+
+  it("act: bash sees GH_TOKEN and GITHUB_TOKEN as placeholders, GitHub's hosts are allowed, and the token is nowhere the model or the outputs are", async () => {
+    standin().script(
+      { toolCalls: [{ id: 'toolu_t', name: 'bash', input: { command: 'printenv GH_TOKEN GITHUB_TOKEN BHRAIN_IN_GITHUB_TOKEN; true' } }] },
+      { text: 'done' },
+    );
+    const action = await run({ prompt: 'x', skill: 'act', atom: 'qwen', 'qwen-api-key': 'k', 'github-token': TOKEN });
+    expect(action.outputs['exit-code']).toBe('0');
+    const result = JSON.stringify(standin().requests.at(-1)?.body);
+    expect(result).toMatch(/bhrain-masked-GH_TOKEN-[0-9a-f]{24}\\nbhrain-masked-GITHUB_TOKEN-[0-9a-f]{24}(\\n)?"/);
+    expect(JSON.stringify(standin().requests)).not.toContain(TOKEN);
+    expect(action.outputs.json).not.toContain(TOKEN);
+    expect(JSON.parse(action.outputs.json).network.allowedDomains).toEqual(['github.com', 'api.github.com', 'uploads.github.com']);
+  });
+
+  it("act on GitHub Enterprise: the hosts are the server's and its API's, from GITHUB_SERVER_URL and GITHUB_API_URL", async () => {
+    standin().script({ text: 'done' });
+    const env = jobEnv({ GITHUB_SERVER_URL: 'https://ghe.example.com', GITHUB_API_URL: 'https://api.ghe.example.com/api/v3' });
+    const action = await run({ prompt: 'x', skill: 'act', atom: 'qwen', 'qwen-api-key': 'k', 'github-token': TOKEN }, env);
+    expect(JSON.parse(action.outputs.json).network.allowedDomains).toEqual(['ghe.example.com', 'api.ghe.example.com']);
+  });
+
+  it('ask: the token is not given to the run at all, and a warning says so', async () => {
+    standin().script({ text: 'done' });
+    const action = await run({ prompt: 'x', skill: 'ask', atom: 'qwen', 'qwen-api-key': 'k', 'github-token': TOKEN });
+    expect(action.outputs['exit-code']).toBe('0');
+    expect(action.steps.at(-1)?.stdout).toContain('::warning title=bhrain::input github-token is for act');
+    expect(JSON.parse(action.outputs.json)).not.toHaveProperty('network');
+  });
+});
+
 describe('issue 33 item 1: no key at all (a pull request from a fork gets no secrets)', () => {
   it('the step fails with exit 4 naming the env var to set, before any request', async () => {
     const action = await run({ prompt: 'x', atom: 'claude/haiku', 'anthropic-api-key': '' });

@@ -41,10 +41,15 @@ const FILE_ROWS = [...Object.values(SETTINGS), ...Object.values(FILE_SETTINGS)] 
 /** .what = the top-level keys of a settings file, in the table's order */
 const FILE_TOP_KEYS = [...new Set(FILE_ROWS.map((row) => row.fileKey.split('.')[0]))];
 
-/** .what = the keys of the object at a top-level key: `mode` for the key's own value, then its nested rows' */
-const nestedKeysOf = (top: string): string[] => [
-  ...(FILE_ROWS.some((row) => row.fileKey === top) ? ['mode'] : []),
-  ...FILE_ROWS.filter((row) => row.fileKey.startsWith(`${top}.`)).map((row) => row.fileKey.slice(top.length + 1)),
+/**
+ * .what = the keys of the object at a key path (`sandbox`, `sandbox.env`): `mode` for a top-level key's own value, then
+ *         the next part of each row nested under it
+ */
+const nestedKeysOf = (prefix: string): string[] => [
+  ...(!prefix.includes('.') && FILE_ROWS.some((row) => row.fileKey === prefix) ? ['mode'] : []),
+  ...new Set(
+    FILE_ROWS.filter((row) => row.fileKey.startsWith(`${prefix}.`)).map((row) => row.fileKey.slice(prefix.length + 1).split('.')[0]),
+  ),
 ];
 
 /** .what = the settings-file schema, made from the table on the first file read (settingsFileSchema.ts loads zod/mini) */
@@ -56,10 +61,12 @@ let schemaModule: typeof import('./settingsFileSchema.js') | null = null;
 type RowValue<TRow> = TRow extends SettingRow<infer TRule, infer _TDefault> ? SettingRuleValue<TRule> : never;
 
 /** .what = a settings file's content once validated (maxWallTime in milliseconds; sandbox as { mode, denyRead }) */
-export type SettingsFile = { [K in Exclude<SettingKey, 'sandbox' | 'denyRead' | 'allowedDomains'>]?: RowValue<(typeof SETTINGS)[K]> } & {
+export type SettingsFile = {
+  [K in Exclude<SettingKey, 'sandbox' | 'denyRead' | 'allowedDomains' | 'maskEnv'>]?: RowValue<(typeof SETTINGS)[K]>;
+} & {
   [K in keyof typeof FILE_SETTINGS]?: RowValue<(typeof FILE_SETTINGS)[K]>;
 } & {
-  sandbox?: { mode?: BashSandboxMode; denyRead?: string[] };
+  sandbox?: { mode?: BashSandboxMode; denyRead?: string[]; env?: { mask?: Record<string, string[]> } };
   network?: { allowedDomains?: string[] };
 };
 
@@ -69,7 +76,7 @@ const validKeysAt = (path: readonly PropertyKey[]): readonly string[] => {
   if (path[0] === 'baseUrl') return SETTINGS_SUPPLIERS;
   if (path[0] === 'permission') return RULE_KINDS;
   if (path[0] === 'hooks' && schemaModule) return schemaModule.hookKeysAt(path);
-  return nestedKeysOf(String(path[0])).filter((key) => path.length === 1 && key);
+  return nestedKeysOf(path.map(String).join('.'));
 };
 
 /** .what = what the value at a path of the settings file must be, for a "bad value" message */
@@ -83,6 +90,13 @@ const expectsAt = (path: readonly PropertyKey[]): string => {
   const hooks = path[0] === 'hooks' && path.length > 1 ? schemaModule?.hookExpectsAt(path) : null;
   if (hooks) return hooks;
   if (path[0] === 'sandbox' && path[1] === 'mode') return `one of ${BASH_SANDBOX_MODES.join(', ')}`;
+  if (path[0] === 'sandbox' && path[1] === 'env')
+    return [
+      'an object, e.g. {"mask": {"GH_TOKEN": ["api.github.com", "github.com"]}}',
+      SETTINGS.maskEnv.expects,
+      'a list of domain patterns, e.g. ["api.github.com", "github.com"]',
+      DOMAIN_PATTERN_EXPECTS,
+    ][Math.min(path.length, 5) - 2];
   if (path[0] === 'sandbox' && path[1] === 'denyRead')
     return path.length > 2 ? 'a path, absolute or starting with ~/' : SETTINGS.denyRead.expects;
   return FILE_ROWS.find((row) => row.fileKey === path[0])?.expects ?? 'a valid value';

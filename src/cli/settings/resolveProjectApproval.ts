@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { namesOfBuiltinTools } from '../../agent/permission/readCallEffect.js';
 import type { BhrainPermissionRules } from '../../agent/permission/genRulesGuard.js';
 import type { BashSandboxMode } from '../../sandbox/BashSandbox.js';
+import { normalizeDomainPattern } from '../../sandbox/network/allowedDomains.js';
 
 /**
  * .what = whether the user approved the project a run is in, and how: by --trust-project, or by its repository root's
@@ -60,18 +61,26 @@ const loosensPermission = (value: string | BhrainPermissionRules, than: string |
 /**
  * .what = the settings a project file may only tighten, and whether a value loosens the value that would apply without
  *         any project file
- * .why = a looser sandbox or network, a looser guard or more allow rules widen what runs unconfined: from a project file
- *        they take effect only when the user approved the project; a tighter value needs no approval
+ * .why = a looser sandbox or network, a looser guard, more allow rules or a masked credential's value sent to more hosts
+ *        widen what runs unconfined or what the model may use: from a project file they take effect only when the user
+ *        approved the project; a tighter value needs no approval
  */
 export const LOOSENING: {
   sandbox: (value: BashSandboxMode, than: BashSandboxMode) => boolean;
   allowNetwork: (value: boolean, than: boolean) => boolean;
   permission: (value: string | BhrainPermissionRules, than: string | BhrainPermissionRules) => boolean;
   allowedDomains: (value: readonly string[], than: readonly string[]) => boolean;
+  maskEnv: (value: Readonly<Record<string, readonly string[]>>, than: Readonly<Record<string, readonly string[]>>) => boolean;
 } = {
   sandbox: (value, than) => SANDBOX_LOOSENESS[value] > SANDBOX_LOOSENESS[than],
   allowNetwork: (value, than) => value && !than,
   permission: loosensPermission,
   // a host the network would not reach without the project file (patterns compared as written, normalized)
   allowedDomains: (value, than) => value.some((pattern) => !than.includes(pattern)),
+  // a credential's value sent to a host it would not go to without the project file: it gives the model its use, and
+  // its hosts are allowed domains
+  maskEnv: (value, than) =>
+    Object.entries(value).some(([name, hosts]) =>
+      hosts.some((host) => !(than[name] ?? []).map(normalizeDomainPattern).includes(normalizeDomainPattern(host))),
+    ),
 };

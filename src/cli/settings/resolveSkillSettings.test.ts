@@ -49,6 +49,7 @@ describe('issue 13 settings precedence: default < user < project < env < flag, o
       denyRead: [],
       allowNetwork: false,
       allowedDomains: [],
+      maskEnv: {},
       maxIterations: 50,
       memory: 'summarize-on-limit',
       timeoutMs: undefined,
@@ -472,11 +473,87 @@ describe('issue 30 point 4 settings: sandbox.denyRead extends the paths hidden f
     );
     await write(projectFile, { sandbox: { mode: 'off', denyread: ['~/.x'] } });
     await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
-      `unknown key 'sandbox.denyread' in ${projectFile}: did you mean 'denyRead'? valid keys are mode, denyRead`,
+      `unknown key 'sandbox.denyread' in ${projectFile}: did you mean 'denyRead'? valid keys are mode, denyRead, env`,
     );
     await write(projectFile, { sandbox: { mode: 'of' } });
     await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
       `bad value for 'sandbox.mode' in ${projectFile}: expected one of read-only, workspace-write, off, got "of"`,
     );
+  });
+});
+
+describe('credentials masked: --mask-env and sandbox.env.mask', () => {
+  it('given --mask-env, repeated (a name twice gets both host lists), then it beats the files whole, as any flag does', async () => {
+    const { repo, env } = await given({ user: { sandbox: { env: { mask: { NPM_TOKEN: ['registry.npmjs.org'] } } } } });
+    const command = genSkillCommand('act', async () => 0);
+    await command.parseAsync(
+      ['--atom', 'qwen', '--mask-env', 'GH_TOKEN=api.github.com,github.com', '--mask-env', 'GH_TOKEN=uploads.github.com', 'hi'],
+      { from: 'user' },
+    );
+    const flags = pickExplicitFlags(command);
+    expect(flags).toEqual({ atom: 'qwen', maskEnv: ['GH_TOKEN=api.github.com,github.com', 'GH_TOKEN=uploads.github.com'] });
+    const { values, sources } = await resolveSkillSettings({ cwd: repo, flags }, { env });
+    expect([values.maskEnv, sources.maskEnv]).toEqual([{ GH_TOKEN: ['api.github.com', 'github.com', 'uploads.github.com'] }, 'flag']);
+    const fromFile = await resolveSkillSettings({ cwd: repo }, { env });
+    expect(fromFile.values.maskEnv).toEqual({ NPM_TOKEN: ['registry.npmjs.org'] });
+  });
+
+  it('given a bad entry, in a flag or a file, then exit 2 naming the flag, or the file and the key path, and what is valid', async () => {
+    const { repo, env, projectFile, write } = await given();
+    const flagged = (maskEnv: string[]) => resolveSkillSettings({ cwd: repo, flags: { maskEnv } }, { env });
+    await expect(flagged(['GH_TOKEN'])).rejects.toThrow(
+      '--mask-env "GH_TOKEN" is not NAME=hosts: give the variable and the hosts its value may go to, e.g. GH_TOKEN=api.github.com,github.com',
+    );
+    await expect(flagged(['GH_TOKEN='])).rejects.toThrow('--mask-env GH_TOKEN is masked for no host');
+    await expect(flagged(['GH_TOKEN=https://github.com'])).rejects.toThrow(
+      '--mask-env GH_TOKEN: "https://github.com" is not a domain pattern: give the host alone, without the scheme',
+    );
+    await expect(flagged(['HTTPS_PROXY=x.com'])).rejects.toThrow(
+      '--mask-env HTTPS_PROXY cannot be masked: bhrain sets it inside the sandbox',
+    );
+    await write(projectFile, { sandbox: { env: { mask: { 'GH TOKEN': ['github.com'] } } } });
+    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
+      `bad value for 'sandbox.env.mask' in ${projectFile}: "GH TOKEN" is not a variable to mask`,
+    );
+    await write(projectFile, { sandbox: { env: { mask: { GH_TOKEN: 'github.com' } } } });
+    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
+      `bad value for 'sandbox.env.mask.GH_TOKEN' in ${projectFile}: expected a list of domain patterns, e.g. ["api.github.com", "github.com"]`,
+    );
+    await write(projectFile, { sandbox: { env: { masks: {} } } });
+    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
+      `unknown key 'sandbox.env.masks' in ${projectFile}: did you mean 'mask'? valid keys are mask`,
+    );
+  });
+
+  it('given a project file that masks a credential for a host the user did not, then it is ignored unless the project is approved', async () => {
+    const { repo, env, projectFile } = await given({
+      user: { sandbox: { env: { mask: { GH_TOKEN: ['github.com'] } } } },
+      project: { sandbox: { env: { mask: { GH_TOKEN: ['github.com', 'evil.example'] } } } },
+    });
+    const unapproved = await resolveSkillSettings({ cwd: repo }, { env });
+    expect(unapproved.values.maskEnv).toEqual({ GH_TOKEN: ['github.com'] });
+    expect(unapproved.warnings).toContainEqual(
+      expect.stringMatching(
+        /^ignored "sandbox\.env\.mask": \{"GH_TOKEN":\["github\.com","evil\.example"\]\} from .+: a project file may tighten bhrain's confinement, not loosen it without your approval; sandbox\.env\.mask is \{"GH_TOKEN":\["github\.com"\]\} \(user:/,
+      ),
+    );
+    const approved = await resolveSkillSettings({ cwd: repo, trustProject: true }, { env });
+    expect([approved.values.maskEnv, approved.sources.maskEnv]).toEqual([
+      { GH_TOKEN: ['github.com', 'evil.example'] },
+      `project:${projectFile}`,
+    ]);
+    // fewer hosts, or fewer variables, loosen nothing
+    const { repo: tighter, env: tighterEnv } = await given({
+      user: { sandbox: { env: { mask: { GH_TOKEN: ['github.com', 'api.github.com'], NPM_TOKEN: ['registry.npmjs.org'] } } } },
+      project: { sandbox: { env: { mask: { GH_TOKEN: ['GitHub.com'] } } } },
+    });
+    const narrowed = await resolveSkillSettings({ cwd: tighter }, { env: tighterEnv });
+    expect([narrowed.values.maskEnv, narrowed.warnings]).toEqual([{ GH_TOKEN: ['GitHub.com'] }, []]);
+  });
+
+  it('given masked variables in ask, then none: ask has no network to write a value into', async () => {
+    const { repo, env } = await given({ user: { sandbox: { env: { mask: { GH_TOKEN: ['github.com'] } } } } });
+    const ask = await resolveSkillSettings({ skill: 'ask', cwd: repo }, { env });
+    expect([ask.values.maskEnv, ask.sources.maskEnv]).toEqual([{}, 'default']);
   });
 });

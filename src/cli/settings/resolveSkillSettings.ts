@@ -66,12 +66,13 @@ export interface ResolvedSkillSettings {
 }
 
 /** a layer's values, as the file schema types them; baseUrl by supplier; network.allowedDomains as allowedDomains; sandbox's
- *  mode and denyRead apart */
+ *  mode, denyRead and env.mask (maskEnv) apart */
 type LayerValues = Omit<SettingsFile, 'baseUrl' | 'network' | 'sandbox'> & {
   baseUrl?: Partial<Record<SettingsSupplier, { url: string; source: SettingSource }>>;
   allowedDomains?: string[];
   sandbox?: BashSandboxMode;
   denyRead?: string[];
+  maskEnv?: Record<string, string[]>;
 };
 
 const exists = (path: string) =>
@@ -162,6 +163,7 @@ const asFileLayer = ({ network, ...settings }: SettingsFile, source: SettingSour
   allowedDomains: network?.allowedDomains,
   sandbox: settings.sandbox?.mode,
   denyRead: settings.sandbox?.denyRead,
+  maskEnv: settings.sandbox?.env?.mask,
   baseUrl: settings.baseUrl
     ? Object.fromEntries(Object.entries(settings.baseUrl).map(([supplier, url]) => [supplier, { url: url!, source }]))
     : undefined,
@@ -301,6 +303,7 @@ export const resolveSkillSettings = async (
     denyRead: [...new Set(denyReadLayers.flatMap((layer) => layer.values.denyRead!))],
     allowNetwork: pick('allowNetwork', SETTINGS.allowNetwork.default),
     allowedDomains: [...new Set(pick('allowedDomains', SETTINGS.allowedDomains.default).map(normalizeDomainPattern))],
+    maskEnv: pick('maskEnv', SETTINGS.maskEnv.default),
     maxIterations: pick('maxIterations', SETTINGS.maxIterations.default),
     memory: pick('memory', SETTINGS.memory.default),
     timeoutMs: pick('timeoutMs', SETTINGS.timeoutMs.default),
@@ -330,6 +333,7 @@ export const resolveSkillSettings = async (
     allowNetwork: SETTINGS.allowNetwork.default,
     permission: SETTINGS.permission.default,
     allowedDomains: SETTINGS.allowedDomains.default,
+    maskEnv: SETTINGS.maskEnv.default,
   };
   // ask fixes them all: nothing a project gives for them applies
   for (const key of skill === 'ask' ? [] : (Object.keys(LOOSENING) as Array<keyof typeof LOOSENING>)) {
@@ -360,10 +364,13 @@ export const resolveSkillSettings = async (
     values.sandbox = 'read-only';
     values.allowNetwork = false;
     values.allowedDomains = [];
+    // no network: nothing to write a masked value into (what bash gets of the variable is the environment's rule)
+    values.maskEnv = {};
     sources.permission = 'default';
     sources.sandbox = typeof flagSandbox === 'string' ? 'flag' : 'default';
     sources.allowNetwork = 'default';
     sources.allowedDomains = 'default';
+    sources.maskEnv = 'default';
   }
 
   const domainsFrom = nameSettingOrigin('allowedDomains', sources.allowedDomains);

@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import { genRulesGuard, type BhrainPermissionRules } from '../../agent/permission/genRulesGuard.js';
 import { checkMcpServers } from '../mcp/checkMcpServers.js';
 import { BHRAIN_HOOK_EVENT_NAMES } from '../../agent/hooks/BhrainHook.js';
+import { checkEnvMask } from '../../sandbox/network/genMaskedCredentials.js';
 import {
   BUILTIN_GUARD_NAMES,
   FILE_SETTINGS,
@@ -148,6 +149,13 @@ export const schemaOfRule = (rule: SettingRule): z.ZodMiniType => {
     return z.strictObject(
       Object.fromEntries(SETTINGS_SUPPLIERS.map((supplier) => [supplier, z.optional(z.string().check(z.refine(isHttpUrl)))])),
     );
+  if (rule.kind === 'envMask')
+    return z.record(z.string(), z.array(z.string())).check(
+      z.superRefine((mask, ctx) => {
+        const wrong = checkEnvMask(mask);
+        if (wrong) ctx.addIssue(explained(wrong));
+      }),
+    );
   if (rule.kind === 'permission') return permissionSchema;
   if (rule.kind === 'hooks') return hooksSchema;
   return mcpServersSchema;
@@ -155,6 +163,20 @@ export const schemaOfRule = (rule: SettingRule): z.ZodMiniType => {
 
 /** .what = every row of the settings table: the run settings, then the file-only keys */
 export const FILE_ROWS = [...Object.values(SETTINGS), ...Object.values(FILE_SETTINGS)] as SettingRow[];
+
+/**
+ * .what = the shape of the object at a key path: each row one level down at its key, and an object of its own for each
+ *         level deeper (`sandbox.env.mask` is `{"env": {"mask": ...}}` in `sandbox`), every key optional, no other allowed
+ */
+const nestedShape = (prefix: string, rows: readonly SettingRow[]): Record<string, z.ZodMiniType> =>
+  Object.fromEntries(
+    [...new Set(rows.map((row) => row.fileKey.slice(prefix.length + 1).split('.')[0]))].map((key) => {
+      const path = `${prefix}.${key}`;
+      const own = rows.find((row) => row.fileKey === path);
+      const deeper = rows.filter((row) => row.fileKey.startsWith(`${path}.`));
+      return [key, z.optional(own ? schemaOfRule(own.value) : z.strictObject(nestedShape(path, deeper)))];
+    }),
+  );
 
 /**
  * .what = the shape of a settings file, made from the settings table: each row at its file key, every key optional, no
@@ -171,12 +193,7 @@ export const genSettingsFileSchema = () => {
       shape[top] = z.optional(schemaOfRule(own!.value));
       continue;
     }
-    const object = z.strictObject(
-      Object.fromEntries([
-        ...(own ? [['mode', z.optional(schemaOfRule(own.value))]] : []),
-        ...nested.map((row) => [row.fileKey.slice(top.length + 1), z.optional(schemaOfRule(row.value))]),
-      ]),
-    );
+    const object = z.strictObject({ ...(own ? { mode: z.optional(schemaOfRule(own.value)) } : {}), ...nestedShape(top, nested) });
     if (!own) {
       shape[top] = z.optional(object);
       continue;

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { BhrainPermissionRules } from '../../agent/permission/genRulesGuard.js';
 import { BASH_SANDBOX_MODES } from '../../sandbox/BashSandbox.js';
 import { checkDomainPattern, DOMAIN_PATTERN_EXPECTS } from '../../sandbox/network/allowedDomains.js';
+import { checkEnvMask } from '../../sandbox/network/genMaskedCredentials.js';
 import type { McpServerConfig } from '../../agent/tools/mcp/genMcpToolBox.js';
 import type { HooksSettings } from '../hooks/HooksSettings.js';
 
@@ -71,6 +72,8 @@ export type SettingRule =
   | { kind: 'list'; each?: (item: string) => string | null; minLength?: number }
   /** an http(s) URL for each supplier */
   | { kind: 'urlsBySupplier' }
+  /** variables by name, each with the domain patterns its value may go to; a flag gives NAME=host,host */
+  | { kind: 'envMask' }
   /** a builtin guard name, or inline rules {allow, prompt, deny} (each rule parsed as a rules file's) */
   | { kind: 'permission' }
   /** MCP servers in .mcp.json's shape */
@@ -91,13 +94,40 @@ export type SettingRuleValue<TRule extends SettingRule> = TRule extends { kind: 
           ? string[]
           : TRule extends { kind: 'urlsBySupplier' }
             ? Partial<Record<SettingsSupplier, string>>
-            : TRule extends { kind: 'permission' }
-              ? string | BhrainPermissionRules
-              : TRule extends { kind: 'mcpServers' }
-                ? Record<string, McpServerConfig>
-                : TRule extends { kind: 'hooks' }
-                  ? HooksSettings
-                  : never;
+            : TRule extends { kind: 'envMask' }
+              ? Record<string, string[]>
+              : TRule extends { kind: 'permission' }
+                ? string | BhrainPermissionRules
+                : TRule extends { kind: 'mcpServers' }
+                  ? Record<string, McpServerConfig>
+                  : TRule extends { kind: 'hooks' }
+                    ? HooksSettings
+                    : never;
+
+/**
+ * .what = --mask-env's values (`NAME=host,host`, repeatable: a name given twice gets both lists) as an env mask, or why
+ *         one is not
+ */
+const readEnvMaskFlags = (items: readonly string[]): { ok: true; value: Record<string, string[]> } | { ok: false; explained: string } => {
+  const mask: Record<string, string[]> = {};
+  for (const item of items) {
+    const at = item.indexOf('=');
+    if (at <= 0)
+      return {
+        ok: false,
+        explained: `${JSON.stringify(item)} is not NAME=hosts: give the variable and the hosts its value may go to, e.g. GH_TOKEN=api.github.com,github.com`,
+      };
+    const name = item.slice(0, at);
+    const hosts = item
+      .slice(at + 1)
+      .split(',')
+      .map((host) => host.trim())
+      .filter(Boolean);
+    mask[name] = [...new Set([...(mask[name] ?? []), ...hosts])];
+  }
+  const wrong = checkEnvMask(mask);
+  return wrong ? { ok: false, explained: wrong } : { ok: true, value: mask };
+};
 
 /**
  * .what = a flag's or env var's text checked by a setting's rule, without zod: the value, or why it is not one
@@ -108,6 +138,7 @@ export const checkSettingText = (
   given: string | string[],
 ): { ok: true; value: unknown } | { ok: false; explained: string | null } => {
   const fail = (explained: string | null = null) => ({ ok: false as const, explained });
+  if (rule.kind === 'envMask') return readEnvMaskFlags([given].flat());
   if (Array.isArray(given) || rule.kind === 'list') {
     const items = Array.isArray(given) ? given : [given];
     const each = rule.kind === 'list' ? rule.each : undefined;
@@ -333,6 +364,25 @@ export const SETTINGS = {
       default: 'none: the network is off',
     },
   }),
+  maskEnv: row({
+    fileKey: 'sandbox.env.mask',
+    flag: {
+      flags: '--mask-env <name=hosts>',
+      help: "give bash this variable as a placeholder; bhrain's proxy writes its value into https requests to these hosts only, in headers and basic auth (repeatable): GH_TOKEN=api.github.com,github.com",
+      skills: ['act'],
+      repeatable: true,
+      readme: '`--mask-env` (repeatable)',
+    },
+    value: { kind: 'envMask' },
+    expects: `variables by name, each with the hosts its value may go to, e.g. {"GH_TOKEN": ["api.github.com", "github.com"]}: each host ${DOMAIN_PATTERN_EXPECTS}`,
+    default: {} as Record<string, string[]>,
+    shownDefault: 'none',
+    readme: {
+      value:
+        'variables bash sees only as a placeholder, each with the hosts bhrain\'s proxy writes the real value to (over https, in headers and basic auth): `{"sandbox": {"env": {"mask": {"GH_TOKEN": ["api.github.com", "github.com"]}}}}`. The hosts are allowed domains too; needs the proxy (not with `allowNetwork` or `sandbox` `off`); see [Credentials masked](sandbox-and-permissions.md#credentials-masked)',
+      default: 'none',
+    },
+  }),
   maxIterations: row({
     fileKey: 'maxIterations',
     flag: { flags: '--max-iterations <n>', help: 'stop after n loop iterations, printing the partial answer (exit 3)' },
@@ -507,7 +557,7 @@ export const FILE_SETTINGS = {
     shownDefault: 'none',
     readme: {
       value:
-        'the projects you approve, by repository root: `["~/src/my-app"]` (`~/` is your home; symlinks resolved). An approved project\'s files may loosen `sandbox`, `allowNetwork`, `network.allowedDomains` and `permission`, its MCP servers start, and its `hooks` run. User file only',
+        'the projects you approve, by repository root: `["~/src/my-app"]` (`~/` is your home; symlinks resolved). An approved project\'s files may loosen `sandbox`, `allowNetwork`, `network.allowedDomains`, `sandbox.env.mask` and `permission`, its MCP servers start, and its `hooks` run. User file only',
       default: 'none',
     },
   }),

@@ -6,15 +6,19 @@ import {
   request as httpRequest,
   type IncomingHttpHeaders,
   type IncomingMessage,
+  type OutgoingHttpHeaders,
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
 import { BlockList, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { BadRequestError } from '../../core/contract/errors.js';
 import { checkDomainPattern, matchAllowedDomain, normalizeDomainPattern, normalizeHost } from './allowedDomains.js';
+import type { MaskedCredential } from './genMaskedCredentials.js';
+import type { ProxyMasking } from './startProxyMasking.js';
 import { PROXY_SOCKET_NAME } from './sandboxForwarder.js';
 
 /** the longest path of a unix socket Linux takes (sun_path is 108 bytes, with its NUL) */
@@ -56,6 +60,8 @@ export interface DomainProxy {
   readonly allowedDomains: readonly string[];
   /** the proxy's private directory (mode 0700), holding its socket (PROXY_SOCKET_NAME) */
   readonly socketDir: string;
+  /** with masked credentials: their placeholders and the run's CA, which the sandbox must trust; else null */
+  readonly masking: Pick<ProxyMasking, 'credentials' | 'caCertPem'> | null;
   audit: () => NetworkAudit;
   /** a point in the proxy's refusals; deniedSince(it) names the hosts refused after it (the note a bash call ends with) */
   mark: () => number;
@@ -209,6 +215,61 @@ const answerRequest = (response: ServerResponse, refusal: Refusal): void => {
   response.end(`${refusal.reason}\n`);
 };
 
+/** .what = where a request goes: the host as routing decided it, and what is sent there */
+interface UpstreamTarget {
+  host: string;
+  lookup: HostLookup;
+  port: number;
+  /** the request target as sent: origin form */
+  path: string;
+  /** the Host header as sent: the host and port the client asked the proxy for, never its own Host header */
+  authority: string;
+  /** over TLS through this agent (a tunnel the proxy terminated); absent: plain http */
+  agent?: HttpsAgent;
+  /** the end-to-end headers as they go out (a masked value written into them) */
+  rewrite?: (headers: OutgoingHttpHeaders) => OutgoingHttpHeaders;
+}
+
+/**
+ * .what = forwards one request to its host: the end-to-end headers and Host set from the target, the body streamed up
+ *         and the answer streamed back (both with backpressure), a failure answered with the refusal routing gives
+ * .why = one way out for a plain http:// request and for a request read inside a terminated tunnel
+ */
+const forwardRequest = (routing: ProxyRouting, target: UpstreamTarget, request: IncomingMessage, response: ServerResponse): void => {
+  const headers: OutgoingHttpHeaders = { ...endToEndHeaders(request.headers), host: target.authority };
+  // a body whose framing was hop-by-hop (chunked) is framed again: a method that sends none by default would otherwise
+  // write it raw after headers that announce nothing
+  if ((request.headers['transfer-encoding'] || request.headers['content-length']) && headers['content-length'] === undefined)
+    headers['transfer-encoding'] = 'chunked';
+  const options = {
+    host: target.host,
+    port: target.port,
+    method: request.method,
+    path: target.path,
+    headers: target.rewrite ? target.rewrite(headers) : headers,
+    lookup: target.lookup,
+  };
+  let upstream: ReturnType<typeof httpRequest>;
+  try {
+    upstream = target.agent ? httpsRequest({ ...options, agent: target.agent }) : httpRequest({ ...options, agent: false });
+  } catch (error) {
+    // node refuses a request target or header it cannot send (a control character): the client's mistake
+    return answerRequest(response, { status: 400, reason: `bhrain: the proxy cannot send this request: ${(error as Error).message}` });
+  }
+  // reached: counted once connected (or on a kept connection), so a host that failed to resolve or answer is not in the
+  // audit's hosts
+  upstream.on('socket', (socket) =>
+    socket.connecting ? socket.once('connect', () => routing.reached(target.host)) : routing.reached(target.host),
+  );
+  upstream.on('response', (answer) => {
+    response.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEndHeaders(answer.headers));
+    answer.pipe(response);
+  });
+  upstream.on('error', (error) => answerRequest(response, routing.upstreamFailure(target.host, error)));
+  response.on('close', () => upstream.destroy());
+  request.pipe(upstream);
+};
+
 /** .what = serves a proxy request: an absolute http:// URL, forwarded with its end-to-end headers and Host set from the URL */
 const genOnRequest =
   (routing: ProxyRouting) =>
@@ -226,24 +287,13 @@ const genOnRequest =
       });
     const decided = routing.decide(url.hostname);
     if ('status' in decided) return answerRequest(response, decided);
-    const upstream = httpRequest({
-      host: decided.host,
-      port: url.port || 80,
-      method: request.method,
-      path: `${url.pathname}${url.search}`,
-      headers: { ...endToEndHeaders(request.headers), host: url.host },
-      lookup: decided.lookup,
-      agent: false,
-    });
-    // reached: counted once connected, so a host that failed to resolve or answer is not in the audit's hosts
-    upstream.on('socket', (socket) => socket.once('connect', () => routing.reached(decided.host)));
-    upstream.on('response', (answer) => {
-      response.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEndHeaders(answer.headers));
-      answer.pipe(response);
-    });
-    upstream.on('error', (error) => answerRequest(response, routing.upstreamFailure(decided.host, error)));
-    response.on('close', () => upstream.destroy());
-    request.pipe(upstream);
+    // a masked host's placeholder is sent as it is: its value would cross the wire in clear
+    forwardRequest(
+      routing,
+      { ...decided, port: Number(url.port || 80), path: `${url.pathname}${url.search}`, authority: url.host },
+      request,
+      response,
+    );
   };
 
 /** .what = answers a CONNECT with a refusal, its reason phrase naming the host too (curl -v and git's verbose output show it) */
@@ -255,9 +305,12 @@ const answerConnect = (client: Socket, refusal: Refusal): void => {
   );
 };
 
-/** .what = serves a tunnel: CONNECT host:port, answered 200 once the host is connected, then bytes both ways */
+/**
+ * .what = serves a tunnel: CONNECT host:port, answered 200 once the host is connected, then bytes both ways; to a host a
+ *         credential is masked for, the proxy's own TLS instead (startProxyMasking), whose requests it forwards
+ */
 const genOnConnect =
-  (routing: ProxyRouting, sockets: Set<Socket>) =>
+  (routing: ProxyRouting, sockets: Set<Socket>, masking: ProxyMasking | null) =>
   (request: IncomingMessage, client: Socket, head: Buffer): void => {
     client.on('error', () => client.destroy());
     const target = parseAuthority(request.url ?? '');
@@ -268,6 +321,7 @@ const genOnConnect =
       });
     const decided = routing.decide(target.host);
     if ('status' in decided) return answerConnect(client, decided);
+    if (masking?.masks(decided.host)) return masking.terminate(client, head, { ...decided, port: target.port });
     const upstream = connect({ host: decided.host, port: target.port, lookup: decided.lookup });
     sockets.add(upstream);
     let established = false;
@@ -324,7 +378,8 @@ const listenInPrivateDir = async (server: Server): Promise<{ socketDir: string; 
 /**
  * .what = starts the domain proxy: an HTTP proxy on a unix socket in a private temp directory, which forwards requests
  *         for absolute http:// URLs and opens CONNECT tunnels (https, git over https) to the allowed hosts, and refuses
- *         every other host with a 403 whose reason and body name it
+ *         every other host with a 403 whose reason and body name it. With masked credentials, their hosts are allowed
+ *         too, and a tunnel to one is terminated here (startProxyMasking): its requests get the values in their headers
  * .why = the network of sandboxed bash opens by name, not all or nothing. node's own http and net: the job is narrow
  *        (decide by name, pass bytes on, count), and a kept proxy library (proxy-chain) would bring socks support, an
  *        upstream-proxy chain and its own refusal texts we do not use, three more packages, and a Node 20.11 floor
@@ -332,24 +387,41 @@ const listenInPrivateDir = async (server: Server): Promise<{ socketDir: string; 
  *         name allowed only by a wildcard may not lead to a loopback, link-local or unspecified address
  */
 export const startDomainProxy = async (
-  input: { allowedDomains: readonly string[] },
-  context: { lookup?: HostLookup } = {},
+  input: { allowedDomains: readonly string[]; masked?: readonly MaskedCredential[] },
+  context: {
+    lookup?: HostLookup;
+    /** the CAs a masked host's certificate is verified with; default node's own, with NODE_EXTRA_CA_CERTS */
+    upstreamCa?: string | readonly string[];
+  } = {},
 ): Promise<DomainProxy> => {
-  for (const pattern of input.allowedDomains) {
+  const masked = input.masked ?? [];
+  for (const pattern of [...input.allowedDomains, ...masked.flatMap((credential) => credential.hosts)]) {
     const wrong = checkDomainPattern(pattern);
     if (wrong) throw new BadRequestError(`allowedDomains: ${wrong}`);
   }
-  const allowedDomains = [...new Set(input.allowedDomains.map(normalizeDomainPattern))];
+  // a masked credential's hosts are allowed domains: the network reaches them, and only over TLS do they get its value
+  const allowedDomains = [
+    ...new Set([...input.allowedDomains, ...masked.flatMap((credential) => credential.hosts)].map(normalizeDomainPattern)),
+  ];
   if (!allowedDomains.length)
     throw new BadRequestError('allowedDomains is empty: give at least one domain pattern, or leave the network off');
   const audit = genProxyAudit(allowedDomains);
   const routing = genProxyRouting(allowedDomains, context.lookup ?? dnsLookup, audit);
   const sockets = new Set<Socket>();
+  // loaded only here: a proxy without masked credentials never loads the X.509 library
+  const masking = masked.length
+    ? await (
+        await import('./startProxyMasking.js')
+      ).startProxyMasking(
+        { credentials: masked },
+        { forward: (target, request, response) => forwardRequest(routing, target, request, response), upstreamCa: context.upstreamCa },
+      )
+    : null;
 
   const server = createServer({ requestTimeout: 0 }, genOnRequest(routing));
   // each connection holds two of bhrain's fds (and a tunnel's memory): a command cannot open enough to starve the run
   server.maxConnections = MAX_CONNECTIONS;
-  server.on('connect', genOnConnect(routing, sockets));
+  server.on('connect', genOnConnect(routing, sockets, masking));
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -363,6 +435,7 @@ export const startDomainProxy = async (
   return {
     allowedDomains,
     socketDir,
+    masking,
     audit: audit.audit,
     mark: audit.mark,
     deniedSince: audit.deniedSince,
@@ -371,6 +444,7 @@ export const startDomainProxy = async (
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           for (const socket of sockets) socket.destroy();
+          masking?.close();
         });
         process.off('exit', removeDir);
         await rm(socketDir, { recursive: true, force: true });

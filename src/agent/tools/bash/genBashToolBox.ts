@@ -1,7 +1,12 @@
 import { realpathSync, statSync, type Stats } from 'node:fs';
 
 import { BadRequestError } from '../../../core/contract/errors.js';
-import { genCutSecretRedactor, genSecretRedactor, withoutSupplierKeys } from '../../../core/secrets/genSecretRedactor.js';
+import {
+  genCutSecretRedactor,
+  genSecretRedactor,
+  withoutSupplierKeys,
+  type SecretRedactor,
+} from '../../../core/secrets/genSecretRedactor.js';
 import { readGitCredentials, signGitConfigFiles, type GitCredentials } from '../../instructions/readGitCredentials.js';
 import { DEFAULT_BASH_MAX_TOTAL_CAPTURE_BYTES, DEFAULT_BASH_SANDBOX_MODE } from '../../constants.js';
 import type { BhrainToolBox, BhrainToolContext } from '../../tool/BhrainToolBox.js';
@@ -28,6 +33,15 @@ import { getBhrainHome } from '../../../core/continuation/getBhrainHome.js';
 import { checkDomainPattern, normalizeDomainPattern } from '../../../sandbox/network/allowedDomains.js';
 import { planSandboxForwarder, withForwarderEnv, type SandboxForwarder } from '../../../sandbox/network/sandboxForwarder.js';
 import type { DomainProxy } from '../../../sandbox/network/startDomainProxy.js';
+import {
+  checkEnvMask,
+  genMaskedCredentials,
+  hostsOfEnvMask,
+  type EnvMask,
+  type MaskedCredential,
+} from '../../../sandbox/network/genMaskedCredentials.js';
+import { genSandboxTrust } from '../../../sandbox/network/genSandboxTrust.js';
+import { withMaskedEnv } from '../../../sandbox/network/withMaskedEnv.js';
 import { runBashCommand } from '../../../sandbox/runBashCommand.js';
 import type { BashRun } from '../../../sandbox/BashRun.js';
 
@@ -94,22 +108,57 @@ const SANDBOX_TEXT: Record<BashSandboxMode, string> = {
 const describeAllowedDomains = (allowedDomains: readonly string[]): string =>
   ` The network reaches only these hosts, through bhrain's proxy: ${allowedDomains.join(', ')}${allowedDomains.some((pattern) => pattern.startsWith('*.')) ? ' (*.example.com is any subdomain of example.com, not example.com itself)' : ''}. HTTP_PROXY and HTTPS_PROXY are set for it (curl, git, npm and pip use them; a program that ignores them cannot connect). Any other host is refused: an http:// request gets a 403 that names it, an https:// one fails its CONNECT with 403 (curl: "CONNECT tunnel failed, response 403"). A server a command starts itself is reachable on localhost.`;
 
+/** .what = what the model is told of the masked variables: that they hold placeholders, and where the values go */
+const describeEnvMask = (mask: EnvMask): string => {
+  const names = Object.keys(mask);
+  if (!names.length) return '';
+  const listed = Object.entries(mask).map(([name, hosts]) => `$${name} (${hosts.join(', ')})`);
+  return ` These variables hold placeholders, not their values: ${listed.join(', ')}. Use them as you would the values (curl -H "Authorization: Bearer $${names[0]}", a git URL over https with it as the password, gh, npm): bhrain's proxy writes the real value into https requests to those hosts only, in headers and basic auth (not in a body or a URL, never over http://), and you never see it.`;
+};
+
 /**
  * .what = the allowed domains of a sandbox option, checked: a pattern list, a proxy's, or both when they agree
  * .why = a bad pattern fails when the toolbox is made, naming it, never at the model's first bash call
  */
-const readAllowedDomains = (sandbox: BashSandbox | undefined): string[] => {
+const readAllowedDomains = (sandbox: BashSandbox | undefined, mask: EnvMask): string[] => {
   const given = (sandbox?.allowedDomains ?? []).map((pattern) => {
     const wrong = checkDomainPattern(pattern);
     if (wrong) throw new BadRequestError(`sandbox.allowedDomains: ${wrong}`);
     return normalizeDomainPattern(pattern);
   });
+  // a masked variable's hosts are allowed domains, after the others, as startDomainProxy adds them
+  given.push(...hostsOfEnvMask(mask));
   const proxied = sandbox?.domainProxy?.allowedDomains;
   if (proxied && sandbox?.allowedDomains && [...new Set(given)].join(',') !== proxied.join(','))
     throw new BadRequestError(
       `sandbox.allowedDomains (${given.join(', ')}) and sandbox.domainProxy's (${proxied.join(', ')}) differ: give one of them`,
     );
   return proxied ? [...proxied] : [...new Set(given)];
+};
+
+/**
+ * .what = the masked variables of a sandbox option, checked (each name and host pattern), or those of the proxy given;
+ *         and that bhrain's proxy, which writes the values, is what the sandbox's network goes through
+ * .why = fail closed and loud when the toolbox is made: with mode off, a command could read the values from bhrain's own
+ *        process; with allowNetwork, it reaches every host without the proxy, so the values would have no way out
+ */
+const readEnvMask = (sandbox: BashSandbox | undefined, mode: BashSandboxMode, allowNetwork: boolean): EnvMask => {
+  const given = sandbox?.env?.mask ?? {};
+  const wrong = checkEnvMask(given);
+  if (wrong) throw new BadRequestError(`sandbox.env.mask: ${wrong}`);
+  if (sandbox?.domainProxy && Object.keys(given).length)
+    throw new BadRequestError(
+      'sandbox.env.mask and sandbox.domainProxy: give one of them (a proxy you start yourself masks the credentials you give startDomainProxy)',
+    );
+  // a proxy given: what it masks is what the model is told of
+  const mask = sandbox?.domainProxy
+    ? Object.fromEntries((sandbox.domainProxy.masking?.credentials ?? []).map((credential) => [credential.name, credential.hosts]))
+    : given;
+  if (Object.keys(mask).length && (mode === 'off' || allowNetwork))
+    throw new BadRequestError(
+      `sandbox.env.mask needs bhrain's network proxy, which writes the values into requests: ${mode === 'off' ? "with mode 'off', bash runs unconfined and could read them from bhrain's own environment" : 'with allowNetwork, the sandbox reaches every host without it'}. Give the hosts bash needs in allowedDomains instead${mode === 'off' ? ' and keep the sandbox on' : ' of allowNetwork'}, or leave the variables unmasked`,
+    );
+  return mask;
 };
 
 /** how long a sandbox waits, unused, for the next call before it is killed */
@@ -174,6 +223,8 @@ export interface BashSettings {
   denial: ReadDenial;
   /** started at the first call that needs it, unless given; one that cannot start refuses every call (fail closed) */
   domainProxy: Promise<DomainProxy> | null;
+  /** the variables masked: the toolbox's proxy masks them when it starts one (else, those of the proxy given) */
+  mask: EnvMask;
 }
 
 /** .what = the options checked (a bad one fails here, when the toolbox is made, naming it) and defaulted */
@@ -183,7 +234,8 @@ const readBashSettings = (options: BashToolBoxOptions): BashSettings => {
   if (!isBashSandboxMode(sandboxMode))
     throw new BadRequestError(`unknown bash sandbox mode ${JSON.stringify(sandboxMode)}: choose one of ${BASH_SANDBOX_MODES.join(', ')}`);
   const allowNetwork = options.sandbox?.allowNetwork ?? false;
-  const allowedDomains = readAllowedDomains(options.sandbox);
+  const mask = readEnvMask(options.sandbox, sandboxMode, allowNetwork);
+  const allowedDomains = readAllowedDomains(options.sandbox, mask);
   const denial: ReadDenial = { denyRead: options.sandbox?.denyRead, allowRead: options.sandbox?.allowRead };
   // fails here, at build time, on a relative path
   resolveHiddenPaths(denial, { env: process.env });
@@ -200,6 +252,7 @@ const readBashSettings = (options: BashToolBoxOptions): BashSettings => {
     byDomain: sandboxMode !== 'off' && !allowNetwork && allowedDomains.length > 0,
     denial,
     domainProxy: options.sandbox?.domainProxy ? Promise.resolve(options.sandbox.domainProxy) : null,
+    mask,
   };
 };
 
@@ -210,7 +263,7 @@ const describeBash = (settings: BashSettings): string =>
     .replaceAll('{maxTimeoutMs}', String(settings.maxTimeoutMs))
     .replaceAll(
       '{sandbox}',
-      `${SANDBOX_TEXT[settings.sandboxMode]}${settings.sandboxMode === 'off' ? '' : settings.allowNetwork ? ' The network is on.' : settings.byDomain ? describeAllowedDomains(settings.allowedDomains) : ' The network is off: no downloads, no remote APIs (a server started within the same command is reachable on localhost).'}`,
+      `${SANDBOX_TEXT[settings.sandboxMode]}${settings.sandboxMode === 'off' ? '' : settings.allowNetwork ? ' The network is on.' : settings.byDomain ? `${describeAllowedDomains(settings.allowedDomains)}${describeEnvMask(settings.mask)}` : ' The network is off: no downloads, no remote APIs (a server started within the same command is reachable on localhost).'}`,
     )
     .replaceAll('{protected}', describeProtectedKinds());
 
@@ -252,16 +305,31 @@ const genSandboxedRunner = (settings: BashSettings) => {
   const sandboxes = genBashSandboxPool({ idleMs: SANDBOX_IDLE_MS, maxIdle: MAX_IDLE_SANDBOXES });
   const gitConfigView = genGitConfigView();
 
-  /** .what = the proxy (started at the first call that needs it) and the forwarder a call runs with, or why it is refused */
-  const prepareNetwork = async (cwdReal: string): Promise<{ proxy: DomainProxy; forwarder: SandboxForwarder } | { refusal: string }> => {
+  // the files that make the sandbox trust the run's CA, made once for the proxy that masks
+  let trust: { proxy: DomainProxy; files: SandboxDataFile[] } | null = null;
+
+  /**
+   * .what = the proxy (started at the first call that needs it, with the masked variables' values from the call's
+   *         environment), the forwarder a call runs with, and the files that make the sandbox trust the run's CA; or why
+   *         the call is refused
+   */
+  const prepareNetwork = async (
+    cwdReal: string,
+    context: BhrainToolContext,
+  ): Promise<{ proxy: DomainProxy; forwarder: SandboxForwarder; trustFiles: SandboxDataFile[] } | { refusal: string }> => {
     // loaded only here: a toolbox without allowed domains never loads node's http server
-    settings.domainProxy ??= import('../../../sandbox/network/startDomainProxy.js').then(({ startDomainProxy }) =>
-      startDomainProxy({ allowedDomains: settings.allowedDomains }),
-    );
+    settings.domainProxy ??= import('../../../sandbox/network/startDomainProxy.js').then(({ startDomainProxy }) => {
+      const { credentials, unset } = genMaskedCredentials({ mask: settings.mask }, { env: context.env });
+      for (const name of unset) context.log.warn(`sandbox.env.mask: ${name} is not set, so there is nothing to mask`);
+      return startDomainProxy({ allowedDomains: settings.allowedDomains, masked: credentials });
+    });
     const proxy = await settings.domainProxy.catch((error: Error) => error);
     if (proxy instanceof Error) return { refusal: `the network proxy for the allowed domains could not start (${proxy.message})` };
     const plan = planSandboxForwarder({ proxyDir: proxy.socketDir, cwdReal, writable: settings.sandboxMode === 'workspace-write' });
-    return plan.ok ? { proxy, forwarder: plan.forwarder } : { refusal: plan.reason };
+    if (!plan.ok) return { refusal: plan.reason };
+    if (proxy.masking && trust?.proxy !== proxy)
+      trust = { proxy, files: genSandboxTrust({ caCertPem: proxy.masking.caCertPem }, { env: context.env }) };
+    return { proxy, forwarder: plan.forwarder, trustFiles: proxy.masking ? trust!.files : [] };
   };
 
   return async (
@@ -272,6 +340,7 @@ const genSandboxedRunner = (settings: BashSettings) => {
     | {
         run: BashRun;
         proxyMark: { proxy: DomainProxy; at: number } | null;
+        masked: readonly MaskedCredential[];
         bound: ReadonlyArray<{ shown: string; trustedBy: string }>;
         protectedChanges: ProtectedChange[];
       }
@@ -288,18 +357,21 @@ const genSandboxedRunner = (settings: BashSettings) => {
         refusal: `bash is refused: ${check.reason}, or configure the bash toolbox with sandbox: { mode: 'off' } (CLI: --sandbox off) to run bash unconfined. Tell the user: retrying will not help.`,
       };
     // the network by domain: the proxy outside, and the forwarder the sandbox's supervisor keeps inside
-    const network = settings.byDomain ? await prepareNetwork(cwdReal) : null;
+    const network = settings.byDomain ? await prepareNetwork(cwdReal, context) : null;
     if (network && 'refusal' in network) return { refusal: `bash is refused: ${network.refusal}. Tell the user: retrying will not help.` };
     const forwarder = network?.forwarder ?? null;
     const proxyMark = network ? { proxy: network.proxy, at: network.proxy.mark() } : null;
     if (network) env = withForwarderEnv(env);
+    // last: what the model may see of a masked variable is its placeholder, whatever else the environment passes
+    const masking = network?.proxy.masking ?? null;
+    if (masking) env = withMaskedEnv(env, masking);
     // what exists of the protected entries is bound read-only (git directories pinned); what a command makes, the sweep
     // after it removes
     const tree = settings.sandboxMode === 'workspace-write' ? protectedTreeOf(cwdReal, context.env) : null;
     const { bound, pinned } = tree?.mounts() ?? { bound: [], pinned: [] };
     // the credential stores and $BHRAIN_HOME, as they are now: a store made since the last call is hidden from this one
     const hidden = pickSandboxHidden(resolveHiddenPaths(settings.denial, { env: context.env, readable: [context.cwd, cwdReal] }), cwdReal);
-    const dataFiles = gitConfigView(context.cwd, context.env, hidden, cwdReal);
+    const dataFiles = [...gitConfigView(context.cwd, context.env, hidden, cwdReal), ...(network?.trustFiles ?? [])];
     // what changes how bash runs a script reaches the command, not the sandbox's supervisor
     const shellVariables = Object.entries(env).flatMap(([name, value]) =>
       value !== undefined && isShellBehaviorVariable(name) ? [`${name}=${value}`] : [],
@@ -324,15 +396,34 @@ const genSandboxedRunner = (settings: BashSettings) => {
       data: sandboxDataFilesOf(hidden, dataFiles).map((file) => file.text),
     };
     // all a sandbox was made for, down to the inodes it binds: a kept one runs this call only if none changed
-    const key = JSON.stringify([start, context.cwd, env, `${cwdFound.dev}:${cwdFound.ino}`, bound.map((found) => found.inode)]);
+    // (the CA files, last of the data, stay out of it: they are the proxy's for its life, and its placeholders are in
+    // the environment, while the bundle would cost a stringify of ~220 KB per call)
+    const trusted = network?.trustFiles.length ?? 0;
+    const keyed = trusted ? { ...start, data: start.data.slice(0, -trusted) } : start;
+    const key = JSON.stringify([keyed, context.cwd, env, `${cwdFound.dev}:${cwdFound.ino}`, bound.map((found) => found.inode)]);
     const supervisorEnv = shellVariables.length
       ? Object.fromEntries(Object.entries(env).filter(([name]) => !isShellBehaviorVariable(name)))
       : env;
     const run = await sandboxes.run({ ...limits, key, start }, { cwd: context.cwd, env: supervisorEnv, signal: context.signal });
     // before anything outside the sandbox (a hook, the next run, the user's git) can trust what the command left
     const protectedChanges = tree?.sweep(startedAt) ?? [];
-    return { run, proxyMark, bound, protectedChanges };
+    return { run, proxyMark, masked: masking?.credentials ?? [], bound, protectedChanges };
   };
+};
+
+// one redactor per proxy's credentials: they do not change while the proxy runs
+const maskedRedactors = new WeakMap<readonly MaskedCredential[], SecretRedactor>();
+
+/** .what = a run's output with the values of masked credentials redacted as `[redacted:<name>]`, whole or cut at a dropped middle */
+const redactMaskedValues = (run: BashRun, masked: readonly MaskedCredential[]): void => {
+  let redact = maskedRedactors.get(masked);
+  if (!redact) maskedRedactors.set(masked, (redact = genSecretRedactor({}, masked)));
+  for (const stream of [run.stdout, run.stderr]) {
+    const cut = stream.droppedBytes > 0;
+    const head = cut ? redact.head(redact(stream.head)) : redact(stream.head);
+    const tail = cut ? redact.tail(redact(stream.tail)) : redact(stream.tail);
+    if (head !== stream.head || tail !== stream.tail) Object.assign(stream, { head, tail });
+  }
 };
 
 /**
@@ -345,6 +436,7 @@ const answerBashRun = (
     timeoutMs: number;
     notes: string[];
     refusedHosts: readonly string[];
+    masked?: readonly MaskedCredential[];
     bound?: ReadonlyArray<{ shown: string; trustedBy: string }>;
     protectedChanges?: readonly ProtectedChange[];
   },
@@ -357,6 +449,8 @@ const answerBashRun = (
     notes.push(note);
     context.log.warn(warning);
   }
+  // a masked value a host echoed back is redacted here, whatever its name (the session's redactor knows secret-looking ones)
+  if (input.masked?.length) redactMaskedValues(run, input.masked);
   if (input.refusedHosts.length)
     notes.push(
       `note: bhrain's proxy refused ${input.refusedHosts.join(', ')} while this command ran: the sandbox's network reaches only ${settings.allowedDomains.join(', ')}. If the task needs another host, tell the user, who can allow it (--allow-domain); retrying will not help.`,
@@ -439,7 +533,7 @@ export const genBashToolBox = (options: BashToolBoxOptions = {}): BhrainToolBox 
       if (ran.run.spawnError) return failure(`could not start bash: ${ran.run.spawnError}`);
       return answerBashRun(
         ran.run,
-        { timeoutMs, notes, refusedHosts, bound: ran.bound, protectedChanges: ran.protectedChanges },
+        { timeoutMs, notes, refusedHosts, masked: ran.masked, bound: ran.bound, protectedChanges: ran.protectedChanges },
         settings,
         context,
       );
