@@ -60,7 +60,9 @@ const findRefusedProtectedPath = (
   bound: ReadonlyArray<{ shown: string; trustedBy: string }>,
 ): { shown: string; trustedBy: string } | null => {
   if (!/Read-only file system|Is a directory|Device or resource busy|Permission denied/.test(output)) return null;
-  return bound.find((each) => output.includes(each.shown)) ?? null;
+  // the name whole: `.bhrain` in `/dev/.bhrain-ca.pem` is not it
+  const named = (shown: string) => new RegExp(`(^|[\\s'"\`(/])${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[\\s'"\`):/])`, 'm');
+  return bound.find((each) => named(each.shown).test(output)) ?? null;
 };
 
 /** .what = the protected kinds as the model and the docs list them: anywhere, in every git directory, at the top */
