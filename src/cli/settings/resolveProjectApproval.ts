@@ -68,10 +68,13 @@ export const LOOSENING: {
   allowNetwork: (value: boolean, than: boolean) => boolean;
   permission: (value: string | BhrainPermissionRules, than: string | BhrainPermissionRules) => boolean;
   allowedDomains: (value: readonly string[], than: readonly string[]) => boolean;
+  allowUnixSockets: (value: readonly string[], than: readonly string[]) => boolean;
 } = {
   sandbox: (value, than) => SANDBOX_LOOSENESS[value] > SANDBOX_LOOSENESS[than],
   allowNetwork: (value, than) => value && !than,
   permission: loosensPermission,
   // a host the network would not reach without the project file (patterns compared as written, normalized)
   allowedDomains: (value, than) => value.some((pattern) => !than.includes(pattern)),
+  // a host socket bash would not reach without the project file (paths compared as written)
+  allowUnixSockets: (value, than) => value.some((path) => !than.includes(path)),
 };
