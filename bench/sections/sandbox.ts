@@ -43,7 +43,7 @@ const MODES = [OFF, KEPT, FIRST, KEPT_DOMAIN] as const;
 /**
  * .what = sandbox section: the wall time of one bash `true` call with the sandbox off vs workspace-write (bubblewrap),
  *         the sandboxed call both in the sandbox kept from the toolbox's last call and as a toolbox's first call, and in
- *         a kept sandbox whose network opens by domain (the proxy and its forwarder running)
+ *         a kept sandbox whose network opens by domain (the proxy serving the sandbox's 127.0.0.1:3128)
  * .why = the issue's target: bash in the sandbox costs at most 15 ms more per call than unconfined; a toolbox keeps its
  *        sandbox between calls, so only its first call pays for bubblewrap's start
  */
@@ -56,7 +56,7 @@ export const benchSandbox = async (options: BenchOptions): Promise<BenchSection>
   let unavailable: string | null = null;
   let proxy: DomainProxy | null = null;
   try {
-    // the network by domain: the proxy outside, and the forwarder the supervisor keeps, started by the warm-up call
+    // the network by domain: the proxy outside, serving the listener the sandbox's forwarder hands it at the warm-up call
     proxy = await startDomainProxy({ allowedDomains: ['example.com'] });
     const byDomain = genBashToolBox({ sandbox: { mode: 'workspace-write', domainProxy: proxy } });
     // untimed warm-up: the first sandboxed call finds bwrap and proves it can create namespaces (once per process)
@@ -96,7 +96,7 @@ export const benchSandbox = async (options: BenchOptions): Promise<BenchSection>
     },
   ];
   const notes = [
-    `Each call is genBashToolBox's execute of \`true\`, end to end (sandbox setup when there is one to start, exit, format); ${runs} timed call(s) per column, after one untimed warm-up of each toolbox (the warm-up pays the one-time bwrap lookup and namespace probe). Unconfined calls alternate with calls of the sandboxed toolbox (in the sandbox it kept from its last call); then come the first calls of new sandboxed toolboxes, each starting its sandbox (a fork of this process, bubblewrap's namespaces and mounts, the supervisor). With the sandbox off, each call ends with a scan of /proc for processes that carry its tag. The kept sandbox with one domain allowed (example.com) alternates with the other two: its proxy and its forwarder (node, kept by the supervisor across calls) were started by its warm-up call; a call there ends with the supervisor killing every process but the forwarder one by one, where the other kept sandbox kills them all at once.`,
+    `Each call is genBashToolBox's execute of \`true\`, end to end (sandbox setup when there is one to start, exit, format); ${runs} timed call(s) per column, after one untimed warm-up of each toolbox (the warm-up pays the one-time bwrap lookup and namespace probe). Unconfined calls alternate with calls of the sandboxed toolbox (in the sandbox it kept from its last call); then come the first calls of new sandboxed toolboxes, each starting its sandbox (a fork of this process, bubblewrap's namespaces and mounts, the supervisor). With the sandbox off, each call ends with a scan of /proc for processes that carry its tag. The kept sandbox with one domain allowed (example.com) alternates with the other two: its warm-up call started its proxy, and its sandbox, whose forwarder handed the proxy its listening socket before the first command and exited; a call there ends as in the other kept sandbox. Every sandbox runs under bhrain's seccomp filter (no host unix sockets).`,
   ];
   if (unavailable) notes.push(`the sandbox could not run here, so nothing was measured: ${unavailable}`);
   return { title: 'Sandbox: bash per-call cost, off vs workspace-write (bubblewrap)', rows, notes };
