@@ -60,7 +60,7 @@ const countDirs = (root: string): number => {
 /**
  * .what = sandbox section: the wall time of one bash `true` call with the sandbox off vs workspace-write (bubblewrap),
  *         the sandboxed call both in the sandbox kept from the toolbox's last call and as a toolbox's first call, and in
- *         a kept sandbox whose network opens by domain (the proxy and its forwarder running)
+ *         a kept sandbox whose network opens by domain (the proxy serving the sandbox's 127.0.0.1:3128)
  * .why = the issue's target: bash in the sandbox costs at most 15 ms more per call than unconfined; a toolbox keeps its
  *        sandbox between calls, so only its first call pays for bubblewrap's start
  */
@@ -78,7 +78,7 @@ export const benchSandbox = async (options: BenchOptions): Promise<BenchSection>
   let unavailable: string | null = null;
   let proxy: DomainProxy | null = null;
   try {
-    // the network by domain: the proxy outside, and the forwarder the supervisor keeps, started by the warm-up call
+    // the network by domain: the proxy outside, serving the listener the sandbox's forwarder hands it at the warm-up call
     proxy = await startDomainProxy({ allowedDomains: ['example.com'] });
     const byDomain = genBashToolBox({ sandbox: { mode: 'workspace-write', domainProxy: proxy } });
     // untimed warm-up: the first sandboxed call finds bwrap and proves it can create namespaces (once per process)
@@ -127,7 +127,7 @@ export const benchSandbox = async (options: BenchOptions): Promise<BenchSection>
   ];
   rows.push(...(await maskingRows(runs, options)));
   const notes = [
-    `Each call is genBashToolBox's execute of \`true\`, end to end (sandbox setup when there is one to start, exit, format); ${runs} timed call(s) per column, after one untimed warm-up of each toolbox (the warm-up pays the one-time bwrap lookup and namespace probe). Unconfined calls alternate with calls of the sandboxed toolbox (in the sandbox it kept from its last call); then come the first calls of new sandboxed toolboxes, each starting its sandbox (a fork of this process, bubblewrap's namespaces and mounts, the supervisor). With the sandbox off, each call ends with a scan of /proc for processes that carry its tag. The kept sandbox with one domain allowed (example.com) alternates with the other two: its proxy and its forwarder (node, kept by the supervisor across calls) were started by its warm-up call; a call there ends with the supervisor killing every process but the forwarder one by one, where the other kept sandbox kills them all at once. The kept sandbox in this checkout (${checkoutDirs.toLocaleString('en-US')} directories, node_modules included) alternates with them too: after each call, the sweep of the protected paths reads the ctime of every directory of the working directory (and again only the directories that changed), so its cost grows with the number of directories; its first call, untimed, walked the whole tree once.`,
+    `Each call is genBashToolBox's execute of \`true\`, end to end (sandbox setup when there is one to start, exit, format); ${runs} timed call(s) per column, after one untimed warm-up of each toolbox (the warm-up pays the one-time bwrap lookup and namespace probe). Unconfined calls alternate with calls of the sandboxed toolbox (in the sandbox it kept from its last call); then come the first calls of new sandboxed toolboxes, each starting its sandbox (a fork of this process, bubblewrap's namespaces and mounts, the supervisor). With the sandbox off, each call ends with a scan of /proc for processes that carry its tag. The kept sandbox with one domain allowed (example.com) alternates with the other two: its warm-up call started its proxy, and its sandbox, whose forwarder handed the proxy its listening socket before the first command and exited; a call there ends as in the other kept sandbox. Every sandbox runs under bhrain's seccomp filter (no host unix sockets). The kept sandbox in this checkout (${checkoutDirs.toLocaleString('en-US')} directories, node_modules included) alternates with them too: after each call, the sweep of the protected paths reads the ctime of every directory of the working directory (and again only the directories that changed), so its cost grows with the number of directories; its first call, untimed, walked the whole tree once.`,
   ];
   notes.push(
     `Masking: an https GET as a command's curl makes it (a CONNECT on the proxy's socket, a TLS handshake inside the tunnel, one request with a placeholder as its bearer token, the tunnel closed), ${runs} timed per column, alternating: to a host a credential is masked for (the proxy completes the client's TLS with the run CA's leaf, writes the value into the header and sends the request on over TLS of its own, its upstream connections kept alive between tunnels) and to a host that is not (a plain tunnel to the same server on the loopback). After one untimed request of each, which issues the masked host's leaf.`,

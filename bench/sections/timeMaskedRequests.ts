@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { createServer, request as httpsRequest } from 'node:https';
+import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
@@ -17,7 +18,7 @@ const benchLookup = ((hostname: string, options: { all?: boolean }, callback: (.
   options.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4)) as unknown as HostLookup;
 
 /**
- * .what = times https GETs through the domain proxy, as a command's curl makes them: a CONNECT on the proxy's socket, a
+ * .what = times https GETs through the domain proxy, as a command's curl makes them: a CONNECT on the proxy's listener, a
  *         TLS handshake inside it, one request with the placeholder as a bearer token, the tunnel closed; alternately to
  *         a host whose credential is masked (the proxy terminates the TLS and sends the request on over its own) and to
  *         a host that is not (a plain tunnel to the same server)
@@ -58,13 +59,19 @@ export const timeMaskedRequests = async (runs: number): Promise<{ masked: number
   const { credentials } = genMaskedCredentials({ mask: { BENCH_TOKEN: [MASKED_HOST] } }, { env: { BENCH_TOKEN: 'bench-token-value' } });
   const proxy = await startDomainProxy({ allowedDomains: [PLAIN_HOST], masked: credentials }, { lookup: benchLookup, upstreamCa });
   const trusted = [upstreamCa, proxy.masking!.caCertPem];
+  // the proxy serves a listener on the loopback, as it serves the one a sandbox's forwarder hands it
+  const listener = createTcpServer();
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  proxy.serve(listener);
+  const proxyPort = (listener.address() as { port: number }).port;
 
   /** .what = one GET through a new tunnel, timed from the CONNECT to the answer's end; its body, to check what arrived */
   const timeRequest = (host: string) =>
     new Promise<{ ms: number; body: string }>((resolve, reject) => {
       const started = performance.now();
       const connect = httpRequest({
-        socketPath: join(proxy.socketDir, 'proxy.sock'),
+        host: '127.0.0.1',
+        port: proxyPort,
         method: 'CONNECT',
         path: `${host}:${port}`,
         agent: false,

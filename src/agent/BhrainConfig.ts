@@ -56,7 +56,8 @@ export interface BhrainConfig {
   limits?: Partial<BhrainLimits>;
   /**
    * where the default bash toolbox runs commands: { mode: 'workspace-write' (default) | 'read-only' | 'off', allowNetwork,
-   * allowedDomains (the hosts bash may reach through bhrain's proxy), domainProxy (that proxy, to read its audit) }, and
+   * allowedDomains (the hosts bash may reach through bhrain's proxy), domainProxy (that proxy, to read its audit),
+   * allowUnixSockets (the host's unix sockets bash may reach; none by default) }, and
    * what the default toolboxes hide from the model besides the credential stores and $BHRAIN_HOME (denyRead) or hand back
    * (allowRead, with the permission guard's own allowRead)
    * .note = with toolBoxes of your own, give it to genBashToolBox({ sandbox }) and genFilesToolBox(denial), or genToolset, instead

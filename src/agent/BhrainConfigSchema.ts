@@ -105,7 +105,7 @@ const schemaConfig = z
           )
           .optional(),
         domainProxy: z
-          .object({ allowedDomains: z.array(z.string()), socketDir: z.string(), audit: fn('sandbox.domainProxy.audit') })
+          .object({ allowedDomains: z.array(z.string()), serve: fn('sandbox.domainProxy.serve'), audit: fn('sandbox.domainProxy.audit') })
           .loose()
           .optional(),
         denyRead: z.array(z.string({ error: 'sandbox.denyRead holds paths: absolute, or starting with ~/' })).optional(),
@@ -121,6 +121,9 @@ const schemaConfig = z
               .optional(),
           })
           .strict()
+          .optional(),
+        allowUnixSockets: z
+          .array(z.string({ error: "sandbox.allowUnixSockets holds unix sockets' paths: absolute, or starting with ~/" }))
           .optional(),
       })
       .strict()

@@ -11,6 +11,7 @@ import type { BhrainEvent } from '../agent/events.js';
 import { genRulesGuard } from '../agent/permission/genRulesGuard.js';
 import { getBhrainConfigDir } from '../agent/instructions/getBhrainConfigDir.js';
 import { checkBashSandbox, checkSandboxForwarder } from '../sandbox/checkBashSandbox.js';
+import { resolveAllowedUnixSockets } from '../sandbox/resolveAllowedUnixSockets.js';
 import type { DomainProxy } from '../sandbox/network/startDomainProxy.js';
 import { genMaskedCredentials, hostsOfEnvMask, type MaskedCredential } from '../sandbox/network/genMaskedCredentials.js';
 import { getBhrainHome, openBrainRefStore, type BrainRefStore } from '../core/continuation/genBrainRefStore.js';
@@ -228,7 +229,8 @@ const genRunScope = (skill: SkillName, options: SkillOptions, host: SkillHost | 
 };
 
 /**
- * .what = the bash sandbox probe and, with allowed domains, the domain proxy and its forwarder check, all started now
+ * .what = the bash sandbox probe and, with allowed domains, the domain proxy and its forwarder check, all started now;
+ *         the unix sockets allowed, each checked (exit 2 for one that is not a socket) and warned about
  * .why = fail at start, not at the model's first bash call: act runs bash, and a sandbox that cannot start refuses it.
  *        The probe (a bwrap process; the CLI started it before loading this module) runs while the rest is set up, and
  *        is awaited before anything is written; a network failure is exit 2 that says why, never a network silently
@@ -237,6 +239,9 @@ const genRunScope = (skill: SkillName, options: SkillOptions, host: SkillHost | 
 const startSandboxChecks = async (scope: RunScope, settings: ResolvedSkillSettings, cwd: string) => {
   const { values } = settings;
   const sandboxCheck = scope.skill === 'act' && values.sandbox !== 'off' ? checkBashSandbox({ env: process.env }) : null;
+  const socketsFrom = nameSettingOrigin('allowUnixSockets', settings.sources.allowUnixSockets);
+  for (const socket of sandboxCheck ? resolveAllowedUnixSockets(values.allowUnixSockets, { env: process.env }) : [])
+    scope.warn(`${socketsFrom} opens ${socket.listed} to bash in the sandbox: that is ${socket.grants}`);
   const masked = Object.keys(values.maskEnv).length ? readMaskedCredentials(scope, settings) : null;
   const domainsFrom = values.allowedDomains.length
     ? nameSettingOrigin('allowedDomains', settings.sources.allowedDomains)
@@ -389,6 +394,7 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
     // the proxy's: a masked variable's hosts too (the toolbox reads what it masks from the proxy)
     allowedDomains: [...new Set([...values.allowedDomains, ...hostsOfEnvMask(values.maskEnv)])],
     denyRead: values.denyRead,
+    allowUnixSockets: values.allowUnixSockets,
   };
   const outputSchema = await readJsonSchema(options.jsonSchema, cwd);
   const systemPrompt = await readSystemPromptAdditions(options, values.appendSystemPrompt, cwd);

@@ -15,7 +15,7 @@ export type BashSandboxMode = (typeof BASH_SANDBOX_MODES)[number];
  * .what = the sandbox settings of the bash toolbox, as a library user or the CLI gives them; denyRead and allowRead
  *         (ReadDenial) add paths to those the sandbox hides, or hand paths back
  * .why = one shape for genBashToolBox, BhrainConfig and the CLI (--sandbox, --allow-network, --allow-domain, --mask-env,
- *        sandbox.denyRead)
+ *        sandbox.denyRead, sandbox.allowUnixSockets)
  */
 export interface BashSandbox extends ReadDenial {
   /** default workspace-write */
@@ -43,6 +43,13 @@ export interface BashSandbox extends ReadDenial {
      */
     mask?: EnvMask;
   };
+  /**
+   * the host's unix sockets bash may connect to (`/var/run/docker.sock`), absolute or from `~/`; each must be a socket
+   * when the toolbox is made. Absent or empty: no unix socket outside the sandbox's own is reached (a seccomp filter
+   * forbids making one). Given: every other host socket is hidden from the sandbox instead. Not with allowNetwork,
+   * which would also open the host's abstract sockets; no effect with mode off (unconfined)
+   */
+  allowUnixSockets?: readonly string[];
 }
 
 /** .what = whether a value is one of the sandbox modes */

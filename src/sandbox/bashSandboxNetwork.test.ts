@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
+import { realpathSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -12,8 +13,9 @@ import { genBashToolBox } from '../agent/tools/bash/genBashToolBox.js';
 import { genBwrapArgs } from './genBwrapArgs.js';
 import { startDomainProxy, type DomainProxy, type HostLookup } from './network/startDomainProxy.js';
 
-// issue 30 point 3: with allowed domains, bash in the sandbox reaches those hosts through the proxy outside it, by way of
-// a forwarder the sandbox's supervisor keeps across calls; nothing else. Names resolve through the proxy's lookup: *.test
+// issue 30 point 3: with allowed domains, bash in the sandbox reaches those hosts through the proxy outside it, which
+// accepts the connections to the sandbox's 127.0.0.1:3128 itself (its forwarder handed it that listening socket before
+// any command ran); nothing else. Names resolve through the proxy's lookup: *.test
 // to 127.0.0.1, where the server listens (the sandbox's own 127.0.0.1 is another machine)
 
 const testLookup = ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
@@ -43,10 +45,6 @@ const runBash = async (box: BhrainToolBox, command: string, timeoutMs?: number) 
     { call: { id: 'call-1', name: 'bash', input: { command, ...(timeoutMs ? { timeout_ms: timeoutMs } : {}) } } },
     { cwd: workspace, log: silentLog, env: { ...process.env } },
   );
-
-// the forwarder as the sandbox sees it: its pid and its start time, which name one process
-const FORWARDER_ID = `f=$(pgrep -s 0 -f '/dev/[.]bhrain-net/proxy[.]sock' | grep -vx 1 | head -n 1); echo "forwarder $f $(cut -d' ' -f22 /proc/$f/stat)"`;
-const forwarderOf = (output: string): string => /forwarder (\d+ \d+)/.exec(output)?.[1] ?? 'none';
 
 describe('issue 30 network by domain: bash in the sandbox, with allowed.test allowed', () => {
   // made once the proxy is (the file's beforeAll)
@@ -88,60 +86,82 @@ describe('issue 30 network by domain: bash in the sandbox, with allowed.test all
     expect(result.output).toMatch(/Couldn't connect to server/);
   });
 
-  it('then the forwarder is the same process from call to call, and nothing else a call started is left', async () => {
-    const first = await runBash(network, `${FORWARDER_ID}; sleep 900123 & setsid sleep 900124 &`);
-    const second = await runBash(network, `${FORWARDER_ID}; pgrep -c -f 'sleep 90012' || true`);
-    expect(forwarderOf(first.output)).not.toBe('none');
-    expect(forwarderOf(second.output)).toBe(forwarderOf(first.output));
-    expect(second.output).toMatch(/\n0$/);
+  it("then no process stands between a command and the proxy: the sandbox's 3128 listens, and only the command's own processes run", async () => {
+    // 0100007F:0C38 is 127.0.0.1:3128, state 0A is LISTEN; the processes are the supervisor, the command's bash, and ps
+    const result = await runBash(network, `grep -c ' 0100007F:0C38 00000000:0000 0A ' /proc/net/tcp; ps -e -o comm= | sort | tr '\\n' ' '`);
+    expect(result.output).toMatch(/^exit code: 0\n--- stdout ---\n1\n(bash |\.bhrain-supervi |ps |sort |tr ){5}$/);
+    expect(result.output).not.toContain('node');
   });
 
-  it('then a command that kills the forwarder loses the network for the rest of its call, and the next call has a new one', async () => {
-    const killed = await runBash(network, `${FORWARDER_ID}; kill -9 "$f"; sleep 0.2; curl -sS http://allowed.test:${port}/ || echo lost`);
-    expect(killed.output).toMatch(/\nlost\n--- stderr ---\ncurl: \(7\) Failed to connect to 127\.0\.0\.1 port 3128/);
-    const next = await runBash(network, `${FORWARDER_ID}; curl -sS http://allowed.test:${port}/again`);
-    expect(forwarderOf(next.output)).not.toBe(forwarderOf(killed.output));
-    expect(next.output).toMatch(/hello allowed\.test:\d+\/again$/);
+  it('then a command that kills every process it can see keeps the network, in its call and the next', async () => {
+    // only where pid 1 is the sandbox's supervisor: anywhere else, as root, kill -1 would reach every process of the machine
+    const killed = await runBash(
+      network,
+      `test "$(cat /proc/1/comm)" = .bhrain-supervi && kill -9 -1 2>/dev/null; curl -sS http://allowed.test:${port}/after-kill`,
+    );
+    expect(killed.output).toBe(`exit code: 0\n--- stdout ---\nhello allowed.test:${port}/after-kill`);
+    const next = await runBash(network, `curl -sS http://allowed.test:${port}/next`);
+    expect(next.output).toBe(`exit code: 0\n--- stdout ---\nhello allowed.test:${port}/next`);
   });
 
-  it('then a command that stops the forwarder (SIGSTOP) does not stop the next call', async () => {
-    await runBash(network, `${FORWARDER_ID}; kill -STOP "$f"`);
-    const next = await runBash(network, `curl -sS -m 5 http://allowed.test:${port}/resumed`);
-    expect(next.output).toMatch(/hello allowed\.test:\d+\/resumed$/);
-  });
-
-  it('then a call that times out ends as one, and the forwarder outlives it (it ignores SIGTERM)', async () => {
-    const before = await runBash(network, FORWARDER_ID);
-    const timedOut = await runBash(network, 'trap "" TERM; sleep 30', 300);
-    expect(timedOut.output).toMatch(/^timed out after 300 ms/);
-    const after = await runBash(network, `${FORWARDER_ID}; curl -sS http://allowed.test:${port}/after`);
-    expect(after.output).toMatch(/hello allowed\.test:\d+\/after$/);
-    // the kill grace may have ended the sandbox instead: then a new one, with a new forwarder; either way the network is back
-    expect(forwarderOf(after.output)).not.toBe('none');
-    expect(forwarderOf(before.output)).not.toBe('none');
-  });
-
-  it('then no command can read the forwarder: it is non-dumpable, like the supervisor', async () => {
+  it("then a command cannot take 127.0.0.1:3128 (node, python with SO_REUSEADDR and SO_REUSEPORT, any address's 3128): the proxy keeps it", async () => {
     const result = await runBash(
       network,
-      `${FORWARDER_ID}; cat /proc/$f/environ /proc/$f/maps 2>&1 | head -c 300; if exec 3</proc/$f/mem; then echo mem-opened; fi 2>/dev/null; true`,
+      [
+        `node -e "require('net').createServer().listen(3128, '127.0.0.1').on('error', (e) => console.log('node', e.code))"`,
+        `python3 -c "
+import socket
+for host in ('127.0.0.1', '0.0.0.0'):
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    try: s.bind((host, 3128)); s.listen(); print('bound', host)
+    except OSError as e: print('python', host, e.errno)"`,
+        `curl -sS http://allowed.test:${port}/still`,
+      ].join('; '),
     );
-    expect(result.output).toMatch(/cat: \/proc\/\d+\/environ: Permission denied/);
-    expect(result.output).toMatch(/cat: \/proc\/\d+\/maps: Permission denied/);
-    expect(result.output).not.toContain('mem-opened');
+    expect(result.output).toBe(
+      `exit code: 0\n--- stdout ---\nnode EADDRINUSE\npython 127.0.0.1 98\npython 0.0.0.0 98\nhello allowed.test:${port}/still`,
+    );
+  });
+
+  it("then a command finds neither the forwarder's channel to bhrain nor its variables: the supervisor closed it first", async () => {
+    const result = await runBash(network, 'ls /proc/self/fd | tr "\\n" " "; env | grep -c "^NODE_CHANNEL" || true');
+    // 0, 1, 2, and the fd ls reads /proc/self/fd through
+    expect(result.output).toBe('exit code: 0\n--- stdout ---\n0 1 2 3 0');
+  });
+
+  it('then a call that times out ends as one, and the next call reaches the host', async () => {
+    const timedOut = await runBash(network, 'trap "" TERM; sleep 30', 300);
+    expect(timedOut.output).toMatch(/^timed out after 300 ms/);
+    const after = await runBash(network, `curl -sS http://allowed.test:${port}/after`);
+    expect(after.output).toMatch(/hello allowed\.test:\d+\/after$/);
   });
 });
 
 describe('issue 30 network by domain: fail closed', () => {
-  it('given a proxy whose socket is not there, then the call fails, saying the forwarder cannot reach it, never with the network silently off', async () => {
-    const emptyDir = await mkdtemp(join(tmpdir(), 'bhrain-net-empty-'));
-    const result = await runBash(genBashToolBox({ sandbox: { domainProxy: { ...proxy, socketDir: emptyDir } } }), 'echo ran');
-    await rm(emptyDir, { recursive: true, force: true });
+  it('given a proxy that cannot serve the listener the forwarder hands it, then the call fails saying so, never with the network silently off', async () => {
+    const broken: DomainProxy = {
+      ...proxy,
+      serve: () => {
+        throw new Error('no room for another listener');
+      },
+    };
+    const result = await runBash(genBashToolBox({ sandbox: { domainProxy: broken } }), 'echo ran');
     expect(result.success).toBe(false);
     expect(result.output).toMatch(
-      /^the sandbox ended while the command ran \(bwrap (exit 70|killed by SIGKILL)\): bhrain-sandbox: the network forwarder cannot reach the proxy at \/dev\/\.bhrain-net\/proxy\.sock: connect ENOENT/,
+      /^the sandbox ended while the command ran \(bwrap killed by SIGKILL\): the proxy could not serve the network forwarder's listener: no room for another listener/,
     );
     expect(result.output).not.toContain('ran\n');
+  });
+
+  it('given node inside the writable working directory, then the call is refused before any sandbox starts, saying why', async () => {
+    const nodeDir = dirname(realpathSync(process.execPath));
+    const result = await genBashToolBox({ sandbox: { domainProxy: proxy } }).execute(
+      { call: { id: 'call-1', name: 'bash', input: { command: 'echo ran' } } },
+      { cwd: nodeDir, log: silentLog, env: { ...process.env } },
+    );
+    expect(result.output).toMatch(
+      /^bash is refused: the network forwarder needs .*node, which is inside the writable working directory .*, where a command could change it/,
+    );
   });
 
   it("given a bad pattern, or a list that is not the proxy's, then the toolbox is not made, naming it", () => {
@@ -157,25 +177,15 @@ describe('issue 30 network by domain: fail closed', () => {
 
 describe('issue 30 network by domain: the toolbox starts its own proxy when none is given', () => {
   it('given allowedDomains alone, then the first call starts the proxy (real DNS: localhost) and the host is reached', async () => {
-    // its proxy is the toolbox's, closed with the process: its directory goes in a TMPDIR of the test's own
-    const ownTmp = await mkdtemp(join(tmpdir(), 'bhrain-net-own-'));
-    const tmpBefore = process.env.TMPDIR;
-    process.env.TMPDIR = ownTmp;
-    try {
-      const box = genBashToolBox({ sandbox: { allowedDomains: ['localhost'] } });
-      // NO_PROXY sends localhost straight to the sandbox's own loopback: the proxy is named outright
-      const result = await runBash(
-        box,
-        `curl -sS --proxy "$HTTP_PROXY" --noproxy '' http://localhost:${port}/own; echo; curl -sS --proxy "$HTTP_PROXY" --noproxy '' http://127.0.0.1:${port}/`,
-      );
-      expect(result.output).toMatch(
-        new RegExp(`--- stdout ---\\nhello localhost:${port}/own\\nbhrain: 127\\.0\\.0\\.1 is not an allowed domain`),
-      );
-    } finally {
-      if (tmpBefore === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = tmpBefore;
-      await rm(ownTmp, { recursive: true, force: true });
-    }
+    const box = genBashToolBox({ sandbox: { allowedDomains: ['localhost'] } });
+    // NO_PROXY sends localhost straight to the sandbox's own loopback: the proxy is named outright
+    const result = await runBash(
+      box,
+      `curl -sS --proxy "$HTTP_PROXY" --noproxy '' http://localhost:${port}/own; echo; curl -sS --proxy "$HTTP_PROXY" --noproxy '' http://127.0.0.1:${port}/`,
+    );
+    expect(result.output).toMatch(
+      new RegExp(`--- stdout ---\\nhello localhost:${port}/own\\nbhrain: 127\\.0\\.0\\.1 is not an allowed domain`),
+    );
   });
 });
 

@@ -3,6 +3,7 @@ import { delimiter, isAbsolute, join } from 'node:path';
 
 import { genBashSandboxPool } from './genBashSandboxPool.js';
 import { genBwrapArgs } from './genBwrapArgs.js';
+import { SECCOMP_ARCHES, seccompFilterOfThisMachine } from './genSeccompFilter.js';
 import { planSandboxForwarder } from './network/sandboxForwarder.js';
 import type { DomainProxy } from './network/startDomainProxy.js';
 
@@ -33,14 +34,20 @@ const findOnPath = (name: string, pathValue: string): string | null => {
   return null;
 };
 
-/** the probe's command: it fails when it can read the supervisor's environment, which no command may */
-const PROBE_COMMAND = 'if cat /proc/1/environ >/dev/null 2>&1; then exit 3; fi';
+/**
+ * the probe's command: it fails when it can read the supervisor's environment, which no command may (3), or when it
+ * runs without a seccomp filter (4: /proc/self/status says `Seccomp: 2` under one)
+ */
+const PROBE_COMMAND = `if cat /proc/1/environ >/dev/null 2>&1; then exit 3; fi; case "$(</proc/self/status)" in *$'\nSeccomp:\t2\n'*) ;; *) exit 4 ;; esac`;
 
 /**
  * .what = starts a read-only sandbox with every flag a real call uses and runs one command in it, which checks that
  *         the supervisor is out of its reach; when it fails, why (closing the caller's parenthesis) and how to fix it
  */
-const probe = async (input: { bwrapPath: string; bashPath: string }, env: Record<string, string | undefined>): Promise<string | null> => {
+const probe = async (
+  input: { bwrapPath: string; bashPath: string; seccompFilter: Uint8Array },
+  env: Record<string, string | undefined>,
+): Promise<string | null> => {
   const bwrapArgs = genBwrapArgs({
     bashPath: input.bashPath,
     mode: 'read-only',
@@ -57,6 +64,8 @@ const probe = async (input: { bwrapPath: string; bashPath: string }, env: Record
   const failure = run.spawnError ?? run.sandboxLost ?? (run.timedOut ? 'the probe timed out after 10 s' : null);
   if (failure && /Unknown option --(perms|ro-bind-data|as-pid-1)/.test(failure))
     return `${failure}). bhrain's sandbox needs bubblewrap 0.5.0 or newer: upgrade it`;
+  if (failure && /seccomp/i.test(failure))
+    return `${failure}). bhrain's sandbox applies a seccomp filter (no host unix sockets): it needs a kernel built with CONFIG_SECCOMP_FILTER, and, in a container, a seccomp profile that lets bwrap install one`;
   if (failure)
     return (
       `${failure}). User namespaces may be disabled: enable them (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 23.10+ allow bwrap in AppArmor, ` +
@@ -65,6 +74,7 @@ const probe = async (input: { bwrapPath: string; bashPath: string }, env: Record
   // the kernel leaves a process non-dumpable after it runs a file it cannot read, unless fs.suid_dumpable is 1
   if (run.exitCode === 3)
     return "a command could read the sandbox's supervisor (/proc/1/environ)). Set fs.suid_dumpable to 0 or 2 (sysctl fs.suid_dumpable=0)";
+  if (run.exitCode === 4) return `a command ran without bhrain's seccomp filter (/proc/self/status)). Use a bwrap that applies --seccomp`;
   return run.exitCode === 0 ? null : `the probe command exited ${run.exitCode}: ${run.stderr.head.trim() || 'no message'})`;
 };
 
@@ -96,12 +106,19 @@ export const checkBashSandbox = (input: {
       const bashFound = findOnPath('bash', pathValue);
       const bashPath = bashFound && realpathSync(bashFound);
       if (!bashPath) return { ok: false, reason: 'bash was not found on PATH: install bash' };
+      // fail closed where there is no filter: a sandbox without it would let a command reach the host's unix sockets
+      const seccompFilter = seccompFilterOfThisMachine(false);
+      if (!seccompFilter)
+        return {
+          ok: false,
+          reason: `bash runs in a bubblewrap sandbox under a seccomp filter that keeps commands from the host's unix sockets, and bhrain has that filter for ${SECCOMP_ARCHES.join(' and ')} only, not ${process.arch}`,
+        };
       if (bashPath === '/tmp' || bashPath.startsWith('/tmp/'))
         return {
           ok: false,
           reason: `bash on PATH is ${bashPath}, under /tmp, which the sandbox replaces with a private empty /tmp: put a bash outside /tmp first on PATH`,
         };
-      const failure = await probe({ bwrapPath, bashPath }, input.env);
+      const failure = await probe({ bwrapPath, bashPath, seccompFilter }, input.env);
       if (failure) return { ok: false, reason: `bash runs in a bubblewrap sandbox, but ${bwrapPath} could not create one (${failure}` };
       return { ok: true, bwrapPath, bashPath };
     })();
@@ -111,16 +128,16 @@ export const checkBashSandbox = (input: {
 };
 
 /**
- * .what = whether the network by domain works here: a sandbox with the forwarder starts, and its forwarder reaches the
- *         proxy's socket and listens (it says so before the sandbox runs anything); null when it does, else why not
+ * .what = whether the network by domain works here: a sandbox with the forwarder starts, and its forwarder listens and
+ *         hands its listening socket to the proxy (before the sandbox runs anything); null when it does, else why not
  * .why = fail closed and loud, before any model request: a forwarder that cannot start would leave the network off
- *        where the user allowed hosts. The forwarder's own probe connection carries no request: the audit stays empty
+ *        where the user allowed hosts. No connection is made: the audit stays empty
  */
 export const checkSandboxForwarder = async (
   input: { check: { bwrapPath: string; bashPath: string }; proxy: DomainProxy; cwdReal: string; writable: boolean },
   env: Record<string, string | undefined>,
 ): Promise<string | null> => {
-  const plan = planSandboxForwarder({ proxyDir: input.proxy.socketDir, cwdReal: input.cwdReal, writable: input.writable });
+  const plan = planSandboxForwarder({ cwdReal: input.cwdReal, writable: input.writable });
   if (!plan.ok) return plan.reason;
   const { forwarder } = plan;
   const bwrapArgs = genBwrapArgs({
@@ -136,7 +153,7 @@ export const checkSandboxForwarder = async (
   const run = await genBashSandboxPool({ idleMs: 0, maxIdle: 0 }).run(
     {
       key: 'forwarder-probe',
-      start: { ...input.check, bwrapArgs, forwarderInterpreterPath: forwarder.interpreterPath },
+      start: { ...input.check, bwrapArgs, seccompFilter: seccompFilterOfThisMachine(false)!, serveForwarder: input.proxy.serve },
       command: 'true',
       timeoutMs: 15_000,
       maxCaptureBytes: 4096,

@@ -14,6 +14,7 @@ import { checkBashSandbox } from './checkBashSandbox.js';
 import { genBashSandboxPool } from './genBashSandboxPool.js';
 import { genBashToolBox } from '../agent/tools/bash/genBashToolBox.js';
 import { genBwrapArgs } from './genBwrapArgs.js';
+import { seccompFilterOfThisMachine } from './genSeccompFilter.js';
 
 let root: string;
 beforeAll(async () => {
@@ -195,6 +196,7 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
           protectedPaths: [],
           shellVariables: [],
         }),
+        seccompFilter: seccompFilterOfThisMachine(false)!,
       };
       const pool = genBashSandboxPool({ idleMs: 60_000, maxIdle: 2 });
       const call = () =>
@@ -301,6 +303,7 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
         protectedPaths: [],
         shellVariables: [],
       }),
+      seccompFilter: seccompFilterOfThisMachine(false)!,
     };
     const run = await genBashSandboxPool({ idleMs: 1_000, maxIdle: 1 }).run(
       { key: 'idle', start, command: 'true', timeoutMs: 5_000, maxCaptureBytes: 1_000, killGraceMs: 500 },

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
+import { Server } from 'node:net';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 
@@ -8,18 +9,31 @@ import { spawnGroup, type ChildGroup } from './process/spawnGroup.js';
 import { watchDeadline, type DeadlineCut } from './process/watchDeadline.js';
 import type { BashCommand, BashRun, BashRunContext } from './BashRun.js';
 import { BoundedCapture } from './BoundedCapture.js';
-import { BWRAP_STATUS_FD, COMMAND_STDERR_FD, FIRST_DATA_FD, FORWARDER_EXECUTABLE_FD, SUPERVISOR_EXECUTABLE_FD } from './genBwrapArgs.js';
+import {
+  BWRAP_STATUS_FD,
+  COMMAND_STDERR_FD,
+  FIRST_DATA_FD,
+  FORWARDER_CHANNEL_FD,
+  SECCOMP_FILTER_FD,
+  SUPERVISOR_EXECUTABLE_FD,
+} from './genBwrapArgs.js';
+import { FORWARDER_LISTENER_MESSAGE, FORWARDER_SERVED_MESSAGE } from './network/sandboxForwarder.js';
 
 /**
  * .what = how to start a sandbox: bwrap, its arguments (genBwrapArgs), the host's bash the supervisor is copied from,
- *         and the contents bwrap reads from fds FIRST_DATA_FD and on (sandboxDataFilesOf)
+ *         the seccomp program bwrap installs, and the contents bwrap reads from fds FIRST_DATA_FD and on (sandboxDataFilesOf)
  */
 export interface SandboxStart {
   bwrapPath: string;
   bwrapArgs: string[];
   bashPath: string;
-  /** with the network by domain: node's loader, which the forwarder runs from a copy of (genBwrapArgs' forwarder) */
-  forwarderInterpreterPath?: string;
+  /** the program bwrap reads on SECCOMP_FILTER_FD (seccompFilterOfThisMachine) */
+  seccompFilter: Uint8Array;
+  /**
+   * with the network by domain (genBwrapArgs' forwarder): what serves the listening socket the forwarder hands over
+   * (the proxy's serve); a sandbox whose forwarder sends anything else is killed
+   */
+  serveForwarder?: (listener: Server) => void;
   /** what bwrap reads from the fds FIRST_DATA_FD and on, in order (genBwrapArgs' data files: hidden and redacted files) */
   data?: readonly string[];
 }
@@ -61,6 +75,10 @@ interface Sandbox {
   closed: boolean;
   /** why bwrap could not be started at all */
   spawnError?: string;
+  /** the forwarder's listening socket, served by the proxy until the sandbox ends */
+  listener: Server | null;
+  /** why bhrain itself killed it, when it did: said in place of what bwrap said */
+  killedWhy?: string;
   call: SandboxCall | null;
   idle: NodeJS.Timeout | null;
 }
@@ -69,7 +87,7 @@ interface Sandbox {
 const describeEnd = (sandbox: Sandbox): string => {
   const exit = sandbox.group.exit;
   const { stderr } = sandbox.group.captured();
-  const said = (sandbox.spawnError ?? `${stderr.head}${stderr.tail}`).trim() || 'no message';
+  const said = (sandbox.spawnError ?? sandbox.killedWhy ?? `${stderr.head}${stderr.tail}`).trim() || 'no message';
   return `(bwrap ${exit?.signal ? `killed by ${exit.signal}` : `exit ${exit?.code}`}): ${said}`;
 };
 
@@ -95,6 +113,35 @@ const holdOpen = (sandbox: Sandbox, held: boolean): void => {
 };
 
 /**
+ * .what = takes the forwarder's listening socket from the channel: the first message must be it, and `serve` then
+ *         accepts the sandbox's connections on it; bhrain answers that it serves it (the forwarder exits on that, and
+ *         the supervisor runs the first command), then closes the channel. Anything else kills the sandbox
+ * .why = the channel is open only while the forwarder, started before any command, runs: nothing a command could
+ *        write reaches it, and nothing after the listener is heard
+ */
+const receiveForwarder = (sandbox: Sandbox, serve: (listener: Server) => void): void => {
+  const { child } = sandbox.group;
+  const refuse = (why: string): void => {
+    sandbox.killedWhy = why;
+    killSandbox(sandbox);
+  };
+  child.once('message', (message: unknown, handle: unknown) => {
+    if (message !== FORWARDER_LISTENER_MESSAGE || !(handle instanceof Server))
+      return refuse(`the network forwarder sent ${JSON.stringify(message)} where its listener was due`);
+    sandbox.listener = handle;
+    try {
+      serve(handle);
+    } catch (error) {
+      return refuse(`the proxy could not serve the network forwarder's listener: ${(error as Error).message}`);
+    }
+    // a sandbox that died meanwhile refuses the answer: its exit tells the call what happened
+    child.send(FORWARDER_SERVED_MESSAGE, () => {
+      if (child.connected) child.disconnect();
+    });
+  });
+};
+
+/**
  * .what = starts bwrap with its supervisor (spawnGroup), and routes what the sandbox writes to the call it runs
  * .why = the supervisor's executable is read by bwrap from an open file of the host's bash, so no copy of it is left on
  *        disk for a command (or anyone) to replace
@@ -109,11 +156,12 @@ const startSandbox = (key: string, start: SandboxStart, context: BashRunContext)
     return fd;
   };
   const data = start.data ?? [];
-  const stdio: Array<'pipe' | number> = Array.from({ length: FIRST_DATA_FD + data.length }, () => 'pipe');
+  const stdio: Array<'pipe' | 'ipc' | 'ignore' | number> = Array.from({ length: FIRST_DATA_FD + data.length }, () => 'pipe');
+  // node's IPC: the forwarder sends its listening socket on it, before any command runs (then the supervisor closes it)
+  stdio[FORWARDER_CHANNEL_FD] = start.serveForwarder ? 'ipc' : 'ignore';
   let sandbox: Sandbox;
   try {
     stdio[SUPERVISOR_EXECUTABLE_FD] = openExecutable(start.bashPath);
-    if (start.forwarderInterpreterPath) stdio[FORWARDER_EXECUTABLE_FD] = openExecutable(start.forwarderInterpreterPath);
     // no deadline of its own: the sandbox outlives its calls, each of which bounds itself (run's terminate)
     const group = spawnGroup({
       command: start.bwrapPath,
@@ -127,19 +175,22 @@ const startSandbox = (key: string, start: SandboxStart, context: BashRunContext)
       closeGraceMs: CLOSE_AFTER_EXIT_MS,
       onExit: () => killSandbox(sandbox),
     });
-    sandbox = { key, group, supervisorPid: undefined, closed: false, call: null, idle: null };
+    sandbox = { key, group, supervisorPid: undefined, closed: false, call: null, idle: null, listener: null };
   } finally {
     // the child holds its own copies from the spawn on
     for (const fd of executables) closeSync(fd);
   }
   const { child } = sandbox.group;
   // bwrap reads each to its end as it sets the sandbox up; one that died first refuses the write (EPIPE)
-  data.forEach((text, index) => {
-    const stream = (child.stdio as Array<Writable | null>)[FIRST_DATA_FD + index];
+  const writeWhole = (fd: number, content: string | Uint8Array): void => {
+    const stream = (child.stdio as Array<Writable | null>)[fd];
     stream?.on('error', () => {});
     // written whole, its pipe is done with
-    stream?.end(text, () => stream.destroy());
-  });
+    stream?.end(content, () => stream.destroy());
+  };
+  writeWhole(SECCOMP_FILTER_FD, start.seccompFilter);
+  data.forEach((text, index) => writeWhole(FIRST_DATA_FD + index, text));
+  if (start.serveForwarder) receiveForwarder(sandbox, start.serveForwarder);
   // bwrap's status comes first: the supervisor's pid, a group of its own (--new-session)
   let status = '';
   child.stdio[BWRAP_STATUS_FD]?.on('data', (chunk: Buffer) => {
@@ -163,6 +214,8 @@ const startSandbox = (key: string, start: SandboxStart, context: BashRunContext)
   void sandbox.group.ended.then((end) => {
     sandbox.spawnError = end.spawnError;
     sandbox.closed = true;
+    // its network namespace is gone with it: nothing connects to the listener any more
+    sandbox.listener?.close();
     sandbox.call?.closed();
   });
   return sandbox;

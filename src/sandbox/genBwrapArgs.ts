@@ -1,4 +1,4 @@
-import { FORWARDER_PATH, SANDBOX_PROXY_DIR, type SandboxForwarder } from './network/sandboxForwarder.js';
+import type { SandboxForwarder } from './network/sandboxForwarder.js';
 
 import { isUnder, type HiddenPaths } from './resolveHiddenPaths.js';
 
@@ -11,11 +11,14 @@ export const SUPERVISOR_EXECUTABLE_FD = 4;
 /** the supervisor's fd for the commands' stderr; its own stderr (fd 2) is bwrap's, for diagnostics */
 export const COMMAND_STDERR_FD = 5;
 
-/** the fd bwrap reads the forwarder's executable from (an open file of node's loader), when the network is by domain */
-export const FORWARDER_EXECUTABLE_FD = 6;
+/** the fd bwrap reads the seccomp filter from (genSeccompFilter's program), which it installs before the supervisor runs */
+export const SECCOMP_FILTER_FD = 6;
+
+/** the supervisor's fd of the channel to bhrain (node's IPC), when the network is by domain: the forwarder's, then closed */
+export const FORWARDER_CHANNEL_FD = 7;
 
 /** the first fd bwrap reads a read-only file's content from (--ro-bind-data): a hidden file's (empty), a redacted config's */
-export const FIRST_DATA_FD = 7;
+export const FIRST_DATA_FD = 8;
 
 /** where, inside the sandbox, bwrap puts the supervisor's copy of bash: mode 0111, so no command can read it */
 const SUPERVISOR_PATH = '/dev/.bhrain-supervisor';
@@ -68,31 +71,30 @@ const COMMAND_READER = `IFS= read -r -d "" BHRAIN_COMMAND || exit; exec 0</dev/n
  *         environment (NAME=VALUE), given back to each command through env(1). It runs with --posix (no BASH_ENV) and
  *         --norc (bash on a socket reads ~/.bashrc, as if sshd ran it). Async commands of a shell without job control
  *         ignore SIGINT and SIGQUIT, and read /dev/null: the reader's subshell gives them back their defaults, and fd 0.
- *         With a forwarder (the network by domain), the supervisor starts it before the first call and keeps it: it
- *         is the one process besides itself that a call's end spares (KILL_ALL_BUT_FORWARDER), and it is started
- *         again (and SIGCONT'd) between calls if a command killed (or stopped) it. It is the supervisor's own child,
- *         started when no command runs, and as unreachable to commands as the supervisor is, so what is promised
- *         above still holds: nothing a call starts outlives the call. Without one, the script is what it always was
+ *         With a forwarder (the network by domain), the supervisor runs it once, before the first reader: it hands its
+ *         listening socket to bhrain over the channel on FORWARDER_CHANNEL_FD and exits (a forwarder that fails ends
+ *         the sandbox, with what it said: a call in it fails loudly, never with the network silently off); then the
+ *         supervisor closes the channel and unsets the variables node's spawn set for it, so no command finds either
  */
 const genSupervisorScript = (
   forwarder: SandboxForwarder | null,
-): string => `for fd in /proc/self/fd/*; do fd=\${fd##*/}; case $fd in 0|1|2|${COMMAND_STDERR_FD}) ;; *) eval "exec $fd>&-" ;; esac; done
+): string => `for fd in /proc/self/fd/*; do fd=\${fd##*/}; case $fd in 0|1|2|${COMMAND_STDERR_FD}${forwarder ? `|${FORWARDER_CHANNEL_FD}` : ''}) ;; *) eval "exec $fd>&-" ;; esac; done
 bash=$1
 shift
 reader='${COMMAND_READER}'
 ending=
 trap 'ending=1; kill -TERM -1 2>/dev/null' USR1
-${forwarder ? `${genForwarderFunctions(forwarder)}startForwarder\n` : ''}while :; do
+${forwarder ? genForwarderStart(forwarder) : ''}while :; do
   (trap - INT QUIT USR1; exec "$bash" -c "$reader" "$bash" "$@") <&0 &
   pid=$!
   wait "$pid"
   status=$?
   while test -n "$ending"; do ending=; wait "$pid"; status=$?; done
-${forwarder ? KILL_ALL_BUT_FORWARDER : KILL_ALL}
+${KILL_ALL}
   IFS= read -r -d '' nonce || exit
   printf '%03d%s' "$status" "$nonce"
   printf '%s' "$nonce" >&${COMMAND_STDERR_FD}
-${forwarder ? '  kill -CONT "$forwarder" 2>/dev/null\n  if ! forwarderAlive; then startForwarder; fi\n' : ''}done`;
+done`;
 
 /** .what = the supervisor's end of a call: SIGKILL to every process but itself, until none is left */
 const KILL_ALL = `  while :; do
@@ -106,69 +108,23 @@ const KILL_ALL = `  while :; do
     if test -z "$alive"; then break; fi
   done`;
 
-/**
- * .what = the end of a call in a sandbox with a forwarder: SIGKILL to every process but itself and the forwarder, one by
- *         one, until none is left; once it has killed 1000 distinct processes (a fork bomb outruns kills one at a
- *         time), to all at once, the forwarder too, which is then started again before the next call
- * .why = the forwarder is the supervisor's, not the call's: it lives on so a call does not pay node's start (~50 ms).
- *        It is known by its pid and its start time, so a process of the call that gets its pid once it died is killed.
- *        Distinct pids, not rounds: a process killed while it execs can take many rounds to be gone
- */
-const KILL_ALL_BUT_FORWARDER = `  killed=' '
-  kills=0
-  while :; do
-    alive=
-    for entry in /proc/[0-9]*; do
-      if test "$entry" = /proc/1 || { test "$entry" = "/proc/$forwarder" && forwarderAlive; } || ! IFS= read -r stat 2>/dev/null <"$entry/stat"; then continue; fi
-      stat=\${stat##*) }
-      if test "\${stat%% *}" = Z; then continue; fi
-      alive=1
-      kill -KILL "\${entry#/proc/}" 2>/dev/null
-      case $killed in *" \${entry#/proc/} "*) ;; *) killed="$killed\${entry#/proc/} "; kills=$((kills + 1)) ;; esac
-    done
-    if test -z "$alive"; then break; fi
-    if test "$kills" -ge 1000; then kill -KILL -1 2>/dev/null; fi
-  done`;
-
 /** .what = a string as one word of a bash script */
 const quoteForBash = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
 
 /**
- * .what = the supervisor's functions for the forwarder: forwarderAlive says whether the process it started is still
- *         there (its pid, not a zombie, the same start time); startForwarder starts it and waits for its `ready`
- * .note = the forwarder runs node through FORWARDER_PATH, a copy of node's loader no command can read, so it is
- *         non-dumpable as the supervisor is; from / with an empty environment (no NODE_OPTIONS, LD_PRELOAD or
- *         workspace file reaches it), stdin /dev/null, stdout a pipe the supervisor reads `ready` on, then closes, and
- *         its stderr the supervisor's (bwrap's, which bhrain keeps to say why a sandbox ended). A forwarder that does
- *         not start ends the sandbox, with what it said: a call in it fails loudly, never with the network silently off
+ * .what = the supervisor's start of the forwarder: node, from / and with an environment of the channel's two variables
+ *         alone, stdin /dev/null, stdout and stderr the supervisor's stderr (bwrap's, which bhrain keeps to say why a
+ *         sandbox ended); then the channel closed and its variables unset. A forwarder that fails ends the sandbox
+ * .note = `exec -c` empties the environment (no NODE_OPTIONS, LD_PRELOAD or workspace path reaches node) and drops
+ *         assignments before it, so a bash of the supervisor's own sets the two variables node reads its channel from
  */
-const genForwarderFunctions = (forwarder: SandboxForwarder): string => `forwarder=
-forwarderStart=
-forwarderAlive() {
-  local stat
-  if test -z "$forwarder" || ! IFS= read -r stat 2>/dev/null <"/proc/$forwarder/stat"; then return 1; fi
-  stat=\${stat##*) }
-  set -f
-  set -- $stat
-  set +f
-  test "$1" != Z && test "\${20}" = "$forwarderStart"
-}
-startForwarder() {
-  local ready stat
-  exec 7< <(cd / && exec -c ${FORWARDER_PATH} ${[forwarder.nodePath, ...forwarder.nodeArgs].map(quoteForBash).join(' ')} </dev/null ${COMMAND_STDERR_FD}>&-)
-  forwarder=$!
-  if ! IFS= read -r -t 10 ready <&7 || test "$ready" != ready; then
-    echo "bhrain-sandbox: the network forwarder did not start" >&2
-    exit 70
-  fi
-  exec 7<&-
-  IFS= read -r stat <"/proc/$forwarder/stat"
-  stat=\${stat##*) }
-  set -f
-  set -- $stat
-  set +f
-  forwarderStart=\${20}
-}
+const genForwarderStart = (forwarder: SandboxForwarder): string =>
+  `if ! (cd / && exec -c "$bash" --norc --posix -c 'export NODE_CHANNEL_FD=${FORWARDER_CHANNEL_FD} NODE_CHANNEL_SERIALIZATION_MODE=json; exec "$@"' bhrain-forwarder ${[forwarder.nodePath, ...forwarder.nodeArgs].map(quoteForBash).join(' ')} </dev/null >&2 ${COMMAND_STDERR_FD}>&-); then
+  echo "bhrain-sandbox: the network forwarder did not start" >&2
+  exit 70
+fi
+exec ${FORWARDER_CHANNEL_FD}>&-
+unset NODE_CHANNEL_FD NODE_CHANNEL_SERIALIZATION_MODE
 `;
 
 /** .what = a file the sandbox shows with other content than the host's, read-only: empty for a hidden one */
@@ -186,14 +142,20 @@ export interface SandboxHidden {
 }
 
 /**
+ * .what = whether the sandbox shows the host's file at a (real) path: not under /proc and /dev, which are its own, nor
+ *         under /tmp, its private one, unless inside the workspace
+ */
+export const isSeenInSandbox = (path: string, cwdReal: string): boolean =>
+  !isUnder('/proc', path) && !isUnder('/dev', path) && (!isUnder('/tmp', path) || (isUnder(cwdReal, path) && path !== cwdReal));
+
+/**
  * .what = the hidden paths of a call as the sandbox needs them: real paths of what exists, less what the sandbox never
- *         shows anyway (under /proc and /dev, its own; under /tmp, its private one, unless inside the workspace)
+ *         shows anyway (isSeenInSandbox)
  * .why = only what exists is hidden, so bubblewrap makes no mount point on the host; only real paths, so a mount never
  *        lands through a symlink
  */
 export const pickSandboxHidden = (hidden: HiddenPaths, cwdReal: string): SandboxHidden => {
-  const shown = (path: string) =>
-    !isUnder('/proc', path) && !isUnder('/dev', path) && (!isUnder('/tmp', path) || (isUnder(cwdReal, path) && path !== cwdReal));
+  const shown = (path: string) => isSeenInSandbox(path, cwdReal);
   const present = hidden.entries.filter((entry) => entry.realPath !== null && shown(entry.realPath));
   return {
     dirs: present.filter((entry) => entry.isDirectory).map((entry) => entry.realPath!),
@@ -233,7 +195,7 @@ export const genBwrapArgs = (input: {
   pinnedPaths?: readonly string[];
   /** the variables isShellBehaviorVariable picks from the environment, as NAME=VALUE, for each command */
   shellVariables: readonly string[];
-  /** with the network by domain: the forwarder the supervisor keeps, from planSandboxForwarder (allowNetwork false) */
+  /** with the network by domain: the forwarder the supervisor runs first, from planSandboxForwarder (allowNetwork false) */
   forwarder?: SandboxForwarder | null;
   /** from pickSandboxHidden: what reads as empty or absent; absent only for checkBashSandbox's probe, which reads nothing */
   hidden?: SandboxHidden;
@@ -296,19 +258,6 @@ export const genBwrapArgs = (input: {
     '--ro-bind-data',
     String(SUPERVISOR_EXECUTABLE_FD),
     SUPERVISOR_PATH,
-    // the network by domain: the proxy's socket, the only way out, and the forwarder's executable, as unreadable
-    ...(input.forwarder
-      ? [
-          '--ro-bind',
-          input.forwarder.proxyDir,
-          SANDBOX_PROXY_DIR,
-          '--perms',
-          '0111',
-          '--ro-bind-data',
-          String(FORWARDER_EXECUTABLE_FD),
-          FORWARDER_PATH,
-        ]
-      : []),
     '--unshare-pid',
     // the supervisor is pid 1: no reaper of bwrap's own between it and the commands
     '--as-pid-1',
@@ -321,6 +270,9 @@ export const genBwrapArgs = (input: {
     '--die-with-parent',
     // a new session: no TIOCSTI into the caller's terminal
     '--new-session',
+    // no unix socket, no io_uring, no TIOCSTI: every process of the sandbox runs under it (genSeccompFilter)
+    '--seccomp',
+    String(SECCOMP_FILTER_FD),
     '--json-status-fd',
     String(BWRAP_STATUS_FD),
     '--chdir',

@@ -34,7 +34,8 @@ export type SecurityCategory =
   | 'credentials'
   | 'supplier-keys'
   | 'planted-config'
-  | 'network';
+  | 'network'
+  | 'unix-sockets';
 
 /** .what = how one attempt ended: `escaped` says what changed that must not have; `answered` says the loop gave its calls a result */
 export interface SecurityOutcome {

@@ -60,13 +60,13 @@ let schemaModule: typeof import('./settingsFileSchema.js') | null = null;
 /** .what = a row's value type */
 type RowValue<TRow> = TRow extends SettingRow<infer TRule, infer _TDefault> ? SettingRuleValue<TRule> : never;
 
-/** .what = a settings file's content once validated (maxWallTime in milliseconds; sandbox as { mode, denyRead }) */
+/** .what = a settings file's content once validated (maxWallTime in milliseconds; sandbox as { mode, denyRead, allowUnixSockets, env }) */
 export type SettingsFile = {
-  [K in Exclude<SettingKey, 'sandbox' | 'denyRead' | 'allowedDomains' | 'maskEnv'>]?: RowValue<(typeof SETTINGS)[K]>;
+  [K in Exclude<SettingKey, 'sandbox' | 'denyRead' | 'allowUnixSockets' | 'allowedDomains' | 'maskEnv'>]?: RowValue<(typeof SETTINGS)[K]>;
 } & {
   [K in keyof typeof FILE_SETTINGS]?: RowValue<(typeof FILE_SETTINGS)[K]>;
 } & {
-  sandbox?: { mode?: BashSandboxMode; denyRead?: string[]; env?: { mask?: Record<string, string[]> } };
+  sandbox?: { mode?: BashSandboxMode; denyRead?: string[]; allowUnixSockets?: string[]; env?: { mask?: Record<string, string[]> } };
   network?: { allowedDomains?: string[] };
 };
 
@@ -99,6 +99,8 @@ const expectsAt = (path: readonly PropertyKey[]): string => {
     ][Math.min(path.length, 5) - 2];
   if (path[0] === 'sandbox' && path[1] === 'denyRead')
     return path.length > 2 ? 'a path, absolute or starting with ~/' : SETTINGS.denyRead.expects;
+  if (path[0] === 'sandbox' && path[1] === 'allowUnixSockets')
+    return path.length > 2 ? "a socket's path, absolute or starting with ~/" : SETTINGS.allowUnixSockets.expects;
   return FILE_ROWS.find((row) => row.fileKey === path[0])?.expects ?? 'a valid value';
 };
 

@@ -71,6 +71,7 @@ export const LOOSENING: {
   permission: (value: string | BhrainPermissionRules, than: string | BhrainPermissionRules) => boolean;
   allowedDomains: (value: readonly string[], than: readonly string[]) => boolean;
   maskEnv: (value: Readonly<Record<string, readonly string[]>>, than: Readonly<Record<string, readonly string[]>>) => boolean;
+  allowUnixSockets: (value: readonly string[], than: readonly string[]) => boolean;
 } = {
   sandbox: (value, than) => SANDBOX_LOOSENESS[value] > SANDBOX_LOOSENESS[than],
   allowNetwork: (value, than) => value && !than,
@@ -83,4 +84,6 @@ export const LOOSENING: {
     Object.entries(value).some(([name, hosts]) =>
       hosts.some((host) => !(than[name] ?? []).map(normalizeDomainPattern).includes(normalizeDomainPattern(host))),
     ),
+  // a host socket bash would not reach without the project file (paths compared as written)
+  allowUnixSockets: (value, than) => value.some((path) => !than.includes(path)),
 };

@@ -47,6 +47,7 @@ describe('issue 13 settings precedence: default < user < project < env < flag, o
       permission: 'allowAll',
       sandbox: 'workspace-write',
       denyRead: [],
+      allowUnixSockets: [],
       allowNetwork: false,
       allowedDomains: [],
       maskEnv: {},
@@ -443,6 +444,55 @@ describe('issue 30 network by domain: --allow-domain and network.allowedDomains'
   });
 });
 
+describe('sandbox.allowUnixSockets: the host sockets bash may reach, from the user file or an approved project', () => {
+  it('given the user file, then it applies; given a project file that adds a socket, then only once the project is approved', async () => {
+    const { repo, env, userFile, projectFile } = await given({
+      user: { sandbox: { allowUnixSockets: ['/var/run/docker.sock'] } },
+      project: { sandbox: { allowUnixSockets: ['/var/run/docker.sock', '~/.ssh-agent.sock'] } },
+    });
+    const unapproved = await resolveSkillSettings({ cwd: repo }, { env });
+    expect([unapproved.values.allowUnixSockets, unapproved.sources.allowUnixSockets]).toEqual([
+      ['/var/run/docker.sock'],
+      `user:${userFile}`,
+    ]);
+    expect(unapproved.warnings[0]).toMatch(
+      /^ignored "sandbox\.allowUnixSockets": \["\/var\/run\/docker\.sock","~\/\.ssh-agent\.sock"\] from .+: a project file may tighten bhrain's confinement, not loosen it without your approval; sandbox\.allowUnixSockets is \["\/var\/run\/docker\.sock"\] \(user:/,
+    );
+    const approved = await resolveSkillSettings({ cwd: repo, trustProject: true }, { env });
+    expect([approved.values.allowUnixSockets, approved.sources.allowUnixSockets]).toEqual([
+      ['/var/run/docker.sock', '~/.ssh-agent.sock'],
+      `project:${projectFile}`,
+    ]);
+    const ask = await resolveSkillSettings({ skill: 'ask', cwd: repo, trustProject: true }, { env });
+    expect(ask.values.allowUnixSockets).toEqual([]);
+  });
+
+  it('given allowNetwork beside it, then exit 2 saying why; given the sandbox off, then a warning that it does nothing', async () => {
+    const { repo, env, userFile } = await given({ user: { sandbox: { allowUnixSockets: ['/var/run/docker.sock'] }, allowNetwork: true } });
+    const refused = resolveSkillSettings({ cwd: repo }, { env });
+    await expect(refused).rejects.toThrow(BadRequestError);
+    await expect(refused).rejects.toThrow(
+      `sandbox.allowUnixSockets (${userFile}) cannot go with allowNetwork (allowNetwork (${userFile})): with the host's network, bash would also reach every abstract unix socket of the host`,
+    );
+    const off = await resolveSkillSettings({ cwd: repo, flags: { sandbox: 'off' } }, { env });
+    expect(off.warnings).toContain(
+      `sandbox.allowUnixSockets (${userFile}) has no effect with the sandbox off: bash runs unconfined and reaches every socket`,
+    );
+  });
+
+  it('given a relative path or a non-list, then an error naming the key path and what is valid', async () => {
+    const { repo, env, projectFile, write } = await given();
+    await write(projectFile, { sandbox: { allowUnixSockets: ['docker.sock'] } });
+    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
+      `bad value for 'sandbox.allowUnixSockets[0]' in ${projectFile}: "docker.sock" is not a socket's path: give one that starts with / or ~/, e.g. "/var/run/docker.sock"`,
+    );
+    await write(projectFile, { sandbox: { allowUnixSockets: '/var/run/docker.sock' } });
+    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
+      `bad value for 'sandbox.allowUnixSockets' in ${projectFile}: expected a list of unix sockets' paths, each absolute or starting with ~/, e.g. ["/var/run/docker.sock"]`,
+    );
+  });
+});
+
 describe('issue 30 point 4 settings: sandbox.denyRead extends the paths hidden from the model', () => {
   it("issue 30 denyRead: sandbox is a mode or { mode, denyRead }; denyRead is every layer's paths together, with each source", async () => {
     const { repo, sub, env, userFile, projectFile, subFile } = await given({
@@ -473,7 +523,7 @@ describe('issue 30 point 4 settings: sandbox.denyRead extends the paths hidden f
     );
     await write(projectFile, { sandbox: { mode: 'off', denyread: ['~/.x'] } });
     await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
-      `unknown key 'sandbox.denyread' in ${projectFile}: did you mean 'denyRead'? valid keys are mode, denyRead, env`,
+      `unknown key 'sandbox.denyread' in ${projectFile}: did you mean 'denyRead'? valid keys are mode, denyRead, allowUnixSockets, env`,
     );
     await write(projectFile, { sandbox: { mode: 'of' } });
     await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(

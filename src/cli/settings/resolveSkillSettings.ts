@@ -66,13 +66,14 @@ export interface ResolvedSkillSettings {
 }
 
 /** a layer's values, as the file schema types them; baseUrl by supplier; network.allowedDomains as allowedDomains; sandbox's
- *  mode, denyRead and env.mask (maskEnv) apart */
+ *  mode, denyRead, allowUnixSockets and env.mask (maskEnv) apart */
 type LayerValues = Omit<SettingsFile, 'baseUrl' | 'network' | 'sandbox'> & {
   baseUrl?: Partial<Record<SettingsSupplier, { url: string; source: SettingSource }>>;
   allowedDomains?: string[];
   sandbox?: BashSandboxMode;
   denyRead?: string[];
   maskEnv?: Record<string, string[]>;
+  allowUnixSockets?: string[];
 };
 
 const exists = (path: string) =>
@@ -157,13 +158,14 @@ const readEnvLayer = async (env: Record<string, string | undefined>): Promise<La
   return layer;
 };
 
-/** .what = a file's values as a layer, its base URLs tagged with the file, its sandbox split into mode and denyRead */
+/** .what = a file's values as a layer, its base URLs tagged with the file, its sandbox split into mode, denyRead and allowUnixSockets */
 const asFileLayer = ({ network, ...settings }: SettingsFile, source: SettingSource): LayerValues => ({
   ...settings,
   allowedDomains: network?.allowedDomains,
   sandbox: settings.sandbox?.mode,
   denyRead: settings.sandbox?.denyRead,
   maskEnv: settings.sandbox?.env?.mask,
+  allowUnixSockets: settings.sandbox?.allowUnixSockets,
   baseUrl: settings.baseUrl
     ? Object.fromEntries(Object.entries(settings.baseUrl).map(([supplier, url]) => [supplier, { url: url!, source }]))
     : undefined,
@@ -226,6 +228,21 @@ const resolveHookSettings = (
       return [];
     }),
   ];
+};
+
+/**
+ * .what = allowUnixSockets where it does nothing (the sandbox off: a warning), or beside the host's network, which would
+ *         open every abstract socket of the host too, which no file hides (refused: a BadRequestError)
+ */
+const checkAllowedUnixSockets = (values: SkillSettings, sources: Record<SettingKey, SettingSource>, warnings: string[]): void => {
+  const socketsFrom = nameSettingOrigin('allowUnixSockets', sources.allowUnixSockets);
+  if (values.allowUnixSockets.length && values.sandbox === 'off')
+    warnings.push(`${socketsFrom} has no effect with the sandbox off: bash runs unconfined and reaches every socket`);
+  // the host's network would open every abstract socket of the host too, which no file hides: refused, not warned
+  else if (values.allowUnixSockets.length && values.allowNetwork)
+    throw new BadRequestError(
+      `${socketsFrom} cannot go with allowNetwork (${nameSettingOrigin('allowNetwork', sources.allowNetwork)}): with the host's network, bash would also reach every abstract unix socket of the host (an X server's, a D-Bus bus), which no file hides. Allow the hosts bash needs by name instead (--allow-domain), or leave allowUnixSockets out`,
+    );
 };
 
 /**
@@ -301,6 +318,7 @@ export const resolveSkillSettings = async (
     permission: pick('permission', SETTINGS.permission.default),
     sandbox: pick('sandbox', SETTINGS.sandbox.default),
     denyRead: [...new Set(denyReadLayers.flatMap((layer) => layer.values.denyRead!))],
+    allowUnixSockets: [...new Set(pick('allowUnixSockets', SETTINGS.allowUnixSockets.default))],
     allowNetwork: pick('allowNetwork', SETTINGS.allowNetwork.default),
     allowedDomains: [...new Set(pick('allowedDomains', SETTINGS.allowedDomains.default).map(normalizeDomainPattern))],
     maskEnv: pick('maskEnv', SETTINGS.maskEnv.default),
@@ -334,6 +352,7 @@ export const resolveSkillSettings = async (
     permission: SETTINGS.permission.default,
     allowedDomains: SETTINGS.allowedDomains.default,
     maskEnv: SETTINGS.maskEnv.default,
+    allowUnixSockets: SETTINGS.allowUnixSockets.default,
   };
   // ask fixes them all: nothing a project gives for them applies
   for (const key of skill === 'ask' ? [] : (Object.keys(LOOSENING) as Array<keyof typeof LOOSENING>)) {
@@ -366,11 +385,13 @@ export const resolveSkillSettings = async (
     values.allowedDomains = [];
     // no network: nothing to write a masked value into (what bash gets of the variable is the environment's rule)
     values.maskEnv = {};
+    values.allowUnixSockets = [];
     sources.permission = 'default';
     sources.sandbox = typeof flagSandbox === 'string' ? 'flag' : 'default';
     sources.allowNetwork = 'default';
     sources.allowedDomains = 'default';
     sources.maskEnv = 'default';
+    sources.allowUnixSockets = 'default';
   }
 
   const domainsFrom = nameSettingOrigin('allowedDomains', sources.allowedDomains);
@@ -379,6 +400,7 @@ export const resolveSkillSettings = async (
     warnings.push(`${domainsFrom} has no effect with the sandbox off: bash runs unconfined and reaches every host`);
   else if (values.allowedDomains.length && values.allowNetwork)
     warnings.push(`${domainsFrom} has no effect with allowNetwork (--allow-network): bash reaches every host`);
+  checkAllowedUnixSockets(values, sources, warnings);
   const mcp = mcpSettingsOf({ user, userPath, projects, projectPaths, approval });
   const hooks = resolveHookSettings({ user, userPath, projects, projectPaths, approval, howToApprove }, warnings);
   return { values, sources, files, warnings, approval, mcp, hooks };

@@ -210,6 +210,12 @@ export const checkPathToHide = (path: string): string | null =>
     ? null
     : `${JSON.stringify(path)} is not a path to hide: give one that starts with / or ~/ (and is not / itself), e.g. "~/.config/op"`;
 
+/** .what = why a path cannot name a socket to allow (it is not absolute, nor from ~/), or null */
+export const checkSocketPath = (path: string): string | null =>
+  path.startsWith('~/') || (path.startsWith('/') && path.replace(/\/+$/, '') !== '')
+    ? null
+    : `${JSON.stringify(path)} is not a socket's path: give one that starts with / or ~/, e.g. "/var/run/docker.sock"`;
+
 /** .what = a row, typed by its rule, its default's type kept (undefined: the setting may be unset) */
 const row = <const TRule extends SettingRule, const TDefault extends SettingRuleValue<TRule> | undefined>(
   setting: SettingRow<TRule, TDefault>,
@@ -334,6 +340,18 @@ export const SETTINGS = {
       value:
         'paths hidden from the model besides the credential stores and `$BHRAIN_HOME` ([Sandbox](#sandbox)), each absolute or from `~/`: `{"sandbox": {"denyRead": ["~/.config/op", "/srv/secrets"]}}`. Every file\'s paths are hidden together: a nearer file adds to a farther one, never replaces it',
       default: 'none added',
+    },
+  }),
+  allowUnixSockets: row({
+    fileKey: 'sandbox.allowUnixSockets',
+    value: { kind: 'list', each: checkSocketPath },
+    expects: 'a list of unix sockets\' paths, each absolute or starting with ~/, e.g. ["/var/run/docker.sock"]',
+    default: [] as string[],
+    shownDefault: 'none: bash reaches no unix socket of the host',
+    readme: {
+      value:
+        'the host\'s unix sockets bash may connect to, each absolute or from `~/`: `{"sandbox": {"allowUnixSockets": ["/var/run/docker.sock"]}}`; each must be a socket, every other socket of the host stays hidden, and a warning says what each grants; not with `allowNetwork` ([Sandbox](#sandbox))',
+      default: 'none',
     },
   }),
   allowNetwork: row({
@@ -557,7 +575,7 @@ export const FILE_SETTINGS = {
     shownDefault: 'none',
     readme: {
       value:
-        'the projects you approve, by repository root: `["~/src/my-app"]` (`~/` is your home; symlinks resolved). An approved project\'s files may loosen `sandbox`, `allowNetwork`, `network.allowedDomains`, `sandbox.env.mask` and `permission`, its MCP servers start, and its `hooks` run. User file only',
+        'the projects you approve, by repository root: `["~/src/my-app"]` (`~/` is your home; symlinks resolved). An approved project\'s files may loosen `sandbox`, `allowNetwork`, `network.allowedDomains`, `sandbox.env.mask`, `sandbox.allowUnixSockets` and `permission`, its MCP servers start, and its `hooks` run. User file only',
       default: 'none',
     },
   }),

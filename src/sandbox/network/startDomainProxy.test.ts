@@ -1,16 +1,14 @@
-import { existsSync, statSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createConnection, createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
-import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { BadRequestError } from '../../core/contract/errors.js';
-import { PROXY_SOCKET_NAME } from './sandboxForwarder.js';
 import { startDomainProxy, type DomainProxy, type HostLookup } from './startDomainProxy.js';
 
 // issue 30 point 3: the proxy outside the sandbox forwards to the allowed hosts and refuses every other, naming it.
-// Every name resolves through the proxy's own lookup (injected): *.test to the loopback, where the servers listen
+// Every name resolves through the proxy's own lookup (injected): *.test to the loopback, where the servers listen. The
+// proxy serves a listener on the loopback, as it serves the one a sandbox's forwarder hands it
 
 /** .what = a lookup that resolves every *.test name to 127.0.0.1, as dns.lookup answers with { all: true } */
 const testLookup = ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
@@ -18,19 +16,32 @@ const testLookup = ((hostname: string, options: { all?: boolean }, callback: (..
   return options.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4);
 }) as unknown as HostLookup;
 
-/** .what = what a request through the proxy's socket got back */
+// the port each proxy's listener took
+const portOf = new Map<DomainProxy, number>();
+
+/** .what = starts a proxy, serving a listener of the test's own on 127.0.0.1 (a port of its choosing) */
+const startServedProxy = async (...args: Parameters<typeof startDomainProxy>): Promise<DomainProxy> => {
+  const proxy = await startDomainProxy(...args);
+  const listener = createTcpServer();
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  proxy.serve(listener);
+  portOf.set(proxy, (listener.address() as { port: number }).port);
+  return proxy;
+};
+
+/** .what = what a request through the proxy's listener got back */
 interface Answer {
   status: number;
   headers: IncomingHttpHeaders;
   body: string;
 }
 
-/** .what = a proxy request (an absolute URL) sent on the proxy's socket, as curl sends it with HTTP_PROXY */
+/** .what = a proxy request (an absolute URL) sent to the proxy's listener, as curl sends it with HTTP_PROXY */
 const viaProxy = (proxy: DomainProxy, url: string, headers: Record<string, string> = {}): Promise<Answer> =>
   new Promise((resolve, reject) => {
     const host = /^[a-z]+:\/\/(?:[^@/]*@)?([^/]+)/.exec(url)?.[1] ?? 'localhost';
     const sent = request(
-      { socketPath: join(proxy.socketDir, PROXY_SOCKET_NAME), path: url, headers: { host, ...headers }, agent: false },
+      { host: '127.0.0.1', port: portOf.get(proxy), path: url, headers: { host, ...headers }, agent: false },
       (response) => {
         let body = '';
         response.on('data', (chunk) => (body += chunk));
@@ -41,13 +52,13 @@ const viaProxy = (proxy: DomainProxy, url: string, headers: Record<string, strin
     sent.end();
   });
 
-/** .what = a CONNECT on the proxy's socket: the status line, and the tunnel's socket when it was opened */
+/** .what = a CONNECT to the proxy's listener: the status line, and the tunnel's socket when it was opened */
 const connectVia = (
   proxy: DomainProxy,
   authority: string,
 ): Promise<{ status: number; reason: string; body: string; socket: Socket | null }> =>
   new Promise((resolve, reject) => {
-    const sent = request({ socketPath: join(proxy.socketDir, PROXY_SOCKET_NAME), method: 'CONNECT', path: authority, agent: false });
+    const sent = request({ host: '127.0.0.1', port: portOf.get(proxy), method: 'CONNECT', path: authority, agent: false });
     sent.on('connect', (response, socket, head) => {
       if (response.statusCode === 200) return resolve({ status: 200, reason: response.statusMessage ?? '', body: '', socket });
       let body = String(head);
@@ -83,14 +94,9 @@ afterAll(async () => {
 describe('issue 30 network by domain: the proxy outside the sandbox', () => {
   let proxy: DomainProxy;
   beforeAll(async () => {
-    proxy = await startDomainProxy({ allowedDomains: ['allowed.test', '*.wild.test', 'exact.wild2.test'] }, { lookup: testLookup });
+    proxy = await startServedProxy({ allowedDomains: ['allowed.test', '*.wild.test', 'exact.wild2.test'] }, { lookup: testLookup });
   });
   afterAll(async () => proxy?.close());
-
-  it('given its socket, then it is in a private directory (0700) of its own', () => {
-    expect(statSync(proxy.socketDir).mode & 0o777).toBe(0o700);
-    expect(statSync(join(proxy.socketDir, PROXY_SOCKET_NAME)).isSocket()).toBe(true);
-  });
 
   it('given an http request for an allowed host, then it is forwarded with Host from the URL and without the hop-by-hop headers', async () => {
     const answer = await viaProxy(proxy, `http://allowed.test:${webPort}/path?q=1`, {
@@ -174,7 +180,7 @@ describe('issue 30 network by domain: the proxy outside the sandbox', () => {
 
 describe('issue 30 network by domain: what the proxy records', () => {
   it('given requests reached and refused, then the audit counts each host once per request, and deniedSince names the hosts refused after a mark', async () => {
-    const proxy = await startDomainProxy({ allowedDomains: ['allowed.test'] }, { lookup: testLookup });
+    const proxy = await startServedProxy({ allowedDomains: ['allowed.test'] }, { lookup: testLookup });
     try {
       await viaProxy(proxy, `http://allowed.test:${webPort}/1`);
       await connectVia(proxy, `allowed.test:${echoPort}`).then((tunnel) => tunnel.socket?.destroy());
@@ -198,7 +204,7 @@ describe('issue 30 network by domain: what the proxy records', () => {
   });
 
   it('given a host that was refused only upstream (no answer), then it is in neither list: hosts are those reached', async () => {
-    const proxy = await startDomainProxy({ allowedDomains: ['allowed.test'] }, { lookup: testLookup });
+    const proxy = await startServedProxy({ allowedDomains: ['allowed.test'] }, { lookup: testLookup });
     try {
       await viaProxy(proxy, 'http://allowed.test:1/');
       expect(proxy.audit()).toMatchObject({ hosts: [], denied: [] });
@@ -208,7 +214,7 @@ describe('issue 30 network by domain: what the proxy records', () => {
   });
 
   it('given more distinct hosts refused than it keeps, then the rest are counted together', async () => {
-    const proxy = await startDomainProxy({ allowedDomains: ['allowed.test'] }, { lookup: testLookup });
+    const proxy = await startServedProxy({ allowedDomains: ['allowed.test'] }, { lookup: testLookup });
     try {
       for (let index = 0; index < 1_005; index++) await connectVia(proxy, `h${index}.test:1`);
       const { denied } = proxy.audit();
@@ -220,10 +226,10 @@ describe('issue 30 network by domain: what the proxy records', () => {
   });
 
   it('given more connections at once than it serves (256), then the next is closed at once, and one is served again when one ends', async () => {
-    const proxy = await startDomainProxy({ allowedDomains: ['allowed.test'] }, { lookup: testLookup });
+    const proxy = await startServedProxy({ allowedDomains: ['allowed.test'] }, { lookup: testLookup });
     const open = (): Promise<Socket> =>
       new Promise((resolve) => {
-        const socket = createConnection(join(proxy.socketDir, PROXY_SOCKET_NAME), () => resolve(socket));
+        const socket = createConnection(portOf.get(proxy)!, '127.0.0.1', () => resolve(socket));
       });
     try {
       const held = await Promise.all(Array.from({ length: 256 }, open));
@@ -240,10 +246,18 @@ describe('issue 30 network by domain: what the proxy records', () => {
     }
   });
 
-  it('given close, then its directory and socket are gone', async () => {
-    const proxy = await startDomainProxy({ allowedDomains: ['allowed.test'] });
+  it('given close, then its listeners are closed and the connections it served are cut', async () => {
+    const proxy = await startServedProxy({ allowedDomains: ['allowed.test'] }, { lookup: testLookup });
+    const tunnel = await connectVia(proxy, `allowed.test:${echoPort}`);
+    expect(tunnel.status).toBe(200);
     await proxy.close();
-    expect(existsSync(proxy.socketDir)).toBe(false);
+    await new Promise((resolve) => tunnel.socket!.once('close', resolve));
+    const refused = await new Promise<string>((resolve) =>
+      createConnection(portOf.get(proxy)!, '127.0.0.1', () => resolve('connected')).on('error', (error: NodeJS.ErrnoException) =>
+        resolve(error.code ?? error.message),
+      ),
+    );
+    expect(refused).toBe('ECONNREFUSED');
   });
 
   it('given a bad or empty list of patterns, then it does not start, naming what is wrong', async () => {

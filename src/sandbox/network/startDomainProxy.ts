@@ -1,28 +1,19 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import {
   createServer,
   request as httpRequest,
   type IncomingHttpHeaders,
   type IncomingMessage,
   type OutgoingHttpHeaders,
-  type Server,
   type ServerResponse,
 } from 'node:http';
 import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
-import { BlockList, connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { BlockList, connect, type Server as NetServer, type Socket } from 'node:net';
 
 import { BadRequestError } from '../../core/contract/errors.js';
 import { checkDomainPattern, matchAllowedDomain, normalizeDomainPattern, normalizeHost } from './allowedDomains.js';
 import type { MaskedCredential } from './genMaskedCredentials.js';
 import type { ProxyMasking } from './startProxyMasking.js';
-import { PROXY_SOCKET_NAME } from './sandboxForwarder.js';
-
-/** the longest path of a unix socket Linux takes (sun_path is 108 bytes, with its NUL) */
-const MAX_SOCKET_PATH_BYTES = 107;
 
 /** connections the proxy serves at once; past it, a new one is closed at once */
 const MAX_CONNECTIONS = 256;
@@ -54,19 +45,20 @@ export interface NetworkAudit {
 
 /**
  * .what = the proxy, outside the sandbox, through which sandboxed bash reaches the allowed domains and nothing else
- * .why = the sandbox has no network of its own (--unshare-net); the proxy's socket, bound into it, is its only way out
+ * .why = the sandbox has no network of its own (--unshare-net); the listening socket its forwarder made on its loopback,
+ *        and handed to the proxy, is its only way out
  */
 export interface DomainProxy {
   readonly allowedDomains: readonly string[];
-  /** the proxy's private directory (mode 0700), holding its socket (PROXY_SOCKET_NAME) */
-  readonly socketDir: string;
+  /** accepts the connections of a listening socket (a sandbox's 127.0.0.1:3128), until it or the proxy is closed */
+  serve: (listener: NetServer) => void;
   /** with masked credentials: their placeholders and the run's CA, which the sandbox must trust; else null */
   readonly masking: Pick<ProxyMasking, 'credentials' | 'caCertPem'> | null;
   audit: () => NetworkAudit;
   /** a point in the proxy's refusals; deniedSince(it) names the hosts refused after it (the note a bash call ends with) */
   mark: () => number;
   deniedSince: (mark: number) => string[];
-  /** stops listening, cuts every connection, removes the directory */
+  /** stops serving every listener, cuts every connection */
   close: () => Promise<void>;
 }
 
@@ -343,43 +335,10 @@ const genOnConnect =
   };
 
 /**
- * .what = makes the server listen on a unix socket in a new private temp directory (removed at bhrain's exit if nobody
- *         closed the proxy); returns the directory, and what removes it
- */
-const listenInPrivateDir = async (server: Server): Promise<{ socketDir: string; removeDir: () => void }> => {
-  const socketDir = await mkdtemp(join(tmpdir(), 'bhrain-net-'));
-  const socketPath = join(socketDir, PROXY_SOCKET_NAME);
-  // Linux takes 107 bytes of a unix socket's path; libuv may cut a longer one short, and listen where nobody looks
-  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
-    await rm(socketDir, { recursive: true, force: true });
-    throw new Error(
-      `cannot listen on ${socketPath}: it is ${Buffer.byteLength(socketPath)} bytes, and a unix socket's path is at most ${MAX_SOCKET_PATH_BYTES}: set TMPDIR to a shorter directory`,
-    );
-  }
-  // a proxy nobody closed goes with the process; its directory too
-  const removeDir = (): void => rmSync(socketDir, { recursive: true, force: true });
-  process.once('exit', removeDir);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(socketPath, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (error) {
-    process.off('exit', removeDir);
-    await rm(socketDir, { recursive: true, force: true });
-    throw new Error(`cannot listen on ${socketPath}: ${(error as Error).message}`, { cause: error });
-  }
-  return { socketDir, removeDir };
-};
-
-/**
- * .what = starts the domain proxy: an HTTP proxy on a unix socket in a private temp directory, which forwards requests
- *         for absolute http:// URLs and opens CONNECT tunnels (https, git over https) to the allowed hosts, and refuses
- *         every other host with a 403 whose reason and body name it. With masked credentials, their hosts are allowed
- *         too, and a tunnel to one is terminated here (startProxyMasking): its requests get the values in their headers
+ * .what = starts the domain proxy: an HTTP proxy, serving the listening sockets it is given (serve), which forwards
+ *         requests for absolute http:// URLs and opens CONNECT tunnels (https, git over https) to the allowed hosts, and
+ *         refuses every other host with a 403 whose reason and body name it. With masked credentials, their hosts are
+ *         allowed too, and a tunnel to one is terminated here (startProxyMasking): its requests get the values in their headers
  * .why = the network of sandboxed bash opens by name, not all or nothing. node's own http and net: the job is narrow
  *        (decide by name, pass bytes on, count), and a kept proxy library (proxy-chain) would bring socks support, an
  *        upstream-proxy chain and its own refusal texts we do not use, three more packages, and a Node 20.11 floor
@@ -418,36 +377,45 @@ export const startDomainProxy = async (
       )
     : null;
 
+  // listens nowhere itself: each listener served hands it its connections
   const server = createServer({ requestTimeout: 0 }, genOnRequest(routing));
-  // each connection holds two of bhrain's fds (and a tunnel's memory): a command cannot open enough to starve the run
-  server.maxConnections = MAX_CONNECTIONS;
   server.on('connect', genOnConnect(routing, sockets, masking));
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
   server.on('clientError', (_error, socket: Socket) => socket.destroy());
-  const { socketDir, removeDir } = await listenInPrivateDir(server);
-  // it serves the sandbox's calls, each of which holds the process while it runs; idle, it holds nothing
-  server.unref();
-
+  const listeners = new Set<NetServer>();
+  let clients = 0;
   let closed: Promise<void> | null = null;
+
+  const serve = (listener: NetServer): void => {
+    if (closed) return void listener.close();
+    listeners.add(listener);
+    listener.on('close', () => listeners.delete(listener));
+    listener.on('connection', (socket: Socket) => {
+      // each connection holds two of bhrain's fds (and a tunnel's memory): a command cannot open enough to starve the run
+      if (clients >= MAX_CONNECTIONS) return void socket.destroy();
+      clients++;
+      socket.once('close', () => clients--);
+      server.emit('connection', socket);
+    });
+    // it serves the sandbox's calls, each of which holds the process while it runs; idle, it holds nothing
+    listener.unref();
+  };
+
   return {
     allowedDomains,
-    socketDir,
+    serve,
     masking,
     audit: audit.audit,
     mark: audit.mark,
     deniedSince: audit.deniedSince,
     close: () =>
       (closed ??= (async () => {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          for (const socket of sockets) socket.destroy();
-          masking?.close();
-        });
-        process.off('exit', removeDir);
-        await rm(socketDir, { recursive: true, force: true });
+        for (const listener of listeners) listener.close();
+        for (const socket of sockets) socket.destroy();
+        masking?.close();
       })()),
   };
 };

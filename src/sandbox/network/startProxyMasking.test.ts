@@ -2,15 +2,13 @@ import { X509Certificate } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer as createHttpServer, request, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { Socket } from 'node:net';
-import { join } from 'node:path';
+import { createServer as createTcpServer, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { genMaskedCredentials, type MaskedCredential } from './genMaskedCredentials.js';
 import { genRunCertificateAuthority, type RunCertificateAuthority } from './genRunCertificateAuthority.js';
-import { PROXY_SOCKET_NAME } from './sandboxForwarder.js';
 import { startDomainProxy, type DomainProxy, type HostLookup } from './startDomainProxy.js';
 
 // credentials masked by the domain proxy: a CONNECT to a masked host is terminated with the run CA's leaf, each request
@@ -108,10 +106,20 @@ afterAll(async () => {
   }
 });
 
-/** .what = a CONNECT on the proxy's socket: the status, and the socket when the tunnel opened */
+/** the loopback port each proxy serves, as it serves the listening socket a sandbox's forwarder hands it */
+const portOf = new WeakMap<DomainProxy, number>();
+const serveOnLoopback = async (proxy: DomainProxy): Promise<DomainProxy> => {
+  const listener = createTcpServer();
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  proxy.serve(listener);
+  portOf.set(proxy, (listener.address() as { port: number }).port);
+  return proxy;
+};
+
+/** .what = a CONNECT on the proxy's listener: the status, and the socket when the tunnel opened */
 const connectVia = (proxy: DomainProxy, authority: string): Promise<{ status: number; socket: Socket; head: Buffer }> =>
   new Promise((resolve, reject) => {
-    const sent = request({ socketPath: join(proxy.socketDir, PROXY_SOCKET_NAME), method: 'CONNECT', path: authority, agent: false });
+    const sent = request({ host: '127.0.0.1', port: portOf.get(proxy), method: 'CONNECT', path: authority, agent: false });
     sent.on('connect', (response, socket, head) => resolve({ status: response.statusCode ?? 0, socket, head }));
     sent.on('error', reject);
     sent.end();
@@ -157,9 +165,8 @@ beforeAll(async () => {
     { mask: { GH_TOKEN: ['github.test', 'api.github.test'], NPM_TOKEN: ['github.test'], OTHER_TOKEN: ['other-masked.test'] } },
     { env: SECRETS },
   ));
-  proxy = await startDomainProxy(
-    { allowedDomains: ['other.test'], masked: credentials },
-    { lookup: testLookup, upstreamCa: upstreamCa.certPem },
+  proxy = await serveOnLoopback(
+    await startDomainProxy({ allowedDomains: ['other.test'], masked: credentials }, { lookup: testLookup, upstreamCa: upstreamCa.certPem }),
   );
 });
 afterAll(async () => proxy?.close());
@@ -250,7 +257,8 @@ describe('credentials masked by the domain proxy: every other way keeps the plac
     const answer = await new Promise<string>((resolve, reject) => {
       const sent = request(
         {
-          socketPath: join(proxy.socketDir, PROXY_SOCKET_NAME),
+          host: '127.0.0.1',
+          port: portOf.get(proxy),
           path: `http://github.test:${ports.plain}/clear`,
           headers: { host: `github.test:${ports.plain}`, authorization: `Bearer ${placeholder('GH_TOKEN')}` },
           agent: false,
@@ -268,9 +276,8 @@ describe('credentials masked by the domain proxy: every other way keeps the plac
   });
 
   it('given a masked host whose certificate its CA does not vouch for, then 502 naming the host, and the value never left the proxy', async () => {
-    const forgedProxy = await startDomainProxy(
-      { allowedDomains: [], masked: credentials },
-      { lookup: testLookup, upstreamCa: upstreamCa.certPem },
+    const forgedProxy = await serveOnLoopback(
+      await startDomainProxy({ allowedDomains: [], masked: credentials }, { lookup: testLookup, upstreamCa: upstreamCa.certPem }),
     );
     try {
       const { tls } = await tlsVia(forgedProxy, 'github.test', ports.forged, forgedProxy.masking!.caCertPem);

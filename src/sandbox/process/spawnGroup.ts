@@ -38,8 +38,9 @@ export interface SpawnGroupInput {
   cwd: string;
   /** undefined values are left out */
   env: Record<string, string | undefined>;
-  /** the child's fds; default: stdin ignored (a read gets EOF instead of hanging), stdout and stderr piped */
-  stdio?: ReadonlyArray<'pipe' | 'ignore' | number>;
+  /** the child's fds; default: stdin ignored (a read gets EOF instead of hanging), stdout and stderr piped; 'ipc' is
+   *  node's channel (child.send, the 'message' event), at most one */
+  stdio?: ReadonlyArray<'pipe' | 'ignore' | 'ipc' | number>;
   /** keeps stdout or stderr in a BoundedCapture; a piped stream not captured is the caller's to read */
   capture?: { stdout?: BoundedCaptureInput; stderr?: BoundedCaptureInput };
   /** the group is stopped after this long (the end says timedOut); absent: no limit */

@@ -17,6 +17,9 @@ import { BASH_SANDBOX_MODES, isBashSandboxMode, type BashSandbox, type BashSandb
 import { CaptureBudget } from '../../../sandbox/CaptureBudget.js';
 import { checkBashSandbox } from '../../../sandbox/checkBashSandbox.js';
 import { genBashSandboxPool } from '../../../sandbox/genBashSandboxPool.js';
+import { seccompFilterOfThisMachine } from '../../../sandbox/genSeccompFilter.js';
+import { hideHostSockets } from '../../../sandbox/hideHostSockets.js';
+import { resolveAllowedUnixSockets } from '../../../sandbox/resolveAllowedUnixSockets.js';
 import { isUnder, resolveHiddenPaths, type ReadDenial } from '../../../sandbox/resolveHiddenPaths.js';
 import {
   genBwrapArgs,
@@ -223,6 +226,8 @@ export interface BashSettings {
   /** the network opens by domain, through bhrain's proxy */
   byDomain: boolean;
   denial: ReadDenial;
+  /** the real paths of the host's unix sockets bash may reach (sandbox.allowUnixSockets); empty: none */
+  allowUnixSockets: string[];
   /** started at the first call that needs it, unless given; one that cannot start refuses every call (fail closed) */
   domainProxy: Promise<DomainProxy> | null;
   /** the variables masked: the toolbox's proxy masks them when it starts one (else, those of the proxy given) */
@@ -241,6 +246,13 @@ const readBashSettings = (options: BashToolBoxOptions): BashSettings => {
   const denial: ReadDenial = { denyRead: options.sandbox?.denyRead, allowRead: options.sandbox?.allowRead };
   // fails here, at build time, on a relative path
   resolveHiddenPaths(denial, { env: process.env });
+  const unixSockets = sandboxMode === 'off' ? [] : resolveAllowedUnixSockets(options.sandbox?.allowUnixSockets ?? [], { env: process.env });
+  // the sandbox would share the host's network namespace, and in it every abstract socket (an X server's, a D-Bus bus
+  // at unix:abstract=…), which no file hides: with unix sockets open, that is not a sandbox any more
+  if (unixSockets.length && allowNetwork)
+    throw new BadRequestError(
+      `sandbox.allowUnixSockets cannot go with allowNetwork (--allow-network): with the host's network, bash would also reach every abstract unix socket of the host (an X server's, a D-Bus bus), which no file hides. Allow the hosts bash needs by name instead (allowedDomains, --allow-domain), or leave allowUnixSockets out`,
+    );
   return {
     maxTimeoutMs,
     defaultTimeoutMs: Math.min(options.defaultTimeoutMs ?? 120_000, maxTimeoutMs),
@@ -253,6 +265,7 @@ const readBashSettings = (options: BashToolBoxOptions): BashSettings => {
     // the network opens by domain only where it would otherwise be off: allowNetwork is everything, mode off unconfined
     byDomain: sandboxMode !== 'off' && !allowNetwork && allowedDomains.length > 0,
     denial,
+    allowUnixSockets: unixSockets.map((socket) => socket.realPath),
     domainProxy: options.sandbox?.domainProxy ? Promise.resolve(options.sandbox.domainProxy) : null,
     mask,
   };
@@ -327,7 +340,7 @@ const genSandboxedRunner = (settings: BashSettings) => {
     });
     const proxy = await settings.domainProxy.catch((error: Error) => error);
     if (proxy instanceof Error) return { refusal: `the network proxy for the allowed domains could not start (${proxy.message})` };
-    const plan = planSandboxForwarder({ proxyDir: proxy.socketDir, cwdReal, writable: settings.sandboxMode === 'workspace-write' });
+    const plan = planSandboxForwarder({ cwdReal, writable: settings.sandboxMode === 'workspace-write' });
     if (!plan.ok) return { refusal: plan.reason };
     if (proxy.masking && trust?.proxy !== proxy)
       trust = { proxy, files: genSandboxTrust({ caCertPem: proxy.masking.caCertPem }, { env: context.env }) };
@@ -358,7 +371,13 @@ const genSandboxedRunner = (settings: BashSettings) => {
       return {
         refusal: `bash is refused: ${check.reason}, or configure the bash toolbox with sandbox: { mode: 'off' } (CLI: --sandbox off) to run bash unconfined. Tell the user: retrying will not help.`,
       };
-    // the network by domain: the proxy outside, and the forwarder the sandbox's supervisor keeps inside
+    // unix sockets allowed: the filter lets a command make them, and the sockets not allowed are hidden instead
+    const seccompFilter = seccompFilterOfThisMachine(settings.allowUnixSockets.length > 0);
+    if (!seccompFilter)
+      return {
+        refusal: `bash is refused: bhrain's sandbox has no seccomp filter for ${process.arch}. Tell the user: retrying will not help.`,
+      };
+    // the network by domain: the proxy outside, and the forwarder that hands it the sandbox's listening socket
     const network = settings.byDomain ? await prepareNetwork(cwdReal, context) : null;
     if (network && 'refusal' in network) return { refusal: `bash is refused: ${network.refusal}. Tell the user: retrying will not help.` };
     const forwarder = network?.forwarder ?? null;
@@ -372,7 +391,9 @@ const genSandboxedRunner = (settings: BashSettings) => {
     const tree = settings.sandboxMode === 'workspace-write' ? protectedTreeOf(cwdReal, context.env) : null;
     const { bound, pinned } = tree?.mounts() ?? { bound: [], pinned: [] };
     // the credential stores and $BHRAIN_HOME, as they are now: a store made since the last call is hidden from this one
-    const hidden = pickSandboxHidden(resolveHiddenPaths(settings.denial, { env: context.env, readable: [context.cwd, cwdReal] }), cwdReal);
+    const found = pickSandboxHidden(resolveHiddenPaths(settings.denial, { env: context.env, readable: [context.cwd, cwdReal] }), cwdReal);
+    // every host socket but those allowed, as it is now: a daemon started since the last call is hidden from this one
+    const hidden = settings.allowUnixSockets.length ? hideHostSockets(found, { allowed: settings.allowUnixSockets, cwdReal }) : found;
     const dataFiles = [...gitConfigView(context.cwd, context.env, hidden, cwdReal), ...(network?.trustFiles ?? [])];
     // what changes how bash runs a script reaches the command, not the sandbox's supervisor
     const shellVariables = Object.entries(env).flatMap(([name, value]) =>
@@ -394,14 +415,16 @@ const genSandboxedRunner = (settings: BashSettings) => {
         hidden,
         dataFiles,
       }),
-      ...(forwarder ? { forwarderInterpreterPath: forwarder.interpreterPath } : {}),
+      seccompFilter,
+      ...(network ? { serveForwarder: network.proxy.serve } : {}),
       data: sandboxDataFilesOf(hidden, dataFiles).map((file) => file.text),
     };
-    // all a sandbox was made for, down to the inodes it binds: a kept one runs this call only if none changed
-    // (the CA files, last of the data, stay out of it: they are the proxy's for its life, and its placeholders are in
-    // the environment, while the bundle would cost a stringify of ~220 KB per call)
+    // all a sandbox was made for, down to the inodes it binds: a kept one runs this call only if none changed. The
+    // filter is the toolbox's, the same for all its calls (its bytes would cost ~20 µs a call to stringify); the CA files,
+    // last of the data, are the proxy's for its life, and its placeholders are in the environment, while the bundle would
+    // cost a stringify of ~220 KB per call
     const trusted = network?.trustFiles.length ?? 0;
-    const keyed = trusted ? { ...start, data: start.data.slice(0, -trusted) } : start;
+    const keyed = { ...start, seccompFilter: null, ...(trusted ? { data: start.data.slice(0, -trusted) } : {}) };
     const key = JSON.stringify([keyed, context.cwd, env, `${cwdFound.dev}:${cwdFound.ino}`, bound.map((found) => found.inode)]);
     const supervisorEnv = shellVariables.length
       ? Object.fromEntries(Object.entries(env).filter(([name]) => !isShellBehaviorVariable(name)))
