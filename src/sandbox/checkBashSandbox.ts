@@ -1,8 +1,8 @@
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { realpathSync } from 'node:fs';
 
 import { genBashSandboxPool } from './genBashSandboxPool.js';
 import { genBwrapArgs } from './genBwrapArgs.js';
+import { findHostProgram } from './process/findHostProgram.js';
 import { planSandboxForwarder } from './network/sandboxForwarder.js';
 import type { DomainProxy } from './network/startDomainProxy.js';
 
@@ -14,24 +14,6 @@ export type BashSandboxCheck = { ok: true; bwrapPath: string; bashPath: string }
 
 // the probe's result per PATH: bwrap is looked up and tried once, not on every call
 const checked = new Map<string, Promise<BashSandboxCheck>>();
-
-/**
- * .what = the first executable file named `name` in a PATH value; relative entries are skipped so a workspace cannot plant one
- * .note = synchronous (a few stats), so the probe's bwrap starts the moment it is asked for, while the caller goes on
- */
-const findOnPath = (name: string, pathValue: string): string | null => {
-  for (const directory of pathValue.split(delimiter)) {
-    if (!isAbsolute(directory)) continue;
-    const candidate = join(directory, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here: the next entry
-    }
-  }
-  return null;
-};
 
 /** the probe's command: it fails when it can read the supervisor's environment, which no command may */
 const PROBE_COMMAND = 'if cat /proc/1/environ >/dev/null 2>&1; then exit 3; fi';
@@ -86,14 +68,14 @@ export const checkBashSandbox = (input: {
   let check = checked.get(pathValue);
   if (!check) {
     check = (async (): Promise<BashSandboxCheck> => {
-      const bwrapPath = findOnPath('bwrap', pathValue);
+      const bwrapPath = findHostProgram({ name: 'bwrap', path: pathValue });
       if (!bwrapPath)
         return {
           ok: false,
           reason: `bash runs in a bubblewrap sandbox, but bwrap was not found on PATH: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)`,
         };
       // bash is found here, on the host, and run by its real path: the sandbox's private /tmp hides PATH entries under /tmp
-      const bashFound = findOnPath('bash', pathValue);
+      const bashFound = findHostProgram({ name: 'bash', path: pathValue });
       const bashPath = bashFound && realpathSync(bashFound);
       if (!bashPath) return { ok: false, reason: 'bash was not found on PATH: install bash' };
       if (bashPath === '/tmp' || bashPath.startsWith('/tmp/'))
