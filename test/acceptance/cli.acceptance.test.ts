@@ -67,8 +67,9 @@ describe('bin/bhrain, directly', () => {
       toolCalls: { made: 1, failed: 0, denied: 0, promptedDenied: 0, denials: [] },
       // issue 33 item 4: the end-of-run audit of a run that changed nothing
       audit: expect.objectContaining({
-        version: 1,
+        version: 2,
         files: expect.objectContaining({ created: { items: [], omitted: 0 }, changed: { items: [], omitted: 0 }, complete: true }),
+        hidden: { index: { items: [], omitted: 0 }, files: { items: [], omitted: 0 }, unread: null },
         commands: { items: [], omitted: 0 },
       }),
       warnings: [],
