@@ -12,7 +12,7 @@ import type { DomainProxy } from './network/startDomainProxy.js';
  */
 export type BashSandboxCheck = { ok: true; bwrapPath: string; bashPath: string } | { ok: false; reason: string };
 
-// the probe's result per PATH: bwrap is looked up and tried once, not on every call
+// the probe's result per PATH and workspace: bwrap is looked up and tried once, not on every call
 const checked = new Map<string, Promise<BashSandboxCheck>>();
 
 /** the probe's command: it fails when it can read the supervisor's environment, which no command may */
@@ -57,6 +57,9 @@ const probe = async (input: { bwrapPath: string; bashPath: string }, env: Record
 export const checkBashSandbox = (input: {
   env: Record<string, string | undefined>;
   platform?: NodeJS.Platform;
+  /** the workspace, whose PATH entries (node_modules/.bin under `npm run`) bwrap and bash are never taken from; the
+   *  process's working directory when absent */
+  cwd?: string;
 }): Promise<BashSandboxCheck> => {
   const platform = input.platform ?? process.platform;
   if (platform !== 'linux')
@@ -65,17 +68,19 @@ export const checkBashSandbox = (input: {
       reason: `bash runs in a sandbox by default, but sandboxing on ${platform} is not supported yet (bhrain uses bubblewrap, which is Linux-only)`,
     });
   const pathValue = input.env.PATH ?? '';
-  let check = checked.get(pathValue);
+  const untrusted = [input.cwd ?? process.cwd()];
+  const key = `${pathValue}\0${untrusted[0]}`;
+  let check = checked.get(key);
   if (!check) {
     check = (async (): Promise<BashSandboxCheck> => {
-      const bwrapPath = findHostProgram({ name: 'bwrap', path: pathValue });
+      const bwrapPath = findHostProgram({ name: 'bwrap', path: pathValue, untrusted });
       if (!bwrapPath)
         return {
           ok: false,
           reason: `bash runs in a bubblewrap sandbox, but bwrap was not found on PATH: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)`,
         };
       // bash is found here, on the host, and run by its real path: the sandbox's private /tmp hides PATH entries under /tmp
-      const bashFound = findHostProgram({ name: 'bash', path: pathValue });
+      const bashFound = findHostProgram({ name: 'bash', path: pathValue, untrusted });
       const bashPath = bashFound && realpathSync(bashFound);
       if (!bashPath) return { ok: false, reason: 'bash was not found on PATH: install bash' };
       if (bashPath === '/tmp' || bashPath.startsWith('/tmp/'))
@@ -87,7 +92,7 @@ export const checkBashSandbox = (input: {
       if (failure) return { ok: false, reason: `bash runs in a bubblewrap sandbox, but ${bwrapPath} could not create one (${failure}` };
       return { ok: true, bwrapPath, bashPath };
     })();
-    checked.set(pathValue, check);
+    checked.set(key, check);
   }
   return check;
 };

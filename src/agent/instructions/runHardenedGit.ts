@@ -1,4 +1,3 @@
-import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 import { findHostProgram } from '../../sandbox/process/findHostProgram.js';
@@ -10,15 +9,6 @@ import { findGitDirs, readGitCredentials, type GitDirs } from './readGitCredenti
 
 /** .what = how a hardened git run went: it ran (how it ended, where), or it was not run and why */
 export type HardenedGitRun = { ran: true; end: GroupEnd; dirs: GitDirs } | { ran: false; why: string };
-
-/** .what = a path's real path, or the path itself when it has none (gone) */
-const realOrSelf = (path: string): string => {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
-};
 
 /**
  * .what = runs one git command that bhrain itself needs on the workspace (the status line, the audit's index bits),
@@ -43,7 +33,7 @@ export const runHardenedGit = async (
   const dirs = findGitDirs(cwd);
   if (!dirs) return { ran: false, why: `${cwd} is not in a git repository git can be pointed at` };
   // the workspace: the repository, and the directory asked about (a cwd inside a nested checkout)
-  const untrusted = [...new Set([realOrSelf(dirs.root), realOrSelf(cwd)])];
+  const untrusted = [dirs.root, cwd];
   const env = genHostProgramEnv({
     env: context.env,
     untrusted,

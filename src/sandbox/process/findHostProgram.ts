@@ -3,19 +3,23 @@ import { delimiter, isAbsolute, join } from 'node:path';
 
 import { isUnder } from '../resolveHiddenPaths.js';
 
+/** .what = a path's real path, or the path itself when it has none (absent, or not ours to look into) */
+const realOrSelf = (path: string): string => {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
+};
+
 /**
- * .what = whether a directory lies inside any of `untrusted` (real paths), by its path or by its real path (a link
- *         into the workspace is the workspace); a directory not there yet is judged by its path alone
+ * .what = whether a directory is relative, or lies inside any of `untrusted` (absolute directories: the workspace), by
+ *         its path or its real path, against each root's path and real path (a link into the workspace is the workspace)
  */
 export const isUntrustedDirectory = (directory: string, untrusted: readonly string[]): boolean => {
   if (!isAbsolute(directory)) return true;
-  let real = directory;
-  try {
-    real = realpathSync.native(directory);
-  } catch {
-    // absent (or unreadable): nothing can be found in it now
-  }
-  return untrusted.some((root) => isUnder(root, directory) || isUnder(root, real));
+  const real = realOrSelf(directory);
+  return untrusted.some((root) => [root, realOrSelf(root)].some((each) => isUnder(each, directory) || isUnder(each, real)));
 };
 
 /**

@@ -1,4 +1,3 @@
-import { realpathSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 
@@ -12,15 +11,6 @@ import type { GrepMatch, GrepSearchInput, GrepSearchResult } from './GrepSearch.
 /** whether each rg found ran, asked once per process and path */
 const ran = new Map<string, Promise<boolean>>();
 
-/** .what = a path's real path, or the path itself when it has none */
-const realOrSelf = (path: string): string => {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
-};
-
 /**
  * .what = the ripgrep (rg) grep runs: found on PATH outside the workspace, and known to run (checked once per process
  *         and path, then cached); null when there is none
@@ -28,7 +18,7 @@ const realOrSelf = (path: string): string => {
  *        sandbox, so it must not be one the model planted (node_modules/.bin, first on PATH under `npm run`)
  */
 export const findRipgrep = async (workspace?: string): Promise<string | null> => {
-  const path = findHostProgram({ name: 'rg', path: process.env.PATH, untrusted: workspace ? [realOrSelf(workspace)] : [] });
+  const path = findHostProgram({ name: 'rg', path: process.env.PATH, untrusted: workspace ? [workspace] : [] });
   if (!path) return null;
   let check = ran.get(path);
   if (!check) {
@@ -160,7 +150,7 @@ const runRipgrep = async (
       ...ripgrepArgs(input, { sorted, target: input.rootIsFile ? basename(input.root) : '.' }),
     ],
     cwd,
-    env: genHostProgramEnv({ env: process.env, untrusted: [realOrSelf(ripgrep.workspace)] }),
+    env: genHostProgramEnv({ env: process.env, untrusted: [ripgrep.workspace] }),
     capture: { stderr: { maxBytes: RG_STDERR_MAX_BYTES } },
     timeoutMs: input.timeoutMs,
     signal: input.signal,
