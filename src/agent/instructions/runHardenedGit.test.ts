@@ -194,7 +194,7 @@ describe("bhrain's own git runs nothing a repository names", () => {
     const { log, lines } = genRecordingLog();
     expect(await readGitStatus({ cwd: repo.repo }, { env: repo.env, log })).toBeNull();
     expect(lines.map((line) => line.message)).toEqual([
-      `git status skipped: git config ${repo.repo}/.git/../pipe.inc could not be read (not a regular file, or too big), so what it names is not known`,
+      `git status skipped: git config ${repo.repo}/.git/../pipe.inc could not be read (not a regular file, too big, or a path bhrain does not expand), so what it names is not known`,
     ]);
     writeFileSync(join(repo.repo, '.git', 'config'), `${config}[filter "a=b"]\n\tclean = ${repo.hook(join(repo.repo, 'clean.sh'))}\n`);
     writeFileSync(join(repo.repo, '.gitattributes'), '* filter=a=b\n');

@@ -5,10 +5,10 @@ import { genHostProgramEnv } from '../../sandbox/process/genHostProgramEnv.js';
 import { spawnGroup, type GroupEnd } from '../../sandbox/process/spawnGroup.js';
 import { genGitConfigOverrides } from './genGitConfigOverrides.js';
 import { parseGitConfig } from './parseGitConfig.js';
-import { findGitDirs, readGitCredentials, type GitDirs } from './readGitCredentials.js';
+import { findGitDirs, readGitCredentials } from './readGitCredentials.js';
 
-/** .what = how a hardened git run went: it ran (how it ended, where), or it was not run and why */
-export type HardenedGitRun = { ran: true; end: GroupEnd; dirs: GitDirs } | { ran: false; why: string };
+/** .what = how a hardened git run went: it ran (how it ended), or it was not run and why */
+export type HardenedGitRun = { ran: true; end: GroupEnd } | { ran: false; why: string };
 
 /**
  * .what = runs one git command that bhrain itself needs on the workspace (the status line, the audit's index bits),
@@ -54,7 +54,7 @@ export const runHardenedGit = async (
   if (config.unread.length > 0)
     return {
       ran: false,
-      why: `git config ${config.unread[0]} could not be read (not a regular file, or too big), so what it names is not known`,
+      why: `git config ${config.unread[0]} could not be read (not a regular file, too big, or a path bhrain does not expand), so what it names is not known`,
     };
   const overrides = genGitConfigOverrides(config.files.flatMap((file) => parseGitConfig(file.text)));
   if ('refused' in overrides) return { ran: false, why: `git config key ${JSON.stringify(overrides.refused)} cannot be overridden` };
@@ -76,5 +76,5 @@ export const runHardenedGit = async (
     // git here only reads: nothing to clean up
     killGraceMs: 0,
   }).ended;
-  return { ran: true, end, dirs };
+  return { ran: true, end };
 };

@@ -67,12 +67,12 @@ const cutLine = (text: string): string => {
  *         (as read: a /proc file's stat says 0), or not a regular file (swapped since); null when it was searched
  * .why = "No matches" alone would tell the model the file was looked at; asked only when there were none
  */
-const whyFileUnsearched = async (path: string, signal?: AbortSignal): Promise<string | null> => {
+const whyFileUnsearched = async (path: string, shown: string, signal?: AbortSignal): Promise<string | null> => {
   const read = await readBoundedFile({ path, maxBytes: GREP_MAX_FILE_BYTES, sniffBinary: true, signal }).catch(() => null);
   if (read?.kind === 'binary') return 'it was not searched: it is a binary file (NUL bytes in its first 8 KB)';
   if (read?.kind === 'not-regular') return `it was not searched: it is ${read.what}`;
   if (read?.kind === 'read' && read.more)
-    return `it was not searched: it holds more than ${formatBytes(GREP_MAX_FILE_BYTES)}${read.stats.size < GREP_MAX_FILE_BYTES ? ` (though its size says ${formatBytes(read.stats.size)}, as /proc and /sys files do)` : ''}, grep's limit. Use bash on a part of it (e.g. \`head -c 10000000 ${path} | grep -n PATTERN\`)`;
+    return `it was not searched: it holds more than ${formatBytes(GREP_MAX_FILE_BYTES)}${read.stats.size < GREP_MAX_FILE_BYTES ? ` (though its size says ${formatBytes(read.stats.size)}, as /proc and /sys files do)` : ''}, grep's limit. Use bash on a part of it (e.g. \`head -c 10000000 ${shown} | grep -n PATTERN\`)`;
   return null;
 };
 
@@ -171,7 +171,7 @@ export const genGrepTool = (options: { engine: GrepEngine; hidden: HiddenPathsOf
               ? ` ${walkBudget}`
               : '';
         const where = shown === '.' ? 'the working directory' : shown;
-        const unsearched = stats.isFile() ? await whyFileUnsearched(root, context.signal) : null;
+        const unsearched = stats.isFile() ? await whyFileUnsearched(root, shown, context.signal) : null;
         if (unsearched) return { success: true, output: `No matches for ${JSON.stringify(pattern)} in ${where}: ${unsearched}.` };
         // a runaway regex is a failure the model must act on, not an answer
         return { success: !stall, output: `No matches for ${JSON.stringify(pattern)} in ${where}${among}.${partial}` };
