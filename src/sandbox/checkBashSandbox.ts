@@ -1,9 +1,9 @@
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { realpathSync } from 'node:fs';
 
 import { genBashSandboxPool } from './genBashSandboxPool.js';
 import { genBwrapArgs } from './genBwrapArgs.js';
 import { SECCOMP_ARCHES, seccompFilterOfThisMachine } from './genSeccompFilter.js';
+import { findHostProgram } from './process/findHostProgram.js';
 import { planSandboxForwarder } from './network/sandboxForwarder.js';
 import type { DomainProxy } from './network/startDomainProxy.js';
 
@@ -13,26 +13,8 @@ import type { DomainProxy } from './network/startDomainProxy.js';
  */
 export type BashSandboxCheck = { ok: true; bwrapPath: string; bashPath: string } | { ok: false; reason: string };
 
-// the probe's result per PATH: bwrap is looked up and tried once, not on every call
+// the probe's result per PATH and workspace: bwrap is looked up and tried once, not on every call
 const checked = new Map<string, Promise<BashSandboxCheck>>();
-
-/**
- * .what = the first executable file named `name` in a PATH value; relative entries are skipped so a workspace cannot plant one
- * .note = synchronous (a few stats), so the probe's bwrap starts the moment it is asked for, while the caller goes on
- */
-const findOnPath = (name: string, pathValue: string): string | null => {
-  for (const directory of pathValue.split(delimiter)) {
-    if (!isAbsolute(directory)) continue;
-    const candidate = join(directory, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here: the next entry
-    }
-  }
-  return null;
-};
 
 /**
  * the probe's command: it fails when it can read the supervisor's environment, which no command may (3), or when it
@@ -85,6 +67,9 @@ const probe = async (
 export const checkBashSandbox = (input: {
   env: Record<string, string | undefined>;
   platform?: NodeJS.Platform;
+  /** the workspace, whose PATH entries (node_modules/.bin under `npm run`) bwrap and bash are never taken from; the
+   *  process's working directory when absent */
+  cwd?: string;
 }): Promise<BashSandboxCheck> => {
   const platform = input.platform ?? process.platform;
   if (platform !== 'linux')
@@ -93,17 +78,19 @@ export const checkBashSandbox = (input: {
       reason: `bash runs in a sandbox by default, but sandboxing on ${platform} is not supported yet (bhrain uses bubblewrap, which is Linux-only)`,
     });
   const pathValue = input.env.PATH ?? '';
-  let check = checked.get(pathValue);
+  const untrusted = [input.cwd ?? process.cwd()];
+  const key = `${pathValue}\0${untrusted[0]}`;
+  let check = checked.get(key);
   if (!check) {
     check = (async (): Promise<BashSandboxCheck> => {
-      const bwrapPath = findOnPath('bwrap', pathValue);
+      const bwrapPath = findHostProgram({ name: 'bwrap', path: pathValue, untrusted });
       if (!bwrapPath)
         return {
           ok: false,
           reason: `bash runs in a bubblewrap sandbox, but bwrap was not found on PATH: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)`,
         };
       // bash is found here, on the host, and run by its real path: the sandbox's private /tmp hides PATH entries under /tmp
-      const bashFound = findOnPath('bash', pathValue);
+      const bashFound = findHostProgram({ name: 'bash', path: pathValue, untrusted });
       const bashPath = bashFound && realpathSync(bashFound);
       if (!bashPath) return { ok: false, reason: 'bash was not found on PATH: install bash' };
       // fail closed where there is no filter: a sandbox without it would let a command reach the host's unix sockets
@@ -122,7 +109,7 @@ export const checkBashSandbox = (input: {
       if (failure) return { ok: false, reason: `bash runs in a bubblewrap sandbox, but ${bwrapPath} could not create one (${failure}` };
       return { ok: true, bwrapPath, bashPath };
     })();
-    checked.set(pathValue, check);
+    checked.set(key, check);
   }
   return check;
 };

@@ -1,5 +1,6 @@
 // issue 33 item 4: the end-of-run audit, proved through the built CLI against the stand-in: the JSON's `audit` (valid
 // against schemas/output.schema.json), the run record's audit.json, and the GitHub job summary built from it
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -177,4 +178,53 @@ describe('issue 33 item 4: the end-of-run audit', () => {
     // bounded in time: the end walk spends at most its budget (5 s), whatever the model left behind
     expect(Date.now() - started).toBeLessThan(60_000);
   }, 120_000);
+});
+
+describe('the audit names what hides a change from git status and git diff', () => {
+  it('the three tricks that hide a change from review, done by the model (skip-worktree, info/attributes -diff, info/exclude), are named in the JSON, the record and the job summary', async () => {
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], {
+        cwd,
+        env: { PATH: process.env.PATH, HOME: home },
+      });
+    git('init', '-q', '-b', 'main');
+    await Promise.all([writeFile(join(cwd, 'tracked.txt'), 'one\n'), writeFile(join(cwd, 'diffed.txt'), 'one\n')]);
+    git('add', '.');
+    git('commit', '-qm', 'first');
+    const tricks = [
+      'git update-index --skip-worktree tracked.txt && echo two >> tracked.txt',
+      "printf 'diffed.txt -diff\\n' > .git/info/attributes && echo two >> diffed.txt",
+      'echo planted.txt >> .git/info/exclude && echo planted > planted.txt',
+    ];
+    const { run, summary } = await runAct([
+      { toolCalls: tricks.map((command) => ({ name: 'bash', input: { command } })) },
+      { text: 'done' },
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    // none shows as a change in git status but diffed.txt, whose diff git now hides
+    expect(git('status', '--porcelain').toString()).toBe(' M diffed.txt\n');
+    const { audit } = oneValidObject(run.stdout);
+    expect(audit.hidden).toEqual({
+      index: { items: [{ path: 'tracked.txt', bits: ['skip-worktree'], setBy: 'run' }], omitted: 0 },
+      files: {
+        items: [
+          { path: '.git/info/attributes', change: 'created' },
+          { path: '.git/info/exclude', change: 'changed' },
+        ],
+        omitted: 0,
+      },
+      unread: null,
+    });
+    // the audit's own walk saw every change
+    expect(audit.files.changed.items).toEqual(['diffed.txt', 'tracked.txt']);
+    expect(audit.files.created.items).toEqual(['planted.txt']);
+    expect(JSON.parse(await readFile(join(oneValidObject(run.stdout).record, 'audit.json'), 'utf8')).hidden).toEqual(audit.hidden);
+    const markdown = await readFile(summary, 'utf8');
+    expect(markdown).toContain(
+      '### Hidden from review (3)\n\n```text\nskip-worktree: tracked.txt (set during the run)\ncreated: .git/info/attributes\nchanged: .git/info/exclude\n```',
+    );
+    expect(run.stderr).toContain(
+      '::warning title=bhrain act%3A 3 change(s) hidden from review::git status and git diff do not show: skip-worktree: tracked.txt (set during the run); created: .git/info/attributes; changed: .git/info/exclude\n',
+    );
+  });
 });

@@ -69,6 +69,7 @@ describe('bin/bhrain, directly', () => {
       audit: expect.objectContaining({
         version: 2,
         files: expect.objectContaining({ created: { items: [], omitted: 0 }, changed: { items: [], omitted: 0 }, complete: true }),
+        hidden: { index: { items: [], omitted: 0 }, files: { items: [], omitted: 0 }, unread: null },
         commands: { items: [], omitted: 0 },
       }),
       warnings: [],

@@ -225,9 +225,17 @@ describe('read: faults and bad input', () => {
       await symlink('/dev/zero', join(cwd, 'zero'));
       await writeFile(join(cwd, 'a.txt'), 'TODO a\n');
       for (const [name, input, expected] of [
-        ['read', { path: 'pipe' }, /^pipe is not a regular file \(a device, socket or pipe\), so it cannot be read as text\.$/],
-        ['read', { path: 'zero' }, /^zero is not a regular file/],
-        ['grep', { pattern: 'x', path: 'pipe' }, /^pipe is neither a file nor a directory, so it cannot be searched\.$/],
+        [
+          'read',
+          { path: 'pipe' },
+          /^pipe is a FIFO \(named pipe\), not a regular file, so it is not read: reading one can block for ever or never end\./,
+        ],
+        ['read', { path: 'zero' }, /^zero is a character device, not a regular file/],
+        [
+          'grep',
+          { pattern: 'x', path: 'pipe' },
+          /^pipe is a FIFO \(named pipe\), neither a regular file nor a directory, so it is not searched/,
+        ],
         ['grep', { pattern: 'TODO' }, /^a\.txt:1:TODO a$/],
         ['glob', { pattern: '**/*' }, /^a\.txt\nzero$/],
       ] as const) {

@@ -2,6 +2,8 @@ import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 
+import { parseGitConfig } from './parseGitConfig.js';
+
 /** a credential shorter than this is too likely to occur by chance to be worth replacing (as for the env's secrets) */
 const MIN_CREDENTIAL_CHARS = 8;
 
@@ -30,47 +32,13 @@ export interface GitCredentials {
   files: readonly GitConfigFile[];
   /** `dev:ino:size:mtime` of every config file looked at (absent ones too): when it changes, the config did */
   signature: string;
+  /** config files git would read that were not (not a regular file, over MAX_CONFIG_BYTES, unreadable, or an include
+   *  named `~user/…` or `%(prefix)/…`): what they hold is unknown */
+  unread: readonly string[];
 }
 
 /** .what = no repository, nothing read */
-export const NO_GIT_CREDENTIALS: GitCredentials = { secrets: [], files: [], signature: '' };
-
-/** .what = what git's config says, key by key: `section.subsection.name` (section and name lowercased), value */
-const parseGitConfig = (text: string): Array<{ key: string; value: string }> => {
-  const entries: Array<{ key: string; value: string }> = [];
-  let section = '';
-  const lines = text.split(/\r?\n/);
-  for (let index = 0; index < lines.length; index++) {
-    let line = lines[index].trimStart();
-    if (line.startsWith('[')) {
-      const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
-      if (!header) continue;
-      const [name, ...rest] = header[1].split('.');
-      const subsection = header[2] !== undefined ? header[2].replace(/\\(.)/g, '$1') : rest.join('.');
-      section = subsection ? `${name.toLowerCase()}.${subsection}` : name.toLowerCase();
-      line = line.slice(header[0].length).trimStart();
-      if (!line || line.startsWith('#') || line.startsWith(';')) continue;
-    }
-    const variable = /^([A-Za-z][A-Za-z0-9-]*)\s*(=?)/.exec(line);
-    if (!variable || !section) continue;
-    let raw = variable[2] ? line.slice(variable[0].length) : '';
-    // a value continues on the next line after an unescaped backslash at its end
-    while (/(^|[^\\])(\\\\)*\\$/.test(raw) && index + 1 < lines.length) raw = raw.slice(0, -1) + lines[++index];
-    let value = '';
-    let quoted = false;
-    for (let at = 0; at < raw.length; at++) {
-      const char = raw[at];
-      if (char === '\\' && at + 1 < raw.length) {
-        const next = raw[++at];
-        value += next === 'n' ? '\n' : next === 't' ? '\t' : next === 'b' ? '\b' : next;
-      } else if (char === '"') quoted = !quoted;
-      else if (!quoted && (char === '#' || char === ';')) break;
-      else value += char;
-    }
-    entries.push({ key: `${section}.${variable[1].toLowerCase()}`, value: value.trim() });
-  }
-  return entries;
-};
+export const NO_GIT_CREDENTIALS: GitCredentials = { secrets: [], files: [], signature: '', unread: [] };
 
 /** .what = a string decoded from base64 when it is valid base64 of UTF-8 text, else null */
 const decodeBase64 = (text: string): string | null => {
@@ -119,27 +87,52 @@ const credentialsOf = (key: string, value: string): string[] => {
   return [...new Set(found)].filter((secret) => secret.length >= MIN_CREDENTIAL_CHARS);
 };
 
-/** .what = the git dir and the common dir of the repository holding cwd (`.git` a directory, or a `gitdir:` file) */
-const findGitDirs = (cwd: string): { gitDir: string; commonDir: string } | null => {
+/** .what = where a repository's git lives: the directory holding `.git`, its git dir, and the common dir git reads config from */
+export interface GitDirs {
+  root: string;
+  gitDir: string;
+  commonDir: string;
+}
+
+/** .what = a path in git's reading: `relative` from `dir` as a plain join, its `..` left to the kernel (after links), as git does */
+const realPathOf = (dir: string, relative: string): string => {
+  const path = isAbsolute(relative) ? relative : `${dir}/${relative}`;
+  try {
+    return realpathSync.native(path);
+  } catch {
+    // absent: git, pointed at it, finds no repository there
+    return path;
+  }
+};
+
+/**
+ * .what = the git dir and the common dir of the repository holding cwd: `.git` a directory (or a link to one), or a
+ *         `gitdir:` file (a worktree, a submodule); the git dir's `commondir` file (a worktree's) names the common dir.
+ *         Each is a real path, resolved as the kernel does (a `..` after a link goes up from the link's target)
+ * .why = the config files read here must be those git reads; bhrain's own git is then pointed at exactly these
+ *        directories (runHardenedGit), so the two cannot differ
+ */
+export const findGitDirs = (cwd: string): GitDirs | null => {
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     const dotGit = join(dir, '.git');
     let found: ReturnType<typeof lstatSync> | undefined;
     try {
       found = lstatSync(dotGit, { throwIfNoEntry: false });
+      if (found?.isSymbolicLink()) found = statSync(dotGit, { throwIfNoEntry: false });
     } catch {
       // a directory this process may not look into holds no repository it can read
       found = undefined;
     }
     if (found) {
-      let gitDir = dotGit;
+      let gitDir = realPathOf(dir, '.git');
       if (!found.isDirectory()) {
         // a worktree or a submodule: `gitdir: <path>`, relative to the directory holding the file
         const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(readSmall(dotGit) ?? '');
         if (!pointer) return null;
-        gitDir = resolve(dir, pointer[1]);
+        gitDir = realPathOf(dir, pointer[1]);
       }
-      const common = readSmall(join(gitDir, 'commondir'))?.trim();
-      return { gitDir, commonDir: common ? resolve(gitDir, common) : gitDir };
+      const common = readSmall(join(gitDir, 'commondir'))?.replace(/[\r\n]+$/, '');
+      return { root: dir, gitDir, commonDir: common ? realPathOf(gitDir, common) : gitDir };
     }
     if (dirname(dir) === dir) return null;
   }
@@ -195,10 +188,15 @@ export const readGitCredentials = (input: { cwd: string }, context: { env: Recor
   const secrets = new Map<string, string>();
   const signatures: string[] = [];
   const seen = new Set<string>();
+  const unread: string[] = [];
   const visit = (path: string, depth: number): void => {
     signatures.push(`${path}=${signatureOf(path)}`);
     const text = readSmall(path);
-    if (text === null) return;
+    if (text === null) {
+      // an absent file is nothing to read, for git too; one that is there but was not read holds what is not known
+      if (signatureOf(path) !== '-') unread.push(path);
+      return;
+    }
     let real: string;
     try {
       real = realpathSync.native(path);
@@ -217,9 +215,11 @@ export const readGitCredentials = (input: { cwd: string }, context: { env: Recor
           secrets.set(secret, `git-config:${key.slice(0, key.indexOf('.'))}.${key.slice(key.lastIndexOf('.') + 1)}`);
       }
       // include.path and includeIf.<condition>.path: read whatever the condition, since more files only redact more
+      // a relative path is joined to the including file's path as named (not its real path), as git joins it
       if (/^include(if\..*)?\.path$/i.test(key) && value) {
-        const target = value.startsWith('~/') ? join(home, value.slice(2)) : isAbsolute(value) ? value : resolve(dirname(real), value);
-        includes.push(target);
+        if (value.startsWith('~/')) includes.push(`${home}/${value.slice(2)}`);
+        else if (value.startsWith('~') || value.startsWith('%(')) unread.push(value);
+        else includes.push(isAbsolute(value) ? value : `${dirname(path)}/${value}`);
       }
     }
     files.push({ path: real, text, hasCredentials });
@@ -230,6 +230,7 @@ export const readGitCredentials = (input: { cwd: string }, context: { env: Recor
     secrets: [...secrets].map(([value, name]) => ({ name, value })),
     files,
     signature: signatures.join('\n'),
+    unread,
   };
 };
 

@@ -75,7 +75,8 @@ describe('issue 13 git awareness: readGitStatus', () => {
 
   it('issue 13 git awareness: a git that hangs is given up after the 1 s timeout, silently', async () => {
     const repo = await genRepo();
-    const bin = join(repo, 'slow-bin');
+    // outside the repository: git is never taken from the workspace
+    const bin = join(await mkdtemp(join(tmpdir(), 'bhrain-git-slow-')), 'slow-bin');
     await mkdir(bin);
     await writeFile(join(bin, 'git'), '#!/bin/sh\nexec sleep 30\n');
     await chmod(join(bin, 'git'), 0o755);

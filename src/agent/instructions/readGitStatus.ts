@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
 
 import { silentLog, type BrainLog } from '../../core/contract/BrainContext.js';
-import { spawnGroup, type GroupEnd } from '../../sandbox/process/spawnGroup.js';
+import type { GroupEnd } from '../../sandbox/process/spawnGroup.js';
 import { findRepoRoot } from './findRepoRoot.js';
+import { runHardenedGit } from './runHardenedGit.js';
 
 /** .what = how long the one git call may take before the git line is left out */
 export const DEFAULT_GIT_STATUS_TIMEOUT_MS = 1_000;
@@ -45,10 +46,14 @@ const parsePorcelainV2 = (stdout: string, root: string): BhrainGitStatus => {
 
 /**
  * .what = the git status of the working directory's repository, from one `git status --porcelain=v2 --branch` call;
- *         null outside a repository, and when git is absent, fails or is slower than timeoutMs (a debug line says why)
+ *         null outside a repository, and when git is absent, fails, is slower than timeoutMs, or is not run because
+ *         the repository's config cannot be made harmless (a debug line says why)
  * .why = the system prompt states the repo root, the branch and how dirty the tree is, cheaply: no process at all outside
  *        a repository, never a file's name or content, and no lock taken (--no-optional-locks), so it never gets in the
- *        way of the user's own git commands
+ *        way of the user's own git commands. git runs hardened (runHardenedGit): it runs when every session opens, a
+ *        subagent's too, so nothing a repository or a model plants may run through it
+ * .note = submodules are not looked into (--ignore-submodules=all): git would run a status inside each, under the
+ *         submodule's own config; a submodule's own changes and a moved submodule commit are not counted
  */
 export const readGitStatus = async (
   input: { cwd: string; timeoutMs?: number },
@@ -62,25 +67,18 @@ export const readGitStatus = async (
     return null;
   }
   const timeoutMs = input.timeoutMs ?? DEFAULT_GIT_STATUS_TIMEOUT_MS;
-  const end = await spawnGroup({
-    command: 'git',
-    args: ['--no-optional-locks', 'status', '--porcelain=v2', '--branch'],
-    cwd,
-    env: { ...(context.env ?? process.env), GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
-    capture: { stdout: { maxBytes: GIT_STATUS_MAX_BYTES }, stderr: { maxBytes: 4 * 1024 } },
-    timeoutMs,
-    // a status only reads: nothing to clean up
-    killGraceMs: 0,
-  }).ended;
-  const why = whyGitFailed(end, timeoutMs);
-  if (why === null) return parsePorcelainV2(end.stdout.head, root);
+  const run = await runHardenedGit(
+    { cwd, args: ['status', '--porcelain=v2', '--branch', '--ignore-submodules=all'], timeoutMs, maxStdoutBytes: GIT_STATUS_MAX_BYTES },
+    { env: context.env ?? process.env },
+  );
+  const why = run.ran ? whyGitFailed(run.end, timeoutMs) : run.why;
+  if (why === null && run.ran) return parsePorcelainV2(run.end.stdout.head, root);
   log.debug(`git status skipped: ${why}`);
   return null;
 };
 
 /** .what = why a git status run gives no status, or null when it gave one (all of it) */
 const whyGitFailed = (end: GroupEnd, timeoutMs: number): string | null => {
-  if (end.spawnError?.includes('ENOENT')) return 'git is not installed';
   if (end.spawnError) return end.spawnError;
   if (end.timedOut) return `git took longer than ${timeoutMs} ms`;
   if (end.exitCode !== 0)

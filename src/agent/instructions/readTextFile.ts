@@ -1,4 +1,6 @@
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+
+import { openRegularFile } from '../tools/files/readBoundedFile.js';
 
 /** .what = a size as a person reads it: 64 KiB, 10.0 MiB */
 const formatBytes = (bytes: number): string =>
@@ -19,7 +21,10 @@ export const readTextFile = async (
     return { ok: false, problem: `is ${formatBytes(stats.size)}, more than the ${formatBytes(maxBytes)} an instruction file may be` };
   let bytes: Buffer;
   try {
-    const handle = await open(path, 'r');
+    // a file swapped for a FIFO since the stat is not waited on
+    const opened = await openRegularFile(path);
+    if ('notRegular' in opened) return { ok: false, problem: 'is not a regular file' };
+    const { handle } = opened;
     try {
       bytes = Buffer.alloc(Math.min(stats.size, maxBytes) + 1);
       const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);

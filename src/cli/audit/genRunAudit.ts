@@ -14,10 +14,22 @@ import {
   type SnapshotCut,
   type TreeSnapshot,
 } from './snapshotTree.js';
+import {
+  diffHiddenFromReview,
+  snapshotHiddenFromReview,
+  type AuditHiddenEntry,
+  type AuditHiddenFile,
+  type HiddenFromReviewSnapshot,
+} from './snapshotHiddenFromReview.js';
 
 /**
  * .what = the version of the audit's shape, inside the output schema's (schemas/output.schema.json `audit.version`)
- * .note = 2 added `protected`: the protected entries bash made or changed, put right, and the repositories it made
+ *
+ * .changelog
+ *   1 = { version, files, commands, tools, subagents, hooks, network, denied, tokens, costUsd, wallTimeMs }
+ *   2 = adds `hidden`: what the run hid from `git status` and `git diff` (index bits, info/exclude, info/attributes,
+ *       core.excludesFile, core.attributesFile); and `protected`: the protected entries bash made or changed, put right,
+ *       and the repositories it made; every field of version 1 is unchanged
  */
 export const AUDIT_VERSION = 2;
 
@@ -67,6 +79,14 @@ export interface AuditHook {
   durationMs: number;
 }
 
+/** .what = what hides a change from review that the run set or changed: index bits, and the files that hide paths or diffs */
+export interface AuditHidden {
+  index: AuditList<AuditHiddenEntry>;
+  files: AuditList<AuditHiddenFile>;
+  /** why the index could not be compared (git failed, or was not run); null when it was, or there is no repository */
+  unread: string | null;
+}
+
 /**
  * .what = the end-of-run audit: what changed in the working directory, what ran, where bash went, what it spent
  * .why = a CI job (and its reviewer) sees everything the agent did from one place: the JSON's `audit`, the run record's
@@ -88,6 +108,8 @@ export interface RunAudit {
     /** the directory names never walked */
     skipped: string[];
   };
+  /** what hides a change from `git status` and `git diff` that the run set or changed (hidden from review) */
+  hidden: AuditHidden;
   commands: AuditList<AuditCommand>;
   tools: AuditTool[];
   subagents: AuditList<AuditSubagent>;
@@ -110,7 +132,7 @@ const genBoundedList = <T>() => {
   return { list, push };
 };
 
-const bounded = (items: string[]): AuditList<string> => ({
+const bounded = <T>(items: T[]): AuditList<T> => ({
   items: items.slice(0, AUDIT_MAX_LISTED),
   omitted: Math.max(0, items.length - AUDIT_MAX_LISTED),
 });
@@ -221,14 +243,20 @@ const readSubagentCommands = (child: BhrainSubagent): AuditCommand[] => {
  *        `hooks` hold each tool call and hook run until the walk is done, so the start state is the state before any tool ran. A run in which no
  *        tool and no hook ran changed nothing: its walk is stopped and never repeated at the end (`walked: false`)
  */
-export const startRunAudit = (input: { cwd: string; redact: (text: string) => string; budget?: SnapshotBudget }) => {
+export const startRunAudit = (
+  input: { cwd: string; redact: (text: string) => string; budget?: SnapshotBudget },
+  context: { env: Record<string, string | undefined> } = { env: process.env },
+) => {
   const budget = input.budget ?? DEFAULT_SNAPSHOT_BUDGET;
   const startedAt = Date.now();
   const stopped = new AbortController();
   // an unreadable directory is skipped by the walk (not listed): a walk never fails the run
   let start: Promise<TreeSnapshot> | null = null;
+  // what hides a change from review, read beside the walk: the index's bits, info/exclude and its kin
+  let hiddenAtStart: Promise<HiddenFromReviewSnapshot> | null = null;
   const begin = () => {
     start ??= snapshotTree({ root: input.cwd, budget, signal: stopped.signal });
+    hiddenAtStart ??= snapshotHiddenFromReview({ cwd: input.cwd }, context);
   };
   const events = genEventAudit(input.redact);
   let acted = false;
@@ -239,7 +267,7 @@ export const startRunAudit = (input: { cwd: string; redact: (text: string) => st
   /** .what = waits for the start walk (bounded by budget.maxMs), beginning it if the run has not yet */
   const ready = async () => {
     begin();
-    await start;
+    await Promise.all([start, hiddenAtStart]);
   };
   /** .what = the run's guard, holding each call until the start walk is done */
   const guard = (inner: BhrainPermissionGuard): BhrainPermissionGuard => ({
@@ -265,14 +293,21 @@ export const startRunAudit = (input: { cwd: string; redact: (text: string) => st
     );
   /** .what = the files created, changed and deleted since the start walk (none, unwalked, when nothing ran) */
   const auditFiles = async () => {
-    if (!acted || !start) {
+    if (!acted || !start || !hiddenAtStart) {
       stopped.abort();
-      return { diff: { created: [], changed: [], deleted: [] }, cut: [] as SnapshotCut[], walked: false };
+      const hidden = { index: [], files: [], unread: null };
+      return { diff: { created: [], changed: [], deleted: [] }, cut: [] as SnapshotCut[], walked: false, hidden };
     }
     const before = await start;
-    const after = await snapshotTree({ root: input.cwd, budget, previous: before });
+    const [after, hiddenAtEnd] = await Promise.all([
+      snapshotTree({ root: input.cwd, budget, previous: before }),
+      snapshotHiddenFromReview({ cwd: input.cwd }, context),
+    ]);
     const cut = [...new Set([...before.cuts, ...after.cuts])].sort();
-    return { diff: diffSnapshots(before, after), cut, walked: true };
+    const diff = diffSnapshots(before, after);
+    // a bit set before the run hides what the run changed or deleted under it
+    const hidden = diffHiddenFromReview(await hiddenAtStart, hiddenAtEnd, new Set([...diff.changed, ...diff.deleted]));
+    return { diff, cut, walked: true, hidden };
   };
   /** .what = the audit, after the end walk: every path and command redacted */
   const finish = async (done: {
@@ -281,7 +316,7 @@ export const startRunAudit = (input: { cwd: string; redact: (text: string) => st
     costUsd: number | null;
     subagents: readonly BhrainSubagent[];
   }): Promise<RunAudit> => {
-    const { diff, cut, walked } = await auditFiles();
+    const { diff, cut, walked, hidden } = await auditFiles();
     const redactAll = (paths: string[]) => bounded(paths.map((path) => input.redact(path)));
     return {
       version: AUDIT_VERSION,
@@ -294,6 +329,11 @@ export const startRunAudit = (input: { cwd: string; redact: (text: string) => st
         cut,
         budget,
         skipped: [...AUDIT_SKIPPED_DIRS],
+      },
+      hidden: {
+        index: bounded(hidden.index.map((entry) => ({ ...entry, path: input.redact(entry.path) }))),
+        files: bounded(hidden.files.map((file) => ({ ...file, path: input.redact(file.path) }))),
+        unread: hidden.unread === null ? null : input.redact(hidden.unread),
       },
       ...events.read(done.subagents),
       network: done.network,

@@ -41,6 +41,20 @@ export interface GithubRunOutcome {
 const fencedList = (list: AuditList<string>, redact: SecretRedactor): string =>
   list.items.length ? `${fenced(redact(list.items.join('\n')))}${list.omitted ? `\n_and ${list.omitted} more_\n` : ''}` : '_none_\n';
 
+/** .what = what the run hid from `git status` and `git diff`, a line each: the index bits, then the files that hide */
+const formatHidden = (audit: RunAudit): { lines: string[]; omitted: number; total: number } => {
+  const { index, files } = audit.hidden;
+  const lines = [
+    ...index.items.map(
+      (entry) =>
+        `${entry.bits.join(' and ')}: ${entry.path} (${entry.setBy === 'run' ? 'set during the run' : 'set before the run; the run changed the file'})`,
+    ),
+    ...files.items.map((file) => `${file.change}: ${file.path}`),
+  ];
+  const omitted = index.omitted + files.omitted;
+  return { lines, omitted, total: lines.length + omitted };
+};
+
 /** .what = the audit's sections of the summary: the files changed, the commands run, MCP tools, subagents, hosts */
 const formatAuditSections = (audit: RunAudit | null, redact: SecretRedactor): string[] => {
   if (!audit) return ['### Audit\n\n_none: the run did not finish_\n'];
@@ -55,6 +69,12 @@ const formatAuditSections = (audit: RunAudit | null, redact: SecretRedactor): st
       `Changed (${total(files.changed)}):\n\n${fencedList(files.changed, redact)}\n` +
       `Deleted (${total(files.deleted)}):\n\n${fencedList(files.deleted, redact)}`,
   ];
+  const hidden = formatHidden(audit);
+  sections.push(
+    `### Hidden from review (${hidden.total})\n\n` +
+      (audit.hidden.unread ? `_The index could not be compared: ${redact(audit.hidden.unread)}._\n\n` : '') +
+      fencedList({ items: hidden.lines, omitted: hidden.omitted }, redact),
+  );
   const subagentTypes = new Map(audit.subagents.items.map((agent) => [agent.uuid, agent.type]));
   const commands = audit.commands.items.map(
     (run) =>
@@ -121,6 +141,15 @@ const formatAnnotations = (skill: string, outcome: GithubRunOutcome, redact: Sec
   const lines = outcome.denials.map((denial) =>
     annotation('warning', `bhrain ${skill}: ${denial.tool} denied`, `${denial.tool} (by ${denial.by}): ${denial.reason}`),
   );
+  const hidden = outcome.audit ? formatHidden(outcome.audit) : null;
+  if (hidden?.total)
+    lines.push(
+      annotation(
+        'warning',
+        `bhrain ${skill}: ${hidden.total} change(s) hidden from review`,
+        `git status and git diff do not show: ${hidden.lines.join('; ')}${hidden.omitted ? `; and ${hidden.omitted} more` : ''}`,
+      ),
+    );
   if (outcome.termination === 'budget')
     lines.push(annotation('warning', `bhrain ${skill}: budget reached`, `the run stopped on a budget (exit ${outcome.exitCode})`));
   else if (outcome.exitCode !== 0)

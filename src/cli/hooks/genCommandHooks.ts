@@ -1,6 +1,7 @@
 import type { BhrainHook, BhrainHookEventName, BhrainHookInput, BhrainHookOutput, BhrainHooks } from '../../agent/hooks/BhrainHook.js';
 import { withoutSupplierKeys } from '../../core/secrets/genSecretRedactor.js';
 import type { BashStreamText } from '../../sandbox/BashStreamText.js';
+import { findHostProgram } from '../../sandbox/process/findHostProgram.js';
 import { spawnGroup } from '../../sandbox/process/spawnGroup.js';
 import type { HooksSettings } from './HooksSettings.js';
 
@@ -81,7 +82,10 @@ const genCommandHook = (
     timeoutMs,
     run: async (input: BhrainHookInput, { signal }) => {
       const group = spawnGroup({
-        command: 'bash',
+        // bash itself never from a PATH entry inside the workspace (node_modules/.bin under `npm run`): a model could plant it
+        command:
+          findHostProgram({ name: 'bash', path: context.env.PATH, untrusted: [context.cwd, context.projectDir] }) ??
+          'bash: not on PATH outside the workspace',
         args: ['-c', setting.command],
         cwd: context.cwd,
         env,

@@ -45,7 +45,10 @@ export const GREP_MAX_MATCHES = 1_000;
 /** grep cuts a matching line longer than this */
 export const GREP_MAX_LINE_CHARS = 500;
 
-/** grep skips files larger than this (ripgrep: --max-filesize 10M) */
+/** an ignore file (.gitignore, info/exclude, the global one) is read this far, in whole lines */
+export const IGNORE_FILE_MAX_BYTES = 1024 * 1024;
+
+/** grep skips files larger than this, counted as read (ripgrep: --max-filesize 10M, by the stat size) */
 export const GREP_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 /** grep stops after this long and says its results are partial */
@@ -53,6 +56,10 @@ export const GREP_TIMEOUT_MS = 60_000;
 
 /** the built-in grep reads this many files at once */
 export const GREP_FILE_CONCURRENCY = 16;
+
+/** ripgrep's data segment (heap) is capped at this: ~20 MB is what it uses on a 17,000-file tree, and a planted ignore
+ *  file without end (a link to /dev/zero) would otherwise grow it by GBs a second */
+export const GREP_RG_MAX_DATA_BYTES = 1024 * 1024 * 1024;
 
 /** ripgrep's stdout is never buffered beyond this, whatever it prints */
 export const GREP_RG_MAX_BUFFER_BYTES = 16 * 1024 * 1024;

@@ -11,6 +11,7 @@ import { GLOB_MAX_RESULTS } from './constants.js';
 import { describeFsError, describeMissingPath } from './fsErrors.js';
 import { compileGlob } from './globs.js';
 import { listHiddenUnder, refuseHiddenPath, type HiddenPathsOf } from './hiddenPaths.js';
+import { describeFileKind } from './readBoundedFile.js';
 import { genSearchSkips, WALK_MAX_ENTRIES, WALK_MAX_MS, walkFiles, type WalkStop } from './walkFiles.js';
 
 /** .what = glob's input: the pattern, where to start, and whether to list what git ignores */
@@ -88,7 +89,9 @@ export const genGlobTool = (options: { hidden: HiddenPathsOf; maxEntries?: numbe
       if (!stats.isDirectory())
         return {
           success: false,
-          output: `${shown} is a file, not a directory: glob searches under a directory. Use read to see the file, or pass its directory as path.`,
+          output: stats.isFile()
+            ? `${shown} is a file, not a directory: glob searches under a directory. Use read to see the file, or pass its directory as path.`
+            : `${shown} is ${describeFileKind(stats)}, not a directory: glob searches under a directory. Pass a directory as path.`,
         };
 
       const includeIgnored = input.include_ignored ?? false;

@@ -2,14 +2,15 @@ import { stat } from 'node:fs/promises';
 
 import { deferInput, makeTool } from '../../tool/makeTool.js';
 import { loadToolDescription } from '../../tool/loadToolDescription.js';
-import { formatCount } from './formatOutput.js';
+import { formatBytes, formatCount } from './formatOutput.js';
 import { comparePaths, displayPath, resolveToolPath } from './toolPaths.js';
-import { GREP_MAX_LINE_CHARS, GREP_MAX_MATCHES, GREP_TIMEOUT_MS } from './constants.js';
+import { GREP_MAX_FILE_BYTES, GREP_MAX_LINE_CHARS, GREP_MAX_MATCHES, GREP_TIMEOUT_MS } from './constants.js';
 import { describeFsError, describeMissingPath } from './fsErrors.js';
 import type { GrepSearchInput, GrepSearchResult } from './GrepSearch.js';
 import { grepWithBuiltin } from './grepWithBuiltin.js';
-import { grepWithRipgrep, hasRipgrep } from './grepWithRipgrep.js';
+import { findRipgrep, grepWithRipgrep } from './grepWithRipgrep.js';
 import { listHiddenUnder, refuseHiddenPath, type HiddenPathsOf } from './hiddenPaths.js';
+import { describeFileKind, readBoundedFile } from './readBoundedFile.js';
 import { genSearchSkips, WALK_MAX_ENTRIES } from './walkFiles.js';
 
 /** .what = grep's input: the regex, where to search, which files, and whether to search what git ignores */
@@ -44,10 +45,10 @@ export const grepInput = deferInput(
 type GrepEngine = 'auto' | 'rg' | 'builtin';
 
 /** .what = runs the chosen engine; a forced rg that is not installed is a failure, not a silent fallback */
-const search = async (engine: GrepEngine, input: GrepSearchInput): Promise<GrepSearchResult> => {
+const search = async (engine: GrepEngine, input: GrepSearchInput, workspace: string): Promise<GrepSearchResult> => {
   if (engine === 'builtin') return grepWithBuiltin(input);
-  const installed = await hasRipgrep();
-  if (installed) return grepWithRipgrep(input);
+  const ripgrep = await findRipgrep(workspace);
+  if (ripgrep) return grepWithRipgrep(input, { path: ripgrep, workspace });
   if (engine === 'rg')
     return { kind: 'failed', message: "grepEngine is 'rg', but ripgrep (rg) was not found on PATH. Install it, or use grepEngine 'auto'." };
   return grepWithBuiltin(input);
@@ -59,6 +60,20 @@ const cutLine = (text: string): string => {
   let kept = text.slice(0, GREP_MAX_LINE_CHARS);
   if (/[\uD800-\uDBFF]$/.test(kept)) kept = kept.slice(0, -1);
   return `${kept}… [line cut at ${GREP_MAX_LINE_CHARS} chars]`;
+};
+
+/**
+ * .what = why grep gave a file named as its path no match without searching it: binary, more than GREP_MAX_FILE_BYTES
+ *         (as read: a /proc file's stat says 0), or not a regular file (swapped since); null when it was searched
+ * .why = "No matches" alone would tell the model the file was looked at; asked only when there were none
+ */
+const whyFileUnsearched = async (path: string, shown: string, signal?: AbortSignal): Promise<string | null> => {
+  const read = await readBoundedFile({ path, maxBytes: GREP_MAX_FILE_BYTES, sniffBinary: true, signal }).catch(() => null);
+  if (read?.kind === 'binary') return 'it was not searched: it is a binary file (NUL bytes in its first 8 KB)';
+  if (read?.kind === 'not-regular') return `it was not searched: it is ${read.what}`;
+  if (read?.kind === 'read' && read.more)
+    return `it was not searched: it holds more than ${formatBytes(GREP_MAX_FILE_BYTES)}${read.stats.size < GREP_MAX_FILE_BYTES ? ` (though its size says ${formatBytes(read.stats.size)}, as /proc and /sys files do)` : ''}, grep's limit. Use bash on a part of it (e.g. \`head -c 10000000 ${shown} | grep -n PATTERN\`)`;
+  return null;
 };
 
 /** .what = why a runaway regex stopped, and what to do about it */
@@ -98,7 +113,10 @@ export const genGrepTool = (options: { engine: GrepEngine; hidden: HiddenPathsOf
         return { success: false, output: describeFsError({ error: stats, action: 'search', path: shown }) };
       }
       if (!stats.isDirectory() && !stats.isFile())
-        return { success: false, output: `${shown} is neither a file nor a directory, so it cannot be searched.` };
+        return {
+          success: false,
+          output: `${shown} is ${describeFileKind(stats)}, neither a regular file nor a directory, so it is not searched: reading one can block for ever or never end.`,
+        };
       // a hard link to a hidden file is the same file under another name
       const linked = stats.isFile()
         ? hidden.entries.find((entry) => !entry.isDirectory && entry.inode === `${stats.dev}:${stats.ino}`)
@@ -115,18 +133,22 @@ export const genGrepTool = (options: { engine: GrepEngine; hidden: HiddenPathsOf
       const skips = stats.isFile()
         ? { skipHiddenDirectories: false, skipNodeModules: false }
         : await genSearchSkips({ root, glob: glob ?? '', includeIgnored });
-      const result = await search(options.engine, {
-        root,
-        rootIsFile: stats.isFile(),
-        pattern,
-        glob,
-        ...skips,
-        hidden: stats.isFile() ? [] : listHiddenUnder(root, hidden),
-        maxMatches: GREP_MAX_MATCHES,
-        timeoutMs,
-        maxWalkEntries,
-        signal: context.signal,
-      });
+      const result = await search(
+        options.engine,
+        {
+          root,
+          rootIsFile: stats.isFile(),
+          pattern,
+          glob,
+          ...skips,
+          hidden: stats.isFile() ? [] : listHiddenUnder(root, hidden),
+          maxMatches: GREP_MAX_MATCHES,
+          timeoutMs,
+          maxWalkEntries,
+          signal: context.signal,
+        },
+        context.cwd,
+      );
       if (result.kind === 'invalid-pattern')
         return {
           success: false,
@@ -149,6 +171,8 @@ export const genGrepTool = (options: { engine: GrepEngine; hidden: HiddenPathsOf
               ? ` ${walkBudget}`
               : '';
         const where = shown === '.' ? 'the working directory' : shown;
+        const unsearched = stats.isFile() ? await whyFileUnsearched(root, shown, context.signal) : null;
+        if (unsearched) return { success: true, output: `No matches for ${JSON.stringify(pattern)} in ${where}: ${unsearched}.` };
         // a runaway regex is a failure the model must act on, not an answer
         return { success: !stall, output: `No matches for ${JSON.stringify(pattern)} in ${where}${among}.${partial}` };
       }

@@ -1,22 +1,21 @@
-import { lstat, readFile, stat } from 'node:fs/promises';
-
-import { isBinary } from './binaryContent.js';
 import { compileGrepGlob } from './globs.js';
 import { comparePaths } from './toolPaths.js';
 import { GREP_FILE_CONCURRENCY, GREP_MAX_FILE_BYTES } from './constants.js';
 import { genLineMatcher } from './genLineMatcher.js';
+import { readBoundedFile } from './readBoundedFile.js';
 import type { GrepMatch, GrepSearchInput, GrepSearchResult } from './GrepSearch.js';
 import { walkFiles, type WalkStop } from './walkFiles.js';
 
 /**
  * .what = a file's bytes when grep should search it: a regular file (a link only when named as the path), not a
- *         binary and not over the size cap, as ripgrep without -L skips links and skips those
+ *         binary and not over the size cap, as ripgrep without -L skips links and skips those; the cap counts bytes as
+ *         read (a /proc file's stat says 0), a binary is known from its first 8 KB, and `signal` stops the read
  */
-const readSearchable = async (path: string, followLink: boolean): Promise<Uint8Array | null> => {
-  const stats = await (followLink ? stat(path) : lstat(path)).catch(() => null);
-  if (!stats || !stats.isFile() || stats.size > GREP_MAX_FILE_BYTES) return null;
-  const bytes = await readFile(path).catch(() => null);
-  return !bytes || isBinary(bytes) ? null : bytes;
+const readSearchable = async (path: string, followLink: boolean, signal: AbortSignal): Promise<Uint8Array | null> => {
+  const read = await readBoundedFile({ path, maxBytes: GREP_MAX_FILE_BYTES, followLinks: followLink, sniffBinary: true, signal }).catch(
+    () => null,
+  );
+  return read?.kind === 'read' && !read.more ? read.bytes : null;
 };
 
 /**
@@ -58,10 +57,18 @@ export const grepWithBuiltin = async (input: GrepSearchInput): Promise<GrepSearc
   const matcher = genLineMatcher({ regex: compiled.regex, maxMatches: input.maxMatches });
   let timer: NodeJS.Timeout | undefined;
   let onAbort = () => {};
+  // the file reads still running stop between two chunks at the deadline, an abort, or the search's end
+  const reads = new AbortController();
   // settles at whichever comes first, even while the worker is inside one long match
   const interrupted = new Promise<Interruption>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: 'deadline' }), input.timeoutMs);
-    onAbort = () => resolve({ kind: 'aborted' });
+    timer = setTimeout(() => {
+      reads.abort();
+      resolve({ kind: 'deadline' });
+    }, input.timeoutMs);
+    onAbort = () => {
+      reads.abort();
+      resolve({ kind: 'aborted' });
+    };
     if (input.signal?.aborted) onAbort();
     input.signal?.addEventListener('abort', onAbort, { once: true });
     void matcher.failed.then((error) => resolve({ kind: 'failed', error }));
@@ -109,7 +116,7 @@ export const grepWithBuiltin = async (input: GrepSearchInput): Promise<GrepSearc
     for (const path of walkStop?.reason === 'time' ? [] : files) {
       // files are read in parallel but handed to the worker in path order, so a file that stalls the regex holds up
       // only the files after it, never one before it
-      const read = readSearchable(path, input.rootIsFile);
+      const read = readSearchable(path, input.rootIsFile, reads.signal);
       const turn = handedOver;
       let handOver = () => {};
       handedOver = new Promise((resolve) => (handOver = resolve));
@@ -144,6 +151,7 @@ export const grepWithBuiltin = async (input: GrepSearchInput): Promise<GrepSearc
     };
   } finally {
     clearTimeout(timer);
+    reads.abort();
     input.signal?.removeEventListener('abort', onAbort);
     await matcher.close();
   }

@@ -1,29 +1,44 @@
 import { basename, dirname, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 
+import { findHostProgram } from '../../../sandbox/process/findHostProgram.js';
+import { genHostProgramEnv } from '../../../sandbox/process/genHostProgramEnv.js';
 import { spawnGroup, type GroupEnd } from '../../../sandbox/process/spawnGroup.js';
 import { comparePaths } from './toolPaths.js';
-import { GREP_MAX_LINE_CHARS, GREP_RG_MAX_BUFFER_BYTES } from './constants.js';
+import { GREP_MAX_LINE_CHARS, GREP_RG_MAX_BUFFER_BYTES, GREP_RG_MAX_DATA_BYTES } from './constants.js';
 import type { GrepMatch, GrepSearchInput, GrepSearchResult } from './GrepSearch.js';
 
-/** whether rg ran, asked once per process (hasRipgrep) */
-let cached: Promise<boolean> | undefined;
+/** whether each rg found ran, asked once per process and path */
+const ran = new Map<string, Promise<boolean>>();
 
 /**
- * .what = whether ripgrep (rg) runs from PATH; checked once per process, then cached
- * .why = grep prefers rg when it is there, without paying a process spawn per call to find out
+ * .what = the ripgrep (rg) grep runs: found on PATH outside the workspace, and known to run (checked once per process
+ *         and path, then cached); null when there is none
+ * .why = grep prefers rg when it is there, without paying a process spawn per call to find out; rg runs outside the
+ *        sandbox, so it must not be one the model planted (node_modules/.bin, first on PATH under `npm run`)
  */
-export const hasRipgrep = (): Promise<boolean> =>
-  (cached ??= spawnGroup({
-    command: 'rg',
-    args: ['--version'],
-    // any directory that is there: rg --version reads none
-    cwd: '/',
-    env: process.env,
-    stdio: ['ignore', 'ignore', 'ignore'],
-    timeoutMs: 5_000,
-    killGraceMs: 0,
-  }).ended.then((end) => end.exitCode === 0));
+export const findRipgrep = async (workspace?: string): Promise<string | null> => {
+  const path = findHostProgram({ name: 'rg', path: process.env.PATH, untrusted: workspace ? [workspace] : [] });
+  if (!path) return null;
+  let check = ran.get(path);
+  if (!check) {
+    check = spawnGroup({
+      command: path,
+      args: ['--version'],
+      // any directory that is there: rg --version reads none
+      cwd: '/',
+      env: {},
+      stdio: ['ignore', 'ignore', 'ignore'],
+      timeoutMs: 5_000,
+      killGraceMs: 0,
+    }).ended.then((end) => end.exitCode === 0);
+    ran.set(path, check);
+  }
+  return (await check) ? path : null;
+};
+
+/** .what = whether ripgrep (rg) runs from PATH */
+export const hasRipgrep = async (): Promise<boolean> => (await findRipgrep()) !== null;
 
 /** how many times the cap the parallel search may collect, to keep the first matches in path order itself */
 const COLLECT_FACTOR = 10;
@@ -43,16 +58,18 @@ const PER_FILE_ERROR = /permission denied|no such file|os error|file system loop
  * .why = rg is much faster on big trees; its flags make it pick the same files as the built-in engine
  *        (hidden files yes, .gitignore files as asked but no .ignore or .rgignore, .git always skipped, hidden
  *        directories and node_modules as asked, symbolic links below the root not followed: no --follow, so a DAG
- *        of linked directories cannot multiply the paths)
+ *        of linked directories cannot multiply the paths). rg runs outside the sandbox, as the user's own program on the
+ *        workspace: with genHostProgramEnv's environment (no secret), and its heap capped (GREP_RG_MAX_DATA_BYTES)
+ *        through the shell's ulimit, since an ignore file it reads may be a link to /dev/zero
  * .note = rg searches in parallel and unsorted; the tool shows the first matches in path order (comparePaths, rg's
  *         --sort path order), so the matches kept at the cap are the ones the built-in engine keeps. A search with up to
  *         COLLECT_FACTOR times the cap is collected whole and sorted here; only a bigger one is searched again sorted by
  *         path, which rg does on one thread (on node_modules, 276 ms against 141 ms in parallel)
  */
-export const grepWithRipgrep = async (input: GrepSearchInput): Promise<GrepSearchResult> => {
-  const fast = await runRipgrep(input, { sorted: false, keep: input.maxMatches * COLLECT_FACTOR });
+export const grepWithRipgrep = async (input: GrepSearchInput, ripgrep: { path: string; workspace: string }): Promise<GrepSearchResult> => {
+  const fast = await runRipgrep(input, { sorted: false, keep: input.maxMatches * COLLECT_FACTOR, ripgrep });
   if (fast.kind !== 'matches') return fast;
-  if (fast.more && !fast.timedOut) return runRipgrep(input, { sorted: true, keep: input.maxMatches });
+  if (fast.more && !fast.timedOut) return runRipgrep(input, { sorted: true, keep: input.maxMatches, ripgrep });
   // collected whole (or as far as the timeout let it): the first matches in path order
   const inOrder = fast.matches.sort((a, b) => comparePaths(a.path, b.path) || a.line - b.line);
   return { ...fast, matches: inOrder.slice(0, input.maxMatches), more: fast.more || inOrder.length > input.maxMatches };
@@ -108,19 +125,32 @@ const readRipgrepEnd = (end: GroupEnd, found: Extract<GrepSearchResult, { kind: 
     .filter((line) => line.trim() !== '' && !PER_FILE_ERROR.test(line))
     .join('\n');
   if (/regex/i.test(fatal)) return { kind: 'invalid-pattern', message: fatal };
+  if (/memory allocation/i.test(fatal))
+    return {
+      kind: 'failed',
+      message: `ripgrep stopped at its ${GREP_RG_MAX_DATA_BYTES / 1024 / 1024 / 1024} GB memory bound (${fatal}): something it read has no end, such as an ignore file that is a link to /dev/zero. Search a narrower path, or with include_ignored: true (ignore files unread).`,
+    };
   if (found.matches.length > 0 || fatal === '') return found;
   return { kind: 'failed', message: `ripgrep failed: ${fatal}` };
 };
 
 /** .what = one ripgrep run, sorted by path or in rg's own parallel order, stopped once it has more than `keep` matches */
-const runRipgrep = async (input: GrepSearchInput, { sorted, keep }: { sorted: boolean; keep: number }): Promise<GrepSearchResult> => {
+const runRipgrep = async (
+  input: GrepSearchInput,
+  { sorted, keep, ripgrep }: { sorted: boolean; keep: number; ripgrep: { path: string; workspace: string } },
+): Promise<GrepSearchResult> => {
   // run inside the searched directory so an anchored glob ('src/*.ts') is relative to it, as in the built-in engine
   const cwd = input.rootIsFile ? dirname(input.root) : input.root;
   const group = spawnGroup({
-    command: 'rg',
-    args: ripgrepArgs(input, { sorted, target: input.rootIsFile ? basename(input.root) : '.' }),
+    command: '/bin/sh',
+    args: [
+      '-c',
+      `ulimit -d ${GREP_RG_MAX_DATA_BYTES / 1024} 2>/dev/null; exec "$0" "$@"`,
+      ripgrep.path,
+      ...ripgrepArgs(input, { sorted, target: input.rootIsFile ? basename(input.root) : '.' }),
+    ],
     cwd,
-    env: process.env,
+    env: genHostProgramEnv({ env: process.env, untrusted: [ripgrep.workspace] }),
     capture: { stderr: { maxBytes: RG_STDERR_MAX_BYTES } },
     timeoutMs: input.timeoutMs,
     signal: input.signal,

@@ -1,9 +1,12 @@
 import type { Dirent } from 'node:fs';
-import { lstat, readFile } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 
 import ignore, { type Ignore } from 'ignore';
+
+import { IGNORE_FILE_MAX_BYTES } from './constants.js';
+import { readBoundedFile } from './readBoundedFile.js';
 
 type TestResult = ReturnType<Ignore['test']>;
 
@@ -107,7 +110,18 @@ const ignoredIn = (scope: Scope, name: string, isDirectory: boolean): boolean =>
   return false;
 };
 
-const readText = (path: string): Promise<string | undefined> => readFile(path, 'utf8').catch(() => undefined);
+/**
+ * .what = an ignore file's text: a regular file only, its first IGNORE_FILE_MAX_BYTES (whole lines); undefined when
+ *         absent, unreadable or not a regular file
+ * .why = `.gitignore`, info/exclude and the global file are the workspace's to plant: a FIFO must not hang the walk,
+ *        nor a link to /dev/zero feed it without end
+ */
+const readText = async (path: string): Promise<string | undefined> => {
+  const read = await readBoundedFile({ path, maxBytes: IGNORE_FILE_MAX_BYTES }).catch(() => null);
+  if (read?.kind !== 'read') return undefined;
+  const text = read.bytes.toString('utf8');
+  return read.more ? text.slice(0, text.lastIndexOf('\n') + 1) : text;
+};
 
 /** .what = the value of excludesfile in a git config text, as rg reads it (any section, last wins, quotes dropped) */
 const parseExcludesFile = (config: string | undefined): string | undefined => {

@@ -12,10 +12,11 @@ import {
   READ_MAX_SKIP_BYTES,
 } from './constants.js';
 import { describeFsError, describeMissingPath } from './fsErrors.js';
-import { isBinary, readHeadBytes } from './binaryContent.js';
+import { isBinary } from './binaryContent.js';
 import { formatBytes, formatCount, formatNumberedLine } from './formatOutput.js';
 import { displayPath, resolveToolPath } from './toolPaths.js';
 import { readLineWindow } from './readLineWindow.js';
+import { describeFileKind, readBoundedFile } from './readBoundedFile.js';
 import { refuseHiddenPath, type HiddenPathsOf } from './hiddenPaths.js';
 
 /** .what = read's input: a path, and the window of lines to show */
@@ -55,6 +56,10 @@ const describeDirectory = async (absolutePath: string, shown: string): Promise<s
   return `${shown} is a directory, not a file. ${listing}\nTo list its files recursively use glob { pattern: "**/*", path: "${shown}" }; to search their contents use grep.`;
 };
 
+/** .what = why a path that is not a regular file is not read: what it is, and what to do instead */
+const describeNotRegular = (shown: string, what: string): string =>
+  `${shown} is ${what}, not a regular file, so it is not read: reading one can block for ever or never end. Read a regular file, or use bash with a bound (e.g. \`head -c 4096 ${shown}\`, \`timeout 5 cat ${shown}\`).`;
+
 /**
  * .what = the read tool: a text file's lines, numbered, paged by offset and limit, streamed so any size is safe
  * .why = the model's main way to look at code; every failure (missing, directory, binary) says what to do instead
@@ -83,8 +88,7 @@ export const genReadTool = (options: { hidden: HiddenPathsOf }) =>
         return { success: false, output: describeFsError({ error: stats, action: 'read', path: shown }) };
       }
       if (stats.isDirectory()) return { success: false, output: await describeDirectory(absolutePath, shown) };
-      if (!stats.isFile())
-        return { success: false, output: `${shown} is not a regular file (a device, socket or pipe), so it cannot be read as text.` };
+      if (!stats.isFile()) return { success: false, output: describeNotRegular(shown, describeFileKind(stats)) };
       // a hard link to a hidden file is the same file under another name
       const inode = `${stats.dev}:${stats.ino}`;
       const linked = hidden.entries.find((entry) => entry.inode === inode && !entry.isDirectory);
@@ -95,11 +99,18 @@ export const genReadTool = (options: { hidden: HiddenPathsOf }) =>
             refuseHiddenPath({ path: linked.realPath ?? linked.path, shown, action: 'read', hidden }) ??
             `Refused to read ${shown}: it is a hidden file.`,
         };
-      if (stats.size === 0) return { success: true, output: `${shown} is empty (0 bytes).` };
-      if (isBinary(await readHeadBytes(absolutePath, BINARY_SNIFF_BYTES)))
+      // the first bytes as read: a /proc or /sys file says 0 bytes and may hold any amount
+      const head = await readBoundedFile({ path: absolutePath, maxBytes: BINARY_SNIFF_BYTES, signal: context.signal }).catch(
+        (error: unknown) => (context.signal?.aborted ? Promise.reject(error) : ({ kind: 'failed', error } as const)),
+      );
+      if (head.kind === 'failed') return { success: false, output: describeFsError({ error: head.error, action: 'read', path: shown }) };
+      if (head.kind === 'not-regular') return { success: false, output: describeNotRegular(shown, head.what) };
+      const size = stats.size > 0 ? formatBytes(stats.size) : 'of unreported size (a pseudo-file, as in /proc and /sys)';
+      if (head.kind === 'read' && head.bytes.length === 0) return { success: true, output: `${shown} is empty (0 bytes).` };
+      if (head.kind === 'binary' || isBinary(head.bytes))
         return {
           success: false,
-          output: `${shown} is a binary file (${formatBytes(stats.size)}; it has NUL bytes in its first 8 KB), so it is not shown. Inspect it with bash if you must (e.g. \`file\`, \`xxd ${shown} | head\`).`,
+          output: `${shown} is a binary file (${size}; it has NUL bytes in its first 8 KB), so it is not shown. Inspect it with bash if you must (e.g. \`file\`, \`xxd ${shown} | head\`).`,
         };
 
       const window = await readLineWindow({
@@ -115,7 +126,7 @@ export const genReadTool = (options: { hidden: HiddenPathsOf }) =>
       if (window.skipBudgetHit)
         return {
           success: false,
-          output: `offset ${offsetLine} was not reached: the first ${formatBytes(READ_MAX_SKIP_BYTES)} of ${shown} (${formatBytes(stats.size)} in all) hold only ${formatCount(window.countedLines)} lines, and read stops skipping there to stay fast. Use bash to jump that far (e.g. \`tail -n +${offsetLine} ${shown} | head -n ${limitLines}\`), or read a smaller offset.`,
+          output: `offset ${offsetLine} was not reached: the first ${formatBytes(READ_MAX_SKIP_BYTES)} of ${shown} (${stats.size > 0 ? `${size} in all` : size}) hold only ${formatCount(window.countedLines)} lines, and read stops skipping there to stay fast. Use bash to jump that far (e.g. \`tail -n +${offsetLine} ${shown} | head -n ${limitLines}\`), or read a smaller offset.`,
         };
       if (window.lines.length === 0)
         return {
@@ -144,11 +155,11 @@ export const genReadTool = (options: { hidden: HiddenPathsOf }) =>
       const stoppedInLine = window.lines[window.lines.length - 1].charsAtLeast;
       if (stoppedInLine)
         notes.push(
-          `[Reading stopped inside line ${lastShown}, which is longer than the ${formatBytes(READ_MAX_SCAN_BYTES)} scanned (the file is ${formatBytes(stats.size)}). If lines follow it, ${next}; to see more of this line use bash (e.g. \`cut -c1-20000\`).]`,
+          `[Reading stopped inside line ${lastShown}, which is longer than the ${formatBytes(READ_MAX_SCAN_BYTES)} scanned (the file is ${size}). If lines follow it, ${next}; to see more of this line use bash (e.g. \`cut -c1-20000\`).]`,
         );
       else if (window.totalLines === null)
         notes.push(
-          `[Showing lines ${offsetLine}–${lastShown}. The file is ${formatBytes(stats.size)} and has more: at least ${formatCount(window.countedLines)} lines (counting stopped after ${formatBytes(READ_MAX_SCAN_BYTES)}); ${next}.]`,
+          `[Showing lines ${offsetLine}–${lastShown}. The file is ${size} and has more: at least ${formatCount(window.countedLines)} lines (counting stopped after ${formatBytes(READ_MAX_SCAN_BYTES)}); ${next}.]`,
         );
       return { success: true, output: [body.join('\n'), ...notes].join('\n\n') };
     },

@@ -1,5 +1,6 @@
-import { open } from 'node:fs/promises';
 import { TextDecoder } from 'node:util';
+
+import { openRegularFile, readChunk } from './readBoundedFile.js';
 
 /** .what = one line of the window: its text (at most maxLineChars) and its full length */
 export interface WindowLine {
@@ -14,7 +15,8 @@ export interface WindowLine {
  * .what = lines offsetLine… of a file, streamed chunk by chunk, with the file's line count when it is cheap to know
  * .why = a 1 GB file (or a 1 GB line) must return its first lines fast and with bounded memory:
  *        skipping to the window only scans for newlines, each window line keeps at most maxLineChars,
- *        and past the window the scan stops after maxScanBytes
+ *        and past the window the scan stops after maxScanBytes; every bound counts bytes read, never the stat size (0
+ *        for a /proc file), and only a regular file is opened (openRegularFile)
  */
 export const readLineWindow = async (input: {
   path: string;
@@ -43,7 +45,11 @@ export const readLineWindow = async (input: {
 }> => {
   const { offsetLine, maxLineChars } = input;
   const windowEnd = offsetLine + input.limitLines;
-  const handle = await open(input.path, 'r');
+  const opened = await openRegularFile(input.path);
+  // the caller checked the path's kind: this is a file swapped since
+  if ('notRegular' in opened)
+    throw Object.assign(new Error(`${input.path} is ${opened.notRegular}, not a regular file`), { code: 'EINVAL' });
+  const { handle } = opened;
   try {
     const buffer = Buffer.allocUnsafe(input.chunkBytes);
     const lines: WindowLine[] = [];
@@ -99,7 +105,7 @@ export const readLineWindow = async (input: {
 
     reading: for (;;) {
       if (input.signal?.aborted) throw input.signal.reason;
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      const bytesRead = await readChunk(handle, buffer, position);
       if (bytesRead === 0) break;
       position += bytesRead;
       const chunk = buffer.subarray(0, bytesRead);
