@@ -84,15 +84,22 @@ export const checkBashSandbox = (input: {
   if (!check) {
     check = (async (): Promise<BashSandboxCheck> => {
       const bwrapPath = findHostProgram({ name: 'bwrap', path: pathValue, untrusted });
+      // one there only inside the working directory is one a command could replace: said so, not "not found"
+      const insideOnly = (name: string) => {
+        const found = findHostProgram({ name, path: pathValue });
+        return found
+          ? ` (${found} is inside the working directory ${untrusted[0]}, where a command could replace it: run from another directory, or put ${name} on PATH outside it)`
+          : '';
+      };
       if (!bwrapPath)
         return {
           ok: false,
-          reason: `bash runs in a bubblewrap sandbox, but bwrap was not found on PATH: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)`,
+          reason: `bash runs in a bubblewrap sandbox, but bwrap was not found on PATH${insideOnly('bwrap')}: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)`,
         };
       // bash is found here, on the host, and run by its real path: the sandbox's private /tmp hides PATH entries under /tmp
       const bashFound = findHostProgram({ name: 'bash', path: pathValue, untrusted });
       const bashPath = bashFound && realpathSync(bashFound);
-      if (!bashPath) return { ok: false, reason: 'bash was not found on PATH: install bash' };
+      if (!bashPath) return { ok: false, reason: `bash was not found on PATH${insideOnly('bash')}: install bash` };
       // fail closed where there is no filter: a sandbox without it would let a command reach the host's unix sockets
       const seccompFilter = seccompFilterOfThisMachine(false);
       if (!seccompFilter)
