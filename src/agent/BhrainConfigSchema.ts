@@ -5,6 +5,7 @@ import type { BhrainConfig } from './BhrainConfig.js';
 import { BHRAIN_CONFIG_BOUNDS, MAX_SUBAGENT_MAX_DEPTH } from './constants.js';
 import { BASH_SANDBOX_MODES } from '../sandbox/BashSandbox.js';
 import { checkDomainPattern } from '../sandbox/network/allowedDomains.js';
+import { checkPassedEnvName } from '../sandbox/commandEnv.js';
 import { BHRAIN_HOOK_EVENT_NAMES } from './hooks/BhrainHook.js';
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', `${what} must be a function`);
@@ -109,6 +110,19 @@ const schemaConfig = z
           .optional(),
         denyRead: z.array(z.string({ error: 'sandbox.denyRead holds paths: absolute, or starting with ~/' })).optional(),
         allowRead: z.array(z.string({ error: 'sandbox.allowRead holds paths: absolute, or starting with ~/' })).optional(),
+        env: z
+          .object({
+            pass: z
+              .array(
+                z.string().superRefine((name, ctx) => {
+                  const wrong = checkPassedEnvName(name);
+                  if (wrong) ctx.addIssue({ code: 'custom', message: `sandbox.env.pass: ${wrong}` });
+                }),
+              )
+              .optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .optional(),

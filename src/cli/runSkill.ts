@@ -345,6 +345,7 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
     allowNetwork: values.allowNetwork,
     allowedDomains: values.allowedDomains,
     denyRead: values.denyRead,
+    env: { pass: values.passEnv },
   };
   const outputSchema = await readJsonSchema(options.jsonSchema, cwd);
   const systemPrompt = await readSystemPromptAdditions(options, values.appendSystemPrompt, cwd);

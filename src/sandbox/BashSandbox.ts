@@ -13,7 +13,7 @@ export type BashSandboxMode = (typeof BASH_SANDBOX_MODES)[number];
 /**
  * .what = the sandbox settings of the bash toolbox, as a library user or the CLI gives them; denyRead and allowRead
  *         (ReadDenial) add paths to those the sandbox hides, or hand paths back
- * .why = one shape for genBashToolBox, BhrainConfig and the CLI (--sandbox, --allow-network, --allow-domain, sandbox.denyRead)
+ * .why = one shape for genBashToolBox, BhrainConfig and the CLI (--sandbox, --allow-network, --allow-domain, --pass-env, sandbox.denyRead)
  */
 export interface BashSandbox extends ReadDenial {
   /** default workspace-write */
@@ -31,6 +31,12 @@ export interface BashSandbox extends ReadDenial {
    * refused), to choose its DNS lookup, or to close it; absent, the toolbox starts its own at its first call
    */
   domainProxy?: DomainProxy;
+  /**
+   * the commands' environment, in every mode (off too): they get the variables of commandEnv's table (PATH, HOME, the
+   * locale, toolchain locations, the CI context) less anything that looks like a credential; `pass` adds variables by
+   * their exact names (`['NPM_TOKEN']`), credentials too
+   */
+  env?: { pass?: readonly string[] };
 }
 
 /** .what = whether a value is one of the sandbox modes */

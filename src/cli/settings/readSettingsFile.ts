@@ -41,10 +41,10 @@ const FILE_ROWS = [...Object.values(SETTINGS), ...Object.values(FILE_SETTINGS)] 
 /** .what = the top-level keys of a settings file, in the table's order */
 const FILE_TOP_KEYS = [...new Set(FILE_ROWS.map((row) => row.fileKey.split('.')[0]))];
 
-/** .what = the keys of the object at a top-level key: `mode` for the key's own value, then its nested rows' */
-const nestedKeysOf = (top: string): string[] => [
-  ...(FILE_ROWS.some((row) => row.fileKey === top) ? ['mode'] : []),
-  ...FILE_ROWS.filter((row) => row.fileKey.startsWith(`${top}.`)).map((row) => row.fileKey.slice(top.length + 1)),
+/** .what = the keys of the object at a key (`sandbox`, `sandbox.env`): `mode` for a top-level key's own value, then the next part of its nested rows' */
+const nestedKeysOf = (key: string): string[] => [
+  ...(!key.includes('.') && FILE_ROWS.some((row) => row.fileKey === key) ? ['mode'] : []),
+  ...new Set(FILE_ROWS.filter((row) => row.fileKey.startsWith(`${key}.`)).map((row) => row.fileKey.slice(key.length + 1).split('.')[0])),
 ];
 
 /** .what = the settings-file schema, made from the table on the first file read (settingsFileSchema.ts loads zod/mini) */
@@ -55,11 +55,13 @@ let schemaModule: typeof import('./settingsFileSchema.js') | null = null;
 /** .what = a row's value type */
 type RowValue<TRow> = TRow extends SettingRow<infer TRule, infer _TDefault> ? SettingRuleValue<TRule> : never;
 
-/** .what = a settings file's content once validated (maxWallTime in milliseconds; sandbox as { mode, denyRead }) */
-export type SettingsFile = { [K in Exclude<SettingKey, 'sandbox' | 'denyRead' | 'allowedDomains'>]?: RowValue<(typeof SETTINGS)[K]> } & {
+/** .what = a settings file's content once validated (maxWallTime in milliseconds; sandbox as { mode, denyRead, env: { pass } }) */
+export type SettingsFile = {
+  [K in Exclude<SettingKey, 'sandbox' | 'denyRead' | 'allowedDomains' | 'passEnv'>]?: RowValue<(typeof SETTINGS)[K]>;
+} & {
   [K in keyof typeof FILE_SETTINGS]?: RowValue<(typeof FILE_SETTINGS)[K]>;
 } & {
-  sandbox?: { mode?: BashSandboxMode; denyRead?: string[] };
+  sandbox?: { mode?: BashSandboxMode; denyRead?: string[]; env?: { pass?: string[] } };
   network?: { allowedDomains?: string[] };
 };
 
@@ -69,7 +71,7 @@ const validKeysAt = (path: readonly PropertyKey[]): readonly string[] => {
   if (path[0] === 'baseUrl') return SETTINGS_SUPPLIERS;
   if (path[0] === 'permission') return RULE_KINDS;
   if (path[0] === 'hooks' && schemaModule) return schemaModule.hookKeysAt(path);
-  return nestedKeysOf(String(path[0])).filter((key) => path.length === 1 && key);
+  return path.every((part) => typeof part === 'string') ? nestedKeysOf(path.join('.')) : [];
 };
 
 /** .what = what the value at a path of the settings file must be, for a "bad value" message */
@@ -85,7 +87,12 @@ const expectsAt = (path: readonly PropertyKey[]): string => {
   if (path[0] === 'sandbox' && path[1] === 'mode') return `one of ${BASH_SANDBOX_MODES.join(', ')}`;
   if (path[0] === 'sandbox' && path[1] === 'denyRead')
     return path.length > 2 ? 'a path, absolute or starting with ~/' : SETTINGS.denyRead.expects;
-  return FILE_ROWS.find((row) => row.fileKey === path[0])?.expects ?? 'a valid value';
+  // a nested row's own (sandbox.env.pass), an object of nested rows (sandbox.env), else the top-level row's
+  const key = path.filter((part) => typeof part === 'string').join('.');
+  const row = FILE_ROWS.find((each) => each.fileKey === key && key.includes('.'));
+  if (row) return row.expects;
+  if (key.includes('.') && nestedKeysOf(key).length) return `an object with the keys ${nestedKeysOf(key).join(', ')}`;
+  return FILE_ROWS.find((each) => each.fileKey === path[0])?.expects ?? 'a valid value';
 };
 
 /** .what = which layer a settings file is: the project's (.bhrain/settings.json) or the user's (the bhrain config dir) */

@@ -60,18 +60,22 @@ const loosensPermission = (value: string | BhrainPermissionRules, than: string |
 /**
  * .what = the settings a project file may only tighten, and whether a value loosens the value that would apply without
  *         any project file
- * .why = a looser sandbox or network, a looser guard or more allow rules widen what runs unconfined: from a project file
- *        they take effect only when the user approved the project; a tighter value needs no approval
+ * .why = a looser sandbox or network, a looser guard, more allow rules or more variables passed to the commands widen
+ *        what runs unconfined or what it reads: from a project file they take effect only when the user approved the
+ *        project; a tighter value needs no approval
  */
 export const LOOSENING: {
   sandbox: (value: BashSandboxMode, than: BashSandboxMode) => boolean;
   allowNetwork: (value: boolean, than: boolean) => boolean;
   permission: (value: string | BhrainPermissionRules, than: string | BhrainPermissionRules) => boolean;
   allowedDomains: (value: readonly string[], than: readonly string[]) => boolean;
+  passEnv: (value: readonly string[], than: readonly string[]) => boolean;
 } = {
   sandbox: (value, than) => SANDBOX_LOOSENESS[value] > SANDBOX_LOOSENESS[than],
   allowNetwork: (value, than) => value && !than,
   permission: loosensPermission,
   // a host the network would not reach without the project file (patterns compared as written, normalized)
   allowedDomains: (value, than) => value.some((pattern) => !than.includes(pattern)),
+  // a variable the commands would not get without the project file: a project could name the user's tokens
+  passEnv: (value, than) => value.some((name) => !than.includes(name)),
 };

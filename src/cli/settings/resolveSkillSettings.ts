@@ -65,12 +65,13 @@ export interface ResolvedSkillSettings {
 }
 
 /** a layer's values, as the file schema types them; baseUrl by supplier; network.allowedDomains as allowedDomains; sandbox's
- *  mode and denyRead apart */
+ *  mode, denyRead and env.pass apart */
 type LayerValues = Omit<SettingsFile, 'baseUrl' | 'network' | 'sandbox'> & {
   baseUrl?: Partial<Record<SettingsSupplier, { url: string; source: SettingSource }>>;
   allowedDomains?: string[];
   sandbox?: BashSandboxMode;
   denyRead?: string[];
+  passEnv?: string[];
 };
 
 const exists = (path: string) =>
@@ -155,12 +156,13 @@ const readEnvLayer = async (env: Record<string, string | undefined>): Promise<La
   return layer;
 };
 
-/** .what = a file's values as a layer, its base URLs tagged with the file, its sandbox split into mode and denyRead */
+/** .what = a file's values as a layer, its base URLs tagged with the file, its sandbox split into mode, denyRead and env.pass */
 const asFileLayer = ({ network, ...settings }: SettingsFile, source: SettingSource): LayerValues => ({
   ...settings,
   allowedDomains: network?.allowedDomains,
   sandbox: settings.sandbox?.mode,
   denyRead: settings.sandbox?.denyRead,
+  passEnv: settings.sandbox?.env?.pass,
   baseUrl: settings.baseUrl
     ? Object.fromEntries(Object.entries(settings.baseUrl).map(([supplier, url]) => [supplier, { url: url!, source }]))
     : undefined,
@@ -300,6 +302,7 @@ export const resolveSkillSettings = async (
     denyRead: [...new Set(denyReadLayers.flatMap((layer) => layer.values.denyRead!))],
     allowNetwork: pick('allowNetwork', SETTINGS.allowNetwork.default),
     allowedDomains: [...new Set(pick('allowedDomains', SETTINGS.allowedDomains.default).map(normalizeDomainPattern))],
+    passEnv: [...new Set(pick('passEnv', SETTINGS.passEnv.default))],
     maxIterations: pick('maxIterations', SETTINGS.maxIterations.default),
     memory: pick('memory', SETTINGS.memory.default),
     timeoutMs: pick('timeoutMs', SETTINGS.timeoutMs.default),
@@ -329,9 +332,13 @@ export const resolveSkillSettings = async (
     allowNetwork: SETTINGS.allowNetwork.default,
     permission: SETTINGS.permission.default,
     allowedDomains: SETTINGS.allowedDomains.default,
+    passEnv: SETTINGS.passEnv.default,
   };
-  // ask fixes them all: nothing a project gives for them applies
-  for (const key of skill === 'ask' ? [] : (Object.keys(LOOSENING) as Array<keyof typeof LOOSENING>)) {
+  // ask fixes the sandbox, the network and the guard: nothing a project gives for them applies
+  const fixedByAsk: ReadonlyArray<keyof typeof LOOSENING> = ['sandbox', 'allowNetwork', 'permission', 'allowedDomains'];
+  for (const key of (Object.keys(LOOSENING) as Array<keyof typeof LOOSENING>).filter(
+    (each) => skill !== 'ask' || !fixedByAsk.includes(each),
+  )) {
     if (!sources[key].startsWith('project:')) continue;
     const file = sources[key].slice('project:'.length);
     const picked = pickFrom(withoutProjects, key, defaults[key]);

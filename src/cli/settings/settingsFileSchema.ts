@@ -156,6 +156,21 @@ export const schemaOfRule = (rule: SettingRule): z.ZodMiniType => {
 /** .what = every row of the settings table: the run settings, then the file-only keys */
 export const FILE_ROWS = [...Object.values(SETTINGS), ...Object.values(FILE_SETTINGS)] as SettingRow[];
 
+/** .what = the object of the rows under a key, at any depth (`sandbox.env` holds `sandbox.env.pass`), each key optional, no other allowed */
+const objectOfRowsUnder = (key: string): z.ZodMiniType =>
+  z.strictObject(
+    Object.fromEntries(
+      [
+        ...new Set(
+          FILE_ROWS.filter((row) => row.fileKey.startsWith(`${key}.`)).map((row) => row.fileKey.slice(key.length + 1).split('.')[0]),
+        ),
+      ].map((part) => {
+        const row = FILE_ROWS.find((each) => each.fileKey === `${key}.${part}`);
+        return [part, z.optional(row ? schemaOfRule(row.value) : objectOfRowsUnder(`${key}.${part}`))];
+      }),
+    ),
+  );
+
 /**
  * .what = the shape of a settings file, made from the settings table: each row at its file key, every key optional, no
  *         other key allowed. A key with nested rows (sandbox, with sandbox.denyRead) takes its own value alone, or an
@@ -171,12 +186,8 @@ export const genSettingsFileSchema = () => {
       shape[top] = z.optional(schemaOfRule(own!.value));
       continue;
     }
-    const object = z.strictObject(
-      Object.fromEntries([
-        ...(own ? [['mode', z.optional(schemaOfRule(own.value))]] : []),
-        ...nested.map((row) => [row.fileKey.slice(top.length + 1), z.optional(schemaOfRule(row.value))]),
-      ]),
-    );
+    const rowsUnder = objectOfRowsUnder(top);
+    const object = own ? z.extend(rowsUnder as z.ZodMiniObject, { mode: z.optional(schemaOfRule(own.value)) }) : rowsUnder;
     if (!own) {
       shape[top] = z.optional(object);
       continue;

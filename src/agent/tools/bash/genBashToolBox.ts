@@ -1,7 +1,7 @@
 import { realpathSync, statSync, type Stats } from 'node:fs';
 
 import { BadRequestError } from '../../../core/contract/errors.js';
-import { genCutSecretRedactor, genSecretRedactor, withoutSupplierKeys } from '../../../core/secrets/genSecretRedactor.js';
+import { genCutSecretRedactor, genSecretRedactor } from '../../../core/secrets/genSecretRedactor.js';
 import { readGitCredentials, signGitConfigFiles, type GitCredentials } from '../../instructions/readGitCredentials.js';
 import { DEFAULT_BASH_MAX_TOTAL_CAPTURE_BYTES, DEFAULT_BASH_SANDBOX_MODE } from '../../constants.js';
 import type { BhrainToolBox, BhrainToolContext } from '../../tool/BhrainToolBox.js';
@@ -23,12 +23,14 @@ import {
   type SandboxHidden,
 } from '../../../sandbox/genBwrapArgs.js';
 import { formatBashRun } from './formatBashRun.js';
+import { noteHeldBackEnv } from './noteHeldBackEnv.js';
 import { PROTECTED_PATHS } from '../../../sandbox/protectedPaths.js';
 import { checkDomainPattern, normalizeDomainPattern } from '../../../sandbox/network/allowedDomains.js';
 import { planSandboxForwarder, withForwarderEnv, type SandboxForwarder } from '../../../sandbox/network/sandboxForwarder.js';
 import type { DomainProxy } from '../../../sandbox/network/startDomainProxy.js';
 import { runBashCommand } from '../../../sandbox/runBashCommand.js';
 import type { BashRun } from '../../../sandbox/BashRun.js';
+import { checkPassedEnvName, pickCommandEnv } from '../../../sandbox/commandEnv.js';
 
 /** .what = a path with its symlinks resolved (libc's realpath, as fs/promises' realpath is), or null where it cannot be */
 const realpathOrNull = (path: string): string | null => {
@@ -138,6 +140,10 @@ export interface BashSettings {
   denial: ReadDenial;
   /** started at the first call that needs it, unless given; one that cannot start refuses every call (fail closed) */
   domainProxy: Promise<DomainProxy> | null;
+  /** the variables passed to commands by their exact names, besides commandEnv's table */
+  passEnv: readonly string[];
+  /** the sets of held-back names the user was warned about, so a set is warned about once per toolbox */
+  warnedHeldBack: Set<string>;
 }
 
 /** .what = the options checked (a bad one fails here, when the toolbox is made, naming it) and defaulted */
@@ -151,6 +157,11 @@ const readBashSettings = (options: BashToolBoxOptions): BashSettings => {
   const denial: ReadDenial = { denyRead: options.sandbox?.denyRead, allowRead: options.sandbox?.allowRead };
   // fails here, at build time, on a relative path
   resolveHiddenPaths(denial, { env: process.env });
+  const passEnv = [...(options.sandbox?.env?.pass ?? [])];
+  for (const name of passEnv) {
+    const wrong = checkPassedEnvName(name);
+    if (wrong) throw new BadRequestError(`sandbox.env.pass: ${wrong}`);
+  }
   return {
     maxTimeoutMs,
     defaultTimeoutMs: Math.min(options.defaultTimeoutMs ?? 120_000, maxTimeoutMs),
@@ -164,6 +175,8 @@ const readBashSettings = (options: BashToolBoxOptions): BashSettings => {
     byDomain: sandboxMode !== 'off' && !allowNetwork && allowedDomains.length > 0,
     denial,
     domainProxy: options.sandbox?.domainProxy ? Promise.resolve(options.sandbox.domainProxy) : null,
+    passEnv,
+    warnedHeldBack: new Set(),
   };
 };
 
@@ -293,7 +306,7 @@ const genSandboxedRunner = (settings: BashSettings) => {
  */
 const answerBashRun = (
   run: BashRun,
-  input: { timeoutMs: number; notes: string[]; refusedHosts: readonly string[] },
+  input: { command: string; timeoutMs: number; notes: string[]; refusedHosts: readonly string[]; heldBack: readonly string[] },
   settings: BashSettings,
   context: BhrainToolContext,
 ): BhrainToolOutput => {
@@ -302,6 +315,18 @@ const answerBashRun = (
     notes.push(
       `note: bhrain's proxy refused ${input.refusedHosts.join(', ')} while this command ran: the sandbox's network reaches only ${settings.allowedDomains.join(', ')}. If the task needs another host, tell the user, who can allow it (--allow-domain); retrying will not help.`,
     );
+  // a command that failed for want of a credential the environment held back: the model is told, the user warned once
+  const heldBackNote = noteHeldBackEnv({ run, command: input.command, heldBack: input.heldBack });
+  if (heldBackNote) {
+    notes.push(heldBackNote.note);
+    const names = heldBackNote.names.join(', ');
+    if (!settings.warnedHeldBack.has(names)) {
+      settings.warnedHeldBack.add(names);
+      context.log.warn(
+        `bash: a command failed as one without its credentials does ("${heldBackNote.sign}"); its environment held back ${names}: pass one the task needs with --pass-env NAME (setting sandbox.env.pass)`,
+      );
+    }
+  }
   context.log.debug('bash: finished', {
     exitCode: run.exitCode,
     exitSignal: run.exitSignal,
@@ -363,22 +388,22 @@ export const genBashToolBox = (options: BashToolBoxOptions = {}): BhrainToolBox 
       const cwdReal = !cwdFound?.isDirectory() ? null : settings.sandboxMode === 'off' ? context.cwd : realpathOrNull(context.cwd);
       if (!cwdFound || cwdReal === null) return failure(`the working directory ${context.cwd} does not exist or is not a directory`);
       if (context.signal?.aborted) return failure('aborted by the caller before the command started');
-      // the shell gets the caller's environment without bhrain's own supplier keys: the model never needs them
-      const env = withoutSupplierKeys(context.env);
+      // the shell gets what builds need of the caller's environment, and no credential unless passed by its name
+      const { env, heldBack } = pickCommandEnv(context.env, { pass: settings.passEnv });
       const { maxCaptureBytes, captureBudget, killGraceMs } = settings;
       const limits = { command, timeoutMs, maxCaptureBytes, captureBudget, killGraceMs };
       context.log.debug('bash: running', { command, cwd: context.cwd, timeoutMs, sandbox: settings.sandboxMode });
       if (settings.sandboxMode === 'off') {
         const run = await runBashCommand(limits, { cwd: context.cwd, env, signal: context.signal });
         if (run.spawnError) return failure(`could not start bash: ${run.spawnError}`);
-        return answerBashRun(run, { timeoutMs, notes, refusedHosts: [] }, settings, context);
+        return answerBashRun(run, { command, timeoutMs, notes, refusedHosts: [], heldBack }, settings, context);
       }
       const ran = await runSandboxed(limits, { cwd: context.cwd, cwdReal, cwdFound, env }, context);
       if ('refusal' in ran) return failure(ran.refusal);
       // the proxy's refusals from the call's start on are this call's, or (calls running at once) one of theirs
       const refusedHosts = ran.proxyMark?.proxy.deniedSince(ran.proxyMark.at) ?? [];
       if (ran.run.spawnError) return failure(`could not start bash: ${ran.run.spawnError}`);
-      return answerBashRun(ran.run, { timeoutMs, notes, refusedHosts }, settings, context);
+      return answerBashRun(ran.run, { command, timeoutMs, notes, refusedHosts, heldBack }, settings, context);
     },
   });
   return toolBoxOf({ name: 'bash', tools: [bash] });
