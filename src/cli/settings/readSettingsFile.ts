@@ -6,6 +6,7 @@ import type { BashSandboxMode } from '../../sandbox/BashSandbox.js';
 import { BASH_SANDBOX_MODES } from '../../sandbox/BashSandbox.js';
 import { DOMAIN_PATTERN_EXPECTS } from '../../sandbox/network/allowedDomains.js';
 import { BadRequestError } from '../../core/contract/errors.js';
+import { findNearestName } from '../../core/text/findNearestName.js';
 import {
   SETTINGS_FILE_TOP_KEYS,
   type SettingKey,
@@ -112,27 +113,12 @@ const shownAt = (json: unknown, path: readonly PropertyKey[]): string => {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 };
 
-/** .what = the edit distance of two short strings, for a "did you mean" */
-const distance = (a: string, b: string): number => {
-  const row = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length];
-};
-
 /** .what = one zod issue as a sentence naming the key path, the file and what is valid */
 const formatIssue = (issue: z.core.$ZodIssue, input: { path: string; json: unknown }): string[] => {
   if (issue.code === 'unrecognized_keys') {
     const valid = validKeysAt(issue.path);
     return issue.keys.map((key) => {
-      const near = valid.find((each) => distance(each, key) <= 2);
+      const near = findNearestName(key, valid);
       return `unknown key '${formatPath([...issue.path, key])}' in ${input.path}: ${near ? `did you mean '${near}'? ` : ''}valid keys are ${valid.join(', ')}`;
     });
   }
