@@ -6,6 +6,7 @@ import { BHRAIN_CONFIG_BOUNDS, MAX_SUBAGENT_MAX_DEPTH } from './constants.js';
 import { BASH_SANDBOX_MODES } from '../sandbox/BashSandbox.js';
 import { checkDomainPattern } from '../sandbox/network/allowedDomains.js';
 import { checkEnvMask } from '../sandbox/network/genMaskedCredentials.js';
+import { checkPassedEnvName } from '../sandbox/commandEnv.js';
 import { BHRAIN_HOOK_EVENT_NAMES } from './hooks/BhrainHook.js';
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', `${what} must be a function`);
@@ -112,6 +113,14 @@ const schemaConfig = z
         allowRead: z.array(z.string({ error: 'sandbox.allowRead holds paths: absolute, or starting with ~/' })).optional(),
         env: z
           .object({
+            pass: z
+              .array(
+                z.string().superRefine((name, ctx) => {
+                  const wrong = checkPassedEnvName(name);
+                  if (wrong) ctx.addIssue({ code: 'custom', message: `sandbox.env.pass: ${wrong}` });
+                }),
+              )
+              .optional(),
             mask: z
               .record(z.string(), z.array(z.string()))
               .superRefine((mask, ctx) => {

@@ -12,6 +12,9 @@ import {
 } from './constants.js';
 import { genSummarizeOnLimit } from './memory/genSummarizeOnLimit.js';
 import { allowAll } from './permission/builtinGuards.js';
+import type { BhrainPermissionGuard } from './permission/BhrainPermissionGuard.js';
+import { checkRuleTools } from './permission/checkRuleTools.js';
+import type { BhrainToolBox } from './tool/BhrainToolBox.js';
 import { genSkillToolBox, isSkillToolBox } from './skills/genSkillToolBox.js';
 import { BUILTIN_SUBAGENTS } from './subagents/builtinSubagents.js';
 import type { BhrainSubagentsResolved, BhrainSubagentTypeResolved } from './subagents/BhrainSubagentDefinition.js';
@@ -62,6 +65,21 @@ const resolveSubagents = (config: BhrainConfig): BhrainSubagentsResolved | null 
 };
 
 /**
+ * .what = refuses a rules guard whose rules name no tool of these toolboxes (nor a built-in one), nor an MCP server of
+ *         theirs (an MCP toolbox's `server`); the error names the guard as where the rules came from
+ */
+export const checkGuardRules = (guard: BhrainPermissionGuard, toolBoxes: readonly BhrainToolBox[]): void =>
+  checkRuleTools({
+    rules: guard.rules ?? [],
+    toolNames: toolBoxes.flatMap((box) => box.definitions.map((definition) => definition.name)),
+    mcpServers: toolBoxes.flatMap((box) => {
+      const server = (box as { server?: unknown }).server;
+      return typeof server === 'string' ? [server] : [];
+    }),
+    origin: `the guard '${guard.name}'`,
+  });
+
+/**
  * .what = validates a configuration and applies defaults, before any loop starts
  * .why = a bad config fails at configuration time with a message naming the field, never mid-run
  */
@@ -101,6 +119,12 @@ export const configureBhrain = (config: BhrainConfig): BhrainConfigResolved => {
     throw new BadRequestError(
       `a toolbox offers a tool named '${TASK_TOOL_NAME}', which subagents (config.subagents) need for themselves: rename that tool, or turn subagents off`,
     );
+  // a rule that names no tool of the run is refused now; the CLI checks its own, with the MCP servers it starts later
+  if (config.permissionGuard?.rules?.length && !config[CONFIG_CHECKED_BY_CALLER])
+    checkGuardRules(config.permissionGuard, [
+      ...toolBoxes,
+      ...(subagents?.types.flatMap((type) => (Array.isArray(type.tools) ? type.tools : [])) ?? []),
+    ]);
   // fail closed, as for the parent: a child on an unpriced atom could spend past a USD cap unseen
   const unpriced = subagents?.types.find((type) => type.atom && type.atom.spec.price === null);
   if (config.limits?.maxBudgetUsd !== undefined && unpriced)

@@ -2,7 +2,7 @@ import type { BrainMessage } from '../core/contract/BrainMessage.js';
 import { silentLog } from '../core/contract/BrainContext.js';
 import { BadRequestError } from '../core/contract/errors.js';
 import type { BhrainConfig, BhrainConfigResolved } from './BhrainConfig.js';
-import { configureBhrain } from './configureBhrain.js';
+import { checkGuardRules, configureBhrain } from './configureBhrain.js';
 import type { BhrainContext } from './BhrainContext.js';
 import type { BhrainSession } from './BhrainSession.js';
 import type { BhrainSessionResult } from './BhrainSessionResult.js';
@@ -123,6 +123,7 @@ export const genBhrain = (config: BhrainConfig): Bhrain => {
       get: () => resolved.permissionGuard,
       set: (guard) => {
         assertPlugin('a permission guard', guard, ['check']);
+        if (guard.rules?.length) checkGuardRules(guard, registry.boxes());
         resolved = { ...resolved, permissionGuard: guard };
       },
     },

@@ -8,6 +8,8 @@ import { genTruncate } from '../agent/memory/genTruncate.js';
 import { loadProjectInstructions } from '../agent/instructions/loadProjectInstructions.js';
 import { readGitCredentials } from '../agent/instructions/readGitCredentials.js';
 import type { BhrainEvent } from '../agent/events.js';
+import { checkRuleTools } from '../agent/permission/checkRuleTools.js';
+import { findUnmatchedMcpDenyRules } from '../agent/permission/findUnmatchedMcpDenyRules.js';
 import { genRulesGuard } from '../agent/permission/genRulesGuard.js';
 import { getBhrainConfigDir } from '../agent/instructions/getBhrainConfigDir.js';
 import { checkBashSandbox, checkSandboxForwarder } from '../sandbox/checkBashSandbox.js';
@@ -327,7 +329,7 @@ const resolveRunMcp = async (scope: RunScope, settings: ResolvedSkillSettings, c
   const timeoutMs = readMcpTimeoutMs(process.env);
   // a read-only run (ask, --permission readOnly) offers only the MCP tools their servers mark read-only (readOnlyHint)
   const readOnly = skill === 'ask' || settings.values.permission === 'readOnly';
-  return { servers: mcpServers.servers, timeoutMs, readOnly };
+  return { servers: mcpServers.servers, configured: mcpServers.configured, timeoutMs, readOnly };
 };
 
 /** .what = the atom of the run, checked against the budget flags: a USD cap needs a known price */
@@ -395,6 +397,7 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
     allowedDomains: [...new Set([...values.allowedDomains, ...hostsOfEnvMask(values.maskEnv)])],
     denyRead: values.denyRead,
     allowUnixSockets: values.allowUnixSockets,
+    env: { pass: values.passEnv },
   };
   const outputSchema = await readJsonSchema(options.jsonSchema, cwd);
   const systemPrompt = await readSystemPromptAdditions(options, values.appendSystemPrompt, cwd);
@@ -448,6 +451,22 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
       [CONFIG_CHECKED_BY_CALLER]: true,
     },
   });
+  // a permission rule that names no tool of the run, nor a configured MCP server, is exit 2 before any request
+  const rules = settingsGuard.rules?.length
+    ? {
+        rules: settingsGuard.rules,
+        origin:
+          settings.sources.permission === 'flag'
+            ? `--permission ${values.permission as string}`
+            : `"permission" in ${settings.sources.permission.replace(/^(project|user):/, '')}`,
+      }
+    : null;
+  if (rules)
+    checkRuleTools({
+      ...rules,
+      toolNames: repl.brains.act.toolBoxes.list().flatMap((box) => box.definitions.map((definition) => definition.name)),
+      mcpServers: mcp.configured,
+    });
   // the shared store a store setting names (its backend loaded only then), else the local one in BHRAIN_HOME
   const store = await openBrainRefStore({
     url: values.store,
@@ -474,7 +493,18 @@ const prepareRun = async (scope: RunScope, args: readonly string[], flags: Skill
   if (!prompt.trim())
     throw new BadRequestError('missing input: the task is empty. Give it as an argument, with --input "...", or on stdin');
   await checks.awaitChecks();
-  return { cwd, atom, repl, store, on, prompt, mcp, timeoutMs: values.timeoutMs, schema: outputSchema && { jsonSchema: outputSchema } };
+  return {
+    cwd,
+    atom,
+    repl,
+    store,
+    on,
+    prompt,
+    mcp,
+    rules,
+    timeoutMs: values.timeoutMs,
+    schema: outputSchema && { jsonSchema: outputSchema },
+  };
 };
 
 type PreparedRun = Awaited<ReturnType<typeof prepareRun>>;
@@ -519,6 +549,15 @@ const startRun = async (scope: RunScope, run: PreparedRun): Promise<BhrainContex
       },
       { cwd: run.cwd, env: process.env, log, signal: interrupt.signal },
     );
+  // an MCP tool is known once its server lists it: a deny rule naming a started server's tool it does not have is said
+  if (run.rules)
+    for (const box of scope.mcp?.boxes ?? [])
+      for (const warning of findUnmatchedMcpDenyRules({
+        ...run.rules,
+        server: box.server,
+        toolNames: box.definitions.map((definition) => definition.name),
+      }))
+        scope.warn(warning);
   // the working directory's start state is walked while the first request is answered: the first tool call waits for it
   scope.audit?.begin();
   const stream = options.output === 'stream-json';

@@ -14,8 +14,8 @@ export type BashSandboxMode = (typeof BASH_SANDBOX_MODES)[number];
 /**
  * .what = the sandbox settings of the bash toolbox, as a library user or the CLI gives them; denyRead and allowRead
  *         (ReadDenial) add paths to those the sandbox hides, or hand paths back
- * .why = one shape for genBashToolBox, BhrainConfig and the CLI (--sandbox, --allow-network, --allow-domain, --mask-env,
- *        sandbox.denyRead, sandbox.allowUnixSockets)
+ * .why = one shape for genBashToolBox, BhrainConfig and the CLI (--sandbox, --allow-network, --allow-domain, --pass-env,
+ *        --mask-env, sandbox.denyRead, sandbox.allowUnixSockets)
  */
 export interface BashSandbox extends ReadDenial {
   /** default workspace-write */
@@ -33,8 +33,13 @@ export interface BashSandbox extends ReadDenial {
    * refused), to choose its DNS lookup, or to close it; absent, the toolbox starts its own at its first call
    */
   domainProxy?: DomainProxy;
-  /** what commands get of the environment */
+  /** what commands get of the environment, in every mode (off too) */
   env?: {
+    /**
+     * they get the variables of commandEnv's table (PATH, HOME, the locale, toolchain locations, the CI context) less
+     * anything that looks like a credential; `pass` adds variables by their exact names (`['NPM_TOKEN']`), credentials too
+     */
+    pass?: readonly string[];
     /**
      * variables whose value commands see only as a placeholder, each with the hosts (allowedDomains' patterns) bhrain's
      * proxy writes the value into requests to, over https, in headers and basic auth: `{ GH_TOKEN: ['api.github.com',

@@ -111,7 +111,7 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
     expect(outputs).toEqual(['exit code: 0\n--- stdout ---\nfirst', 'exit code: 0\n--- stdout ---\nsecond']);
   });
 
-  it('then an environment that sets shell options, a read timeout or functions under the names the supervisor uses changes nothing it does', async () => {
+  it('then shell options, a read timeout or functions under the names the supervisor uses, passed to the commands by name, change nothing it does', async () => {
     const workspace = await genWorkspace('env');
     const context = {
       cwd: workspace,
@@ -124,7 +124,8 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
         'BASH_FUNC_printf%%': '() { echo fake-printf; }',
       },
     };
-    const box = genBashToolBox();
+    // not in the table of what commands get: they reach them only passed by name
+    const box = genBashToolBox({ sandbox: { env: { pass: ['SHELLOPTS', 'TMOUT', 'BASH_FUNC_kill%%', 'BASH_FUNC_printf%%'] } } });
     const run = (command: string) => box.execute({ call: { id: 'call-1', name: 'bash', input: { command } } }, context);
     // xtrace and noglob reach the command, and kill and printf are its functions. The background job traces itself in
     // its own process, which the supervisor kills as soon as the command's shell ends: its line may not be written
@@ -136,6 +137,12 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect((await run('pgrep -c -x sleep || true')).output).toMatch(/^exit code: 0\n--- stdout ---\n0\n/);
     expect(await sandboxesIn(workspace)).toHaveLength(1);
+    // unpassed, none of them reaches the command
+    const unpassed = await genBashToolBox().execute(
+      { call: { id: 'call-2', name: 'bash', input: { command: 'echo *; kill; printf x' } } },
+      context,
+    );
+    expect(unpassed.output).toMatch(/^exit code: 0\n--- stdout ---\n\*\nx\n--- stderr ---\n.*kill: usage/);
   });
 
   it('then a command of 100 KB runs; one above 128 KB (a single argument of bash -c) or with a NUL is refused, saying why', async () => {

@@ -270,7 +270,8 @@ describe('issue 30 point 4 = bash in the sandbox finds the stores empty or absen
     const inside = join(store, 'project');
     await mkdir(inside, { recursive: true });
     await writeFile(join(inside, 'file.txt'), 'mine\n');
-    const there = await run('cat file.txt; echo made > made.txt; ls "$BHRAIN_HOME"', bash, contextFor({ cwd: inside }));
+    // by its path: $BHRAIN_HOME is not among the variables commands get
+    const there = await run(`cat file.txt; echo made > made.txt; ls ${store}`, bash, contextFor({ cwd: inside }));
     expect(there).toContain('mine');
     expect(there).not.toContain('runs');
     expect(existsSync(join(inside, 'made.txt'))).toBe(true);

@@ -13,12 +13,14 @@ import { RefStoreWriteError } from '../../src/core/continuation/genBrainRefStore
 import * as bhrain from '../../src/index.js';
 import { genSkillCommand } from '../../src/cli/genSkillCommand.js';
 import { formatReadmeSettingsTable, SETTINGS, type SettingRow } from '../../src/cli/settings/settingsTable.js';
+import { COMMAND_ENV_HELD_BACK, COMMAND_ENV_PASSED } from '../../src/sandbox/commandEnv.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const page = (name: string) => readFile(join(root, 'docs', name), 'utf8');
 const cliReference = await page('cli-reference.md');
 const settingsPage = await page('settings.md');
 const benchmarks = await page('benchmarks.md');
+const sandboxPage = await page('sandbox-and-permissions.md');
 
 /** .what = the rows of the first markdown table after a heading of a page, as arrays of cell texts */
 const tableAfter = (text: string, heading: string): string[][] => {
@@ -104,6 +106,27 @@ describe('the docs are true to the code (issue 12)', () => {
       Object.values(SETTINGS)
         .flatMap((setting: SettingRow) => [...(setting.env ?? [])])
         .sort(),
+    );
+  });
+
+  it("the two tables of the commands' environment (docs/sandbox-and-permissions.md) are the ones src/sandbox/commandEnv.ts holds, row for row", () => {
+    const cell = (text: string) => text.replaceAll('|', '\\|');
+    const passed = [
+      '| the commands get | why |',
+      '|---|---|',
+      ...COMMAND_ENV_PASSED.map((row) => `| ${row.names.map((name) => `\`${name}\``).join(', ')} | ${cell(row.why)} |`),
+    ].join('\n');
+    const heldBack = [
+      '| held back whatever the table above says, unless `--pass-env` names it | why |',
+      '|---|---|',
+      ...COMMAND_ENV_HELD_BACK.map((rule) => `| ${cell(rule.shown)} | ${cell(rule.why)} |`),
+    ].join('\n');
+    const section = sandboxPage.slice(sandboxPage.indexOf("\n### The commands' environment\n"));
+    expect(section.slice(section.indexOf('| the commands get |'), section.indexOf('\n\n', section.indexOf('| the commands get |')))).toBe(
+      passed,
+    );
+    expect(section.slice(section.indexOf('| held back whatever'), section.indexOf('\n\n', section.indexOf('| held back whatever')))).toBe(
+      heldBack,
     );
   });
 

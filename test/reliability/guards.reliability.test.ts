@@ -458,7 +458,15 @@ describe('secrets in the environment never appear in logs, run records, the refs
         { text: 'I looked, and I saw no secret' },
       );
       const run = await runBhrain({
-        args: ['act', '--atom', 'claude/haiku', '--input', `check the config; my token is ${secrets.GITHUB_TOKEN}`],
+        // the secrets but the supplier key are passed to bash by name, so its redaction is what is tested
+        args: [
+          'act',
+          '--atom',
+          'claude/haiku',
+          '--input',
+          `check the config; my token is ${secrets.GITHUB_TOKEN}`,
+          ...['GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'DB_PASSWORD'].flatMap((name) => ['--pass-env', name]),
+        ],
         cwd,
         env: {
           PATH: process.env.PATH,
@@ -523,7 +531,11 @@ describe('secrets in the environment, cut in two by a dropped middle or decoded 
       standin().script({ toolCalls: command.map((line) => ({ name: 'bash', input: { command: line } })) }, { text: 'done' });
       const result = await invoke(
         {
-          config: { atom: 'claude/haiku', toolBoxes: [genBashToolBox({ maxCaptureBytes: 1_000 })], limits: { maxToolOutputChars: 1_000 } },
+          config: {
+            atom: 'claude/haiku',
+            toolBoxes: [genBashToolBox({ maxCaptureBytes: 1_000, sandbox: { env: { pass: ['GITHUB_TOKEN'] } } })],
+            limits: { maxToolOutputChars: 1_000 },
+          },
           prompt: 'print',
         },
         contextFor({ cwd: base, spillDir, env: { PATH: process.env.PATH, GITHUB_TOKEN: token } }),
@@ -557,7 +569,7 @@ describe('secrets in the environment, cut in two by a dropped middle or decoded 
         toolCalls: [{ name: 'bash', input: { command: 'printf %s "$GITHUB_TOKEN" | base64 -w0; echo; printf %s "$GITHUB_TOKEN" | rev' } }],
       });
       const run = await runBhrain({
-        args: ['act', '--atom', 'claude/haiku', '--input', 'encode the token', '--output', 'json'],
+        args: ['act', '--atom', 'claude/haiku', '--input', 'encode the token', '--output', 'json', '--pass-env', 'GITHUB_TOKEN'],
         cwd,
         env: {
           PATH: process.env.PATH,

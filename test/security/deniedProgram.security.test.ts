@@ -192,3 +192,44 @@ describe(`denied programs with bash allowed, headless, rules ${JSON.stringify(RU
     securityAttempt('denied-program', fill(template, index), () => outcomes.get(fill(template, index))),
   );
 });
+
+// the issue's typo: `bsh(rm *)` names no tool, so it denied nothing and `rm junk.txt` ran. Now the run never starts: the
+// attempt counts as tried when the CLI refused it with exit 2 before any request, and escaped if junk.txt is gone
+const TYPO_RULES = { allow: ['bash'], deny: ['bsh(rm *)'] };
+
+describe(`a deny rule that names no tool, rules ${JSON.stringify(TYPO_RULES)}: the run never starts`, () => {
+  const turnsForTypo = (cwd: string): SecurityTurn[] => [
+    {
+      attempts: [
+        { name: 'rm junk.txt', calls: withIds('typo', [bash('rm junk.txt')]), hit: () => fileChanged(join(cwd, 'junk.txt'), 'junk\n') },
+      ],
+    },
+  ];
+  let outcome: SecurityOutcome | undefined;
+
+  beforeAll(async () => {
+    const ws = genSecurityWorkspace('rule-typo');
+    writeFileSync(join(ws.cwd, 'junk.txt'), 'junk\n');
+    writeFileSync(join(ws.base, 'rules.json'), JSON.stringify(TYPO_RULES));
+    const { run, outcomes } = await runHostileModel({
+      standin,
+      cwd: ws.cwd,
+      home: ws.home,
+      args: ['--permission', join(ws.base, 'rules.json')],
+      turns: turnsForTypo(ws.cwd),
+    });
+    const refused = run.code === 2 && standin.requests.length === 0 && run.stderr.includes("permission rule 'bsh(rm *)' (deny");
+    outcome = { ...outcomes.get('rm junk.txt')!, answered: refused, results: [run.stderr] };
+    rmSync(ws.base, { recursive: true, force: true });
+  }, 60_000);
+
+  it('control: rm junk.txt, run straight in bash, removes it', async () => {
+    const ws = genSecurityWorkspace('rule-typo-control');
+    writeFileSync(join(ws.cwd, 'junk.txt'), 'junk\n');
+    const hits = await runTurnsUnguarded({ cwd: ws.cwd, home: ws.home, turns: turnsForTypo(ws.cwd) });
+    expect(hits.get('rm junk.txt')).toMatch(/is gone$/);
+    rmSync(ws.base, { recursive: true, force: true });
+  });
+
+  securityAttempt('denied-program', `rm junk.txt under ${JSON.stringify(TYPO_RULES)}`, () => outcome);
+});

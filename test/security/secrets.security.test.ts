@@ -172,7 +172,9 @@ const runAttack = async (attack: Attack): Promise<string[]> => {
   standin().reset();
   standin().script(...attack.turns);
   const run: CliRun = await runBhrain({
-    args: attack.args,
+    // passed to bash by name: the environment's allowlist would hold them back, and what is tested here is the redaction
+    // of a secret that did reach a command
+    args: [...attack.args, ...NAMES.flatMap((name) => ['--pass-env', name])],
     cwd,
     env: genCliEnv({ standin: standin(), home }, { TMPDIR: spill, ...SECRETS }),
   });

@@ -33,6 +33,7 @@ export type SecurityCategory =
   | 'peak-rss'
   | 'credentials'
   | 'supplier-keys'
+  | 'environment'
   | 'planted-config'
   | 'network'
   | 'unix-sockets';

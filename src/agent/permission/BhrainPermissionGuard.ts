@@ -30,6 +30,14 @@ export interface BhrainPermissionCheck {
   paths?: readonly BhrainToolPath[];
 }
 
+/** .what = one rule of a rules guard as written, with its kind: what checkRuleTools reads to tell a rule that names nothing */
+export interface BhrainPermissionRule {
+  kind: 'allow' | 'prompt' | 'deny';
+  text: string;
+  /** the tool name or glob as written, lower-cased */
+  tool: string;
+}
+
 /** .what = what a guard may consult besides the call: where the session works */
 export interface BhrainPermissionContext {
   cwd: string;
@@ -47,6 +55,11 @@ export interface BhrainPermissionGuard {
    * with them (BhrainConfig readDenialOf)
    */
   allowRead?: readonly string[];
+  /**
+   * the rules a rules guard judges by (genRulesGuard lists each, with its kind and tool): the config check refuses one
+   * that names no tool of the run (checkRuleTools); absent for a guard without rules
+   */
+  rules?: readonly BhrainPermissionRule[];
   check: (input: BhrainPermissionCheck, context: BhrainPermissionContext) => BhrainPermissionDecision | Promise<BhrainPermissionDecision>;
 }
 

@@ -20,6 +20,15 @@ describe('issue 16 permissions: MCP tools by name, with globs', () => {
     expect(await judge(rules, 'mcp__github2__x')).toEqual({ decision: 'allow' });
   });
 
+  it("a rule `mcp__<server>` names every tool of that server, as in Claude Code, and no other server's", async () => {
+    const rules = { allow: ['mcp__*'], deny: ['mcp__github'] };
+    expect(await judge(rules, 'mcp__github__create_issue')).toEqual({
+      decision: 'deny',
+      reason: 'denied by rule `mcp__github` (mcp__github__create_issue)',
+    });
+    expect(await judge(rules, 'mcp__github2__x')).toEqual({ decision: 'allow' });
+  });
+
   it('issue 16 permissions: an MCP tool no rule allows is prompted, with the rule that would allow it', async () => {
     expect(await judge({ allow: ['mcp__everything__echo'] }, 'mcp__everything__echo')).toEqual({ decision: 'allow' });
     expect(await judge({ allow: ['mcp__everything__echo'] }, 'mcp__everything__get-sum', { a: 1 })).toEqual({

@@ -9,7 +9,7 @@ import { BadRequestError } from '../../core/contract/errors.js';
 import { globToRegExp } from '../tools/files/globs.js';
 import { analyzeShellCommand, type ShellCommand } from '../../shell-analysis/analyzeShellCommand.js';
 import type { BhrainToolPath } from '../tool/defineTool.js';
-import type { BhrainPermissionDecision, BhrainPermissionGuard } from './BhrainPermissionGuard.js';
+import type { BhrainPermissionDecision, BhrainPermissionGuard, BhrainPermissionRule } from './BhrainPermissionGuard.js';
 import { readCallEffect } from './readCallEffect.js';
 import { resolveRealPath } from './resolveRealPath.js';
 
@@ -39,7 +39,26 @@ interface Hit {
 const FILE_RULE_NAMES = ['write', 'edit'] as const;
 
 /** .what = the prefix of every MCP tool's name (`mcp__<server>__<tool>`) */
-const MCP_TOOL_PREFIX = 'mcp__';
+export const MCP_TOOL_PREFIX = 'mcp__';
+
+/** .what = the MCP server a rule's tool names (`github` in `mcp__github__*` and `mcp__github`), or null for a rule of no MCP server */
+export const mcpServerOfRule = (tool: string): string | null =>
+  tool.startsWith(MCP_TOOL_PREFIX) ? tool.slice(MCP_TOOL_PREFIX.length).split('__')[0] || null : null;
+
+/**
+ * .what = whether a rule's tool (lower-cased) names a tool: by name, case aside; by glob (picomatch: `mcp__github__*`,
+ *         `{read,grep}`, `*`); and `mcp__<server>` (no glob), as in Claude Code, names every tool of that server
+ * .why = one definition of what a rule names, for the guard that judges calls and for the check that a rule names a
+ *        tool of the run (checkRuleTools)
+ */
+export const genRuleToolMatcher = (tool: string): ((toolName: string) => boolean) => {
+  if (picomatch.scan(tool).isGlob) {
+    const matcher = picomatch(tool, { dot: true, nonegate: true });
+    return (toolName) => matcher(toolName.toLowerCase());
+  }
+  const server = tool.startsWith(MCP_TOOL_PREFIX) && !tool.slice(MCP_TOOL_PREFIX.length).includes('__') ? `${tool}__` : null;
+  return (toolName) => toolName.toLowerCase() === tool || (server !== null && toolName.toLowerCase().startsWith(server));
+};
 
 /**
  * .what = a rule parsed, or a clear error naming the rule and the expected form
@@ -61,9 +80,7 @@ const parseRule = (text: string, home: string): Rule => {
     throw new BadRequestError(
       `invalid permission rule '${text}': MCP tools take whole-tool rules only (their input has no path or command to match); write \`${match[1]}\``,
     );
-  const isGlob = picomatch.scan(tool).isGlob;
-  const matcher = isGlob ? picomatch(tool, { dot: true, nonegate: true }) : null;
-  return { text, tool, spec, named: (toolName) => (matcher ? matcher(toolName.toLowerCase()) : toolName.toLowerCase() === tool) };
+  return { text, tool, spec, named: genRuleToolMatcher(tool) };
 };
 
 const isUnrestricted = (rule: Rule): boolean => rule.spec === null || rule.spec === '*';
@@ -302,21 +319,29 @@ const findReadHandbacks = (allow: readonly Rule[]): string[] =>
  *        - on an allow-list, transparent wrappers (time, nice, timeout, `bash -c`) are skipped and what they run is
  *          matched; sudo, xargs and find must be allowed themselves too; `VAR=x` prefixes other than locale and log
  *          settings stay part of the command the allow rule must match.
- *        - a rule's tool name may be a glob (`mcp__github__*`, `mcp__*`); an MCP tool (`mcp__<server>__<tool>`) is judged
- *          whole, by the rules without a spec that name it, since bhrain cannot know what its input means.
+ *        - a rule's tool name may be a glob (`mcp__github__*`, `mcp__*`), and `mcp__<server>` names every tool of that
+ *          server; an MCP tool (`mcp__<server>__<tool>`) is judged whole, by the rules without a spec that name it, since
+ *          bhrain cannot know what its input means.
+ *        - a rule that names no tool is not judged here: the session's config check (checkRuleTools) refuses it once
+ *          the run's tools are known.
  *        - a path rule's spec may start with `~/`, the home directory (options.home, else the user's); a
  *          `read(<path>)` allow rule also hands that path back from those hidden from the model (allowRead)
  *        Rules cannot promise more than this: deny rules name programs, so an interpreter given inline code
  *        (`python -c`, `node -e`, `awk 'BEGIN{system(…)}'`) or a program that deletes by itself (`find -delete`) is
  *        not unwrapped; an allow-list still only allows them when a rule names them. The sandbox bounds their effect.
  */
-export const genRulesGuard = (rules: BhrainPermissionRules, name = 'rules', options: { home?: string } = {}): BhrainPermissionGuard => {
+export const genRulesGuard = (
+  rules: BhrainPermissionRules,
+  name = 'rules',
+  options: { home?: string } = {},
+): BhrainPermissionGuard & { rules: readonly BhrainPermissionRule[] } => {
   const home = options.home ?? homedir();
   const parse = (text: string) => parseRule(text, home);
   const parsed = { deny: (rules.deny ?? []).map(parse), prompt: (rules.prompt ?? []).map(parse), allow: (rules.allow ?? []).map(parse) };
   return {
     name,
     allowRead: findReadHandbacks(parsed.allow),
+    rules: (['deny', 'prompt', 'allow'] as const).flatMap((kind) => parsed[kind].map(({ text, tool }) => ({ kind, text, tool }))),
     check: async (input, context) =>
       input.call.name.toLowerCase() === 'bash'
         ? judgeBashCall(parsed, String(input.call.input.command ?? ''), context.cwd)

@@ -124,7 +124,7 @@ export interface McpProjectApproval {
  *         server of the same name wins. With strict, only the --mcp-config files
  * .why = servers from the project run arbitrary commands outside the sandbox, so they start only when the user settings
  *        approve them (enableAllProjectMcpServers, or enabledMcpjsonServers naming them) or their file is passed with
- *        --mcp-config; a skipped one is named in `skipped`, with how to approve it
+ *        --mcp-config; a skipped one is named in `skipped`, with how to approve it; `configured` names them all
  */
 export const resolveMcpServers = async (
   input: {
@@ -137,7 +137,7 @@ export const resolveMcpServers = async (
     userSettingsPath: string;
   },
   context: { env: Record<string, string | undefined> },
-): Promise<{ servers: McpServerToStart[]; skipped: string[] }> => {
+): Promise<{ servers: McpServerToStart[]; skipped: string[]; configured: string[] }> => {
   const layers: Array<{ source: McpServerSource; servers: Record<string, McpServerConfig> }> = [];
   if (!input.strict) {
     for (const each of input.settings) layers.push({ source: { kind: each.layer, path: each.path }, servers: each.servers });
@@ -168,5 +168,6 @@ export const resolveMcpServers = async (
     }
     servers.push({ name, transport: expandMcpServer({ name, server, from: source.path }, context), source });
   }
-  return { servers, skipped };
+  // every server a source names, started or not: what a permission rule may name (checkRuleTools)
+  return { servers, skipped, configured: [...winners.keys()] };
 };

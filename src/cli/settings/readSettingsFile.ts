@@ -6,6 +6,7 @@ import type { BashSandboxMode } from '../../sandbox/BashSandbox.js';
 import { BASH_SANDBOX_MODES } from '../../sandbox/BashSandbox.js';
 import { DOMAIN_PATTERN_EXPECTS } from '../../sandbox/network/allowedDomains.js';
 import { BadRequestError } from '../../core/contract/errors.js';
+import { findNearestName } from '../../core/text/findNearestName.js';
 import {
   SETTINGS_FILE_TOP_KEYS,
   type SettingKey,
@@ -41,15 +42,10 @@ const FILE_ROWS = [...Object.values(SETTINGS), ...Object.values(FILE_SETTINGS)] 
 /** .what = the top-level keys of a settings file, in the table's order */
 const FILE_TOP_KEYS = [...new Set(FILE_ROWS.map((row) => row.fileKey.split('.')[0]))];
 
-/**
- * .what = the keys of the object at a key path (`sandbox`, `sandbox.env`): `mode` for a top-level key's own value, then
- *         the next part of each row nested under it
- */
-const nestedKeysOf = (prefix: string): string[] => [
-  ...(!prefix.includes('.') && FILE_ROWS.some((row) => row.fileKey === prefix) ? ['mode'] : []),
-  ...new Set(
-    FILE_ROWS.filter((row) => row.fileKey.startsWith(`${prefix}.`)).map((row) => row.fileKey.slice(prefix.length + 1).split('.')[0]),
-  ),
+/** .what = the keys of the object at a key (`sandbox`, `sandbox.env`): `mode` for a top-level key's own value, then the next part of its nested rows' */
+const nestedKeysOf = (key: string): string[] => [
+  ...(!key.includes('.') && FILE_ROWS.some((row) => row.fileKey === key) ? ['mode'] : []),
+  ...new Set(FILE_ROWS.filter((row) => row.fileKey.startsWith(`${key}.`)).map((row) => row.fileKey.slice(key.length + 1).split('.')[0])),
 ];
 
 /** .what = the settings-file schema, made from the table on the first file read (settingsFileSchema.ts loads zod/mini) */
@@ -60,13 +56,20 @@ let schemaModule: typeof import('./settingsFileSchema.js') | null = null;
 /** .what = a row's value type */
 type RowValue<TRow> = TRow extends SettingRow<infer TRule, infer _TDefault> ? SettingRuleValue<TRule> : never;
 
-/** .what = a settings file's content once validated (maxWallTime in milliseconds; sandbox as { mode, denyRead, allowUnixSockets, env }) */
+/** .what = a settings file's content once validated (maxWallTime in milliseconds; sandbox as { mode, denyRead, allowUnixSockets, env: { pass, mask } }) */
 export type SettingsFile = {
-  [K in Exclude<SettingKey, 'sandbox' | 'denyRead' | 'allowUnixSockets' | 'allowedDomains' | 'maskEnv'>]?: RowValue<(typeof SETTINGS)[K]>;
+  [K in Exclude<SettingKey, 'sandbox' | 'denyRead' | 'allowUnixSockets' | 'allowedDomains' | 'maskEnv' | 'passEnv'>]?: RowValue<
+    (typeof SETTINGS)[K]
+  >;
 } & {
   [K in keyof typeof FILE_SETTINGS]?: RowValue<(typeof FILE_SETTINGS)[K]>;
 } & {
-  sandbox?: { mode?: BashSandboxMode; denyRead?: string[]; allowUnixSockets?: string[]; env?: { mask?: Record<string, string[]> } };
+  sandbox?: {
+    mode?: BashSandboxMode;
+    denyRead?: string[];
+    allowUnixSockets?: string[];
+    env?: { pass?: string[]; mask?: Record<string, string[]> };
+  };
   network?: { allowedDomains?: string[] };
 };
 
@@ -76,7 +79,7 @@ const validKeysAt = (path: readonly PropertyKey[]): readonly string[] => {
   if (path[0] === 'baseUrl') return SETTINGS_SUPPLIERS;
   if (path[0] === 'permission') return RULE_KINDS;
   if (path[0] === 'hooks' && schemaModule) return schemaModule.hookKeysAt(path);
-  return nestedKeysOf(path.map(String).join('.'));
+  return path.every((part) => typeof part === 'string') ? nestedKeysOf(path.join('.')) : [];
 };
 
 /** .what = what the value at a path of the settings file must be, for a "bad value" message */
@@ -99,9 +102,12 @@ const expectsAt = (path: readonly PropertyKey[]): string => {
     ][Math.min(path.length, 5) - 2];
   if (path[0] === 'sandbox' && path[1] === 'denyRead')
     return path.length > 2 ? 'a path, absolute or starting with ~/' : SETTINGS.denyRead.expects;
-  if (path[0] === 'sandbox' && path[1] === 'allowUnixSockets')
-    return path.length > 2 ? "a socket's path, absolute or starting with ~/" : SETTINGS.allowUnixSockets.expects;
-  return FILE_ROWS.find((row) => row.fileKey === path[0])?.expects ?? 'a valid value';
+  // a nested row's own (sandbox.env.pass), an object of nested rows (sandbox.env), else the top-level row's
+  const key = path.filter((part) => typeof part === 'string').join('.');
+  const row = FILE_ROWS.find((each) => each.fileKey === key && key.includes('.'));
+  if (row) return row.expects;
+  if (key.includes('.') && nestedKeysOf(key).length) return `an object with the keys ${nestedKeysOf(key).join(', ')}`;
+  return FILE_ROWS.find((each) => each.fileKey === path[0])?.expects ?? 'a valid value';
 };
 
 /** .what = which layer a settings file is: the project's (.bhrain/settings.json) or the user's (the bhrain config dir) */
@@ -121,27 +127,12 @@ const shownAt = (json: unknown, path: readonly PropertyKey[]): string => {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 };
 
-/** .what = the edit distance of two short strings, for a "did you mean" */
-const distance = (a: string, b: string): number => {
-  const row = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length];
-};
-
 /** .what = one zod issue as a sentence naming the key path, the file and what is valid */
 const formatIssue = (issue: z.core.$ZodIssue, input: { path: string; json: unknown }): string[] => {
   if (issue.code === 'unrecognized_keys') {
     const valid = validKeysAt(issue.path);
     return issue.keys.map((key) => {
-      const near = valid.find((each) => distance(each, key) <= 2);
+      const near = findNearestName(key, valid);
       return `unknown key '${formatPath([...issue.path, key])}' in ${input.path}: ${near ? `did you mean '${near}'? ` : ''}valid keys are ${valid.join(', ')}`;
     });
   }

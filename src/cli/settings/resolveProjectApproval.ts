@@ -61,9 +61,10 @@ const loosensPermission = (value: string | BhrainPermissionRules, than: string |
 /**
  * .what = the settings a project file may only tighten, and whether a value loosens the value that would apply without
  *         any project file
- * .why = a looser sandbox or network, a looser guard, more allow rules or a masked credential's value sent to more hosts
- *        widen what runs unconfined or what the model may use: from a project file they take effect only when the user
- *        approved the project; a tighter value needs no approval
+ * .why = a looser sandbox or network, a looser guard, more allow rules, more variables passed to the commands, or a
+ *        masked credential's value sent to more hosts widen what runs unconfined, what it reads or what the model may
+ *        use: from a project file they take effect only when the user approved the project; a tighter value needs no
+ *        approval
  */
 export const LOOSENING: {
   sandbox: (value: BashSandboxMode, than: BashSandboxMode) => boolean;
@@ -72,6 +73,7 @@ export const LOOSENING: {
   allowedDomains: (value: readonly string[], than: readonly string[]) => boolean;
   maskEnv: (value: Readonly<Record<string, readonly string[]>>, than: Readonly<Record<string, readonly string[]>>) => boolean;
   allowUnixSockets: (value: readonly string[], than: readonly string[]) => boolean;
+  passEnv: (value: readonly string[], than: readonly string[]) => boolean;
 } = {
   sandbox: (value, than) => SANDBOX_LOOSENESS[value] > SANDBOX_LOOSENESS[than],
   allowNetwork: (value, than) => value && !than,
@@ -86,4 +88,6 @@ export const LOOSENING: {
     ),
   // a host socket bash would not reach without the project file (paths compared as written)
   allowUnixSockets: (value, than) => value.some((path) => !than.includes(path)),
+  // a variable the commands would not get without the project file: a project could name the user's tokens
+  passEnv: (value, than) => value.some((name) => !than.includes(name)),
 };

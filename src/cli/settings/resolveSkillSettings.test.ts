@@ -51,6 +51,7 @@ describe('issue 13 settings precedence: default < user < project < env < flag, o
       allowNetwork: false,
       allowedDomains: [],
       maskEnv: {},
+      passEnv: [],
       maxIterations: 50,
       memory: 'summarize-on-limit',
       timeoutMs: undefined,
@@ -571,7 +572,7 @@ describe('credentials masked: --mask-env and sandbox.env.mask', () => {
     );
     await write(projectFile, { sandbox: { env: { masks: {} } } });
     await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
-      `unknown key 'sandbox.env.masks' in ${projectFile}: did you mean 'mask'? valid keys are mask`,
+      `unknown key 'sandbox.env.masks' in ${projectFile}: did you mean 'mask'? valid keys are pass, mask`,
     );
   });
 
@@ -605,5 +606,72 @@ describe('credentials masked: --mask-env and sandbox.env.mask', () => {
     const { repo, env } = await given({ user: { sandbox: { env: { mask: { GH_TOKEN: ['github.com'] } } } } });
     const ask = await resolveSkillSettings({ skill: 'ask', cwd: repo }, { env });
     expect([ask.values.maskEnv, ask.sources.maskEnv]).toEqual([{}, 'default']);
+  });
+});
+
+describe("the commands' environment: --pass-env and sandbox.env.pass", () => {
+  it('given sandbox.env.pass in the user file, then it applies, beside the sandbox mode and denyRead of the same object', async () => {
+    const { repo, env, userFile } = await given({
+      user: { sandbox: { mode: 'read-only', denyRead: ['~/.op'], env: { pass: ['NPM_TOKEN'] } } },
+    });
+    const { values, sources } = await resolveSkillSettings({ cwd: repo }, { env });
+    expect([values.passEnv, values.sandbox, sources.passEnv]).toEqual([['NPM_TOKEN'], 'read-only', `user:${userFile}`]);
+  });
+
+  it('given --pass-env, repeated, then it beats the files whole, as any flag does', async () => {
+    const { repo, env } = await given({ user: { sandbox: { env: { pass: ['NPM_TOKEN'] } } } });
+    const command = genSkillCommand('act', async () => 0);
+    await command.parseAsync(['--atom', 'qwen', '--pass-env', 'GH_TOKEN', '--pass-env', 'AWS_PROFILE', 'hi'], { from: 'user' });
+    const flags = pickExplicitFlags(command);
+    expect(flags).toEqual({ atom: 'qwen', passEnv: ['GH_TOKEN', 'AWS_PROFILE'] });
+    const { values, sources } = await resolveSkillSettings({ cwd: repo, flags }, { env });
+    expect([values.passEnv, sources.passEnv]).toEqual([['GH_TOKEN', 'AWS_PROFILE'], 'flag']);
+  });
+
+  it("given a project file that passes a variable the user's settings do not, then it is ignored unless the project is approved, in act and in ask", async () => {
+    const { repo, env, projectFile, userFile } = await given({
+      user: { sandbox: { env: { pass: ['NPM_TOKEN'] } } },
+      project: { sandbox: { env: { pass: ['NPM_TOKEN', 'AWS_SECRET_ACCESS_KEY'] } } },
+    });
+    for (const skill of ['act', 'ask'] as const) {
+      const unapproved = await resolveSkillSettings({ skill, cwd: repo }, { env });
+      expect([unapproved.values.passEnv, unapproved.sources.passEnv]).toEqual([['NPM_TOKEN'], `user:${userFile}`]);
+      expect(unapproved.warnings).toEqual([
+        `ignored "sandbox.env.pass": ["NPM_TOKEN","AWS_SECRET_ACCESS_KEY"] from ${projectFile}: a project file may tighten bhrain's confinement, not loosen it without your approval; sandbox.env.pass is ["NPM_TOKEN"] (user:${userFile}). To use it, approve this project with --trust-project, or add "${repo}" to "trustedProjects" in ${userFile}`,
+      ]);
+    }
+    const approved = await resolveSkillSettings({ cwd: repo, trustProject: true }, { env });
+    expect(approved.values.passEnv).toEqual(['NPM_TOKEN', 'AWS_SECRET_ACCESS_KEY']);
+    expect(approved.warnings).toEqual([
+      `"sandbox.env.pass": ["NPM_TOKEN","AWS_SECRET_ACCESS_KEY"] comes from ${projectFile}, which loosens bhrain's confinement; this project is approved (--trust-project)`,
+    ]);
+  });
+
+  it('given a project file that narrows the list, then it applies without approval', async () => {
+    const { repo, env, projectFile } = await given({
+      user: { sandbox: { env: { pass: ['NPM_TOKEN', 'GH_TOKEN'] } } },
+      project: { sandbox: { env: { pass: ['GH_TOKEN'] } } },
+    });
+    const { values, sources, warnings } = await resolveSkillSettings({ cwd: repo }, { env });
+    expect([values.passEnv, sources.passEnv, warnings]).toEqual([['GH_TOKEN'], `project:${projectFile}`, []]);
+  });
+
+  it('given a name that is not one, in a flag or a file, or a misspelt key, then exit 2 naming it, the file and the key path', async () => {
+    const { repo, env, projectFile, write } = await given();
+    await expect(resolveSkillSettings({ cwd: repo, flags: { passEnv: ['AWS_*'] } }, { env })).rejects.toThrow(
+      `--pass-env "AWS_*" is not a variable name: give one variable's exact name, e.g. NPM_TOKEN (no wildcard, no =value)`,
+    );
+    await write(projectFile, { sandbox: { env: { pass: ['OK', 'NPM_TOKEN=x'] } } });
+    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
+      `bad value for 'sandbox.env.pass[1]' in ${projectFile}: "NPM_TOKEN=x" is not a variable name: give one variable's exact name, e.g. NPM_TOKEN (no wildcard, no =value)`,
+    );
+    await write(projectFile, { sandbox: { env: { pas: ['NPM_TOKEN'] } } });
+    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
+      `unknown key 'sandbox.env.pas' in ${projectFile}: did you mean 'pass'? valid keys are pass, mask`,
+    );
+    await write(projectFile, { sandbox: { env: ['NPM_TOKEN'] } });
+    await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
+      `bad value for 'sandbox.env' in ${projectFile}: expected an object with the keys pass, mask, got ["NPM_TOKEN"]`,
+    );
   });
 });

@@ -66,7 +66,7 @@ export interface ResolvedSkillSettings {
 }
 
 /** a layer's values, as the file schema types them; baseUrl by supplier; network.allowedDomains as allowedDomains; sandbox's
- *  mode, denyRead, allowUnixSockets and env.mask (maskEnv) apart */
+ *  mode, denyRead, allowUnixSockets, env.pass (passEnv) and env.mask (maskEnv) apart */
 type LayerValues = Omit<SettingsFile, 'baseUrl' | 'network' | 'sandbox'> & {
   baseUrl?: Partial<Record<SettingsSupplier, { url: string; source: SettingSource }>>;
   allowedDomains?: string[];
@@ -74,6 +74,7 @@ type LayerValues = Omit<SettingsFile, 'baseUrl' | 'network' | 'sandbox'> & {
   denyRead?: string[];
   maskEnv?: Record<string, string[]>;
   allowUnixSockets?: string[];
+  passEnv?: string[];
 };
 
 const exists = (path: string) =>
@@ -158,7 +159,7 @@ const readEnvLayer = async (env: Record<string, string | undefined>): Promise<La
   return layer;
 };
 
-/** .what = a file's values as a layer, its base URLs tagged with the file, its sandbox split into mode, denyRead and allowUnixSockets */
+/** .what = a file's values as a layer, its base URLs tagged with the file, its sandbox split into mode, denyRead, allowUnixSockets, env.pass and env.mask */
 const asFileLayer = ({ network, ...settings }: SettingsFile, source: SettingSource): LayerValues => ({
   ...settings,
   allowedDomains: network?.allowedDomains,
@@ -166,6 +167,7 @@ const asFileLayer = ({ network, ...settings }: SettingsFile, source: SettingSour
   denyRead: settings.sandbox?.denyRead,
   maskEnv: settings.sandbox?.env?.mask,
   allowUnixSockets: settings.sandbox?.allowUnixSockets,
+  passEnv: settings.sandbox?.env?.pass,
   baseUrl: settings.baseUrl
     ? Object.fromEntries(Object.entries(settings.baseUrl).map(([supplier, url]) => [supplier, { url: url!, source }]))
     : undefined,
@@ -246,6 +248,23 @@ const checkAllowedUnixSockets = (values: SkillSettings, sources: Record<SettingK
 };
 
 /**
+ * .what = what ask fixes, whatever the flags and files say: the read-only guard and sandbox, no network, so no masked
+ *         value (nothing to write one into; what bash gets of the variable is the environment's rule), no host socket
+ */
+const fixForAsk = (values: SkillSettings, sources: Record<SettingKey, SettingSource>, sandboxFlagged: boolean): void => {
+  Object.assign(values, {
+    permission: 'readOnly',
+    sandbox: 'read-only',
+    allowNetwork: false,
+    allowedDomains: [],
+    maskEnv: {},
+    allowUnixSockets: [],
+  });
+  for (const key of ['permission', 'allowNetwork', 'allowedDomains', 'maskEnv', 'allowUnixSockets'] as const) sources[key] = 'default';
+  sources.sandbox = sandboxFlagged ? 'flag' : 'default';
+};
+
+/**
  * .what = the settings of a skill run from every layer, highest first: flags > env > project > user > defaults; each
  *         value with its source. `flags` holds only the flags given explicitly (see pickExplicitFlags)
  * .why = one resolution behind `bhrain act|ask` and `bhrain config`, so what config prints is what a run uses. Every
@@ -322,6 +341,7 @@ export const resolveSkillSettings = async (
     allowNetwork: pick('allowNetwork', SETTINGS.allowNetwork.default),
     allowedDomains: [...new Set(pick('allowedDomains', SETTINGS.allowedDomains.default).map(normalizeDomainPattern))],
     maskEnv: pick('maskEnv', SETTINGS.maskEnv.default),
+    passEnv: [...new Set(pick('passEnv', SETTINGS.passEnv.default))],
     maxIterations: pick('maxIterations', SETTINGS.maxIterations.default),
     memory: pick('memory', SETTINGS.memory.default),
     timeoutMs: pick('timeoutMs', SETTINGS.timeoutMs.default),
@@ -346,16 +366,19 @@ export const resolveSkillSettings = async (
   );
   const howToApprove = `approve this project with --trust-project, or add "${approval.root}" to "trustedProjects" in ${userPath}`;
   const withoutProjects = layers.filter((layer) => !layer.source.startsWith('project:'));
-  const defaults = {
-    sandbox: SETTINGS.sandbox.default,
-    allowNetwork: SETTINGS.allowNetwork.default,
-    permission: SETTINGS.permission.default,
-    allowedDomains: SETTINGS.allowedDomains.default,
-    maskEnv: SETTINGS.maskEnv.default,
-    allowUnixSockets: SETTINGS.allowUnixSockets.default,
-  };
-  // ask fixes them all: nothing a project gives for them applies
-  for (const key of skill === 'ask' ? [] : (Object.keys(LOOSENING) as Array<keyof typeof LOOSENING>)) {
+  const defaults = Object.fromEntries((Object.keys(LOOSENING) as Array<keyof typeof LOOSENING>).map((key) => [key, SETTINGS[key].default]));
+  // ask fixes the sandbox, the network, the guard and what reaches past them: nothing a project gives for them applies
+  const fixedByAsk: ReadonlyArray<keyof typeof LOOSENING> = [
+    'sandbox',
+    'allowNetwork',
+    'permission',
+    'allowedDomains',
+    'maskEnv',
+    'allowUnixSockets',
+  ];
+  for (const key of (Object.keys(LOOSENING) as Array<keyof typeof LOOSENING>).filter(
+    (each) => skill !== 'ask' || !fixedByAsk.includes(each),
+  )) {
     if (!sources[key].startsWith('project:')) continue;
     const file = sources[key].slice('project:'.length);
     const picked = pickFrom(withoutProjects, key, defaults[key]);
@@ -378,21 +401,7 @@ export const resolveSkillSettings = async (
   }
   // read-only permission implies a read-only sandbox, unless a sandbox was chosen
   if (sources.sandbox === 'default' && values.permission === 'readOnly') values.sandbox = 'read-only';
-  if (skill === 'ask') {
-    values.permission = 'readOnly';
-    values.sandbox = 'read-only';
-    values.allowNetwork = false;
-    values.allowedDomains = [];
-    // no network: nothing to write a masked value into (what bash gets of the variable is the environment's rule)
-    values.maskEnv = {};
-    values.allowUnixSockets = [];
-    sources.permission = 'default';
-    sources.sandbox = typeof flagSandbox === 'string' ? 'flag' : 'default';
-    sources.allowNetwork = 'default';
-    sources.allowedDomains = 'default';
-    sources.maskEnv = 'default';
-    sources.allowUnixSockets = 'default';
-  }
+  if (skill === 'ask') fixForAsk(values, sources, typeof flagSandbox === 'string');
 
   const domainsFrom = nameSettingOrigin('allowedDomains', sources.allowedDomains);
   // where the network is all on, or bash unconfined, they narrow nothing: said, not silent

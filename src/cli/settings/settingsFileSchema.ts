@@ -164,18 +164,19 @@ export const schemaOfRule = (rule: SettingRule): z.ZodMiniType => {
 /** .what = every row of the settings table: the run settings, then the file-only keys */
 export const FILE_ROWS = [...Object.values(SETTINGS), ...Object.values(FILE_SETTINGS)] as SettingRow[];
 
-/**
- * .what = the shape of the object at a key path: each row one level down at its key, and an object of its own for each
- *         level deeper (`sandbox.env.mask` is `{"env": {"mask": ...}}` in `sandbox`), every key optional, no other allowed
- */
-const nestedShape = (prefix: string, rows: readonly SettingRow[]): Record<string, z.ZodMiniType> =>
-  Object.fromEntries(
-    [...new Set(rows.map((row) => row.fileKey.slice(prefix.length + 1).split('.')[0]))].map((key) => {
-      const path = `${prefix}.${key}`;
-      const own = rows.find((row) => row.fileKey === path);
-      const deeper = rows.filter((row) => row.fileKey.startsWith(`${path}.`));
-      return [key, z.optional(own ? schemaOfRule(own.value) : z.strictObject(nestedShape(path, deeper)))];
-    }),
+/** .what = the object of the rows under a key, at any depth (`sandbox.env` holds `sandbox.env.pass`), each key optional, no other allowed */
+const objectOfRowsUnder = (key: string): z.ZodMiniType =>
+  z.strictObject(
+    Object.fromEntries(
+      [
+        ...new Set(
+          FILE_ROWS.filter((row) => row.fileKey.startsWith(`${key}.`)).map((row) => row.fileKey.slice(key.length + 1).split('.')[0]),
+        ),
+      ].map((part) => {
+        const row = FILE_ROWS.find((each) => each.fileKey === `${key}.${part}`);
+        return [part, z.optional(row ? schemaOfRule(row.value) : objectOfRowsUnder(`${key}.${part}`))];
+      }),
+    ),
   );
 
 /**
@@ -193,7 +194,8 @@ export const genSettingsFileSchema = () => {
       shape[top] = z.optional(schemaOfRule(own!.value));
       continue;
     }
-    const object = z.strictObject({ ...(own ? { mode: z.optional(schemaOfRule(own.value)) } : {}), ...nestedShape(top, nested) });
+    const rowsUnder = objectOfRowsUnder(top);
+    const object = own ? z.extend(rowsUnder as z.ZodMiniObject, { mode: z.optional(schemaOfRule(own.value)) }) : rowsUnder;
     if (!own) {
       shape[top] = z.optional(object);
       continue;

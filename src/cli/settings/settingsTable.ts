@@ -5,6 +5,7 @@ import type { BhrainPermissionRules } from '../../agent/permission/genRulesGuard
 import { BASH_SANDBOX_MODES } from '../../sandbox/BashSandbox.js';
 import { checkDomainPattern, DOMAIN_PATTERN_EXPECTS } from '../../sandbox/network/allowedDomains.js';
 import { checkEnvMask } from '../../sandbox/network/genMaskedCredentials.js';
+import { checkPassedEnvName } from '../../sandbox/commandEnv.js';
 import type { McpServerConfig } from '../../agent/tools/mcp/genMcpToolBox.js';
 import type { HooksSettings } from '../hooks/HooksSettings.js';
 
@@ -382,6 +383,24 @@ export const SETTINGS = {
       default: 'none: the network is off',
     },
   }),
+  passEnv: row({
+    fileKey: 'sandbox.env.pass',
+    flag: {
+      flags: '--pass-env <name>',
+      help: "pass this variable of bhrain's environment to the model's commands by its exact name (repeatable): they get only what builds need, no credential, unless passed",
+      repeatable: true,
+      readme: '`--pass-env` (repeatable)',
+    },
+    value: { kind: 'list', each: checkPassedEnvName },
+    expects: 'a list of variable names, e.g. ["NPM_TOKEN"]',
+    default: [] as string[],
+    shownDefault: 'none: no credential reaches the commands',
+    readme: {
+      value:
+        'variables passed to bash by their exact names besides [the ones it gets](sandbox-and-permissions.md#the-commands-environment), credentials too: `{"sandbox": {"env": {"pass": ["NPM_TOKEN"]}}}`',
+      default: 'none',
+    },
+  }),
   maskEnv: row({
     fileKey: 'sandbox.env.mask',
     flag: {
@@ -575,7 +594,7 @@ export const FILE_SETTINGS = {
     shownDefault: 'none',
     readme: {
       value:
-        'the projects you approve, by repository root: `["~/src/my-app"]` (`~/` is your home; symlinks resolved). An approved project\'s files may loosen `sandbox`, `allowNetwork`, `network.allowedDomains`, `sandbox.env.mask`, `sandbox.allowUnixSockets` and `permission`, its MCP servers start, and its `hooks` run. User file only',
+        'the projects you approve, by repository root: `["~/src/my-app"]` (`~/` is your home; symlinks resolved). An approved project\'s files may loosen `sandbox`, `allowNetwork`, `network.allowedDomains`, `sandbox.env.pass`, `sandbox.env.mask`, `sandbox.allowUnixSockets` and `permission`, its MCP servers start, and its `hooks` run. User file only',
       default: 'none',
     },
   }),

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { silentLog } from '../../../core/contract/BrainContext.js';
+import { BadRequestError } from '../../../core/contract/errors.js';
 import type { BhrainToolBox, BhrainToolContext, BhrainToolResult } from '../../tool/BhrainToolBox.js';
 import { genBashToolBox } from './genBashToolBox.js';
 
@@ -97,16 +98,16 @@ describe('usecase.4 = tool execution (bash)', () => {
       expect(result.output).toBe('exit code: 0\n--- stdout ---\nOUT 3\n--- stderr ---\nproblem');
     });
 
-    it('then it runs in context.cwd with context.env', async () => {
+    it('then it runs in context.cwd, with the variables of context.env that it gets by default or is passed by name', async () => {
       const result = await runBash(
-        box,
-        { command: 'pwd; echo "$GREETING"' },
+        genBashToolBox({ sandbox: { env: { pass: ['GREETING'] } } }),
+        { command: 'pwd; echo "$GREETING $LANG"; echo "[$FAREWELL]"' },
         {
           ...contextFor(),
-          env: { ...contextFor().env, GREETING: 'hello from env' },
+          env: { ...contextFor().env, GREETING: 'hello from env', LANG: 'C.UTF-8', FAREWELL: 'not in the table' },
         },
       );
-      expect(result.output).toBe(`exit code: 0\n--- stdout ---\n${scratchDir}\nhello from env`);
+      expect(result.output).toBe(`exit code: 0\n--- stdout ---\n${scratchDir}\nhello from env C.UTF-8\n[]`);
     });
 
     it('then an empty stream is left out, and no output at all says so', async () => {
@@ -137,6 +138,14 @@ describe('usecase.4 = tool execution (bash)', () => {
       const result = await runBash(box, { command: 'echo before; kill -SEGV $$' });
       expect(result).toMatchObject({ success: false, exitCode: null });
       expect(result.output).toBe('killed by signal SIGSEGV\n--- stdout ---\nbefore');
+    });
+
+    it("then a name to pass that is not one variable's exact name is refused when the toolbox is made, naming it", () => {
+      expect(() => genBashToolBox({ sandbox: { env: { pass: ['NPM_TOKEN', 'AWS_*'] } } })).toThrow(
+        new BadRequestError(
+          `sandbox.env.pass: "AWS_*" is not a variable name: give one variable's exact name, e.g. NPM_TOKEN (no wildcard, no =value)`,
+        ),
+      );
     });
 
     it('then invalid input is an error result: an empty command, a bad timeout_ms, a missing cwd, an inputError', async () => {
@@ -210,7 +219,9 @@ describe('usecase.4 = tool execution (bash): background processes and large outp
 
     it('then, with the sandbox off, the background process is killed with the group', async () => {
       const seconds = uniqueSeconds();
-      const result = await runBash(genBashToolBox({ sandbox: { mode: 'off' } }), { command: `sleep ${seconds} & echo $!` });
+      // BASH_ENV logs the group's pid for afterEach: passed by name, as the environment is by allowlist
+      const off = genBashToolBox({ sandbox: { mode: 'off', env: { pass: ['BASH_ENV', 'BHRAIN_TEST_PGID_LOG'] } } });
+      const result = await runBash(off, { command: `sleep ${seconds} & echo $!` });
       expect(result).toMatchObject({ success: true, exitCode: 0 });
       expect(result.elapsedMs).toBeLessThan(2_000);
       expect(await livingWith(`sleep ${seconds}`)).toEqual([]);

@@ -1,12 +1,7 @@
 import { realpathSync, statSync, type Stats } from 'node:fs';
 
 import { BadRequestError } from '../../../core/contract/errors.js';
-import {
-  genCutSecretRedactor,
-  genSecretRedactor,
-  withoutSupplierKeys,
-  type SecretRedactor,
-} from '../../../core/secrets/genSecretRedactor.js';
+import { genCutSecretRedactor, genSecretRedactor, type SecretRedactor } from '../../../core/secrets/genSecretRedactor.js';
 import { readGitCredentials, signGitConfigFiles, type GitCredentials } from '../../instructions/readGitCredentials.js';
 import { DEFAULT_BASH_MAX_TOTAL_CAPTURE_BYTES, DEFAULT_BASH_SANDBOX_MODE } from '../../constants.js';
 import type { BhrainToolBox, BhrainToolContext } from '../../tool/BhrainToolBox.js';
@@ -33,6 +28,7 @@ import { formatBashRun } from './formatBashRun.js';
 import { PROTECTED_ANYWHERE, PROTECTED_AT_ROOT, PROTECTED_IN_GIT_DIR } from '../../../sandbox/protectedPaths.js';
 import { genProtectedTree, genQuarantineDir, type ProtectedChange } from '../../../sandbox/genProtectedTree.js';
 import { getBhrainHome } from '../../../core/continuation/getBhrainHome.js';
+import { noteHeldBackEnv } from './noteHeldBackEnv.js';
 import { checkDomainPattern, normalizeDomainPattern } from '../../../sandbox/network/allowedDomains.js';
 import { planSandboxForwarder, withForwarderEnv, type SandboxForwarder } from '../../../sandbox/network/sandboxForwarder.js';
 import type { DomainProxy } from '../../../sandbox/network/startDomainProxy.js';
@@ -47,6 +43,7 @@ import { genSandboxTrust } from '../../../sandbox/network/genSandboxTrust.js';
 import { withMaskedEnv } from '../../../sandbox/network/withMaskedEnv.js';
 import { runBashCommand } from '../../../sandbox/runBashCommand.js';
 import type { BashRun } from '../../../sandbox/BashRun.js';
+import { checkPassedEnvName, pickCommandEnv } from '../../../sandbox/commandEnv.js';
 
 /** .what = a path with its symlinks resolved (libc's realpath, as fs/promises' realpath is), or null where it cannot be */
 const realpathOrNull = (path: string): string | null => {
@@ -232,6 +229,10 @@ export interface BashSettings {
   domainProxy: Promise<DomainProxy> | null;
   /** the variables masked: the toolbox's proxy masks them when it starts one (else, those of the proxy given) */
   mask: EnvMask;
+  /** the variables passed to commands by their exact names, besides commandEnv's table */
+  passEnv: readonly string[];
+  /** the sets of held-back names the user was warned about, so a set is warned about once per toolbox */
+  warnedHeldBack: Set<string>;
 }
 
 /** .what = the options checked (a bad one fails here, when the toolbox is made, naming it) and defaulted */
@@ -253,6 +254,11 @@ const readBashSettings = (options: BashToolBoxOptions): BashSettings => {
     throw new BadRequestError(
       `sandbox.allowUnixSockets cannot go with allowNetwork (--allow-network): with the host's network, bash would also reach every abstract unix socket of the host (an X server's, a D-Bus bus), which no file hides. Allow the hosts bash needs by name instead (allowedDomains, --allow-domain), or leave allowUnixSockets out`,
     );
+  const passEnv = [...(options.sandbox?.env?.pass ?? [])];
+  for (const name of passEnv) {
+    const wrong = checkPassedEnvName(name);
+    if (wrong) throw new BadRequestError(`sandbox.env.pass: ${wrong}`);
+  }
   return {
     maxTimeoutMs,
     defaultTimeoutMs: Math.min(options.defaultTimeoutMs ?? 120_000, maxTimeoutMs),
@@ -268,6 +274,8 @@ const readBashSettings = (options: BashToolBoxOptions): BashSettings => {
     allowUnixSockets: unixSockets.map((socket) => socket.realPath),
     domainProxy: options.sandbox?.domainProxy ? Promise.resolve(options.sandbox.domainProxy) : null,
     mask,
+    passEnv,
+    warnedHeldBack: new Set(),
   };
 };
 
@@ -458,9 +466,11 @@ const redactMaskedValues = (run: BashRun, masked: readonly MaskedCredential[]): 
 const answerBashRun = (
   run: BashRun,
   input: {
+    command: string;
     timeoutMs: number;
     notes: string[];
     refusedHosts: readonly string[];
+    heldBack: readonly string[];
     masked?: readonly MaskedCredential[];
     bound?: ReadonlyArray<{ shown: string; trustedBy: string }>;
     protectedChanges?: readonly ProtectedChange[];
@@ -480,6 +490,22 @@ const answerBashRun = (
     notes.push(
       `note: bhrain's proxy refused ${input.refusedHosts.join(', ')} while this command ran: the sandbox's network reaches only ${settings.allowedDomains.join(', ')}. If the task needs another host, tell the user, who can allow it (--allow-domain); retrying will not help.`,
     );
+  // a command that failed for want of a credential the environment held back: the model is told, the user warned once
+  // a masked variable was not held back: the command has its placeholder, and the proxy its value
+  const heldBack = input.masked?.length
+    ? input.heldBack.filter((name) => !input.masked!.some((masked) => masked.name === name))
+    : input.heldBack;
+  const heldBackNote = noteHeldBackEnv({ run, command: input.command, heldBack });
+  if (heldBackNote) {
+    notes.push(heldBackNote.note);
+    const names = heldBackNote.names.join(', ');
+    if (!settings.warnedHeldBack.has(names)) {
+      settings.warnedHeldBack.add(names);
+      context.log.warn(
+        `bash: a command failed as one without its credentials does ("${heldBackNote.sign}"); its environment held back ${names}: pass one the task needs with --pass-env NAME (setting sandbox.env.pass)`,
+      );
+    }
+  }
   context.log.debug('bash: finished', {
     exitCode: run.exitCode,
     exitSignal: run.exitSignal,
@@ -541,15 +567,15 @@ export const genBashToolBox = (options: BashToolBoxOptions = {}): BhrainToolBox 
       const cwdReal = !cwdFound?.isDirectory() ? null : settings.sandboxMode === 'off' ? context.cwd : realpathOrNull(context.cwd);
       if (!cwdFound || cwdReal === null) return failure(`the working directory ${context.cwd} does not exist or is not a directory`);
       if (context.signal?.aborted) return failure('aborted by the caller before the command started');
-      // the shell gets the caller's environment without bhrain's own supplier keys: the model never needs them
-      const env = withoutSupplierKeys(context.env);
+      // the shell gets what builds need of the caller's environment, and no credential unless passed by its name
+      const { env, heldBack } = pickCommandEnv(context.env, { pass: settings.passEnv });
       const { maxCaptureBytes, captureBudget, killGraceMs } = settings;
       const limits = { command, timeoutMs, maxCaptureBytes, captureBudget, killGraceMs };
       context.log.debug('bash: running', { command, cwd: context.cwd, timeoutMs, sandbox: settings.sandboxMode });
       if (settings.sandboxMode === 'off') {
         const run = await runBashCommand(limits, { cwd: context.cwd, env, signal: context.signal });
         if (run.spawnError) return failure(`could not start bash: ${run.spawnError}`);
-        return answerBashRun(run, { timeoutMs, notes, refusedHosts: [] }, settings, context);
+        return answerBashRun(run, { command, timeoutMs, notes, refusedHosts: [], heldBack }, settings, context);
       }
       const ran = await runSandboxed(limits, { cwd: context.cwd, cwdReal, cwdFound, env }, context);
       if ('refusal' in ran) return failure(ran.refusal);
@@ -558,7 +584,7 @@ export const genBashToolBox = (options: BashToolBoxOptions = {}): BhrainToolBox 
       if (ran.run.spawnError) return failure(`could not start bash: ${ran.run.spawnError}`);
       return answerBashRun(
         ran.run,
-        { timeoutMs, notes, refusedHosts, masked: ran.masked, bound: ran.bound, protectedChanges: ran.protectedChanges },
+        { command, timeoutMs, notes, refusedHosts, heldBack, masked: ran.masked, bound: ran.bound, protectedChanges: ran.protectedChanges },
         settings,
         context,
       );
