@@ -436,7 +436,7 @@ describe('credentials masked: a hostile model tries to get the value out, defaul
     rmSync(ws.base, { recursive: true, force: true });
   }, 120_000);
 
-  it('control (the same run without --mask-env, the value passed as it is): every attack of its kind gets it out', async () => {
+  it('control (the same run without --mask-env, the value passed as it is with --pass-env): every attack of its kind gets it out', async () => {
     const attacks = ATTACKS.filter((attack) => attack.control === 'unmasked run');
     const ws = genSecurityWorkspace('mask-control');
     mark = seen.length;
@@ -444,7 +444,7 @@ describe('credentials masked: a hostile model tries to get the value out, defaul
       standin,
       cwd: ws.cwd,
       home: ws.home,
-      args: ['--allow-domain', 'other.test', '--allow-domain', 'github.test'],
+      args: ['--allow-domain', 'other.test', '--allow-domain', 'github.test', '--pass-env', PLAIN_NAME],
       turns: maskTurns(attacks, ws, 'c'),
       env: hostileEnv,
       wrapper,

