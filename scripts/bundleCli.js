@@ -58,7 +58,7 @@ const genCopyPlugin = (name, picks) => ({
   },
 });
 
-// our tools import zod/mini and zod/v4/core on their first call (their input schemas, src/agent/tools/toolInputs.ts):
+// our tools import zod/mini and zod/v4/core on their first call (their input schemas, src/agent/toolboxes/toolInputs.ts):
 // that zod is bundled as a copy of its own, apart from the zod other modules import (the MCP SDK's `import { z } from
 // 'zod'` keeps every locale and namespace of zod's core alive, ~500 KB). One shared copy would make a run's first tool
 // call load all of it (~14 ms); the lean copy is the ~70 KB our tools use, and the other loads only with MCP or a ref
@@ -87,8 +87,8 @@ await build({
   external: EXTERNAL,
   plugins: [leanZod, telemetryOtel, keepModuleUrls],
   // Headers, Response, Request and FormData: node loads undici (~40 ms) on the first touch of any of them, which the
-  // SDKs make on every request; the bundle uses these in their place (src/cli/leanFetchClasses.ts says how)
-  inject: [join(dist, 'cli', 'leanFetchClasses.js')],
+  // SDKs make on every request; the bundle uses these in their place (src/providers/transport/leanFetchClasses.ts says how)
+  inject: [join(dist, 'providers', 'transport', 'leanFetchClasses.js')],
   // the CJS dependencies bundled into ESM still call require() for node's builtins
   banner: {
     js: "import { createRequire as __bhrainCreateRequire } from 'node:module'; const require = __bhrainCreateRequire(import.meta.url);",

@@ -1,6 +1,6 @@
 // the public API of rhachet-roles-bhrain, and nothing else but the line that gives library callers the config check
-import { setBhrainConfigValidator } from './agent/configureBhrain.js';
-import { validateBhrainConfig } from './agent/BhrainConfigSchema.js';
+import { setBhrainConfigValidator } from './agent/config/configureBhrain.js';
+import { validateBhrainConfig } from './agent/config/BhrainConfigSchema.js';
 
 // brain contracts (rhachet-compatible shapes)
 export type { BrainExchange } from './core/contract/BrainExchange.js';
@@ -59,18 +59,18 @@ export {
 export { genBrainAtom, BRAIN_ATOM_SLUGS } from './providers/genBrainAtom.js';
 export { CLAUDE_MODELS, QWEN_MODELS } from './providers/models.js';
 // the fetch the CLI gives the SDKs (node:http, no undici): a library caller opts in with context.fetch
-export { nodeHttpFetch } from './cli/nodeHttpFetch.js';
+export { nodeHttpFetch } from './providers/transport/nodeHttpFetch.js';
 
 // bhrain.struct.v1: the agentic loop, its toolboxes, permission guards and memory managers
 export { genBhrain, invoke as invokeBhrain, Bhrain } from './agent/genBhrain.js';
-export { hashBhrainConfig } from './agent/BhrainConfig.js';
-export { configureBhrain } from './agent/configureBhrain.js';
-export { genToolset, type BhrainToolsetAccess } from './agent/tools/genToolset.js';
-export { validateBhrainConfig } from './agent/BhrainConfigSchema.js';
+export { hashBhrainConfig } from './agent/config/BhrainConfig.js';
+export { configureBhrain } from './agent/config/configureBhrain.js';
+export { genToolset, type BhrainToolsetAccess } from './agent/toolboxes/genToolset.js';
+export { validateBhrainConfig } from './agent/config/BhrainConfigSchema.js';
 // the library's one piece of wiring: every config a library caller builds gets the shape check (zod); the CLI, which
 // checks its flags and settings where it reads them, never loads this entry and marks its config (CONFIG_CHECKED_BY_CALLER)
 setBhrainConfigValidator(validateBhrainConfig);
-export type { BhrainConfig, BhrainConfigResolved, BhrainLimits } from './agent/BhrainConfig.js';
+export type { BhrainConfig, BhrainConfigResolved, BhrainLimits } from './agent/config/BhrainConfig.js';
 export type { BhrainContext } from './agent/BhrainContext.js';
 export type {
   BhrainSessionResult,
@@ -134,8 +134,8 @@ export type {
 export { toolBoxOf } from './agent/tool/executeTool.js';
 export { pickTools, withEffect } from './agent/tool/pickTools.js';
 export { BhrainToolError, BhrainToolFatalError } from './agent/tool/BhrainToolError.js';
-export { genFilesToolBox } from './agent/tools/files/genFilesToolBox.js';
-export { genBashToolBox } from './agent/tools/bash/genBashToolBox.js';
+export { genFilesToolBox } from './agent/toolboxes/files/genFilesToolBox.js';
+export { genBashToolBox } from './agent/toolboxes/bash/genBashToolBox.js';
 export { BASH_SANDBOX_MODES } from './sandbox/BashSandbox.js';
 export type { BashSandbox, BashSandboxMode } from './sandbox/BashSandbox.js';
 export { startDomainProxy } from './sandbox/network/startDomainProxy.js';
@@ -144,10 +144,10 @@ export { genMaskedCredentials } from './sandbox/network/genMaskedCredentials.js'
 export type { EnvMask, MaskedCredential } from './sandbox/network/genMaskedCredentials.js';
 export { DEFAULT_DENY_READ } from './sandbox/resolveHiddenPaths.js';
 export type { ReadDenial } from './sandbox/resolveHiddenPaths.js';
-export { genWebsearchToolBox } from './agent/tools/websearch/genWebsearchToolBox.js';
-export { genMcpToolBox, McpServerStartError, effectOfMcpTool } from './agent/tools/mcp/genMcpToolBox.js';
-export type { McpServerConfig, McpToolBox } from './agent/tools/mcp/genMcpToolBox.js';
-export { attachMcpToolBox } from './agent/tools/mcp/attachMcpToolBox.js';
+export { genWebsearchToolBox } from './agent/toolboxes/websearch/genWebsearchToolBox.js';
+export { genMcpToolBox, McpServerStartError, effectOfMcpTool } from './agent/toolboxes/mcp/genMcpToolBox.js';
+export type { McpServerConfig, McpToolBox } from './agent/toolboxes/mcp/genMcpToolBox.js';
+export { attachMcpToolBox } from './agent/toolboxes/mcp/attachMcpToolBox.js';
 export type {
   BhrainPermissionGuard,
   BhrainPermissionCheck,
@@ -173,14 +173,16 @@ export {
 } from './agent/instructions/loadProjectInstructions.js';
 export type { ProjectInstructions, ProjectInstructionFile } from './agent/instructions/loadProjectInstructions.js';
 // Agent Skills (SKILL.md) and subagent types from agent files (.bhrain/agents, .claude/agents), found as the CLI finds them
-export { loadAgentSkills } from './agent/skills/loadAgentSkills.js';
-export type { BhrainSkill } from './agent/skills/BhrainSkill.js';
-export type { AgentSkills, FoundSkill } from './agent/skills/readAgentSkills.js';
+export { loadAgentSkills } from './agent/agent-skills/loadAgentSkills.js';
+export type { BhrainAgentSkill } from './agent/agent-skills/BhrainAgentSkill.js';
+/** @deprecated the name from before Agent Skills were named so in code: use BhrainAgentSkill */
+export type { BhrainAgentSkill as BhrainSkill } from './agent/agent-skills/BhrainAgentSkill.js';
+export type { AgentSkills, FoundSkill } from './agent/agent-skills/readAgentSkills.js';
 export { loadAgentFiles } from './agent/subagents/loadAgentFiles.js';
 export type { AgentFiles, FoundAgentType } from './agent/subagents/readAgentFiles.js';
 export type { FoundAgentFile } from './agent/instructions/findAgentFiles.js';
-export { readGitStatus } from './agent/instructions/readGitStatus.js';
-export type { BhrainGitStatus } from './agent/instructions/readGitStatus.js';
+export { readGitStatus } from './agent/git/readGitStatus.js';
+export type { BhrainGitStatus } from './agent/git/readGitStatus.js';
 
 // continuation across processes, repls, and the rhachet registry
 export {

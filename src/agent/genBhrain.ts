@@ -1,8 +1,8 @@
 import type { BrainMessage } from '../core/contract/BrainMessage.js';
 import { silentLog } from '../core/contract/BrainContext.js';
 import { BadRequestError } from '../core/contract/errors.js';
-import type { BhrainConfig, BhrainConfigResolved } from './BhrainConfig.js';
-import { checkGuardRules, configureBhrain } from './configureBhrain.js';
+import type { BhrainConfig, BhrainConfigResolved } from './config/BhrainConfig.js';
+import { checkGuardRules, configureBhrain } from './config/configureBhrain.js';
 import type { BhrainContext } from './BhrainContext.js';
 import type { BhrainSession } from './BhrainSession.js';
 import type { BhrainSessionResult } from './BhrainSessionResult.js';

@@ -1,13 +1,13 @@
 import type { BrainToolDefinition } from '../core/contract/BrainMessage.js';
-import type { BhrainGitStatus } from './instructions/readGitStatus.js';
-import { fitSkillListing, formatSkillLine, type BhrainSkill } from './skills/BhrainSkill.js';
+import type { BhrainGitStatus } from './git/readGitStatus.js';
+import { fitSkillListing, formatSkillLine, type BhrainAgentSkill } from './agent-skills/BhrainAgentSkill.js';
 import { SKILL_TOOL_NAME, SKILLS_LISTING_MAX_CHARS } from './constants.js';
 
 /**
  * .what = the <skills> block: each skill's name and description within the listing's budget, and a notice when some are
  *         left out; never a skill's body
  */
-const describeSkills = (skills: readonly BhrainSkill[]): string => {
+const describeSkills = (skills: readonly BhrainAgentSkill[]): string => {
   const { listed, leftOut } = fitSkillListing(skills);
   return [
     '<skills>',
@@ -50,7 +50,7 @@ export const genSystemPrompt = (input: {
   /** the project's instructions (config.instructions), placed in a <project-instructions> block */
   instructions?: string;
   /** the Agent Skills to list by name and description; listed only when the skill tool is among the tools */
-  skills?: readonly BhrainSkill[];
+  skills?: readonly BhrainAgentSkill[];
   systemPrompt?: string;
 }): string =>
   [

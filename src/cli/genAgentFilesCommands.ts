@@ -2,7 +2,7 @@ import { Command } from 'commander';
 
 import { BadRequestError } from '../core/contract/errors.js';
 import type { BrainLog } from '../core/contract/BrainContext.js';
-import type { AgentSkills } from '../agent/skills/readAgentSkills.js';
+import type { AgentSkills } from '../agent/agent-skills/readAgentSkills.js';
 import type { AgentFiles } from '../agent/subagents/readAgentFiles.js';
 import { EXIT_CODES } from './exitCodes.js';
 import { reportReadCommandFailure } from './genRunsCommand.js';
@@ -93,7 +93,7 @@ const genListingCommand = <TRead>(listing: Listing<TRead>, context: AgentFilesCo
  *         the same name hides, marked; bad files as warnings
  * .why = with four places to look and a name that may be in several, a user must see which file a run will use
  */
-export const genSkillsCommand = (context: AgentFilesCommandContext = {}): Command =>
+export const genAgentSkillsCommand = (context: AgentFilesCommandContext = {}): Command =>
   genListingCommand(
     {
       name: 'skills',

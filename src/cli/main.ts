@@ -4,7 +4,7 @@
 import './enableCompileCache.js';
 import { Command } from 'commander';
 
-import { genAgentsCommand, genSkillsCommand } from './genAgentFilesCommands.js';
+import { genAgentsCommand, genAgentSkillsCommand } from './genAgentFilesCommands.js';
 import { genConfigCommand } from './genConfigCommand.js';
 import { genExportCommand } from './genExportCommand.js';
 import { genRunsCommand } from './genRunsCommand.js';
@@ -22,7 +22,7 @@ const program = new Command('bhrain')
   .addCommand(genExportCommand())
   .addCommand(genConfigCommand())
   .addCommand(genMcpCommand())
-  .addCommand(genSkillsCommand())
+  .addCommand(genAgentSkillsCommand())
   .addCommand(genAgentsCommand())
   .showHelpAfterError();
 await parseSkillArgv(program, process.argv);

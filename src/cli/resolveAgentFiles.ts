@@ -2,9 +2,9 @@ import { genBrainAtom } from '../providers/genBrainAtom.js';
 import type { BrainAtom } from '../core/contract/BrainAtom.js';
 import type { BrainLog } from '../core/contract/BrainContext.js';
 import { findAgentFiles } from '../agent/instructions/findAgentFiles.js';
-import type { BhrainSkill } from '../agent/skills/BhrainSkill.js';
-import { describeSkillsLeftOut } from '../agent/skills/loadAgentSkills.js';
-import type { AgentSkills } from '../agent/skills/readAgentSkills.js';
+import type { BhrainAgentSkill } from '../agent/agent-skills/BhrainAgentSkill.js';
+import { describeSkillsLeftOut } from '../agent/agent-skills/loadAgentSkills.js';
+import type { AgentSkills } from '../agent/agent-skills/readAgentSkills.js';
 import { BUILTIN_SUBAGENT_SUMMARIES, type BhrainSubagentDefinition } from '../agent/subagents/BhrainSubagentDefinition.js';
 import type { AgentFiles } from '../agent/subagents/readAgentFiles.js';
 
@@ -15,7 +15,7 @@ type ListContext = { env: Record<string, string | undefined>; log: BrainLog };
 export const listAgentSkills = async (input: { cwd: string }, context: ListContext): Promise<AgentSkills> => {
   const files = await findAgentFiles({ cwd: input.cwd, kind: 'skills' }, context);
   if (!files.length) return { skills: [], found: [], warnings: [] };
-  const read = await (await import('../agent/skills/readAgentSkills.js')).readAgentSkills(files, context);
+  const read = await (await import('../agent/agent-skills/readAgentSkills.js')).readAgentSkills(files, context);
   const leftOut = describeSkillsLeftOut(read.skills);
   return { ...read, warnings: leftOut ? [...read.warnings, leftOut] : read.warnings };
 };
@@ -44,14 +44,14 @@ export const listAgentTypes = async (input: { cwd: string }, context: ListContex
 export const resolveAgentFiles = async (
   input: { cwd: string; skills: boolean; agents: boolean; atom: BrainAtom; baseUrl: string | undefined },
   context: { env: Record<string, string | undefined>; log: BrainLog; redact: (text: string) => string },
-): Promise<{ skills: BhrainSkill[]; types: BhrainSubagentDefinition[] }> => {
+): Promise<{ skills: BhrainAgentSkill[]; types: BhrainSubagentDefinition[] }> => {
   const [skillFiles, agentFiles] = await Promise.all([
     input.skills ? findAgentFiles({ cwd: input.cwd, kind: 'skills' }, context) : [],
     input.agents ? findAgentFiles({ cwd: input.cwd, kind: 'agents' }, context) : [],
   ]);
   // the readers (and the YAML parser) load only now, in chunks of their own
   const skills = skillFiles.length
-    ? (await (await import('../agent/skills/readAgentSkills.js')).readAgentSkills(skillFiles, context)).skills
+    ? (await (await import('../agent/agent-skills/readAgentSkills.js')).readAgentSkills(skillFiles, context)).skills
     : [];
   const leftOut = describeSkillsLeftOut(skills);
   if (leftOut) context.log.warn(leftOut);

@@ -7,10 +7,10 @@ import { appendBrainExchange, type BrainEpisode } from '../core/contract/BrainEp
 import { genBrainExchange } from '../core/contract/BrainExchange.js';
 import type { BrainMessage } from '../core/contract/BrainMessage.js';
 import { asPriorTurns } from '../core/continuation/asPriorTurns.js';
-import { instructSchema } from './structuredOutput.js';
+import { instructSchema } from './structured/structuredOutput.js';
 import type { BrainOutput } from '../core/contract/BrainOutput.js';
 import { ContextOverflowError, ContinuationNotSupportedError } from '../core/contract/errors.js';
-import { refuseRhachetCall } from '../core/contract/refuseRhachetCall.js';
+import { refuseRhachetCall } from '../rhachet/contract/refuseRhachetCall.js';
 import { estimateTokensOfChars } from '../core/contract/tokens.js';
 import { generateAnswer } from './generateAnswer.js';
 

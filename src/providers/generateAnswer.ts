@@ -3,8 +3,8 @@ import type { BrainContext } from '../core/contract/BrainContext.js';
 import type { BrainAssistantMessage, BrainMessage } from '../core/contract/BrainMessage.js';
 import type { BrainCash, BrainTokens } from '../core/contract/BrainOutput.js';
 import { addCash, addTokens, emptyTokens } from '../core/contract/tokens.js';
-import { runStructuredOutputTurn } from './runStructuredOutputTurn.js';
-import type { OutputSchema } from './structuredOutput.js';
+import { runStructuredOutputTurn } from './structured/runStructuredOutputTurn.js';
+import type { OutputSchema } from './structured/structuredOutput.js';
 
 /**
  * .what = one answer of an atom: a generation, validated against an output schema when one is given, through the

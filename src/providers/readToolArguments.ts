@@ -2,7 +2,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 
 import type { BrainToolDefinition } from '../core/contract/BrainMessage.js';
 import { BadRequestError } from '../core/contract/errors.js';
-import { compileJsonSchema, readSchemaDraft } from './compileJsonSchema.js';
+import { compileJsonSchema, readSchemaDraft } from './structured/compileJsonSchema.js';
 
 const typeOf = (value: unknown): string =>
   value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;

@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 
 import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse } from '../../test/standin/rawReplay.js';
 import { useRawReplay } from '../../test/standin/useRawReplay.js';
-import { nodeHttpFetch } from '../cli/nodeHttpFetch.js';
+import { nodeHttpFetch } from './transport/nodeHttpFetch.js';
 import type { BrainContext } from '../core/contract/BrainContext.js';
 import type { BrainToolDefinition } from '../core/contract/BrainMessage.js';
 import { genBrainAtom } from './genBrainAtom.js';

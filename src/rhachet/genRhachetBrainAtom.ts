@@ -1,6 +1,6 @@
 import { generateAnswer } from '../providers/generateAnswer.js';
 import { genBrainAtom } from '../providers/genBrainAtom.js';
-import { instructSchema } from '../providers/structuredOutput.js';
+import { instructSchema } from '../providers/structured/structuredOutput.js';
 import type { BrainAtom } from '../core/contract/BrainAtom.js';
 import { silentLog } from '../core/contract/BrainContext.js';
 import { appendBrainExchange } from '../core/contract/BrainEpisode.js';

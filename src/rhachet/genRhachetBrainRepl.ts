@@ -1,4 +1,4 @@
-import type { BhrainConfig } from '../agent/BhrainConfig.js';
+import type { BhrainConfig } from '../agent/config/BhrainConfig.js';
 import type { BhrainToolBox } from '../agent/tool/BhrainToolBox.js';
 import { genBrainAtom } from '../providers/genBrainAtom.js';
 import type { BrainAtom } from '../core/contract/BrainAtom.js';

@@ -1,5 +1,5 @@
-import type { GroupEnd } from './process/spawnGroup.js';
-import type { CaptureBudget } from './CaptureBudget.js';
+import type { GroupEnd } from '../process/spawnGroup.js';
+import type { CaptureBudget } from '../process/CaptureBudget.js';
 
 /** .what = what one bash call runs, and within which bounds, whether it runs in the sandbox or not */
 export interface BashCommand {

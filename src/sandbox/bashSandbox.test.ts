@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { silentLog } from '../core/contract/BrainContext.js';
 import { BadRequestError } from '../core/contract/errors.js';
-import { configureBhrain } from '../agent/configureBhrain.js';
+import { configureBhrain } from '../agent/config/configureBhrain.js';
 import type { BhrainToolBox, BhrainToolContext } from '../agent/tool/BhrainToolBox.js';
 import { checkBashSandbox } from './checkBashSandbox.js';
 import { genBashSandboxPool } from './genBashSandboxPool.js';
-import { genBashToolBox } from '../agent/tools/bash/genBashToolBox.js';
+import { genBashToolBox } from '../agent/toolboxes/bash/genBashToolBox.js';
 
 // issue 11 item 1: bash runs in an OS sandbox (bubblewrap), on by default, and fails closed when it cannot start
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLog } from '../core/contract/BrainContext.js';
 import { BadRequestError } from '../core/contract/errors.js';
 import type { BhrainToolBox } from '../agent/tool/BhrainToolBox.js';
-import { genBashToolBox } from '../agent/tools/bash/genBashToolBox.js';
+import { genBashToolBox } from '../agent/toolboxes/bash/genBashToolBox.js';
 import { genBwrapArgs } from './genBwrapArgs.js';
 import { startDomainProxy, type DomainProxy, type HostLookup } from './network/startDomainProxy.js';
 

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLog } from '../core/contract/BrainContext.js';
 import { BadRequestError } from '../core/contract/errors.js';
 import type { BhrainToolBox } from '../agent/tool/BhrainToolBox.js';
-import { genBashToolBox } from '../agent/tools/bash/genBashToolBox.js';
+import { genBashToolBox } from '../agent/toolboxes/bash/genBashToolBox.js';
 
 // issue 45 item 3: bash in the sandbox reaches no unix socket of the host: a seccomp filter refuses socket(AF_UNIX)
 // (and the datagram pairs, socketcall, the i386 and x32 ABIs, io_uring, TIOCSTI); sandbox.allowUnixSockets opens exactly

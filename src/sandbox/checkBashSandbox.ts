@@ -3,7 +3,7 @@ import { realpathSync } from 'node:fs';
 import { genBashSandboxPool } from './genBashSandboxPool.js';
 import { genBwrapArgs } from './genBwrapArgs.js';
 import { SECCOMP_ARCHES, seccompFilterOfThisMachine } from './genSeccompFilter.js';
-import { findHostProgram } from './process/findHostProgram.js';
+import { findHostProgram } from '../process/findHostProgram.js';
 import { planSandboxForwarder } from './network/sandboxForwarder.js';
 import type { DomainProxy } from './network/startDomainProxy.js';
 

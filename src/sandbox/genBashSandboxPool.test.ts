@@ -12,7 +12,7 @@ import { silentLog } from '../core/contract/BrainContext.js';
 import type { BhrainToolBox } from '../agent/tool/BhrainToolBox.js';
 import { checkBashSandbox } from './checkBashSandbox.js';
 import { genBashSandboxPool } from './genBashSandboxPool.js';
-import { genBashToolBox } from '../agent/tools/bash/genBashToolBox.js';
+import { genBashToolBox } from '../agent/toolboxes/bash/genBashToolBox.js';
 import { genBwrapArgs } from './genBwrapArgs.js';
 import { seccompFilterOfThisMachine } from './genSeccompFilter.js';
 

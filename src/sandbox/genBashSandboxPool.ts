@@ -4,11 +4,11 @@ import { Server } from 'node:net';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 
-import { liveGroupsAtExit, signalGroup } from './process/signalGroup.js';
-import { spawnGroup, type ChildGroup } from './process/spawnGroup.js';
-import { watchDeadline, type DeadlineCut } from './process/watchDeadline.js';
+import { liveGroupsAtExit, signalGroup } from '../process/signalGroup.js';
+import { spawnGroup, type ChildGroup } from '../process/spawnGroup.js';
+import { watchDeadline, type DeadlineCut } from '../process/watchDeadline.js';
 import type { BashCommand, BashRun, BashRunContext } from './BashRun.js';
-import { BoundedCapture } from './BoundedCapture.js';
+import { BoundedCapture } from '../process/BoundedCapture.js';
 import {
   BWRAP_STATUS_FD,
   COMMAND_STDERR_FD,

@@ -1,6 +1,7 @@
 import type { SandboxForwarder } from './network/sandboxForwarder.js';
 
-import { isUnder, type HiddenPaths } from './resolveHiddenPaths.js';
+import { type HiddenPaths } from './resolveHiddenPaths.js';
+import { isUnder } from '../core/paths/isUnder.js';
 
 /** the fd on which bwrap writes its JSON status (the sandbox's pid, then its exit code) */
 export const BWRAP_STATUS_FD = 3;

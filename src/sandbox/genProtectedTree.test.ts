@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { silentLog } from '../core/contract/BrainContext.js';
-import { genBashToolBox } from '../agent/tools/bash/genBashToolBox.js';
+import { genBashToolBox } from '../agent/toolboxes/bash/genBashToolBox.js';
 import { PROTECTED_ANYWHERE, PROTECTED_AT_ROOT, PROTECTED_IN_GIT_DIR, findProtected } from './protectedPaths.js';
 import { genProtectedTree } from './genProtectedTree.js';
 

@@ -17,7 +17,7 @@ import {
 import { basename, dirname, join, relative, resolve } from 'node:path';
 
 import { GITLINK, isGitDirByEntries, kindOfEntry, type ProtectedKind } from './protectedPaths.js';
-import { isUnder } from './resolveHiddenPaths.js';
+import { isUnder } from '../core/paths/isUnder.js';
 
 /**
  * .what = the directories inside a git directory that hold only git's own data (objects, refs, logs): never walked

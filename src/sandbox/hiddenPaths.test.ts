@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLog } from '../core/contract/BrainContext.js';
 import { genRulesGuard } from '../agent/permission/genRulesGuard.js';
 import type { BhrainToolBox, BhrainToolContext } from '../agent/tool/BhrainToolBox.js';
-import { genBashToolBox } from '../agent/tools/bash/genBashToolBox.js';
-import { genFilesToolBox } from '../agent/tools/files/genFilesToolBox.js';
-import { hasRipgrep } from '../agent/tools/files/grepWithRipgrep.js';
+import { genBashToolBox } from '../agent/toolboxes/bash/genBashToolBox.js';
+import { genFilesToolBox } from '../agent/toolboxes/files/genFilesToolBox.js';
+import { hasRipgrep } from '../agent/toolboxes/files/grepWithRipgrep.js';
 import { DEFAULT_DENY_READ, resolveHiddenPaths } from './resolveHiddenPaths.js';
 
 const hasRg = await hasRipgrep();

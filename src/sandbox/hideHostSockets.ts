@@ -1,7 +1,7 @@
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 
 import { isSeenInSandbox, type SandboxHidden } from './genBwrapArgs.js';
-import { isUnder } from './resolveHiddenPaths.js';
+import { isUnder } from '../core/paths/isUnder.js';
 
 /**
  * .what = the absolute paths of the unix sockets bound in this network namespace, as /proc/net/unix lists them (its

@@ -1,7 +1,7 @@
 import { lstatSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-import { isUnder } from './resolveHiddenPaths.js';
+import { isUnder } from '../core/paths/isUnder.js';
 
 /**
  * .what = what bhrain reads as a project's configuration, in each directory from the repository root down to the working

@@ -1,6 +1,7 @@
 import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { isUnder } from '../core/paths/isUnder.js';
 
 import { getBhrainHome } from '../core/continuation/getBhrainHome.js';
 import { BadRequestError } from '../core/contract/errors.js';
@@ -66,10 +67,6 @@ export interface HiddenPaths {
   /** the entry that hides a path (absolute, as named or real), or null when the path is readable */
   holding: (path: string) => HiddenEntry | null;
 }
-
-/** .what = whether path is root or lies beneath it (both absolute and normalized); a prefix test, no allocation */
-export const isUnder = (root: string, path: string): boolean =>
-  path === root || (path.startsWith(root) && (root.endsWith('/') || path.charCodeAt(root.length) === 47));
 
 /** .what = a listed path made absolute: `~` and `~/…` from HOME; a relative one is a caller's mistake */
 export const expandListedPath = (listed: string, home: string, what = 'sandbox.denyRead'): string => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
-import { killTagged } from './process/killTagged.js';
-import { spawnGroup } from './process/spawnGroup.js';
+import { killTagged } from '../process/killTagged.js';
+import { spawnGroup } from '../process/spawnGroup.js';
 import type { BashCommand, BashRun, BashRunContext } from './BashRun.js';
 
 /** unsandboxed, every process a command starts inherits this variable, set to the call's own random value */

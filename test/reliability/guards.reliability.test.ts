@@ -12,8 +12,8 @@ import type { BhrainPermissionGuard, BhrainPrompter } from '../../src/agent/perm
 import { allowAll, readOnly } from '../../src/agent/permission/builtinGuards.js';
 import { genRulesGuard } from '../../src/agent/permission/genRulesGuard.js';
 import { invoke } from '../../src/agent/genBhrain.js';
-import { genBashToolBox } from '../../src/agent/tools/bash/genBashToolBox.js';
-import { genFilesToolBox } from '../../src/agent/tools/files/genFilesToolBox.js';
+import { genBashToolBox } from '../../src/agent/toolboxes/bash/genBashToolBox.js';
+import { genFilesToolBox } from '../../src/agent/toolboxes/files/genFilesToolBox.js';
 import type { BhrainSessionResult } from '../../src/agent/BhrainSessionResult.js';
 import { readTree, runBhrain } from '../acceptance/runCli.js';
 import type { StandinToolCall } from '../standin/types.js';

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { BhrainToolBox, BhrainToolResult } from '../../src/agent/tool/BhrainToolBox.js';
-import { genBashToolBox } from '../../src/agent/tools/bash/genBashToolBox.js';
-import { genFilesToolBox } from '../../src/agent/tools/files/genFilesToolBox.js';
+import { genBashToolBox } from '../../src/agent/toolboxes/bash/genBashToolBox.js';
+import { genFilesToolBox } from '../../src/agent/toolboxes/files/genFilesToolBox.js';
 import { truncateToolOutput } from '../../src/agent/tool/truncateToolOutput.js';
 import { silentLog } from '../../src/core/contract/BrainContext.js';
 import { reliabilityCase } from './reliabilityCase.js';

@@ -2,8 +2,8 @@ import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 import { PROJECT_CONFIG_PATHS } from '../../sandbox/protectedPaths.js';
-import { findRepoRoot, listProjectDirs } from './findRepoRoot.js';
-import { getBhrainConfigDir } from './getBhrainConfigDir.js';
+import { findRepoRoot, listProjectDirs } from '../git/findRepoRoot.js';
+import { getBhrainConfigDir } from '../config/getBhrainConfigDir.js';
 
 /** .what = what is looked for: Agent Skills (`<dir>/<name>/SKILL.md`) or agent files (`<dir>/<name>.md`) */
 export type AgentFileKind = 'skills' | 'agents';

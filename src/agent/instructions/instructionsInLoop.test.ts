@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js';
-import type { BhrainConfig } from '../BhrainConfig.js';
+import type { BhrainConfig } from '../config/BhrainConfig.js';
 import type { BhrainEvent } from '../events.js';
 import { genBhrain } from '../genBhrain.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';

@@ -3,8 +3,8 @@ import { join, resolve } from 'node:path';
 
 import { silentLog, type BrainLog } from '../../core/contract/BrainContext.js';
 import { BadRequestError } from '../../core/contract/errors.js';
-import { findRepoRoot, listProjectDirs } from './findRepoRoot.js';
-import { getBhrainConfigDir } from './getBhrainConfigDir.js';
+import { findRepoRoot, listProjectDirs } from '../git/findRepoRoot.js';
+import { getBhrainConfigDir } from '../config/getBhrainConfigDir.js';
 
 /** .what = the instruction files read in every directory, in this order */
 export const PROJECT_INSTRUCTION_FILE_NAMES = ['AGENTS.md', 'CLAUDE.md'] as const;

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 
-import { openRegularFile } from '../tools/files/readBoundedFile.js';
+import { openRegularFile } from '../toolboxes/files/readBoundedFile.js';
 
 /** .what = a size as a person reads it: 64 KiB, 10.0 MiB */
 const formatBytes = (bytes: number): string =>

@@ -12,7 +12,7 @@ import { SUMMARIZER_SYSTEM } from '../../core/continuation/summarizeTranscript.j
 import { genBrainAtom } from '../../providers/genBrainAtom.js';
 import { genBhrain } from '../genBhrain.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
-import { genFilesToolBox } from '../tools/files/genFilesToolBox.js';
+import { genFilesToolBox } from '../toolboxes/files/genFilesToolBox.js';
 import { BhrainMemory } from './BhrainMemory.js';
 import type { BhrainMemoryContext, BhrainMemoryManager } from './BhrainMemoryManager.js';
 

@@ -8,7 +8,7 @@ import type { BrainMessage } from '../../core/contract/BrainMessage.js';
 import type { BhrainEvent } from '../events.js';
 import { genBhrain, invoke } from '../genBhrain.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
-import { genFilesToolBox } from '../tools/files/genFilesToolBox.js';
+import { genFilesToolBox } from '../toolboxes/files/genFilesToolBox.js';
 import type { BhrainMemoryManager } from './BhrainMemoryManager.js';
 import { genTruncate } from './genTruncate.js';
 

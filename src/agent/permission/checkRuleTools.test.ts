@@ -6,7 +6,7 @@ import { genBhrain } from '../genBhrain.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import { defineTool } from '../tool/defineTool.js';
 import { toolBoxOf } from '../tool/executeTool.js';
-import { genToolset } from '../tools/genToolset.js';
+import { genToolset } from '../toolboxes/genToolset.js';
 import { findUnmatchedMcpDenyRules } from './findUnmatchedMcpDenyRules.js';
 import { genRulesGuard, type BhrainPermissionRules } from './genRulesGuard.js';
 

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 import { findProtected } from '../../sandbox/protectedPaths.js';
-import { isUnder } from '../../sandbox/resolveHiddenPaths.js';
+import { isUnder } from '../../core/paths/isUnder.js';
 import { resolveRealPath } from './resolveRealPath.js';
 
 /** .what = a path a call writes (as the tool's paths() named it), and where the session works */

@@ -6,7 +6,7 @@ import picomatch from 'picomatch';
 
 import type { BrainToolCall } from '../../core/contract/BrainMessage.js';
 import { BadRequestError } from '../../core/contract/errors.js';
-import { globToRegExp } from '../tools/files/globs.js';
+import { globToRegExp } from '../toolboxes/files/globs.js';
 import { analyzeShellCommand, type ShellCommand } from '../../shell-analysis/analyzeShellCommand.js';
 import type { BhrainToolPath } from '../tool/defineTool.js';
 import type { BhrainPermissionDecision, BhrainPermissionGuard, BhrainPermissionRule } from './BhrainPermissionGuard.js';

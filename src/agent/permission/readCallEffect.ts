@@ -1,7 +1,7 @@
 import type { BhrainTool, BhrainToolEffect, BhrainToolPath } from '../tool/defineTool.js';
-import { genBashToolBox } from '../tools/bash/genBashToolBox.js';
-import { genFilesToolBox } from '../tools/files/genFilesToolBox.js';
-import { genWebsearchToolBox } from '../tools/websearch/genWebsearchToolBox.js';
+import { genBashToolBox } from '../toolboxes/bash/genBashToolBox.js';
+import { genFilesToolBox } from '../toolboxes/files/genFilesToolBox.js';
+import { genWebsearchToolBox } from '../toolboxes/websearch/genWebsearchToolBox.js';
 import type { BhrainPermissionCheck } from './BhrainPermissionGuard.js';
 
 /** .what = bhrain's built-in tools by name, made on the first check that needs them */

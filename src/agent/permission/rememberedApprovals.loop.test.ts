@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js';
 import { invoke } from '../genBhrain.js';
-import { genBashToolBox } from '../tools/bash/genBashToolBox.js';
+import { genBashToolBox } from '../toolboxes/bash/genBashToolBox.js';
 import type { BhrainPromptAnswer, BhrainPrompter } from './BhrainPermissionGuard.js';
 import { genRulesGuard } from './genRulesGuard.js';
 

@@ -2,11 +2,11 @@ import type { PickOne } from 'type-fns';
 import type { z } from 'zod';
 
 import { genBrainAtom } from '../../providers/genBrainAtom.js';
-import { preloadAjv } from '../../providers/compileJsonSchema.js';
-import { runStructuredOutputTurn } from '../../providers/runStructuredOutputTurn.js';
-import { compileOutputSchema, instructSchema } from '../../providers/structuredOutput.js';
+import { preloadAjv } from '../../providers/structured/compileJsonSchema.js';
+import { runStructuredOutputTurn } from '../../providers/structured/runStructuredOutputTurn.js';
+import { compileOutputSchema, instructSchema } from '../../providers/structured/structuredOutput.js';
 import type { BrainAtom } from '../../core/contract/BrainAtom.js';
-import type { BhrainConfig } from '../BhrainConfig.js';
+import type { BhrainConfig } from '../config/BhrainConfig.js';
 import type { BhrainContext } from '../BhrainContext.js';
 import type { BhrainSessionResult } from '../BhrainSessionResult.js';
 import { genBhrain, type Bhrain } from '../genBhrain.js';
@@ -14,7 +14,7 @@ import { addRequestSpend, addSpend, emptySpend, type BhrainSpend } from '../sess
 import type { BhrainPermissionGuard } from '../permission/BhrainPermissionGuard.js';
 import { readOnly } from '../permission/builtinGuards.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
-import { genToolset } from '../tools/genToolset.js';
+import { genToolset } from '../toolboxes/genToolset.js';
 import { asPriorTurns } from '../../core/continuation/asPriorTurns.js';
 import { compactEpisode } from '../../core/continuation/compactEpisode.js';
 import { isEpisodeCompacted, markEpisodesCompacted, type BrainCompactionMarks } from '../../core/continuation/compactedEpisodes.js';
@@ -25,7 +25,7 @@ import { genBrainExchange } from '../../core/contract/BrainExchange.js';
 import type { BrainOutput } from '../../core/contract/BrainOutput.js';
 import { genBrainSeries, getCurrentEpisode, replaceCurrentEpisode, type BrainSeries } from '../../core/contract/BrainSeries.js';
 import { BadRequestError, ContinuationNotSupportedError, EpisodeCompactedError } from '../../core/contract/errors.js';
-import { refuseRhachetCall } from '../../core/contract/refuseRhachetCall.js';
+import { refuseRhachetCall } from '../../rhachet/contract/refuseRhachetCall.js';
 import { addCash, addTokens } from '../../core/contract/tokens.js';
 
 /** .what = the archs a repl can run */

@@ -3,7 +3,7 @@ import type { BrainMessage, BrainToolDefinition } from '../../core/contract/Brai
 import type { BrainCash, BrainTokens } from '../../core/contract/BrainOutput.js';
 import { addCash, addTokens, emptyTokens, estimateMessagesTokens } from '../../core/contract/tokens.js';
 import type { SecretRedactor } from '../../core/secrets/genSecretRedactor.js';
-import type { BhrainConfigResolved } from '../BhrainConfig.js';
+import type { BhrainConfigResolved } from '../config/BhrainConfig.js';
 import type { BhrainContext } from '../BhrainContext.js';
 import { asTokenUsage, genBhrainSession, type BhrainSession, type BhrainSubagent } from '../BhrainSession.js';
 import type { BhrainSessionResult, BhrainToolCallCounts } from '../BhrainSessionResult.js';

@@ -8,7 +8,7 @@ import { consultGuard } from '../permission/BhrainPermission.js';
 import type { BhrainSessionApprovals } from '../permission/genSessionApprovals.js';
 import { findHardLinkedTarget, findOutsideWorkspace, findProtectedTarget, findWriteTarget } from '../permission/findOutsideWorkspace.js';
 import type { BhrainToolEffect, BhrainToolPath } from '../tool/defineTool.js';
-import type { WriteCheck } from '../tools/files/openInsideWorkspace.js';
+import type { WriteCheck } from '../toolboxes/files/openInsideWorkspace.js';
 
 /**
  * .what = whether a call may run, and if not, the denial the model reads, who denied it and why; for a write or edit, the

@@ -14,9 +14,9 @@ import type { BhrainToolContext, BhrainToolResult } from '../tool/defineTool.js'
 import { prepareToolCall, runPreparedCall, toolOfBox, type PreparedToolCall } from '../tool/executeTool.js';
 import type { BhrainToolRegistry } from '../tool/genToolRegistry.js';
 import { truncateToolOutput } from '../tool/truncateToolOutput.js';
-import { displayPath } from '../tools/files/toolPaths.js';
-import { genHiddenPathsOf, refuseHiddenPath } from '../tools/files/hiddenPaths.js';
-import type { WriteToolContext } from '../tools/files/openInsideWorkspace.js';
+import { displayPath } from '../toolboxes/files/toolPaths.js';
+import { genHiddenPathsOf, refuseHiddenPath } from '../toolboxes/files/hiddenPaths.js';
+import type { WriteToolContext } from '../toolboxes/files/openInsideWorkspace.js';
 import { consultGuard } from '../permission/BhrainPermission.js';
 import { checkPermission } from './checkPermission.js';
 import type { SessionHooksRun } from './sessionHooks.js';

@@ -12,7 +12,7 @@ import type { BhrainEvent } from '../events.js';
 import { genBhrain, invoke } from '../genBhrain.js';
 import type { BhrainMemoryManager } from '../memory/BhrainMemoryManager.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
-import { genBashToolBox } from '../tools/bash/genBashToolBox.js';
+import { genBashToolBox } from '../toolboxes/bash/genBashToolBox.js';
 import { checkBudget, emptySpend, sumTokens } from './checkBudget.js';
 
 const { standin, contextFor } = useStandin();

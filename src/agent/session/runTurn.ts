@@ -2,7 +2,7 @@ import type { BrainAtomGeneration } from '../../core/contract/BrainAtom.js';
 import { BhrainError, LoopError } from '../../core/contract/errors.js';
 import type { BhrainToolCallCounts } from '../BhrainSessionResult.js';
 import type { BhrainToolFatalError } from '../tool/BhrainToolError.js';
-import { readDenialOf } from '../tools/genToolset.js';
+import { readDenialOf } from '../toolboxes/genToolset.js';
 import type { ToolCallOutcome, ToolCallSession } from './executeToolCall.js';
 import { budgetReachedOf, generateInSession } from './generateInSession.js';
 import type { NextStep } from './resolveTurn.js';

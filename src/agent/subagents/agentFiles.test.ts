@@ -10,8 +10,8 @@ import { PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js'
 import type { StandinTurn } from '../../../test/standin/types.js';
 import type { BrainToolMessage } from '../../core/contract/BrainMessage.js';
 import { genBhrain } from '../genBhrain.js';
-import { loadAgentSkills } from '../skills/loadAgentSkills.js';
-import { genToolset } from '../tools/genToolset.js';
+import { loadAgentSkills } from '../agent-skills/loadAgentSkills.js';
+import { genToolset } from '../toolboxes/genToolset.js';
 import { loadAgentFiles } from './loadAgentFiles.js';
 import { systemOf, toolNamesOf } from '../../../test/standin/requestParts.js';
 

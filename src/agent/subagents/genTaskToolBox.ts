@@ -27,7 +27,7 @@ export const genTaskInput = (names: readonly string[]) =>
       required: ['description', 'prompt', 'subagent_type'],
       additionalProperties: false,
     },
-    async () => (await import('../tools/toolInputs.js')).taskZodInput(names),
+    async () => (await import('../toolboxes/toolInputs.js')).taskZodInput(names),
   );
 
 /**

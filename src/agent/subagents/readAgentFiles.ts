@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import type { BrainLog } from '../../core/contract/BrainContext.js';
 import type { FoundAgentFile } from '../instructions/findAgentFiles.js';
 import { readFrontMatterFile } from '../instructions/readFrontMatterFile.js';
-import { AGENT_NAME_PATTERN } from '../skills/readAgentSkills.js';
+import { AGENT_NAME_PATTERN } from '../agent-skills/readAgentSkills.js';
 import type { BhrainSubagentDefinition } from './BhrainSubagentDefinition.js';
 
 // this module loads the YAML parser: it is imported only once an agent file exists, and it imports nothing a run loads

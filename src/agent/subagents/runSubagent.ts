@@ -5,7 +5,7 @@ import { silentLog, type BrainLog } from '../../core/contract/BrainContext.js';
 import { AbortedError } from '../../core/contract/errors.js';
 import { TASK_TOOL_NAME } from '../constants.js';
 import { emptyTokens } from '../../core/contract/tokens.js';
-import type { BhrainConfigResolved } from '../BhrainConfig.js';
+import type { BhrainConfigResolved } from '../config/BhrainConfig.js';
 import type { BhrainContext } from '../BhrainContext.js';
 import { endBhrainSubagent, genBhrainSubagent, type BhrainSubagent } from '../BhrainSession.js';
 import type { BhrainSessionResult } from '../BhrainSessionResult.js';
@@ -17,7 +17,7 @@ import type { BhrainSpawned, BhrainToolBox } from '../tool/BhrainToolBox.js';
 import { toolOfBox } from '../tool/executeTool.js';
 import { genToolRegistry } from '../tool/genToolRegistry.js';
 import { pickTools } from '../tool/pickTools.js';
-import { genToolset } from '../tools/genToolset.js';
+import { genToolset } from '../toolboxes/genToolset.js';
 import type { BhrainSubagentTypeResolved } from './BhrainSubagentDefinition.js';
 import { combineGuards } from './combineGuards.js';
 

@@ -7,7 +7,7 @@ import { PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js'
 import type { StandinRequest, StandinTurn } from '../../../test/standin/types.js';
 import type { BrainMessage, BrainToolMessage } from '../../core/contract/BrainMessage.js';
 import { AbortedError, BadRequestError } from '../../core/contract/errors.js';
-import { hashBhrainConfig } from '../BhrainConfig.js';
+import { hashBhrainConfig } from '../config/BhrainConfig.js';
 import type { BhrainSession, BhrainSessionResult } from '../BhrainSessionResult.js';
 import type { BhrainEvent } from '../events.js';
 import { genBhrain, invoke } from '../genBhrain.js';

@@ -2,15 +2,15 @@
 // each given JSON Schema must be exactly what its zod schema makes, or the model would be told one contract and held to another
 import { describe, expect, it } from 'vitest';
 
-import { skillInput } from '../skills/genSkillToolBox.js';
+import { skillInput } from '../agent-skills/genAgentSkillToolBox.js';
 import { genTaskInput } from '../subagents/genTaskToolBox.js';
-import { genBashInput, type BashSettings } from '../tools/bash/genBashToolBox.js';
-import { editInput } from '../tools/files/edit.js';
-import { globInput } from '../tools/files/glob.js';
-import { grepInput } from '../tools/files/grep.js';
-import { readInput } from '../tools/files/read.js';
-import { writeInput } from '../tools/files/write.js';
-import { websearchInput } from '../tools/websearch/genWebsearchToolBox.js';
+import { genBashInput, type BashSettings } from '../toolboxes/bash/genBashToolBox.js';
+import { editInput } from '../toolboxes/files/edit.js';
+import { globInput } from '../toolboxes/files/glob.js';
+import { grepInput } from '../toolboxes/files/grep.js';
+import { readInput } from '../toolboxes/files/read.js';
+import { writeInput } from '../toolboxes/files/write.js';
+import { websearchInput } from '../toolboxes/websearch/genWebsearchToolBox.js';
 import { jsonSchemaOfZod } from './defineTool.js';
 import { deferInput, makeTool, type BhrainDeferredToolInput } from './makeTool.js';
 import * as z from 'zod/mini';

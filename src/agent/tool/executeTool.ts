@@ -1,7 +1,7 @@
 import type { BrainToolCall, BrainToolDefinition } from '../../core/contract/BrainMessage.js';
 import type { BhrainToolBox } from './BhrainToolBox.js';
 import { BhrainToolError, BhrainToolFatalError } from './BhrainToolError.js';
-import { preloadToolInputAjv, readSchemaDraft } from '../../providers/compileJsonSchema.js';
+import { preloadToolInputAjv, readSchemaDraft } from '../../providers/structured/compileJsonSchema.js';
 import {
   isCheckedByAjv,
   makeTool,

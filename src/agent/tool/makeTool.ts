@@ -5,7 +5,7 @@ import type { BrainToolDefinition, BrainToolEffect, BrainToolExample, JsonSchema
 import { BadRequestError } from '../../core/contract/errors.js';
 import type { SecretRedactor } from '../../core/secrets/genSecretRedactor.js';
 import type { BhrainSubagent } from '../BhrainSession.js';
-import { preloadAjv } from '../../providers/compileJsonSchema.js';
+import { preloadAjv } from '../../providers/structured/compileJsonSchema.js';
 import { checkToolInput } from '../../providers/readToolArguments.js';
 import { describeInputIssues, describeInputProblems } from './describeInputIssues.js';
 import type { ProtectedChange } from '../../sandbox/genProtectedTree.js';

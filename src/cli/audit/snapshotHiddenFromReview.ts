@@ -3,11 +3,11 @@ import { lstat, readlink, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, sep } from 'node:path';
 
-import { parseGitConfig } from '../../agent/instructions/parseGitConfig.js';
-import { findGitDirs, readGitCredentials, type GitDirs } from '../../agent/instructions/readGitCredentials.js';
-import { runHardenedGit } from '../../agent/instructions/runHardenedGit.js';
-import { describeFileKind, readBoundedFile } from '../../agent/tools/files/readBoundedFile.js';
-import { isUnder } from '../../sandbox/resolveHiddenPaths.js';
+import { parseGitConfig } from '../../agent/git/parseGitConfig.js';
+import { findGitDirs, readGitCredentials, type GitDirs } from '../../agent/git/readGitCredentials.js';
+import { runHardenedGit } from '../../agent/git/runHardenedGit.js';
+import { describeFileKind, readBoundedFile } from '../../agent/toolboxes/files/readBoundedFile.js';
+import { isUnder } from '../../core/paths/isUnder.js';
 
 /** .what = an index bit that keeps a tracked file's change out of `git status` and `git diff` */
 export type HiddenBit = 'skip-worktree' | 'assume-unchanged';

@@ -1,8 +1,8 @@
 import type { BhrainHook, BhrainHookEventName, BhrainHookInput, BhrainHookOutput, BhrainHooks } from '../../agent/hooks/BhrainHook.js';
 import { withoutSupplierKeys } from '../../core/secrets/genSecretRedactor.js';
-import type { BashStreamText } from '../../sandbox/BashStreamText.js';
-import { findHostProgram } from '../../sandbox/process/findHostProgram.js';
-import { spawnGroup } from '../../sandbox/process/spawnGroup.js';
+import type { BashStreamText } from '../../process/BashStreamText.js';
+import { findHostProgram } from '../../process/findHostProgram.js';
+import { spawnGroup } from '../../process/spawnGroup.js';
 import type { HooksSettings } from './HooksSettings.js';
 
 // loaded by runSkill only when a settings file has hooks: a run without any never loads this module

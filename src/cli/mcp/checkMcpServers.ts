@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 
-import type { McpServerConfig } from '../../agent/tools/mcp/genMcpToolBox.js';
+import type { McpServerConfig } from '../../agent/toolboxes/mcp/genMcpToolBox.js';
 
 const STDIO_KEYS = ['type', 'command', 'args', 'env'] as const;
 const HTTP_KEYS = ['type', 'url', 'headers'] as const;

@@ -10,7 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../core/contract/errors.js';
 import { readSettingsFile } from '../settings/readSettingsFile.js';
 import { readMcpTimeoutMs } from './startMcpServers.js';
-import type { McpServerConfig } from '../../agent/tools/mcp/genMcpToolBox.js';
+import type { McpServerConfig } from '../../agent/toolboxes/mcp/genMcpToolBox.js';
 import { checkMcpServers } from './checkMcpServers.js';
 import { expandMcpServer, resolveMcpServers } from './resolveMcpServers.js';
 

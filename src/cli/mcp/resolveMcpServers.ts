@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
-import { findRepoRoot } from '../../agent/instructions/findRepoRoot.js';
-import type { McpServerConfig } from '../../agent/tools/mcp/genMcpToolBox.js';
+import { findRepoRoot } from '../../agent/git/findRepoRoot.js';
+import type { McpServerConfig } from '../../agent/toolboxes/mcp/genMcpToolBox.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import type { McpServersIssue } from './checkMcpServers.js';
 import { PROJECT_CONFIG_PATHS } from '../../sandbox/protectedPaths.js';

@@ -1,5 +1,5 @@
 import type { Bhrain } from '../../agent/genBhrain.js';
-import type { McpToolBox } from '../../agent/tools/mcp/genMcpToolBox.js';
+import type { McpToolBox } from '../../agent/toolboxes/mcp/genMcpToolBox.js';
 import type { BrainLog } from '../../core/contract/BrainContext.js';
 import { AbortedError, BadRequestError } from '../../core/contract/errors.js';
 import type { McpServerToStart } from './resolveMcpServers.js';
@@ -49,8 +49,8 @@ export const startMcpServers = async (
   if (!input.servers.length) return { boxes: [], close: async () => {} };
   // loaded only now: a run without MCP servers never pays for the SDK
   const [{ genMcpToolBox }, { attachMcpToolBox }] = await Promise.all([
-    import('../../agent/tools/mcp/genMcpToolBox.js'),
-    import('../../agent/tools/mcp/attachMcpToolBox.js'),
+    import('../../agent/toolboxes/mcp/genMcpToolBox.js'),
+    import('../../agent/toolboxes/mcp/attachMcpToolBox.js'),
   ]);
   const settled = await Promise.allSettled(
     input.servers.map((server) =>

@@ -1,13 +1,13 @@
 import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
-import { getBhrainConfigDir } from '../../agent/instructions/getBhrainConfigDir.js';
+import { getBhrainConfigDir } from '../../agent/config/getBhrainConfigDir.js';
 import type { BashSandboxMode } from '../../sandbox/BashSandbox.js';
 import { normalizeDomainPattern } from '../../sandbox/network/allowedDomains.js';
 import { PROJECT_CONFIG_PATHS } from '../../sandbox/protectedPaths.js';
-import type { McpServerConfig } from '../../agent/tools/mcp/genMcpToolBox.js';
+import type { McpServerConfig } from '../../agent/toolboxes/mcp/genMcpToolBox.js';
 import { BadRequestError } from '../../core/contract/errors.js';
-import { findRepoRoot } from '../../agent/instructions/findRepoRoot.js';
+import { findRepoRoot } from '../../agent/git/findRepoRoot.js';
 import type { McpProjectApproval } from '../mcp/resolveMcpServers.js';
 import type { HooksSettings } from '../hooks/HooksSettings.js';
 import type { SkillName } from '../genSkillCommand.js';

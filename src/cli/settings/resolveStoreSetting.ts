@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 
-import { getBhrainConfigDir } from '../../agent/instructions/getBhrainConfigDir.js';
+import { getBhrainConfigDir } from '../../agent/config/getBhrainConfigDir.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import { readSettingsFile } from './readSettingsFile.js';
 import { SETTINGS_FILE_NAME } from './resolveSkillSettings.js';

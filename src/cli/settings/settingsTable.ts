@@ -6,7 +6,7 @@ import { BASH_SANDBOX_MODES } from '../../sandbox/BashSandbox.js';
 import { checkDomainPattern, DOMAIN_PATTERN_EXPECTS } from '../../sandbox/network/allowedDomains.js';
 import { checkEnvMask } from '../../sandbox/network/genMaskedCredentials.js';
 import { checkPassedEnvName } from '../../sandbox/commandEnv.js';
-import type { McpServerConfig } from '../../agent/tools/mcp/genMcpToolBox.js';
+import type { McpServerConfig } from '../../agent/toolboxes/mcp/genMcpToolBox.js';
 import type { HooksSettings } from '../hooks/HooksSettings.js';
 
 /** .what = the memory strategies a run can use, by the name --memory and the settings file give them */

@@ -32,7 +32,7 @@ export interface BrainContext {
   signal?: AbortSignal;
   /**
    * the fetch the supplier SDKs send their requests with; absent = the SDK's own (node's global fetch). The CLI gives a
-   * lean one over node:http (src/cli/nodeHttpFetch.ts), so a one-shot run never loads undici
+   * lean one over node:http (src/providers/transport/nodeHttpFetch.ts), so a one-shot run never loads undici
    */
   fetch?: typeof globalThis.fetch;
 }

@@ -2,8 +2,8 @@ import { constants } from 'node:os';
 
 import pty from '@lydell/node-pty';
 
-import { spawnGroup } from '../../sandbox/process/spawnGroup.js';
-import { superviseGroup } from '../../sandbox/process/superviseGroup.js';
+import { spawnGroup } from '../../process/spawnGroup.js';
+import { superviseGroup } from '../../process/superviseGroup.js';
 
 /** .what = how a CLI process ended */
 export interface CliExit {

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { genClaudeCliWorld, plainScreen as plain, waitFor } from '../../../test/standin/genClaudeCliWorld.js';
 import { useStandin } from '../../../test/standin/useStandin.js';
 import { AbortedError, BadRequestError } from '../../core/contract/errors.js';
-import { signalGroup } from '../../sandbox/process/signalGroup.js';
+import { signalGroup } from '../../process/signalGroup.js';
 import { BrainCliError, BrainCliTimeoutError, genBrainCli, type BrainCli } from './genBrainCli.js';
 import { resolveClaudeBinary } from './resolveClaudeBinary.js';
 

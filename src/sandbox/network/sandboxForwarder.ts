@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 
-import { isUnder } from '../resolveHiddenPaths.js';
+import { isUnder } from '../../core/paths/isUnder.js';
 
 /** the port of the sandbox's own 127.0.0.1 its listener takes: where HTTP_PROXY and HTTPS_PROXY point */
 export const FORWARDER_PORT = 3128;
