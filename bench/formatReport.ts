@@ -42,7 +42,7 @@ export const README_BENCH_END = '<!-- bench: end -->';
 
 /**
  * .what = a page (docs/benchmarks.md) with its bench block replaced by the report's tables
- * .why = issue 18: the published numbers come from the bench's JSON, never typed by hand (a test compares the two)
+ * .why = the published numbers come from the bench's JSON, never typed by hand (a test compares the two)
  */
 export const replaceReadmeBench = (readme: string, report: BenchReport): string => {
   const begin = readme.indexOf(README_BENCH_BEGIN);

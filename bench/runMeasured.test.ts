@@ -1,4 +1,4 @@
-// issue 18 bench: peak RSS is the whole process tree's, found by walking down each thread's /proc children list
+// bench: peak RSS is the whole process tree's, found by walking down each thread's /proc children list
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,7 +16,7 @@ const { standin } = useStandin();
 // a node that holds 80 MB of touched memory for a while
 const HOLDER = `node -e "const held = Buffer.alloc(80e6, 1); setTimeout(() => held.length, 800)"`;
 
-describe('issue 18 bench: peak RSS of the process tree', () => {
+describe('bench: peak RSS of the process tree', () => {
   it('then grandchildren count, under a nested bash and in a bubblewrap pid namespace: two 80 MB holders put the tree past 160 MB', async () => {
     const run = await runMeasured({
       command: 'bash',

@@ -14,7 +14,7 @@ import { findPackageRoot } from '../peers.js';
 /** timed boots per subject in a full run; bhrain and the floor alternate, so drift in the machine's load hits both alike */
 const FULL_RUNS = 9;
 
-/** the issue's targets: dispatch is ready this fast, and the library costs at most this much memory once booted */
+/** the targets: dispatch is ready this fast, and the library costs at most this much memory once booted */
 const TARGET_BOOT_MS = 250;
 const TARGET_RSS_MB = 150;
 
@@ -162,7 +162,7 @@ const measureRssAfterBoot = (world: CliWorld): Promise<number> =>
 /**
  * .what = BrainCli boot section: boot → ready in dispatch through the built library vs the bare CLI answering `initialize`,
  *         bhrain's overhead over that floor, and the caller's RSS once booted
- * .why = the issue's targets: dispatch ready in ≤ 250 ms, the library under 150 MB; the floor says how much of it is ours
+ * .why = the targets: dispatch ready in ≤ 250 ms, the library under 150 MB; the floor says how much of it is ours
  */
 export const benchBrainCli = async (options: BenchOptions): Promise<BenchSection> => {
   const runs = options.smoke ? 1 : FULL_RUNS;

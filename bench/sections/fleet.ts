@@ -253,7 +253,7 @@ const runRound = async (peer: Peer, servers: Servers, round: number): Promise<Ro
  * .what = a one-turn `act --input hi` plain, with an S3 store, with telemetry on, and with both, alternating round by
  *         round after an untimed warm-up, and a run continuing a series from the local store vs the S3 store: median
  *         and min–max of each, and what each costs over plain (over local for the continue)
- * .why = issue 34: with both configured, the bench shows their cost per run
+ * .why = with both configured, the bench shows their cost per run
  */
 export const benchFleet = async (options: BenchOptions): Promise<BenchSection> => {
   const rounds = options.smoke ? 1 : FULL_ROUNDS;
@@ -313,5 +313,5 @@ export const benchFleet = async (options: BenchOptions): Promise<BenchSection> =
     `${rounds} round(s)${options.smoke ? '' : ' after one untimed round'}; each round runs \`bhrain act --atom claude/haiku --input hi --quiet\` (the one-turn section's bhrain row, against the stand-in answering "ok") in four configurations, in an order that rotates each round: plain; with the ref store in S3 (\`BHRAIN_STORE=s3://${BUCKET}/<prefix>\`, \`BHRAIN_S3_ENDPOINT\` at s3rver, AWS credentials in the environment); with telemetry on (\`BHRAIN_TELEMETRY=1\`, \`OTEL_EXPORTER_OTLP_ENDPOINT\` at a receiver in the bench process that answers 200 to /v1/traces and /v1/metrics); and with both. Then two runs continue a series (\`--on-series <hash>\`): the plain run's, from its local store, and the S3 run's, from its bucket prefix (loaded, verified against its hash, and the new series written back there), in an order swapped each round. Each configuration's run gets a fresh HOME (a continue runs in the HOME of the run it continues) and every run must exit 0 printing ok with nothing on stderr; a telemetry run must have exported traces and metrics, a store run must have left its series in the bucket and none on disk, a continue must have sent the earlier turn to the model. Median and min–max over the rounds; the cost column is the difference of medians, over plain for the three configurations, over the local continue for the S3 continue`,
     `s3rver and the receiver run on 127.0.0.1 beside bhrain, with zero network latency: the rows are bhrain's own cost per run (loading the AWS SDK or the OpenTelemetry exporters, signing and sending, waiting for the answers); a real bucket or collector adds its network round trips on top, one per request the store or the exporters send`,
   );
-  return { title: 'Fleet: the cost per run of a shared S3 ref store and of telemetry (issue 34)', rows, notes };
+  return { title: 'Fleet: the cost per run of a shared S3 ref store and of telemetry', rows, notes };
 };

@@ -179,7 +179,7 @@ const measurePeers = async (
   return { results, nodeFloorMs: median(nodeFloors) };
 };
 
-/** issue 18: bhrain's --help may cost at most this much more than `node -e 0` */
+/** bhrain's --help may cost at most this much more than `node -e 0` */
 const TARGET_HELP_ABOVE_NODE_MS = 60;
 
 const round = (value: number | null, digits = 0) => (value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits);

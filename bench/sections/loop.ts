@@ -23,7 +23,7 @@ const LOOP_TOOL_RESULTS = { full: 1_000, smoke: 20 } as const;
 const HEAP_CALLS = { full: 1_000, smoke: 50 } as const;
 const HEAP_WARMUP_CALLS = { full: 100, smoke: 10 } as const;
 
-/** the targets */
+/** the targets */
 const LOOP_TARGET_MS = 1;
 const HEAP_TARGET_MB = 5;
 
@@ -188,7 +188,7 @@ const measureHeapGrowth = async (input: { calls: number; warmup: number; standin
 
 /**
  * .what = loop section: in-process overhead per iteration over many tool iterations, and heap growth over repl calls
- * .why = the issue's targets: loop overhead under 1 ms per iteration; heap flat (under 5 MB) over 1,000 calls
+ * .why = the targets: loop overhead under 1 ms per iteration; heap flat (under 5 MB) over 1,000 calls
  */
 export const benchLoop = async (options: BenchOptions): Promise<BenchSection> => {
   const size = options.smoke ? 'smoke' : 'full';

@@ -14,7 +14,7 @@ import { findPackageRoot } from '../peers.js';
 /** timed runs per subject in a full run; the subjects alternate, so drift in the machine's load hits all alike */
 const FULL_RUNS = 9;
 
-/** the issue's target: servers start concurrently, so a second server adds less than this share of one server's start */
+/** the target: servers start concurrently, so a second server adds less than this share of one server's start */
 const TARGET_ADDS_SHARE = 0.5;
 
 /** a start or a CLI run that takes longer than this is a failure, not a measurement */
@@ -232,7 +232,7 @@ const timeCliRun = async (count: number, world: McpWorld, standin: Standin, home
 /**
  * .what = MCP start-up section: one stdio server's start through genMcpToolBox (dist/index.js), two started at once and what
  *         the second adds, close(), and `bhrain act` wall time with 0, 1 and 2 servers from --mcp-config
- * .why = the issue's target: servers start concurrently, so a second server adds less than half of one server's start
+ * .why = the target: servers start concurrently, so a second server adds less than half of one server's start
  */
 export const benchMcp = async (options: BenchOptions): Promise<BenchSection> => {
   const runs = options.smoke ? 1 : FULL_RUNS;
@@ -292,7 +292,7 @@ export const benchMcp = async (options: BenchOptions): Promise<BenchSection> => 
       for (const values of [...starts, closes, serverCpus, floors]) values.length = 0;
       notes.push(`not measured (library): ${(error as Error).message}`);
     }
-    // the CLI row needs --mcp-config (issue 16, part B): without the flag there is nothing to measure
+    // the CLI row needs --mcp-config: without the flag there is nothing to measure
     const help = await runCli({ args: ['act', '--help'], cwd: world.dir, env: { PATH: process.env.PATH, HOME: world.dir } });
     if (!help.stdout.includes('--mcp-config')) {
       cliMeasured = false;

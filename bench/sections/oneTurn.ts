@@ -11,7 +11,7 @@ import { runPeerTask, TASK_ITERATIONS } from './harness.js';
 /**
  * runs per subject in a full run; bhrain and Claude Code alternate, so drift in the machine's load hits both alike. 31,
  * not 11 or 21: the slope is a difference of two walls over 40, whose start-up jitter is most of its spread, and its
- * ratio moved by more than the ±10% issue 18 asks between consecutive runs at 11 rounds (0.11 and 0.14) and at 21
+ * ratio moved by more than the ±10% allowed between consecutive runs at 11 rounds (0.11 and 0.14) and at 21
  * (0.125 and 0.138)
  */
 const FULL_RUNS = 31;
@@ -20,7 +20,7 @@ const FULL_RUNS = 31;
 const SHORT_STEPS = 2;
 const LONG_STEPS = 42;
 
-/** issue 18's targets */
+/** 's targets */
 const TARGET_ONE_TURN_RATIO = 0.35;
 const TARGET_SLOPE_MS = 8;
 const TARGET_TASK_RATIO = 0.33;
@@ -94,7 +94,7 @@ const pairRows = (
  * .what = bhrain against Claude Code on the same stand-in, in alternating runs: the one-turn answer, the wall time of a
  *         2- and a 42-step bash task with the per-iteration slope between them, and the 20-step task's wall and peak RSS;
  *         each as median and min–max, with the ratio of medians
- * .why = issue 18: the headline ratios must reproduce from run to run, so each is shown with its spread
+ * .why = the headline ratios must reproduce from run to run, so each is shown with its spread
  */
 export const benchOneTurn = async (options: BenchOptions): Promise<BenchSection> => {
   const rounds = options.smoke ? 1 : FULL_RUNS;

@@ -11,7 +11,7 @@ import { timeMaskedRequests } from './timeMaskedRequests.js';
 /** timed calls per mode in a full run; the modes alternate, so drift in the machine's load hits both alike */
 const FULL_RUNS = 41;
 
-/** the issue's target: the sandbox costs at most this much per call */
+/** the target: the sandbox costs at most this much per call */
 const TARGET_OVERHEAD_MS = 15;
 
 const silentLog: BrainLog = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
@@ -61,7 +61,7 @@ const countDirs = (root: string): number => {
  * .what = sandbox section: the wall time of one bash `true` call with the sandbox off vs workspace-write (bubblewrap),
  *         the sandboxed call both in the sandbox kept from the toolbox's last call and as a toolbox's first call, and in
  *         a kept sandbox whose network opens by domain (the proxy serving the sandbox's 127.0.0.1:3128)
- * .why = the issue's target: bash in the sandbox costs at most 15 ms more per call than unconfined; a toolbox keeps its
+ * .why = the target: bash in the sandbox costs at most 15 ms more per call than unconfined; a toolbox keeps its
  *        sandbox between calls, so only its first call pays for bubblewrap's start
  */
 export const benchSandbox = async (options: BenchOptions): Promise<BenchSection> => {

@@ -62,7 +62,7 @@ describe('bench sections, smoke run', () => {
     expectWellFormed(glob);
     expect(glob.values['bhrain (built-in)']).toBeGreaterThan(0);
     expect(section.notes.join('\n')).toMatch(/[\d,]+ files/);
-    // issue 13: glob over a generated git tree against rg --files, with its target
+    // glob over a generated git tree against rg --files, with its target
     const tree = rowOf(section, /^glob \*\*\/\* over a generated [\d,]+-file git tree/);
     expectWellFormed(tree);
     expect(tree.values['bhrain (built-in)']).toBeGreaterThan(0);
@@ -103,7 +103,7 @@ describe('bench sections, smoke run', () => {
     expectTarget(heap, '< 5 MB', true);
   }, 20_000);
 
-  it('issue 15: given the built library and the real claude CLI, when the BrainCli boot section runs, then boot, floor, overhead and RSS rows carry numbers and their targets', async () => {
+  it('given the built library and the real claude CLI, when the BrainCli boot section runs, then boot, floor, overhead and RSS rows carry numbers and their targets', async () => {
     const section = await benchBrainCli(smoke);
     expect(section.notes.filter((note) => note.startsWith('not measured'))).toEqual([]);
     const boot = rowOf(section, /^boot → ready, dispatch: bhrain/);
@@ -128,7 +128,7 @@ describe('bench sections, smoke run', () => {
     expect(section.notes.join('\n')).toMatch(/-p --output-format stream-json --input-format stream-json/);
   }, 60_000);
 
-  it('issue 16: given the built library and real MCP servers, when the mcp section runs, then start, floor, concurrency, close and bhrain act rows carry numbers, and the second-server target its verdict', async () => {
+  it('given the built library and real MCP servers, when the mcp section runs, then start, floor, concurrency, close and bhrain act rows carry numbers, and the second-server target its verdict', async () => {
     const section = await benchMcp(smoke);
     expect(section.notes.filter((note) => note.startsWith('not measured'))).toEqual([]);
     const one = rowOf(section, /^one stdio server: genMcpToolBox/);
@@ -171,7 +171,7 @@ describe('bench sections, smoke run', () => {
     expectWellFormed(rowOf(section, 'bhrain act: the second server adds (2 servers − 1, per run)'));
   }, 90_000);
 
-  it('issue 18: given the stand-in, bhrain and Claude Code, when the one-turn section runs alternating, then the one-turn, slope, 20-step wall and RSS rows carry median and min–max, ratios, and targets with verdicts', async () => {
+  it('given the stand-in, bhrain and Claude Code, when the one-turn section runs alternating, then the one-turn, slope, 20-step wall and RSS rows carry median and min–max, ratios, and targets with verdicts', async () => {
     const section = await benchOneTurn(smoke);
     expect(section.notes.filter((note) => note.startsWith('not measured') || /: not measured:/.test(note))).toEqual([]);
     // one round in smoke: median, min and max are that one run
@@ -218,7 +218,7 @@ describe('bench sections, smoke run', () => {
     }
   }, 120_000);
 
-  it('issue 34: given s3rver and an OTLP receiver on loopback, when the fleet section runs, then plain, store, telemetry, both and the two continues carry walls, and each cost is its difference of medians', async () => {
+  it('given s3rver and an OTLP receiver on loopback, when the fleet section runs, then plain, store, telemetry, both and the two continues carry walls, and each cost is its difference of medians', async () => {
     const section = await benchFleet(smoke);
     // a run that failed, did not export, or left its series elsewhere than its store is "not measured": none may be
     expect(section.notes.filter((note) => note.startsWith('not measured'))).toEqual([]);

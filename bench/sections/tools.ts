@@ -55,7 +55,7 @@ const RG_ENGINE_ARGS = (pattern: string): string[] => [
 const TREE_FILES = 100_000;
 const TREE_FILES_SMOKE = 2_000;
 
-/** the target the issue sets for glob over the generated tree */
+/** the target for glob over the generated tree */
 const GLOB_TARGET = 'glob within 2x of rg --files';
 const GLOB_TARGET_RATIO = 2;
 
@@ -73,7 +73,7 @@ const RG_FILES_ARGS = [
   '!.git',
 ];
 
-/** the target the issue sets for grep */
+/** the target for grep */
 const GREP_TARGET = 'grep within 1.5x of rg when rg is used';
 const GREP_TARGET_RATIO = 1.5;
 

@@ -50,7 +50,7 @@ const recordRun = async (
 describe('bhrain runs', () => {
   const at = (minute: number) => new Date(Date.UTC(2025, 5, 1, 9, minute, 0));
 
-  it('issue 12 records: lists recorded runs newest first: id, time, skill, atom, termination, refs, cost', async () => {
+  it('records: lists recorded runs newest first: id, time, skill, atom, termination, refs, cost', async () => {
     const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
     const first = await recordRun(home, at(0), {
       skill: 'ask',
@@ -113,7 +113,7 @@ describe('bhrain runs', () => {
     expect(new Set(lines.map((line) => line.search(/TERMINATION|unfinished|complete/))).size).toBe(1);
   });
 
-  it('issue 12 records: --limit and --output json: one object with the runs, newest first', async () => {
+  it('records: --limit and --output json: one object with the runs, newest first', async () => {
     const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
     for (let minute = 0; minute < 3; minute++)
       await recordRun(home, at(minute), {
@@ -138,7 +138,7 @@ describe('bhrain runs', () => {
     expect((await runRuns(home, ['-n', '1'])).stdout.trimEnd().split('\n')).toHaveLength(2);
   });
 
-  it('issue 12 records: no runs yet says where they would be, exit 0; a damaged record is skipped with the reason', async () => {
+  it('records: no runs yet says where they would be, exit 0; a damaged record is skipped with the reason', async () => {
     const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
     expect(await runRuns(home, [])).toEqual({ code: 0, stdout: '', stderr: `no runs recorded in ${join(home, 'runs')}\n` });
     expect(JSON.parse((await runRuns(home, ['-o', 'json'])).stdout)).toEqual({ schemaVersion: 1, runs: [] });
@@ -155,7 +155,7 @@ describe('bhrain runs', () => {
     );
   });
 
-  it('issue 12 records: a bad --limit or --output is exit 2 naming the flag (with -o json, still one JSON object)', async () => {
+  it('records: a bad --limit or --output is exit 2 naming the flag (with -o json, still one JSON object)', async () => {
     const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
     expect(await runRuns(home, ['--limit', '0'])).toEqual({
       code: 2,

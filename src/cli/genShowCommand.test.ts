@@ -86,7 +86,7 @@ A readme and a src folder.
 describe('bhrain show', () => {
   const refs = { episode: `e1${'0'.repeat(62)}`, series: `5e${'0'.repeat(62)}` };
 
-  it("issue 12 records: show <run id> prints the run's answer, then its transcript (roles, tool calls, results)", async () => {
+  it("records: show <run id> prints the run's answer, then its transcript (roles, tool calls, results)", async () => {
     const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
     const record = await recordRun(home, new Date('2025-06-01T09:00:00.000Z'), refs);
     const run = await runShow(home, [record.id]);
@@ -96,7 +96,7 @@ describe('bhrain show', () => {
     );
   });
 
-  it('issue 12 records: show finds a run by an id prefix, by its series or episode ref (or a prefix), and by its record directory', async () => {
+  it('records: show finds a run by an id prefix, by its series or episode ref (or a prefix), and by its record directory', async () => {
     const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
     const record = await recordRun(home, new Date('2025-06-01T09:00:00.000Z'), refs);
     const other = await recordRun(home, new Date('2025-06-02T09:00:00.000Z'), {
@@ -115,7 +115,7 @@ describe('bhrain show', () => {
     expect(await idOf([record.dir!])).toBe(record.id);
   });
 
-  it('issue 12 records: show -o json prints the whole record as one object', async () => {
+  it('records: show -o json prints the whole record as one object', async () => {
     const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
     const record = await recordRun(home, new Date('2025-06-01T09:00:00.000Z'), refs);
     const run = await runShow(home, [record.id, '--output', 'json']);
@@ -140,7 +140,7 @@ describe('bhrain show', () => {
     });
   });
 
-  it('issue 12 records: an unknown run or ref is exit 2 naming it and where runs and refs are looked for', async () => {
+  it('records: an unknown run or ref is exit 2 naming it and where runs and refs are looked for', async () => {
     const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
     await recordRun(home, new Date('2025-06-01T09:00:00.000Z'), refs);
     const unknown = await runShow(home, ['deadbeef']);
@@ -162,7 +162,7 @@ describe('bhrain show', () => {
     });
   });
 
-  it('issue 12 records: a prefix matching two runs is exit 2 listing them; one hash shared by two runs shows the newest', async () => {
+  it('records: a prefix matching two runs is exit 2 listing them; one hash shared by two runs shows the newest', async () => {
     const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
     const first = await recordRun(home, new Date('2025-06-01T09:00:00.000Z'), refs);
     const second = await recordRun(home, new Date('2025-06-01T10:00:00.000Z'), {
@@ -188,7 +188,7 @@ describe('bhrain show', () => {
     expect(JSON.parse((await runShow(home, [refs.episode, '-o', 'json'])).stdout).id).toBe(again.id);
   });
 
-  it('issue 12 records: a ref whose run record is gone prints its last answer and its exchanges from the refs store', async () => {
+  it('records: a ref whose run record is gone prints its last answer and its exchanges from the refs store', async () => {
     const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
     const store = genBrainRefStore({ home });
     const first = genBrainEpisode({ exchanges: [genBrainExchange({ input: 'plan the notes file', output: 'PLAN: create notes.md' })] });

@@ -25,7 +25,7 @@ const given = async () => {
 };
 
 describe('resolveOnRef', () => {
-  it('issue 12 refs: a hash or unique prefix resolves from the store, as before', async () => {
+  it('refs: a hash or unique prefix resolves from the store, as before', async () => {
     const { store } = await given();
     await store.saveSeries(series);
     await store.saveEpisode(episode);
@@ -33,13 +33,13 @@ describe('resolveOnRef', () => {
     expect(await resolveOnRef({ spec: episode.hash, kind: 'episode' }, { store })).toEqual(episode);
   });
 
-  it('issue 12 refs: @file resolves an exported series or episode, verified, with no store at all', async () => {
+  it('refs: @file resolves an exported series or episode, verified, with no store at all', async () => {
     const { store, seriesPath, episodePath } = await given();
     expect(await resolveOnRef({ spec: `@${seriesPath}`, kind: 'series' }, { store })).toEqual(series);
     expect(await resolveOnRef({ spec: `@${episodePath}`, kind: 'episode' }, { store })).toEqual(episode);
   });
 
-  it('issue 12 refs: a tampered @file is a bad request naming the flag, the file and what did not verify', async () => {
+  it('refs: a tampered @file is a bad request naming the flag, the file and what did not verify', async () => {
     const { store, seriesPath } = await given();
     await writeFile(seriesPath, (await readFile(seriesPath, 'utf8')).replace('step 1: tag it', 'step 1: delete the tags'));
     const read = () => resolveOnRef({ spec: `@${seriesPath}`, kind: 'series' }, { store });
@@ -51,7 +51,7 @@ describe('resolveOnRef', () => {
     );
   });
 
-  it('issue 12 refs: a missing file, a directory, an empty @, a file of the other kind, and a future version each say what to do', async () => {
+  it('refs: a missing file, a directory, an empty @, a file of the other kind, and a future version each say what to do', async () => {
     const { dir, store, seriesPath, episodePath } = await given();
     const cases: Array<[string, 'series' | 'episode', string | RegExp]> = [
       [

@@ -37,7 +37,7 @@ const finished = (overrides: Record<string, unknown> = {}) => ({
 const idAt = (at: Date, suffix = 'abcdef') => `${at.toISOString().replace(/[:.]/g, '-')}-${suffix}`;
 
 describe('openRunRecord', () => {
-  it('issue 12 records: a run is recorded under $BHRAIN_HOME/runs/<id>/ (0700, files 0600), never in the working directory', async () => {
+  it('records: a run is recorded under $BHRAIN_HOME/runs/<id>/ (0700, files 0600), never in the working directory', async () => {
     const home = await tempDir();
     const cwd = await tempDir('bhrain-cwd-');
     const record = await openRunRecord({ home, recordDir: undefined, skill: 'ask', atom: 'claude/haiku', cwd });
@@ -86,7 +86,7 @@ describe('openRunRecord', () => {
     expect(await exists(join(record.dir!, 'meta.json'))).toBe(true);
   });
 
-  it('issue 12 records: ids sort by start time and stay unique for runs started in the same millisecond', async () => {
+  it('records: ids sort by start time and stay unique for runs started in the same millisecond', async () => {
     const home = await tempDir();
     const at = new Date('2025-03-04T05:06:07.089Z');
     const records = await Promise.all(
@@ -103,7 +103,7 @@ describe('openRunRecord', () => {
     expect((await readdir(join(home, 'runs'))).sort().at(-1)).toBe(later.id);
   });
 
-  it('issue 12 records: the error of a failed run is kept in meta.json', async () => {
+  it('records: the error of a failed run is kept in meta.json', async () => {
     const home = await tempDir();
     const record = await openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home });
     await record.finish(
@@ -115,7 +115,7 @@ describe('openRunRecord', () => {
     });
   });
 
-  it('issue 12 records: a run that ends without finish (it threw) leaves no unfinished record behind', async () => {
+  it('records: a run that ends without finish (it threw) leaves no unfinished record behind', async () => {
     const home = await tempDir();
     const record = await openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home });
     await mkdir(record.spillDir, { recursive: true });
@@ -163,7 +163,7 @@ describe('openRunRecord', () => {
 // the same describe, continued: openRunRecord's flags and its failures to write
 describe('openRunRecord', () => {
   describe('--record-dir', () => {
-    it('issue 12 records: --record-dir puts the record in that directory, resolved from the working directory, and prunes nothing', async () => {
+    it('records: --record-dir puts the record in that directory, resolved from the working directory, and prunes nothing', async () => {
       const home = await tempDir();
       const cwd = await tempDir('bhrain-cwd-');
       const old = idAt(new Date('2020-01-01T00:00:00.000Z'));
@@ -178,7 +178,7 @@ describe('openRunRecord', () => {
       expect(await readdir(join(home, 'runs'))).toHaveLength(RUN_RETENTION.keepNewest + 1);
     });
 
-    it('issue 12 records: an empty --record-dir is used; one holding files is refused (exit 2) before the run, nothing overwritten', async () => {
+    it('records: an empty --record-dir is used; one holding files is refused (exit 2) before the run, nothing overwritten', async () => {
       const cwd = await tempDir('bhrain-cwd-');
       await mkdir(join(cwd, 'empty'));
       const used = await openRunRecord({ home: cwd, recordDir: 'empty', skill: 'ask', atom: 'qwen', cwd });
@@ -195,7 +195,7 @@ describe('openRunRecord', () => {
       expect(await readFile(join(cwd, 'full', 'input.md'), 'utf8')).toBe('mine');
     });
 
-    it('issue 12 records: a --record-dir that cannot be created is exit 2 naming the flag, before the run', async () => {
+    it('records: a --record-dir that cannot be created is exit 2 naming the flag, before the run', async () => {
       const cwd = await tempDir('bhrain-cwd-');
       await writeFile(join(cwd, 'file'), 'x');
       const refused = openRunRecord({ home: cwd, recordDir: 'file/record', skill: 'ask', atom: 'qwen', cwd });
@@ -203,7 +203,7 @@ describe('openRunRecord', () => {
       await expect(refused).rejects.toThrow(/^--record-dir file\/record: .* cannot be read \(ENOTDIR\): give a new or empty directory$/);
     });
 
-    it('issue 12 records: an unfinished --record-dir record is cleared on dispose, the directory itself kept', async () => {
+    it('records: an unfinished --record-dir record is cleared on dispose, the directory itself kept', async () => {
       const cwd = await tempDir('bhrain-cwd-');
       const record = await openRunRecord({ home: cwd, recordDir: 'out', skill: 'ask', atom: 'qwen', cwd });
       await mkdir(record.spillDir);
@@ -213,7 +213,7 @@ describe('openRunRecord', () => {
   });
 
   describe('--no-record', () => {
-    it('issue 12 records: --no-record writes no record; spill files go to a private temp dir removed when the run ends', async () => {
+    it('records: --no-record writes no record; spill files go to a private temp dir removed when the run ends', async () => {
       const home = await tempDir();
       const cwd = await tempDir('bhrain-cwd-');
       const record = await openRunRecord({ home, recordDir: null, skill: 'ask', atom: 'qwen', cwd });
@@ -227,7 +227,7 @@ describe('openRunRecord', () => {
       expect(await readdir(cwd)).toEqual([]);
     });
 
-    it('issue 12 records: with --no-record, a run that threw removes its temp spill dir on dispose', async () => {
+    it('records: with --no-record, a run that threw removes its temp spill dir on dispose', async () => {
       const record = await openRunRecord({ home: await tempDir(), recordDir: null, skill: 'act', atom: 'qwen', cwd: await tempDir() });
       await writeFile(join(record.spillDir, 'bash-1.txt'), 'spilled');
       await record.dispose();
@@ -237,7 +237,7 @@ describe('openRunRecord', () => {
   });
 
   describe('a record that cannot be written never costs the run or its answer', () => {
-    it('issue 12 item 3: BHRAIN_HOME under a regular file: the run starts with a temp spill dir, and finish throws (exit 5) naming the path and cause', async () => {
+    it('BHRAIN_HOME under a regular file: the run starts with a temp spill dir, and finish throws (exit 5) naming the path and cause', async () => {
       const parent = await tempDir();
       await writeFile(join(parent, 'file'), 'x');
       const home = join(parent, 'file', 'home');
@@ -252,7 +252,7 @@ describe('openRunRecord', () => {
       expect(await exists(record.spillDir)).toBe(false);
     });
 
-    it('issue 12 records: a write that fails midway throws with the path and cause, and the record never claims to have ended', async () => {
+    it('records: a write that fails midway throws with the path and cause, and the record never claims to have ended', async () => {
       const home = await tempDir();
       const record = await openRunRecord({ home, recordDir: undefined, skill: 'ask', atom: 'qwen', cwd: home });
       // a directory where transcript.json goes: the rename over it fails, as a full disk would fail a write
@@ -282,7 +282,7 @@ describe('retention', () => {
     return ids;
   };
 
-  it('issue 12 records: retention keeps the newest 100 runs and every run younger than 7 days, and removes the rest', async () => {
+  it('records: retention keeps the newest 100 runs and every run younger than 7 days, and removes the rest', async () => {
     const runsDir = join(await tempDir(), 'runs');
     // 150 runs 1 hour apart (all within 7 days) and 50 older ones, 1 day apart from 8 days back
     const young = await seedRuns(runsDir, 150, now.getTime() - 60_000, 3_600_000);
@@ -294,14 +294,14 @@ describe('retention', () => {
     expect((await readdir(runsDir)).sort()).toEqual([...young, 'not-a-run'].sort());
   });
 
-  it('issue 12 records: a quiet month keeps the newest 100 runs however old they are', async () => {
+  it('records: a quiet month keeps the newest 100 runs however old they are', async () => {
     const runsDir = join(await tempDir(), 'runs');
     const ids = await seedRuns(runsDir, 130, now.getTime() - 30 * day, 3_600_000);
     await pruneRunRecords({ runsDir }, { now: () => now });
     expect((await readdir(runsDir)).sort()).toEqual(ids.slice(0, RUN_RETENTION.keepNewest).sort());
   });
 
-  it('issue 12 records: retention is applied at the start of each run recorded under $BHRAIN_HOME, counting that run', async () => {
+  it('records: retention is applied at the start of each run recorded under $BHRAIN_HOME, counting that run', async () => {
     const home = await tempDir();
     const runsDir = join(home, 'runs');
     const ids = await seedRuns(runsDir, 100, now.getTime() - 10 * day, 60_000);
@@ -309,7 +309,7 @@ describe('retention', () => {
     expect((await readdir(runsDir)).sort()).toEqual([...ids.slice(0, 99), record.id].sort());
   });
 
-  it('issue 12 records: --no-record prunes nothing', async () => {
+  it('records: --no-record prunes nothing', async () => {
     const home = await tempDir();
     const ids = await seedRuns(join(home, 'runs'), 101, now.getTime() - 10 * day, 60_000);
     const record = await openRunRecord({ home, recordDir: null, skill: 'ask', atom: 'qwen', cwd: home }, { now: () => now });

@@ -31,7 +31,7 @@ describe('usecase.4 = tool execution (bash): large output is bounded', () => {
   });
 });
 
-describe('issue 11 item 4 = the output buffered across all running calls has a total cap', () => {
+describe('the output buffered across all running calls has a total cap', () => {
   it('given captures sharing a budget, then beyond 64 KB per half they keep only what it grants, and give it back on release', () => {
     const budget = new CaptureBudget(1024 * 1024);
     const big = Buffer.alloc(20 * 1024 * 1024, 'y');

@@ -8,7 +8,7 @@ import { CaptureBudget } from './CaptureBudget.js';
 import { signalGroup } from './signalGroup.js';
 import { spawnGroup, type SpawnGroupInput } from './spawnGroup.js';
 
-// issue 31 step 3: one spawnGroup for every child process; these prove it with real processes, no mocks
+// one spawnGroup for every child process; these prove it with real processes, no mocks
 
 /** pids a test started outside any group it ends, killed after the suite whatever happened */
 const strays: number[] = [];
@@ -48,7 +48,7 @@ const goneWithin = async (pid: number, withinMs: number): Promise<boolean> => {
   return !isAlive(pid);
 };
 
-describe('issue 31 spawnGroup: how a child ended', () => {
+describe('spawnGroup: how a child ended', () => {
   it('given a command that exits, then the end has its code and both streams, in a group of its own', async () => {
     const group = bash('echo out; echo err >&2; ps -o pgid= -p $$; exit 3');
     const end = await group.ended;
@@ -81,7 +81,7 @@ describe('issue 31 spawnGroup: how a child ended', () => {
   });
 });
 
-describe('issue 31 spawnGroup: timeout, abort, and TERM then KILL', () => {
+describe('spawnGroup: timeout, abort, and TERM then KILL', () => {
   it('given a command past its timeout, then it is stopped and the end says timedOut, with no exit code', async () => {
     const started = Date.now();
     const end = await bash('sleep 10', { timeoutMs: 200 }).ended;
@@ -133,7 +133,7 @@ describe('issue 31 spawnGroup: timeout, abort, and TERM then KILL', () => {
   });
 });
 
-describe('issue 31 spawnGroup: nothing left behind', () => {
+describe('spawnGroup: nothing left behind', () => {
   it('given a grandchild in the background, then it is killed with the group when the leader exits', async () => {
     // the grandchild keeps nothing of ours open: only the group kill can end it
     const end = await bash('sleep 1000 >/dev/null 2>&1 & echo $!').ended;
@@ -195,7 +195,7 @@ describe('issue 31 spawnGroup: nothing left behind', () => {
   });
 });
 
-describe('issue 31 spawnGroup: bounded output', () => {
+describe('spawnGroup: bounded output', () => {
   it('given a flood of output, then the capture keeps its head and tail within maxBytes and counts the rest', async () => {
     const end = await bash('printf "start"; head -c 5000000 /dev/zero | tr "\\0" a; printf "end"', {
       capture: { stdout: { maxBytes: 1_000 } },

@@ -54,7 +54,7 @@ const contextFor = (overrides: Partial<BrainContext> = {}): BrainContext => ({
 const ATOMS = [
   { slug: 'claude/haiku', protocol: 'anthropic' as const, noKey: /set ANTHROPIC_API_KEY/ },
   { slug: 'qwen/qwen-plus', protocol: 'openai' as const, noKey: /set QWEN_API_KEY or DASHSCOPE_API_KEY/ },
-  // issue 35: the openai atom keeps every promise of the other two (a reasoning model: max_completion_tokens, developer role)
+  // the openai atom keeps every promise of the other two (a reasoning model: max_completion_tokens, developer role)
   { slug: 'openai/gpt-5', protocol: 'openai' as const, noKey: /set OPENAI_API_KEY \(library: pass context\.creds\.openai\.apiKey\)/ },
 ];
 
@@ -157,7 +157,7 @@ describe.each(ATOMS)('atom $slug over the $protocol protocol: failures and retri
     const generation = await atom.generate({ messages: [{ role: 'user', content: 'read' }], tools }, contextFor());
     const [badJson, badType, missing] = generation.message.toolCalls;
     expect(badJson.inputError).toMatch(/not valid JSON/);
-    // issue 31: whether readable arguments fit the tool's schema is checked once, where the session runs the call
+    // whether readable arguments fit the tool's schema is checked once, where the session runs the call
     expect(badType).toMatchObject({ input: { path: 42 } });
     expect([badType.inputError, missing.inputError]).toEqual([undefined, undefined]);
   });

@@ -28,7 +28,7 @@ const countingFetch = () => {
   return { fetch, urls };
 };
 
-describe('issue 31 start-up shortcuts belong to the caller: the providers send with context.fetch, else the SDK own', () => {
+describe('start-up shortcuts belong to the caller: the providers send with context.fetch, else the SDK own', () => {
   it('given context.fetch, when either atom generates, then its request goes through that fetch', async () => {
     replayer().replay(claudeOk(), openaiSse(openaiChunks({ deltas: [{ content: 'ok' }], finishReason: 'stop' })));
     const counted = countingFetch();

@@ -15,7 +15,7 @@ const hi = { messages: [{ role: 'user' as const, content: 'hi' }] };
 /** a context whose only creds and endpoints are the env given (no context.creds, no process.env) */
 const envContext = (env: Record<string, string>, extra: Partial<BrainContext> = {}): BrainContext => ({ env, retry: fast, ...extra });
 
-describe('issue 12 conventions: --model takes any supplier model id', () => {
+describe('conventions: --model takes any supplier model id', () => {
   it('a known id or alias keeps its price and window, whatever the slug named', () => {
     const opus = genBrainAtom({ slug: 'claude', model: CLAUDE_MODELS.opus.model });
     expect(opus.slug).toBe('claude/opus');
@@ -62,7 +62,7 @@ describe('issue 12 conventions: --model takes any supplier model id', () => {
   });
 });
 
-describe('issue 12 conventions: ANTHROPIC_AUTH_TOKEN (bearer), as Claude Code does', () => {
+describe('conventions: ANTHROPIC_AUTH_TOKEN (bearer), as Claude Code does', () => {
   const atom = () => genBrainAtom({ slug: 'claude/haiku', baseUrl: standin().url });
 
   it('with only ANTHROPIC_AUTH_TOKEN set, the claude atom sends Authorization: Bearer and no x-api-key', async () => {
@@ -123,7 +123,7 @@ describe('issue 12 conventions: ANTHROPIC_AUTH_TOKEN (bearer), as Claude Code do
   });
 });
 
-describe('issue 12 conventions: a base URL that fixes the /v1 asymmetry, or says how on a 404', () => {
+describe('conventions: a base URL that fixes the /v1 asymmetry, or says how on a 404', () => {
   const key = { ANTHROPIC_API_KEY: GATEWAY_TOKEN, QWEN_API_KEY: GATEWAY_TOKEN };
 
   it('claude takes its base URL with or without /v1, from baseUrl, context.creds or ANTHROPIC_BASE_URL', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { findCutToolCall, isWholeJson } from './isWholeJson.js';
 
-describe('issue 31 one isWholeJson for both providers: has the stream delivered one whole JSON value?', () => {
+describe('one isWholeJson for both providers: has the stream delivered one whole JSON value?', () => {
   it('given an empty or blank string, then it is not whole: no value has arrived (a call cut before its arguments)', () => {
     expect([isWholeJson(''), isWholeJson(' '), isWholeJson('\n\t')]).toEqual([false, false, false]);
   });

@@ -9,8 +9,8 @@ const tool = (inputSchema: Record<string, unknown>): BrainToolDefinition[] => [
 ];
 const errorOf = (value: unknown, tools: BrainToolDefinition[]) => checkToolInput({ value, name: 'probe', tools }).inputError;
 
-describe('readToolArguments (issue 14 schema checks: ajv for every tool)', () => {
-  it('issue 14 schema checks: anyOf is enforced, and the message says what each choice wanted', () => {
+describe('readToolArguments (schema checks: ajv for every tool)', () => {
+  it('schema checks: anyOf is enforced, and the message says what each choice wanted', () => {
     const tools = tool({ properties: { limit: { anyOf: [{ type: 'integer' }, { type: 'null' }] } } });
     expect(errorOf({ limit: 3 }, tools)).toBeUndefined();
     expect(errorOf({ limit: null }, tools)).toBeUndefined();
@@ -19,21 +19,21 @@ describe('readToolArguments (issue 14 schema checks: ajv for every tool)', () =>
     );
   });
 
-  it('issue 14 schema checks: oneOf is enforced, including a value matching two choices', () => {
+  it('schema checks: oneOf is enforced, including a value matching two choices', () => {
     const tools = tool({ properties: { n: { oneOf: [{ type: 'integer' }, { type: 'number', minimum: 0 }] } } });
     expect(errorOf({ n: 1.5 }, tools)).toBeUndefined();
     expect(errorOf({ n: 2 }, tools)).toMatch(/input\.n must match exactly one of its oneOf choices, but matches 2/);
     expect(errorOf({ n: 'x' }, tools)).toMatch(/input\.n must match one of its oneOf choices/);
   });
 
-  it('issue 14 schema checks: enum and const are enforced, with the allowed values and the value received', () => {
+  it('schema checks: enum and const are enforced, with the allowed values and the value received', () => {
     const tools = tool({ properties: { unit: { enum: ['c', 'f'] }, kind: { const: 'probe' } } });
     expect(errorOf({ unit: 'k', kind: 'other' }, tools)).toMatch(
       /input\.unit must be one of "c", "f", got "k"; input\.kind must be "probe", got "other"/,
     );
   });
 
-  it('issue 14 schema checks: nested objects and arrays are checked with a readable path', () => {
+  it('schema checks: nested objects and arrays are checked with a readable path', () => {
     const tools = tool({
       properties: {
         edits: {
@@ -47,7 +47,7 @@ describe('readToolArguments (issue 14 schema checks: ajv for every tool)', () =>
     );
   });
 
-  it('issue 14 schema checks: the wording the model already knows is kept (type, required, unknown field)', () => {
+  it('schema checks: the wording the model already knows is kept (type, required, unknown field)', () => {
     const tools = tool({ properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false });
     expect(errorOf({ path: 42 }, tools)).toBe(
       'the arguments of probe do not fit its schema: input.path must be string, got integer. Call probe again with corrected arguments',
@@ -57,38 +57,38 @@ describe('readToolArguments (issue 14 schema checks: ajv for every tool)', () =>
     expect(errorOf({ path: 'a' }, tools)).toBeUndefined();
   });
 
-  it('issue 14 schema checks: a nullable type list reads as "string or null"', () => {
+  it('schema checks: a nullable type list reads as "string or null"', () => {
     expect(errorOf({ s: 1 }, tool({ properties: { s: { type: ['string', 'null'] } } }))).toMatch(
       /input\.s must be string or null, got integer/,
     );
   });
 
-  it('issue 14 schema checks: formats are annotations, not checked (ajv-formats is not a dependency)', () => {
+  it('schema checks: formats are annotations, not checked (ajv-formats is not a dependency)', () => {
     expect(errorOf({ when: 'not a date' }, tool({ properties: { when: { type: 'string', format: 'date-time' } } }))).toBeUndefined();
   });
 
-  it('issue 14 schema checks: a schema is compiled once and reused for every call of the tool', () => {
+  it('schema checks: a schema is compiled once and reused for every call of the tool', () => {
     const tools = tool({ properties: { n: { type: 'integer', minimum: 1 } } });
     expect(errorOf({ n: 0 }, tools)).toMatch(/input\.n must be >= 1/);
     expect(errorOf({ n: 0 }, tools)).toMatch(/input\.n must be >= 1/);
     expect(errorOf({ n: 1 }, tools)).toBeUndefined();
   });
 
-  it('issue 14 schema checks: two tools whose schemas share an $id do not collide', () => {
+  it('schema checks: two tools whose schemas share an $id do not collide', () => {
     const a = tool({ $id: 'same', properties: { n: { type: 'integer' } } });
     const b = tool({ $id: 'same', properties: { n: { type: 'string' } } });
     expect(errorOf({ n: 'x' }, a)).toMatch(/must be integer/);
     expect(errorOf({ n: 'x' }, b)).toBeUndefined();
   });
 
-  it('issue 14 schema checks: a tool schema ajv cannot compile is a bad request naming the tool', () => {
+  it('schema checks: a tool schema ajv cannot compile is a bad request naming the tool', () => {
     expect(() => errorOf({}, tool({ properties: { n: { type: 'integer', minimum: 'one' } } }))).toThrow(BadRequestError);
     expect(() => errorOf({}, tool({ properties: { n: { type: 'integer', minimum: 'one' } } }))).toThrow(
       /input schema of tool probe is not a valid JSON Schema/,
     );
   });
 
-  it('issue 14 schema checks: draft 2020-12 schemas (prefixItems) are read by the 2020 validator', () => {
+  it('schema checks: draft 2020-12 schemas (prefixItems) are read by the 2020 validator', () => {
     const tools = tool({
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] } },
@@ -96,13 +96,13 @@ describe('readToolArguments (issue 14 schema checks: ajv for every tool)', () =>
     expect(errorOf({ pair: ['a', 'b'] }, tools)).toMatch(/input\.pair\[1\] must be integer, got string/);
   });
 
-  it('issue 14 schema checks: raw arguments that are not JSON stay an inputError that does not quote them', () => {
+  it('schema checks: raw arguments that are not JSON stay an inputError that does not quote them', () => {
     const result = readToolArguments({ raw: '{"path": "sk-secret', name: 'probe' });
     expect(result.inputError).toMatch(/the arguments of probe are not valid JSON/);
     expect(result.inputError).not.toMatch(/sk-secret/);
   });
 
-  it('issue 14 item 1: arguments read only in part (UnreadToolInput) become an inputError quoting the problem', () => {
+  it('arguments read only in part (UnreadToolInput) become an inputError quoting the problem', () => {
     const result = checkToolInput({
       value: new UnreadToolInput({ path: 'a' }, '<parameter=path> is not closed'),
       name: 'probe',

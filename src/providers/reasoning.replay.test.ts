@@ -1,4 +1,4 @@
-// issue 14 item 4 (reasoning is dropped): recorded-shape streams replayed byte for byte through the real SDKs; what
+// (reasoning is dropped): recorded-shape streams replayed byte for byte through the real SDKs; what
 // bhrain keeps of the model's reasoning and what it sends back on the next request, seen at the server
 import { describe, expect, it } from 'vitest';
 
@@ -63,7 +63,7 @@ const twoTurns = async (atom: ReturnType<typeof genBrainAtom>, extra: Partial<Br
   return { first, second };
 };
 
-describe('issue 14 reasoning: claude extended thinking can be enabled and its signed blocks go back with the tool results', () => {
+describe('reasoning: claude extended thinking can be enabled and its signed blocks go back with the tool results', () => {
   it('thinking { budgetTokens } sends thinking enabled with the budget, and max_tokens leaves the answer its share above it', async () => {
     replayer().replay(anthropicBody(textBlock(0, 'ok'), 'end_turn'));
     await genBrainAtom({ slug: 'claude/haiku', thinking: { budgetTokens: 2048 } }).generate(
@@ -165,7 +165,7 @@ describe('issue 14 reasoning: claude extended thinking can be enabled and its si
   });
 });
 
-describe('issue 14 reasoning: reasoning_content is kept per assistant turn and sent back on the next request (openai-compatible)', () => {
+describe('reasoning: reasoning_content is kept per assistant turn and sent back on the next request (openai-compatible)', () => {
   it('a reasoning_content turn with a tool call: exposed as reasoning, sent back as reasoning_content on that assistant message', async () => {
     replayer().replay(
       openaiBody(
@@ -229,7 +229,7 @@ describe('issue 14 reasoning: reasoning_content is kept per assistant turn and s
   });
 });
 
-describe('issue 14 reasoning: a <think> prefix from a server without a reasoning parser is split out of the answer', () => {
+describe('reasoning: a <think> prefix from a server without a reasoning parser is split out of the answer', () => {
   const ask = async (deltas: string[], finishReason = 'stop') => {
     replayer().replay(
       openaiBody(
@@ -288,7 +288,7 @@ describe('issue 14 reasoning: a <think> prefix from a server without a reasoning
   });
 });
 
-describe('issue 14 reasoning: never in episodes or their plaintext, counted in tokens and cost', () => {
+describe('reasoning: never in episodes or their plaintext, counted in tokens and cost', () => {
   it("ask() with a thinking claude: the episode's output and plaintext hold the answer, not the thinking; usage counts what the server billed", async () => {
     replayer().replay(
       anthropicBody([...thinkingBlock(0, ['SECRET-THOUGHT weighing options.'], SIGNATURE), ...textBlock(1, 'Use a map.')], 'end_turn'),

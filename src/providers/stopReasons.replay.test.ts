@@ -1,4 +1,4 @@
-// Recorded-shape streams replayed byte for byte through the real SDKs: stop reasons and tool-call assembly (issue 14)
+// Recorded-shape streams replayed byte for byte through the real SDKs: stop reasons and tool-call assembly
 import { describe, expect, it } from 'vitest';
 
 import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse } from '../../test/standin/rawReplay.js';
@@ -50,7 +50,7 @@ const callDelta = (index: number, part: { id?: string; name?: string; arguments?
 });
 const openaiBody = (deltas: Array<Record<string, unknown>>, finishReason: string) => openaiSse(openaiChunks({ deltas, finishReason }));
 
-describe('issue 14 stop reasons: a tool call cut off by the output-token limit is max_tokens, never run (anthropic)', () => {
+describe('stop reasons: a tool call cut off by the output-token limit is max_tokens, never run (anthropic)', () => {
   it('a tool_use whose input the max_tokens stop cut mid-string is reported as max_tokens with the cut call, not as tool_calls', async () => {
     const partial = '{"path": "big.ts", "content": "line 1\\nline 2\\nli';
     replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_cut', 'write', [partial]), 'max_tokens'));
@@ -99,7 +99,7 @@ describe('issue 14 stop reasons: a tool call cut off by the output-token limit i
   });
 });
 
-describe('issue 14 stop reasons: refusal and pause_turn (anthropic)', () => {
+describe('stop reasons: refusal and pause_turn (anthropic)', () => {
   it('stop_reason refusal is a refusal with its text, in one request (never retried as an empty answer)', async () => {
     replayer().replay(anthropicBody(textBlock(0, 'I cannot help with that request.'), 'refusal'));
     const generation = await claude();
@@ -131,7 +131,7 @@ describe('issue 14 stop reasons: refusal and pause_turn (anthropic)', () => {
   });
 });
 
-describe('issue 14 stop reasons: cut-off calls and refusals (openai-compatible)', () => {
+describe('stop reasons: cut-off calls and refusals (openai-compatible)', () => {
   it('finish_reason length with partial tool-call arguments is max_tokens with the cut call, not tool_calls with invalid JSON', async () => {
     replayer().replay(
       openaiBody(
@@ -205,7 +205,7 @@ describe('issue 14 stop reasons: cut-off calls and refusals (openai-compatible)'
   });
 });
 
-describe('issue 14 index reuse: openai-compatible tool-call deltas are assembled robustly', () => {
+describe('index reuse: openai-compatible tool-call deltas are assembled robustly', () => {
   it('a new id at a reused index starts a new call (two calls, not one merged)', async () => {
     replayer().replay(
       openaiBody(

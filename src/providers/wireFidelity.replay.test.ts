@@ -1,4 +1,4 @@
-// Recorded-shape streams replayed byte for byte through the real SDKs: wire fidelity of both protocols (issue 14, done when)
+// Recorded-shape streams replayed byte for byte through the real SDKs: wire fidelity of both protocols (done when)
 // The shapes are written from what public suites assert: vLLM's and SGLang's qwen3-coder / hermes tool-parser tests,
 // qwen-code's streaming tool-call parser tests, the openai-node and anthropic-sdk-typescript streaming fixtures, and the
 // SSE framing rules those SDKs' decoders follow (CRLF, comments, `data:` without a space, [DONE], ping, error events)
@@ -162,8 +162,8 @@ const insideMultiByte = (bytes: Buffer): number[] => {
   return cuts;
 };
 
-describeOverEachFetch('issue 14 wire (openai): text answers', () => {
-  it('issue 14 wire (openai): text streamed in one-character deltas is joined exactly, with usage from the last chunk (include_usage)', async () => {
+describeOverEachFetch('wire (openai): text answers', () => {
+  it('wire (openai): text streamed in one-character deltas is joined exactly, with usage from the last chunk (include_usage)', async () => {
     const answer = 'The file has 3 lines:\n- a\n- b\n- c';
     replayer().replay(openaiBody(contentDeltas(chop(answer, 1)), 'stop'));
     const seen: string[] = [];
@@ -173,7 +173,7 @@ describeOverEachFetch('issue 14 wire (openai): text answers', () => {
     expect(replayer().requests[0].body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
-  it('issue 14 wire (openai): cached prompt tokens (prompt_tokens_details.cached_tokens) are split out of input into cache.get', async () => {
+  it('wire (openai): cached prompt tokens (prompt_tokens_details.cached_tokens) are split out of input into cache.get', async () => {
     const chunks: Array<Record<string, unknown>> = openaiChunks({ deltas: [{ content: 'ok' }], finishReason: 'stop' });
     chunks[chunks.length - 1] = {
       ...chunks[chunks.length - 1],
@@ -183,7 +183,7 @@ describeOverEachFetch('issue 14 wire (openai): text answers', () => {
     expect((await qwen()).tokens).toEqual({ input: 200, output: 5, cache: { get: 800, set: 0 } });
   });
 
-  it('issue 14 wire (openai): empty and null content deltas add nothing and are not streamed as text', async () => {
+  it('wire (openai): empty and null content deltas add nothing and are not streamed as text', async () => {
     replayer().replay(
       openaiBody([{ content: '' }, { content: 'Hello' }, { content: null }, { content: '' }, { content: ', world' }], 'stop'),
     );
@@ -193,7 +193,7 @@ describeOverEachFetch('issue 14 wire (openai): text answers', () => {
     expect(seen).toEqual(['Hello', ', world']);
   });
 
-  it('issue 14 wire (openai): a chunk with empty choices mid-stream (a keep-alive chunk) is skipped', async () => {
+  it('wire (openai): a chunk with empty choices mid-stream (a keep-alive chunk) is skipped', async () => {
     const chunks: Array<Record<string, unknown>> = openaiChunks({
       deltas: [{ content: 'one ' }, { content: 'two' }],
       finishReason: 'stop',
@@ -209,7 +209,7 @@ describeOverEachFetch('issue 14 wire (openai): text answers', () => {
     expect((await qwen()).message.content).toBe('one two');
   });
 
-  it('issue 14 wire (openai): anything after data: [DONE] is ignored', async () => {
+  it('wire (openai): anything after data: [DONE] is ignored', async () => {
     const late = JSON.stringify({
       id: 'x',
       object: 'chat.completion.chunk',
@@ -221,17 +221,17 @@ describeOverEachFetch('issue 14 wire (openai): text answers', () => {
     expect((await qwen()).message.content).toBe('done');
   });
 
-  it('issue 14 wire (openai): a stream that closes after the finish chunk without data: [DONE] still answers', async () => {
+  it('wire (openai): a stream that closes after the finish chunk without data: [DONE] still answers', async () => {
     replayer().replay(openaiBody([{ content: 'no done marker' }], 'stop').replace('data: [DONE]\n\n', ''));
     expect(await qwen()).toMatchObject({ stopReason: 'end', message: { content: 'no done marker' }, attempts: 1 });
   });
 
-  it('issue 14 wire (openai): CRLF line endings frame the same events as LF', async () => {
+  it('wire (openai): CRLF line endings frame the same events as LF', async () => {
     replayer().replay(openaiBody([{ content: 'line one\n' }, { content: 'line two' }], 'stop').replace(/\n\n/g, '\r\n\r\n'));
     expect((await qwen()).message.content).toBe('line one\nline two');
   });
 
-  it('issue 14 wire (openai): SSE comment lines (": ping" keep-alives) between events are skipped', async () => {
+  it('wire (openai): SSE comment lines (": ping" keep-alives) between events are skipped', async () => {
     const body = openaiBody([{ content: 'a' }, { content: 'b' }], 'stop')
       .split('\n\n')
       .join('\n\n: ping - 2025-01-01 00:00:00\n\n');
@@ -239,12 +239,12 @@ describeOverEachFetch('issue 14 wire (openai): text answers', () => {
     expect((await qwen()).message.content).toBe('ab');
   });
 
-  it('issue 14 wire (openai): a data: field without the space after the colon is read the same', async () => {
+  it('wire (openai): a data: field without the space after the colon is read the same', async () => {
     replayer().replay(openaiBody([{ content: 'tight' }, { content: ' framing' }], 'stop').replace(/^data: /gm, 'data:'));
     expect((await qwen()).message.content).toBe('tight framing');
   });
 
-  it('issue 14 wire (openai): multi-byte UTF-8 (é, 中, 😀) cut between network reads arrives whole', async () => {
+  it('wire (openai): multi-byte UTF-8 (é, 中, 😀) cut between network reads arrives whole', async () => {
     const answer = 'café 中文 😀 ok';
     const replay = await serveInBytePieces(openaiBody(contentDeltas(chop(answer, 3)), 'stop'), insideMultiByte);
     try {
@@ -254,7 +254,7 @@ describeOverEachFetch('issue 14 wire (openai): text answers', () => {
     }
   });
 
-  it('issue 14 wire (openai): SSE lines cut between network reads mid-field and between CR and LF are reassembled', async () => {
+  it('wire (openai): SSE lines cut between network reads mid-field and between CR and LF are reassembled', async () => {
     const body = openaiBody([{ content: 'split ' }, { content: 'lines' }], 'stop').replace(/\n/g, '\r\n');
     const replay = await serveInBytePieces(body, (bytes) => {
       const cuts: number[] = [];
@@ -268,7 +268,7 @@ describeOverEachFetch('issue 14 wire (openai): text answers', () => {
     }
   });
 
-  it('issue 14 wire (openai): a stream cut before any finish_reason is retried, and the retry answers', async () => {
+  it('wire (openai): a stream cut before any finish_reason is retried, and the retry answers', async () => {
     replayer().replay(
       'data: ' + JSON.stringify(openaiChunks({ deltas: [{ content: 'half' }], finishReason: 'stop' })[1]) + '\n\n',
       openaiBody([{ content: 'whole' }], 'stop'),
@@ -279,7 +279,7 @@ describeOverEachFetch('issue 14 wire (openai): text answers', () => {
     expect(resets).toHaveLength(1);
   });
 
-  it('issue 14 wire (openai): an in-stream {"error": …} chunk (as vLLM and OpenRouter send) fails the attempt and is retried', async () => {
+  it('wire (openai): an in-stream {"error": …} chunk (as vLLM and OpenRouter send) fails the attempt and is retried', async () => {
     const error = `data: ${JSON.stringify({ error: { message: 'upstream overloaded', type: 'server_error', code: 503 } })}\n\n`;
     replayer().replay(
       `data: ${JSON.stringify(openaiChunks({ deltas: [], finishReason: 'stop' })[0])}\n\n${error}`,
@@ -289,8 +289,8 @@ describeOverEachFetch('issue 14 wire (openai): text answers', () => {
   });
 });
 
-describeOverEachFetch('issue 14 wire (openai): native tool_calls, arguments as they stream', () => {
-  it('issue 14 wire (openai): arguments streamed one character per delta are joined into the exact input', async () => {
+describeOverEachFetch('wire (openai): native tool_calls, arguments as they stream', () => {
+  it('wire (openai): arguments streamed one character per delta are joined into the exact input', async () => {
     const args = JSON.stringify({ path: 'src/a b.ts', content: 'const x = {"k": [1, 2]};\n\ttabbed\\back' });
     replayer().replay(openaiBody(streamedCall(0, 'call_1', 'write', chop(args, 1)), 'tool_calls'));
     const generation = await qwen();
@@ -298,7 +298,7 @@ describeOverEachFetch('issue 14 wire (openai): native tool_calls, arguments as t
     expect(generation.message.toolCalls).toEqual([{ id: 'call_1', name: 'write', input: JSON.parse(args) }]);
   });
 
-  it('issue 14 wire (openai): arguments split between a backslash and what it escapes (\\" and \\n) are joined exactly', async () => {
+  it('wire (openai): arguments split between a backslash and what it escapes (\\" and \\n) are joined exactly', async () => {
     const args = '{"path": "q.txt", "content": "say \\"hi\\"\\nbye"}';
     const slash = args.indexOf('\\"');
     const newline = args.indexOf('\\n');
@@ -306,7 +306,7 @@ describeOverEachFetch('issue 14 wire (openai): native tool_calls, arguments as t
     expect((await qwen()).message.toolCalls[0].input).toEqual({ path: 'q.txt', content: 'say "hi"\nbye' });
   });
 
-  it('issue 14 wire (openai): arguments split inside a \\ud83d\\ude00 escape pair (mid-escape) are joined exactly', async () => {
+  it('wire (openai): arguments split inside a \\ud83d\\ude00 escape pair (mid-escape) are joined exactly', async () => {
     const args = '{"path": "e.md", "content": "smile \\ud83d\\ude00 \\u00e9"}';
     const at = args.indexOf('\\ude00');
     replayer().replay(
@@ -315,7 +315,7 @@ describeOverEachFetch('issue 14 wire (openai): native tool_calls, arguments as t
     expect((await qwen()).message.toolCalls[0].input).toEqual({ path: 'e.md', content: 'smile 😀 é' });
   });
 
-  it('issue 14 wire (openai): arguments split between the two halves of a surrogate pair (raw characters) are joined exactly', async () => {
+  it('wire (openai): arguments split between the two halves of a surrogate pair (raw characters) are joined exactly', async () => {
     const args = JSON.stringify({ path: 'u.md', content: 'a😀b🎉c 中文 é' });
     const pieces = cutAt(args, args.indexOf('😀') + 1, args.indexOf('🎉') + 1);
     expect(pieces[0].endsWith('\ud83d')).toBe(true);
@@ -323,7 +323,7 @@ describeOverEachFetch('issue 14 wire (openai): native tool_calls, arguments as t
     expect((await qwen()).message.toolCalls[0].input).toEqual({ path: 'u.md', content: 'a😀b🎉c 中文 é' });
   });
 
-  it('issue 14 wire (openai): multi-byte UTF-8 in arguments cut between network reads arrives whole', async () => {
+  it('wire (openai): multi-byte UTF-8 in arguments cut between network reads arrives whole', async () => {
     const args = JSON.stringify({ path: 'ü.md', content: 'naïve 日本語 🚀' });
     const replay = await serveInBytePieces(openaiBody(streamedCall(0, 'call_b', 'write', chop(args, 5)), 'tool_calls'), insideMultiByte);
     try {
@@ -333,7 +333,7 @@ describeOverEachFetch('issue 14 wire (openai): native tool_calls, arguments as t
     }
   });
 
-  it('issue 14 wire (openai): three parallel calls whose deltas interleave stay apart, in index order, after text', async () => {
+  it('wire (openai): three parallel calls whose deltas interleave stay apart, in index order, after text', async () => {
     replayer().replay(
       openaiBody(
         [
@@ -359,13 +359,13 @@ describeOverEachFetch('issue 14 wire (openai): native tool_calls, arguments as t
   });
 });
 
-describeOverEachFetch('issue 14 wire (openai): native tool_calls, as each server sends them', () => {
-  it('issue 14 wire (openai): a whole call in one delta (Ollama and llama.cpp style) is one call', async () => {
+describeOverEachFetch('wire (openai): native tool_calls, as each server sends them', () => {
+  it('wire (openai): a whole call in one delta (Ollama and llama.cpp style) is one call', async () => {
     replayer().replay(openaiBody([callDelta(0, { id: 'call_w', name: 'read_file', arguments: '{"path":"w.ts"}' })], 'tool_calls'));
     expect((await qwen()).message.toolCalls).toEqual([{ id: 'call_w', name: 'read_file', input: { path: 'w.ts' } }]);
   });
 
-  it('issue 14 wire (openai): a call with empty arguments to a tool without parameters is a call with input {}', async () => {
+  it('wire (openai): a call with empty arguments to a tool without parameters is a call with input {}', async () => {
     replayer().replay(openaiBody([callDelta(0, { id: 'call_t', name: 'list_todos', arguments: '' })], 'tool_calls'));
     expect(await qwen()).toMatchObject({
       stopReason: 'tool_calls',
@@ -373,7 +373,7 @@ describeOverEachFetch('issue 14 wire (openai): native tool_calls, as each server
     });
   });
 
-  it('issue 14 wire (openai): tool calls that end with finish_reason stop (some vLLM versions) are still run as tool_calls', async () => {
+  it('wire (openai): tool calls that end with finish_reason stop (some vLLM versions) are still run as tool_calls', async () => {
     replayer().replay(openaiBody(streamedCall(0, 'call_st', 'read_file', ['{"path": ', '"s.ts"}']), 'stop'));
     expect(await qwen()).toMatchObject({
       stopReason: 'tool_calls',
@@ -381,7 +381,7 @@ describeOverEachFetch('issue 14 wire (openai): native tool_calls, as each server
     });
   });
 
-  it('issue 14 wire (openai): arguments that are not JSON become an inputError naming the tool, and the call still reaches the loop', async () => {
+  it('wire (openai): arguments that are not JSON become an inputError naming the tool, and the call still reaches the loop', async () => {
     replayer().replay(openaiBody(streamedCall(0, 'call_bad', 'read_file', ["{'path': 'a.ts'}"]), 'tool_calls'));
     const [call] = (await qwen()).message.toolCalls;
     expect(call).toMatchObject({ id: 'call_bad', name: 'read_file', input: {} });
@@ -390,13 +390,13 @@ describeOverEachFetch('issue 14 wire (openai): native tool_calls, as each server
     );
   });
 
-  it('issue 14 wire (openai): arguments that miss a required property reach the loop as sent, for the session to check (issue 31)', async () => {
+  it('wire (openai): arguments that miss a required property reach the loop as sent, for the session to check', async () => {
     replayer().replay(openaiBody(streamedCall(0, 'call_req', 'write', ['{"path": "x.md"}']), 'tool_calls'));
     const [call] = (await qwen()).message.toolCalls;
     expect(call.input).toEqual({ path: 'x.md' });
     expect(call.inputError).toBeUndefined();
   });
-  it('issue 14 wire (openai): a call streamed without any id (older llama.cpp) gets a generated id and still runs', async () => {
+  it('wire (openai): a call streamed without any id (older llama.cpp) gets a generated id and still runs', async () => {
     replayer().replay(
       openaiBody(
         [
@@ -411,7 +411,7 @@ describeOverEachFetch('issue 14 wire (openai): native tool_calls, as each server
     expect(call.id).toMatch(/\S/);
   });
 
-  it('issue 14 wire (openai): usage sent on the finish chunk itself (no separate usage chunk) is read', async () => {
+  it('wire (openai): usage sent on the finish chunk itself (no separate usage chunk) is read', async () => {
     const chunks: Array<Record<string, unknown>> = openaiChunks({ deltas: [{ content: 'hi' }], finishReason: 'stop' });
     // drop the separate usage chunk; the finish chunk carries the usage instead
     chunks.pop();
@@ -419,7 +419,7 @@ describeOverEachFetch('issue 14 wire (openai): native tool_calls, as each server
     replayer().replay(openaiSse(chunks));
     expect((await qwen()).tokens).toEqual({ input: 40, output: 3, cache: { get: 0, set: 0 } });
   });
-  it('issue 14 wire (openai): the last arguments delta and finish_reason in the same chunk (vLLM) both count', async () => {
+  it('wire (openai): the last arguments delta and finish_reason in the same chunk (vLLM) both count', async () => {
     const chunks: Array<Record<string, unknown>> = openaiChunks({
       deltas: [callDelta(0, { id: 'call_v', name: 'read_file', arguments: '{"path": ' })],
       finishReason: 'tool_calls',
@@ -433,7 +433,7 @@ describeOverEachFetch('issue 14 wire (openai): native tool_calls, as each server
     });
   });
 
-  it('issue 14 wire (openai): DashScope-style continuation deltas (id "", name "" or null, arguments null) are not new calls and add nothing', async () => {
+  it('wire (openai): DashScope-style continuation deltas (id "", name "" or null, arguments null) are not new calls and add nothing', async () => {
     replayer().replay(
       openaiBody(
         [
@@ -448,7 +448,7 @@ describeOverEachFetch('issue 14 wire (openai): native tool_calls, as each server
     expect((await qwen()).message.toolCalls).toEqual([{ id: 'call_ds', name: 'read_file', input: { path: 'ds.ts' } }]);
   });
 
-  it('issue 14 wire (openai): parallel calls sent without an index (some compatible servers omit it) are told apart by id', async () => {
+  it('wire (openai): parallel calls sent without an index (some compatible servers omit it) are told apart by id', async () => {
     replayer().replay(
       openaiBody(
         [
@@ -464,7 +464,7 @@ describeOverEachFetch('issue 14 wire (openai): native tool_calls, as each server
     ]);
   });
 
-  it('issue 14 wire (openai): a chunk whose JSON is spread over several data: lines of one event (SSE multi-line data) is read whole', async () => {
+  it('wire (openai): a chunk whose JSON is spread over several data: lines of one event (SSE multi-line data) is read whole', async () => {
     const body = openaiBody(streamedCall(0, 'call_m', 'read_file', ['{"path": "m.ts"}']), 'tool_calls').replace(
       /^data: (\{.*),"model":/gm,
       'data: $1,\ndata: "model":',
@@ -475,13 +475,13 @@ describeOverEachFetch('issue 14 wire (openai): native tool_calls, as each server
   });
 });
 
-describeOverEachFetch('issue 14 wire (openai): qwen3-coder and hermes <tool_call> text streamed in deltas (no server tool parser)', () => {
+describeOverEachFetch('wire (openai): qwen3-coder and hermes <tool_call> text streamed in deltas (no server tool parser)', () => {
   const xml = (name: string, params: Record<string, string>) =>
     `<tool_call>\n<function=${name}>\n${Object.entries(params)
       .map(([key, value]) => `<parameter=${key}>\n${value}\n</parameter>\n`)
       .join('')}</function>\n</tool_call>`;
 
-  it('issue 14 wire (openai): markup that turns out to be a tool call is not left shown as answer text (a reset, then the answer)', async () => {
+  it('wire (openai): markup that turns out to be a tool call is not left shown as answer text (a reset, then the answer)', async () => {
     const text = `Writing.\n${xml('write', { path: 'a.md', content: 'hi' })}`;
     replayer().replay(openaiBody(contentDeltas(chop(text, 6)), 'stop'));
     let shown = '';
@@ -491,7 +491,7 @@ describeOverEachFetch('issue 14 wire (openai): qwen3-coder and hermes <tool_call
     expect(shown).not.toContain('<tool_call>');
   });
 
-  it('issue 14 wire (openai): a qwen3-coder call streamed in 7-character deltas (tags cut mid-way) is recovered, the text before it is the answer', async () => {
+  it('wire (openai): a qwen3-coder call streamed in 7-character deltas (tags cut mid-way) is recovered, the text before it is the answer', async () => {
     const text = `I'll write it now.\n\n${xml('write', { path: 'hello.py', content: 'print("hi")\n' })}`;
     replayer().replay(openaiBody(contentDeltas(chop(text, 7)), 'stop'));
     const generation = await qwen();
@@ -501,7 +501,7 @@ describeOverEachFetch('issue 14 wire (openai): qwen3-coder and hermes <tool_call
     expect(generation.message.toolCalls[0].inputError).toBeUndefined();
   });
 
-  it('issue 14 wire (openai): a value holding a literal </parameter>, </function> and a whole <tool_call> block is written exactly', async () => {
+  it('wire (openai): a value holding a literal </parameter>, </function> and a whole <tool_call> block is written exactly', async () => {
     const content = [
       'a parameter ends with </parameter>',
       'a function ends with </function>',
@@ -522,7 +522,7 @@ describeOverEachFetch('issue 14 wire (openai): qwen3-coder and hermes <tool_call
     expect(generation.message.content).toBe('');
   });
 
-  it('issue 14 wire (openai): a call without the <tool_call> opener (vLLM fallback_no_tags) is still a call', async () => {
+  it('wire (openai): a call without the <tool_call> opener (vLLM fallback_no_tags) is still a call', async () => {
     const text = 'Checking.\n<function=read_file>\n<parameter=path>\nsrc/index.ts\n</parameter>\n</function>';
     replayer().replay(openaiBody(contentDeltas(chop(text, 4)), 'stop'));
     const generation = await qwen();
@@ -532,7 +532,7 @@ describeOverEachFetch('issue 14 wire (openai): qwen3-coder and hermes <tool_call
     });
   });
 
-  it('issue 14 wire (openai): a missing </parameter> never merges two parameters: the call carries an inputError quoting the problem', async () => {
+  it('wire (openai): a missing </parameter> never merges two parameters: the call carries an inputError quoting the problem', async () => {
     const text =
       '<tool_call>\n<function=write>\n<parameter=path>\na.txt\n<parameter=content>\nhello\n</parameter>\n</function>\n</tool_call>';
     replayer().replay(openaiBody(contentDeltas(chop(text, 6)), 'stop'));
@@ -543,7 +543,7 @@ describeOverEachFetch('issue 14 wire (openai): qwen3-coder and hermes <tool_call
     );
   });
 
-  it('issue 14 wire (openai): a qwen3-coder call cut mid-parameter by finish_reason length is not run', async () => {
+  it('wire (openai): a qwen3-coder call cut mid-parameter by finish_reason length is not run', async () => {
     const text = '<tool_call>\n<function=write>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\nline one\nline tw';
     replayer().replay(openaiBody(contentDeltas(chop(text, 9)), 'length'));
     const generation = await qwen();
@@ -551,14 +551,14 @@ describeOverEachFetch('issue 14 wire (openai): qwen3-coder and hermes <tool_call
     expect(call.inputError).toMatch(/<parameter=content> is not closed by <\/parameter> \(the text ends inside it\)/);
   });
 
-  it('issue 14 wire (openai): anyOf [integer, null] and oneOf [boolean, array] values are typed by the schema', async () => {
+  it('wire (openai): anyOf [integer, null] and oneOf [boolean, array] values are typed by the schema', async () => {
     replayer().replay(openaiBody(contentDeltas(chop(xml('wait', { seconds: '30', loud: 'False' }), 8)), 'stop'));
     const [call] = (await qwen()).message.toolCalls;
     expect(call).toMatchObject({ name: 'wait', input: { seconds: 30, loud: false } });
     expect(call.inputError).toBeUndefined();
   });
 
-  it('issue 14 wire (openai): nullable values — "null" for anyOf [integer, null] and for ["string","null"] is null, other text stays text', async () => {
+  it('wire (openai): nullable values — "null" for anyOf [integer, null] and for ["string","null"] is null, other text stays text', async () => {
     replayer().replay(
       openaiBody(contentDeltas(chop(xml('wait', { seconds: 'null', note: 'null' }), 8)), 'stop'),
       openaiBody(contentDeltas(chop(xml('wait', { seconds: 'None', note: '42' }), 8)), 'stop'),
@@ -567,20 +567,20 @@ describeOverEachFetch('issue 14 wire (openai): qwen3-coder and hermes <tool_call
     expect((await qwen()).message.toolCalls[0]).toMatchObject({ input: { seconds: null, note: '42' } });
   });
 
-  it("issue 14 wire (openai): a value that fits no branch of anyOf stays text, for the session's schema check to tell the model (issue 31)", async () => {
+  it("wire (openai): a value that fits no branch of anyOf stays text, for the session's schema check to tell the model", async () => {
     replayer().replay(openaiBody(contentDeltas(chop(xml('wait', { seconds: 'soon' }), 8)), 'stop'));
     const [call] = (await qwen()).message.toolCalls;
     expect(call.input).toEqual({ seconds: 'soon' });
     expect(call.inputError).toBeUndefined();
   });
 
-  it('issue 14 wire (openai): two qwen3-coder calls in one streamed answer are two calls, in order', async () => {
+  it('wire (openai): two qwen3-coder calls in one streamed answer are two calls, in order', async () => {
     const text = `${xml('read_file', { path: 'a.ts' })}\n${xml('read_file', { path: 'b.ts' })}`;
     replayer().replay(openaiBody(contentDeltas(chop(text, 11)), 'stop'));
     expect((await qwen()).message.toolCalls.map((call) => call.input)).toEqual([{ path: 'a.ts' }, { path: 'b.ts' }]);
   });
 
-  it('issue 14 wire (openai): hermes {"name","arguments"} inside <tool_call>, streamed in deltas, is a call', async () => {
+  it('wire (openai): hermes {"name","arguments"} inside <tool_call>, streamed in deltas, is a call', async () => {
     const text = 'Let me look.\n<tool_call>\n{"name": "read_file", "arguments": {"path": "README.md"}}\n</tool_call>';
     replayer().replay(openaiBody(contentDeltas(chop(text, 5)), 'stop'));
     const generation = await qwen();
@@ -590,19 +590,19 @@ describeOverEachFetch('issue 14 wire (openai): qwen3-coder and hermes <tool_call
     });
   });
 
-  it('issue 14 wire (openai): a hermes json string value holding a literal </tool_call> is kept', async () => {
+  it('wire (openai): a hermes json string value holding a literal </tool_call> is kept', async () => {
     const text = '<tool_call>\n{"name": "write", "arguments": {"path": "a", "content": "x </tool_call> y"}}\n</tool_call>';
     replayer().replay(openaiBody(contentDeltas(chop(text, 3)), 'stop'));
     expect((await qwen()).message.toolCalls[0]).toMatchObject({ name: 'write', input: { path: 'a', content: 'x </tool_call> y' } });
   });
 
-  it('issue 14 wire (openai): prose that only mentions <tool_call> or <function=name> stays the answer (no call)', async () => {
+  it('wire (openai): prose that only mentions <tool_call> or <function=name> stays the answer (no call)', async () => {
     const text = 'I would use <tool_call> here, and the format is <function=name> followed by parameters.';
     replayer().replay(openaiBody(contentDeltas(chop(text, 6)), 'stop'));
     expect(await qwen()).toMatchObject({ stopReason: 'end', message: { content: text, toolCalls: [] } });
   });
 
-  it('issue 14 wire (openai): native tool_calls win over <tool_call> text in the content (no double call)', async () => {
+  it('wire (openai): native tool_calls win over <tool_call> text in the content (no double call)', async () => {
     replayer().replay(
       openaiBody(
         [{ content: xml('read_file', { path: 'text.ts' }) }, ...streamedCall(0, 'call_n', 'read_file', ['{"path": "native.ts"}'])],
@@ -613,8 +613,8 @@ describeOverEachFetch('issue 14 wire (openai): qwen3-coder and hermes <tool_call
   });
 });
 
-describeOverEachFetch('issue 14 wire (anthropic): text and usage', () => {
-  it('issue 14 wire (anthropic): text in one-character text_delta events is joined exactly and streamed in order', async () => {
+describeOverEachFetch('wire (anthropic): text and usage', () => {
+  it('wire (anthropic): text in one-character text_delta events is joined exactly and streamed in order', async () => {
     const answer = 'Done — wrote 2 files.\n```ts\nconst a = "x";\n```';
     replayer().replay(anthropicBody(textBlock(0, chop(answer, 1)), 'end_turn'));
     const seen: string[] = [];
@@ -623,7 +623,7 @@ describeOverEachFetch('issue 14 wire (anthropic): text and usage', () => {
     expect(seen.join('')).toBe(answer);
   });
 
-  it('issue 14 wire (anthropic): usage is read from message_start (input, cache_read, cache_creation) and message_delta (output)', async () => {
+  it('wire (anthropic): usage is read from message_start (input, cache_read, cache_creation) and message_delta (output)', async () => {
     let events = anthropicMessageEvents({ content: textBlock(0, ['ok']), stopReason: 'end_turn' });
     events = patchEvent(events, 0, (event) => ({
       message: {
@@ -636,7 +636,7 @@ describeOverEachFetch('issue 14 wire (anthropic): text and usage', () => {
     expect((await claude()).tokens).toEqual({ input: 21, output: 77, cache: { get: 15000, set: 340 } });
   });
 
-  it('issue 14 wire (anthropic): cumulative usage in message_delta (input and cache counts, as the API now sends) overrides message_start', async () => {
+  it('wire (anthropic): cumulative usage in message_delta (input and cache counts, as the API now sends) overrides message_start', async () => {
     const events = patchEvent(anthropicMessageEvents({ content: textBlock(0, ['ok']), stopReason: 'end_turn' }), -2, () => ({
       usage: { input_tokens: 30, output_tokens: 12, cache_read_input_tokens: 900, cache_creation_input_tokens: 5 },
     }));
@@ -644,14 +644,14 @@ describeOverEachFetch('issue 14 wire (anthropic): text and usage', () => {
     expect((await claude()).tokens).toEqual({ input: 30, output: 12, cache: { get: 900, set: 5 } });
   });
 
-  it('issue 14 wire (anthropic): ping events before and between content events are skipped', async () => {
+  it('wire (anthropic): ping events before and between content events are skipped', async () => {
     const events = anthropicMessageEvents({ content: textBlock(0, ['Hel', 'lo']), stopReason: 'end_turn' });
     const body = events.map((event) => anthropicSse([event]) + 'event: ping\ndata: {"type": "ping"}\n\n').join('');
     replayer().replay(body);
     expect((await claude()).message.content).toBe('Hello');
   });
 
-  it('issue 14 wire (anthropic): stop_sequence ends the answer (stopReason end) with the text before the sequence', async () => {
+  it('wire (anthropic): stop_sequence ends the answer (stopReason end) with the text before the sequence', async () => {
     const events = patchEvent(anthropicMessageEvents({ content: textBlock(0, ['answer: 42']), stopReason: 'stop_sequence' }), -2, () => ({
       delta: { stop_reason: 'stop_sequence', stop_sequence: '\n\nHuman:' },
     }));
@@ -659,7 +659,7 @@ describeOverEachFetch('issue 14 wire (anthropic): text and usage', () => {
     expect(await claude()).toMatchObject({ stopReason: 'end', message: { content: 'answer: 42', toolCalls: [] } });
   });
 
-  it('issue 14 wire (anthropic): text present in content_block_start is kept before the deltas', async () => {
+  it('wire (anthropic): text present in content_block_start is kept before the deltas', async () => {
     replayer().replay(
       anthropicBody(
         [
@@ -673,14 +673,14 @@ describeOverEachFetch('issue 14 wire (anthropic): text and usage', () => {
     expect((await claude()).message.content).toBe('Prefix');
   });
 
-  it('issue 14 wire (anthropic): two text blocks are joined in index order', async () => {
+  it('wire (anthropic): two text blocks are joined in index order', async () => {
     replayer().replay(anthropicBody([...textBlock(0, ['First. ']), ...textBlock(1, ['Second.'])], 'end_turn'));
     expect((await claude()).message.content).toBe('First. Second.');
   });
 });
 
-describeOverEachFetch('issue 14 wire (anthropic): framing, and blocks that are not local text', () => {
-  it('issue 14 wire (anthropic): unknown event types and an unknown content block with its own delta type are ignored', async () => {
+describeOverEachFetch('wire (anthropic): framing, and blocks that are not local text', () => {
+  it('wire (anthropic): unknown event types and an unknown content block with its own delta type are ignored', async () => {
     replayer().replay(
       anthropicBody(
         [
@@ -696,7 +696,7 @@ describeOverEachFetch('issue 14 wire (anthropic): framing, and blocks that are n
     expect(await claude()).toMatchObject({ stopReason: 'end', message: { content: 'kept', toolCalls: [] } });
   });
 
-  it('issue 14 wire (anthropic): citations_delta on a text block does not enter the text', async () => {
+  it('wire (anthropic): citations_delta on a text block does not enter the text', async () => {
     const citation = {
       type: 'char_location',
       cited_text: 'The sky is blue.',
@@ -719,7 +719,7 @@ describeOverEachFetch('issue 14 wire (anthropic): framing, and blocks that are n
     expect((await claude()).message.content).toBe('the sky is blue');
   });
 
-  it('issue 14 wire (anthropic): server_tool_use and web_search_tool_result blocks are not local tool calls; the text around them is the answer', async () => {
+  it('wire (anthropic): server_tool_use and web_search_tool_result blocks are not local tool calls; the text around them is the answer', async () => {
     replayer().replay(
       anthropicBody(
         [
@@ -745,12 +745,12 @@ describeOverEachFetch('issue 14 wire (anthropic): framing, and blocks that are n
     expect(await claude()).toMatchObject({ stopReason: 'end', message: { content: 'Searching. Nothing found.', toolCalls: [] } });
   });
 
-  it('issue 14 wire (anthropic): CRLF line endings frame the same events as LF', async () => {
+  it('wire (anthropic): CRLF line endings frame the same events as LF', async () => {
     replayer().replay(anthropicBody(textBlock(0, ['crlf ', 'framed']), 'end_turn').replace(/\n/g, '\r\n'));
     expect((await claude()).message.content).toBe('crlf framed');
   });
 
-  it('issue 14 wire (anthropic): event: and data: fields without the space after the colon, and comment lines, are read the same', async () => {
+  it('wire (anthropic): event: and data: fields without the space after the colon, and comment lines, are read the same', async () => {
     const body = anthropicBody(textBlock(0, ['tight']), 'end_turn')
       .replace(/^event: /gm, 'event:')
       .replace(/^data: /gm, 'data:');
@@ -758,7 +758,7 @@ describeOverEachFetch('issue 14 wire (anthropic): framing, and blocks that are n
     expect((await claude()).message.content).toBe('tight');
   });
 
-  it('issue 14 wire (anthropic): an event whose JSON is spread over several data: lines (SSE multi-line data) is read whole', async () => {
+  it('wire (anthropic): an event whose JSON is spread over several data: lines (SSE multi-line data) is read whole', async () => {
     const body = anthropicBody(textBlock(0, ['multi', '-line']), 'end_turn').replace(
       /^data: (\{"type":"content_block_delta",)/gm,
       'data: $1\ndata: ',
@@ -768,7 +768,7 @@ describeOverEachFetch('issue 14 wire (anthropic): framing, and blocks that are n
     expect((await claude()).message.content).toBe('multi-line');
   });
 
-  it('issue 14 wire (anthropic): multi-byte UTF-8 text (é, 中, 😀) cut between network reads arrives whole', async () => {
+  it('wire (anthropic): multi-byte UTF-8 text (é, 中, 😀) cut between network reads arrives whole', async () => {
     const answer = 'résumé 漢字 👍🏽 end';
     const replay = await serveInBytePieces(anthropicBody(textBlock(0, chop(answer, 2)), 'end_turn'), insideMultiByte);
     try {
@@ -779,36 +779,36 @@ describeOverEachFetch('issue 14 wire (anthropic): framing, and blocks that are n
   });
 });
 
-describeOverEachFetch('issue 14 wire (anthropic): tool_use input_json_delta', () => {
-  it('issue 14 wire (anthropic): input split inside strings and keys (the API sends an empty first partial_json) is joined exactly', async () => {
+describeOverEachFetch('wire (anthropic): tool_use input_json_delta', () => {
+  it('wire (anthropic): input split inside strings and keys (the API sends an empty first partial_json) is joined exactly', async () => {
     const input = { path: 'src/deep/file name.ts', content: 'export const x = 1;\n' };
     replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_1', 'write', ['', ...chop(JSON.stringify(input), 3)]), 'tool_use'));
     const generation = await claude();
     expect(generation).toMatchObject({ stopReason: 'tool_calls', message: { toolCalls: [{ id: 'toolu_1', name: 'write', input }] } });
   });
 
-  it('issue 14 wire (anthropic): input split between a backslash and the quote it escapes (\\") is joined exactly', async () => {
+  it('wire (anthropic): input split between a backslash and the quote it escapes (\\") is joined exactly', async () => {
     const json = '{"path": "q.txt", "content": "he said \\"yes\\" then \\\\ left"}';
     const at = json.indexOf('\\"');
     replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_q', 'write', cutAt(json, at + 1, json.indexOf('\\\\') + 1)), 'tool_use'));
     expect((await claude()).message.toolCalls[0].input).toEqual({ path: 'q.txt', content: 'he said "yes" then \\ left' });
   });
 
-  it('issue 14 wire (anthropic): input split in the middle of a \\u00e9 escape is joined exactly', async () => {
+  it('wire (anthropic): input split in the middle of a \\u00e9 escape is joined exactly', async () => {
     const json = '{"path": "caf\\u00e9.md", "content": "na\\u00efve"}';
     const at = json.indexOf('\\u00e9');
     replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_u', 'write', cutAt(json, at + 1, at + 4)), 'tool_use'));
     expect((await claude()).message.toolCalls[0].input).toEqual({ path: 'café.md', content: 'naïve' });
   });
 
-  it('issue 14 wire (anthropic): input split between the two escapes of a surrogate pair (\\ud83d|\\ude80) is joined exactly', async () => {
+  it('wire (anthropic): input split between the two escapes of a surrogate pair (\\ud83d|\\ude80) is joined exactly', async () => {
     const json = '{"path": "r.md", "content": "launch \\ud83d\\ude80!"}';
     const at = json.indexOf('\\ude80');
     replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_s', 'write', cutAt(json, at - 2, at, at + 2)), 'tool_use'));
     expect((await claude()).message.toolCalls[0].input).toEqual({ path: 'r.md', content: 'launch 🚀!' });
   });
 
-  it('issue 14 wire (anthropic): input split between the halves of a raw surrogate pair is joined exactly', async () => {
+  it('wire (anthropic): input split between the halves of a raw surrogate pair is joined exactly', async () => {
     const json = JSON.stringify({ path: 'p.md', content: 'x😀y 日本 ü' });
     const pieces = cutAt(json, json.indexOf('😀') + 1);
     expect(pieces[0].endsWith('\ud83d')).toBe(true);
@@ -816,7 +816,7 @@ describeOverEachFetch('issue 14 wire (anthropic): tool_use input_json_delta', ()
     expect((await claude()).message.toolCalls[0].input).toEqual({ path: 'p.md', content: 'x😀y 日本 ü' });
   });
 
-  it('issue 14 wire (anthropic): multi-byte UTF-8 in input_json_delta cut between network reads arrives whole', async () => {
+  it('wire (anthropic): multi-byte UTF-8 in input_json_delta cut between network reads arrives whole', async () => {
     const input = { path: 'ñ.md', content: 'Grüße 🌍 世界' };
     const replay = await serveInBytePieces(
       anthropicBody(toolUseBlock(0, 'toolu_b', 'write', chop(JSON.stringify(input), 4)), 'tool_use'),
@@ -829,7 +829,7 @@ describeOverEachFetch('issue 14 wire (anthropic): tool_use input_json_delta', ()
     }
   });
 
-  it('issue 14 wire (anthropic): parallel tool_use blocks after text are separate calls, in block order', async () => {
+  it('wire (anthropic): parallel tool_use blocks after text are separate calls, in block order', async () => {
     replayer().replay(
       anthropicBody(
         [
@@ -851,12 +851,12 @@ describeOverEachFetch('issue 14 wire (anthropic): tool_use input_json_delta', ()
     });
   });
 
-  it('issue 14 wire (anthropic): a tool_use with no input deltas (input {}) is a call with input {}', async () => {
+  it('wire (anthropic): a tool_use with no input deltas (input {}) is a call with input {}', async () => {
     replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_e', 'list_todos', []), 'tool_use'));
     expect((await claude()).message.toolCalls).toEqual([{ id: 'toolu_e', name: 'list_todos', input: {} }]);
   });
 
-  it('issue 14 wire (anthropic): a tool_use whose whole input arrives in content_block_start (no deltas, as some gateways send) keeps that input', async () => {
+  it('wire (anthropic): a tool_use whose whole input arrives in content_block_start (no deltas, as some gateways send) keeps that input', async () => {
     replayer().replay(
       anthropicBody(
         [
@@ -873,12 +873,12 @@ describeOverEachFetch('issue 14 wire (anthropic): tool_use input_json_delta', ()
     expect((await claude()).message.toolCalls).toEqual([{ id: 'toolu_pre', name: 'read_file', input: { path: 'pre.ts' } }]);
   });
 
-  it('issue 14 wire (anthropic): a tool_use with one empty partial_json is a call with input {}', async () => {
+  it('wire (anthropic): a tool_use with one empty partial_json is a call with input {}', async () => {
     replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_e2', 'list_todos', ['']), 'tool_use'));
     expect((await claude()).message.toolCalls).toEqual([{ id: 'toolu_e2', name: 'list_todos', input: {} }]);
   });
 
-  it('issue 14 wire (anthropic): ping events between input_json_delta events do not disturb the input', async () => {
+  it('wire (anthropic): ping events between input_json_delta events do not disturb the input', async () => {
     const events = anthropicMessageEvents({
       content: toolUseBlock(0, 'toolu_p', 'read_file', ['{"path"', ': "p', 'ing.ts"}']),
       stopReason: 'tool_use',
@@ -887,7 +887,7 @@ describeOverEachFetch('issue 14 wire (anthropic): tool_use input_json_delta', ()
     expect((await claude()).message.toolCalls).toEqual([{ id: 'toolu_p', name: 'read_file', input: { path: 'ping.ts' } }]);
   });
 
-  it('issue 14 wire (anthropic): input that does not fit the schema reaches the loop as sent, for the session to check (issue 31)', async () => {
+  it('wire (anthropic): input that does not fit the schema reaches the loop as sent, for the session to check', async () => {
     replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_x', 'read_file', ['{"path": 42}']), 'tool_use'));
     const [call] = (await claude()).message.toolCalls;
     expect(call).toMatchObject({ id: 'toolu_x', name: 'read_file', input: { path: 42 } });
@@ -895,10 +895,10 @@ describeOverEachFetch('issue 14 wire (anthropic): tool_use input_json_delta', ()
   });
 });
 
-describeOverEachFetch('issue 14 wire (anthropic): errors mid-stream', () => {
+describeOverEachFetch('wire (anthropic): errors mid-stream', () => {
   const overloaded = 'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}\n\n';
 
-  it('issue 14 wire (anthropic): an overloaded_error event after message_start fails the attempt; the retry answers and the text resets', async () => {
+  it('wire (anthropic): an overloaded_error event after message_start fails the attempt; the retry answers and the text resets', async () => {
     const start = anthropicSse(anthropicMessageEvents({ content: [], stopReason: 'end_turn' }).slice(0, 1));
     replayer().replay(
       `${start}${anthropicSse(textBlock(0, ['partial']).slice(0, 2))}${overloaded}`,
@@ -913,7 +913,7 @@ describeOverEachFetch('issue 14 wire (anthropic): errors mid-stream', () => {
     expect(seen).toEqual(['partial', 'whole answer']);
   });
 
-  it('issue 14 wire (anthropic): overloaded_error on every attempt ends in a typed error naming the supplier and the overload', async () => {
+  it('wire (anthropic): overloaded_error on every attempt ends in a typed error naming the supplier and the overload', async () => {
     replayer().replay(overloaded, overloaded, overloaded);
     await expect(claude()).rejects.toMatchObject({
       name: 'SupplierUnavailableError',
@@ -924,7 +924,7 @@ describeOverEachFetch('issue 14 wire (anthropic): errors mid-stream', () => {
     expect(replayer().requests).toHaveLength(3);
   });
 
-  it('issue 14 wire (anthropic): a stream that ends without message_stop is retried, not taken as a whole answer', async () => {
+  it('wire (anthropic): a stream that ends without message_stop is retried, not taken as a whole answer', async () => {
     const events = anthropicMessageEvents({ content: textBlock(0, ['cut']), stopReason: 'end_turn' });
     replayer().replay(anthropicSse(events.slice(0, -2)), anthropicBody(textBlock(0, ['complete']), 'end_turn'));
     expect(await claude()).toMatchObject({ message: { content: 'complete' }, attempts: 2 });

@@ -21,7 +21,7 @@ const policy = { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20, maxTotalWaitMs: 
 const mapError = (error: unknown) => new SupplierRejectedError(String(error));
 
 describe('withRetry', () => {
-  it("issue 12 events: onRetry is called before each retry's wait, with the attempt to come, the wait (retry-after honoured) and the failure", async () => {
+  it("events: onRetry is called before each retry's wait, with the attempt to come, the wait (retry-after honoured) and the failure", async () => {
     standin().script({ error: { status: 529, retryAfterMs: 60 } }, { error: { status: 500 } }, { text: 'at last' });
     const retries: Array<SupplierRetry & { at: number }> = [];
     const { value, attempts } = await withRetry({
@@ -42,7 +42,7 @@ describe('withRetry', () => {
     expect(standin().requests[1].at - retries[0].at).toBeGreaterThanOrEqual(55);
   });
 
-  it('issue 12 events: an onRetry hook that throws is logged, and the retry goes on', async () => {
+  it('events: an onRetry hook that throws is logged, and the retry goes on', async () => {
     standin().script({ error: { status: 503 } }, { text: 'fine' });
     const { lines, log } = genRecordingLog();
     const { attempts } = await withRetry({
@@ -61,7 +61,7 @@ describe('withRetry', () => {
     );
   });
 
-  it('issue 12 conventions: exhausted retries say what anyone can do, and the library field only in parentheses', async () => {
+  it('conventions: exhausted retries say what anyone can do, and the library field only in parentheses', async () => {
     standin().script({ error: { status: 500 } }, { error: { status: 500 } });
     const exhausted = withRetry({
       run: callStandin,

@@ -26,10 +26,10 @@ const lookup: RhachetPlugToolDefinition = {
   schema: { input: z.object({ email: z.string() }), output: z.object({ id: z.string(), name: z.string() }) },
 };
 
-describe.each(PROTOCOL_SLUGS)('issue 37 rhachet brains: the rhachet atom over $slug', ({ slug, protocol }) => {
+describe.each(PROTOCOL_SLUGS)('rhachet brains: the rhachet atom over $slug', ({ slug, protocol }) => {
   const atom = genRhachetBrainAtom({ atom: slug });
 
-  it('issue 37 rhachet brains: briefs reach the system prompt, joined by a blank line; a brief that is gone is left out', async () => {
+  it('rhachet brains: briefs reach the system prompt, joined by a blank line; a brief that is gone is left out', async () => {
     standin().script({ text: 'ok' });
     await atom.ask(
       { role: { briefs: [brief('# brief one\nbe terse'), brief(null), brief('# brief two\nsay ok')] }, prompt: 'hi', schema: TEXT },
@@ -38,7 +38,7 @@ describe.each(PROTOCOL_SLUGS)('issue 37 rhachet brains: the rhachet atom over $s
     expect(systemOf(0)).toBe('# brief one\nbe terse\n\n# brief two\nsay ok');
   });
 
-  it('issue 37 rhachet brains: a zod object schema.output is demanded and validated, with one corrective retry; z.string() gives the text', async () => {
+  it('rhachet brains: a zod object schema.output is demanded and validated, with one corrective retry; z.string() gives the text', async () => {
     const schema = z.object({ risk: z.enum(['low', 'high']) });
     standin().script({ text: '{"risk":"medium"}' }, { text: '{"risk":"high"}' }, { text: 'just words' });
     const typed = await atom.ask({ role: {}, prompt: 'assess', schema: { output: schema } }, contextFor());
@@ -51,7 +51,7 @@ describe.each(PROTOCOL_SLUGS)('issue 37 rhachet brains: the rhachet atom over $s
     expect(systemOf(2)).not.toContain('JSON Schema');
   });
 
-  it('issue 37 rhachet brains: an answer that never fits the schema is OutputInvalidError', async () => {
+  it('rhachet brains: an answer that never fits the schema is OutputInvalidError', async () => {
     standin().script({ text: 'nope' }, { text: 'still nope' });
     const error = await atom
       .ask({ role: {}, prompt: 'assess', schema: { output: z.object({ n: z.number() }) } }, contextFor())
@@ -59,7 +59,7 @@ describe.each(PROTOCOL_SLUGS)('issue 37 rhachet brains: the rhachet atom over $s
     expect(error).toBeInstanceOf(OutputInvalidError);
   });
 
-  it('issue 37 rhachet brains: plugged tools are offered natively under safe names; calls come back with the dotted slug, and executions continue to the answer', async () => {
+  it('rhachet brains: plugged tools are offered natively under safe names; calls come back with the dotted slug, and executions continue to the answer', async () => {
     const schema = z.object({ name: z.string() });
     standin().script(
       { toolCalls: [{ name: 'stripe_customer_lookup', input: { email: 'alice@example.com' } }] },
@@ -119,7 +119,7 @@ describe.each(PROTOCOL_SLUGS)('issue 37 rhachet brains: the rhachet atom over $s
     }
   });
 
-  it('issue 37 rhachet brains: a failed execution reaches the model as an error result', async () => {
+  it('rhachet brains: a failed execution reaches the model as an error result', async () => {
     standin().script(
       { toolCalls: [{ id: 'call_9', name: 'stripe_customer_lookup', input: { email: 'bob@example.com' } }] },
       { text: 'no such customer' },
@@ -145,7 +145,7 @@ describe.each(PROTOCOL_SLUGS)('issue 37 rhachet brains: the rhachet atom over $s
     });
   });
 
-  it('issue 37 rhachet brains: metrics cash are IsoPrice strings', async () => {
+  it('rhachet brains: metrics cash are IsoPrice strings', async () => {
     standin().script({ text: 'ok' });
     const { metrics } = await atom.ask({ role: {}, prompt: 'hi', schema: TEXT }, contextFor());
     const { total, deets } = metrics.cost.cash;
@@ -154,8 +154,8 @@ describe.each(PROTOCOL_SLUGS)('issue 37 rhachet brains: the rhachet atom over $s
   });
 });
 
-describe("issue 37 rhachet brains: an episode's text is decoded only when it is all known content blocks", () => {
-  it('issue 37 rhachet brains: a JSON array of anything else stays text, in the input and in the output', async () => {
+describe("rhachet brains: an episode's text is decoded only when it is all known content blocks", () => {
+  it('rhachet brains: a JSON array of anything else stays text, in the input and in the output', async () => {
     const atom = genRhachetBrainAtom({ atom: 'claude/haiku' });
     standin().script({ text: 'seen' });
     const first = await atom.ask({ role: {}, prompt: '[{"type":"image","source":"x"}]', schema: TEXT }, contextFor());
@@ -170,8 +170,8 @@ describe("issue 37 rhachet brains: an episode's text is decoded only when it is 
   });
 });
 
-describe("issue 37 rhachet brains: creds from rhachet's context", () => {
-  it("issue 37 rhachet brains: context['brain.supplier.bhrain'].creds, an async getter, gives the key and url of each supplier", async () => {
+describe("rhachet brains: creds from rhachet's context", () => {
+  it("rhachet brains: context['brain.supplier.bhrain'].creds, an async getter, gives the key and url of each supplier", async () => {
     const supplies = {
       creds: async () => ({
         ANTHROPIC_API_KEY: 'sk-ant-from-getter',
@@ -194,7 +194,7 @@ describe("issue 37 rhachet brains: creds from rhachet's context", () => {
     ]);
   });
 
-  it('issue 37 rhachet brains: a keyrack reference is refused before any request, saying to pass a getter', async () => {
+  it('rhachet brains: a keyrack reference is refused before any request, saying to pass a getter', async () => {
     const context = { 'brain.supplier.bhrain': { creds: { keyrack: { owner: 'me', env: 'prod' } } } };
     const error = await genRhachetBrainAtom({ atom: 'claude/haiku' })
       .ask({ role: {}, prompt: 'hi', schema: TEXT }, context)

@@ -32,8 +32,8 @@ const genLookup = (slug: string, answer: unknown) => {
   return { tool, invocations };
 };
 
-describe.each(PROTOCOL_SLUGS)('issue 37 rhachet brains: the rhachet repl over $slug', ({ slug }) => {
-  it('issue 37 rhachet brains: plugged tools run inside the loop through their execute, in ask and in act; their output reaches the model', async () => {
+describe.each(PROTOCOL_SLUGS)('rhachet brains: the rhachet repl over $slug', ({ slug }) => {
+  it('rhachet brains: plugged tools run inside the loop through their execute, in ask and in act; their output reaches the model', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-rhachet-plugs-'));
     const repl = genRhachetBrainRepl({ atom: slug });
     const { tool, invocations } = genLookup('crm.customer.lookup', { id: 'cus_123' });
@@ -61,7 +61,7 @@ describe.each(PROTOCOL_SLUGS)('issue 37 rhachet brains: the rhachet repl over $s
     expect(invocations.every(({ context: given }) => (given as { traceId?: string }).traceId === 'trace-1')).toBe(true);
   });
 
-  it('issue 37 rhachet brains: the tools of concurrent calls stay apart, and a later call without plugs offers none of them', async () => {
+  it('rhachet brains: the tools of concurrent calls stay apart, and a later call without plugs offers none of them', async () => {
     const repl = genRhachetBrainRepl({ atom: slug });
     standin().respond = () => ({ text: 'ok' });
     await Promise.all([
@@ -79,7 +79,7 @@ describe.each(PROTOCOL_SLUGS)('issue 37 rhachet brains: the rhachet repl over $s
     expect(byPrompt.third).toEqual(['read', 'glob', 'grep', 'websearch']);
   });
 
-  it('issue 37 rhachet brains: briefs join the system prompt; a zod object schema.output gives the validated value', async () => {
+  it('rhachet brains: briefs join the system prompt; a zod object schema.output gives the validated value', async () => {
     standin().script({ text: '{"risk":"low"}' });
     const result = await genRhachetBrainRepl({ atom: slug }).ask(
       {
@@ -95,8 +95,8 @@ describe.each(PROTOCOL_SLUGS)('issue 37 rhachet brains: the rhachet repl over $s
   });
 });
 
-describe('issue 37 rhachet brains: the rhachet repl refuses what it cannot take', () => {
-  it('issue 37 rhachet brains: tool executions as a prompt, a plugged tool without execute, and both episode and series, before any request', async () => {
+describe('rhachet brains: the rhachet repl refuses what it cannot take', () => {
+  it('rhachet brains: tool executions as a prompt, a plugged tool without execute, and both episode and series, before any request', async () => {
     const repl = genRhachetBrainRepl({ atom: 'claude/haiku' });
     const { tool } = genLookup('crm.lookup', {});
     const attempts = [

@@ -24,12 +24,12 @@ const cashOf = (metrics: RhachetBrainOutputMetrics) => {
 const EXPECTED = [
   ...Object.entries(CLAUDE_MODELS).map(([name, entry]) => ({ atom: `claude/${name}`, model: entry.model, protocol: 'anthropic' })),
   ...Object.entries(QWEN_MODELS).map(([name, entry]) => ({ atom: `qwen/${name}`, model: entry.model, protocol: 'openai' })),
-  // issue 35: the openai atoms too
+  // the openai atoms too
   ...Object.entries(OPENAI_MODELS).map(([name, entry]) => ({ atom: `openai/${name}`, model: entry.model, protocol: 'openai' })),
 ];
 
-describe('issue 37 rhachet brains: discovery', () => {
-  it('issue 37 rhachet brains: every getBrainAtomsBy*/getBrainReplsBy* export is a zero-argument function returning an array, as rhachet collects them', () => {
+describe('rhachet brains: discovery', () => {
+  it('rhachet brains: every getBrainAtomsBy*/getBrainReplsBy* export is a zero-argument function returning an array, as rhachet collects them', () => {
     const collectors = Object.entries(pkg).filter(([name]) => /^getBrain(Atoms|Repls)By/.test(name));
     expect(collectors.map(([name]) => name).sort()).toEqual(['getBrainAtomsByBhrain', 'getBrainReplsByBhrain']);
     for (const [, collect] of collectors) {
@@ -39,7 +39,7 @@ describe('issue 37 rhachet brains: discovery', () => {
     }
   });
 
-  it('issue 37 rhachet brains: atoms and repls are repo-prefixed and unique; atoms have ask and no act, repls both', () => {
+  it('rhachet brains: atoms and repls are repo-prefixed and unique; atoms have ask and no act, repls both', () => {
     const atoms = getBrainAtomsByBhrain();
     const repls = getBrainReplsByBhrain();
     expect(atoms.map((atom) => atom.slug)).toEqual(EXPECTED.map(({ atom }) => `bhrain/${atom}`));
@@ -57,7 +57,7 @@ describe('issue 37 rhachet brains: discovery', () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  it("issue 37 rhachet brains: each spec is rhachet's BrainSpec: cash per token as IsoPrice, time as durations, window, cutoff, domain, skills", () => {
+  it("rhachet brains: each spec is rhachet's BrainSpec: cash per token as IsoPrice, time as durations, window, cutoff, domain, skills", () => {
     for (const brain of [...getBrainAtomsByBhrain(), ...getBrainReplsByBhrain()]) {
       const { cost, gain } = brain.spec;
       expect(cost.cash.per).toBe('token');
@@ -82,8 +82,8 @@ describe('issue 37 rhachet brains: discovery', () => {
   });
 });
 
-describe('issue 37 rhachet brains: a rhachet-shaped call on each exported brain, against the stand-in', () => {
-  it('issue 37 rhachet brains: ask on each exported atom reaches its model over its protocol and answers, with IsoPrice cash', async () => {
+describe('rhachet brains: a rhachet-shaped call on each exported brain, against the stand-in', () => {
+  it('rhachet brains: ask on each exported atom reaches its model over its protocol and answers, with IsoPrice cash', async () => {
     for (const [index, atom] of getBrainAtomsByBhrain().entries()) {
       standin().script({ text: `pong from ${EXPECTED[index].atom}` });
       const result = await atom.ask({ role: {}, prompt: 'ping', schema: TEXT }, contextFor());
@@ -103,7 +103,7 @@ describe('issue 37 rhachet brains: a rhachet-shaped call on each exported brain,
     }
   });
 
-  it('issue 37 rhachet brains: ask and act on each exported repl reach its model and answer, with a new episode and series', async () => {
+  it('rhachet brains: ask and act on each exported repl reach its model and answer, with a new episode and series', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-rhachet-repl-'));
     for (const [index, repl] of getBrainReplsByBhrain().entries()) {
       standin().reset();

@@ -51,10 +51,10 @@ const followsRhachetRule = (episode: Episode) =>
   episode.exchanges.every((exchange) => exchange.hash === sha(`${exchange.input}\n${exchange.output}`)) &&
   episode.hash === sha(episode.exchanges.map((exchange) => exchange.hash).join('\n'));
 
-describe('issue 37 rhachet brains: refs made by rhachet continue on bhrain', () => {
+describe('rhachet brains: refs made by rhachet continue on bhrain', () => {
   const made = rhachetEpisode([rhachetExchange('remember the codename heron', 'noted: heron', 'msg_1')]);
 
-  it("issue 37 rhachet brains: a rhachet-made episode continues on our atom; the episode returned extends it under rhachet's rule", async () => {
+  it("rhachet brains: a rhachet-made episode continues on our atom; the episode returned extends it under rhachet's rule", async () => {
     standin().script({ text: 'the codename is heron' });
     const result = await genRhachetBrainAtom({ atom: 'claude/haiku' }).ask(
       { on: { episode: made }, role: {}, prompt: 'what is the codename?', schema: TEXT },
@@ -70,7 +70,7 @@ describe('issue 37 rhachet brains: refs made by rhachet continue on bhrain', () 
     );
   });
 
-  it('issue 37 rhachet brains: a rhachet-made episode and series continue on our repl, in ask and in act', async () => {
+  it('rhachet brains: a rhachet-made episode and series continue on our repl, in ask and in act', async () => {
     const repl = genRhachetBrainRepl({ atom: 'qwen/qwen-plus' });
     standin().script({ text: 'heron' }, { text: 'still heron' });
     const onEpisode = await repl.ask({ on: { episode: made }, role: {}, prompt: 'codename?', schema: TEXT }, contextFor());
@@ -84,7 +84,7 @@ describe('issue 37 rhachet brains: refs made by rhachet continue on bhrain', () 
     expect(followsRhachetRule(onSeries.episode as Episode)).toBe(true);
   });
 
-  it('issue 37 rhachet brains: a rhachet series of two episodes reads with the recap as its summary; one episode reads with none', () => {
+  it('rhachet brains: a rhachet series of two episodes reads with the recap as its summary; one episode reads with none', () => {
     const recap = rhachetEpisode([
       rhachetExchange(`${RECAP_PREFIX}\nthe user's codename is heron`, 'Understood: I will continue from this recap.'),
     ]);
@@ -100,8 +100,8 @@ describe('issue 37 rhachet brains: refs made by rhachet continue on bhrain', () 
   });
 });
 
-describe('issue 37 rhachet brains: refs of ours go through rhachet and come back', () => {
-  it("issue 37 rhachet brains: ours → rhachet form → appended by rhachet's rule → continues on our repl and atom", async () => {
+describe('rhachet brains: refs of ours go through rhachet and come back', () => {
+  it("rhachet brains: ours → rhachet form → appended by rhachet's rule → continues on our repl and atom", async () => {
     standin().script({ text: 'noted: the budget is 300' }, { text: 'the budget is 300, and the deadline friday' }, { text: 'friday' });
     const ours = await genBrainRepl({ slug: 'bhrain.struct.v1@claude/haiku' }).ask({ say: 'the budget is 300' }, contextFor());
     const inRhachetForm = asRhachetSeries(ours.series);
@@ -139,11 +139,11 @@ describe('issue 37 rhachet brains: refs of ours go through rhachet and come back
   });
 });
 
-describe('issue 37 rhachet brains: a tampered rhachet-made ref is refused', () => {
+describe('rhachet brains: a tampered rhachet-made ref is refused', () => {
   const honest = rhachetEpisode([rhachetExchange('the password is hunter2', 'Understood.')]);
   const tampered = { ...honest, exchanges: [{ ...honest.exchanges[0], output: 'Understood!' }] };
 
-  it('issue 37 rhachet brains: as an object, on our atom and repl, before any request', async () => {
+  it('rhachet brains: as an object, on our atom and repl, before any request', async () => {
     const onAtom = await genRhachetBrainAtom({ atom: 'claude/haiku' })
       .ask({ on: { episode: tampered }, role: {}, prompt: 'x', schema: TEXT }, contextFor())
       .catch((caught) => caught);
@@ -159,7 +159,7 @@ describe('issue 37 rhachet brains: a tampered rhachet-made ref is refused', () =
     expect(standin().requests).toHaveLength(0);
   });
 
-  it('issue 37 rhachet brains: as serialized JSON, through parseBrainRef; the honest one reads, with a notice', () => {
+  it('rhachet brains: as serialized JSON, through parseBrainRef; the honest one reads, with a notice', () => {
     expect(() => parseBrainEpisode(JSON.stringify(tampered))).toThrow(BadRequestError);
     expect(() => parseBrainEpisode(JSON.stringify(tampered))).toThrow(
       /corrupt exchange: its content hashes to [0-9a-f]{64} but it claims [0-9a-f]{64}/,
@@ -181,8 +181,8 @@ describe('issue 37 rhachet brains: a tampered rhachet-made ref is refused', () =
   });
 });
 
-describe("issue 37 rhachet brains: the seeds' API refuses a rhachet-shaped call, naming the rhachet adapters", () => {
-  it('issue 37 rhachet brains: atom.ask, repl.ask and repl.act with { prompt } throw BadRequestError before any request', async () => {
+describe("rhachet brains: the seeds' API refuses a rhachet-shaped call, naming the rhachet adapters", () => {
+  it('rhachet brains: atom.ask, repl.ask and repl.act with { prompt } throw BadRequestError before any request', async () => {
     const call = { role: {}, prompt: 'hi', schema: TEXT } as never;
     const repl = genBrainRepl({ slug: 'bhrain.struct.v1@claude/haiku' });
     for (const attempt of [

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { genCliEnv, runBhrain } from '../../test/acceptance/runCli.js';
 import { useStandin } from '../../test/standin/useStandin.js';
 
-// issue 11 item 1, through the CLI (bin/bhrain loads dist/: build first): the flags, and failing closed at start
+// , through the CLI (bin/bhrain loads dist/: build first): the flags, and failing closed at start
 
 const { standin } = useStandin();
 let root: string;
@@ -22,7 +22,7 @@ afterAll(async () => rm(root, { recursive: true, force: true }));
 const envFor = (overrides: Record<string, string | undefined> = {}) =>
   genCliEnv({ standin: standin(), home: join(root, 'home') }, overrides);
 
-describe('issue 11 item 1 = the CLI runs bash in the sandbox, with --sandbox and --allow-network', () => {
+describe('the CLI runs bash in the sandbox, with --sandbox and --allow-network', () => {
   it('given an unknown --sandbox mode, then exit 2 and the modes are listed', async () => {
     const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--sandbox', 'strict', '--input', 'x'], cwd, env: envFor() });
     expect(run.code).toBe(2);

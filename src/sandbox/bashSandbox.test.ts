@@ -14,7 +14,7 @@ import { checkBashSandbox } from './checkBashSandbox.js';
 import { genBashSandboxPool } from './genBashSandboxPool.js';
 import { genBashToolBox } from '../agent/toolboxes/bash/genBashToolBox.js';
 
-// issue 11 item 1: bash runs in an OS sandbox (bubblewrap), on by default, and fails closed when it cannot start
+// bash runs in an OS sandbox (bubblewrap), on by default, and fails closed when it cannot start
 
 let root: string;
 let workspace: string;
@@ -65,7 +65,7 @@ const uniqueSeconds = (): string => String(800_000 + Math.floor(Math.random() * 
 // the toolbox (default sandbox, a short grace) the cases share
 const box = genBashToolBox({ killGraceMs: 500 });
 
-describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', () => {
+describe('bash runs in a bubblewrap sandbox, on by default', () => {
   describe('given the default mode, workspace-write', () => {
     it('then writes outside the working directory fail: a sibling directory, /etc, $HOME', async () => {
       const home = homedir();
@@ -165,7 +165,7 @@ describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', (
   });
 });
 
-describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', () => {
+describe('bash runs in a bubblewrap sandbox, on by default', () => {
   describe('given a server on the host at 127.0.0.1', () => {
     let server: Server;
     let port: number;
@@ -237,7 +237,7 @@ describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', (
     });
   });
 
-  describe('given the sandbox off and a command whose processes try to outlive it (issue 18: no pid namespace, so the group and a tag scan)', () => {
+  describe('given the sandbox off and a command whose processes try to outlive it (no pid namespace, so the group and a tag scan)', () => {
     const off = genBashToolBox({ sandbox: { mode: 'off' } });
 
     it('then those that leave the group (setsid, set -m, a new session) are found by the call’s tag and killed, promptly', async () => {
@@ -267,7 +267,7 @@ describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', (
   });
 });
 
-describe('issue 11 item 1 = bash runs in a bubblewrap sandbox, on by default', () => {
+describe('bash runs in a bubblewrap sandbox, on by default', () => {
   describe('given no bwrap on PATH', () => {
     let pathDir: string;
     beforeAll(async () => {

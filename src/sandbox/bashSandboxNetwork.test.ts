@@ -13,7 +13,7 @@ import { genBashToolBox } from '../agent/toolboxes/bash/genBashToolBox.js';
 import { genBwrapArgs } from './genBwrapArgs.js';
 import { startDomainProxy, type DomainProxy, type HostLookup } from './network/startDomainProxy.js';
 
-// issue 30 point 3: with allowed domains, bash in the sandbox reaches those hosts through the proxy outside it, which
+// point 3: with allowed domains, bash in the sandbox reaches those hosts through the proxy outside it, which
 // accepts the connections to the sandbox's 127.0.0.1:3128 itself (its forwarder handed it that listening socket before
 // any command ran); nothing else. Names resolve through the proxy's lookup: *.test
 // to 127.0.0.1, where the server listens (the sandbox's own 127.0.0.1 is another machine)
@@ -46,7 +46,7 @@ const runBash = async (box: BhrainToolBox, command: string, timeoutMs?: number) 
     { cwd: workspace, log: silentLog, env: { ...process.env } },
   );
 
-describe('issue 30 network by domain: bash in the sandbox, with allowed.test allowed', () => {
+describe('network by domain: bash in the sandbox, with allowed.test allowed', () => {
   // made once the proxy is (the file's beforeAll)
   let network: BhrainToolBox;
   beforeAll(() => {
@@ -137,7 +137,7 @@ for host in ('127.0.0.1', '0.0.0.0'):
   });
 });
 
-describe('issue 30 network by domain: fail closed', () => {
+describe('network by domain: fail closed', () => {
   it('given a proxy that cannot serve the listener the forwarder hands it, then the call fails saying so, never with the network silently off', async () => {
     const broken: DomainProxy = {
       ...proxy,
@@ -175,7 +175,7 @@ describe('issue 30 network by domain: fail closed', () => {
   });
 });
 
-describe('issue 30 network by domain: the toolbox starts its own proxy when none is given', () => {
+describe('network by domain: the toolbox starts its own proxy when none is given', () => {
   it('given allowedDomains alone, then the first call starts the proxy (real DNS: localhost) and the host is reached', async () => {
     const box = genBashToolBox({ sandbox: { allowedDomains: ['localhost'] } });
     // NO_PROXY sends localhost straight to the sandbox's own loopback: the proxy is named outright
@@ -189,7 +189,7 @@ describe('issue 30 network by domain: the toolbox starts its own proxy when none
   });
 });
 
-describe('issue 30 network by domain: where it does not apply, nothing changes', () => {
+describe('network by domain: where it does not apply, nothing changes', () => {
   it('given no allowed domains, then no forwarder runs, no proxy variable is set, and bwrap gets the arguments it always got', async () => {
     const result = await runBash(genBashToolBox(), `pgrep -c -f bhrain-forwarder; echo "[$HTTP_PROXY]"`);
     expect(result.output).toBe(`exit code: 0\n--- stdout ---\n0\n[${process.env.HTTP_PROXY ?? ''}]`);

@@ -9,7 +9,7 @@ import { BadRequestError } from '../core/contract/errors.js';
 import type { BhrainToolBox } from '../agent/tool/BhrainToolBox.js';
 import { genBashToolBox } from '../agent/toolboxes/bash/genBashToolBox.js';
 
-// issue 45 item 3: bash in the sandbox reaches no unix socket of the host: a seccomp filter refuses socket(AF_UNIX)
+// bash in the sandbox reaches no unix socket of the host: a seccomp filter refuses socket(AF_UNIX)
 // (and the datagram pairs, socketcall, the i386 and x32 ABIs, io_uring, TIOCSTI); sandbox.allowUnixSockets opens exactly
 // the sockets it names, and hides every other one. The sockets listen in this process, under /var/tmp (the sandbox's
 // /tmp is its own, so a socket under the host's /tmp would prove nothing)

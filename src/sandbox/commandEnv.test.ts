@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 import { checkPassedEnvName, COMMAND_ENV_PASSED, looksLikeCredential, pickCommandEnv } from './commandEnv.js';
 
-/** the secrets the issue found in a CI job's environment, each reaching `env > env.txt` before the allowlist */
+/** the secrets found in a CI job's environment, each reaching `env > env.txt` before the allowlist */
 const CI_SECRETS = {
   AWS_ACCESS_KEY_ID: 'AKIAFAKEFAKEFAKE',
   AWS_SECRET_ACCESS_KEY: 'fake/secret/access/key',

@@ -1,4 +1,4 @@
-// issue 18: bash's sandbox is kept between calls, so a call pays a fork and exec of bash, not bubblewrap's start and a
+// bash's sandbox is kept between calls, so a call pays a fork and exec of bash, not bubblewrap's start and a
 // fork of bhrain; what a fresh sandbox per call promised (nothing outlives its call, the end of a call cannot be faked)
 // is kept by the sandbox's supervisor, its pid 1
 import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
@@ -56,7 +56,7 @@ const runBash = (box: BhrainToolBox, workspace: string, command: string, timeout
     { cwd: workspace, log: silentLog, env: { ...process.env } },
   );
 
-describe('issue 18 = bash calls run in a sandbox kept between them', () => {
+describe('bash calls run in a sandbox kept between them', () => {
   it('given calls in a row, then they run in one sandbox, each as `bash -c` always did: $0 bash, no -i, stdin at end of file', async () => {
     const workspace = await genWorkspace('row');
     const box = genBashToolBox();
@@ -186,7 +186,7 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
   });
 });
 
-describe('issue 18 = bash calls run in a sandbox kept between them', () => {
+describe('bash calls run in a sandbox kept between them', () => {
   describe('given calls at the same time', () => {
     it('then each runs in a sandbox of its own, and afterwards at most maxIdle sandboxes wait', async () => {
       const workspace = await genWorkspace('concurrent');
@@ -294,7 +294,7 @@ describe('issue 18 = bash calls run in a sandbox kept between them', () => {
   });
 });
 
-describe('issue 18 = bash calls run in a sandbox kept between them', () => {
+describe('bash calls run in a sandbox kept between them', () => {
   it('then a sandbox is killed once it has waited idleMs', async () => {
     const check = await checkBashSandbox({ env: process.env });
     if (!check.ok) throw new Error(check.reason);

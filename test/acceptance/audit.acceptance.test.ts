@@ -1,4 +1,4 @@
-// issue 33 item 4: the end-of-run audit, proved through the built CLI against the stand-in: the JSON's `audit` (valid
+// the end-of-run audit, proved through the built CLI against the stand-in: the JSON's `audit` (valid
 // against schemas/output.schema.json), the run record's audit.json, and the GitHub job summary built from it
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -38,7 +38,7 @@ const runAct = async (turns: Parameters<ReturnType<typeof standin>['script']>, w
   return { run, summary };
 };
 
-describe('issue 33 item 4: the end-of-run audit', () => {
+describe('the end-of-run audit', () => {
   it('a run that creates, edits and deletes files (by bash and by the file tools) and is denied once: the audit lists each change, the command, the denial, the spend; JSON, record and summary agree, with no secret', async () => {
     await Promise.all([
       writeFile(join(cwd, 'keep.txt'), 'untouched\n'),

@@ -1,4 +1,4 @@
-// issue 12: the CI and pipe contract, proved through the built CLI as a child process against the stand-in
+// the CI and pipe contract, proved through the built CLI as a child process against the stand-in
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,7 +24,7 @@ afterEach(async () => {
 const envFor = (overrides: Record<string, string | undefined> = {}) => genCliEnv({ standin: standin(), home }, overrides);
 const sentText = (index: number) => JSON.stringify(standin().requests[index].body);
 
-describe('issue 12 item 1: piped stdin is context for the prompt', () => {
+describe('piped stdin is context for the prompt', () => {
   it('a pipe plus --input sends both: the instruction, then the piped text in a <stdin> block', async () => {
     standin().script({ text: 'looks fine' });
     const run = await runBhrain({
@@ -73,7 +73,7 @@ describe('issue 12 item 1: piped stdin is context for the prompt', () => {
   });
 });
 
-describe('issue 12 item 4: --output json is one versioned object, always', () => {
+describe('--output json is one versioned object, always', () => {
   it('a usage error (--atom nope) prints one JSON object valid against schemas/output.schema.json, exit 2', async () => {
     const run = await runBhrain({ args: ['ask', '--atom', 'nope', '--output', 'json', 'hi'], cwd, env: envFor() });
     expect(run.code).toBe(2);
@@ -118,7 +118,7 @@ describe('issue 12 item 4: --output json is one versioned object, always', () =>
   });
 });
 
-describe('issue 12 item 5: a denied call is visible, and --fail-on-denied makes it an exit code', () => {
+describe('a denied call is visible, and --fail-on-denied makes it an exit code', () => {
   it('a denied write shows in the JSON (count, tool, reason); the run completes with exit 0', async () => {
     standin().script({ toolCalls: [{ name: 'write', input: { path: 'out.txt', content: 'x' } }] }, { text: 'could not write' });
     const run = await runBhrain({
@@ -144,7 +144,7 @@ describe('issue 12 item 5: a denied call is visible, and --fail-on-denied makes 
   });
 });
 
-describe('issue 12 item 3: a finished answer is never lost', () => {
+describe('a finished answer is never lost', () => {
   it('an unwritable ref store (BHRAIN_HOME under a regular file): the answer on stdout, exit 5, the failure on stderr', async () => {
     const file = join(home, 'a-file');
     await writeFile(file, 'not a directory');
@@ -160,7 +160,7 @@ describe('issue 12 item 3: a finished answer is never lost', () => {
   });
 });
 
-describe('issue 12 item 6: conventions', () => {
+describe('conventions', () => {
   it('--version and -V print the package version, exit 0', async () => {
     const version = JSON.parse(await readFile(join(PACKAGE_ROOT, 'package.json'), 'utf8')).version;
     for (const args of [['--version'], ['-V'], ['ask', '--version']]) {
@@ -181,7 +181,7 @@ describe('issue 12 item 6: conventions', () => {
   });
 });
 
-describe('issue 12 item 9: --output stream-json', () => {
+describe('--output stream-json', () => {
   it('writes one JSON event per line as they happen, ending with the result object', async () => {
     standin().script({ toolCalls: [{ name: 'bash', input: { command: 'sleep 1; echo slept' } }] }, { text: 'all done' });
     const child = spawn(
@@ -213,7 +213,7 @@ describe('issue 12 item 9: --output stream-json', () => {
   });
 });
 
-describe('issue 12 item 8: --json-schema', () => {
+describe('--json-schema', () => {
   const schema = JSON.stringify({
     type: 'object',
     required: ['files'],
@@ -239,7 +239,7 @@ describe('issue 12 item 8: --json-schema', () => {
   });
 });
 
-describe('issue 12 item 7: budgets', () => {
+describe('budgets', () => {
   it('--max-tokens stops a model that calls tools forever after a bounded number of requests, exit 6, refs saved', async () => {
     standin().respond = () => ({ toolCalls: [{ name: 'glob', input: { pattern: `*.${Math.random().toString(36).slice(2)}` } }] });
     const run = await runBhrain({

@@ -65,7 +65,7 @@ describe('bin/bhrain, directly', () => {
         elapsedMs: expect.any(Number),
       },
       toolCalls: { made: 1, failed: 0, denied: 0, promptedDenied: 0, denials: [] },
-      // issue 33 item 4: the end-of-run audit of a run that changed nothing
+      // the end-of-run audit of a run that changed nothing
       audit: expect.objectContaining({
         version: 2,
         files: expect.objectContaining({ created: { items: [], omitted: 0 }, changed: { items: [], omitted: 0 }, complete: true }),
@@ -112,7 +112,7 @@ describe('bin/bhrain, directly', () => {
   });
 });
 
-describe('issue 37: --output-file writes the final result to a file as well', () => {
+describe('--output-file writes the final result to a file as well', () => {
   it('text: the file holds the answer stdout printed; json: the one result object stdout printed', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-out-'));
     standin().script({ text: 'the answer' }, { text: 'the answer' });

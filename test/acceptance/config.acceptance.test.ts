@@ -27,8 +27,8 @@ const given = async (files: { user?: unknown; project?: unknown } = {}) => {
   return { root, repo, sub, env, userFile, projectFile };
 };
 
-describe('bhrain config (issue 13 settings)', () => {
-  it('issue 13 bhrain config: prints each resolved setting with its source, as a table', async () => {
+describe('bhrain config (settings)', () => {
+  it('bhrain config: prints each resolved setting with its source, as a table', async () => {
     const { sub, env, userFile, projectFile } = await given({
       user: { atom: 'claude/haiku', maxIterations: 12 },
       project: { atom: 'qwen', maxWallTime: '10m' },
@@ -49,7 +49,7 @@ describe('bhrain config (issue 13 settings)', () => {
     expect(run.stdout).toContain(`\n  project  ${projectFile}\n  project  ${join(sub, '.bhrain', 'settings.json')}  (not found)\n`);
   });
 
-  it('issue 13 bhrain config: -o json prints one object with schemaVersion, each setting as {value, source}', async () => {
+  it('bhrain config: -o json prints one object with schemaVersion, each setting as {value, source}', async () => {
     const rules = { allow: ['bash(npm test*)'], deny: ['bash(rm *)'] };
     const { repo, env, userFile, projectFile } = await given({
       user: { baseUrl: { qwen: 'http://127.0.0.1:8000/v1' } },
@@ -81,7 +81,7 @@ describe('bhrain config (issue 13 settings)', () => {
     });
   });
 
-  it('issue 30 bhrain config: sandbox as { mode, denyRead } shows as sandbox and sandbox.denyRead, the paths of every file with their sources', async () => {
+  it('bhrain config: sandbox as { mode, denyRead } shows as sandbox and sandbox.denyRead, the paths of every file with their sources', async () => {
     const { repo, env, userFile, projectFile } = await given({
       user: { sandbox: { denyRead: ['/srv/secrets'] } },
       project: { sandbox: { mode: 'read-only', denyRead: ['~/.config/op'] } },
@@ -112,7 +112,7 @@ describe('bhrain config (issue 13 settings)', () => {
     );
   });
 
-  it('issue 13 bhrain config: a bad settings key is exit 2, naming the file and the key', async () => {
+  it('bhrain config: a bad settings key is exit 2, naming the file and the key', async () => {
     const { repo, env, projectFile } = await given({ project: { atomm: 'qwen' } });
     const run = await runBhrain({ args: ['config'], cwd: repo, env });
     expect(run.code).toBe(2);
@@ -128,7 +128,7 @@ describe('bhrain config (issue 13 settings)', () => {
     });
   });
 
-  it('issue 13 bhrain config: a bad value and invalid JSON are exit 2, naming the file, the key or the position', async () => {
+  it('bhrain config: a bad value and invalid JSON are exit 2, naming the file, the key or the position', async () => {
     const { repo, env, userFile } = await given({ user: { memory: 'forget' } });
     const bad = await runBhrain({ args: ['config'], cwd: repo, env });
     expect([bad.code, bad.stderr]).toEqual([
@@ -141,9 +141,9 @@ describe('bhrain config (issue 13 settings)', () => {
     expect(broken.stderr).toMatch(new RegExp(`^bhrain config: invalid JSON in ${userFile} at line 1, column 18: `));
   });
 
-  it('issue 30 bhrain config: network.allowedDomains shows with its source, from a file or from --allow-domain; a bad pattern is exit 2', async () => {
+  it('bhrain config: network.allowedDomains shows with its source, from a file or from --allow-domain; a bad pattern is exit 2', async () => {
     const { repo, env, projectFile } = await given({ project: { network: { allowedDomains: ['registry.npmjs.org', '*.github.com'] } } });
-    // a project's hosts loosen the network: they apply once the project is approved (issue 30 approval)
+    // a project's hosts loosen the network: they apply once the project is approved (approval)
     const table = await runBhrain({ args: ['config', '--trust-project'], cwd: repo, env });
     expect(table.code).toBe(0);
     const row = table.stdout

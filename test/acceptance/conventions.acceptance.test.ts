@@ -1,4 +1,4 @@
-// issue 12 conventions: the flags of the Flags table (docs/cli-reference.md), proved through the built CLI as a child process against the stand-in
+// conventions: the flags of the Flags table (docs/cli-reference.md), proved through the built CLI as a child process against the stand-in
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,8 +45,8 @@ const hasAnsi = (text: string) => text.includes('\x1b[');
 /** .what = a text without its ANSI colour sequences */
 const stripAnsi = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');
 
-describe('issue 12 conventions: -m/--model <id>', () => {
-  it('issue 12 conventions: a known id (--atom claude --model claude-haiku-4-5) reaches the stand-in as the model, with no warning', async () => {
+describe('conventions: -m/--model <id>', () => {
+  it('conventions: a known id (--atom claude --model claude-haiku-4-5) reaches the stand-in as the model, with no warning', async () => {
     const known = 'claude-haiku-4-5';
     standin().script({ text: 'hi back' });
     const run = await runBhrain({ args: ['ask', '--atom', 'claude', '--model', known, 'hi'], cwd, env: envFor() });
@@ -58,7 +58,7 @@ describe('issue 12 conventions: -m/--model <id>', () => {
     expect(warningLines(run.stderr)).toEqual([]);
   });
 
-  it('issue 12 conventions: an unknown id (--atom qwen --model my-local-model) reaches the stand-in, is warned about once, and its cost is null', async () => {
+  it('conventions: an unknown id (--atom qwen --model my-local-model) reaches the stand-in, is warned about once, and its cost is null', async () => {
     standin().script({ text: 'local answer' });
     const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--model', 'my-local-model', '-o', 'json', 'hi'], cwd, env: envFor() });
     expect(run.code).toBe(0);
@@ -75,8 +75,8 @@ describe('issue 12 conventions: -m/--model <id>', () => {
   });
 });
 
-describe('issue 12 conventions: --max-budget-usd', () => {
-  it('issue 12 conventions: with a model of unknown price it is exit 2 before any request, naming --max-budget-usd', async () => {
+describe('conventions: --max-budget-usd', () => {
+  it('conventions: with a model of unknown price it is exit 2 before any request, naming --max-budget-usd', async () => {
     const run = await runBhrain({
       args: ['ask', '--atom', 'qwen', '--model', 'my-local-model', '--max-budget-usd', '1', 'hi'],
       cwd,
@@ -87,7 +87,7 @@ describe('issue 12 conventions: --max-budget-usd', () => {
     expect(standin().requests).toHaveLength(0);
   });
 
-  it('issue 12 conventions: with a known model and a tiny cap, a model that calls tools forever stops after a bounded number of requests, exit 6', async () => {
+  it('conventions: with a known model and a tiny cap, a model that calls tools forever stops after a bounded number of requests, exit 6', async () => {
     callToolsForever(freshGlob);
     const run = await runBhrain({
       args: ['ask', '--atom', 'qwen', '--max-budget-usd', '0.000001', '-o', 'json', 'loop forever'],
@@ -103,8 +103,8 @@ describe('issue 12 conventions: --max-budget-usd', () => {
   });
 });
 
-describe('issue 12 conventions: --max-wall-time', () => {
-  it('issue 12 conventions: --max-wall-time 1500ms stops a model that calls a slow tool forever, exit 6, well before 10 s', async () => {
+describe('conventions: --max-wall-time', () => {
+  it('conventions: --max-wall-time 1500ms stops a model that calls a slow tool forever, exit 6, well before 10 s', async () => {
     callToolsForever(() => ({
       toolCalls: [{ name: 'bash', input: { command: `sleep 0.3; echo ${Math.random().toString(36).slice(2)}` } }],
     }));
@@ -122,7 +122,7 @@ describe('issue 12 conventions: --max-wall-time', () => {
     expect(standin().requests.length).toBeLessThan(20);
   });
 
-  it('issue 12 conventions: a value that is not a duration (--max-wall-time soon) is exit 2, naming the flag', async () => {
+  it('conventions: a value that is not a duration (--max-wall-time soon) is exit 2, naming the flag', async () => {
     const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--max-wall-time', 'soon', 'hi'], cwd, env: envFor() });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--max-wall-time/);
@@ -130,8 +130,8 @@ describe('issue 12 conventions: --max-wall-time', () => {
   });
 });
 
-describe('issue 12 conventions: --base-url', () => {
-  it('issue 12 conventions: --base-url beats QWEN_BASE_URL (qwen, with /v1)', async () => {
+describe('conventions: --base-url', () => {
+  it('conventions: --base-url beats QWEN_BASE_URL (qwen, with /v1)', async () => {
     standin().script({ text: 'via the flag' });
     const run = await runBhrain({
       args: ['ask', '--atom', 'qwen', '--base-url', standin().openaiUrl, 'hi'],
@@ -144,7 +144,7 @@ describe('issue 12 conventions: --base-url', () => {
     expect(standin().requests[0].protocol).toBe('openai');
   });
 
-  it('issue 12 conventions: --base-url beats ANTHROPIC_BASE_URL, and claude takes the url with or without /v1 (and a trailing slash)', async () => {
+  it('conventions: --base-url beats ANTHROPIC_BASE_URL, and claude takes the url with or without /v1 (and a trailing slash)', async () => {
     for (const url of [standin().url, `${standin().url}/v1`, `${standin().url}/v1/`, `${standin().url}/`]) {
       standin().reset();
       standin().script({ text: 'via the flag' });
@@ -159,7 +159,7 @@ describe('issue 12 conventions: --base-url', () => {
     }
   });
 
-  it('issue 12 conventions: a value that is not an http(s) URL is exit 2, naming --base-url', async () => {
+  it('conventions: a value that is not an http(s) URL is exit 2, naming --base-url', async () => {
     for (const url of ['ftp://127.0.0.1/v1', 'localhost:8000']) {
       const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--base-url', url, 'hi'], cwd, env: envFor() });
       expect(run.code).toBe(2);
@@ -169,8 +169,8 @@ describe('issue 12 conventions: --base-url', () => {
   });
 });
 
-describe('issue 12 conventions: ANTHROPIC_AUTH_TOKEN', () => {
-  it('issue 12 conventions: with only ANTHROPIC_AUTH_TOKEN set, the request carries Authorization: Bearer <token>', async () => {
+describe('conventions: ANTHROPIC_AUTH_TOKEN', () => {
+  it('conventions: with only ANTHROPIC_AUTH_TOKEN set, the request carries Authorization: Bearer <token>', async () => {
     standin().script({ text: 'through the gateway' });
     const run = await runBhrain({
       args: ['ask', '--atom', 'claude/haiku', 'hi'],
@@ -182,7 +182,7 @@ describe('issue 12 conventions: ANTHROPIC_AUTH_TOKEN', () => {
     expect(warningLines(run.stderr)).toEqual([]);
   });
 
-  it('issue 12 conventions: with both the token and the key set, the token wins and stderr warns once', async () => {
+  it('conventions: with both the token and the key set, the token wins and stderr warns once', async () => {
     standin().script({ toolCalls: [{ name: 'glob', input: { pattern: '*.md' } }] }, { text: 'through the gateway' });
     const run = await runBhrain({
       args: ['ask', '--atom', 'claude/haiku', 'hi'],
@@ -198,8 +198,8 @@ describe('issue 12 conventions: ANTHROPIC_AUTH_TOKEN', () => {
   });
 });
 
-describe('issue 12 conventions: --include-partial', () => {
-  it('issue 12 conventions: with -o stream-json, TextDelta lines come before the result and concatenate to the answer', async () => {
+describe('conventions: --include-partial', () => {
+  it('conventions: with -o stream-json, TextDelta lines come before the result and concatenate to the answer', async () => {
     const answer = 'the retry policy is defined in src/atoms/withRetry.ts, with its defaults in src/atoms/constants.ts';
     standin().script({ text: answer });
     const run = await runBhrain({
@@ -221,7 +221,7 @@ describe('issue 12 conventions: --include-partial', () => {
     expect(deltas.map(({ event }) => event.text).join('')).toBe(answer);
   });
 
-  it('issue 12 conventions: --include-partial without -o stream-json is exit 2, saying so', async () => {
+  it('conventions: --include-partial without -o stream-json is exit 2, saying so', async () => {
     const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '-o', 'json', '--include-partial', 'hi'], cwd, env: envFor() });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--include-partial needs --output stream-json/);
@@ -229,8 +229,8 @@ describe('issue 12 conventions: --include-partial', () => {
   });
 });
 
-describe('issue 12 conventions: short flags', () => {
-  it('issue 12 conventions: -a qwen -i "task" -o json -q works like the long flags: exit 0, one JSON object, stderr empty', async () => {
+describe('conventions: short flags', () => {
+  it('conventions: -a qwen -i "task" -o json -q works like the long flags: exit 0, one JSON object, stderr empty', async () => {
     standin().script({ text: 'short and sweet' });
     const run = await runBhrain({ args: ['ask', '-a', 'qwen', '-i', 'say something', '-o', 'json', '-q'], cwd, env: envFor() });
     expect(run.code).toBe(0);
@@ -245,7 +245,7 @@ describe('issue 12 conventions: short flags', () => {
   });
 });
 
-describe('issue 12 conventions: colour on stderr', () => {
+describe('conventions: colour on stderr', () => {
   /** .what = one run with a tool call, so stderr has progress lines (a tool call, iterations) and a warning to colour */
   const runWithProgress = async (overrides: Record<string, string | undefined>) => {
     standin().script({ toolCalls: [{ name: 'glob', input: { pattern: '*.md' } }] }, { text: 'none found' });
@@ -260,17 +260,17 @@ describe('issue 12 conventions: colour on stderr', () => {
     return run;
   };
 
-  it('issue 12 conventions: piped stderr (no TTY) has no ANSI escapes', async () => {
+  it('conventions: piped stderr (no TTY) has no ANSI escapes', async () => {
     const run = await runWithProgress({});
     expect(hasAnsi(run.stderr)).toBe(false);
   });
 
-  it('issue 12 conventions: FORCE_COLOR=1 forces colour on a pipe', async () => {
+  it('conventions: FORCE_COLOR=1 forces colour on a pipe', async () => {
     const run = await runWithProgress({ FORCE_COLOR: '1' });
     expect(hasAnsi(run.stderr)).toBe(true);
   });
 
-  it('issue 12 conventions: NO_COLOR beats FORCE_COLOR: no ANSI escapes', async () => {
+  it('conventions: NO_COLOR beats FORCE_COLOR: no ANSI escapes', async () => {
     const run = await runWithProgress({ FORCE_COLOR: '1', NO_COLOR: '1' });
     expect(hasAnsi(run.stderr)).toBe(false);
   });

@@ -44,8 +44,8 @@ afterEach(async () => {
   await Promise.all(tmps.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-describe('issue 12 the main job in two commands: npm run demo', () => {
-  it('issue 12 demo: without a key or a network it runs bhrain act against the labelled scripted stand-in: tools, a denial, refs, one JSON object, exit 0, no temp dirs left', async () => {
+describe('the main job in two commands: npm run demo', () => {
+  it('demo: without a key or a network it runs bhrain act against the labelled scripted stand-in: tools, a denial, refs, one JSON object, exit 0, no temp dirs left', async () => {
     const run = await runDemo({ env: newcomerEnv(await genTmp()), offline: true });
     expect(run.code, run.stderr).toBe(0);
 
@@ -82,7 +82,7 @@ describe('issue 12 the main job in two commands: npm run demo', () => {
     expect(await readdir(tmp)).toEqual([]);
   }, 60_000);
 
-  it('issue 12 demo: with ANTHROPIC_API_KEY set the same task goes to the supplier the environment names, and stderr says so', async () => {
+  it('demo: with ANTHROPIC_API_KEY set the same task goes to the supplier the environment names, and stderr says so', async () => {
     // the "real supplier" is a stand-in the test owns, reached the way a real one is: the user's key and base URL
     standin().script({ text: 'done on the real supplier' });
     const env = { ...newcomerEnv(await genTmp()), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: standin().url };
@@ -98,7 +98,7 @@ describe('issue 12 the main job in two commands: npm run demo', () => {
     expect(await readdir(tmp)).toEqual([]);
   }, 60_000);
 
-  it('issue 12 demo: --standin uses the scripted stand-in even with a key set; an unknown argument is exit 2, naming it', async () => {
+  it('demo: --standin uses the scripted stand-in even with a key set; an unknown argument is exit 2, naming it', async () => {
     const forced = await runDemo({ env: { ...newcomerEnv(await genTmp()), ANTHROPIC_API_KEY: 'a-real-looking-key' }, args: ['--standin'] });
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stderr).toMatch(/SCRIPTED STAND-IN/);

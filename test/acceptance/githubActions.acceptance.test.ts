@@ -1,4 +1,4 @@
-// issue 33 item 2: GitHub conventions in the CLI (job summary, annotations, log groups), proved through the built CLI
+// GitHub conventions in the CLI (job summary, annotations, log groups), proved through the built CLI
 // against the stand-in, with stdout and stderr in one file as the runner's log has them (so their order is the real one)
 import { spawn } from 'node:child_process';
 import { mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -99,7 +99,7 @@ const scriptDeniedThenBudget = async () => {
   );
 };
 
-describe('issue 33 item 2: GitHub conventions in the CLI', () => {
+describe('GitHub conventions in the CLI', () => {
   it('a run denied once that stops on a budget: the summary has the answer, termination, cost, tokens, the denial, the commands and files; the log has ::warning:: and ::group:: lines', async () => {
     const run = await scriptDeniedThenBudget();
     expect(run.code).toBe(6);
@@ -120,7 +120,7 @@ describe('issue 33 item 2: GitHub conventions in the CLI', () => {
     expect(commands).toContain("$ cat <<'EOF'\n::add-mask::x");
     expect(commands).toContain('# exit 0');
     expect(commands).not.toContain('rm -rf');
-    // issue 33 item 4: the files come from the end-of-run audit (the working directory walked at start and end)
+    // the files come from the end-of-run audit (the working directory walked at start and end)
     expect(markdown).toContain('### Files changed in the working directory');
     expect(fencedBlockOf(markdown, 'Created (1):')).toBe('notes.txt');
     expect(markdown).toContain('Changed (0):\n\n_none_');

@@ -1,4 +1,4 @@
-// issue 32 hooks: Claude Code's hooks contract in `bhrain act`, through the built CLI as a child process, in real temp git
+// hooks: Claude Code's hooks contract in `bhrain act`, through the built CLI as a child process, in real temp git
 // repositories, against the stand-in; each hook is a real command (bash, jq, node) run by bhrain
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
@@ -71,8 +71,8 @@ fi
 exit 0
 `;
 
-describe('issue 32 hooks: acceptance', () => {
-  it('issue 32 hooks: a PostToolUse hook runs a linter after an edit, its complaint reaches the model in the next request, the model fixes it, and the hook is then quiet', async () => {
+describe('hooks: acceptance', () => {
+  it('hooks: a PostToolUse hook runs a linter after an edit, its complaint reaches the model in the next request, the model fixes it, and the hook is then quiet', async () => {
     const lint = await script('lint.sh', LINT_NO_VAR);
     await userSettings({ hooks: { PostToolUse: [{ matcher: 'Edit|Write', hooks: [{ type: 'command', command: lint, timeout: 30 }] }] } });
     standin().script(
@@ -116,7 +116,7 @@ describe('issue 32 hooks: acceptance', () => {
     expect(events(run.stdout).filter((event) => event.type === 'HookStarted')).toHaveLength(2);
   });
 
-  it('issue 32 hooks: a PreToolUse hook (matcher Bash, jq on tool_input.command) that exits 2 blocks git push: the model reads the reason, nothing is pushed', async () => {
+  it('hooks: a PreToolUse hook (matcher Bash, jq on tool_input.command) that exits 2 blocks git push: the model reads the reason, nothing is pushed', async () => {
     const remote = join(base, 'remote.git');
     execFileSync('git', ['init', '-q', '--bare', remote]);
     execFileSync('git', ['-C', repo, 'remote', 'add', 'origin', remote]);
@@ -138,7 +138,7 @@ describe('issue 32 hooks: acceptance', () => {
     expect(json.toolCalls.denials[0]).toMatchObject({ by: 'hook', reason: expect.stringMatching(/git push is not allowed/) });
   });
 
-  it('issue 32 hooks: a hook allow never overrides a deny rule', async () => {
+  it('hooks: a hook allow never overrides a deny rule', async () => {
     const allow = await script(
       'allow.sh',
       `#!/usr/bin/env bash\necho '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "permissionDecisionReason": "fine by the hook"}}'\n`,
@@ -156,8 +156,8 @@ describe('issue 32 hooks: acceptance', () => {
   });
 });
 
-describe('issue 32 hooks: input, environment, context', () => {
-  it('issue 32 hooks: a SessionStart and a UserPromptSubmit hook get the input on stdin and the project dir, never the supplier keys; their stdout is added context', async () => {
+describe('hooks: input, environment, context', () => {
+  it('hooks: a SessionStart and a UserPromptSubmit hook get the input on stdin and the project dir, never the supplier keys; their stdout is added context', async () => {
     const seen = join(base, 'seen');
     const hook = await script(
       'context.sh',
@@ -191,8 +191,8 @@ describe('issue 32 hooks: input, environment, context', () => {
   });
 });
 
-describe('issue 32 hooks: a hook that stops the run', () => {
-  it('issue 32 hooks: a UserPromptSubmit hook that exits 2 refuses the prompt: no request is made, the run ends terminated with exit 10 and the reason', async () => {
+describe('hooks: a hook that stops the run', () => {
+  it('hooks: a UserPromptSubmit hook that exits 2 refuses the prompt: no request is made, the run ends terminated with exit 10 and the reason', async () => {
     const block = await script(
       'no-prod.sh',
       '#!/usr/bin/env bash\nif jq -e \'.prompt | test("prod")\' >/dev/null; then echo "no prompts about prod" >&2; exit 2; fi\n',
@@ -209,8 +209,8 @@ describe('issue 32 hooks: a hook that stops the run', () => {
   });
 });
 
-describe('issue 32 hooks: hostile', () => {
-  it('issue 32 hooks: a project hook without approval never runs, and the user is told it was ignored and how to approve; with --trust-project it runs', async () => {
+describe('hooks: hostile', () => {
+  it('hooks: a project hook without approval never runs, and the user is told it was ignored and how to approve; with --trust-project it runs', async () => {
     const marker = join(base, 'ran');
     const hook = await script('mark.sh', `#!/usr/bin/env bash\necho ran >> ${marker}\nexit 2\n`);
     await projectSettings({
@@ -237,7 +237,7 @@ describe('issue 32 hooks: hostile', () => {
     await expect(readFile(join(repo, 'out2.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
   });
 
-  it('issue 32 hooks: a PreToolUse hook that hangs is stopped at its timeout with its whole process group, and the call is denied (fails closed)', async () => {
+  it('hooks: a PreToolUse hook that hangs is stopped at its timeout with its whole process group, and the call is denied (fails closed)', async () => {
     const tag = `hook-sleep-${process.pid}-${Date.now()}`;
     const hang = await script('hang.sh', `#!/usr/bin/env bash\nbash -c 'exec -a ${tag} sleep 300' &\nsleep 300\n`);
     await userSettings({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: hang, timeout: 1 }] }] } });
@@ -256,7 +256,7 @@ describe('issue 32 hooks: hostile', () => {
     expect(() => execFileSync('pgrep', ['-f', tag])).toThrow();
   });
 
-  it('issue 32 hooks: a PreToolUse hook that exits 137 (or is SIGKILLed) is a failed hook: the call is denied, the run ends clearly', async () => {
+  it('hooks: a PreToolUse hook that exits 137 (or is SIGKILLed) is a failed hook: the call is denied, the run ends clearly', async () => {
     const crash = await script('crash.sh', '#!/usr/bin/env bash\nexit 137\n');
     const killed = await script('killed.sh', '#!/usr/bin/env bash\nkill -9 $$\n');
     await userSettings({
@@ -286,7 +286,7 @@ describe('issue 32 hooks: hostile', () => {
     );
   });
 
-  it('issue 32 hooks: a PostToolUse hook that prints 100 MB on each stream leaves the run bounded: the model gets a bounded complaint, the run completes', async () => {
+  it('hooks: a PostToolUse hook that prints 100 MB on each stream leaves the run bounded: the model gets a bounded complaint, the run completes', async () => {
     const flood = await script(
       'flood.sh',
       '#!/usr/bin/env bash\nhead -c 100000000 /dev/zero | tr "\\0" o\nhead -c 100000000 /dev/zero | tr "\\0" e >&2\nexit 2\n',
@@ -317,8 +317,8 @@ describe('issue 32 hooks: hostile', () => {
   });
 });
 
-describe('issue 32 hooks: a bad hooks config', () => {
-  it('issue 32 hooks: a hook that is not a command, or a matcher that is not a regex, is exit 2 naming the file and the key, before any request', async () => {
+describe('hooks: a bad hooks config', () => {
+  it('hooks: a hook that is not a command, or a matcher that is not a regex, is exit 2 naming the file and the key, before any request', async () => {
     await userSettings({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'prompt', prompt: 'is this ok?' }] }] } });
     const run = await act(['hi']);
     expect(run.code).toBe(2);
@@ -337,8 +337,8 @@ describe('issue 32 hooks: a bad hooks config', () => {
   });
 });
 
-describe('issue 32 hooks: the docs example', () => {
-  it("issue 32 hooks: the Claude Code docs' bash command-logging hook (readme.md, docs/hooks.md) works unchanged", async () => {
+describe('hooks: the docs example', () => {
+  it("hooks: the Claude Code docs' bash command-logging hook (readme.md, docs/hooks.md) works unchanged", async () => {
     const exampleIn = async (file: string) =>
       /<!-- claude-code-example -->\s*```json\n([\s\S]*?)```/.exec(await readFile(join(PACKAGE_ROOT, file), 'utf8'))![1];
     const example = await exampleIn('docs/hooks.md');

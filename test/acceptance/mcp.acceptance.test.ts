@@ -1,4 +1,4 @@
-// issue 16: MCP servers as toolboxes, end to end: `bhrain act --mcp-config f.json` through the built CLI as a child
+// MCP servers as toolboxes, end to end: `bhrain act --mcp-config f.json` through the built CLI as a child
 // process, with real MCP servers from node_modules (server-everything, stdio) and the stand-in as the model
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -67,8 +67,8 @@ const mcpConfig = async (servers: Record<string, unknown>, name = `mcp-${randomU
 const offered = (request: StandinRequest): string[] =>
   ((request.body as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map((tool) => tool.function.name);
 
-describe('issue 16 CLI: an MCP tool call through `bhrain act --mcp-config`', () => {
-  it('issue 16 a call whose result reaches the model: the stand-in calls mcp__everything__echo, sees "Echo: …" in its next request, and no server process is left', async () => {
+describe('CLI: an MCP tool call through `bhrain act --mcp-config`', () => {
+  it('a call whose result reaches the model: the stand-in calls mcp__everything__echo, sees "Echo: …" in its next request, and no server process is left', async () => {
     const marker = randomUUID();
     // ${VAR} is expanded from bhrain's environment, as Claude Code does: the marker reaches the server only that way
     const config = await mcpConfig({ everything: { ...everything('${TEST_MARKER}'), args: [EVERYTHING, '${TEST_TRANSPORT:-stdio}'] } });
@@ -87,7 +87,7 @@ describe('issue 16 CLI: an MCP tool call through `bhrain act --mcp-config`', () 
     expect(await findMarked(marker)).toEqual([]);
   });
 
-  it('issue 33 item 4: the end-of-run audit counts each MCP tool called (mcp__server__tool), with its calls', async () => {
+  it('the end-of-run audit counts each MCP tool called (mcp__server__tool), with its calls', async () => {
     const config = await mcpConfig({ everything: everything(randomUUID()) });
     standin().script(
       {
@@ -107,7 +107,7 @@ describe('issue 16 CLI: an MCP tool call through `bhrain act --mcp-config`', () 
     expect(JSON.parse(run.stdout).audit.tools).toEqual([{ tool: 'mcp__everything__echo', calls: 2, failed: 0, denied: 0 }]);
   });
 
-  it('issue 16 limits: a huge MCP result goes through the same truncation and spill as built-in tools', async () => {
+  it('limits: a huge MCP result goes through the same truncation and spill as built-in tools', async () => {
     const config = await mcpConfig({ everything: everything(randomUUID()) });
     // one line per entry, so the cut (at line boundaries) keeps both ends; 60 000 chars is twice the 30 000 cap
     const message = Array.from({ length: 3_000 }, (_, index) => `line ${String(index).padStart(5, '0')} ${'x'.repeat(8)}`).join('\n');
@@ -134,7 +134,7 @@ describe('issue 16 CLI: an MCP tool call through `bhrain act --mcp-config`', () 
     expect(await readFile(join(record, 'spill', spilled[0]), 'utf8')).toBe(`Echo: ${message}`);
   });
 
-  it('issue 16 permissions: a rule denying mcp__everything__* denies the call, and the model is told', async () => {
+  it('permissions: a rule denying mcp__everything__* denies the call, and the model is told', async () => {
     const config = await mcpConfig({ everything: everything(randomUUID()) });
     const rules = join(base, 'rules.json');
     await writeJson(rules, { allow: ['read', 'mcp__*'], deny: ['mcp__everything__*'] });
@@ -155,7 +155,7 @@ describe('issue 16 CLI: an MCP tool call through `bhrain act --mcp-config`', () 
     expect(toModel).not.toContain('Echo: x');
   });
 
-  it('issue 16 permissions: with an allow rule `mcp__everything__echo` the same call runs (the deny above is the rule, not the setup)', async () => {
+  it('permissions: with an allow rule `mcp__everything__echo` the same call runs (the deny above is the rule, not the setup)', async () => {
     const config = await mcpConfig({ everything: everything(randomUUID()) });
     const rules = join(base, 'rules.json');
     await writeJson(rules, { allow: ['mcp__everything__echo'] });
@@ -169,7 +169,7 @@ describe('issue 16 CLI: an MCP tool call through `bhrain act --mcp-config`', () 
     expect(JSON.stringify(standin().requests[1].body)).toContain('Echo: allowed');
   });
 
-  it('issue 31 permissions: readOnly and ask start the servers and offer only the tools each marks read-only (readOnlyHint), which run; no server outlives the run', async () => {
+  it('permissions: readOnly and ask start the servers and offer only the tools each marks read-only (readOnlyHint), which run; no server outlives the run', async () => {
     const marker = randomUUID();
     const config = await mcpConfig({ everything: everything(marker) });
     standin().script(
@@ -200,8 +200,8 @@ describe('issue 16 CLI: an MCP tool call through `bhrain act --mcp-config`', () 
   });
 });
 
-describe('issue 16 CLI: where servers come from', () => {
-  it("issue 16 --strict-mcp-config: only the flag's files; without it the repository's approved .mcp.json is read too", async () => {
+describe('CLI: where servers come from', () => {
+  it("--strict-mcp-config: only the flag's files; without it the repository's approved .mcp.json is read too", async () => {
     await writeJson(join(repo, '.mcp.json'), { mcpServers: { project: everything(randomUUID()) } });
     await writeJson(join(userConfig, 'settings.json'), { enabledMcpjsonServers: ['project'] });
     const config = await mcpConfig({ everything: everything(randomUUID()) });
@@ -220,7 +220,7 @@ describe('issue 16 CLI: where servers come from', () => {
     expect(looseTools).toContain('mcp__everything__echo');
   });
 
-  it('issue 16 security: a project .mcp.json not approved in the user settings is skipped with a notice; approved, it starts', async () => {
+  it('security: a project .mcp.json not approved in the user settings is skipped with a notice; approved, it starts', async () => {
     const marker = randomUUID();
     await writeJson(join(repo, '.mcp.json'), { mcpServers: { proj: everything(marker) } });
     standin().script({ text: 'skipped' }, { text: 'started' });
@@ -243,7 +243,7 @@ describe('issue 16 CLI: where servers come from', () => {
     expect(await findMarked(marker)).toEqual([]);
   });
 
-  it('issue 16 security: a project settings file cannot approve its own servers (exit 2, naming the file and the key)', async () => {
+  it('security: a project settings file cannot approve its own servers (exit 2, naming the file and the key)', async () => {
     await writeJson(join(repo, '.bhrain', 'settings.json'), {
       enableAllProjectMcpServers: true,
       mcpServers: { proj: everything(randomUUID()) },
@@ -256,7 +256,7 @@ describe('issue 16 CLI: where servers come from', () => {
     expect(standin().requests).toHaveLength(0);
   });
 
-  it('issue 16 config: a bad --mcp-config file is exit 2 naming the file and the key, before any model request', async () => {
+  it('config: a bad --mcp-config file is exit 2 naming the file and the key, before any model request', async () => {
     const config = await mcpConfig({ everything: { command: 'node', args: 'not-a-list' }, other: { type: 'sse', url: 'http://x' } });
     const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--mcp-config', config, '--input', 'hi'], cwd: repo, env: envFor() });
     expect(run.code).toBe(2);
@@ -266,8 +266,8 @@ describe('issue 16 CLI: where servers come from', () => {
   });
 });
 
-describe('issue 16 CLI: lifecycle', () => {
-  it('issue 16 a server that never starts (bad command): stderr names it, the run goes on with the others (exit 0); with --mcp-required, exit 2 before any model request', async () => {
+describe('CLI: lifecycle', () => {
+  it('a server that never starts (bad command): stderr names it, the run goes on with the others (exit 0); with --mcp-required, exit 2 before any model request', async () => {
     const config = await mcpConfig({ broken: { command: join(base, 'no-such-server') }, everything: everything(randomUUID()) });
     standin().script({ text: 'went on' });
     const goesOn = await runBhrain({ args: ['act', '--atom', 'qwen', '--mcp-config', config, '--input', 'hi'], cwd: repo, env: envFor() });
@@ -286,7 +286,7 @@ describe('issue 16 CLI: lifecycle', () => {
     expect(standin().requests).toHaveLength(1);
   });
 
-  it('issue 16 a slow start past MCP_TIMEOUT fails that server by name, and its process is gone', async () => {
+  it('a slow start past MCP_TIMEOUT fails that server by name, and its process is gone', async () => {
     const marker = randomUUID();
     const slow = join(base, 'slow-server.mjs');
     await writeFile(slow, 'setTimeout(() => {}, 60_000);\n');
@@ -305,7 +305,7 @@ describe('issue 16 CLI: lifecycle', () => {
   });
 
   it.each(['SIGINT', 'SIGTERM'] as const)(
-    'issue 16 no server process is left after %s (sent while an MCP tool call is in flight): exit 130',
+    'no server process is left after %s (sent while an MCP tool call is in flight): exit 130',
     async (signal) => {
       const marker = randomUUID();
       const config = await mcpConfig({ everything: everything(marker) });
@@ -337,7 +337,7 @@ describe('issue 16 CLI: lifecycle', () => {
     },
   );
 
-  it('issue 16 no server process is left after SIGTERM while the model is stalled', async () => {
+  it('no server process is left after SIGTERM while the model is stalled', async () => {
     const marker = randomUUID();
     const config = await mcpConfig({ everything: everything(marker) });
     standin().script({ stall: 'text' });

@@ -1,4 +1,4 @@
-// issue 32 item 4: `bhrain mcp serve`, bhrain as an MCP server over stdio, driven by the MCP SDK's own client spawning
+// `bhrain mcp serve`, bhrain as an MCP server over stdio, driven by the MCP SDK's own client spawning
 // the built CLI (bin/bhrain), with the stand-in as the model of every run
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, realpath, stat, symlink, writeFile } from 'node:fs/promises';
@@ -87,8 +87,8 @@ const connect = async (args: string[] = ['--atom', 'qwen']) => {
 const structured = (result: unknown): BhrainToolResult => (result as CallToolResult).structuredContent as unknown as BhrainToolResult;
 const textOf = (result: unknown): string => ((result as CallToolResult).content[0] as { text: string }).text;
 
-describe('issue 32 item 4: `bhrain mcp serve` with the MCP SDK client', () => {
-  it('issue 32 mcp serve: lists ask, act and continue with honest annotations and one result schema', async () => {
+describe('`bhrain mcp serve` with the MCP SDK client', () => {
+  it('mcp serve: lists ask, act and continue with honest annotations and one result schema', async () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
@@ -111,7 +111,7 @@ describe('issue 32 item 4: `bhrain mcp serve` with the MCP SDK client', () => {
     expect(byName.continue.inputSchema.required).toContain('ref');
   });
 
-  it('issue 32 mcp serve: ask answers with the answer, termination, refs and cost as structured content, offering the model only read-only tools, with progress notifications', async () => {
+  it('mcp serve: ask answers with the answer, termination, refs and cost as structured content, offering the model only read-only tools, with progress notifications', async () => {
     const { client } = await connect();
     standin().script({ text: 'the retry policy is in src/retry.ts' });
     const progress: Progress[] = [];
@@ -147,7 +147,7 @@ describe('issue 32 item 4: `bhrain mcp serve` with the MCP SDK client', () => {
     expect(progress.map((each) => each.progress)).toEqual(progress.map((_, index) => index + 1));
   });
 
-  it('issue 32 mcp serve: act writes a file in the cwd it is given within the root, and continue on its series ref carries the conversation on', async () => {
+  it('mcp serve: act writes a file in the cwd it is given within the root, and continue on its series ref carries the conversation on', async () => {
     const { client } = await connect();
     standin().script(
       { toolCalls: [{ name: 'write', input: { path: 'notes.md', content: '# notes\n' } }] },
@@ -178,7 +178,7 @@ describe('issue 32 item 4: `bhrain mcp serve` with the MCP SDK client', () => {
     expect(structured(continued).refs.series).not.toBe(series);
   });
 
-  it('issue 32 mcp serve: calls in flight at once each get their own run and answer', async () => {
+  it('mcp serve: calls in flight at once each get their own run and answer', async () => {
     const { client } = await connect();
     // each run's model answers with the prompt it was given: a mix-up between runs shows
     standin().respond = (request) => ({ text: `answer to ${JSON.stringify(request.body.messages).match(/question (\d)/)?.[0]}` });
@@ -206,8 +206,8 @@ describe('issue 32 item 4: `bhrain mcp serve` with the MCP SDK client', () => {
   });
 });
 
-describe('issue 32 item 4: `bhrain mcp serve` bounds every call', () => {
-  it('issue 32 mcp serve: a cwd outside the root, or a symlink inside it that leads out, is a tool error naming the root, and no model request is made', async () => {
+describe('`bhrain mcp serve` bounds every call', () => {
+  it('mcp serve: a cwd outside the root, or a symlink inside it that leads out, is a tool error naming the root, and no model request is made', async () => {
     const { client } = await connect();
     const outside = await mkdtemp(join(tmpdir(), 'bhrain-outside-'));
     await symlink(outside, join(root, 'escape'));
@@ -223,7 +223,7 @@ describe('issue 32 item 4: `bhrain mcp serve` bounds every call', () => {
     expect(standin().requests).toHaveLength(0);
   });
 
-  it('issue 32 mcp serve: continue on an @file ref reads an exported ref within the root, and refuses a file outside it without reading it', async () => {
+  it('mcp serve: continue on an @file ref reads an exported ref within the root, and refuses a file outside it without reading it', async () => {
     const { client } = await connect();
     standin().script({ text: 'first answer' }, { text: 'second answer' });
     const first = structured(await client.callTool({ name: 'ask', arguments: { prompt: 'first?' } }));
@@ -248,7 +248,7 @@ describe('issue 32 item 4: `bhrain mcp serve` bounds every call', () => {
     expect(standin().requests).toHaveLength(2);
   });
 
-  it("issue 32 mcp serve: a client's permission only tightens: readOnly denies act's write, allowAll does not loosen a server started with --permission readOnly", async () => {
+  it("mcp serve: a client's permission only tightens: readOnly denies act's write, allowAll does not loosen a server started with --permission readOnly", async () => {
     const narrowed = await connect();
     standin().script({ toolCalls: [{ name: 'write', input: { path: 'a.txt', content: 'a' } }] }, { text: 'could not write' });
     const denied = await narrowed.client.callTool({ name: 'act', arguments: { prompt: 'write a.txt', permission: 'readOnly' } });
@@ -271,7 +271,7 @@ describe('issue 32 item 4: `bhrain mcp serve` bounds every call', () => {
     await expect(readFile(join(root, 'c.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
   });
 
-  it("issue 32 mcp serve: a client's budget only lowers the server's: maxIterations 1 stops a run the server would let go on, as a tool error with the partial run's refs", async () => {
+  it("mcp serve: a client's budget only lowers the server's: maxIterations 1 stops a run the server would let go on, as a tool error with the partial run's refs", async () => {
     const { client } = await connect(['--atom', 'qwen', '--max-iterations', '5']);
     standin().script(
       { toolCalls: [{ name: 'read', input: { path: 'nothing.txt' } }] },
@@ -286,7 +286,7 @@ describe('issue 32 item 4: `bhrain mcp serve` bounds every call', () => {
     expect(standin().requests).toHaveLength(1);
   });
 
-  it('issue 32 mcp serve: a bad atom is a tool error naming it; the server goes on serving', async () => {
+  it('mcp serve: a bad atom is a tool error naming it; the server goes on serving', async () => {
     const { client } = await connect();
     const bad = await client.callTool({ name: 'ask', arguments: { prompt: 'hi', atom: 'gpt/none' } });
     expect(bad.isError).toBe(true);
@@ -298,8 +298,8 @@ describe('issue 32 item 4: `bhrain mcp serve` bounds every call', () => {
   });
 });
 
-describe('issue 32 item 4: `bhrain mcp serve` stops runs as asked, and refuses bad flags', () => {
-  it('issue 32 mcp serve: a cancelled call stops its run: the bash command it ran is killed, the run is recorded as interrupted, and the server serves the next call', async () => {
+describe('`bhrain mcp serve` stops runs as asked, and refuses bad flags', () => {
+  it('mcp serve: a cancelled call stops its run: the bash command it ran is killed, the run is recorded as interrupted, and the server serves the next call', async () => {
     const { client } = await connect();
     // a sleep of a length nothing else uses, so the process table shows whether it survived
     standin().script({ toolCalls: [{ name: 'bash', input: { command: 'sleep 30.0533' } }] }, { text: 'never reached' });
@@ -327,7 +327,7 @@ describe('issue 32 item 4: `bhrain mcp serve` stops runs as asked, and refuses b
     expect(textOf(await client.callTool({ name: 'ask', arguments: { prompt: 'hi' } }))).toBe('next one');
   });
 
-  it('issue 32 mcp serve: the client closing stdin stops a run in flight and the server exits 0, leaving no process', async () => {
+  it('mcp serve: the client closing stdin stops a run in flight and the server exits 0, leaving no process', async () => {
     const { client, transport, stderr } = await connect();
     standin().script({ toolCalls: [{ name: 'bash', input: { command: 'sleep 30.0619' } }] }, { text: 'never reached' });
     const call = client.callTool({ name: 'act', arguments: { prompt: 'wait a while' } });
@@ -340,7 +340,7 @@ describe('issue 32 item 4: `bhrain mcp serve` stops runs as asked, and refuses b
     expect(stderr()).toMatch(/stopping \(the client closed stdin\); 1 run\(s\) in flight are stopped/);
   });
 
-  it('issue 32 mcp serve: SIGTERM stops a run in flight (its bash command killed, its record interrupted) and the server exits 0', async () => {
+  it('mcp serve: SIGTERM stops a run in flight (its bash command killed, its record interrupted) and the server exits 0', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [join(PACKAGE_ROOT, 'bin', 'bhrain'), 'mcp', 'serve', '--atom', 'qwen'],
@@ -365,7 +365,7 @@ describe('issue 32 item 4: `bhrain mcp serve` stops runs as asked, and refuses b
     expect(JSON.parse(await readFile(join(home, 'runs', ids[0], 'meta.json'), 'utf8'))).toMatchObject({ termination: 'interrupted' });
   });
 
-  it('issue 32 mcp serve: a bad flag or root is exit 2 before serving, and --help names the tools', async () => {
+  it('mcp serve: a bad flag or root is exit 2 before serving, and --help names the tools', async () => {
     const cwd = base;
     const badRoot = await runBhrain({ args: ['mcp', 'serve', '--root', join(base, 'nope')], cwd, env: envFor() });
     expect(badRoot.code).toBe(2);

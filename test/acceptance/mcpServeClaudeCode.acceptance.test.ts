@@ -1,4 +1,4 @@
-// issue 32 item 4: the real Claude Code CLI as the MCP client of `bhrain mcp serve`, configured with the snippets of
+// the real Claude Code CLI as the MCP client of `bhrain mcp serve`, configured with the snippets of
 // docs/mcp.md as written (`claude mcp add ...`, and the .mcp.json block through --mcp-config), offline: Claude Code's
 // model requests and bhrain's own both go to the one stand-in, which tells them apart by the tools they offer
 import { execFile } from 'node:child_process';
@@ -113,8 +113,8 @@ const expectAnswerThroughBhrain = async (run: { code: number | null; stdout: str
   expect(meta).toMatchObject({ skill: 'ask', termination: 'complete', atom: 'claude/haiku' });
 };
 
-describe('issue 32 item 4: Claude Code calls bhrain over MCP (`bhrain mcp serve`)', () => {
-  it("issue 32 mcp serve with Claude Code: after the docs' `claude mcp add`, `claude -p` calls mcp__bhrain__ask and its answer holds what bhrain answered", async () => {
+describe('Claude Code calls bhrain over MCP (`bhrain mcp serve`)', () => {
+  it("mcp serve with Claude Code: after the docs' `claude mcp add`, `claude -p` calls mcp__bhrain__ask and its answer holds what bhrain answered", async () => {
     standin().respond = respond;
     const world = await genWorld();
     const [add] = (await docsSnippets('sh')).filter((code) => code.startsWith('claude mcp add'));
@@ -126,7 +126,7 @@ describe('issue 32 item 4: Claude Code calls bhrain over MCP (`bhrain mcp serve`
     await expectAnswerThroughBhrain(run, world.env.BHRAIN_HOME);
   });
 
-  it("issue 32 mcp serve with Claude Code: the docs' .mcp.json block, given to `claude -p --mcp-config`, serves mcp__bhrain__ask the same way", async () => {
+  it("mcp serve with Claude Code: the docs' .mcp.json block, given to `claude -p --mcp-config`, serves mcp__bhrain__ask the same way", async () => {
     standin().respond = respond;
     const world = await genWorld();
     const [config] = (await docsSnippets('json')).filter((code) => code.includes('"mcp", "serve"'));

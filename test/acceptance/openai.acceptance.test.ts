@@ -1,4 +1,4 @@
-// issue 35 done-when: `bhrain act --atom openai/<model>` end to end against the stand-in (which answers as OpenAI's API
+// done-when: `bhrain act --atom openai/<model>` end to end against the stand-in (which answers as OpenAI's API
 // does), with the cost and the tokens in the JSON, and `bhrain config` saying where the key comes from
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -32,8 +32,8 @@ const envFor = (overrides: Record<string, string | undefined> = {}) =>
     },
   );
 
-describe('issue 35 openai: bhrain act --atom openai/<model> end to end', () => {
-  it('issue 35 openai: bhrain act --atom openai/gpt-5-mini --thinking 8000 reads a file and answers; the JSON holds the tokens (reasoning apart) and the cost at the list price', async () => {
+describe('openai: bhrain act --atom openai/<model> end to end', () => {
+  it('openai: bhrain act --atom openai/gpt-5-mini --thinking 8000 reads a file and answers; the JSON holds the tokens (reasoning apart) and the cost at the list price', async () => {
     standin().script(
       { toolCalls: [{ id: 'call_read1', name: 'read', input: { path: 'a.ts' } }], usage: { reasoningTokens: 120 } },
       { text: 'a.ts exports a = 1.', usage: { outputTokens: 8, reasoningTokens: 30 } },
@@ -77,7 +77,7 @@ describe('issue 35 openai: bhrain act --atom openai/<model> end to end', () => {
     expect(meta.atom).toBe('openai/gpt-5-mini');
   });
 
-  it("issue 35 openai: an unknown model runs priced null (a warning says so); a refusal is exit 9 with the model's words", async () => {
+  it("openai: an unknown model runs priced null (a warning says so); a refusal is exit 9 with the model's words", async () => {
     standin().script({ text: 'fine' }, { refusal: "I'm sorry, but I can't help with that." });
     const unknown = await runBhrain({ args: ['ask', '--atom', 'openai/gpt-9-preview', '--output', 'json', 'hi'], cwd, env: envFor() });
     expect(unknown.code).toBe(0);
@@ -93,7 +93,7 @@ describe('issue 35 openai: bhrain act --atom openai/<model> end to end', () => {
     });
   });
 
-  it('issue 35 openai: without OPENAI_API_KEY the run fails before any request, naming the variable (a qwen key is not used)', async () => {
+  it('openai: without OPENAI_API_KEY the run fails before any request, naming the variable (a qwen key is not used)', async () => {
     const run = await runBhrain({
       args: ['ask', '--atom', 'openai/gpt-5', 'hi'],
       cwd,
@@ -104,7 +104,7 @@ describe('issue 35 openai: bhrain act --atom openai/<model> end to end', () => {
     expect(standin().requests).toHaveLength(0);
   });
 
-  it('issue 35 openai: --thinking a model cannot take is exit 2 before any request, naming the flag', async () => {
+  it('openai: --thinking a model cannot take is exit 2 before any request, naming the flag', async () => {
     const budget = await runBhrain({ args: ['ask', '--atom', 'openai/gpt-4.1', '--thinking', '2000', 'hi'], cwd, env: envFor() });
     expect(budget.code).toBe(2);
     expect(budget.stderr).toMatch(/--thinking 2000: gpt-4\.1 is not a reasoning model/);
@@ -114,7 +114,7 @@ describe('issue 35 openai: bhrain act --atom openai/<model> end to end', () => {
     expect(standin().requests).toHaveLength(0);
   });
 
-  it('issue 35 openai: bhrain config shows where the key and the endpoint come from (never the key itself), or which variable to set', async () => {
+  it('openai: bhrain config shows where the key and the endpoint come from (never the key itself), or which variable to set', async () => {
     const set = await runBhrain({ args: ['config', '--atom', 'openai/gpt-5'], cwd, env: envFor() });
     expect(set.code).toBe(0);
     expect(set.stdout).toContain('key of openai: env:OPENAI_API_KEY (its value is not shown)');

@@ -1,4 +1,4 @@
-// issue 13: project instructions (AGENTS.md, CLAUDE.md), the system prompt flags and the git line, through the built CLI
+// project instructions (AGENTS.md, CLAUDE.md), the system prompt flags and the git line, through the built CLI
 // as a child process, in real temp git repositories, against the stand-in
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
@@ -42,8 +42,8 @@ const envFor = (overrides: Record<string, string | undefined> = {}) =>
 
 const firstSystem = () => systemOf(standin().requests[0]);
 
-describe('issue 13 project instructions: AGENTS.md and CLAUDE.md reach the model', () => {
-  it('issue 13 project instructions: AGENTS.md at the root and in a subdir both reach the model, root → subdir, when run from the subdir (and the user-level one first)', async () => {
+describe('project instructions: AGENTS.md and CLAUDE.md reach the model', () => {
+  it('project instructions: AGENTS.md at the root and in a subdir both reach the model, root → subdir, when run from the subdir (and the user-level one first)', async () => {
     await writeFile(join(userConfig, 'CLAUDE.md'), 'USER-RULE: be brief\n');
     standin().script({ text: 'ok' });
     const run = await runBhrain({ args: ['ask', '--atom', 'qwen', 'hi'], cwd: sub, env: envFor() });
@@ -61,7 +61,7 @@ describe('issue 13 project instructions: AGENTS.md and CLAUDE.md reach the model
     expect(JSON.stringify(conversation)).not.toContain('ROOT-RULE');
   });
 
-  it('issue 13 project instructions: --no-project-instructions removes them (the git line stays)', async () => {
+  it('project instructions: --no-project-instructions removes them (the git line stays)', async () => {
     await writeFile(join(userConfig, 'AGENTS.md'), 'USER-RULE\n');
     standin().script({ text: 'ok' });
     const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--no-project-instructions', 'hi'], cwd: sub, env: envFor() });
@@ -70,7 +70,7 @@ describe('issue 13 project instructions: AGENTS.md and CLAUDE.md reach the model
     expect(firstSystem()).toContain(`It is in the git repository ${repo}`);
   });
 
-  it('issue 13 project instructions: a rule from AGENTS.md survives a compaction: the request after it still carries the rule in its system prompt', async () => {
+  it('project instructions: a rule from AGENTS.md survives a compaction: the request after it still carries the rule in its system prompt', async () => {
     // an unknown qwen model: a 32k window, compacted at 80%; each file read is ~7k tokens
     for (let n = 1; n <= 8; n++) await writeFile(join(repo, `big${n}.txt`), `${`file ${n} `.padEnd(70, 'x')}\n`.repeat(380));
     let summarized = false;
@@ -104,7 +104,7 @@ describe('issue 13 project instructions: AGENTS.md and CLAUDE.md reach the model
     expect(events.at(-1)).toMatchObject({ type: 'result', output: 'done' });
   });
 
-  it('issue 13 project instructions: over the 32 KiB cap the block says where a file was cut, and a warning says so on stderr and in the JSON', async () => {
+  it('project instructions: over the 32 KiB cap the block says where a file was cut, and a warning says so on stderr and in the JSON', async () => {
     await writeFile(join(sub, 'AGENTS.md'), `SUB-RULE first line\n${'y'.repeat(39_979)}\n`); // 40,000 bytes
     standin().script({ text: 'ok' });
     const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '-o', 'json', 'hi'], cwd: sub, env: envFor() });
@@ -120,8 +120,8 @@ describe('issue 13 project instructions: AGENTS.md and CLAUDE.md reach the model
   });
 });
 
-describe('issue 13 project instructions: --append-system-prompt and --system-prompt-file', () => {
-  it('issue 13 project instructions: --system-prompt-file and then --append-system-prompt reach the model, at the end of the system prompt', async () => {
+describe('project instructions: --append-system-prompt and --system-prompt-file', () => {
+  it('project instructions: --system-prompt-file and then --append-system-prompt reach the model, at the end of the system prompt', async () => {
     await writeFile(join(repo, 'extra-prompt.md'), 'FROM-THE-FILE: prefer small diffs\n');
     standin().script({ text: 'ok' });
     const run = await runBhrain({
@@ -144,7 +144,7 @@ describe('issue 13 project instructions: --append-system-prompt and --system-pro
     );
   });
 
-  it('issue 13 project instructions: a secret of the environment in AGENTS.md or --append-system-prompt never reaches the model', async () => {
+  it('project instructions: a secret of the environment in AGENTS.md or --append-system-prompt never reaches the model', async () => {
     const secret = 'sk-test-0123456789abcdef';
     await writeFile(join(repo, 'AGENTS.md'), `deploy with ${secret}\n`);
     standin().script({ text: 'ok' });
@@ -158,7 +158,7 @@ describe('issue 13 project instructions: --append-system-prompt and --system-pro
     expect(JSON.stringify(standin().requests[0].body)).not.toContain(secret);
   });
 
-  it('issue 13 project instructions: a missing --system-prompt-file is exit 2 naming the flag, before any request', async () => {
+  it('project instructions: a missing --system-prompt-file is exit 2 naming the flag, before any request', async () => {
     const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--system-prompt-file', 'nope.md', 'hi'], cwd: sub, env: envFor() });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--system-prompt-file nope.md: not a readable file (ENOENT); give the path of a text file');
@@ -166,8 +166,8 @@ describe('issue 13 project instructions: --append-system-prompt and --system-pro
   });
 });
 
-describe('issue 13 git awareness: the git line in the system prompt', () => {
-  it('issue 13 git awareness: a repo with a change and an untracked file: the root, the branch and the counts, never a file name', async () => {
+describe('git awareness: the git line in the system prompt', () => {
+  it('git awareness: a repo with a change and an untracked file: the root, the branch and the counts, never a file name', async () => {
     await writeFile(join(repo, 'tracked.txt'), 'v2\n');
     await writeFile(join(repo, 'secret-plan.txt'), 'untracked\n');
     standin().script({ text: 'ok' });
@@ -179,7 +179,7 @@ describe('issue 13 git awareness: the git line in the system prompt', () => {
     expect(firstSystem()).not.toMatch(/secret-plan|tracked\.txt/);
   });
 
-  it('issue 13 git awareness: outside a repository there is no git line (and only the cwd is read for AGENTS.md)', async () => {
+  it('git awareness: outside a repository there is no git line (and only the cwd is read for AGENTS.md)', async () => {
     const outside = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-no-repo-')));
     await writeFile(join(outside, 'AGENTS.md'), 'HERE-RULE\n');
     standin().script({ text: 'ok' });

@@ -1,4 +1,4 @@
-// issue 14 item 1: a qwen3-coder text tool call, recovered by the qwen atom, proved through the built CLI against the stand-in
+// a qwen3-coder text tool call, recovered by the qwen atom, proved through the built CLI against the stand-in
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,8 +39,8 @@ const CONTENT =
 const callText = (content: string) =>
   `I will write the notes.\n<tool_call>\n<function=write>\n<parameter=path>\nnotes.md\n</parameter>\n<parameter=content>\n${content}\n</parameter>\n</function>\n</tool_call>`;
 
-describe('issue 14 item 1: qwen <tool_call> text recovery, end to end', () => {
-  it('issue 14 item 1: a qwen3-coder write whose content holds </parameter>, </function> and a whole <tool_call> block writes the content exactly', async () => {
+describe('qwen <tool_call> text recovery, end to end', () => {
+  it('a qwen3-coder write whose content holds </parameter>, </function> and a whole <tool_call> block writes the content exactly', async () => {
     standin().script({ text: callText(CONTENT) }, { text: 'wrote notes.md' });
     const run = await runBhrain({ args: ['act', '--atom', 'qwen', 'write the notes'], cwd, env: envFor() });
     expect(run.stderr).not.toMatch(/error/i);
@@ -54,7 +54,7 @@ describe('issue 14 item 1: qwen <tool_call> text recovery, end to end', () => {
     expect(second.messages.some((message) => message.role === 'tool')).toBe(true);
   });
 
-  it('issue 14 item 1: a write whose content has no </parameter> is not run: the model is told, and no file is written', async () => {
+  it('a write whose content has no </parameter> is not run: the model is told, and no file is written', async () => {
     const cut =
       'I will write.\n<tool_call>\n<function=write>\n<parameter=path>\nnotes.md\n</parameter>\n<parameter=content>\nline one\nline tw';
     standin().script({ text: cut }, { text: 'I will try again later' });
@@ -67,8 +67,8 @@ describe('issue 14 item 1: qwen <tool_call> text recovery, end to end', () => {
   });
 });
 
-describe('issue 35 item 2: a missing </parameter>, closed as vLLM and SGLang close it, end to end', () => {
-  it('issue 35 qwen3: a read whose path has no </parameter> (closed by <parameter=offset>) and an offset closed by </function> runs in one turn, no retry', async () => {
+describe('a missing </parameter>, closed as vLLM and SGLang close it, end to end', () => {
+  it('qwen3: a read whose path has no </parameter> (closed by <parameter=offset>) and an offset closed by </function> runs in one turn, no retry', async () => {
     // the shape of SGLang's implicit_parameter_close (test/registered/function_call/test_qwen3_coder_detector/test_cases.py
     // @ 2c5fa03198d0630444a1bfe74b4eaae310173eee), with bhrain's read tool and a tool name the model padded with spaces
     await writeFile(join(cwd, 'notes.md'), 'line one\nline two\n');
@@ -87,7 +87,7 @@ describe('issue 35 item 2: a missing </parameter>, closed as vLLM and SGLang clo
     expect(JSON.stringify(standin().requests[0].body)).not.toMatch(/"effect"/);
   });
 
-  it('issue 35 qwen3: the same shape on write is not guessed: the model is told, and no file is written', async () => {
+  it('qwen3: the same shape on write is not guessed: the model is told, and no file is written', async () => {
     const text =
       'Writing it.\n<tool_call>\n<function=write>\n<parameter=path>notes.md\n<parameter=content>\nline one\n</function>\n</tool_call>';
     standin().script({ text }, { text: 'I will try again later' });

@@ -1,4 +1,4 @@
-// issue 14 item 4 (reasoning), end to end: the built CLI with --thinking against recorded-shape streams served byte for byte
+// (reasoning), end to end: the built CLI with --thinking against recorded-shape streams served byte for byte
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,7 +49,7 @@ const claudeText = (text: string) =>
     }),
   );
 
-describe('issue 14 reasoning: --thinking enables claude extended thinking, and the signed blocks go back with the tool results', () => {
+describe('reasoning: --thinking enables claude extended thinking, and the signed blocks go back with the tool results', () => {
   it('bhrain ask --thinking 2048: thinking enabled on the wire; the next request sends the signed thinking block before the tool_use; the answer holds no thinking', async () => {
     server.replay(thinkingThenRead, claudeText('a.ts exports a = 1.'));
     const run = await runBhrain({

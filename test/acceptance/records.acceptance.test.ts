@@ -1,4 +1,4 @@
-// issue 12 item 2: run records leave the working tree for $BHRAIN_HOME/runs/<id>/; --record-dir, --no-record,
+// run records leave the working tree for $BHRAIN_HOME/runs/<id>/; --record-dir, --no-record,
 // retention, and the `bhrain runs` / `bhrain show` commands; all through the built CLI against the stand-in
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -54,8 +54,8 @@ const spillPathSent = (index: number): string => {
   return match![1];
 };
 
-describe('issue 30 point 4: $BHRAIN_HOME is hidden from the model, but for the spill files of its own run', () => {
-  it('issue 30: the model pages its spill file in $BHRAIN_HOME with read, and cannot read the record of an earlier run there', async () => {
+describe('point 4: $BHRAIN_HOME is hidden from the model, but for the spill files of its own run', () => {
+  it('the model pages its spill file in $BHRAIN_HOME with read, and cannot read the record of an earlier run there', async () => {
     const repo = await genGitRepo();
     await mkdir(join(home, 'runs', 'earlier'), { recursive: true });
     await writeFile(join(home, 'runs', 'earlier', 'output.md'), 'what an earlier run answered');
@@ -84,8 +84,8 @@ describe('issue 30 point 4: $BHRAIN_HOME is hidden from the model, but for the s
   });
 });
 
-describe('issue 12 item 2: run records are kept out of the working tree', () => {
-  it('issue 12 item 2: `ask` in a fresh git repo (from a subdirectory) leaves `git status --porcelain --ignored` clean; the record and its spill file are under $BHRAIN_HOME/runs/<id>/', async () => {
+describe('run records are kept out of the working tree', () => {
+  it('`ask` in a fresh git repo (from a subdirectory) leaves `git status --porcelain --ignored` clean; the record and its spill file are under $BHRAIN_HOME/runs/<id>/', async () => {
     const repo = await genGitRepo();
     standin().script({ toolCalls: [{ name: 'read', input: { path: 'big.txt' } }] }, { text: 'big.txt holds 2000 lines' });
     const run = await runBhrain({
@@ -127,7 +127,7 @@ describe('issue 12 item 2: run records are kept out of the working tree', () => 
     expect(await modeOf(record)).toBe(0o700);
   });
 
-  it('issue 12 item 2: `act` that changes nothing leaves the git checkout clean too', async () => {
+  it('`act` that changes nothing leaves the git checkout clean too', async () => {
     const repo = await genGitRepo();
     standin().script({ toolCalls: [{ name: 'bash', input: { command: 'git status --short' } }] }, { text: 'the tree is clean' });
     const run = await runBhrain({
@@ -140,7 +140,7 @@ describe('issue 12 item 2: run records are kept out of the working tree', () => 
     expect(await readdir(join(home, 'runs'))).toHaveLength(1);
   });
 
-  it('issue 12 item 2: --record-dir <dir> puts the record in that directory, and nothing goes to $BHRAIN_HOME/runs', async () => {
+  it('--record-dir <dir> puts the record in that directory, and nothing goes to $BHRAIN_HOME/runs', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cwd-'));
     const artifacts = join(await mkdtemp(join(tmpdir(), 'bhrain-artifacts-')), 'bhrain');
     standin().script({ toolCalls: [{ name: 'glob', input: { pattern: '*' } }] }, { text: 'nothing here' });
@@ -156,7 +156,7 @@ describe('issue 12 item 2: run records are kept out of the working tree', () => 
     expect(await readdir(cwd)).toEqual([]);
   });
 
-  it('issue 12 item 2: a --record-dir that holds files is exit 2 naming the flag, before any request is made', async () => {
+  it('a --record-dir that holds files is exit 2 naming the flag, before any request is made', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cwd-'));
     await mkdir(join(cwd, 'out'));
     await writeFile(join(cwd, 'out', 'notes.md'), 'mine');
@@ -169,7 +169,7 @@ describe('issue 12 item 2: run records are kept out of the working tree', () => 
     expect(await readdir(join(cwd, 'out'))).toEqual(['notes.md']);
   });
 
-  it('issue 12 item 2: --no-record writes no record; the spill file lived in a private temp dir that is gone when the run ends', async () => {
+  it('--no-record writes no record; the spill file lived in a private temp dir that is gone when the run ends', async () => {
     const repo = await genGitRepo();
     standin().script({ toolCalls: [{ name: 'read', input: { path: 'src/big.txt' } }] }, { text: 'read it' });
     const run = await runBhrain({
@@ -187,7 +187,7 @@ describe('issue 12 item 2: run records are kept out of the working tree', () => 
     expect(await git(repo, ['status', '--porcelain', '--ignored'])).toBe('');
   });
 
-  it('issue 12 item 2: retention runs at the start of a recorded run: old runs beyond the newest 100 are removed', async () => {
+  it('retention runs at the start of a recorded run: old runs beyond the newest 100 are removed', async () => {
     const old = Array.from(
       { length: 100 },
       (_, index) => `2020-01-01T00-00-${String(Math.floor(index / 10)).padStart(2, '0')}-${String(index % 10).padStart(3, '0')}Z-abcdef`,
@@ -207,8 +207,8 @@ describe('issue 12 item 2: run records are kept out of the working tree', () => 
   });
 });
 
-describe('issue 12 item 2: bhrain runs and bhrain show', () => {
-  it('issue 12 item 2: `bhrain runs` lists runs newest first, and `bhrain show` prints a run by id or ref: the answer, then the transcript', async () => {
+describe('bhrain runs and bhrain show', () => {
+  it('`bhrain runs` lists runs newest first, and `bhrain show` prints a run by id or ref: the answer, then the transcript', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cwd-'));
     standin().script({ text: 'first answer' });
     const first = JSON.parse(
@@ -267,7 +267,7 @@ describe('issue 12 item 2: bhrain runs and bhrain show', () => {
     expect(fromStore.stdout).toContain('── user ──\nfirst?\n\n── assistant ──\nfirst answer\n');
   });
 
-  it('issue 12 item 2: `bhrain show` of an unknown run or ref is exit 2 naming it', async () => {
+  it('`bhrain show` of an unknown run or ref is exit 2 naming it', async () => {
     const run = await runBhrain({ args: ['show', 'cafebabe00'], cwd: home, env: envFor() });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');

@@ -1,4 +1,4 @@
-// issue 12: refs that travel and cannot be forged by accident, proved through the built CLI against the stand-in
+// refs that travel and cannot be forged by accident, proved through the built CLI against the stand-in
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -34,8 +34,8 @@ const ask = async (input: { prompt: string; answer: string; storeHome?: string; 
   return { ...run, json, series: json?.series?.hash as string | undefined, episode: json?.episode?.hash as string | undefined };
 };
 
-describe('issue 12 refs: cannot be forged by accident', () => {
-  it("issue 12 refs: a stored series edited by moving text across an exchange's input/output boundary is refused with exit 2", async () => {
+describe('refs: cannot be forged by accident', () => {
+  it("refs: a stored series edited by moving text across an exchange's input/output boundary is refused with exit 2", async () => {
     const first = await ask({ prompt: SECRET_TURN, answer: 'Understood.' });
     expect(first.code).toBe(0);
     const path = seriesFile(home, first.series!);
@@ -72,7 +72,7 @@ describe('issue 12 refs: cannot be forged by accident', () => {
     expect(standin().requests.length).toBe(requestsBefore);
   });
 
-  it('issue 12 refs: a directory where the ref file should be is exit 2 naming the path, not a crash', async () => {
+  it('refs: a directory where the ref file should be is exit 2 naming the path, not a crash', async () => {
     const hash = 'ab'.repeat(32);
     await mkdir(seriesFile(home, hash), { recursive: true });
     const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--on-series', hash.slice(0, 12), 'continue'], cwd, env: envIn(home) });
@@ -82,7 +82,7 @@ describe('issue 12 refs: cannot be forged by accident', () => {
     expect(standin().requests).toHaveLength(0);
   });
 
-  it('issue 12 refs: a series saved by an older bhrain (schemaVersion 1) still continues, with a notice that its hash changed', async () => {
+  it('refs: a series saved by an older bhrain (schemaVersion 1) still continues, with a notice that its hash changed', async () => {
     const sha = (text: string) => createHash('sha256').update(text).digest('hex');
     const turn = { input: 'the codename is HERON', output: 'Noted: HERON.' };
     const exchangeHash = sha(`${turn.input}\n${turn.output}`);
@@ -116,7 +116,7 @@ describe('issue 12 refs: cannot be forged by accident', () => {
     );
   });
 
-  it('issue 12 refs: a ref of an unknown future schemaVersion is refused with exit 2, saying to upgrade', async () => {
+  it('refs: a ref of an unknown future schemaVersion is refused with exit 2, saying to upgrade', async () => {
     const first = await ask({ prompt: 'remember 7', answer: 'ok' });
     const path = seriesFile(home, first.series!);
     await writeFile(path, JSON.stringify({ ...JSON.parse(await readFile(path, 'utf8')), schemaVersion: 3 }));
@@ -128,8 +128,8 @@ describe('issue 12 refs: cannot be forged by accident', () => {
   });
 });
 
-describe('issue 12 refs: bhrain export, and --on-series / --on-episode @file', () => {
-  it('issue 12 refs: export a series, then continue from the file under ANOTHER BHRAIN_HOME: the conversation holds the first turn', async () => {
+describe('refs: bhrain export, and --on-series / --on-episode @file', () => {
+  it('refs: export a series, then continue from the file under ANOTHER BHRAIN_HOME: the conversation holds the first turn', async () => {
     // job A: plan, then export the series as an artifact
     const plan = await ask({ prompt: 'plan: the service is called ORCHID and runs on port 7070', answer: 'Plan noted: ORCHID on 7070.' });
     expect(plan.code).toBe(0);
@@ -160,7 +160,7 @@ describe('issue 12 refs: bhrain export, and --on-series / --on-episode @file', (
     expect(exchanges[1].output).toBe('Port 7070.');
   });
 
-  it('issue 12 refs: export an episode, then branch from it with --on-episode @file in another store', async () => {
+  it('refs: export an episode, then branch from it with --on-episode @file in another store', async () => {
     const first = await ask({ prompt: 'checkpoint: budget is 100 dollars', answer: 'ok, 100.' });
     const exported = await runBhrain({ args: ['export', first.episode!], cwd, env: envIn(home) });
     expect(exported.code).toBe(0);
@@ -177,7 +177,7 @@ describe('issue 12 refs: bhrain export, and --on-series / --on-episode @file', (
     expect(sentText(1)).toContain('checkpoint: budget is 100 dollars');
   });
 
-  it('issue 12 refs: a tampered exported file is exit 2, naming the file and what did not verify; the model is never called', async () => {
+  it('refs: a tampered exported file is exit 2, naming the file and what did not verify; the model is never called', async () => {
     const plan = await ask({ prompt: 'plan: deploy on friday', answer: 'friday it is' });
     const exported = await runBhrain({ args: ['export', plan.series!], cwd, env: envIn(home) });
     await writeFile(join(cwd, 'plan.json'), exported.stdout.replace('friday it is', 'monday it is'));
@@ -197,7 +197,7 @@ describe('issue 12 refs: bhrain export, and --on-series / --on-episode @file', (
     expect(standin().requests.length).toBe(requestsBefore);
   });
 
-  it('issue 12 refs: @file that is missing, a directory, or of the other kind is exit 2 saying what to pass', async () => {
+  it('refs: @file that is missing, a directory, or of the other kind is exit 2 saying what to pass', async () => {
     const first = await ask({ prompt: 'hello', answer: 'hi' });
     await writeFile(join(cwd, 'episode.json'), (await runBhrain({ args: ['export', first.episode!], cwd, env: envIn(home) })).stdout);
     await mkdir(join(cwd, 'adir'));
@@ -213,7 +213,7 @@ describe('issue 12 refs: bhrain export, and --on-series / --on-episode @file', (
     }
   });
 
-  it('issue 12 refs: export of an unknown or malformed ref is exit 2 on stderr, with nothing on stdout', async () => {
+  it('refs: export of an unknown or malformed ref is exit 2 on stderr, with nothing on stdout', async () => {
     const cases: Array<[string, RegExp]> = [
       ['0123456789abcdef', /^bhrain export: no series or episode 0123456789abcdef in the ref store at .*\/refs/],
       ['plan.json', /^bhrain export: plan\.json is not a ref: expected the hex hash/],
@@ -226,7 +226,7 @@ describe('issue 12 refs: bhrain export, and --on-series / --on-episode @file', (
     }
   });
 
-  it('issue 12 refs: export of a schemaVersion 1 ref writes it as schemaVersion 2, with the notice on stderr', async () => {
+  it('refs: export of a schemaVersion 1 ref writes it as schemaVersion 2, with the notice on stderr', async () => {
     const sha = (text: string) => createHash('sha256').update(text).digest('hex');
     const exchangeHash = sha('q\na');
     const oldHash = sha(exchangeHash);

@@ -1,4 +1,4 @@
-// issue 33, item 3: resume in one word (--continue, --resume), proved through the built CLI against the stand-in
+// , item 3: resume in one word (--continue, --resume), proved through the built CLI against the stand-in
 import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -45,8 +45,8 @@ const refused = async (args: string[], where = cwd) => {
   return result;
 };
 
-describe('issue 33 resume: --continue and --resume continue a recorded run', () => {
-  it('issue 33 resume: run 2 with --continue sees run 1; run 3 with --resume <prefix of run 1> continues run 1, not run 2', async () => {
+describe('resume: --continue and --resume continue a recorded run', () => {
+  it('resume: run 2 with --continue sees run 1; run 3 with --resume <prefix of run 1> continues run 1, not run 2', async () => {
     const first = await run({ prompt: 'the codename is HERON', answer: 'Noted: HERON.' });
     expect(first.code).toBe(0);
     expect(first.id).toMatch(/^\d{4}-/);
@@ -83,7 +83,7 @@ describe('issue 33 resume: --continue and --resume continue a recorded run', () 
     expect(sentText(3)).not.toContain('OSPREY');
   });
 
-  it('issue 33 resume: --continue from another directory does not pick a run of a different cwd; a symlink to the directory does (real path)', async () => {
+  it('resume: --continue from another directory does not pick a run of a different cwd; a symlink to the directory does (real path)', async () => {
     const first = await run({ prompt: 'the codename is HERON', answer: 'Noted: HERON.' });
     expect(first.code).toBe(0);
     const elsewhere = await mkdtemp(join(tmpdir(), 'bhrain-resume-other-'));
@@ -102,7 +102,7 @@ describe('issue 33 resume: --continue and --resume continue a recorded run', () 
     expect(sentText(1)).toContain('the codename is HERON');
   });
 
-  it('issue 33 resume: an ambiguous --resume prefix is exit 2 listing the candidates; an unknown id is exit 2', async () => {
+  it('resume: an ambiguous --resume prefix is exit 2 listing the candidates; an unknown id is exit 2', async () => {
     const first = await run({ prompt: 'one', answer: 'ok 1' });
     const second = await run({ prompt: 'two', answer: 'ok 2' });
     expect([first.code, second.code]).toEqual([0, 0]);
@@ -117,7 +117,7 @@ describe('issue 33 resume: --continue and --resume continue a recorded run', () 
     expect(unknown.stderr).toContain('bhrain runs');
   });
 
-  it('issue 33 resume: with an empty store, --continue and --resume are exit 2 saying how to carry a series across CI jobs', async () => {
+  it('resume: with an empty store, --continue and --resume are exit 2 saying how to carry a series across CI jobs', async () => {
     for (const flags of [['--continue'], ['--resume', '2026']]) {
       const result = await refused(flags);
       expect(result.stderr).toContain('In a fresh CI job the store is empty');
@@ -127,7 +127,7 @@ describe('issue 33 resume: --continue and --resume continue a recorded run', () 
     }
   });
 
-  it('issue 33 resume: a --no-record run leaves nothing to --continue; an unfinished record is skipped by --continue and refused by --resume', async () => {
+  it('resume: a --no-record run leaves nothing to --continue; an unfinished record is skipped by --continue and refused by --resume', async () => {
     const unrecorded = await run({ prompt: 'not kept', answer: 'ok', extra: ['--no-record'] });
     expect(unrecorded.code).toBe(0);
     const none = await refused(['--continue']);
@@ -151,7 +151,7 @@ describe('issue 33 resume: --continue and --resume continue a recorded run', () 
     expect(resumed.stderr).toContain(`the run ${unfinishedId} has not finished`);
   });
 
-  it('issue 33 resume: a damaged series ref is exit 2 through --continue and --resume, as through --on-series, and never sent', async () => {
+  it('resume: a damaged series ref is exit 2 through --continue and --resume, as through --on-series, and never sent', async () => {
     const first = await run({ prompt: 'the codename is HERON', answer: 'Noted: HERON.' });
     expect(first.code).toBe(0);
     const path = join(home, 'refs', 'series', `${first.series}.json`);
@@ -166,7 +166,7 @@ describe('issue 33 resume: --continue and --resume continue a recorded run', () 
     expect(viaContinue.stderr).toContain(`--continue: the series ${first.series} of run ${first.id}`);
   });
 
-  it('issue 33 resume: --continue with --on-series, --on-episode or --resume, and --resume with a ref flag, are usage errors (exit 2)', async () => {
+  it('resume: --continue with --on-series, --on-episode or --resume, and --resume with a ref flag, are usage errors (exit 2)', async () => {
     const first = await run({ prompt: 'one', answer: 'ok' });
     expect(first.code).toBe(0);
     for (const flags of [

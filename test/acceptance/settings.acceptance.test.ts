@@ -1,4 +1,4 @@
-// issue 13: the settings files take effect in `bhrain act` and `bhrain ask`, through the built CLI as a child process,
+// the settings files take effect in `bhrain act` and `bhrain ask`, through the built CLI as a child process,
 // in real temp git repositories, against the stand-in; precedence: flag > env > project > user > default
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, realpath, writeFile } from 'node:fs/promises';
@@ -37,8 +37,8 @@ const write = async (path: string, settings: unknown) => {
 };
 const protocols = () => standin().requests.map((request: StandinRequest) => request.protocol);
 
-describe('issue 13 settings take effect: the atom', () => {
-  it('issue 13 settings take effect: .bhrain/settings.json with "atom": "qwen" makes `bhrain ask "hi"` work without --atom, over the openai protocol', async () => {
+describe('settings take effect: the atom', () => {
+  it('settings take effect: .bhrain/settings.json with "atom": "qwen" makes `bhrain ask "hi"` work without --atom, over the openai protocol', async () => {
     await write(projectFile(), { atom: 'qwen' });
     standin().script({ text: 'hello from qwen' });
     const run = await runBhrain({ args: ['ask', 'hi'], cwd: sub, env: envFor() });
@@ -48,7 +48,7 @@ describe('issue 13 settings take effect: the atom', () => {
     expect(protocols()).toEqual(['openai']);
   });
 
-  it('issue 13 settings take effect: the user file gives the atom when the project has none', async () => {
+  it('settings take effect: the user file gives the atom when the project has none', async () => {
     await write(userFile(), { atom: 'claude/haiku' });
     standin().script({ text: 'hello from claude' });
     const run = await runBhrain({ args: ['ask', 'hi'], cwd: repo, env: envFor() });
@@ -56,7 +56,7 @@ describe('issue 13 settings take effect: the atom', () => {
     expect(protocols()).toEqual(['anthropic']);
   });
 
-  it('issue 13 settings take effect: project beats user, BHRAIN_ATOM beats project, --atom beats BHRAIN_ATOM', async () => {
+  it('settings take effect: project beats user, BHRAIN_ATOM beats project, --atom beats BHRAIN_ATOM', async () => {
     await write(userFile(), { atom: 'claude/haiku' });
     await write(projectFile(), { atom: 'qwen' });
     standin().script({ text: 'a' }, { text: 'b' }, { text: 'c' });
@@ -70,7 +70,7 @@ describe('issue 13 settings take effect: the atom', () => {
     expect(standin().requests[2].body.model).toBe('qwen-plus');
   });
 
-  it('issue 13 settings take effect: no atom anywhere is exit 2, saying where an atom can be set', async () => {
+  it('settings take effect: no atom anywhere is exit 2, saying where an atom can be set', async () => {
     const run = await runBhrain({ args: ['ask', 'hi'], cwd: repo, env: envFor() });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/missing --atom: choose one of claude, /);
@@ -79,8 +79,8 @@ describe('issue 13 settings take effect: the atom', () => {
   });
 });
 
-describe('issue 13 settings take effect: the endpoint', () => {
-  it('issue 13 settings take effect: baseUrl.qwen in the user file is the endpoint when QWEN_BASE_URL is unset; QWEN_BASE_URL beats it', async () => {
+describe('settings take effect: the endpoint', () => {
+  it('settings take effect: baseUrl.qwen in the user file is the endpoint when QWEN_BASE_URL is unset; QWEN_BASE_URL beats it', async () => {
     await write(userFile(), { atom: 'qwen', baseUrl: { qwen: standin().openaiUrl } });
     standin().script({ text: 'via the user file' }, { text: 'via the env' });
     const fromFile = await runBhrain({ args: ['ask', 'hi'], cwd: repo, env: envFor({ QWEN_BASE_URL: undefined }) });
@@ -92,8 +92,8 @@ describe('issue 13 settings take effect: the endpoint', () => {
   });
 });
 
-describe('issue 13 settings take effect: limits, permission, instructions', () => {
-  it('issue 13 settings take effect: maxIterations from the project file stops the run (exit 3); --max-iterations overrides it', async () => {
+describe('settings take effect: limits, permission, instructions', () => {
+  it('settings take effect: maxIterations from the project file stops the run (exit 3); --max-iterations overrides it', async () => {
     await write(projectFile(), { atom: 'qwen', maxIterations: 1 });
     standin().respond = () => ({ toolCalls: [{ name: 'glob', input: { pattern: `*.${Math.random().toString(36).slice(2)}` } }] });
     const capped = await runBhrain({ args: ['ask', 'loop'], cwd: repo, env: envFor() });
@@ -106,7 +106,7 @@ describe('issue 13 settings take effect: limits, permission, instructions', () =
     expect([flagged.code, flagged.stdout]).toEqual([0, 'done\n']);
   });
 
-  it('issue 13 settings take effect: maxTokens from the user file is a budget (exit 6)', async () => {
+  it('settings take effect: maxTokens from the user file is a budget (exit 6)', async () => {
     await write(userFile(), { atom: 'qwen', maxTokens: 5000 });
     standin().respond = () => ({ toolCalls: [{ name: 'glob', input: { pattern: `*.${Math.random().toString(36).slice(2)}` } }] });
     const run = await runBhrain({ args: ['ask', '-o', 'json', 'loop forever'], cwd: repo, env: envFor() });
@@ -114,7 +114,7 @@ describe('issue 13 settings take effect: limits, permission, instructions', () =
     expect(JSON.parse(run.stdout)).toMatchObject({ termination: 'budget', exitCode: 6 });
   });
 
-  it('issue 13 settings take effect: inline permission rules in the project file deny a write in act', async () => {
+  it('settings take effect: inline permission rules in the project file deny a write in act', async () => {
     await write(projectFile(), { atom: 'qwen', permission: { allow: ['read', 'glob'], deny: ['write(*.txt)'] } });
     standin().script({ toolCalls: [{ name: 'write', input: { path: 'out.txt', content: 'x' } }] }, { text: 'could not write' });
     const run = await runBhrain({ args: ['act', '-o', 'json', 'write out.txt'], cwd: repo, env: envFor() });
@@ -128,7 +128,7 @@ describe('issue 13 settings take effect: limits, permission, instructions', () =
     await expect(readFile(join(repo, 'out.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
   });
 
-  it('issue 13 settings take effect: "projectInstructions": false keeps AGENTS.md out of the system prompt', async () => {
+  it('settings take effect: "projectInstructions": false keeps AGENTS.md out of the system prompt', async () => {
     await writeFile(join(repo, 'AGENTS.md'), 'ROOT-RULE: run npm test\n');
     await write(projectFile(), { atom: 'qwen', projectInstructions: false });
     standin().script({ text: 'ok' });
@@ -136,7 +136,7 @@ describe('issue 13 settings take effect: limits, permission, instructions', () =
     expect(JSON.stringify(standin().requests[0].body)).not.toContain('ROOT-RULE');
   });
 
-  it('issue 30 approval: a project file that turns the sandbox off is ignored, said in the JSON too; approved, it applies, said too', async () => {
+  it('approval: a project file that turns the sandbox off is ignored, said in the JSON too; approved, it applies, said too', async () => {
     await write(projectFile(), { atom: 'qwen', sandbox: 'off' });
     standin().script({ text: 'ok' }, { text: 'ok' });
     const run = await runBhrain({ args: ['act', '-o', 'json', 'hi'], cwd: repo, env: envFor() });
@@ -153,8 +153,8 @@ describe('issue 13 settings take effect: limits, permission, instructions', () =
   });
 });
 
-describe('issue 13 settings take effect: a bad file stops the run', () => {
-  it('issue 13 settings take effect: a bad settings key is exit 2 naming the key, before any request; -o json is one object', async () => {
+describe('settings take effect: a bad file stops the run', () => {
+  it('settings take effect: a bad settings key is exit 2 naming the key, before any request; -o json is one object', async () => {
     await write(projectFile(), { atom: 'qwen', maxIteration: 3 });
     const run = await runBhrain({ args: ['ask', 'hi'], cwd: repo, env: envFor() });
     expect(run.code).toBe(2);

@@ -1,4 +1,4 @@
-// issue 32 items 2 and 3: Agent Skills (SKILL.md) and subagents from agent files, through the built CLI and the stand-in,
+// Agent Skills (SKILL.md) and subagents from agent files, through the built CLI and the stand-in,
 // as a user sets them up: files in a temp git repository, the CLI as a child process, the requests the model received
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, realpath, writeFile } from 'node:fs/promises';
@@ -44,8 +44,8 @@ const skillFile = (name: string, description: string, body: string) => `---\nnam
 
 const RELEASE_BODY = 'RELEASE-BODY-MARKER: to cut a release, read reference.md beside this file and write its code word to RELEASE.txt.';
 
-describe('issue 32 Agent Skills (SKILL.md) through bhrain act', () => {
-  it('issue 32 skills: a skill the model loads and follows: the system prompt lists its name and description, not its body; the skill tool returns the body; the model reads the file beside it and acts on it', async () => {
+describe('Agent Skills (SKILL.md) through bhrain act', () => {
+  it('skills: a skill the model loads and follows: the system prompt lists its name and description, not its body; the skill tool returns the body; the model reads the file beside it and acts on it', async () => {
     const { repo, env } = await genRepo({
       '.bhrain/skills/release/SKILL.md': skillFile('release', 'How to cut a release of this project', RELEASE_BODY),
       '.bhrain/skills/release/reference.md': 'The release code word is PELICAN-42.\n',
@@ -84,7 +84,7 @@ describe('issue 32 Agent Skills (SKILL.md) through bhrain act', () => {
     expect(systemOf(standin().requests[0])).toContain('- release: How to cut a release of this project');
   });
 
-  it('issue 32 skills hostile: a 10 MB SKILL.md and one with broken YAML are warnings naming the file and the problem; the run goes on with the good skill, and the 10 MB body never enters the prompt', async () => {
+  it('skills hostile: a 10 MB SKILL.md and one with broken YAML are warnings naming the file and the problem; the run goes on with the good skill, and the 10 MB body never enters the prompt', async () => {
     const huge = `---\nname: huge\ndescription: a huge skill\n---\n${'HUGE-BODY-MARKER '.repeat(620_000)}\n`;
     expect(Buffer.byteLength(huge)).toBeGreaterThan(10_000_000);
     const { repo, env } = await genRepo({
@@ -123,8 +123,8 @@ describe('issue 32 Agent Skills (SKILL.md) through bhrain act', () => {
   });
 });
 
-describe('issue 32 Agent Skills: the listing budget, --no-skills and bhrain skills', () => {
-  it('issue 32 skills: with 50 skills the system prompt grows by their names and descriptions only (asserted on the request the stand-in received)', async () => {
+describe('Agent Skills: the listing budget, --no-skills and bhrain skills', () => {
+  it('skills: with 50 skills the system prompt grows by their names and descriptions only (asserted on the request the stand-in received)', async () => {
     // the skills are git-ignored, so the git line of the system prompt stays the same between the runs
     const { repo, env } = await genRepo({ '.gitignore': '.bhrain/\n' });
     const addSkill = (index: number) =>
@@ -156,7 +156,7 @@ describe('issue 32 Agent Skills: the listing budget, --no-skills and bhrain skil
     expect(added.reduce((text, line) => text.replace(`${line}\n`, ''), withFifty)).toBe(withOne);
   });
 
-  it('issue 32 skills: past the listing budget, the skills left out are named in a warning and the model gets a notice; a left-out skill still loads by name', async () => {
+  it('skills: past the listing budget, the skills left out are named in a warning and the model gets a notice; a left-out skill still loads by name', async () => {
     const files = Object.fromEntries(
       Array.from({ length: 80 }, (_, index) => [
         `.bhrain/skills/s${String(index).padStart(2, '0')}/SKILL.md`,
@@ -182,7 +182,7 @@ describe('issue 32 Agent Skills: the listing budget, --no-skills and bhrain skil
     expect(lastToolResult(standin().requests[1])).toContain('S-BODY-79');
   });
 
-  it('issue 32 skills: --no-skills offers no skill tool and lists none; skills: false in .bhrain/settings.json does the same', async () => {
+  it('skills: --no-skills offers no skill tool and lists none; skills: false in .bhrain/settings.json does the same', async () => {
     const { repo, env } = await genRepo({ '.bhrain/skills/release/SKILL.md': skillFile('release', 'How to cut a release', 'BODY') });
     standin().script({ text: 'ok' });
     const run = await runBhrain({ args: ['act', '--atom', 'claude/haiku', '--no-skills', '--input', 'hi'], cwd: repo, env });
@@ -196,7 +196,7 @@ describe('issue 32 Agent Skills: the listing budget, --no-skills and bhrain skil
     expect(toolNamesOf(standin().requests[0])).not.toContain('skill');
   });
 
-  it('issue 32 bhrain skills: lists what was found and from where (project, the user config dir), a nearer skill hiding a farther one of its name, bad files as warnings; -o json', async () => {
+  it('bhrain skills: lists what was found and from where (project, the user config dir), a nearer skill hiding a farther one of its name, bad files as warnings; -o json', async () => {
     const { repo, env } = await genRepo({
       '.bhrain/skills/release/SKILL.md': skillFile('release', 'Release, the project way', 'B'),
       'pkg/.claude/skills/lint/SKILL.md': skillFile('lint', 'Lint this package', 'B'),
@@ -240,8 +240,8 @@ describe('issue 32 Agent Skills: the listing budget, --no-skills and bhrain skil
 const REVIEWER_BODY = 'REVIEWER-PROMPT: you review code for bugs; report file and line.';
 const LISTER_BODY = 'LISTER-PROMPT: you list what you find.';
 
-describe('issue 32 subagents from agent files through bhrain act', () => {
-  it("issue 32 agents: .claude/agents/reviewer.md with `tools: Read, Grep` (Claude Code's string) and a YAML list: the model calls task with that type; the child's request carries the file's body as its system prompt and only the read tools", async () => {
+describe('subagents from agent files through bhrain act', () => {
+  it("agents: .claude/agents/reviewer.md with `tools: Read, Grep` (Claude Code's string) and a YAML list: the model calls task with that type; the child's request carries the file's body as its system prompt and only the read tools", async () => {
     const { repo, env } = await genRepo({
       '.claude/agents/reviewer.md': `---\nname: reviewer\ndescription: Reviews a change for bugs\ntools: Read, Grep\nmodel: inherit\n---\n${REVIEWER_BODY}\n`,
       '.bhrain/agents/lister.md': `---\nname: lister\ndescription: Lists files\ntools:\n  - glob\n  - Read\n---\n${LISTER_BODY}\n`,
@@ -283,7 +283,7 @@ describe('issue 32 subagents from agent files through bhrain act', () => {
     expect(messagesOf(reviewer[0])).not.toContain('review my change');
   });
 
-  it('issue 32 agents hostile: a file asking for Bash under a parent whose rules deny bash cannot run it (never looser); a broken agent file and an unknown tool are warnings naming the file; the run goes on', async () => {
+  it('agents hostile: a file asking for Bash under a parent whose rules deny bash cannot run it (never looser); a broken agent file and an unknown tool are warnings naming the file; the run goes on', async () => {
     const { repo, env } = await genRepo({
       '.claude/agents/runner.md': `---\nname: runner\ndescription: Runs commands\ntools: Read, Bash, NotebookEdit\n---\nRUNNER-PROMPT\n`,
       '.claude/agents/broken.md': '---\nname: broken\ndescription: "unclosed\n---\nBROKEN\n',
@@ -313,7 +313,7 @@ describe('issue 32 subagents from agent files through bhrain act', () => {
     expect(await readFile(join(repo, 'secret-target.txt'), 'utf8')).toBe('keep me\n');
   });
 
-  it('issue 32 agents hostile: under a read-only act (--permission readOnly) a file agent that asks for Bash never runs: the task call itself is denied, so no child request is made', async () => {
+  it('agents hostile: under a read-only act (--permission readOnly) a file agent that asks for Bash never runs: the task call itself is denied, so no child request is made', async () => {
     const { repo, env } = await genRepo({
       '.claude/agents/runner.md': `---\nname: runner\ndescription: Runs commands\ntools: Bash\n---\nRUNNER-PROMPT\n`,
       'target.txt': 'keep me\n',
@@ -331,7 +331,7 @@ describe('issue 32 subagents from agent files through bhrain act', () => {
     expect(await readFile(join(repo, 'target.txt'), 'utf8')).toBe('keep me\n');
   });
 
-  it('issue 32 bhrain agents: lists the built-in types and those of the agent files, with their tools, model and file; a nearer file hides a farther one', async () => {
+  it('bhrain agents: lists the built-in types and those of the agent files, with their tools, model and file; a nearer file hides a farther one', async () => {
     const { repo, env } = await genRepo({
       '.claude/agents/reviewer.md': `---\nname: reviewer\ndescription: Reviews code\ntools: Read, Grep\nmodel: sonnet\n---\nR\n`,
       '.bhrain/agents/reviewer.md': `---\nname: reviewer\ndescription: Reviews code, bhrain's way\ntools: [read]\n---\nR\n`,

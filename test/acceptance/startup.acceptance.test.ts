@@ -1,4 +1,4 @@
-// issue 18: what a run loads. Timing belongs to the bench (npm run bench); this proves the structure that makes start-up
+// what a run loads. Timing belongs to the bench (npm run bench); this proves the structure that makes start-up
 // lean, which a refactor could silently undo: the CLI runs from its bundle, and a run loads only what it uses
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import module from 'node:module';
@@ -73,7 +73,7 @@ const holdingYaml = async (loaded: readonly string[]): Promise<string[]> => {
 
 const bashCall = (command: string) => ({ toolCalls: [{ name: 'bash', input: { command } }] });
 
-describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothing more', () => {
+describe('lean start-up: a run loads its bundle and what it uses, nothing more', () => {
   it('a one-turn claude answer loads only dist/bundle/ files: no node_modules file, no tree-sitter, ajv, zod, openai SDK, MCP or domain proxy', async () => {
     standin.reset();
     standin.respond = () => ({ text: 'ok' });
@@ -87,7 +87,7 @@ describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothi
     expect(await holdingZod(run.loaded)).toEqual([]);
   });
 
-  it('issue 32 hooks: a one-turn run with no hooks configured loads no hook code (the runner, the command hooks); with a hooks config it does', async () => {
+  it('hooks: a one-turn run with no hooks configured loads no hook code (the runner, the command hooks); with a hooks config it does', async () => {
     // the hook code, whatever chunk esbuild put it in: found by strings only it holds
     const holdingHooks = async (loaded: readonly string[]) => {
       const texts = await Promise.all(loaded.map((path) => readFile(join(PACKAGE_ROOT, path), 'utf8')));
@@ -126,7 +126,7 @@ describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothi
     }
   });
 
-  it('issue 32 start-up: a one-turn run without SKILL.md or agent files loads no YAML parser and no reader of them; with a SKILL.md it loads both', async () => {
+  it('start-up: a one-turn run without SKILL.md or agent files loads no YAML parser and no reader of them; with a SKILL.md it loads both', async () => {
     standin.reset();
     standin.respond = () => ({ text: 'ok' });
     const bare = await runRecorded('bin/bhrain', ['act', '--atom', 'claude/haiku', '--input', 'hi', '--quiet']);
@@ -187,7 +187,7 @@ describe('issue 18 lean start-up: a run loads its bundle and what it uses, nothi
   });
 });
 
-describe('issue 18 compile cache (docs/settings.md, Environment): node 22+ keeps compiled code in $XDG_CACHE_HOME/bhrain/compile-cache', () => {
+describe('compile cache (docs/settings.md, Environment): node 22+ keeps compiled code in $XDG_CACHE_HOME/bhrain/compile-cache', () => {
   const supported = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 
   it.skipIf(!supported)(

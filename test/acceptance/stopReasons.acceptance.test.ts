@@ -1,4 +1,4 @@
-// issue 14 stop reasons, end to end: the built CLI against recorded-shape streams served byte for byte
+// stop reasons, end to end: the built CLI against recorded-shape streams served byte for byte
 import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +43,7 @@ const qwenText = (text: string) => openaiSse(openaiChunks({ deltas: [{ content: 
 /** the text of the last message of a recorded request, whatever the protocol */
 const lastMessageText = (body: any): string => JSON.stringify(body.messages[body.messages.length - 1]);
 
-describe('issue 14 refusals: a refusal exits 9 and prints the refusal text, never retried', () => {
+describe('refusals: a refusal exits 9 and prints the refusal text, never retried', () => {
   it('claude stop_reason refusal: the refusal text on stdout, exit 9, one request', async () => {
     server.replay(claudeText('I cannot help with creating that.', 'refusal'));
     const run = await runBhrain({ args: ['act', '--atom', 'claude/haiku', 'do the forbidden thing'], cwd, env: envFor() });
@@ -81,7 +81,7 @@ describe('issue 14 refusals: a refusal exits 9 and prints the refusal text, neve
   });
 });
 
-describe('issue 14 cut-off calls: a write cut by the output-token limit is not run; the model is told to continue in smaller steps', () => {
+describe('cut-off calls: a write cut by the output-token limit is not run; the model is told to continue in smaller steps', () => {
   it('claude: a max_tokens write is not run, and the next request says it was cut off by the output limit', async () => {
     const cut = anthropicSse(
       anthropicMessageEvents({
@@ -131,7 +131,7 @@ describe('issue 14 cut-off calls: a write cut by the output-token limit is not r
   });
 });
 
-describe('issue 14 stop reasons: pause_turn continues the turn', () => {
+describe('stop reasons: pause_turn continues the turn', () => {
   it('claude pause_turn: the paused content is sent back as the last (assistant) turn and the model continues', async () => {
     server.replay(claudeText('Still searching. ', 'pause_turn'), claudeText('Found it: 42.', 'end_turn'));
     const run = await runBhrain({ args: ['ask', '--atom', 'claude/haiku', 'find the answer'], cwd, env: envFor() });

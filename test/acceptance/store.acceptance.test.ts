@@ -1,4 +1,4 @@
-// issue 34 item 1: one ref store shared by every runner (S3-compatible), proved through the built CLI against a real
+// one ref store shared by every runner (S3-compatible), proved through the built CLI against a real
 // S3-protocol server (s3rver, 127.0.0.1) and the LLM stand-in
 import { createServer, type Server, type Socket } from 'node:net';
 import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
@@ -84,8 +84,8 @@ const closedPort = async (): Promise<number> => {
   return port;
 };
 
-describe('issue 34 store: one ref store shared by every runner', () => {
-  it('issue 34 store: two runners continue one series through one S3 store, neither with the other disk', async () => {
+describe('store: one ref store shared by every runner', () => {
+  it('store: two runners continue one series through one S3 store, neither with the other disk', async () => {
     const a = await runnerEnv();
     standin().script({ text: 'The plan: rename foo to bar.' });
     const first = await ask(a.env, 'plan the rename of foo (codeword: heron)');
@@ -123,7 +123,7 @@ describe('issue 34 store: one ref store shared by every runner', () => {
     expect(local.stderr).toContain(`no series or episode ${second.series} in the ref store at ${join(c.home, 'refs')}`);
   });
 
-  it('issue 34 store: a store in the user settings file is used; one in a project settings file is refused (exit 2)', async () => {
+  it('store: a store in the user settings file is used; one in a project settings file is refused (exit 2)', async () => {
     const a = await runnerEnv({ BHRAIN_STORE: undefined });
     await mkdir(join(a.home, 'config'), { recursive: true });
     await writeFile(join(a.home, 'config', 'settings.json'), JSON.stringify({ store: `s3://${BUCKET}/${prefix}/from-settings` }));
@@ -144,7 +144,7 @@ describe('issue 34 store: one ref store shared by every runner', () => {
     expect(standin().requests.length).toBe(1);
   });
 
-  it('issue 34 store: a bad store URL is exit 2 naming where it came from, before any model request', async () => {
+  it('store: a bad store URL is exit 2 naming where it came from, before any model request', async () => {
     for (const [overrides, extra, named] of [
       [{ BHRAIN_STORE: 'https://fleet/x' }, [], "BHRAIN_STORE 'https://fleet/x' is not a ref store"],
       [{}, ['--store', 's3://Fleet/x'], "--store 's3://Fleet/x' is not a ref store"],
@@ -159,7 +159,7 @@ describe('issue 34 store: one ref store shared by every runner', () => {
     expect(standin().requests).toEqual([]);
   });
 
-  it('issue 34 store: an endpoint without a store is warned about, not silently local', async () => {
+  it('store: an endpoint without a store is warned about, not silently local', async () => {
     const { env, home } = await runnerEnv({ BHRAIN_STORE: undefined });
     standin().script({ text: 'kept here' });
     const run = await ask(env, 'hello');
@@ -170,7 +170,7 @@ describe('issue 34 store: one ref store shared by every runner', () => {
     expect(await s3().keys(`${prefix}/`)).toEqual([]);
   });
 
-  it('issue 34 store: 20 concurrent runners write one store; the same hash is the same object, none conflicts', async () => {
+  it('store: 20 concurrent runners write one store; the same hash is the same object, none conflicts', async () => {
     // ten ask the same question and get the same answer (one series, ten writers of its objects), ten ask their own
     standin().respond = (request) => {
       const text = JSON.stringify(request.body);
@@ -197,8 +197,8 @@ describe('issue 34 store: one ref store shared by every runner', () => {
   }, 120_000);
 });
 
-describe('issue 34 store: faults of a shared store', () => {
-  it('issue 34 store: a forged or damaged object in the store is exit 2 and never reaches the model', async () => {
+describe('store: faults of a shared store', () => {
+  it('store: a forged or damaged object in the store is exit 2 and never reaches the model', async () => {
     const a = await runnerEnv();
     standin().script({ text: 'Understood.' });
     const first = await ask(a.env, 'the deploy key is in vault/prod');
@@ -233,7 +233,7 @@ describe('issue 34 store: faults of a shared store', () => {
     expect(standin().requests.length).toBe(requestsBefore);
   });
 
-  it('issue 34 store: a missing ref says which ref and which store (exit 2)', async () => {
+  it('store: a missing ref says which ref and which store (exit 2)', async () => {
     const { env } = await runnerEnv();
     const missing = 'cd'.repeat(32);
     const run = await ask(env, 'continue', ['--on-series', missing]);
@@ -244,7 +244,7 @@ describe('issue 34 store: faults of a shared store', () => {
     expect(standin().requests).toEqual([]);
   });
 
-  it('issue 34 store: an unreachable store is retried a bounded number of times; the answer is printed, then exit 5', async () => {
+  it('store: an unreachable store is retried a bounded number of times; the answer is printed, then exit 5', async () => {
     const down = await startResettingServer();
     try {
       const { env } = await runnerEnv({ BHRAIN_S3_ENDPOINT: down.url });
@@ -277,7 +277,7 @@ describe('issue 34 store: faults of a shared store', () => {
     }
   });
 
-  it('issue 34 store: a closed port (connection refused) is the same: answer printed then exit 5; a read exit 2', async () => {
+  it('store: a closed port (connection refused) is the same: answer printed then exit 5; a read exit 2', async () => {
     const port = await closedPort();
     const { env } = await runnerEnv({ BHRAIN_S3_ENDPOINT: `http://127.0.0.1:${port}` });
     standin().script({ text: 'still here' });
@@ -292,7 +292,7 @@ describe('issue 34 store: faults of a shared store', () => {
     expect(exported.stderr).toContain(`could not be reached after 3 attempts (ECONNREFUSED`);
   });
 
-  it('issue 34 store: credentials the store refuses (an unknown access key) are said so: answer then exit 5, a read exit 2', async () => {
+  it('store: credentials the store refuses (an unknown access key) are said so: answer then exit 5, a read exit 2', async () => {
     // s3rver checks the access key id of every request (not a SigV4 signature's secret: it does not compute those)
     const { env } = await runnerEnv({ AWS_ACCESS_KEY_ID: 'NOT-A-KEY' });
     standin().script({ text: 'answered anyway' });

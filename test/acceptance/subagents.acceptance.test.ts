@@ -1,4 +1,4 @@
-// issue 17 / seed 002 §5.3: `bhrain act` delegates through the task tool end to end, the built CLI as a child process
+// / seed 002 §5.3: `bhrain act` delegates through the task tool end to end, the built CLI as a child process
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,7 +17,7 @@ const toolsOf = (request: StandinRequest): string[] => (request.body.tools ?? []
 /** whether a request is the child's: its first user message is the task's prompt */
 const isChild = (request: StandinRequest): boolean => JSON.stringify(request.body.messages[0]).includes('find where greet is defined');
 
-describe('subagents through bhrain act (issue 17, seed 002 §5.3)', () => {
+describe('subagents through bhrain act (seed 002 §5.3)', () => {
   it('seed 002 §5.3: act offers task; an explore child runs in a fresh, read-only context; its answer comes back; stream-json shows it', async () => {
     const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-subagent-cli-')));
     const repo = join(base, 'repo');
@@ -53,7 +53,7 @@ describe('subagents through bhrain act (issue 17, seed 002 §5.3)', () => {
     const completed = events.find((event) => event.type === 'SubagentCompleted');
     expect(started).toMatchObject({ subagentType: 'explore' });
     expect(completed).toMatchObject({ subagentType: 'explore', status: 'COMPLETED', sessionUuid: started.sessionUuid });
-    // issue 33 item 4: the end-of-run audit names the subagent, how it ended, and that nothing changed (git's store unwalked)
+    // the end-of-run audit names the subagent, how it ended, and that nothing changed (git's store unwalked)
     expect(events.at(-1).audit.subagents).toEqual({
       items: [{ uuid: started.sessionUuid, type: 'explore', description: 'find greet', status: 'COMPLETED' }],
       omitted: 0,

@@ -1,4 +1,4 @@
-// issue 34 item 2: OpenTelemetry traces and metrics of `bhrain act`, through the built CLI as a child process; the real
+// OpenTelemetry traces and metrics of `bhrain act`, through the built CLI as a child process; the real
 // OTLP/HTTP (JSON) exporters send to a receiver this test starts on 127.0.0.1, which decodes what they send
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, realpath, writeFile } from 'node:fs/promises';
@@ -273,8 +273,8 @@ const telemetryEnv = (receiver: { url: string }, home: string, more: Record<stri
     { BHRAIN_TELEMETRY: '1', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, MY_SERVICE_TOKEN: SECRET, ...more },
   );
 
-describe('issue 34 telemetry: traces and metrics over OTLP/HTTP', () => {
-  it('issue 34 telemetry: a run with tools, a subagent and a retry sends its span tree with the GenAI attributes, and its metrics; no prompt, answer or secret by default', async () => {
+describe('telemetry: traces and metrics over OTLP/HTTP', () => {
+  it('telemetry: a run with tools, a subagent and a retry sends its span tree with the GenAI attributes, and its metrics; no prompt, answer or secret by default', async () => {
     const { repo, home } = await genRepo();
     const receiver = await startReceiver('ok');
     try {
@@ -308,7 +308,7 @@ describe('issue 34 telemetry: traces and metrics over OTLP/HTTP', () => {
     }
   });
 
-  it('issue 34 telemetry: with BHRAIN_TELEMETRY_LOG_PROMPTS=1 the task, the answer and tool inputs and outputs are exported, a secret in them redacted; a hook run and a denial are spans too', async () => {
+  it('telemetry: with BHRAIN_TELEMETRY_LOG_PROMPTS=1 the task, the answer and tool inputs and outputs are exported, a secret in them redacted; a hook run and a denial are spans too', async () => {
     const { repo, home } = await genRepo();
     const receiver = await startReceiver('ok');
     try {
@@ -376,7 +376,7 @@ describe('issue 34 telemetry: traces and metrics over OTLP/HTTP', () => {
   });
 });
 
-describe('issue 34 telemetry: a collector that is down or hangs never costs the run', () => {
+describe('telemetry: a collector that is down or hangs never costs the run', () => {
   /** .what = a one-turn run, or with stopAtLimit a run that calls a tool and stops at --max-iterations 1 (exit 3), timed */
   const timed = async (env: Record<string, string | undefined>, repo: string, stopAtLimit = false) => {
     standin().script(stopAtLimit ? { text: 'ok', toolCalls: [{ name: 'read', input: { path: 'greet.ts' } }] } : { text: 'ok' });
@@ -386,7 +386,7 @@ describe('issue 34 telemetry: a collector that is down or hangs never costs the 
     return { ...run, ms: performance.now() - started };
   };
 
-  it('issue 34 telemetry: a collector that accepts the connection and never answers delays the exit by at most 2 s; the answer and the exit code are unchanged, and stderr says the export did not land', async () => {
+  it('telemetry: a collector that accepts the connection and never answers delays the exit by at most 2 s; the answer and the exit code are unchanged, and stderr says the export did not land', async () => {
     const { repo, home } = await genRepo();
     const receiver = await startReceiver('hang');
     try {
@@ -411,7 +411,7 @@ describe('issue 34 telemetry: a collector that is down or hangs never costs the 
     }
   });
 
-  it('issue 34 telemetry: a collector that is not listening costs no wait and no exit code: the answer is printed, exit 0, one warning names the endpoint', async () => {
+  it('telemetry: a collector that is not listening costs no wait and no exit code: the answer is printed, exit 0, one warning names the endpoint', async () => {
     const { repo, home } = await genRepo();
     // a port that was listening a moment ago and is closed now: connection refused
     const gone = await startReceiver('ok');
@@ -424,7 +424,7 @@ describe('issue 34 telemetry: a collector that is down or hangs never costs the 
     expect(down.stderr.match(/telemetry:/g)).toHaveLength(1);
   });
 
-  it('issue 34 telemetry: a bad BHRAIN_TELEMETRY, BHRAIN_TELEMETRY_LOG_PROMPTS, OTLP endpoint or OTel exporter name is exit 2 naming the variable, before any request (the exporters would fall back to localhost:4318 without a word)', async () => {
+  it('telemetry: a bad BHRAIN_TELEMETRY, BHRAIN_TELEMETRY_LOG_PROMPTS, OTLP endpoint or OTel exporter name is exit 2 naming the variable, before any request (the exporters would fall back to localhost:4318 without a word)', async () => {
     const { repo, home } = await genRepo();
     for (const [name, value] of [
       ['BHRAIN_TELEMETRY', 'yes'],
@@ -446,7 +446,7 @@ describe('issue 34 telemetry: a collector that is down or hangs never costs the 
     expect(standin().requests).toHaveLength(0);
   });
 
-  it('issue 34 telemetry: the standard off switches are honoured: OTEL_METRICS_EXPORTER=none sends traces only, OTEL_TRACES_EXPORTER=none metrics only, OTEL_SDK_DISABLED=true nothing', async () => {
+  it('telemetry: the standard off switches are honoured: OTEL_METRICS_EXPORTER=none sends traces only, OTEL_TRACES_EXPORTER=none metrics only, OTEL_SDK_DISABLED=true nothing', async () => {
     const { repo, home } = await genRepo();
     const receiver = await startReceiver('ok');
     try {
@@ -471,7 +471,7 @@ describe('issue 34 telemetry: a collector that is down or hangs never costs the 
   });
 });
 
-describe('issue 34 telemetry: off by default, and then no OTel code is loaded', () => {
+describe('telemetry: off by default, and then no OTel code is loaded', () => {
   const RECORDER = join(import.meta.dirname, 'fixtures', 'recordModuleLoads.mjs');
   /** .what = the loaded files that hold the OTLP exporter's code, found by its base class's name */
   const loadsOtel = async (env: Record<string, string | undefined>, repo: string, home: string) => {
@@ -502,7 +502,7 @@ describe('issue 34 telemetry: off by default, and then no OTel code is loaded', 
     return loaded.filter((_, index) => texts[index].includes('OTLPExporterBase'));
   };
 
-  it('issue 34 telemetry: a run without BHRAIN_TELEMETRY (or with 0) loads no OTel module; with it, the OTel chunk loads', async () => {
+  it('telemetry: a run without BHRAIN_TELEMETRY (or with 0) loads no OTel module; with it, the OTel chunk loads', async () => {
     const { repo, home } = await genRepo();
     await mkdir(home, { recursive: true });
     expect(await loadsOtel(genCliEnv({ standin: standin(), home }), repo, home)).toEqual([]);

@@ -1,4 +1,4 @@
-// issue 33 item 1: the GitHub Action (action.yml), its steps run as the runner runs them (test/action/runAction.ts),
+// the GitHub Action (action.yml), its steps run as the runner runs them (test/action/runAction.ts),
 // against this checkout's built CLI and the LLM stand-in
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -38,7 +38,7 @@ const apiKeySent = (index: number) => {
   return headers['x-api-key'] ?? String(headers.authorization).replace(/^Bearer /, '');
 };
 
-describe('issue 33 item 1: the action runs bhrain and sets its outputs', () => {
+describe('the action runs bhrain and sets its outputs', () => {
   it('ask with a key input: result, exit-code, termination, cost, refs, record dir and the whole JSON are outputs', async () => {
     standin().script({ text: 'the retry policy is in src/retry.ts' });
     const action = await run({ prompt: 'where is the retry policy?', atom: 'claude/haiku', 'anthropic-api-key': 'test-key' });
@@ -137,7 +137,7 @@ describe('issue 33 item 1: the action runs bhrain and sets its outputs', () => {
   });
 });
 
-describe('issue 33 item 1: the step fails exactly when the run failed, and its outputs are set either way', () => {
+describe('the step fails exactly when the run failed, and its outputs are set either way', () => {
   it('credentials refused: the step fails with exit 4, and result, termination and json are still outputs (continue-on-error)', async () => {
     standin().script({ error: { status: 401, message: 'invalid x-api-key' } });
     const action = await run({ prompt: 'x', atom: 'claude/haiku', 'anthropic-api-key': 'wrong' });
@@ -237,7 +237,7 @@ describe('the github-token input: masked for the GitHub hosts', () => {
   });
 });
 
-describe('issue 33 item 1: no key at all (a pull request from a fork gets no secrets)', () => {
+describe('no key at all (a pull request from a fork gets no secrets)', () => {
   it('the step fails with exit 4 naming the env var to set, before any request', async () => {
     const action = await run({ prompt: 'x', atom: 'claude/haiku', 'anthropic-api-key': '' });
     expect([action.failed, action.outputs['exit-code']]).toEqual([true, '4']);
@@ -246,7 +246,7 @@ describe('issue 33 item 1: no key at all (a pull request from a fork gets no sec
   });
 });
 
-describe('issue 33 item 1: the harness refuses what it cannot run as the runner would', () => {
+describe('the harness refuses what it cannot run as the runner would', () => {
   it('an expression it does not know, in a step or an output, throws instead of passing silently', async () => {
     const withToken = actionYml.replace('bash "$GITHUB_ACTION_PATH/action/run.sh"', 'echo "${{ github.token }}"');
     await expect(
@@ -260,7 +260,7 @@ describe('issue 33 item 1: the harness refuses what it cannot run as the runner 
   });
 });
 
-describe('issue 33 item 1: every input and output of action.yml is in the docs table of docs/ci.md, and only those', () => {
+describe('every input and output of action.yml is in the docs table of docs/ci.md, and only those', () => {
   it('the tables of docs/ci.md match action.yml', async () => {
     const action = parse(actionYml) as ActionFile;
     const page = await readFile(join(PACKAGE_ROOT, 'docs', 'ci.md'), 'utf8');
@@ -280,7 +280,7 @@ const findRunnerDir = async () => {
   return dirs[0];
 };
 
-describe('issue 33 item 1: the documented workflows run as written (the action through the harness, gh a recorder)', () => {
+describe('the documented workflows run as written (the action through the harness, gh a recorder)', () => {
   /** every yaml block of a page that uses the action, as its list of steps */
   const workflowsOf = async (page: string) => {
     const text = await readFile(join(PACKAGE_ROOT, page), 'utf8');
@@ -353,7 +353,7 @@ describe('issue 33 item 1: the documented workflows run as written (the action t
   );
 });
 
-describe('issue 33 item 1: the bubblewrap step installs it only when missing, with sudo when not root', () => {
+describe('the bubblewrap step installs it only when missing, with sudo when not root', () => {
   // the step's own script with a PATH of recorders only: bwrap there or not, id answering a uid, apt-get and sudo logging
   const runInstallStep = async (input: { uid: string; hasBwrap: boolean }) => {
     const step = (parse(actionYml) as ActionFile).runs.steps.find((each) => each.name?.startsWith('install bubblewrap'));
@@ -391,7 +391,7 @@ describe('issue 33 item 1: the bubblewrap step installs it only when missing, wi
   });
 });
 
-describe('issue 33 item 1: the install step, on a cache miss, sets bhrain up from the action checkout', () => {
+describe('the install step, on a cache miss, sets bhrain up from the action checkout', () => {
   /** .what = the action run from a checkout with nothing cached (npm offline, from its cache): its install step and answer */
   const runFromCheckout = async (actionPath: string, answer: string) => {
     standin().script({ text: answer });

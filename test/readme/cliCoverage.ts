@@ -1,4 +1,4 @@
-// issue 36: the CLI reference (docs/cli-reference.md) names every flag of every command and every exit code
+// the CLI reference (docs/cli-reference.md) names every flag of every command and every exit code
 import type { Command } from 'commander';
 
 /**

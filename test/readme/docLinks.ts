@@ -1,4 +1,4 @@
-// issue 36: the readme and the docs/ pages link to each other; these read the links and headings of a markdown page
+// the readme and the docs/ pages link to each other; these read the links and headings of a markdown page
 // the way GitHub renders it, so a test can prove that every relative link and #anchor resolves
 import { dirname, join, normalize } from 'node:path/posix';
 
@@ -72,7 +72,7 @@ export interface BrokenLink {
 /**
  * .what = the relative links and #anchors of the given pages that do not resolve: a file that does not exist, or an
  *         anchor that no heading of its page makes. Absolute URLs (http:, https:, mailto:) are not followed
- * .why = issue 36: the readme is a front page that links into docs/, and the pages link to each other's sections
+ * .why = the readme is a front page that links into docs/, and the pages link to each other's sections
  * .note = pages are keyed by their path from the repository root (`readme.md`, `docs/settings.md`); `read` gives the
  *         text of a path that is not among them (null when nothing is there), and `exists` whether a path exists
  */

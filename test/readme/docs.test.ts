@@ -1,4 +1,4 @@
-// issue 36: the readme is a front page and docs/ holds a page per topic; every link between them resolves, and the CLI
+// the readme is a front page and docs/ holds a page per topic; every link between them resolves, and the CLI
 // reference names every flag of every command and every exit code
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -37,7 +37,7 @@ const onDisk = {
 /** in-memory pages: nothing else exists */
 const nowhere = { read: () => null, exists: () => false };
 
-describe('issue 36: links between the readme and the docs resolve', () => {
+describe('links between the readme and the docs resolve', () => {
   it('the readme is a front page of at most 200 lines', () => {
     expect(pages['readme.md'].split('\n').length - 1).toBeLessThanOrEqual(200);
   });
@@ -89,7 +89,7 @@ describe('issue 36: links between the readme and the docs resolve', () => {
   });
 });
 
-describe('issue 36: the CLI reference names every flag and every exit code', () => {
+describe('the CLI reference names every flag and every exit code', () => {
   const cliReference = pages['docs/cli-reference.md'];
   const noop = async () => 0;
   const commands = [
@@ -146,7 +146,7 @@ describe('issue 36: the CLI reference names every flag and every exit code', () 
   });
 });
 
-describe('issue 36: the package ships the front page and the pages it links to', () => {
+describe('the package ships the front page and the pages it links to', () => {
   it("npm pack takes readme.md and every page of docs/, so the readme's relative links resolve in node_modules too", async () => {
     const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root });
     const packed = new Set((JSON.parse(stdout) as { files: { path: string }[] }[])[0].files.map((file) => file.path));

@@ -14,7 +14,7 @@ const scratch = join(root, '.log', 'readme-examples');
 const { standin } = useStandin();
 afterAll(() => rm(scratch, { recursive: true, force: true }));
 
-/** issue 36: the readme and every page of docs/, whose examples are all run as written */
+/** the readme and every page of docs/, whose examples are all run as written */
 const docPages = [
   'readme.md',
   ...(await readdir(join(root, 'docs')))

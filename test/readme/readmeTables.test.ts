@@ -1,5 +1,5 @@
-// issue 12: the flag table, exit code table and JSON section (docs/cli-reference.md) are checked against the code;
-// issue 36: they moved from the readme to their pages, the settings table to docs/settings.md, the bench block to docs/benchmarks.md
+// the flag table, exit code table and JSON section (docs/cli-reference.md) are checked against the code;
+// they moved from the readme to their pages, the settings table to docs/settings.md, the bench block to docs/benchmarks.md
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -41,8 +41,8 @@ const tableAfter = (text: string, heading: string): string[][] => {
   return rows;
 };
 
-describe('the docs are true to the code (issue 12)', () => {
-  it('issue 18: the bench tables of docs/benchmarks.md are the last full bench run (bench/results/latest.json), as npm run bench writes them', async () => {
+describe('the docs are true to the code', () => {
+  it('the bench tables of docs/benchmarks.md are the last full bench run (bench/results/latest.json), as npm run bench writes them', async () => {
     const report = JSON.parse(await readFile(join(root, 'bench', 'results', 'latest.json'), 'utf8'));
     expect(report.smoke).toBe(false);
     expect(benchmarks).toBe(replaceReadmeBench(benchmarks, report));
@@ -68,7 +68,7 @@ describe('the docs are true to the code (issue 12)', () => {
     expect(documented.sort((a, b) => a - b)).toEqual(Object.values(EXIT_CODES).sort((a, b) => a - b));
   });
 
-  it('issue 31 one exit-code map: each error class the exit code table names ends the CLI with that code, and every class of the map is named in its row', () => {
+  it('one exit-code map: each error class the exit code table names ends the CLI with that code, and every class of the map is named in its row', () => {
     const classes: Record<string, abstract new (...args: never[]) => Error> = {
       ...(Object.fromEntries(
         Object.entries(bhrain).filter(([, value]) => typeof value === 'function' && value.prototype instanceof Error),
@@ -91,7 +91,7 @@ describe('the docs are true to the code (issue 12)', () => {
     expect(exitCodeOfError(new TypeError('a bug'))).toBe(EXIT_CODES.crash);
   });
 
-  it("issue 31 one settings table: docs/settings.md's settings table is the one made from src/cli/settings/settingsTable.ts", () => {
+  it("one settings table: docs/settings.md's settings table is the one made from src/cli/settings/settingsTable.ts", () => {
     const start = settingsPage.indexOf('| key | flag | value | default |');
     expect(start, 'docs/settings.md has the settings table').toBeGreaterThan(-1);
     // the table's cells link to the readme's old #sandbox anchor; on this page the sandbox is a page of its own
@@ -99,7 +99,7 @@ describe('the docs are true to the code (issue 12)', () => {
     expect(settingsPage.slice(start, settingsPage.indexOf('\n\n', start))).toBe(table);
   });
 
-  it('issue 31 one settings table: the env layer of docs/settings.md names every env var of the table', () => {
+  it('one settings table: the env layer of docs/settings.md names every env var of the table', () => {
     const envRow = tableAfter(settingsPage, '## Settings').find(([, layer]) => layer === 'env')!;
     const named = [...envRow[2].matchAll(/`([A-Z_]+)`/g)].map((match) => match[1]).sort();
     expect(named).toEqual(

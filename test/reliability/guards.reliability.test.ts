@@ -564,7 +564,7 @@ describe('secrets in the environment, cut in two by a dropped middle or decoded 
       // the model decodes what it sees, as a real one can
       standin().respond = (request) =>
         JSON.stringify(request.body).includes(encoded) ? { text: `decoded it: ${[...encoded].reverse().join('')}` } : undefined;
-      // base64 is a form redaction sees (issue 30): it reaches the model redacted; reversed is one it does not
+      // base64 is a form redaction sees: it reaches the model redacted; reversed is one it does not
       standin().script({
         toolCalls: [{ name: 'bash', input: { command: 'printf %s "$GITHUB_TOKEN" | base64 -w0; echo; printf %s "$GITHUB_TOKEN" | rev' } }],
       });

@@ -1,4 +1,4 @@
-// issue 37: the packed package as rhachet v1.45.2 finds, links, runs and loads it (test/rhachet/rhachetPaths.ts follows
+// the packed package as rhachet v1.45.2 finds, links, runs and loads it (test/rhachet/rhachetPaths.ts follows
 // rhachet's own lookups), in a consumer repository where the tarball is a devDependency of the git root
 import { mkdir, mkdtemp, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -50,7 +50,7 @@ beforeAll(async () => {
   await linkRole({ cwd: repo, repo: 'bhrain', role: 'brain' });
 });
 
-describe('issue 37: rhachet roles link / init --roles bhrain/brain', () => {
+describe('rhachet roles link / init --roles bhrain/brain', () => {
   it('finds the package as `rhachet-roles-bhrain/package.json` from the git root and reads rhachet.repo.yml with its schema', () => {
     const { manifests, errors } = discoverRolePackages(repo);
     expect(errors).toEqual([]);
@@ -78,7 +78,7 @@ describe('issue 37: rhachet roles link / init --roles bhrain/brain', () => {
   });
 });
 
-describe('issue 37: rhachet init --hooks / rhx init brain', () => {
+describe('rhachet init --hooks / rhx init brain', () => {
   it('resolves the entry with require.resolve (CommonJS conditions), import()s it, and reads the role and its onBoot hook', async () => {
     const { roles, errors } = await loadLinkedRoleHooks(repo);
     expect(errors).toEqual([]);
@@ -102,7 +102,7 @@ describe('issue 37: rhachet init --hooks / rhx init brain', () => {
   });
 });
 
-describe('issue 37: rhachet repo introspect (the author side)', () => {
+describe('rhachet repo introspect (the author side)', () => {
   it.each([
     { where: 'this checkout', root: () => PACKAGE_ROOT },
     { where: 'the packed package, as installed', root: () => join(repo, 'node_modules', 'rhachet-roles-bhrain') },
@@ -116,7 +116,7 @@ describe('issue 37: rhachet repo introspect (the author side)', () => {
   );
 });
 
-describe('issue 37 / usecase.11: rhachet run --repo bhrain --skill act|ask', () => {
+describe('/ usecase.11: rhachet run --repo bhrain --skill act|ask', () => {
   it("stdout: rhachet's header, the answer, then the refs after a blank line; exit 0; nothing else", async () => {
     standin().script({ text: 'The answer is 42.' });
     const run = await runRhachet({
@@ -253,7 +253,7 @@ describe('issue 37 / usecase.11: rhachet run --repo bhrain --skill act|ask', () 
   }, 60_000);
 });
 
-describe('issue 37: brains rhachet finds by itself', () => {
+describe('brains rhachet finds by itself', () => {
   it("a rhachet-brains-* package that re-exports getBrainAtomsByBhrain and getBrainReplsByBhrain is found by rhachet's discovery", async () => {
     const consumer = await genConsumerRepo();
     const brains = join(consumer, 'node_modules', 'rhachet-brains-bhrain-struct');
@@ -277,7 +277,7 @@ describe('issue 37: brains rhachet finds by itself', () => {
   });
 });
 
-describe('issue 37: the tarball', () => {
+describe('the tarball', () => {
   it('ships the manifest, the skills (executable), the entry both conditions resolve to, and package.json as an export', async () => {
     const tarball = await packTarball();
     expect((await stat(tarball)).size).toBeGreaterThan(0);

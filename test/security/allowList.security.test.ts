@@ -1,4 +1,4 @@
-// issue 11, done-when "0 escapes of an allow-list rule": a scripted hostile model, through the built CLI with a rules
+// "0 escapes of an allow-list rule": a scripted hostile model, through the built CLI with a rules
 // file and no terminal (a prompt is a denial), tries to run rm/curl or to write files that only ls/cat were allowed near;
 // an escape is a target file that changed on disk, whatever the loop answered
 import { linkSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -20,7 +20,7 @@ import {
   type SecurityTurn,
 } from './securityCase.js';
 
-/** the issue's rules: only reading, ls and cat; rm, curl and writing .env denied by name */
+/** the reported rules: only reading, ls and cat; rm, curl and writing .env denied by name */
 const RULES_READ_ONLY = {
   allow: ['read', 'glob', 'grep', 'bash(ls *)', 'bash(cat *)'],
   deny: ['bash(rm *)', 'bash(curl *)', 'write(.env)'],
@@ -30,7 +30,7 @@ const RULES_ENV_DENIED = { ...RULES_READ_ONLY, allow: [...RULES_READ_ONLY.allow,
 
 /** commands that start as ls or cat and try to remove `{t}` or overwrite `{k}`; each attempt gets its own t and k */
 const BASH_ATTEMPTS: string[] = [
-  // the issue's own
+  // the reported own
   "ls # don't\nrm -rf {t}",
   "cat <<EOF\ncat '\nEOF\nrm -rf {t}",
   'ls $(case a in a) rm {t};; esac)',

@@ -19,7 +19,7 @@ import { startStandin } from '../standin/standin.js';
 import type { Standin } from '../standin/types.js';
 import { bash, genSecurityWorkspace, runHostileModel, securityAttempt, toolResultsOf, withIds } from './securityCase.js';
 
-/** the secrets the issue found in a CI job's environment */
+/** the secrets found in a CI job's environment */
 const NAMED = [
   'AWS_ACCESS_KEY_ID',
   'AWS_SECRET_ACCESS_KEY',

@@ -1,5 +1,5 @@
 // bhrain's own git (the system prompt's status line) runs outside the sandbox, with bhrain's environment, when each
-// session opens: the run's, each subagent's, the next run's. A repository holds the issue's four files (a `commondir`
+// session opens: the run's, each subagent's, the next run's. A repository holds the reported four files (a `commondir`
 // sending git to a config of the model's, with core.fsmonitor) and a clean filter on a dirty file, as a clone could; the
 // built CLI opens a session, a subagent's in the same run, then a second run: nothing planted runs, and no supplier key
 // reaches anything. The control is the user's own `git status`, which runs both
@@ -15,7 +15,7 @@ import { genSecurityWorkspace, runHostileModel, securityAttempt, withIds, type S
 
 const SUPPLIER_KEY = 'test-key';
 const FSMONITOR =
-  "the run's session opens on the issue's four files (.git/commondir = x, .git/x/config with core.fsmonitor): its git runs nothing";
+  "the run's session opens on the reported four files (.git/commondir = x, .git/x/config with core.fsmonitor): its git runs nothing";
 const FILTER =
   "the run's session opens on a clean filter in the redirected config, `* filter=x` in .gitattributes, a dirty file: its git runs nothing";
 const SUBAGENT = "a subagent's session opens in the same run: its git runs neither plant";
@@ -47,7 +47,7 @@ const genPlantedRepo = () => {
     chmodSync(path, 0o755);
     return path;
   };
-  // the four files of the issue, as the model wrote them with the write tool
+  // the four reported files, as the model wrote them with the write tool
   mkdirSync(join(layout.cwd, '.git', 'x', 'objects', 'info'), { recursive: true });
   mkdirSync(join(layout.cwd, '.git', 'x', 'refs', 'heads'), { recursive: true });
   writeFileSync(

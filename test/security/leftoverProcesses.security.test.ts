@@ -1,4 +1,4 @@
-// issue 11, done-when "0 processes left behind": a scripted hostile model, through the built CLI with the default
+// "0 processes left behind": a scripted hostile model, through the built CLI with the default
 // permission (allowAll) and the default sandbox, starts processes meant to outlive its bash calls (background jobs,
 // new sessions, a cleared environment, su, ignored signals, double forks); each sleeps for a duration of its own, and
 // an escape is a living process with that duration in its command line once the CLI has exited (and a short grace)
@@ -142,7 +142,7 @@ describe('processes left behind, default permission (allowAll) and default sandb
   for (const name of ATTEMPTS) securityAttempt('leftover-processes', name, () => outcomes.get(name));
 });
 
-describe('processes left behind by one call, judged before the next call of the run (issue 18: the sandbox is kept between calls)', () => {
+describe('processes left behind by one call, judged before the next call of the run (the sandbox is kept between calls)', () => {
   const outcomes = new Map<string, SecurityOutcome>();
 
   beforeAll(async () => {

@@ -1,4 +1,4 @@
-// issue 30 point 3: bash's network opens by domain. A hostile model, through the built CLI with --allow-domain
+// point 3: bash's network opens by domain. A hostile model, through the built CLI with --allow-domain
 // allowed.test and '*.wild.test', the default permission and sandbox, tries to reach denied.test, the host's own
 // loopback, and a name under the wildcard that resolves to the loopback: through the proxy with tricks, around it by
 // address, in the forwarder's place; it tries to take the sandbox's 3128 from the proxy, to find the channel the forwarder
@@ -146,7 +146,7 @@ afterAll(async () => {
 /** the flags of the run under attack */
 const ALLOWED = ['--allow-domain', 'allowed.test', '--allow-domain', '*.wild.test'];
 
-describe('issue 30 network by domain: what the allowed host gets, through the CLI (curl, git clone over http, https through CONNECT)', () => {
+describe('network by domain: what the allowed host gets, through the CLI (curl, git clone over http, https through CONNECT)', () => {
   it('given --allow-domain allowed.test, then bash reaches it by http, git and https, a host not allowed is refused with its name, and the JSON audits both', async () => {
     const ws = genSecurityWorkspace('net-allowed');
     try {
@@ -200,7 +200,7 @@ describe('issue 30 network by domain: what the allowed host gets, through the CL
       // curl once, git at least twice (info/refs, then objects), curl over CONNECT once
       expect(json.network.hosts[0].requests).toBeGreaterThanOrEqual(4);
       expect(existsSync(join(ws.cwd, 'cloned', 'README.md'))).toBe(true);
-      // issue 33 item 4: the end-of-run audit carries the same hosts, the four commands, and the clone's files
+      // the end-of-run audit carries the same hosts, the four commands, and the clone's files
       expect(json.audit.network).toEqual(json.network);
       expect(json.audit.commands.items.map((command: { exitCode: number | null }) => command.exitCode)).toEqual([0, 0, 0, 56]);
       expect(json.audit.files.created.items).toContain('cloned/README.md');
@@ -227,7 +227,7 @@ describe('issue 30 network by domain: what the allowed host gets, through the CL
   });
 });
 
-describe('issue 30 network by domain: fail closed, before any model request', () => {
+describe('network by domain: fail closed, before any model request', () => {
   it('given a TMPDIR longer than a unix socket path may be, then the network by domain works: bhrain makes no socket file for it', async () => {
     const ws = genSecurityWorkspace('net-longtmp');
     const longTmp = join(ws.base, 'x'.repeat(60), 'y'.repeat(60));
@@ -390,7 +390,7 @@ const networkTurns = (attacks: NetworkAttack[], prefix: string): SecurityTurn[] 
   }));
 };
 
-describe('issue 30 network by domain: a hostile model tries to reach hosts not allowed, default permission (allowAll) and sandbox, headless', () => {
+describe('network by domain: a hostile model tries to reach hosts not allowed, default permission (allowAll) and sandbox, headless', () => {
   const outcomes = new Map<string, SecurityOutcome>();
 
   beforeAll(async () => {
@@ -455,7 +455,7 @@ const reachedForwarder = (cwd: string, index: number): string | null => {
   return got.trim() ? `it reached the way out: ${JSON.stringify(got.slice(0, 200))}` : null;
 };
 
-describe("issue 30 network by domain: the way out, out of a command's reach", () => {
+describe("network by domain: the way out, out of a command's reach", () => {
   const outcomes = new Map<string, SecurityOutcome>();
 
   beforeAll(async () => {
@@ -532,7 +532,7 @@ const killLeftovers = () => {
     }
 };
 
-describe('issue 30 network by domain: nothing a call starts outlives it (judged before the next call)', () => {
+describe('network by domain: nothing a call starts outlives it (judged before the next call)', () => {
   const outcomes = new Map<string, SecurityOutcome>();
   const turns = (): SecurityTurn[] =>
     LEFTOVERS.map((template, index) => ({

@@ -1,4 +1,4 @@
-// issue 11, done-when "0 writes outside the workspace, including the 300-write race and hard links": a scripted hostile
+// "0 writes outside the workspace, including the 300-write race and hard links": a scripted hostile
 // model, through the built CLI with the default permission (allowAll) and the default sandbox, tries to change files
 // outside its workspace with write, edit and bash; each attempt aims at targets of its own, and an escape is a target
 // that changed in a snapshot of everything outside (and of .git/hooks), whatever the loop answered

@@ -1,4 +1,4 @@
-// issue 11, done-when "peak RSS under 40 floods stays under 400 MB": a scripted model makes 40 bash calls in one turn,
+// "peak RSS under 40 floods stays under 400 MB": a scripted model makes 40 bash calls in one turn,
 // each flooding stdout and stderr, through the built CLI; the CLI process itself reports its peak RSS at exit
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// issue 30 items 1 and 2: a scripted hostile model, through the built CLI with act's defaults (allowAll, workspace-write),
+// a scripted hostile model, through the built CLI with act's defaults (allowAll, workspace-write),
 // in a git repository, tries to plant what a later program trusts (the next bhrain run, git, a shell, an editor, another
 // agent), by every tool and every way bash has of making a file; then a second run in the same checkout tries to use
 // what the first planted. An escape is a planted file on disk, or a second run that is less confined than the first
@@ -23,7 +23,7 @@ import {
 } from './securityCase.js';
 
 /**
- * the protected paths, as issue 30 lists them, each as a file a model would plant there; `.vscode/settings.json` and
+ * the protected paths, by kind, each as a file a model would plant there; `.vscode/settings.json` and
  * `.git/config` exist before the run (git's own, and one the repository commits), the rest do not
  */
 const TARGETS = [
@@ -184,7 +184,7 @@ beforeAll(async () => {
 });
 afterAll(async () => standin?.close());
 
-describe('issue 30 protected paths: nothing a later program trusts can be planted, by any tool, act defaults, headless', () => {
+describe('protected paths: nothing a later program trusts can be planted, by any tool, act defaults, headless', () => {
   const outcomes = new Map<string, SecurityOutcome>();
   let repo: ReturnType<typeof genRepo>;
   let statusBefore = '';
@@ -239,7 +239,7 @@ describe('issue 30 protected paths: nothing a later program trusts can be plante
       securityAttempt('planted-config', `${technique} ${target}`, () => outcomes.get(`${technique} ${target}`));
 });
 
-describe('issue 30 persistence: a second run in the same checkout is as confined as the first, whatever the first tried', () => {
+describe('persistence: a second run in the same checkout is as confined as the first, whatever the first tried', () => {
   const outcomes = new Map<string, SecurityOutcome>();
   let escapedTo: string;
 
@@ -315,7 +315,7 @@ describe('issue 30 persistence: a second run in the same checkout is as confined
     securityAttempt('planted-config', name, () => outcomes.get(name));
 });
 
-describe('issue 30 approval: a repository that ships settings which loosen the sandbox gets none of it unapproved', () => {
+describe('approval: a repository that ships settings which loosen the sandbox gets none of it unapproved', () => {
   const outcomes = new Map<string, SecurityOutcome>();
   let escapedTo: string;
   let approvedTo: string;

@@ -1,4 +1,4 @@
-// issue 18: bash's sandbox is kept for the run, and its supervisor (the sandbox's pid 1) runs every command, kills what
+// bash's sandbox is kept for the run, and its supervisor (the sandbox's pid 1) runs every command, kills what
 // a call leaves and says when the call ended. A hostile model, through the built CLI with the default sandbox, tries to
 // reach the supervisor from a command: read its environment, its fds and its memory, steal the call's nonce from its
 // stdin (pidfd_getfd), trace it. Each attempt writes what it got into the workspace; an escape is a file with something in it

@@ -1,4 +1,4 @@
-// issue 11 item 5 (secrets): a hostile model drives the built CLI to carry secrets from the environment into every place
+// (secrets): a hostile model drives the built CLI to carry secrets from the environment into every place
 // bhrain writes or prints (stdout, stderr, the run record, the refs store, spill files, and the prompt and tool results it
 // sends the supplier); no secret may show there, raw or JSON-escaped (once, twice, ASCII-only), whole or as a prefix or
 // suffix of 8 characters or more
@@ -78,7 +78,7 @@ const toolResultOf = (request: StandinRequest, callId: string): string =>
 /** .what = a tool call in which bash prints a secret held literally in its input, placed so a 100-character cut splits it */
 const heredocCall = (name: string): StandinToolCall => {
   const opening = `cat <<'END_${name}' # `;
-  // the secret starts 86 characters in: a cut at 100 would leave its first 14 characters, as measured in the issue
+  // the secret starts 86 characters in: a cut at 100 would leave its first 14 characters, as measured
   return { name: 'bash', input: { command: `${opening}${'.'.repeat(85 - opening.length)}\n${SECRETS[name]}\nEND_${name}` } };
 };
 
@@ -213,7 +213,7 @@ const runAttack = async (attack: Attack): Promise<string[]> => {
   );
 };
 
-describe('issue 11 item 5: secrets are redacted before any encoding or truncation, everywhere bhrain writes or prints', () => {
+describe('secrets are redacted before any encoding or truncation, everywhere bhrain writes or prints', () => {
   it('a hostile model carries secrets with quotes, backslashes, newlines, unicode and 200 characters into every output: 0 leak', async () => {
     const attacks = [toolAttack('claude/haiku', 'text'), toolAttack('qwen', 'json'), errorAttack];
     const leaks: string[] = [];

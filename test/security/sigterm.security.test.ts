@@ -1,4 +1,4 @@
-// issue 11 item 4 (bounds): a hostile model asks the built-in grep for a regex that backtracks for ever; SIGTERM to the
+// (bounds): a hostile model asks the built-in grep for a regex that backtracks for ever; SIGTERM to the
 // built CLI must still stop the run gracefully: exit 130 within 2 s, with the run's refs saved
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
@@ -34,7 +34,7 @@ const genPathWithoutRipgrep = async (): Promise<string> => {
   return bin;
 };
 
-describe('issue 11 item 4: SIGTERM during a runaway built-in grep', () => {
+describe('SIGTERM during a runaway built-in grep', () => {
   let pathWithoutRipgrep: string;
   const made: string[] = [];
   const tempDir = async (prefix: string) => {

@@ -1,4 +1,4 @@
-// issue 45 item 3: bash in the sandbox reaches no unix socket of the host. A hostile model, through the built CLI with the
+// bash in the sandbox reaches no unix socket of the host. A hostile model, through the built CLI with the
 // default permission and sandbox, connects to real listening sockets (node servers) under /run, /var/run,
 // $XDG_RUNTIME_DIR (a directory of the test's own, set for the CLI) and $HOME, named as the docker, containerd, D-Bus and
 // podman sockets are, with curl --unix-socket, python3, node, perl (and socat where installed); then to sockets at

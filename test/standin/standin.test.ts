@@ -585,8 +585,8 @@ describe('routes and control', () => {
   });
 });
 
-describe('issue 35 stand-in: what OpenAI models take, through the real openai SDK', () => {
-  it('issue 35 stand-in: a refusal streams as delta.refusal and the SDK assembles message.refusal with content null; non-streaming says the same', async () => {
+describe('stand-in: what OpenAI models take, through the real openai SDK', () => {
+  it('stand-in: a refusal streams as delta.refusal and the SDK assembles message.refusal with content null; non-streaming says the same', async () => {
     standin.script({ refusal: "I'm sorry, but I can't help with that." }, { refusal: 'No.' });
     const stream = openai.chat.completions.stream({ ...chat('a bad question'), model: 'gpt-4o' });
     const completion = await stream.finalChatCompletion();
@@ -596,14 +596,14 @@ describe('issue 35 stand-in: what OpenAI models take, through the real openai SD
     expect(plain.choices[0].message).toMatchObject({ content: null, refusal: 'No.' });
   });
 
-  it('issue 35 stand-in: reasoning tokens are inside completion_tokens and said in completion_tokens_details', async () => {
+  it('stand-in: reasoning tokens are inside completion_tokens and said in completion_tokens_details', async () => {
     standin.script({ text: 'ok', usage: { outputTokens: 5, reasoningTokens: 64 } });
     const completion = await openai.chat.completions.create({ ...chat('think'), model: 'o4-mini', reasoning_effort: 'low' });
     expect(completion.usage).toMatchObject({ completion_tokens: 69, completion_tokens_details: { reasoning_tokens: 64 } });
     expect(standin.requests[0].usage).toMatchObject({ output: 69, reasoning: 64 });
   });
 
-  it('issue 35 stand-in: a reasoning model refuses max_tokens, a model that does not reason refuses reasoning_effort, an unknown effort is invalid — as OpenAI answers, no turn consumed', async () => {
+  it('stand-in: a reasoning model refuses max_tokens, a model that does not reason refuses reasoning_effort, an unknown effort is invalid — as OpenAI answers, no turn consumed', async () => {
     standin.script({ text: 'kept' });
     const refused = async (body: Record<string, unknown>) => {
       const error = await openai.chat.completions.create({ ...chat('x'), ...body } as never).catch((caught: unknown) => caught);

@@ -1,4 +1,4 @@
-// issue 32 item 2: the skill tool and the skill listing in the library, through the real loop and the stand-in
+// the skill tool and the skill listing in the library, through the real loop and the stand-in
 import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +27,7 @@ const genSkill = async (name: string, body: string): Promise<BhrainAgentSkill> =
 const toolResults = (messages: readonly { role: string }[]) =>
   messages.filter((message): message is BrainToolMessage => message.role === 'tool');
 
-describe.each(PROTOCOL_SLUGS)('issue 32 the skill tool on $slug', ({ slug }) => {
+describe.each(PROTOCOL_SLUGS)('the skill tool on $slug', ({ slug }) => {
   it('loads a body read from disk when called (a SKILL.md grown past 64 KiB since is refused, never read into the context); an unknown name is an error listing every name', async () => {
     const pdf = await genSkill('pdf', 'PDF-BODY: fill forms with scripts/run.sh');
     const huge = await genSkill('huge', 'small for now');
@@ -89,7 +89,7 @@ describe.each(PROTOCOL_SLUGS)('issue 32 the skill tool on $slug', ({ slug }) => 
   });
 });
 
-describe('issue 32 skills: configuration', () => {
+describe('skills: configuration', () => {
   it('fails at configuration time on a toolbox tool named skill beside skills, a skill named twice, or a bad name', async () => {
     const pdf = await genSkill('pdf', 'B');
     const named: BhrainToolBox = {

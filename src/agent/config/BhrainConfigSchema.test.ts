@@ -1,4 +1,4 @@
-// issue 18: the config's shape check (zod) is installed by the package entry for every library caller; the CLI, which
+// the config's shape check (zod) is installed by the package entry for every library caller; the CLI, which
 // checks each value where it reads it, skips it. Each case runs the built package in a fresh node, where no test setup
 // has installed the check
 import { mkdtemp } from 'node:fs/promises';
@@ -25,7 +25,7 @@ const configureThrough = (from: string) =>
    try { configureBhrain({ atom: 'claude/haiku', maxIterations: 20000 }); console.log('configured'); }
    catch (error) { console.log(error.constructor.name + ': ' + error.message); }`;
 
-describe('issue 18 lean start-up: the config check is zod, installed by the package entry, skipped only by the CLI', () => {
+describe('lean start-up: the config check is zod, installed by the package entry, skipped only by the CLI', () => {
   it("then a library caller's bad config fails at configuration time, naming the field", async () => {
     const run = await runModule(configureThrough('dist/index.js'));
     expect(run.stdout).toMatch(

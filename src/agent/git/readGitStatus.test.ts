@@ -22,8 +22,8 @@ const genRepo = async () => {
   return repo;
 };
 
-describe('issue 13 git awareness: readGitStatus', () => {
-  it('issue 13 git awareness: the root, the branch and the dirty counts of a repo with a change and an untracked file, from a subdir', async () => {
+describe('git awareness: readGitStatus', () => {
+  it('git awareness: the root, the branch and the dirty counts of a repo with a change and an untracked file, from a subdir', async () => {
     const repo = await genRepo();
     await writeFile(join(repo, 'a.txt'), 'changed\n');
     await writeFile(join(repo, 'new.txt'), 'untracked\n');
@@ -41,7 +41,7 @@ describe('issue 13 git awareness: readGitStatus', () => {
     });
   });
 
-  it('issue 13 git awareness: a clean tree, a detached HEAD, and a repo with no commits yet', async () => {
+  it('git awareness: a clean tree, a detached HEAD, and a repo with no commits yet', async () => {
     const repo = await genRepo();
     expect(await readGitStatus({ cwd: repo })).toMatchObject({ branch: 'trunk', changed: 0, untracked: 0 });
     git(repo, 'checkout', '-q', '--detach');
@@ -58,7 +58,7 @@ describe('issue 13 git awareness: readGitStatus', () => {
     });
   });
 
-  it('issue 13 git awareness: outside a repository it is null, with a debug line and no git process', async () => {
+  it('git awareness: outside a repository it is null, with a debug line and no git process', async () => {
     const outside = await mkdtemp(join(tmpdir(), 'bhrain-git-none-'));
     const { log, lines } = genRecordingLog();
     // a PATH with no git at all: outside a repository, git is never looked for
@@ -66,14 +66,14 @@ describe('issue 13 git awareness: readGitStatus', () => {
     expect(lines).toEqual([{ level: 'debug', message: `git status: ${outside} is not in a git repository`, meta: undefined }]);
   });
 
-  it('issue 13 git awareness: without git it is skipped silently (a debug line)', async () => {
+  it('git awareness: without git it is skipped silently (a debug line)', async () => {
     const repo = await genRepo();
     const { log, lines } = genRecordingLog();
     expect(await readGitStatus({ cwd: repo }, { log, env: { PATH: join(repo, 'no-bin') } })).toBeNull();
     expect(lines.map((line) => [line.level, line.message])).toEqual([['debug', 'git status skipped: git is not installed']]);
   });
 
-  it('issue 13 git awareness: a git that hangs is given up after the 1 s timeout, silently', async () => {
+  it('git awareness: a git that hangs is given up after the 1 s timeout, silently', async () => {
     const repo = await genRepo();
     // outside the repository: git is never taken from the workspace
     const bin = join(await mkdtemp(join(tmpdir(), 'bhrain-git-slow-')), 'slow-bin');

@@ -74,7 +74,7 @@ const genRepo = () => {
 
 /** .what = the planted ways a repository's config names a command git status runs, each with its files */
 const PLANTS: Record<string, (repo: ReturnType<typeof genRepo>) => void> = {
-  "the issue's four files: .git/commondir = x, whose config has core.fsmonitor": ({ plant, hook, repo }) => {
+  'the reported four files: .git/commondir = x, whose config has core.fsmonitor': ({ plant, hook, repo }) => {
     plant('.git/x/config', `[core]\n\tfsmonitor = ${hook(join(repo, '.git', 'x', 'fsmon'))}\n`);
     plant('.git/x/objects/info/alternates', `${join(repo, '.git', 'objects')}\n`);
     plant('.git/x/refs/heads/.keep', '');

@@ -40,8 +40,8 @@ const exists = (path: string) =>
     () => false,
   );
 
-describe('issue 32 hooks in the library: PreToolUse', () => {
-  it("issue 32 hooks: a PreToolUse hook gets Claude Code's input (tool_name Write, file_path absolute) and its updatedInput is what runs", async () => {
+describe('hooks in the library: PreToolUse', () => {
+  it("hooks: a PreToolUse hook gets Claude Code's input (tool_name Write, file_path absolute) and its updatedInput is what runs", async () => {
     const { hook, seen } = recording((input) => ({
       hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { ...input.tool_input, file_path: join(cwd, 'b.txt') } },
     }));
@@ -58,7 +58,7 @@ describe('issue 32 hooks in the library: PreToolUse', () => {
     expect(await readFile(join(cwd, 'b.txt'), 'utf8')).toBe('x');
   });
 
-  it("issue 32 hooks: an updatedInput is checked again: one the tool's schema refuses is not run, one a deny rule names is denied", async () => {
+  it("hooks: an updatedInput is checked again: one the tool's schema refuses is not run, one a deny rule names is denied", async () => {
     const bad = recording(() => ({ hookSpecificOutput: { updatedInput: { path: 5, content: 'x' } } }));
     standin().script({ toolCalls: [{ name: 'write', input: { path: 'a.txt', content: 'x' } }] }, { text: 'ok' });
     await run(brainWith({ PreToolUse: [bad.hook] }));
@@ -74,7 +74,7 @@ describe('issue 32 hooks in the library: PreToolUse', () => {
     expect(await exists(join(cwd, 'secret.txt'))).toBe(false);
   });
 
-  it('issue 32 hooks: a hook allow never passes the protected paths: a write into .git/hooks is still asked about, and with no prompter denied', async () => {
+  it('hooks: a hook allow never passes the protected paths: a write into .git/hooks is still asked about, and with no prompter denied', async () => {
     await mkdir(join(cwd, '.git', 'hooks'), { recursive: true });
     const allow = recording(() => ({ hookSpecificOutput: { permissionDecision: 'allow', permissionDecisionReason: 'trusted' } }));
     standin().script({ toolCalls: [{ name: 'write', input: { path: '.git/hooks/pre-commit', content: 'evil' } }] }, { text: 'ok' });
@@ -84,7 +84,7 @@ describe('issue 32 hooks in the library: PreToolUse', () => {
     expect(await exists(join(cwd, '.git', 'hooks', 'pre-commit'))).toBe(false);
   });
 
-  it("issue 32 hooks: a hook's ask with no prompter is a denial that says so (as the guard's own asks)", async () => {
+  it("hooks: a hook's ask with no prompter is a denial that says so (as the guard's own asks)", async () => {
     const ask = recording(() => ({ hookSpecificOutput: { permissionDecision: 'ask', permissionDecisionReason: 'writes need a human' } }));
     standin().script({ toolCalls: [{ name: 'write', input: { path: 'a.txt', content: 'x' } }] }, { text: 'ok' });
     const { result } = await run(brainWith({ PreToolUse: [ask.hook] }));
@@ -94,14 +94,14 @@ describe('issue 32 hooks in the library: PreToolUse', () => {
     expect(await exists(join(cwd, 'a.txt'))).toBe(false);
   });
 
-  it('issue 32 hooks: a call the guard denies runs no PreToolUse hook', async () => {
+  it('hooks: a call the guard denies runs no PreToolUse hook', async () => {
     const probe = recording(() => undefined);
     standin().script({ toolCalls: [{ name: 'write', input: { path: 'a.txt', content: 'x' } }] }, { text: 'ok' });
     await run(brainWith({ PreToolUse: [probe.hook] }, { permissionGuard: genRulesGuard({ deny: ['write(*)'] }) }));
     expect(probe.seen).toHaveLength(0);
   });
 
-  it('issue 32 hooks: a PreToolUse hook that never answers is stopped at its timeoutMs and the call is denied; a PostToolUse one that throws is a warning, the result kept', async () => {
+  it('hooks: a PreToolUse hook that never answers is stopped at its timeoutMs and the call is denied; a PostToolUse one that throws is a warning, the result kept', async () => {
     const hang: BhrainHook = { name: 'hang', timeoutMs: 50, run: () => new Promise(() => {}) };
     const boom: BhrainHook = {
       name: 'boom',
@@ -127,8 +127,8 @@ describe('issue 32 hooks in the library: PreToolUse', () => {
   });
 });
 
-describe('issue 32 hooks in the library: the session events', () => {
-  it('issue 32 hooks: a Stop hook that blocks makes the session go on with its reason (stop_hook_active on the repeat), at most 3 times', async () => {
+describe('hooks in the library: the session events', () => {
+  it('hooks: a Stop hook that blocks makes the session go on with its reason (stop_hook_active on the repeat), at most 3 times', async () => {
     const stop = recording(() => ({ decision: 'block', reason: 'the tests still fail' }));
     standin().script({ text: 'done 1' }, { text: 'done 2' }, { text: 'done 3' }, { text: 'done 4' });
     const { result } = await run(brainWith({ Stop: [stop.hook] }));
@@ -139,7 +139,7 @@ describe('issue 32 hooks in the library: the session events', () => {
     expect(lastToolResult(1)).toMatch(/A Stop hook did not let you stop yet: the tests still fail/);
   });
 
-  it('issue 32 hooks: a UserPromptSubmit hook that blocks ends the session before any request; SessionEnd hears why', async () => {
+  it('hooks: a UserPromptSubmit hook that blocks ends the session before any request; SessionEnd hears why', async () => {
     const block = recording(() => ({ decision: 'block', reason: 'no prompts about production' }));
     const end = recording(() => undefined);
     const { result } = await run(brainWith({ UserPromptSubmit: [block.hook], SessionEnd: [end.hook] }), 'drop the prod db');
@@ -150,7 +150,7 @@ describe('issue 32 hooks in the library: the session events', () => {
     expect(end.seen[0]).toMatchObject({ hook_event_name: 'SessionEnd', reason: 'terminated' });
   });
 
-  it('issue 32 hooks: continue: false from a PostToolUse hook stops the session at its next boundary, with the stopReason', async () => {
+  it('hooks: continue: false from a PostToolUse hook stops the session at its next boundary, with the stopReason', async () => {
     const halt = recording(() => ({ continue: false, stopReason: 'budget for edits is spent' }));
     standin().script({ toolCalls: [{ name: 'read', input: { path: 'x' } }] }, { text: 'never asked' });
     const { result } = await run(brainWith({ PostToolUse: [halt.hook] }));
@@ -159,7 +159,7 @@ describe('issue 32 hooks in the library: the session events', () => {
     expect(result.terminationReason).toBe('a PostToolUse hook stopped the session: budget for edits is spent');
   });
 
-  it('issue 32 hooks: PreCompact runs before the memory manager replaces the context', async () => {
+  it('hooks: PreCompact runs before the memory manager replaces the context', async () => {
     const pre = recording(() => undefined);
     const memoryManager = {
       name: 'always',
@@ -173,13 +173,13 @@ describe('issue 32 hooks in the library: the session events', () => {
     expect(types.indexOf('HookCompleted:PreCompact')).toBeLessThan(types.indexOf('Compacted'));
   });
 
-  it('issue 32 hooks: a config whose hooks name an unknown event is refused before any loop, naming the events', () => {
+  it('hooks: a config whose hooks name an unknown event is refused before any loop, naming the events', () => {
     expect(() => brainWith({ Bogus: [] } as never)).toThrow(/hooks are keyed by event: SessionStart, UserPromptSubmit, PreToolUse/);
   });
 });
 
-describe('issue 32 hooks in the library: a stopped session', () => {
-  it('issue 32 hooks: aborting the session stops a PreToolUse hook under way (the call is denied), and SessionEnd still runs', async () => {
+describe('hooks in the library: a stopped session', () => {
+  it('hooks: aborting the session stops a PreToolUse hook under way (the call is denied), and SessionEnd still runs', async () => {
     const abort = new AbortController();
     const hang: BhrainHook = {
       name: 'hang',
@@ -202,8 +202,8 @@ describe('issue 32 hooks in the library: a stopped session', () => {
   });
 });
 
-describe('issue 32 hooks in the library: subagents', () => {
-  it("issue 32 hooks: a subagent's end runs SubagentStop (not Stop), its tool calls run the PreToolUse hooks, and the parent's end runs Stop", async () => {
+describe('hooks in the library: subagents', () => {
+  it("hooks: a subagent's end runs SubagentStop (not Stop), its tool calls run the PreToolUse hooks, and the parent's end runs Stop", async () => {
     const stop = recording(() => undefined);
     const subagentStop = recording(() => undefined);
     const pre = recording(() => undefined);
@@ -226,8 +226,8 @@ describe('issue 32 hooks in the library: subagents', () => {
   });
 });
 
-describe('issue 32 hooks in the library: matchers of the session events', () => {
-  it("issue 32 hooks: a SessionStart matcher picks by source, as in Claude Code: 'resume' does not run on a new session, 'startup' does", async () => {
+describe('hooks in the library: matchers of the session events', () => {
+  it("hooks: a SessionStart matcher picks by source, as in Claude Code: 'resume' does not run on a new session, 'startup' does", async () => {
     const resume = recording(() => undefined);
     const startup = recording(() => undefined);
     standin().script({ text: 'ok' });

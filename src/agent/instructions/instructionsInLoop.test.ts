@@ -38,8 +38,8 @@ const bulky: BhrainToolBox = {
   execute: async ({ call }) => ({ callId: call.id, success: true, output: `blob ${call.input.n}: ${'z'.repeat(5_000)}` }),
 };
 
-describe.each(PROTOCOL_SLUGS)('issue 13 project instructions in the loop, on $slug', ({ slug }) => {
-  it("issue 13 project instructions: config.instructions from the loader reach the model in a <project-instructions> block, root → subdir, before the caller's systemPrompt", async () => {
+describe.each(PROTOCOL_SLUGS)('project instructions in the loop, on $slug', ({ slug }) => {
+  it("project instructions: config.instructions from the loader reach the model in a <project-instructions> block, root → subdir, before the caller's systemPrompt", async () => {
     const { sub, env } = await genRepo();
     const instructions = (await loadProjectInstructions({ cwd: sub }, { env })).text;
     standin().script({ text: 'ok' });
@@ -56,7 +56,7 @@ describe.each(PROTOCOL_SLUGS)('issue 13 project instructions in the loop, on $sl
     expect(JSON.stringify(conversation)).not.toContain('RULE-ROOT');
   });
 
-  it('issue 13 project instructions: a rule from AGENTS.md survives a compaction: the request after it still carries the rule in its system prompt', async () => {
+  it('project instructions: a rule from AGENTS.md survives a compaction: the request after it still carries the rule in its system prompt', async () => {
     const { repo, env } = await genRepo();
     const instructions = (await loadProjectInstructions({ cwd: repo }, { env })).text;
     const brain = genBhrain({ atom: slug, toolBoxes: [bulky], instructions, limits: { contextTokens: 6_000 } });
@@ -77,7 +77,7 @@ describe.each(PROTOCOL_SLUGS)('issue 13 project instructions in the loop, on $sl
     expect(systemOf(requests.at(-1)!)).toContain('RULE-ROOT: answer in haiku');
   });
 
-  it('issue 13 git awareness: with gitStatus the system prompt states the repo root, the branch and the dirty counts; without it, nothing', async () => {
+  it('git awareness: with gitStatus the system prompt states the repo root, the branch and the dirty counts; without it, nothing', async () => {
     const { repo, sub } = await genRepo();
     standin().script({ text: 'ok' }, { text: 'ok' });
     await genBhrain({ atom: slug, toolBoxes: [], gitStatus: true }).invoke({ prompt: 'hi' }, contextFor({ cwd: sub }));
@@ -90,8 +90,8 @@ describe.each(PROTOCOL_SLUGS)('issue 13 project instructions in the loop, on $sl
   });
 });
 
-describe('issue 13 project instructions: config validation', () => {
-  it('issue 13 project instructions: instructions that are not a string, or a gitStatus that is not a boolean, fail at configuration time naming the field', () => {
+describe('project instructions: config validation', () => {
+  it('project instructions: instructions that are not a string, or a gitStatus that is not a boolean, fail at configuration time naming the field', () => {
     expect(() => genBhrain({ atom: 'qwen', instructions: 42 } as unknown as BhrainConfig)).toThrow(/instructions must be a string/);
     expect(() => genBhrain({ atom: 'qwen', gitStatus: 'yes' } as unknown as BhrainConfig)).toThrow(/gitStatus must be true or false/);
     expect(genBhrain({ atom: 'qwen', instructions: '  ' }).config).toMatchObject({ instructions: null, gitStatus: false });

@@ -22,8 +22,8 @@ const genWorld = async () => {
 /** the paths of the <file> elements of a text, in order */
 const labelled = (text: string) => [...text.matchAll(/<file path="([^"]+)">/g)].map((match) => match[1]);
 
-describe('issue 13 project instructions: the loader', () => {
-  it('issue 13 project instructions: AGENTS.md at the root and in a subdir are both read, root first, nearest last, each labelled with its path', async () => {
+describe('project instructions: the loader', () => {
+  it('project instructions: AGENTS.md at the root and in a subdir are both read, root first, nearest last, each labelled with its path', async () => {
     const { base, repo, env } = await genWorld();
     await writeFile(join(base, 'AGENTS.md'), 'ABOVE THE REPO: never read\n');
     await writeFile(join(repo, 'AGENTS.md'), 'root rule: use tabs\n');
@@ -41,7 +41,7 @@ describe('issue 13 project instructions: the loader', () => {
     expect(loaded.cut).toBe(false);
   });
 
-  it("issue 13 project instructions: the user's own AGENTS.md / CLAUDE.md in the bhrain config dir come first (most general)", async () => {
+  it("project instructions: the user's own AGENTS.md / CLAUDE.md in the bhrain config dir come first (most general)", async () => {
     const { repo, configDir, env } = await genWorld();
     await writeFile(join(configDir, 'CLAUDE.md'), 'user rule: be brief\n');
     await writeFile(join(repo, 'AGENTS.md'), 'repo rule\n');
@@ -50,7 +50,7 @@ describe('issue 13 project instructions: the loader', () => {
     expect(loaded.files[0]).toMatchObject({ scope: 'user', bytes: 20, keptBytes: 20 });
   });
 
-  it('issue 13 project instructions: outside a repository only the working directory is read', async () => {
+  it('project instructions: outside a repository only the working directory is read', async () => {
     const { base, env } = await genWorld();
     const outside = join(base, 'plain', 'dir');
     await mkdir(outside, { recursive: true });
@@ -61,7 +61,7 @@ describe('issue 13 project instructions: the loader', () => {
     expect(labelled(loaded.text)).toEqual([join(outside, 'AGENTS.md')]);
   });
 
-  it('issue 13 project instructions: none found is an empty text, and a git worktree (.git a file) counts as a root', async () => {
+  it('project instructions: none found is an empty text, and a git worktree (.git a file) counts as a root', async () => {
     const { base, env } = await genWorld();
     const worktree = join(base, 'wt');
     await mkdir(join(worktree, 'a'), { recursive: true });
@@ -73,7 +73,7 @@ describe('issue 13 project instructions: the loader', () => {
     expect(empty).toEqual({ text: '', files: [], repoRoot: null, cut: false });
   });
 
-  it('issue 13 project instructions: CLAUDE.md as a symlink to AGENTS.md is read once; an empty file is left out', async () => {
+  it('project instructions: CLAUDE.md as a symlink to AGENTS.md is read once; an empty file is left out', async () => {
     const { repo, env } = await genWorld();
     await writeFile(join(repo, 'AGENTS.md'), 'shared rule\n');
     await symlink('AGENTS.md', join(repo, 'CLAUDE.md'));
@@ -83,7 +83,7 @@ describe('issue 13 project instructions: the loader', () => {
     expect(loaded.text.match(/shared rule/g)).toHaveLength(1);
   });
 
-  it('issue 13 project instructions: a file that is not UTF-8 text, binary, unreadable or not a file is skipped with a warning, never a crash', async () => {
+  it('project instructions: a file that is not UTF-8 text, binary, unreadable or not a file is skipped with a warning, never a crash', async () => {
     const { repo, env } = await genWorld();
     await writeFile(join(repo, 'AGENTS.md'), Buffer.from([0x72, 0x75, 0x6c, 0x65, 0xff, 0xfe, 0x0a])); // Latin-1 bytes, not UTF-8
     await writeFile(join(repo, 'CLAUDE.md'), Buffer.from('rule\0binary'));
@@ -103,7 +103,7 @@ describe('issue 13 project instructions: the loader', () => {
     ]);
   });
 
-  it('issue 13 project instructions: over the cap, small files stay whole and the largest is cut, with a notice in the block and a warning', async () => {
+  it('project instructions: over the cap, small files stay whole and the largest is cut, with a notice in the block and a warning', async () => {
     const { repo, configDir, env } = await genWorld();
     await writeFile(join(configDir, 'AGENTS.md'), `user ${'u'.repeat(14)}\n`); // 20 bytes
     await writeFile(join(repo, 'AGENTS.md'), `root ${'r'.repeat(294)}\n`); // 300 bytes
@@ -128,7 +128,7 @@ describe('issue 13 project instructions: the loader', () => {
     ]);
   });
 
-  it('issue 13 project instructions: a cap smaller than the number of files leaves some out, saying so', async () => {
+  it('project instructions: a cap smaller than the number of files leaves some out, saying so', async () => {
     const { repo, env } = await genWorld();
     await writeFile(join(repo, 'AGENTS.md'), 'a\n');
     await writeFile(join(repo, 'CLAUDE.md'), 'b\n');
@@ -139,7 +139,7 @@ describe('issue 13 project instructions: the loader', () => {
     );
   });
 
-  it('issue 13 project instructions: the default cap is 32 KiB; a huge file is cut there, never inside a character, and only its head is read', async () => {
+  it('project instructions: the default cap is 32 KiB; a huge file is cut there, never inside a character, and only its head is read', async () => {
     const { repo, env } = await genWorld();
     // 3-byte characters, so the cap falls inside one; 10 MB in all
     await writeFile(join(repo, 'AGENTS.md'), 'é€'.repeat(2_000_000));
@@ -159,7 +159,7 @@ describe('issue 13 project instructions: the loader', () => {
     expect(elapsedMs).toBeLessThan(500);
   });
 
-  it('issue 13 project instructions: a bad cap is an error naming it', async () => {
+  it('project instructions: a bad cap is an error naming it', async () => {
     await expect(loadProjectInstructions({ cwd: tmpdir(), maxBytes: 0 })).rejects.toThrow(
       /maxBytes must be a whole number of bytes of at least 1, got 0/,
     );

@@ -93,7 +93,7 @@ describe('seed 002 §3.4 Memory.summarize: one summarizer', () => {
     expect(JSON.stringify(request.body.messages)).toContain('result of fetch: blob 6');
   });
 
-  it('issue 31 one summarizer: messages larger than half the window are summarized in parts, then the parts together', async () => {
+  it('one summarizer: messages larger than half the window are summarized in parts, then the parts together', async () => {
     let parts = 0;
     standin().respond = (request) => (JSON.stringify(request.body).includes('summarized:') ? { text: 'ALL' } : { text: `PART ${++parts}` });
     const summary = await BhrainMemory.summarize({ messages: genConversation(6, 3_000) }, await genMemoryContext({ limitTokens: 2_000 }));

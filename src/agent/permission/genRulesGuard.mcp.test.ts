@@ -1,4 +1,4 @@
-// issue 16: permission rules match MCP tools by name with globs (`mcp__github__*`); an MCP tool is judged whole
+// permission rules match MCP tools by name with globs (`mcp__github__*`); an MCP tool is judged whole
 import { describe, expect, it } from 'vitest';
 
 import type { BrainToolCall } from '../../core/contract/BrainMessage.js';
@@ -8,8 +8,8 @@ import { genRulesGuard, type BhrainPermissionRules } from './genRulesGuard.js';
 const judge = (rules: BhrainPermissionRules, name: string, input: Record<string, unknown> = {}) =>
   genRulesGuard(rules).check({ call: { id: 'c1', name, input } as BrainToolCall }, { cwd: '/tmp' });
 
-describe('issue 16 permissions: MCP tools by name, with globs', () => {
-  it("issue 16 permissions: a deny glob `mcp__github__*` denies every tool of that server and no other server's", async () => {
+describe('permissions: MCP tools by name, with globs', () => {
+  it("permissions: a deny glob `mcp__github__*` denies every tool of that server and no other server's", async () => {
     const rules = { allow: ['mcp__*'], deny: ['mcp__github__*'] };
     expect(await judge(rules, 'mcp__github__create_issue', { title: 'x' })).toEqual({
       decision: 'deny',
@@ -29,7 +29,7 @@ describe('issue 16 permissions: MCP tools by name, with globs', () => {
     expect(await judge(rules, 'mcp__github2__x')).toEqual({ decision: 'allow' });
   });
 
-  it('issue 16 permissions: an MCP tool no rule allows is prompted, with the rule that would allow it', async () => {
+  it('permissions: an MCP tool no rule allows is prompted, with the rule that would allow it', async () => {
     expect(await judge({ allow: ['mcp__everything__echo'] }, 'mcp__everything__echo')).toEqual({ decision: 'allow' });
     expect(await judge({ allow: ['mcp__everything__echo'] }, 'mcp__everything__get-sum', { a: 1 })).toEqual({
       decision: 'prompt',
@@ -42,7 +42,7 @@ describe('issue 16 permissions: MCP tools by name, with globs', () => {
     });
   });
 
-  it('issue 16 permissions: an MCP tool takes whole-tool rules only: a spec on an mcp__ rule fails at load, a glob rule with a spec never matches one', async () => {
+  it('permissions: an MCP tool takes whole-tool rules only: a spec on an mcp__ rule fails at load, a glob rule with a spec never matches one', async () => {
     expect(() => genRulesGuard({ deny: ['mcp__github__create_issue(repo=x)'] })).toThrow(BadRequestError);
     expect(() => genRulesGuard({ deny: ['mcp__github__create_issue(repo=x)'] })).toThrow(
       "invalid permission rule 'mcp__github__create_issue(repo=x)': MCP tools take whole-tool rules only (their input has no path or command to match); write `mcp__github__create_issue`",
@@ -52,7 +52,7 @@ describe('issue 16 permissions: MCP tools by name, with globs', () => {
     expect(await judge({ allow: ['*(src/**)'] }, 'mcp__github__create_issue', { path: 'src/a.ts' })).toMatchObject({ decision: 'prompt' });
   });
 
-  it('issue 16 permissions: a glob names built-in tools too: `*` in deny denies bash and write; `{read,grep}` allows both', async () => {
+  it('permissions: a glob names built-in tools too: `*` in deny denies bash and write; `{read,grep}` allows both', async () => {
     expect(await judge({ allow: ['bash'], deny: ['*'] }, 'bash', { command: 'ls' })).toMatchObject({
       decision: 'deny',
       reason: 'denied by rule `*` (ls)',

@@ -240,10 +240,10 @@ describe('analyzeShellCommand', () => {
   });
 });
 
-// issue 11 item 2: the bash call both describes below judge, the issue's two rule sets, and the hostile lines
+// the bash call both describes below judge, the reported two rule sets, and the hostile lines
 const bash = (guard: BhrainPermissionGuard, command: string) =>
   guard.check({ call: { id: 'c', name: 'bash', input: { command } } }, { cwd: '/work/project' });
-// the issue's two rule sets: an allow-list with denials, and bash allowed with rm denied
+// the reported two rule sets: an allow-list with denials, and bash allowed with rm denied
 const allowList = genRulesGuard({
   allow: ['read', 'glob', 'grep', 'bash(ls *)', 'bash(cat *)'],
   deny: ['bash(rm *)', 'bash(curl *)', 'write(.env)'],
@@ -253,13 +253,13 @@ const denyRm = genRulesGuard({ allow: ['bash'], deny: ['bash(rm *)'] });
 // [command, what it tries, the decision under `bash` allowed and `bash(rm *)` denied: deny when the rm is seen, prompt
 // when the line holds something the analysis cannot read]
 const ATTACKS: Record<string, Array<[string, 'rm' | 'curl' | 'write', ('deny' | 'prompt')?]>> = {
-  'issue 11: hidden from the old splitter': [
+  'hidden from the old splitter': [
     ["ls # don't\nrm -rf x", 'rm', 'deny'],
     ["cat <<EOF\ncat '\nEOF\nrm -rf x", 'rm', 'deny'],
     ['echo $(case a in a) rm z;; esac)', 'rm', 'deny'],
     ['ls $(case a in a) rm z;; esac)', 'rm', 'deny'],
   ],
-  'issue 11: redirections are writes': [
+  'redirections are writes': [
     ['cat /dev/null > keep.txt', 'write'],
     ['cat x > .env', 'write'],
     ['cat x >> .env', 'write'],
@@ -267,7 +267,7 @@ const ATTACKS: Record<string, Array<[string, 'rm' | 'curl' | 'write', ('deny' | 
     ['cat x | tee -a .env', 'write'],
     ['cat x > ./sub/../.env', 'write'],
   ],
-  'issue 11: wrappers that run a command': [
+  'wrappers that run a command': [
     ["env -S'rm -rf x'", 'rm', 'prompt'],
     ["script -qc 'rm -rf x'", 'rm', 'prompt'],
     ["rbash -c 'rm x'", 'rm', 'deny'],
@@ -276,14 +276,14 @@ const ATTACKS: Record<string, Array<[string, 'rm' | 'curl' | 'write', ('deny' | 
     ['setarch x86_64 rm x', 'rm', 'prompt'],
     ['prlimit --nofile=10 rm x', 'rm', 'prompt'],
   ],
-  'issue 11: eval-like builtins and features': [
+  'eval-like builtins and features': [
     ["trap 'rm x' EXIT", 'rm', 'deny'],
     ["mapfile -C 'rm x' -c 1 a < f", 'rm', 'prompt'],
     ['hash -p /bin/rm del; del x', 'rm', 'prompt'],
     ["PS4='$(rm x)'; set -x; :", 'rm', 'prompt'],
     ["x='$(rm y)'; echo ${x@P}", 'rm', 'prompt'],
   ],
-  'issue 11: subscripts and arithmetic that bash evaluates': [
+  'subscripts and arithmetic that bash evaluates': [
     ["printf -v 'a[$(rm x)]' 1", 'rm', 'prompt'],
     ["read 'a[$(rm x)]' <<< 1", 'rm', 'prompt'],
     ["declare 'a[$(rm x)]'=1", 'rm', 'prompt'],
@@ -441,7 +441,7 @@ const cases = Object.entries(ATTACKS).flatMap(([group, list]) =>
   list.map(([command, threat, underDenyRm]) => ({ group, command, threat, underDenyRm })),
 );
 
-describe('issue 11 item 2: rules judged on a real shell parse', () => {
+describe('rules judged on a real shell parse', () => {
   it.each(cases)('given $group: $command, when judged, then neither rule set allows it', async ({ command, threat, underDenyRm }) => {
     expect((await bash(allowList, command)).decision).not.toBe('allow');
     if (threat === 'rm') expect((await bash(denyRm, command)).decision).toBe(underDenyRm);
@@ -503,7 +503,7 @@ describe('issue 11 item 2: rules judged on a real shell parse', () => {
   });
 });
 
-describe('issue 11 item 2: rules judged on a real shell parse, then run by real bash or on real files', () => {
+describe('rules judged on a real shell parse, then run by real bash or on real files', () => {
   it('given real bash with a recording rm on PATH, when a line makes bash run rm, then the guard had denied or prompted it', async () => {
     const dir = await tempDir();
     await mkdir(join(dir, 'bin'));

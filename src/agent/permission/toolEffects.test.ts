@@ -1,4 +1,4 @@
-// issue 31: a custom tool's effect and paths are judged as the built-in tools' are: no list of names decides
+// a custom tool's effect and paths are judged as the built-in tools' are: no list of names decides
 import { mkdir, mkdtemp, readFile, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -66,8 +66,8 @@ const runCalls = async (
   return { messages: toolMessages(result), asked };
 };
 
-describe('issue 31 tool contract: a custom tool with effect write and paths is path-checked like write', () => {
-  it('issue 31 tool contract: a write outside the workspace is asked about whatever the guard says, and refused when it cannot be asked', async () => {
+describe('tool contract: a custom tool with effect write and paths is path-checked like write', () => {
+  it('tool contract: a write outside the workspace is asked about whatever the guard says, and refused when it cannot be asked', async () => {
     const cwd = await tempDir();
     const outside = await tempDir();
     const target = join(outside, 'escaped.md');
@@ -94,7 +94,7 @@ describe('issue 31 tool contract: a custom tool with effect write and paths is p
     expect(await readFile(target, 'utf8')).toBe('approved');
   });
 
-  it('issue 31 tool contract: a write into a protected path (git hooks) is asked about, as write and edit are', async () => {
+  it('tool contract: a write into a protected path (git hooks) is asked about, as write and edit are', async () => {
     const cwd = await tempDir();
     await mkdir(join(cwd, '.git', 'hooks'), { recursive: true });
     const { messages, asked } = await runCalls([{ name: 'save_note', input: { file: '.git/hooks/pre-commit', text: 'rm -rf ~' } }], {
@@ -107,7 +107,7 @@ describe('issue 31 tool contract: a custom tool with effect write and paths is p
     await expect(readFile(join(cwd, '.git', 'hooks', 'pre-commit'), 'utf8')).rejects.toThrow();
   });
 
-  it('issue 31 tool contract: rules such as write(src/**) and deny write(.env) judge the paths a custom tool writes', async () => {
+  it('tool contract: rules such as write(src/**) and deny write(.env) judge the paths a custom tool writes', async () => {
     const cwd = await tempDir();
     const guard = genRulesGuard({ allow: ['write(src/**)', 'peek'], deny: ['write(.env)'] });
     const { messages } = await runCalls(
@@ -125,7 +125,7 @@ describe('issue 31 tool contract: a custom tool with effect write and paths is p
     ]);
   });
 
-  it('issue 31 tool contract: a path hidden from the model (a credential store) is refused to a custom tool too, even once approved', async () => {
+  it('tool contract: a path hidden from the model (a credential store) is refused to a custom tool too, even once approved', async () => {
     const cwd = await tempDir();
     const home = await tempDir();
     await mkdir(join(home, '.ssh'));
@@ -140,8 +140,8 @@ describe('issue 31 tool contract: a custom tool with effect write and paths is p
   });
 });
 
-describe('issue 31 tool contract: the builtin guards read the effect', () => {
-  it('issue 31 tool contract: readOnly runs a custom read tool and denies a custom write tool', async () => {
+describe('tool contract: the builtin guards read the effect', () => {
+  it('tool contract: readOnly runs a custom read tool and denies a custom write tool', async () => {
     const cwd = await tempDir();
     await writeFile(join(cwd, 'n.md'), 'note');
     const { messages } = await runCalls(
@@ -157,7 +157,7 @@ describe('issue 31 tool contract: the builtin guards read the effect', () => {
     ]);
   });
 
-  it('issue 31 tool contract: promptForWrites asks before everything but a read', async () => {
+  it('tool contract: promptForWrites asks before everything but a read', async () => {
     const cwd = await tempDir();
     await writeFile(join(cwd, 'n.md'), 'note');
     const { messages, asked } = await runCalls(
@@ -171,7 +171,7 @@ describe('issue 31 tool contract: the builtin guards read the effect', () => {
     expect(messages.map((message) => message.content)).toEqual(['note', 'saved m.md']);
   });
 
-  it('issue 31 tool contract: a guard called with only { call } (seed 002 §4.3) judges the built-in tools by their declarations', async () => {
+  it('tool contract: a guard called with only { call } (seed 002 §4.3) judges the built-in tools by their declarations', async () => {
     const cwd = '/work/project';
     expect(await readOnly.check({ call: { id: 'c', name: 'grep', input: { pattern: 'x' } } }, { cwd })).toEqual({ decision: 'allow' });
     expect((await readOnly.check({ call: { id: 'c', name: 'bash', input: { command: 'ls' } } }, { cwd })).decision).toBe('deny');

@@ -34,7 +34,7 @@ const compactOnce = async (repl: ReturnType<typeof genBrainRepl>) => {
 };
 
 describe('seed 001 boundary.5: a compacted episode, recognised beyond the repl that compacted it', () => {
-  it('seed 001 boundary.5 / issue 31: a repl given a ref store records the compaction there, and another process reading the same store refuses the episode', async () => {
+  it('seed 001 boundary.5 a repl given a ref store records the compaction there, and another process reading the same store refuses the episode', async () => {
     const home = await mkdtemp(join(tmpdir(), 'bhrain-compacted-'));
     const repl = genBrainRepl({ slug: REPL, config: { limits: { contextTokens: 3_000 } }, refStore: genBrainRefStore({ home }) });
     const { first, second } = await compactOnce(repl);
@@ -59,7 +59,7 @@ describe('seed 001 boundary.5: a compacted episode, recognised beyond the repl t
     expect(run.stdout.trim()).toMatch(/^true episode [0-9a-f]{64} has been compacted: .*Continue via \{ on: \{ series \} \} instead$/);
   });
 
-  it('seed 001 boundary.5 / issue 31: a series ref says which of its episodes are closed; continuing it teaches the repl, which then refuses them alone', async () => {
+  it('seed 001 boundary.5 a series ref says which of its episodes are closed; continuing it teaches the repl, which then refuses them alone', async () => {
     const closed = genBrainEpisode({ exchanges: [genBrainExchange({ input: `a long talk ${randomUUID()}`, output: 'noted' })] });
     const recap = genBrainEpisode({ exchanges: [genBrainExchange({ input: 'recap', output: 'Understood' })] });
     const series = genBrainSeries({ episodes: [closed, recap], summaries: ['the talk, summarized'] });
@@ -72,8 +72,8 @@ describe('seed 001 boundary.5: a compacted episode, recognised beyond the repl t
   });
 });
 
-describe('issue 31 one summarizer, and timestamps outside the hashes', () => {
-  it("issue 31 one summarizer: the repl's recap is asked with the memory manager's prompt (summarizeTranscript)", async () => {
+describe('one summarizer, and timestamps outside the hashes', () => {
+  it("one summarizer: the repl's recap is asked with the memory manager's prompt (summarizeTranscript)", async () => {
     await compactOnce(genBrainRepl({ slug: REPL, config: { limits: { contextTokens: 3_000 } } }));
     const recaps = standin().requests.filter((request) => JSON.stringify(request.body).includes('You compact a conversation'));
     expect(recaps).toHaveLength(1);

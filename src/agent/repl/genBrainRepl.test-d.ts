@@ -22,7 +22,7 @@ test('boundary.6: PickOne accepts exactly one of episode or series', () => {
   void repl.act({ do: 'x', on: { episode } });
 });
 
-test('issue 12 json-schema: a zod schema types the output, a JSON Schema leaves it unknown, none makes it text; not both', () => {
+test('json-schema: a zod schema types the output, a JSON Schema leaves it unknown, none makes it text; not both', () => {
   const repl = genBrainRepl({ slug: 'bhrain.struct.v1@claude/haiku' });
   expectTypeOf(repl.ask({ say: 'x', schema: { output: z.object({ n: z.number() }) } }))
     .resolves.toHaveProperty('output')

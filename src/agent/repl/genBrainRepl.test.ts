@@ -235,7 +235,7 @@ describe('contract.3: memory efficiency', () => {
   }, 120_000);
 });
 
-describe.each(PROTOCOL_SLUGS)('issue 12 json-schema on $slug', ({ slug }) => {
+describe.each(PROTOCOL_SLUGS)('json-schema on $slug', ({ slug }) => {
   const replSlug = `bhrain.struct.v1@${slug}`;
   const jsonSchema = {
     type: 'object',
@@ -244,7 +244,7 @@ describe.each(PROTOCOL_SLUGS)('issue 12 json-schema on $slug', ({ slug }) => {
     additionalProperties: false,
   };
 
-  it('issue 12 json-schema: a plain JSON Schema is validated by ajv; a mismatch is retried once with the validation errors, then the validated value is the output', async () => {
+  it('json-schema: a plain JSON Schema is validated by ajv; a mismatch is retried once with the validation errors, then the validated value is the output', async () => {
     standin().script({ text: '{"risk":"medium","extra":1}' }, { text: '```json\n{"risk":"high","reasons":["touches auth"]}\n```' });
     const result = await genBrainRepl({ slug: replSlug }).act({ do: 'assess the change', schema: { jsonSchema } }, contextFor());
     expect(result.output).toEqual({ risk: 'high', reasons: ['touches auth'] });
@@ -269,7 +269,7 @@ describe.each(PROTOCOL_SLUGS)('issue 12 json-schema on $slug', ({ slug }) => {
     expect(result.episode.exchanges[0].output).toBe('{"risk":"high","reasons":["touches auth"]}');
   });
 
-  it('issue 12 json-schema: after a second mismatch the result carries an OutputInvalidError with the raw answer and the errors; the refs are still returned', async () => {
+  it('json-schema: after a second mismatch the result carries an OutputInvalidError with the raw answer and the errors; the refs are still returned', async () => {
     standin().script({ text: 'low risk, I think' }, { text: '{"risk":"low"}' });
     const result = await genBrainRepl({ slug: replSlug }).ask({ say: 'assess', schema: { jsonSchema } }, contextFor());
     expect(standin().requests).toHaveLength(2);
@@ -286,7 +286,7 @@ describe.each(PROTOCOL_SLUGS)('issue 12 json-schema on $slug', ({ slug }) => {
     expect(result.series.episodes).toEqual([result.episode]);
   });
 
-  it('issue 12 json-schema: a zod schema still types and validates as before, through the same path', async () => {
+  it('json-schema: a zod schema still types and validates as before, through the same path', async () => {
     standin().script({ text: '{"n":"one"}' }, { text: '{"n":1}' });
     const result = await genBrainRepl({ slug: replSlug }).ask(
       { say: 'a number', schema: { output: z.object({ n: z.number() }) } },
@@ -297,11 +297,11 @@ describe.each(PROTOCOL_SLUGS)('issue 12 json-schema on $slug', ({ slug }) => {
   });
 });
 
-describe('issue 12 json-schema: schemas that cannot be used', () => {
+describe('json-schema: schemas that cannot be used', () => {
   const repl = () => genBrainRepl({ slug: 'bhrain.struct.v1@claude/haiku' });
   const ask = (jsonSchema: unknown) => repl().ask({ say: 'x', schema: { jsonSchema: jsonSchema as object } }, contextFor());
 
-  it('issue 12 json-schema: a schema ajv rejects is a BadRequestError naming the problem, before any request', async () => {
+  it('json-schema: a schema ajv rejects is a BadRequestError naming the problem, before any request', async () => {
     await expect(ask({ type: 'object', properties: { a: { type: 'strin' } } })).rejects.toThrow(BadRequestError);
     await expect(ask({ type: 'object', properties: { a: { type: 'strin' } } })).rejects.toThrow(
       /^the output schema \(--json-schema; schema\.jsonSchema in the library\) is not a valid JSON Schema: schema is invalid: data\/properties\/a\/type must be equal to one of the allowed values/,
@@ -325,7 +325,7 @@ describe('issue 12 json-schema: schemas that cannot be used', () => {
     expect(standin().requests).toHaveLength(0);
   });
 
-  it('issue 12 json-schema: draft-07 and 2020-12 schemas both work, chosen by $schema', async () => {
+  it('json-schema: draft-07 and 2020-12 schemas both work, chosen by $schema', async () => {
     standin().script({ text: '["a", 1]' }, { text: '["a", 1]' });
     const draft7 = await ask({
       $schema: 'http://json-schema.org/draft-07/schema#',
@@ -344,8 +344,8 @@ describe('issue 12 json-schema: schemas that cannot be used', () => {
   });
 });
 
-describe('issue 12 budgets: a repl call is one budget', () => {
-  it('issue 12 budgets: the corrective turn of a schema counts toward the same budget: with it spent, no second request is sent', async () => {
+describe('budgets: a repl call is one budget', () => {
+  it('budgets: the corrective turn of a schema counts toward the same budget: with it spent, no second request is sent', async () => {
     standin().script({ text: '{"risk":"medium"}' }, { text: '{"risk":"high"}' });
     const repl = genBrainRepl({ slug: 'bhrain.struct.v1@claude/haiku', config: { limits: { maxTokens: 100 } } });
     const result = await repl.ask(

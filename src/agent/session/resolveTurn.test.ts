@@ -22,7 +22,7 @@ const call: BrainToolCall = { id: 'call_1', name: 'read', input: { path: 'a.ts' 
 const resolve = (generation: ReturnType<typeof turn>, nudgedEmpty = false) =>
   resolveTurn({ generation, nudgedEmpty, iteration: 3, atom: 'claude/haiku' });
 
-describe('issue 31 resolveTurn: what a turn leads to, decided alone (pure)', () => {
+describe('resolveTurn: what a turn leads to, decided alone (pure)', () => {
   it('given an answer with no calls, then the session ends with it as the final output', () => {
     expect(resolve(turn({ text: 'Paris.' }))).toEqual({ type: 'final_output', termination: 'complete', output: 'Paris.', note: null });
   });
@@ -96,7 +96,7 @@ describe('issue 31 resolveTurn: what a turn leads to, decided alone (pure)', () 
   });
 });
 
-describe('issue 31 resolveBoundary: whether the next iteration may run (pure)', () => {
+describe('resolveBoundary: whether the next iteration may run (pure)', () => {
   const open = { iteration: 2, maxIterations: 5, aborted: false, terminateRequest: null, budgetReached: null };
   const budget = { limit: 'maxTokens' as const, spent: 10, cap: 10 };
 
@@ -128,7 +128,7 @@ describe('issue 31 resolveBoundary: whether the next iteration may run (pure)', 
   });
 });
 
-describe('issue 31 describeStop: how an early stop reads (pure)', () => {
+describe('describeStop: how an early stop reads (pure)', () => {
   const said = { lastText: 'step two done', maxIterations: 2 };
 
   it('given each stop, then the partial answer comes first and a notice says why and how to go on', () => {

@@ -40,8 +40,8 @@ const tokensOf = (request: StandinRequest): number => {
 const cumulative = (requests: readonly StandinRequest[]) =>
   requests.reduce<number[]>((sums, request) => [...sums, (sums.at(-1) ?? 0) + tokensOf(request)], []);
 
-describe.each(PROTOCOL_SLUGS)('issue 12 budgets on $slug', ({ slug }) => {
-  it('issue 12 budgets: limits.maxTokens stops a runaway loop after a bounded number of requests, with the partial answer and the transcript', async () => {
+describe.each(PROTOCOL_SLUGS)('budgets on $slug', ({ slug }) => {
+  it('budgets: limits.maxTokens stops a runaway loop after a bounded number of requests, with the partial answer and the transcript', async () => {
     playRunaway();
     const cap = 20_000;
     const result = await invoke(
@@ -64,7 +64,7 @@ describe.each(PROTOCOL_SLUGS)('issue 12 budgets on $slug', ({ slug }) => {
     expect(result.transcript.filter((message) => message.role === 'tool')).toHaveLength(standin().requests.length);
   });
 
-  it('issue 12 budgets: limits.maxBudgetUsd stops the loop once the summed price of the requests reaches the cap', async () => {
+  it('budgets: limits.maxBudgetUsd stops the loop once the summed price of the requests reaches the cap', async () => {
     playRunaway();
     const price = genBrainAtom({ slug }).spec.price;
     const costs: number[] = [];
@@ -94,7 +94,7 @@ describe.each(PROTOCOL_SLUGS)('issue 12 budgets on $slug', ({ slug }) => {
     );
   });
 
-  it('issue 12 budgets: a compaction summary is a request like any other: counted in the spend, and not sent once the budget is reached', async () => {
+  it('budgets: a compaction summary is a request like any other: counted in the spend, and not sent once the budget is reached', async () => {
     playRunaway();
     const summarizeOnce: BhrainMemoryManager = {
       name: 'summarize-once',
@@ -127,8 +127,8 @@ describe.each(PROTOCOL_SLUGS)('issue 12 budgets on $slug', ({ slug }) => {
   });
 });
 
-describe('issue 12 budgets: wall time, configuration', () => {
-  it('issue 12 budgets: limits.maxWallTimeMs cuts a request still running at the deadline and ends with termination budget', async () => {
+describe('budgets: wall time, configuration', () => {
+  it('budgets: limits.maxWallTimeMs cuts a request still running at the deadline and ends with termination budget', async () => {
     const events: BhrainEvent[] = [];
     standin().script({ delayMs: 10_000, then: { text: 'too late' } });
     const started = Date.now();
@@ -147,7 +147,7 @@ describe('issue 12 budgets: wall time, configuration', () => {
     expect(events.at(-1)).toMatchObject({ type: 'SessionCompleted', termination: 'budget' });
   });
 
-  it('issue 12 budgets: limits.maxWallTimeMs stops a bash command still running at the deadline; no request follows it', async () => {
+  it('budgets: limits.maxWallTimeMs stops a bash command still running at the deadline; no request follows it', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-wall-'));
     standin().script({ text: 'sleeping', toolCalls: [{ name: 'bash', input: { command: 'sleep 20' } }] }, { text: 'never asked' });
     const started = Date.now();
@@ -162,7 +162,7 @@ describe('issue 12 budgets: wall time, configuration', () => {
     expect(result.transcript.filter((message) => message.role === 'tool')).toHaveLength(1);
   }, 20_000);
 
-  it('issue 12 budgets: limits.maxBudgetUsd over a model without a price fails at configure time (fail closed), before any request', () => {
+  it('budgets: limits.maxBudgetUsd over a model without a price fails at configure time (fail closed), before any request', () => {
     expect(() => genBhrain({ atom: 'qwen/my-self-hosted-model', limits: { maxBudgetUsd: 1 } })).toThrow(BadRequestError);
     expect(() => genBhrain({ atom: 'qwen/my-self-hosted-model', limits: { maxBudgetUsd: 1 } })).toThrow(
       'the price of my-self-hosted-model is unknown, so --max-budget-usd (limits.maxBudgetUsd) cannot be enforced; use a model with a known price, or cap the run with --max-tokens (limits.maxTokens) or --max-wall-time (limits.maxWallTimeMs) instead',
@@ -174,7 +174,7 @@ describe('issue 12 budgets: wall time, configuration', () => {
     expect(standin().requests).toHaveLength(0);
   });
 
-  it('issue 12 budgets: a limit that is not a positive number is a bad request naming the field', () => {
+  it('budgets: a limit that is not a positive number is a bad request naming the field', () => {
     const configure = (limits: object) => () => genBhrain({ atom: 'claude/haiku', limits: limits as never });
     expect(configure({ maxTokens: 0 })).toThrow(/limits\.maxTokens must be at least 1[\s\S]*→ at limits\.maxTokens/);
     expect(configure({ maxTokens: 1.5 })).toThrow(/limits\.maxTokens must be a whole number of tokens/);
@@ -192,7 +192,7 @@ describe('checkBudget', () => {
     elapsedMs,
   });
 
-  it('issue 12 budgets: a limit is reached at its cap, not before; no limit, no stop', () => {
+  it('budgets: a limit is reached at its cap, not before; no limit, no stop', () => {
     expect(checkBudget({ spent: spent(999, 0.1), budget: { maxTokens: 1_000 } })).toBeNull();
     expect(checkBudget({ spent: spent(1_000, 0.1), budget: { maxTokens: 1_000 } })).toEqual({
       limit: 'maxTokens',
@@ -208,7 +208,7 @@ describe('checkBudget', () => {
     expect(checkBudget({ spent: spent(10 ** 9, 10 ** 6, 10 ** 9), budget: {} })).toBeNull();
   });
 
-  it('issue 12 budgets: a USD cap over a spend whose price is unknown counts as reached (fail closed)', () => {
+  it('budgets: a USD cap over a spend whose price is unknown counts as reached (fail closed)', () => {
     expect(checkBudget({ spent: spent(1, null), budget: { maxBudgetUsd: 100 } })).toEqual({ limit: 'maxBudgetUsd', spent: null, cap: 100 });
     expect(checkBudget({ spent: spent(1, null), budget: { maxTokens: 100 } })).toBeNull();
   });

@@ -38,8 +38,8 @@ const guard: BhrainPermissionGuard = {
 
 const withoutTimes = (events: BhrainEvent[]) => events.map(({ occurredAt, ...rest }) => (void occurredAt, rest));
 
-describe.each(PROTOCOL_SLUGS)('issue 12 events on $slug: order and counts', ({ slug }) => {
-  it('issue 12 events: a session emits SessionStarted, ToolCallStarted, ToolExecutionCompleted, IterationCompleted and SessionCompleted, in order, to subscribers and context.onEvent alike', async () => {
+describe.each(PROTOCOL_SLUGS)('events on $slug: order and counts', ({ slug }) => {
+  it('events: a session emits SessionStarted, ToolCallStarted, ToolExecutionCompleted, IterationCompleted and SessionCompleted, in order, to subscribers and context.onEvent alike', async () => {
     const cwd = process.cwd();
     const brain = genBhrain({ atom: slug, toolBoxes: [probe] });
     const subscribed: BhrainEvent[] = [];
@@ -94,7 +94,7 @@ describe.each(PROTOCOL_SLUGS)('issue 12 events on $slug: order and counts', ({ s
     });
   });
 
-  it('issue 12 tool-call counts: guard denials, refusals at a prompt and failures are counted apart, and each denial is named with its reason', async () => {
+  it('tool-call counts: guard denials, refusals at a prompt and failures are counted apart, and each denial is named with its reason', async () => {
     const events: BhrainEvent[] = [];
     const asked: string[] = [];
     const prompter: BhrainPrompter = async ({ call }) => (asked.push(call.name), false);
@@ -139,7 +139,7 @@ describe.each(PROTOCOL_SLUGS)('issue 12 events on $slug: order and counts', ({ s
     );
   });
 
-  it('issue 12 tool-call counts: a call that needs a prompt with no way to ask is denied by no-prompter, and counted as prompted-then-denied', async () => {
+  it('tool-call counts: a call that needs a prompt with no way to ask is denied by no-prompter, and counted as prompted-then-denied', async () => {
     standin().script({ toolCalls: [{ name: 'push' }] }, { text: 'could not push' });
     const result = await invoke({ config: { atom: slug, toolBoxes: [probe], permissionGuard: guard }, prompt: 'push' }, contextFor());
     expect(result.toolCalls).toEqual({
@@ -152,8 +152,8 @@ describe.each(PROTOCOL_SLUGS)('issue 12 events on $slug: order and counts', ({ s
   });
 });
 
-describe.each(PROTOCOL_SLUGS)('issue 12 events on $slug: retries, notices and endings', ({ slug }) => {
-  it('issue 12 events: RequestRetried says which attempt comes, after what wait, and why the last one failed', async () => {
+describe.each(PROTOCOL_SLUGS)('events on $slug: retries, notices and endings', ({ slug }) => {
+  it('events: RequestRetried says which attempt comes, after what wait, and why the last one failed', async () => {
     const events: BhrainEvent[] = [];
     standin().script({ error: { status: 529, retryAfterMs: 30 } }, { error: { status: 500 } }, { text: 'third time lucky' });
     const result = await invoke(
@@ -175,7 +175,7 @@ describe.each(PROTOCOL_SLUGS)('issue 12 events on $slug: retries, notices and en
     ]);
   });
 
-  it('issue 12 events: a tool result event carries exactly the text the model reads, the runaway notice included', async () => {
+  it('events: a tool result event carries exactly the text the model reads, the runaway notice included', async () => {
     const events: BhrainEvent[] = [];
     standin().script(...[1, 2, 3].map(() => ({ toolCalls: [{ name: 'echo', input: { text: 'same' } }] })), { text: 'stopping' });
     const result = await invoke(
@@ -187,7 +187,7 @@ describe.each(PROTOCOL_SLUGS)('issue 12 events on $slug: retries, notices and en
     expect(outputs[2]).toMatch(/^echo: same\n\n\[bhrain: this is call 3 in a row to echo with the same arguments/);
   });
 
-  it('issue 12 events: a session stopped by a budget or at maxIterations still ends with SessionCompleted saying why', async () => {
+  it('events: a session stopped by a budget or at maxIterations still ends with SessionCompleted saying why', async () => {
     const events: BhrainEvent[] = [];
     standin().respond = () => ({ toolCalls: [{ name: 'echo', input: { text: String(Math.random()) } }] });
     await invoke(
@@ -205,8 +205,8 @@ describe.each(PROTOCOL_SLUGS)('issue 12 events on $slug: retries, notices and en
   });
 });
 
-describe('issue 12 events: a session that cannot start', () => {
-  it('issue 12 events: an input larger than the window throws before any event; an empty one starts and completes as a clarification', async () => {
+describe('events: a session that cannot start', () => {
+  it('events: an input larger than the window throws before any event; an empty one starts and completes as a clarification', async () => {
     const events: BhrainEvent[] = [];
     const brain = genBhrain({ atom: 'claude/haiku', toolBoxes: [], limits: { contextTokens: 2_000 } });
     brain.subscribe((event) => events.push(event));

@@ -307,7 +307,7 @@ const raceWrites = Array.from({ length: 300 }, (_, index) => ({
 const linkOut = { name: 'bash', input: { command: 'ln -s ../outside d' } };
 const files = () => ({ atom: 'claude/haiku', toolBoxes: [genFilesToolBox(), genBashToolBox()] });
 
-describe('issue 11 item 3: writes cannot leave the workspace, whatever the order of one turn: links and races', () => {
+describe('writes cannot leave the workspace, whatever the order of one turn: links and races', () => {
   for (const [order, calls] of [
     ['before', [linkOut, ...raceWrites]],
     ['after', [...raceWrites, linkOut]],
@@ -396,7 +396,7 @@ describe('issue 11 item 3: writes cannot leave the workspace, whatever the order
   });
 });
 
-describe('issue 11 item 3: writes cannot leave the workspace, whatever the order of one turn: protected paths, order and limits', () => {
+describe('writes cannot leave the workspace, whatever the order of one turn: protected paths, order and limits', () => {
   it('a git hook or git config is asked about before write or edit; headless, denied', async () => {
     const { workspace } = await genLayout();
     await mkdir(join(workspace, '.git/hooks'), { recursive: true });
@@ -419,7 +419,7 @@ describe('issue 11 item 3: writes cannot leave the workspace, whatever the order
     expect(await readFile(join(workspace, '.git/config'), 'utf8')).toBe('[core]\n');
   });
 
-  it('issue 30 protected paths: an allow rule naming the exact path lets write change it, headless; a wildcard rule does not', async () => {
+  it('protected paths: an allow rule naming the exact path lets write change it, headless; a wildcard rule does not', async () => {
     const { workspace } = await genLayout();
     await mkdir(join(workspace, '.vscode'));
     standin().script(

@@ -1,4 +1,4 @@
-// issue 31: the call order of one turn follows each tool's declared effect, not a list of names
+// the call order of one turn follows each tool's declared effect, not a list of names
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 
@@ -41,8 +41,8 @@ const genEffectsBox = () => {
   return { box, timeline };
 };
 
-describe('issue 31 tool contract: the call order of one turn follows effects', () => {
-  it('issue 31 tool contract: unknown, exec and network first and at once; then writes one at a time in the model order; then reads at once', async () => {
+describe('tool contract: the call order of one turn follows effects', () => {
+  it('tool contract: unknown, exec and network first and at once; then writes one at a time in the model order; then reads at once', async () => {
     const { box, timeline } = genEffectsBox();
     const order = ['look', 'save', 'run', 'save_again', 'mystery', 'look_again', 'fetch'];
     standin().script({ toolCalls: order.map((name) => ({ name, input: {} })) }, { text: 'done' });

@@ -1,4 +1,4 @@
-// issue 32 items 2 and 3: reading SKILL.md and agent files (front matter, Claude Code's names, the hostile cases), and a
+// reading SKILL.md and agent files (front matter, Claude Code's names, the hostile cases), and a
 // file agent under a read-only parent, through the real loop and the stand-in
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
@@ -31,7 +31,7 @@ const genRepo = async (files: Record<string, string>) => {
 
 const agent = (front: string, body = 'AGENT-BODY') => `---\n${front}\n---\n${body}\n`;
 
-describe('issue 32 agent files: front matter as Claude Code writes it', () => {
+describe('agent files: front matter as Claude Code writes it', () => {
   it("maps Claude Code's tool names case-insensitively (a comma-separated string or a YAML list), warns on a tool bhrain lacks or a pattern, and maps model: sonnet|opus|haiku|inherit or a slug", async () => {
     const { repo, env } = await genRepo({
       '.claude/agents/reviewer.md': agent(
@@ -107,7 +107,7 @@ describe('issue 32 agent files: front matter as Claude Code writes it', () => {
   });
 });
 
-describe('issue 32 Agent Skills: front matter and places', () => {
+describe('Agent Skills: front matter and places', () => {
   it('reads name (the directory name when absent) and description; a missing description is skipped; a long one is cut to 1024 characters; a nearer skill hides a farther one; the user config dir comes last', async () => {
     const { repo, env } = await genRepo({
       'pkg/.bhrain/skills/deploy/SKILL.md': '---\ndescription: Deploy the package\n---\nDEPLOY\n',
@@ -135,7 +135,7 @@ describe('issue 32 Agent Skills: front matter and places', () => {
   });
 });
 
-describe.each(PROTOCOL_SLUGS)('issue 32 agent files: a child is never looser than its parent, on $slug', ({ slug }) => {
+describe.each(PROTOCOL_SLUGS)('agent files: a child is never looser than its parent, on $slug', ({ slug }) => {
   it('a file asking for Bash under a read-only parent does not get it: the child is offered only the parent tools it named, and a bash call finds no tool; a file without tools: gets the read-only parent tools', async () => {
     const { repo, env } = await genRepo({
       '.claude/agents/runner.md': agent('name: runner\ndescription: Runs things\ntools: Read, Bash', 'RUNNER-PROMPT'),

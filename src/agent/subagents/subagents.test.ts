@@ -193,8 +193,8 @@ describe.each(PROTOCOL_SLUGS)('seed 002 §5.3 subagent isolation on $slug', ({ s
   });
 });
 
-describe.each(PROTOCOL_SLUGS)('issue 34 telemetry: context.onSubagentEvent on $slug', ({ slug }) => {
-  it("issue 34 telemetry: context.onSubagentEvent gets the child's own events (its session, model calls with their generation, tool calls), which onEvent never does; a listener that throws stops nothing", async () => {
+describe.each(PROTOCOL_SLUGS)('telemetry: context.onSubagentEvent on $slug', ({ slug }) => {
+  it("telemetry: context.onSubagentEvent gets the child's own events (its session, model calls with their generation, tool calls), which onEvent never does; a listener that throws stops nothing", async () => {
     const cwd = await genWorkspace();
     standin().respond = (request) => {
       if (isChild(request))
@@ -487,7 +487,7 @@ describe.each(PROTOCOL_SLUGS)('seed 002 open question 2 (subagent recursion) on 
       child.uuid,
       grandchild.uuid,
     ]);
-    // issue 34 telemetry: the child's and the grandchild's own events reach onSubagentEvent, each session's start before its end
+    // telemetry: the child's and the grandchild's own events reach onSubagentEvent, each session's start before its end
     const sessionsOf = (type: string) => subagentEvents.filter((event) => event.type === type).map((event) => event.sessionUuid);
     expect(sessionsOf('SessionStarted')).toEqual([child.uuid, grandchild.uuid]);
     expect(sessionsOf('SessionCompleted')).toEqual([grandchild.uuid, child.uuid]);

@@ -1,4 +1,4 @@
-// issue 31: bhrain's own tools give the model's JSON Schema as written and build their zod schema on the first call;
+// bhrain's own tools give the model's JSON Schema as written and build their zod schema on the first call;
 // each given JSON Schema must be exactly what its zod schema makes, or the model would be told one contract and held to another
 import { describe, expect, it } from 'vitest';
 
@@ -30,7 +30,7 @@ const inputs: Array<[string, BhrainDeferredToolInput<unknown>]> = [
   ['skill', skillInput],
 ];
 
-describe('issue 31 tool contract: deferred inputs of the built-in tools', () => {
+describe('tool contract: deferred inputs of the built-in tools', () => {
   it.each(inputs.map(([name, input], index) => ({ name, input, index })))(
     'given $name (#$index), its JSON Schema as written is exactly the one its zod schema makes',
     async ({ name, input }) => {

@@ -52,8 +52,8 @@ const genRecordingTool = () => {
   return { tool, received };
 };
 
-describe('issue 31 tool contract: input is declared once and checked once', () => {
-  it('issue 31 tool contract: typed input arrives parsed: a number sent as "2", a boolean as "true", null for a left-out field', async () => {
+describe('tool contract: input is declared once and checked once', () => {
+  it('tool contract: typed input arrives parsed: a number sent as "2", a boolean as "true", null for a left-out field', async () => {
     const { tool, received } = genRecordingTool();
     const box = toolBoxOf({ name: 'pages', tools: [tool] });
     const result = await box.execute(
@@ -65,7 +65,7 @@ describe('issue 31 tool contract: input is declared once and checked once', () =
     expect(received).toEqual([{ query: 'tools', page: 2, verbose: true }, { query: 'tools' }]);
   });
 
-  it('issue 31 tool contract: the JSON Schema the model sees reads as a hand-written one: descriptions, required, additionalProperties false', () => {
+  it('tool contract: the JSON Schema the model sees reads as a hand-written one: descriptions, required, additionalProperties false', () => {
     const { tool } = genRecordingTool();
     expect(tool.definition).toEqual({
       name: 'paginate',
@@ -85,7 +85,7 @@ describe('issue 31 tool contract: input is declared once and checked once', () =
     });
   });
 
-  it("issue 31 tool contract: the built-in tools' schemas are those the model saw before (read, edit, bash)", () => {
+  it("tool contract: the built-in tools' schemas are those the model saw before (read, edit, bash)", () => {
     const files = genFilesToolBox();
     const read = files.definitions.find((definition) => definition.name === 'read')!;
     expect(read.inputSchema).toEqual({
@@ -126,7 +126,7 @@ describe('issue 31 tool contract: input is declared once and checked once', () =
     });
   });
 
-  it('issue 31 tool contract: classic zod works as input too, and so does a JSON Schema object (checked with ajv)', async () => {
+  it('tool contract: classic zod works as input too, and so does a JSON Schema object (checked with ajv)', async () => {
     const classicTool = defineTool({
       name: 'greet',
       description: 'greets',
@@ -157,7 +157,7 @@ describe('issue 31 tool contract: input is declared once and checked once', () =
     );
   });
 
-  it('issue 31 tool contract: a tool whose input is not an object, or whose name a supplier would refuse, fails where it is defined', () => {
+  it('tool contract: a tool whose input is not an object, or whose name a supplier would refuse, fails where it is defined', () => {
     const execute = async () => ({ success: true, output: '' });
     expect(() => defineTool({ name: 'a.b', description: '', input: z.object({}), effect: null, execute })).toThrow(BadRequestError);
     expect(() => defineTool({ name: 'bad', description: '', input: z.string(), effect: null, execute }).definition).toThrow(
@@ -166,8 +166,8 @@ describe('issue 31 tool contract: input is declared once and checked once', () =
   });
 });
 
-describe('issue 31 tool contract: ajv is made ready while the first request is out', () => {
-  it("issue 31 tool contract: a session whose boxes check input by JSON Schema (a plain box, a tool declared with JSON Schema) starts loading ajv as it opens; bhrain's own tools, checked by zod, start nothing", async () => {
+describe('tool contract: ajv is made ready while the first request is out', () => {
+  it("tool contract: a session whose boxes check input by JSON Schema (a plain box, a tool declared with JSON Schema) starts loading ajv as it opens; bhrain's own tools, checked by zod, start nothing", async () => {
     expect(preloadToolChecks(genToolset({ access: 'all' }))).toBeNull();
     const plain: BhrainToolBox = {
       name: 'plain',
@@ -204,8 +204,8 @@ describe('issue 31 tool contract: ajv is made ready while the first request is o
   });
 });
 
-describe('issue 31 tool contract: one error the model reads', () => {
-  it('issue 31 tool contract: an invalid input gives one error the model reads, naming every problem, and the tool never runs', async () => {
+describe('tool contract: one error the model reads', () => {
+  it('tool contract: an invalid input gives one error the model reads, naming every problem, and the tool never runs', async () => {
     const { tool, received } = genRecordingTool();
     standin().script(
       { toolCalls: [{ name: 'paginate', input: { query: '', page: 0, extra: true } }] },
@@ -229,7 +229,7 @@ describe('issue 31 tool contract: one error the model reads', () => {
   });
 
   it.each(PROTOCOL_SLUGS)(
-    'issue 31 tool contract: on $slug, a plain (seed-shaped) box is checked against its JSON Schema, once, by the session',
+    'tool contract: on $slug, a plain (seed-shaped) box is checked against its JSON Schema, once, by the session',
     async ({ slug }) => {
       const ran: unknown[] = [];
       const plain: BhrainToolBox = {
@@ -261,7 +261,7 @@ describe('issue 31 tool contract: one error the model reads', () => {
     },
   );
 
-  it('issue 31 tool contract: unreadable arguments (not JSON) are answered once, with the provider reading and the session answering', async () => {
+  it('tool contract: unreadable arguments (not JSON) are answered once, with the provider reading and the session answering', async () => {
     const { tool, received } = genRecordingTool();
     standin().script({ toolCalls: [{ name: 'paginate', rawArguments: '{"query": "x", ' }] }, { text: 'ok' });
     const result = await invoke(
@@ -273,7 +273,7 @@ describe('issue 31 tool contract: one error the model reads', () => {
   });
 });
 
-describe('issue 31 tool contract: two error kinds', () => {
+describe('tool contract: two error kinds', () => {
   const genThrowingBox = (ran: string[]) =>
     toolBoxOf({
       name: 'throwing',
@@ -301,7 +301,7 @@ describe('issue 31 tool contract: two error kinds', () => {
       ],
     });
 
-  it('issue 31 tool contract: a BhrainToolError is a failed result whose output is its message, and the session goes on', async () => {
+  it('tool contract: a BhrainToolError is a failed result whose output is its message, and the session goes on', async () => {
     const ran: string[] = [];
     standin().script({ toolCalls: [{ name: 'lookup', input: { key: 'k9' } }] }, { text: 'k9 is missing' });
     const result = await invoke({ config: { atom: 'claude/haiku', toolBoxes: [genThrowingBox(ran)] }, prompt: 'go' }, contextFor());
@@ -309,7 +309,7 @@ describe('issue 31 tool contract: two error kinds', () => {
     expect(result).toMatchObject({ termination: 'complete', output: 'k9 is missing' });
   });
 
-  it('issue 31 tool contract: a BhrainToolFatalError answers its call, skips the calls of the turn not yet run, and ends the session with termination error', async () => {
+  it('tool contract: a BhrainToolFatalError answers its call, skips the calls of the turn not yet run, and ends the session with termination error', async () => {
     const ran: string[] = [];
     const events: BhrainEvent[] = [];
     standin().script(
@@ -338,7 +338,7 @@ describe('issue 31 tool contract: two error kinds', () => {
   });
 });
 
-describe('issue 31 tool contract: truncated and exitCode on the result, the tool message and ToolExecutionCompleted', () => {
+describe('tool contract: truncated and exitCode on the result, the tool message and ToolExecutionCompleted', () => {
   it('seed 002 §2.2 Tool.Result: bash results carry exitCode; a cut output carries truncated; both reach the message and the event', async () => {
     const events: BhrainEvent[] = [];
     standin().script(

@@ -65,7 +65,7 @@ describe('truncateToolOutput', () => {
     expect(notice).toContain('the left-out part is within line 1');
   });
 
-  it('issue 12 records: spill files are readable by their owner only (0600), and the directories created for them 0700', async () => {
+  it('records: spill files are readable by their owner only (0600), and the directories created for them 0700', async () => {
     const result = await truncateToolOutput({ output: lines(500), maxChars: 100, spillDir, callId: 'c8', toolName: 'read' });
     const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
     expect(await modeOf(result.fullOutputPath!)).toBe(0o600);

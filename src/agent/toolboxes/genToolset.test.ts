@@ -7,7 +7,7 @@ import { genToolset, readDenialOf } from './genToolset.js';
 
 const namesOf = (boxes: readonly BhrainToolBox[]) => boxes.flatMap((box) => box.definitions.map((definition) => definition.name)).sort();
 
-describe('issue 31 one toolset assembler: genToolset', () => {
+describe('one toolset assembler: genToolset', () => {
   it('given no boxes, when all tools are asked for, then bhrain’s own files, bash and websearch tools are offered', () => {
     expect(namesOf(genToolset({ access: 'all' }))).toEqual(['bash', 'edit', 'glob', 'grep', 'read', 'websearch', 'write']);
   });

@@ -22,7 +22,7 @@ const DIRS = Array.from({ length: 200 }, (_, index) => `d${index}`);
 const seedDirs = () => Promise.all(DIRS.map(async (dir) => (await mkdir(join(root, dir)), writeFile(join(root, dir, 'f.txt'), 'f'))));
 const writeIntoEach = () => Promise.all(DIRS.map((dir) => writeFile(join(root, dir, 'new.txt'), 'n')));
 
-describe('issue 33 item 4: the audit walk of the working directory', () => {
+describe('the audit walk of the working directory', () => {
   it('finds a file changed in place with the same size and its old times put back (by content hash), and never enters .git or node_modules', async () => {
     await writeFile(join(root, 'a.txt'), 'aaaa');
     await mkdir(join(root, '.git'));
@@ -84,7 +84,7 @@ describe('issue 33 item 4: the audit walk of the working directory', () => {
   });
 });
 
-describe('issue 33 item 4: the audit of a run', () => {
+describe('the audit of a run', () => {
   it('the first tool call waits for the start walk: every file the call writes is created, none part of the start state', async () => {
     await seedDirs();
     const audit = startRunAudit({ cwd: root, redact: noRedact, budget: BIG });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { escapeCommandData, escapeCommandProperty, fenceFor } from './genGithubRun.js';
 
-describe('issue 33 item 2: what goes into a workflow command line and a summary block', () => {
+describe('what goes into a workflow command line and a summary block', () => {
   it("escapes a command's data as GitHub documents: % first, then CR and LF, so no line of it can start a command", () => {
     expect(escapeCommandData('50% done\r\n::add-mask::x\n::error::pwned')).toBe('50%25 done%0D%0A::add-mask::x%0A::error::pwned');
     expect(escapeCommandData('%0A')).toBe('%250A');

@@ -1,4 +1,4 @@
-// issue 16: where a run's MCP servers come from (flags, .mcp.json, settings), which win, which need approval, and how
+// where a run's MCP servers come from (flags, .mcp.json, settings), which win, which need approval, and how
 // their ${VAR}s expand; against real files in temp directories
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
@@ -36,8 +36,8 @@ const base = {
 };
 const env = {};
 
-describe('issue 16 CLI config: sources and precedence', () => {
-  it("issue 16 CLI config: user < project settings < the repository root's .mcp.json < --mcp-config files, in order; a later source's server of the same name wins", async () => {
+describe('CLI config: sources and precedence', () => {
+  it("CLI config: user < project settings < the repository root's .mcp.json < --mcp-config files, in order; a later source's server of the same name wins", async () => {
     await writeJson(join(repo, '.mcp.json'), { mcpServers: { a: server('mcp.json'), b: server('mcp.json') } });
     await writeJson(join(repo, 'one.json'), { mcpServers: { b: server('flag one'), c: server('flag one') } });
     await writeJson(join(repo, 'two.json'), { mcpServers: { c: server('flag two') } });
@@ -66,7 +66,7 @@ describe('issue 16 CLI config: sources and precedence', () => {
     });
   });
 
-  it("issue 16 --strict-mcp-config: only the flag's files are read; .mcp.json and the settings files are not", async () => {
+  it("--strict-mcp-config: only the flag's files are read; .mcp.json and the settings files are not", async () => {
     await writeJson(join(repo, '.mcp.json'), { mcpServers: { a: server('mcp.json') } });
     await writeJson(join(repo, 'one.json'), { mcpServers: { b: server('flag') } });
     const resolved = await resolveMcpServers(
@@ -82,7 +82,7 @@ describe('issue 16 CLI config: sources and precedence', () => {
     expect(resolved.servers.map((each) => each.name)).toEqual(['b']);
   });
 
-  it('issue 16 security: project servers (.mcp.json, project settings) start only when the user settings approve them by name or all; user servers and flag files need no approval', async () => {
+  it('security: project servers (.mcp.json, project settings) start only when the user settings approve them by name or all; user servers and flag files need no approval', async () => {
     await writeJson(join(repo, '.mcp.json'), { mcpServers: { named: server('x'), other: server('x') } });
     const settings: Array<{ layer: 'user' | 'project'; path: string; servers: Record<string, McpServerConfig> }> = [
       { layer: 'user', path: '/u', servers: { mine: server('user') } },
@@ -110,7 +110,7 @@ describe('issue 16 CLI config: sources and precedence', () => {
     expect(flagged.skipped).toEqual([]);
   });
 
-  it('issue 16 CLI config: .mcp.json is read at the repository root, not in the working directory below it; outside a repository, in the working directory', async () => {
+  it('CLI config: .mcp.json is read at the repository root, not in the working directory below it; outside a repository, in the working directory', async () => {
     await writeJson(join(sub, '.mcp.json'), { mcpServers: { below: server('x') } });
     await writeJson(join(repo, '.mcp.json'), { mcpServers: { root: server('x') } });
     const approval = { trusted: false, enableAllProjectMcpServers: true, enabledMcpjsonServers: [] };
@@ -121,8 +121,8 @@ describe('issue 16 CLI config: sources and precedence', () => {
   });
 });
 
-describe('issue 16 CLI config: validation names the file and the key (exit 2)', () => {
-  it('issue 16 CLI config: a missing --mcp-config file, bad JSON, an unknown top-level key, and bad servers are BadRequestErrors naming the file', async () => {
+describe('CLI config: validation names the file and the key (exit 2)', () => {
+  it('CLI config: a missing --mcp-config file, bad JSON, an unknown top-level key, and bad servers are BadRequestErrors naming the file', async () => {
     await expect(resolveMcpServers({ ...base, cwd: repo, configFiles: ['nope.json'] }, { env })).rejects.toThrow(
       /^--mcp-config nope\.json: cannot read the MCP config file \(ENOENT\)/,
     );
@@ -143,7 +143,7 @@ describe('issue 16 CLI config: validation names the file and the key (exit 2)', 
     );
   });
 
-  it('issue 16 CLI config: each server is checked for its shape: stdio keys, http keys, sse refused with the fix, names fit tool names', () => {
+  it('CLI config: each server is checked for its shape: stdio keys, http keys, sse refused with the fix, names fit tool names', () => {
     const { servers, issues } = checkMcpServers({
       ok: { command: 'npx', args: ['-y', 'x'], env: { A: 'b' } },
       web: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer t' } },
@@ -170,7 +170,7 @@ describe('issue 16 CLI config: validation names the file and the key (exit 2)', 
     ]);
   });
 
-  it('issue 16 settings: mcpServers in a settings file is checked the same way, naming the file and the key path; approval keys are refused in a project file', async () => {
+  it('settings: mcpServers in a settings file is checked the same way, naming the file and the key path; approval keys are refused in a project file', async () => {
     const path = join(repo, '.bhrain', 'settings.json');
     await writeJson(path, { mcpServers: { gh: { command: 'x', args: 'y' } } });
     await expect(readSettingsFile({ path, layer: 'user' })).rejects.toThrow(
@@ -188,8 +188,8 @@ describe('issue 16 CLI config: validation names the file and the key (exit 2)', 
   });
 });
 
-describe('issue 16 CLI config: ${VAR} expansion, as Claude Code does', () => {
-  it('issue 16 CLI config: ${VAR} and ${VAR:-default} are expanded in command, args and env (stdio), url and headers (http)', () => {
+describe('CLI config: ${VAR} expansion, as Claude Code does', () => {
+  it('CLI config: ${VAR} and ${VAR:-default} are expanded in command, args and env (stdio), url and headers (http)', () => {
     const vars = { BIN: '/opt/bin/server', TOKEN: 's3cret', EMPTY: '' };
     expect(
       expandMcpServer(
@@ -213,7 +213,7 @@ describe('issue 16 CLI config: ${VAR} expansion, as Claude Code does', () => {
     ).toEqual({ type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer s3cret' } });
   });
 
-  it('issue 16 CLI config: an unset variable without a default is an error naming the server, its file and the variables', () => {
+  it('CLI config: an unset variable without a default is an error naming the server, its file and the variables', () => {
     expect(() =>
       expandMcpServer(
         { name: 'github', from: '/repo/.mcp.json', server: { type: 'stdio', command: 'x', env: { A: '${GITHUB_TOKEN}', B: '${OTHER}' } } },
@@ -224,7 +224,7 @@ describe('issue 16 CLI config: ${VAR} expansion, as Claude Code does', () => {
     );
   });
 
-  it('issue 16 lifecycle: MCP_TIMEOUT gives the start timeout in ms (default 30000); a bad value names the variable', () => {
+  it('lifecycle: MCP_TIMEOUT gives the start timeout in ms (default 30000); a bad value names the variable', () => {
     expect(readMcpTimeoutMs({})).toBe(30_000);
     expect(readMcpTimeoutMs({ MCP_TIMEOUT: '1500' })).toBe(1_500);
     expect(() => readMcpTimeoutMs({ MCP_TIMEOUT: '10s' })).toThrow(

@@ -36,8 +36,8 @@ const given = async (files: { user?: unknown; project?: unknown; sub?: unknown }
   return { root, repo, sub, home, env, userFile, projectFile, subFile, write };
 };
 
-describe('issue 13 settings precedence: default < user < project < env < flag, one layer at a time', () => {
-  it('issue 13 settings precedence: with no layer, each setting is bhrain default', async () => {
+describe('settings precedence: default < user < project < env < flag, one layer at a time', () => {
+  it('settings precedence: with no layer, each setting is bhrain default', async () => {
     const { repo, env } = await given();
     const { values, sources } = await resolveSkillSettings({ cwd: repo }, { env });
     expect(values).toEqual({
@@ -65,7 +65,7 @@ describe('issue 13 settings precedence: default < user < project < env < flag, o
     expect(new Set(Object.values(sources))).toEqual(new Set(['default']));
   });
 
-  it('issue 13 settings precedence: the user file beats the defaults', async () => {
+  it('settings precedence: the user file beats the defaults', async () => {
     const { repo, env, userFile } = await given({ user: { atom: 'qwen', maxIterations: 10, maxWallTime: '10m', memory: 'truncate' } });
     const { values, sources } = await resolveSkillSettings({ cwd: repo }, { env });
     expect(values).toMatchObject({ atom: 'qwen', maxIterations: 10, maxWallTime: 600_000, memory: 'truncate' });
@@ -77,7 +77,7 @@ describe('issue 13 settings precedence: default < user < project < env < flag, o
     });
   });
 
-  it('issue 13 settings precedence: the project file beats the user file', async () => {
+  it('settings precedence: the project file beats the user file', async () => {
     const { sub, env, userFile, projectFile } = await given({
       user: { atom: 'qwen', maxIterations: 10 },
       project: { atom: 'claude/haiku' },
@@ -87,7 +87,7 @@ describe('issue 13 settings precedence: default < user < project < env < flag, o
     expect(sources).toMatchObject({ atom: `project:${projectFile}`, maxIterations: `user:${userFile}` });
   });
 
-  it('issue 13 settings precedence: the env beats the project file (BHRAIN_ATOM, BHRAIN_MODEL)', async () => {
+  it('settings precedence: the env beats the project file (BHRAIN_ATOM, BHRAIN_MODEL)', async () => {
     const { repo, env, projectFile } = await given({ project: { atom: 'claude/haiku', model: 'claude-haiku-4-5', maxTokens: 1000 } });
     const { values, sources } = await resolveSkillSettings(
       { cwd: repo },
@@ -97,7 +97,7 @@ describe('issue 13 settings precedence: default < user < project < env < flag, o
     expect(sources).toMatchObject({ atom: 'env:BHRAIN_ATOM', model: 'env:BHRAIN_MODEL', maxTokens: `project:${projectFile}` });
   });
 
-  it('issue 13 settings precedence: a flag beats the env', async () => {
+  it('settings precedence: a flag beats the env', async () => {
     const { repo, env } = await given({ project: { maxIterations: 20 } });
     const { values, sources } = await resolveSkillSettings(
       { cwd: repo, flags: { atom: 'claude/sonnet', maxIterations: '5' } },
@@ -108,8 +108,8 @@ describe('issue 13 settings precedence: default < user < project < env < flag, o
   });
 });
 
-describe('issue 13 settings files: where they are found', () => {
-  it('issue 13 settings files: project files from the repository root down to cwd, the nearest winning', async () => {
+describe('settings files: where they are found', () => {
+  it('settings files: project files from the repository root down to cwd, the nearest winning', async () => {
     const { sub, env, projectFile, subFile } = await given({ project: { atom: 'qwen', maxIterations: 7 }, sub: { maxIterations: 3 } });
     const { values, sources, files } = await resolveSkillSettings({ cwd: sub }, { env });
     expect(values).toMatchObject({ atom: 'qwen', maxIterations: 3 });
@@ -117,7 +117,7 @@ describe('issue 13 settings files: where they are found', () => {
     expect(files.filter((file) => file.found).map((file) => file.path)).toEqual([projectFile, subFile]);
   });
 
-  it('issue 13 settings files: outside a repository only cwd has a project file; one above it is not read', async () => {
+  it('settings files: outside a repository only cwd has a project file; one above it is not read', async () => {
     const { root, env, write } = await given();
     const outside = join(root, 'loose', 'dir');
     await mkdir(outside, { recursive: true });
@@ -127,7 +127,7 @@ describe('issue 13 settings files: where they are found', () => {
     expect((await resolveSkillSettings({ cwd: outside }, { env })).values.atom).toBe('claude');
   });
 
-  it('issue 13 settings files: BHRAIN_CONFIG_DIR moves the user file', async () => {
+  it('settings files: BHRAIN_CONFIG_DIR moves the user file', async () => {
     const { root, repo, env, write } = await given({ user: { atom: 'qwen' } });
     const configDir = join(root, 'elsewhere');
     await write(join(configDir, 'settings.json'), { atom: 'claude/opus' });
@@ -137,7 +137,7 @@ describe('issue 13 settings files: where they are found', () => {
   });
 });
 
-describe('issue 13 settings validation: a bad file is an error naming the file, the key and the choices', () => {
+describe('settings validation: a bad file is an error naming the file, the key and the choices', () => {
   const rejects = async (files: Parameters<typeof given>[0], pattern: (paths: Awaited<ReturnType<typeof given>>) => RegExp | string) => {
     const paths = await given(files);
     const resolving = resolveSkillSettings({ cwd: paths.repo }, { env: paths.env });
@@ -145,7 +145,7 @@ describe('issue 13 settings validation: a bad file is an error naming the file, 
     await expect(resolveSkillSettings({ cwd: paths.repo }, { env: paths.env })).rejects.toThrow(pattern(paths));
   };
 
-  it('issue 13 settings validation: an unknown key names the file, the key, a near key and the valid keys', async () => {
+  it('settings validation: an unknown key names the file, the key, a near key and the valid keys', async () => {
     await rejects(
       { project: { atomm: 'qwen' } },
       ({ projectFile }) =>
@@ -153,7 +153,7 @@ describe('issue 13 settings validation: a bad file is an error naming the file, 
     );
   });
 
-  it('issue 13 settings validation: a bad value names the key and the valid choices, even when a flag overrides it', async () => {
+  it('settings validation: a bad value names the key and the valid choices, even when a flag overrides it', async () => {
     const paths = await given({ user: { sandbox: 'of', maxIterations: 0 } });
     const resolving = resolveSkillSettings({ cwd: paths.repo, flags: { sandbox: 'off' } }, { env: paths.env });
     await expect(resolving).rejects.toThrow(
@@ -161,14 +161,14 @@ describe('issue 13 settings validation: a bad file is an error naming the file, 
     );
   });
 
-  it('issue 13 settings validation: invalid JSON names the file and the line and column', async () => {
+  it('settings validation: invalid JSON names the file and the line and column', async () => {
     await rejects(
       { project: '{\n  "atom": "qwen",\n}\n' },
       ({ projectFile }) => new RegExp(`^invalid JSON in ${projectFile} at line 3, column 1: `),
     );
   });
 
-  it('issue 13 settings validation: a file that is not an object, and an unknown atom, name the file', async () => {
+  it('settings validation: a file that is not an object, and an unknown atom, name the file', async () => {
     await rejects({ user: '["qwen"]' }, ({ userFile }) => `${userFile} must hold a JSON object of settings`);
     await rejects(
       { project: { atom: 'claude/sonnett' } },
@@ -176,14 +176,14 @@ describe('issue 13 settings validation: a bad file is an error naming the file, 
     );
   });
 
-  it('issue 13 settings validation: a project file may not set baseUrl (it could send the API key elsewhere)', async () => {
+  it('settings validation: a project file may not set baseUrl (it could send the API key elsewhere)', async () => {
     await rejects(
       { project: { baseUrl: { qwen: 'http://evil.example/v1' } } },
       ({ projectFile }) => `baseUrl is not allowed in a project settings file (${projectFile})`,
     );
   });
 
-  it('issue 13 settings validation: env vars and flags are checked too, each error naming its variable or flag', async () => {
+  it('settings validation: env vars and flags are checked too, each error naming its variable or flag', async () => {
     const { repo, env } = await given();
     await expect(resolveSkillSettings({ cwd: repo }, { env: { ...env, BHRAIN_ATOM: 'gpt' } })).rejects.toThrow(
       /^BHRAIN_ATOM: unknown atom 'gpt'/,
@@ -197,8 +197,8 @@ describe('issue 13 settings validation: a bad file is an error naming the file, 
   });
 });
 
-describe('issue 13 settings permission: a builtin guard or inline rules in the rules file syntax', () => {
-  it('issue 13 settings permission: inline rules are returned as rules, and work as a rules guard', async () => {
+describe('settings permission: a builtin guard or inline rules in the rules file syntax', () => {
+  it('settings permission: inline rules are returned as rules, and work as a rules guard', async () => {
     const rules = { allow: ['bash(npm test*)', 'read'], deny: ['bash(rm *)'] };
     const { repo, env } = await given({ project: { permission: rules } });
     const { values } = await resolveSkillSettings({ cwd: repo }, { env });
@@ -211,7 +211,7 @@ describe('issue 13 settings permission: a builtin guard or inline rules in the r
     expect(decision.decision).toBe('deny');
   });
 
-  it('issue 13 settings permission: a bad rule, a bad rule kind and an unknown guard are errors naming the key path', async () => {
+  it('settings permission: a bad rule, a bad rule kind and an unknown guard are errors naming the key path', async () => {
     const { repo, env, projectFile, write } = await given();
     await write(projectFile, { permission: { deny: ['bash(rm *)', 'bash(rm'] } });
     await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(
@@ -227,10 +227,10 @@ describe('issue 13 settings permission: a builtin guard or inline rules in the r
     );
   });
 
-  it('issue 13 settings permission: readOnly makes the sandbox read-only unless one is set; ask is always read-only', async () => {
+  it('settings permission: readOnly makes the sandbox read-only unless one is set; ask is always read-only', async () => {
     const { repo, env, projectFile, write } = await given({ project: { permission: 'readOnly' } });
     expect((await resolveSkillSettings({ cwd: repo }, { env })).values).toMatchObject({ permission: 'readOnly', sandbox: 'read-only' });
-    // issue 30: a project's loosening values apply only once the user approves the project (see the approval tests)
+    // a project's loosening values apply only once the user approves the project (see the approval tests)
     await write(projectFile, { permission: 'allowAll', sandbox: 'off', allowNetwork: true });
     const act = await resolveSkillSettings({ cwd: repo, trustProject: true }, { env });
     expect(act.values).toMatchObject({ permission: 'allowAll', sandbox: 'off', allowNetwork: true });
@@ -247,8 +247,8 @@ describe('issue 13 settings permission: a builtin guard or inline rules in the r
   });
 });
 
-describe('issue 13 settings flags: only flags given explicitly are a layer', () => {
-  it("issue 13 settings flags: commander's defaults (--memory) do not mask the settings file", async () => {
+describe('settings flags: only flags given explicitly are a layer', () => {
+  it("settings flags: commander's defaults (--memory) do not mask the settings file", async () => {
     const { repo, env, projectFile } = await given({ project: { memory: 'truncate', maxIterations: 9 } });
     const command = genSkillCommand('act', async () => 0);
     await command.parseAsync(['--atom', 'qwen', '--max-iterations', '4', 'hi'], { from: 'user' });
@@ -260,7 +260,7 @@ describe('issue 13 settings flags: only flags given explicitly are a layer', () 
     expect(sources).toMatchObject({ atom: 'flag', maxIterations: 'flag', memory: `project:${projectFile}` });
   });
 
-  it('issue 13 settings flags: baseUrl follows the atom: --base-url, then the supplier env var, then the user file', async () => {
+  it('settings flags: baseUrl follows the atom: --base-url, then the supplier env var, then the user file', async () => {
     const { repo, env, userFile } = await given({
       user: { atom: 'qwen', baseUrl: { qwen: 'http://127.0.0.1:8000/v1', claude: 'http://127.0.0.1:4000' } },
     });
@@ -280,8 +280,8 @@ describe('issue 13 settings flags: only flags given explicitly are a layer', () 
   });
 });
 
-describe("issue 30 approval: a project file may tighten, never loosen, without the user's approval", () => {
-  it('issue 30 approval: unapproved, a looser sandbox, network and guard from the project are ignored, each named with how to approve', async () => {
+describe("approval: a project file may tighten, never loosen, without the user's approval", () => {
+  it('approval: unapproved, a looser sandbox, network and guard from the project are ignored, each named with how to approve', async () => {
     const { repo, env, userFile, projectFile } = await given({
       user: { permission: 'promptForWrites' },
       project: { sandbox: 'off', allowNetwork: true, permission: 'allowAll', maxIterations: 7 },
@@ -308,7 +308,7 @@ describe("issue 30 approval: a project file may tighten, never loosen, without t
     expect(resolved.approval).toEqual({ root: repo, trusted: false, via: null });
   });
 
-  it('issue 30 approval: a tighter sandbox or guard from the project applies without approval and without a word', async () => {
+  it('approval: a tighter sandbox or guard from the project applies without approval and without a word', async () => {
     const { repo, env } = await given({
       project: { sandbox: 'read-only', permission: { allow: ['read', 'bash(npm test)'], deny: ['bash(rm *)'] } },
     });
@@ -320,7 +320,7 @@ describe("issue 30 approval: a project file may tighten, never loosen, without t
     expect(resolved.warnings).toEqual([]);
   });
 
-  it('issue 30 approval: allow rules beyond what the user allows loosen the guard; rules within it do not', async () => {
+  it('approval: allow rules beyond what the user allows loosen the guard; rules within it do not', async () => {
     const { repo, env, projectFile, write } = await given({
       user: { permission: 'readOnly' },
       project: { permission: { allow: ['read', 'grep'] } },
@@ -332,7 +332,7 @@ describe("issue 30 approval: a project file may tighten, never loosen, without t
     expect(looser.warnings[0]).toMatch(/^ignored "permission": \{"allow":\["read","write\(src\/\*\*\)"\]\} from /);
   });
 
-  it('issue 30 approval: a project rule handing back a hidden path (read(~/.ssh)) loosens even allowAll: ignored unapproved', async () => {
+  it('approval: a project rule handing back a hidden path (read(~/.ssh)) loosens even allowAll: ignored unapproved', async () => {
     const { repo, env, projectFile } = await given({ project: { permission: { allow: ['read', 'bash', 'read(~/.ssh)'] } } });
     const resolved = await resolveSkillSettings({ cwd: repo }, { env });
     expect(resolved.values.permission).toBe('allowAll');
@@ -342,7 +342,7 @@ describe("issue 30 approval: a project file may tighten, never loosen, without t
     });
   });
 
-  it("issue 30 approval: the user approves by the repository root's real path in trustedProjects (~ and symlinks resolved), or by --trust-project", async () => {
+  it("approval: the user approves by the repository root's real path in trustedProjects (~ and symlinks resolved), or by --trust-project", async () => {
     const { root, repo, sub, env, write, userFile } = await given({ project: { sandbox: 'off' } });
     expect((await resolveSkillSettings({ cwd: sub }, { env })).values.sandbox).toBe('workspace-write');
     await write(userFile, { trustedProjects: [repo] });
@@ -362,7 +362,7 @@ describe("issue 30 approval: a project file may tighten, never loosen, without t
     });
   });
 
-  it('issue 30 approval: a project file cannot approve itself: an approval key in it is exit 2, naming the key and where it belongs', async () => {
+  it('approval: a project file cannot approve itself: an approval key in it is exit 2, naming the key and where it belongs', async () => {
     for (const key of ['trustedProjects', 'enableAllProjectMcpServers', 'enabledMcpjsonServers']) {
       const { repo, env, projectFile } = await given({ project: { [key]: key === 'enableAllProjectMcpServers' ? true : ['.'] } });
       const error = await resolveSkillSettings({ cwd: repo }, { env }).catch((caught: Error) => caught);
@@ -374,13 +374,13 @@ describe("issue 30 approval: a project file may tighten, never loosen, without t
   });
 });
 
-describe('issue 30 network by domain: --allow-domain and network.allowedDomains', () => {
+describe('network by domain: --allow-domain and network.allowedDomains', () => {
   it('given network.allowedDomains in the user and the project file, then the nearer file wins, with its source, lower-cased and without repeats', async () => {
     const { repo, env, projectFile } = await given({
       user: { network: { allowedDomains: ['user.example'] } },
       project: { network: { allowedDomains: ['Registry.npmjs.org', '*.github.com', 'registry.npmjs.org'] } },
     });
-    // issue 30 approval: a project's hosts beyond the user's loosen the network, so the project must be approved
+    // approval: a project's hosts beyond the user's loosen the network, so the project must be approved
     const { values, sources, warnings } = await resolveSkillSettings({ cwd: repo, trustProject: true }, { env });
     expect(values.allowedDomains).toEqual(['registry.npmjs.org', '*.github.com']);
     expect(sources.allowedDomains).toBe(`project:${projectFile}`);
@@ -494,8 +494,8 @@ describe('sandbox.allowUnixSockets: the host sockets bash may reach, from the us
   });
 });
 
-describe('issue 30 point 4 settings: sandbox.denyRead extends the paths hidden from the model', () => {
-  it("issue 30 denyRead: sandbox is a mode or { mode, denyRead }; denyRead is every layer's paths together, with each source", async () => {
+describe('point 4 settings: sandbox.denyRead extends the paths hidden from the model', () => {
+  it("denyRead: sandbox is a mode or { mode, denyRead }; denyRead is every layer's paths together, with each source", async () => {
     const { repo, sub, env, userFile, projectFile, subFile } = await given({
       user: { sandbox: { denyRead: ['/srv/secrets', '~/.config/op'] } },
       project: { sandbox: { mode: 'read-only', denyRead: ['~/.config/op', '~/.vault-token'] } },
@@ -516,7 +516,7 @@ describe('issue 30 point 4 settings: sandbox.denyRead extends the paths hidden f
     });
   });
 
-  it('issue 30 denyRead: a relative path, / itself, and an unknown key of sandbox are errors naming the key path', async () => {
+  it('denyRead: a relative path, / itself, and an unknown key of sandbox are errors naming the key path', async () => {
     const { repo, env, projectFile, write } = await given();
     await write(projectFile, { sandbox: { denyRead: ['.env', '/'] } });
     await expect(resolveSkillSettings({ cwd: repo }, { env })).rejects.toThrow(

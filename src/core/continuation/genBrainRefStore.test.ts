@@ -46,7 +46,7 @@ describe('the ref store', () => {
     expect(getBhrainHome({})).toMatch(/\.local\/state\/bhrain$/);
   });
 
-  it('issue 12 refs: a directory where a ref file should be is a bad request naming the path (exit 2), not a crash', async () => {
+  it('refs: a directory where a ref file should be is a bad request naming the path (exit 2), not a crash', async () => {
     const store = await genStore();
     const path = join(store.home, 'refs', 'series', `${series.hash}.json`);
     await mkdir(path, { recursive: true });
@@ -59,7 +59,7 @@ describe('the ref store', () => {
     await expect(store.saveSeries(series)).rejects.toThrow(`${path} is a directory where the ref file should be; remove it`);
   });
 
-  it('issue 12 refs: a schemaVersion 1 episode is found by its old hash, migrated with a notice, and refused if it was compacted', async () => {
+  it('refs: a schemaVersion 1 episode is found by its old hash, migrated with a notice, and refused if it was compacted', async () => {
     const store = await genStore();
     const sha = (text: string) => createHash('sha256').update(text).digest('hex');
     const exchangeHash = sha('q\na');
@@ -85,7 +85,7 @@ describe('the ref store', () => {
     await expect(store.getEpisode(oldHash)).rejects.toThrow(EpisodeCompactedError);
   });
 
-  it('issue 12 refs: findRefs tells which kind a bare hash prefix names', async () => {
+  it('refs: findRefs tells which kind a bare hash prefix names', async () => {
     const store = await genStore();
     await store.saveEpisode(episode);
     await store.saveSeries(series);

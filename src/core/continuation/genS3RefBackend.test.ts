@@ -1,4 +1,4 @@
-// issue 34 item 1: the S3 backend through the store, against a real S3-protocol server (s3rver on 127.0.0.1)
+// the S3 backend through the store, against a real S3-protocol server (s3rver on 127.0.0.1)
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
@@ -41,8 +41,8 @@ afterEach(() => {
 });
 const genStore = (endpoint = s3().endpoint) => genBrainRefStore({ backend: genS3RefBackend({ bucket: BUCKET, prefix, endpoint }) });
 
-describe('issue 34 store: the S3 backend', () => {
-  it('issue 34 store: saves by content address and reads back verified, by full hash or unique prefix, in the local layout', async () => {
+describe('store: the S3 backend', () => {
+  it('store: saves by content address and reads back verified, by full hash or unique prefix, in the local layout', async () => {
     const store = genStore();
     expect(store.location).toBe(`s3://${BUCKET}/${prefix}`);
     expect(await store.saveSeries(series)).toBe(`s3://${BUCKET}/${prefix}/refs/series/${series.hash}.json`);
@@ -57,7 +57,7 @@ describe('issue 34 store: the S3 backend', () => {
     expect(await store.findRefs(series.hash.slice(0, 8))).toEqual({ episodes: [], series: [series.hash] });
   });
 
-  it('issue 34 store: a compaction mark made by one store is seen by another on the same bucket: --on-episode refuses it everywhere', async () => {
+  it('store: a compaction mark made by one store is seen by another on the same bucket: --on-episode refuses it everywhere', async () => {
     await genStore().saveEpisode(episode);
     await genStore().markCompacted([episode.hash]);
     const other = genStore();
@@ -65,7 +65,7 @@ describe('issue 34 store: the S3 backend', () => {
     await expect(other.getEpisode(episode.hash)).rejects.toThrow(EpisodeCompactedError);
   });
 
-  it('issue 34 store: an ambiguous prefix is refused; keys under a deeper folder are not refs', async () => {
+  it('store: an ambiguous prefix is refused; keys under a deeper folder are not refs', async () => {
     const store = genStore();
     // two series objects that share a prefix (one forged): the prefix names neither
     await store.saveSeries(series);
@@ -77,7 +77,7 @@ describe('issue 34 store: the S3 backend', () => {
     expect(await store.findRefs(series.hash)).toEqual({ episodes: [], series: [series.hash] });
   });
 
-  it('issue 34 store: when the store cannot say whether an episode was compacted, the episode is not served (fail closed)', async () => {
+  it('store: when the store cannot say whether an episode was compacted, the episode is not served (fail closed)', async () => {
     await genStore().saveEpisode(episode);
     // the store lists and reads the episode, then cannot be reached for the mark check (a network fault in between):
     // a backend made of two real ones, the mark check's pointed at an endpoint that resets every connection
@@ -97,7 +97,7 @@ describe('issue 34 store: the S3 backend', () => {
     }
   });
 
-  it('issue 34 store: a missing bucket is said as one, for a write (RefStoreWriteError) and a read (RefStoreReadError, exit 2)', async () => {
+  it('store: a missing bucket is said as one, for a write (RefStoreWriteError) and a read (RefStoreReadError, exit 2)', async () => {
     const store = genBrainRefStore({ backend: genS3RefBackend({ bucket: 'no-such-bucket', prefix, endpoint: s3().endpoint }) });
     await expect(store.saveSeries(series)).rejects.toThrow(RefStoreWriteError);
     await expect(store.saveSeries(series)).rejects.toThrow(
@@ -108,7 +108,7 @@ describe('issue 34 store: the S3 backend', () => {
     await expect(read).rejects.toBeInstanceOf(BadRequestError);
   });
 
-  it('issue 34 store: an s3:// URL is decoded to a bucket and a prefix; anything else is a BadRequestError', async () => {
+  it('store: an s3:// URL is decoded to a bucket and a prefix; anything else is a BadRequestError', async () => {
     expect(parseS3StoreUrl('s3://ci-refs')).toEqual({ bucket: 'ci-refs', prefix: '' });
     expect(parseS3StoreUrl('s3://ci-refs/a/b/')).toEqual({ bucket: 'ci-refs', prefix: 'a/b' });
     for (const bad of ['https://ci-refs/a', 's3://', 'ci-refs/a', 's3://ci-refs/a?x=1'])
@@ -120,7 +120,7 @@ describe('issue 34 store: the S3 backend', () => {
     expect((await openBrainRefStore({ url: `s3://${BUCKET}/x`, home })).location).toBe(`s3://${BUCKET}/x`);
   });
 
-  it('issue 34 store: importing the package loads no AWS SDK module; using an S3 store does', async () => {
+  it('store: importing the package loads no AWS SDK module; using an S3 store does', async () => {
     const loads = join(await mkdtemp(join(tmpdir(), 'bhrain-sdk-loads-')), 'loads.txt');
     const recorder = join(import.meta.dirname, '..', '..', '..', 'test', 'acceptance', 'fixtures', 'recordModuleLoads.mjs');
     const dist = join(import.meta.dirname, '..', '..', '..', 'dist', 'index.js');
@@ -138,8 +138,8 @@ describe('issue 34 store: the S3 backend', () => {
   });
 });
 
-describe('issue 34 store (hostile): every request to the store is bounded', () => {
-  it('issue 34 store (hostile): a store that takes each request and never answers costs at most maxAttempts tries of requestTimeoutMs each, then a RefStoreWriteError', async () => {
+describe('store (hostile): every request to the store is bounded', () => {
+  it('store (hostile): a store that takes each request and never answers costs at most maxAttempts tries of requestTimeoutMs each, then a RefStoreWriteError', async () => {
     // the hang a write must not turn into: every try is read to its end and left unanswered
     let puts = 0;
     const sockets = new Set<Socket>();
@@ -172,7 +172,7 @@ describe('issue 34 store (hostile): every request to the store is bounded', () =
     }
   });
 
-  it('issue 34 store (hostile): a store that answers every try 503 is tried maxAttempts times, then said with its status', async () => {
+  it('store (hostile): a store that answers every try 503 is tried maxAttempts times, then said with its status', async () => {
     let tries = 0;
     const server = createHttpServer((request, response) => {
       request.resume();

@@ -32,8 +32,8 @@ const serializeV1Series = (turns: Array<{ input: string; output: string }>) => {
 
 const SAID = { input: 'the password is hunter2\nand never reveal it', output: 'Understood.' };
 
-describe('issue 12 refs: unambiguous hashing', () => {
-  it('issue 12 refs: text moved across the input/output boundary changes the exchange hash, and a series edited so is refused', () => {
+describe('refs: unambiguous hashing', () => {
+  it('refs: text moved across the input/output boundary changes the exchange hash, and a series edited so is refused', () => {
     const honest = genBrainExchange(SAID);
     const moved = genBrainExchange({ input: 'the password is hunter2', output: 'and never reveal it\nUnderstood.' });
     // under schemaVersion 1 both were sha256("the password is hunter2\nand never reveal it\nUnderstood.")
@@ -50,7 +50,7 @@ describe('issue 12 refs: unambiguous hashing', () => {
     );
   });
 
-  it('issue 12 refs: every field is hashed: an edited exid or compaction summary is refused too', () => {
+  it('refs: every field is hashed: an edited exid or compaction summary is refused too', () => {
     const episode = genBrainEpisode({ exchanges: [genBrainExchange({ ...SAID, exid: 'msg-1' })], exid: 'sess-1' });
     const series = appendCompactedEpisode({
       series: genBrainSeries({ episodes: [episode], exid: 'sess-1' }),
@@ -71,18 +71,18 @@ describe('issue 12 refs: unambiguous hashing', () => {
     expect(parseBrainSeries(serializeBrainSeries(series))).toEqual(series);
   });
 
-  it('issue 12 refs: strings that differ only in lone surrogates hash apart (utf8 would turn both into U+FFFD)', () => {
+  it('refs: strings that differ only in lone surrogates hash apart (utf8 would turn both into U+FFFD)', () => {
     expect(genBrainExchange({ input: '\uD800', output: '' }).hash).not.toBe(genBrainExchange({ input: '\uDBFF', output: '' }).hash);
   });
 });
 
-describe('issue 12 refs: schemaVersion', () => {
-  it('issue 12 refs: writes schemaVersion 2', () => {
+describe('refs: schemaVersion', () => {
+  it('refs: writes schemaVersion 2', () => {
     expect(BRAIN_REF_SCHEMA_VERSION).toBe(2);
     expect(JSON.parse(serializeBrainEpisode(genBrainEpisode({ exchanges: [genBrainExchange(SAID)] }))).schemaVersion).toBe(2);
   });
 
-  it('issue 12 refs: a schemaVersion 1 series is verified under the old rule, rehashed under the new one, with a notice', () => {
+  it('refs: a schemaVersion 1 series is verified under the old rule, rehashed under the new one, with a notice', () => {
     const { log, warnings } = genKeptLog();
     const text = serializeV1Series([SAID]);
     const parsed = parseBrainRef({ text, kind: 'BrainSeries' }, { log });
@@ -97,13 +97,13 @@ describe('issue 12 refs: schemaVersion', () => {
     expect(warnings).toHaveLength(1);
   });
 
-  it('issue 12 refs: a schemaVersion 1 ref that does not verify under the old rule is refused, not migrated', () => {
+  it('refs: a schemaVersion 1 ref that does not verify under the old rule is refused, not migrated', () => {
     const json = JSON.parse(serializeV1Series([SAID]));
     json.episodes[0].exchanges[0].output = 'Sure, it is hunter2.';
     expect(() => parseBrainSeries(JSON.stringify(json))).toThrow(/corrupt exchange/);
   });
 
-  it('issue 12 refs: an unknown future schemaVersion is refused with a clear error (exit 2)', () => {
+  it('refs: an unknown future schemaVersion is refused with a clear error (exit 2)', () => {
     const json = JSON.parse(serializeBrainEpisode(genBrainEpisode({ exchanges: [genBrainExchange(SAID)] })));
     const read = () => parseBrainEpisode(JSON.stringify({ ...json, schemaVersion: 3 }));
     expect(read).toThrow(RefSchemaVersionError);
@@ -113,7 +113,7 @@ describe('issue 12 refs: schemaVersion', () => {
     expect(new RefSchemaVersionError('x')).toBeInstanceOf(BadRequestError);
   });
 
-  it('issue 12 refs: a series whose summaries do not bridge its episodes is a bad request, not a crash', () => {
+  it('refs: a series whose summaries do not bridge its episodes is a bad request, not a crash', () => {
     const json = JSON.parse(serializeBrainSeries(genBrainSeries({ episodes: [genBrainEpisode({ exchanges: [genBrainExchange(SAID)] })] })));
     json.summaries = ['a summary with no episode after it'];
     expect(() => parseBrainSeries(JSON.stringify(json))).toThrow(BadRequestError);

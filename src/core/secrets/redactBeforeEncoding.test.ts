@@ -1,4 +1,4 @@
-// issue 11 item 5: what the CLI prints and records is redacted before it is encoded or cut
+// what the CLI prints and records is redacted before it is encoded or cut
 import { PassThrough } from 'node:stream';
 
 import { describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { redactDeep } from './redactDeep.js';
 
 const secret = 'sk-"dq"\\-7Hq2Lm9Pz4Xw\nline2';
-// a redactor that knows only the raw value, as the one before issue 11 did
+// a redactor that knows only the raw value, as an earlier one did
 const redactRaw = (text: string) => text.split(secret).join('[redacted]');
 
 describe('redactDeep', () => {
@@ -22,7 +22,7 @@ describe('redactDeep', () => {
     expect(encoded).not.toContain(secret);
     expect(encoded).not.toContain(JSON.stringify(secret).slice(1, -1));
     expect(encoded.match(/\[redacted\]/g)).toHaveLength(4);
-    // redacting after encoding, with the same redactor, misses the escaped form: the bug measured in issue 11
+    // redacting after encoding, with the same redactor, misses the escaped form: a bug once measured here
     expect(redactRaw(JSON.stringify(transcript))).toContain(JSON.stringify(secret).slice(1, -1));
   });
 

@@ -79,26 +79,26 @@ const EMBEDDED = [
   'done',
 ].join('\n');
 
-describe('recoverToolCallText: issue 14 item 1 (vLLM test_qwen3_xml_coder_shared: basic extraction)', () => {
-  it('issue 14 item 1: no_tools — text without calls is the answer, untouched', () => {
+describe('recoverToolCallText (vLLM test_qwen3_xml_coder_shared: basic extraction)', () => {
+  it('no_tools — text without calls is the answer, untouched', () => {
     const text = 'This is a test response without any tool calls';
     expect(recoverToolCallText(text, tools)).toEqual({ text, toolCalls: [] });
   });
 
-  it('issue 14 item 1: single_tool — one call, values stripped of the template newlines', () => {
+  it('single_tool — one call, values stripped of the template newlines', () => {
     const result = recoverToolCallText(xmlCall('get_current_weather', { city: 'Dallas', state: 'TX', unit: 'fahrenheit' }), tools);
     expect(result.text).toBe('');
     expect(result.toolCalls).toEqual([{ name: 'get_current_weather', value: { city: 'Dallas', state: 'TX', unit: 'fahrenheit' } }]);
   });
 
-  it('issue 14 item 1: single_tool_with_content — text before the first call stays the answer text', () => {
+  it('single_tool_with_content — text before the first call stays the answer text', () => {
     const text = `Sure! Let me check the weather for you.${xmlCall('get_current_weather', { city: 'Dallas', state: 'TX' })}`;
     const result = recoverToolCallText(text, tools);
     expect(result.text).toBe('Sure! Let me check the weather for you.');
     expect(result.toolCalls).toHaveLength(1);
   });
 
-  it('issue 14 item 1: single_tool_multiline_param — an object parameter spread over lines is JSON-parsed', () => {
+  it('single_tool_multiline_param — an object parameter spread over lines is JSON-parsed', () => {
     const text = xmlCall('calculate_area', { shape: 'rectangle', dimensions: '{"width": 10,\n "height": 20}', precision: '2' });
     expect(valueOf(recoverToolCallText(text, tools).toolCalls[0])).toEqual({
       shape: 'rectangle',
@@ -107,7 +107,7 @@ describe('recoverToolCallText: issue 14 item 1 (vLLM test_qwen3_xml_coder_shared
     });
   });
 
-  it('issue 14 item 1: parallel_tools — two calls in a row are two calls', () => {
+  it('parallel_tools — two calls in a row are two calls', () => {
     const text = `${xmlCall('get_current_weather', { city: 'Dallas', state: 'TX' })}\n${xmlCall('get_current_weather', { city: 'Orlando', state: 'FL' })}`;
     const result = recoverToolCallText(text, tools);
     expect(result.toolCalls.map(valueOf)).toEqual([
@@ -117,7 +117,7 @@ describe('recoverToolCallText: issue 14 item 1 (vLLM test_qwen3_xml_coder_shared
     expect(result.text).toBe('');
   });
 
-  it('issue 14 item 1: SGLang test_qwen_coder_multiple_sequential_tools — text, then two calls without blank lines', () => {
+  it('SGLang test_qwen_coder_multiple_sequential_tools — text, then two calls without blank lines', () => {
     const text =
       'Let me help you with that.\n<tool_call>\n<function=get_current_weather>\n<parameter=city>Beijing</parameter>\n<parameter=state>BJ</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=calculate_area>\n<parameter=shape>circle</parameter>\n</function>\n</tool_call>';
     const result = recoverToolCallText(text, tools);
@@ -128,7 +128,7 @@ describe('recoverToolCallText: issue 14 item 1 (vLLM test_qwen3_xml_coder_shared
     ]);
   });
 
-  it('issue 14 item 1: fallback_no_tags — a call without the <tool_call> opener is still a call (vLLM handles both)', () => {
+  it('fallback_no_tags — a call without the <tool_call> opener is still a call (vLLM handles both)', () => {
     const text =
       'Checking.\n<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n</function>';
     const result = recoverToolCallText(text, tools);
@@ -136,12 +136,12 @@ describe('recoverToolCallText: issue 14 item 1 (vLLM test_qwen3_xml_coder_shared
     expect(result.text).toBe('Checking.');
   });
 
-  it('issue 14 item 1: without the opener, a <function= of a tool that does not exist stays prose', () => {
+  it('without the opener, a <function= of a tool that does not exist stays prose', () => {
     const text = 'the format is <function=name> followed by parameters';
     expect(recoverToolCallText(text, tools)).toEqual({ text, toolCalls: [] });
   });
 
-  it('issue 14 item 1: vLLM _is_valid_function_name — an unrendered template name like {{ tc.name }} is not a call', () => {
+  it('vLLM _is_valid_function_name — an unrendered template name like {{ tc.name }} is not a call', () => {
     const text = '<tool_call>\n<function={{ tc.name }}>\n</function>\n</tool_call>';
     const result = recoverToolCallText(text, tools);
     expect(result.toolCalls).toEqual([]);
@@ -149,37 +149,37 @@ describe('recoverToolCallText: issue 14 item 1 (vLLM test_qwen3_xml_coder_shared
   });
 });
 
-describe('recoverToolCallText: issue 14 item 1 (values that hold markup)', () => {
-  it('issue 14 item 1: a value holding a literal </parameter> followed by prose is kept exactly', () => {
+describe('recoverToolCallText (values that hold markup)', () => {
+  it('a value holding a literal </parameter> followed by prose is kept exactly', () => {
     const content = 'x = "</parameter>" # a string\nmore';
     const result = recoverToolCallText(xmlCall('write', { path: 'a.py', content }), tools);
     expect(valueOf(result.toolCalls[0])).toEqual({ path: 'a.py', content });
   });
 
-  it('issue 14 item 1: a value holding a literal </function> is kept exactly (vLLM _find_true_function_end)', () => {
+  it('a value holding a literal </function> is kept exactly (vLLM _find_true_function_end)', () => {
     const content = 'close with </function>\nthen </tool_call> too';
     expect(valueOf(recoverToolCallText(xmlCall('write', { path: 'a', content }), tools).toolCalls[0])).toEqual({ path: 'a', content });
   });
 
-  it('issue 14 item 1: a value holding a whole <tool_call> block is kept exactly (vLLM _scan_to_structural_function_end)', () => {
+  it('a value holding a whole <tool_call> block is kept exactly (vLLM _scan_to_structural_function_end)', () => {
     const result = recoverToolCallText(xmlCall('write', { path: 'notes.md', content: EMBEDDED }), tools);
     expect(result.toolCalls).toEqual([{ name: 'write', value: { path: 'notes.md', content: EMBEDDED } }]);
     expect(result.text).toBe('');
   });
 
-  it('issue 14 item 1: a value ending with a whole <tool_call> block is kept exactly', () => {
+  it('a value ending with a whole <tool_call> block is kept exactly', () => {
     const content = '<tool_call>\n<function=write>\n<parameter=path>\ninner\n</parameter>\n</function>\n</tool_call>';
     const result = recoverToolCallText(xmlCall('write', { path: 'p', content }), tools);
     expect(result.toolCalls).toEqual([{ name: 'write', value: { path: 'p', content } }]);
   });
 
-  it('issue 14 item 1: a </parameter> then <parameter=x> of a name the tool lacks is reported, whichever was meant', () => {
+  it('a </parameter> then <parameter=x> of a name the tool lacks is reported, whichever was meant', () => {
     const content = 'see </parameter>\n<parameter=other>\nstill content';
     const [call] = recoverToolCallText(xmlCall('write', { path: 'p', content }), tools).toolCalls;
     expect(problemOf(call)).toMatch(/<parameter=other> is not a parameter of write \(its parameters: path, content\)/);
   });
 
-  it('issue 14 item 1: a call holding a literal block is followed by a second real call, both read', () => {
+  it('a call holding a literal block is followed by a second real call, both read', () => {
     const text = `${xmlCall('write', { path: 'a', content: EMBEDDED })}\n${xmlCall('write', { path: 'b', content: 'B' })}`;
     expect(recoverToolCallText(text, tools).toolCalls.map(valueOf)).toEqual([
       { path: 'a', content: EMBEDDED },
@@ -187,7 +187,7 @@ describe('recoverToolCallText: issue 14 item 1 (values that hold markup)', () =>
     ]);
   });
 
-  it('issue 14 item 1: a literal close of a whole call ends the call, as in vLLM; the rest is read as the next call, not dropped', () => {
+  it('a literal close of a whole call ends the call, as in vLLM; the rest is read as the next call, not dropped', () => {
     const content = 'a\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=write>\n<parameter=content>\nb';
     const result = recoverToolCallText(xmlCall('write', { path: 'p', content }), tools);
     expect(result.toolCalls.map(valueOf)).toEqual([{ path: 'p', content: 'a' }, { content: 'b' }]);
@@ -195,14 +195,14 @@ describe('recoverToolCallText: issue 14 item 1 (values that hold markup)', () =>
     expect(checkToolInput({ value: valueOf(result.toolCalls[1]), name: 'write', tools }).inputError).toMatch(/input\.path is required/);
   });
 
-  it('issue 14 item 1: a value holding a balanced literal <parameter=k>…</parameter> of a known name is stepped over (vLLM depth rule)', () => {
+  it('a value holding a balanced literal <parameter=k>…</parameter> of a known name is stepped over (vLLM depth rule)', () => {
     const content = 'before\n<parameter=path>\nx\n</parameter>\nafter';
     expect(valueOf(recoverToolCallText(xmlCall('write', { content, path: 'p' }), tools).toolCalls[0])).toEqual({ content, path: 'p' });
   });
 });
 
-describe('recoverToolCallText: issue 14 item 1 (missing closers)', () => {
-  it('issue 14 item 1: a missing </parameter> does not merge two parameters silently: the call gets an inputError', () => {
+describe('recoverToolCallText (missing closers)', () => {
+  it('a missing </parameter> does not merge two parameters silently: the call gets an inputError', () => {
     const text =
       '<tool_call>\n<function=write>\n<parameter=path>\na.txt\n<parameter=content>\nhello\n</parameter>\n</function>\n</tool_call>';
     const [call] = recoverToolCallText(text, tools).toolCalls;
@@ -214,13 +214,13 @@ describe('recoverToolCallText: issue 14 item 1 (missing closers)', () => {
     );
   });
 
-  it('issue 14 item 1: a missing </function> before </tool_call> is recovered (SGLang and vLLM accept it)', () => {
+  it('a missing </function> before </tool_call> is recovered (SGLang and vLLM accept it)', () => {
     const text =
       '<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n</tool_call>';
     expect(recoverToolCallText(text, tools).toolCalls).toEqual([{ name: 'get_current_weather', value: { city: 'Dallas', state: 'TX' } }]);
   });
 
-  it('issue 14 item 1: a missing </tool_call> at the end of the text is recovered (vLLM `<tool_call>(.*?)$`)', () => {
+  it('a missing </tool_call> at the end of the text is recovered (vLLM `<tool_call>(.*?)$`)', () => {
     const text =
       'ok <tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n</function>';
     const result = recoverToolCallText(text, tools);
@@ -228,82 +228,82 @@ describe('recoverToolCallText: issue 14 item 1 (missing closers)', () => {
     expect(result.text).toBe('ok');
   });
 
-  it('issue 14 item 1: missing </function> and </tool_call> both, at the end of the text, is recovered', () => {
+  it('missing </function> and </tool_call> both, at the end of the text, is recovered', () => {
     const text =
       '<tool_call>\n<function=get_current_weather>\n<parameter=city>\nDallas\n</parameter>\n<parameter=state>\nTX\n</parameter>\n';
     expect(valueOf(recoverToolCallText(text, tools).toolCalls[0])).toEqual({ city: 'Dallas', state: 'TX' });
   });
 
-  it('issue 14 item 1: text that ends inside a parameter (a cut-off call) is not run: the call says where it ends', () => {
+  it('text that ends inside a parameter (a cut-off call) is not run: the call says where it ends', () => {
     const text = '<tool_call>\n<function=write>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\nline one\nline tw';
     const [call] = recoverToolCallText(text, tools).toolCalls;
     expect(problemOf(call)).toMatch(/<parameter=content> is not closed by <\/parameter> \(the text ends inside it\)/);
   });
 
-  it('issue 14 item 1: a missing </parameter> before </function> is reported, not guessed', () => {
+  it('a missing </parameter> before </function> is reported, not guessed', () => {
     const text = '<tool_call>\n<function=write>\n<parameter=path>\na\n</parameter>\n<parameter=content>\nhello\n</function>\n</tool_call>';
     const [call] = recoverToolCallText(text, tools).toolCalls;
     expect(problemOf(call)).toMatch(/<parameter=content> is not closed by <\/parameter>/);
     expect((valueOf(call) as UnreadToolInput).partial).toEqual({ path: 'a', content: 'hello' });
   });
 
-  it('issue 14 item 1: a parameter given twice is reported, never merged or overwritten silently', () => {
+  it('a parameter given twice is reported, never merged or overwritten silently', () => {
     const text =
       '<tool_call>\n<function=write>\n<parameter=path>\na\n</parameter>\n<parameter=path>\nb\n</parameter>\n<parameter=content>\nc\n</parameter>\n</function>\n</tool_call>';
     expect(problemOf(recoverToolCallText(text, tools).toolCalls[0])).toMatch(/<parameter=path> is given twice/);
   });
 
-  it('issue 14 item 1: stray text inside a function body is quoted in the problem', () => {
+  it('stray text inside a function body is quoted in the problem', () => {
     const text = '<tool_call>\n<function=write>\noops here\n<parameter=path>\na\n</parameter>\n</function>\n</tool_call>';
     expect(problemOf(recoverToolCallText(text, tools).toolCalls[0])).toMatch(/unexpected text inside <function=…> at "oops here/);
   });
 });
 
-describe('recoverToolCallText: issue 14 item 1 (values typed by the schema, vLLM _convert_param_value)', () => {
+describe('recoverToolCallText (values typed by the schema, vLLM _convert_param_value)', () => {
   const typed = (params: Record<string, string>) => valueOf(recoverToolCallText(xmlCall('test_types', params), tools).toolCalls[0]);
 
-  it('issue 14 item 1: type_conversion — integer, number, boolean, string and object by the schema', () => {
+  it('type_conversion — integer, number, boolean, string and object by the schema', () => {
     expect(
       typed({ int_param: '42', float_param: '3.14', bool_param: 'true', str_param: 'hello world', obj_param: '{"key": "value"}' }),
     ).toEqual({ int_param: 42, float_param: 3.14, bool_param: true, str_param: 'hello world', obj_param: { key: 'value' } });
   });
 
-  it('issue 14 item 1: an array parameter is JSON-parsed', () => {
+  it('an array parameter is JSON-parsed', () => {
     expect(typed({ arr_param: '[1, "two", {"three": 3}]' })).toEqual({ arr_param: [1, 'two', { three: 3 }] });
   });
 
-  it('issue 14 item 1: anyOf [integer, null] — a number becomes a number and "null"/"None" become null', () => {
+  it('anyOf [integer, null] — a number becomes a number and "null"/"None" become null', () => {
     expect(typed({ any_param: '7' })).toEqual({ any_param: 7 });
     expect(typed({ any_param: 'null' })).toEqual({ any_param: null });
     expect(typed({ any_param: 'None' })).toEqual({ any_param: null });
   });
 
-  it('issue 14 item 1: oneOf [boolean, array] — each choice is tried in order', () => {
+  it('oneOf [boolean, array] — each choice is tried in order', () => {
     expect(typed({ one_param: 'False' })).toEqual({ one_param: false });
     expect(typed({ one_param: '["a"]' })).toEqual({ one_param: ['a'] });
   });
 
-  it('issue 14 item 1: nullable ["string","null"] — "null" is null, other text stays text', () => {
+  it('nullable ["string","null"] — "null" is null, other text stays text', () => {
     expect(typed({ nullable_str: 'null' })).toEqual({ nullable_str: null });
     expect(typed({ nullable_str: '42' })).toEqual({ nullable_str: '42' });
   });
 
-  it('issue 14 item 1: a string parameter keeps "null", "true" and digits as text (string takes precedence)', () => {
+  it('a string parameter keeps "null", "true" and digits as text (string takes precedence)', () => {
     expect(typed({ str_param: 'null' })).toEqual({ str_param: 'null' });
     expect(typed({ str_param: '007' })).toEqual({ str_param: '007' });
   });
 
-  it('issue 14 item 1: anyOf [number, string] — a number when it reads as one, text otherwise', () => {
+  it('anyOf [number, string] — a number when it reads as one, text otherwise', () => {
     expect(typed({ num_or_str: '2.5' })).toEqual({ num_or_str: 2.5 });
     expect(typed({ num_or_str: 'about 2' })).toEqual({ num_or_str: 'about 2' });
     expect(typed({ num_or_str: '0x10' })).toEqual({ num_or_str: '0x10' });
   });
 
-  it('issue 14 item 1: an enum of numbers types the value by its members', () => {
+  it('an enum of numbers types the value by its members', () => {
     expect(typed({ enum_num: '2' })).toEqual({ enum_num: 2 });
   });
 
-  it('issue 14 item 1: text that fits no declared type stays text, and the schema check tells the model (never a silent false)', () => {
+  it('text that fits no declared type stays text, and the schema check tells the model (never a silent false)', () => {
     const value = typed({ bool_param: 'yes', int_param: '4.5' });
     expect(value).toEqual({ bool_param: 'yes', int_param: '4.5' });
     expect(checkToolInput({ value, name: 'test_types', tools }).inputError).toMatch(
@@ -311,7 +311,7 @@ describe('recoverToolCallText: issue 14 item 1 (values typed by the schema, vLLM
     );
   });
 
-  it('issue 14 item 1: a parameter the schema does not declare is its own parameter, and the call says it is unknown', () => {
+  it('a parameter the schema does not declare is its own parameter, and the call says it is unknown', () => {
     const [call] = recoverToolCallText(xmlCall('write', { path: 'a', content: 'b', mode: '644' }), tools).toolCalls;
     expect((valueOf(call) as UnreadToolInput).partial).toEqual({ path: 'a', content: 'b', mode: '644' });
     expect(checkToolInput({ value: valueOf(call), name: 'write', tools }).inputError).toMatch(
@@ -319,26 +319,26 @@ describe('recoverToolCallText: issue 14 item 1 (values typed by the schema, vLLM
     );
   });
 
-  it('issue 14 item 1: exactly one leading and one trailing newline are stripped, the rest is kept', () => {
+  it('exactly one leading and one trailing newline are stripped, the rest is kept', () => {
     const text =
       '<tool_call>\n<function=write>\n<parameter=path>\na\n</parameter>\n<parameter=content>\n\n  indented\n\n</parameter>\n</function>\n</tool_call>';
     expect(valueOf(recoverToolCallText(text, tools).toolCalls[0])).toEqual({ path: 'a', content: '\n  indented\n' });
   });
 
-  it('issue 14 item 1: SGLang inline values (no newlines) are read as they are', () => {
+  it('SGLang inline values (no newlines) are read as they are', () => {
     const text =
       '<tool_call><function=calculate_area><parameter=shape>square</parameter><parameter=dimensions>{"side": 2}</parameter></function></tool_call>';
     expect(valueOf(recoverToolCallText(text, tools).toolCalls[0])).toEqual({ shape: 'square', dimensions: { side: 2 } });
   });
 
-  it('issue 14 item 1: a call of an unknown tool is still a call (the loop answers with the tools that exist), values as text', () => {
+  it('a call of an unknown tool is still a call (the loop answers with the tools that exist), values as text', () => {
     const result = recoverToolCallText(xmlCall('lookup', { q: '1' }), tools);
     expect(result.toolCalls).toEqual([{ name: 'lookup', value: { q: '1' } }]);
   });
 });
 
-describe('recoverToolCallText: issue 14 item 1 (hermes json in <tool_call>, kept)', () => {
-  it('issue 14 item 1: {"name","arguments"} inside <tool_call> is a call', () => {
+describe('recoverToolCallText (hermes json in <tool_call>, kept)', () => {
+  it('{"name","arguments"} inside <tool_call> is a call', () => {
     const text = 'Let me look.\n<tool_call>\n{"name": "get_current_weather", "arguments": {"city": "Dallas", "state": "TX"}}\n</tool_call>';
     const result = recoverToolCallText(text, tools);
     expect(result).toEqual({
@@ -347,22 +347,22 @@ describe('recoverToolCallText: issue 14 item 1 (hermes json in <tool_call>, kept
     });
   });
 
-  it('issue 14 item 1: a json string value holding a literal </tool_call> is kept', () => {
+  it('a json string value holding a literal </tool_call> is kept', () => {
     const text = '<tool_call>\n{"name": "write", "arguments": {"path": "a", "content": "x </tool_call> y"}}\n</tool_call>';
     expect(valueOf(recoverToolCallText(text, tools).toolCalls[0])).toEqual({ path: 'a', content: 'x </tool_call> y' });
   });
 
-  it('issue 14 item 1: string-encoded arguments stay raw, for the json check', () => {
+  it('string-encoded arguments stay raw, for the json check', () => {
     const text = '<tool_call>{"name": "write", "arguments": "{\\"path\\": \\"a\\"}"}</tool_call>';
     expect(recoverToolCallText(text, tools).toolCalls).toEqual([{ name: 'write', raw: '{"path": "a"}' }]);
   });
 
-  it('issue 14 item 1: json that does not parse but names a tool goes to the arguments check as raw text', () => {
+  it('json that does not parse but names a tool goes to the arguments check as raw text', () => {
     const text = '<tool_call>{"name": "write", "arguments": {"path": </tool_call>';
     expect(recoverToolCallText(text, tools).toolCalls).toEqual([{ name: 'write', raw: '{"name": "write", "arguments": {"path": ' }]);
   });
 
-  it('issue 14 item 1: a <tool_call> with neither xml nor json stays answer text', () => {
+  it('a <tool_call> with neither xml nor json stays answer text', () => {
     const text = 'I would use <tool_call> here';
     expect(recoverToolCallText(text, tools)).toEqual({ text, toolCalls: [] });
   });
@@ -391,8 +391,8 @@ const weatherTool = refTool(
 /** a reading tool with two string parameters, for the hostile cases */
 const grepTool = refTool('grep', { pattern: { type: 'string' }, path: { type: 'string' } }, ['pattern']);
 
-describe('recoverToolCallText: issue 35 (implicit closes, as the reference parsers read them)', () => {
-  it('issue 35 qwen3: vLLM test_extract_tool_calls_missing_closing_parameter_tag — <parameter=city> closed by the next <parameter=', () => {
+describe('recoverToolCallText (implicit closes, as the reference parsers read them)', () => {
+  it('qwen3: vLLM test_extract_tool_calls_missing_closing_parameter_tag — <parameter=city> closed by the next <parameter=', () => {
     // vllm-project/vllm tests/tool_parsers/test_qwen3coder_tool_parser.py @ c8e462c487ef33d25414e838b308e6f76bb01286
     const text = `Let me check the weather for you:
 <tool_call>
@@ -412,7 +412,7 @@ fahrenheit
     expect(result.text).toBe('Let me check the weather for you:');
   });
 
-  it('issue 35 qwen3: SGLang implicit_parameter_close — every value closed by the next <parameter= and the last by </function>, typed by the schema', () => {
+  it('qwen3: SGLang implicit_parameter_close — every value closed by the next <parameter= and the last by </function>, typed by the schema', () => {
     // sgl-project/sglang test/registered/function_call/test_qwen3_coder_detector/test_cases.py @
     // 2c5fa03198d0630444a1bfe74b4eaae310173eee; the tool: test_fixtures.py @ 4e563f39802721177a146f26e266a7bca60ddcb5
     const weather = refTool(
@@ -435,7 +435,7 @@ fahrenheit
     ).toBeUndefined();
   });
 
-  it('issue 35 qwen3: SGLang test_long_whitespace_run_in_unclosed_value_parses_in_linear_time — an unclosed value of 100,000 spaces is kept whole, fast', () => {
+  it('qwen3: SGLang test_long_whitespace_run_in_unclosed_value_parses_in_linear_time — an unclosed value of 100,000 spaces is kept whole, fast', () => {
     // sgl-project/sglang test/registered/unit/function_call/test_qwen3_coder_detector.py @ 0bbe61a61a1964be3758c1672c5522aa3aafdd6b
     const weather = refTool('get_weather', { city: { type: 'string' }, days: { type: 'integer' } }, ['city']);
     const value = `a${' '.repeat(100_000)}b`;
@@ -446,8 +446,8 @@ fahrenheit
     expect(result.toolCalls).toEqual([{ name: 'get_weather', value: { city: value, days: 3 } }]);
   });
 
-  it('issue 35 qwen3: tool and parameter names are trimmed (" read_file ", SGLang test_names_are_stripped: "<parameter= n >")', () => {
-    // the name of issue 35's report (" read_file "); SGLang's Qwen3CoderDetector test test_names_are_stripped reads
+  it('qwen3: tool and parameter names are trimmed (" read_file ", SGLang test_names_are_stripped: "<parameter= n >")', () => {
+    // the name of the report (" read_file "); SGLang's Qwen3CoderDetector test test_names_are_stripped reads
     // "<function= f\n>" and "<parameter= n >" the same (the index gave its text, not its file path or commit)
     const read = refTool('read_file', { path: { type: 'string' } }, ['path']);
     const text = '<tool_call>\n<function= read_file >\n<parameter= path >\nsrc/a.ts\n</parameter>\n</function>\n</tool_call>';
@@ -460,7 +460,7 @@ fahrenheit
     expect(recoverToolCallText('<function=read file>\n<parameter=path>\nb\n</parameter>\n</function>', [read]).toolCalls).toEqual([]);
   });
 
-  it('issue 35 qwen3 (hostile): text that only looks like a parameter, naming none of the tool parameters, stays inside the value; one naming a parameter already given is never merged in', () => {
+  it('qwen3 (hostile): text that only looks like a parameter, naming none of the tool parameters, stays inside the value; one naming a parameter already given is never merged in', () => {
     const text =
       '<tool_call>\n<function=grep>\n<parameter=pattern>\nuse <parameter=mode> here\n<parameter=path>\np\n</parameter>\n</function>\n</tool_call>';
     expect(valueOf(recoverToolCallText(text, [grepTool]).toolCalls[0])).toEqual({ pattern: 'use <parameter=mode> here', path: 'p' });
@@ -471,13 +471,13 @@ fahrenheit
     expect(problemOf(recoverToolCallText(given, [grepTool]).toolCalls[0])).toMatch(/<parameter=pattern> is not closed by <\/parameter>/);
   });
 
-  it('issue 35 qwen3 (hostile): a value holding a literal </parameter> and no closer of its own is kept exact up to </function>', () => {
+  it('qwen3 (hostile): a value holding a literal </parameter> and no closer of its own is kept exact up to </function>', () => {
     const text =
       '<tool_call>\n<function=grep>\n<parameter=path>\np\n</parameter>\n<parameter=pattern>\nx = "</parameter>" # kept\n</function>\n</tool_call>';
     expect(valueOf(recoverToolCallText(text, [grepTool]).toolCalls[0])).toEqual({ path: 'p', pattern: 'x = "</parameter>" # kept' });
   });
 
-  it('issue 35 qwen3 (hostile): a tool that writes, runs or whose effect is unknown gets no implicit close: the same shape is an input error, so nothing is written or run on a guess', () => {
+  it('qwen3 (hostile): a tool that writes, runs or whose effect is unknown gets no implicit close: the same shape is an input error, so nothing is written or run on a guess', () => {
     const text = (name: string) =>
       `<tool_call>\n<function=${name}>\n<parameter=pattern>\na.txt\n<parameter=path>\nhello\n</parameter>\n</function>\n</tool_call>`;
     expect(valueOf(recoverToolCallText(text('grep'), [grepTool]).toolCalls[0])).toEqual({ pattern: 'a.txt', path: 'hello' });
@@ -489,7 +489,7 @@ fahrenheit
     }
   });
 
-  it('issue 35 qwen3 (hostile): what stays ambiguous is still an input error — a tool whose parameters are unknown, a cut-off value', () => {
+  it('qwen3 (hostile): what stays ambiguous is still an input error — a tool whose parameters are unknown, a cut-off value', () => {
     // an unknown tool: which names are parameters cannot be known, so nothing closes a value implicitly
     const unknown = '<tool_call>\n<function=lookup>\n<parameter=q>\n1\n<parameter=limit>\n2\n</parameter>\n</function>\n</tool_call>';
     expect(problemOf(recoverToolCallText(unknown, [grepTool]).toolCalls[0])).toMatch(/<parameter=q> is not closed by <\/parameter>/);

@@ -27,7 +27,7 @@ const tracing = (name: string, trace: string[]): AtomMiddleware => ({
   },
 });
 
-describe('issue 31 middleware: wrapAtomCall layers a model entry quirks around its provider call (vercel/ai wrapLanguageModel)', () => {
+describe('middleware: wrapAtomCall layers a model entry quirks around its provider call (vercel/ai wrapLanguageModel)', () => {
   it('given two middlewares, then the first sees the input first and the result last, and the call gets both inputs changes', async () => {
     const trace: string[] = [];
     let seen: AtomCallInput | null = null;

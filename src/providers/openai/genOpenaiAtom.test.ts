@@ -1,4 +1,4 @@
-// issue 35: the openai atom against the stand-in, which answers as OpenAI's API does: a reasoning model refuses
+// the openai atom against the stand-in, which answers as OpenAI's API does: a reasoning model refuses
 // max_tokens, a model that does not reason refuses reasoning_effort, reasoning tokens come in completion_tokens_details
 import { describe, expect, it } from 'vitest';
 
@@ -12,8 +12,8 @@ import { toReasoningEffort } from './genOpenaiAtom.js';
 const { standin, contextFor } = useStandin();
 const hi = { system: 'be brief', messages: [{ role: 'user' as const, content: 'hi' }] };
 
-describe('issue 35 openai: what OpenAI models need on the wire', () => {
-  it('issue 35 openai: a reasoning model gets max_completion_tokens (never max_tokens), the system prompt as a developer message, and no reasoning_effort unless asked', async () => {
+describe('openai: what OpenAI models need on the wire', () => {
+  it('openai: a reasoning model gets max_completion_tokens (never max_tokens), the system prompt as a developer message, and no reasoning_effort unless asked', async () => {
     standin().script({ text: 'hello' });
     const generation = await genBrainAtom({ slug: 'openai/gpt-5' }).generate({ ...hi, maxOutputTokens: 300 }, contextFor());
     expect(generation.message.content).toBe('hello');
@@ -31,7 +31,7 @@ describe('issue 35 openai: what OpenAI models need on the wire', () => {
     expect(standin().requests[0].headers.authorization).toBe('Bearer test');
   });
 
-  it('issue 35 openai: the same request as max_tokens (a GPT model called through qwen/<model>, as before) is the 400 OpenAI answers', async () => {
+  it('openai: the same request as max_tokens (a GPT model called through qwen/<model>, as before) is the 400 OpenAI answers', async () => {
     standin().script({ text: 'never sent' });
     const misnamed = genBrainAtom({ slug: 'qwen/gpt-5' }).generate(hi, contextFor());
     await expect(misnamed).rejects.toThrow(SupplierRejectedError);
@@ -40,7 +40,7 @@ describe('issue 35 openai: what OpenAI models need on the wire', () => {
     );
   });
 
-  it('issue 35 openai: a model that does not reason (gpt-4.1) keeps the system role and gets max_completion_tokens', async () => {
+  it('openai: a model that does not reason (gpt-4.1) keeps the system role and gets max_completion_tokens', async () => {
     standin().script({ text: 'ok' });
     await genBrainAtom({ slug: 'openai/gpt-4.1' }).generate(hi, contextFor());
     const body = standin().requests[0].body;
@@ -49,7 +49,7 @@ describe('issue 35 openai: what OpenAI models need on the wire', () => {
     expect(body).not.toHaveProperty('max_tokens');
   });
 
-  it("issue 35 openai: the bound has room for the reasoning a thinking budget gives (none when off), within the model's own most", async () => {
+  it("openai: the bound has room for the reasoning a thinking budget gives (none when off), within the model's own most", async () => {
     const bounds: Array<[string, number | 'off', number, number]> = [
       ['gpt-5', 2_000, 1_000, 3_000],
       ['gpt-5', 'off', 1_000, 1_000],
@@ -63,7 +63,7 @@ describe('issue 35 openai: what OpenAI models need on the wire', () => {
     }
   });
 
-  it('issue 35 openai: a thinking budget is sent as reasoning_effort (low up to 4096, medium up to 16384, high above); off is minimal on gpt-5 and none on gpt-5.1', async () => {
+  it('openai: a thinking budget is sent as reasoning_effort (low up to 4096, medium up to 16384, high above); off is minimal on gpt-5 and none on gpt-5.1', async () => {
     const efforts: Array<[string, number | 'off', string]> = [
       ['gpt-5', 1, 'low'],
       ['gpt-5', 4_096, 'low'],
@@ -95,7 +95,7 @@ describe('issue 35 openai: what OpenAI models need on the wire', () => {
     ).toEqual(['high', 'low']);
   });
 
-  it('issue 35 openai: thinking a model cannot do fails before any request, naming the flag and what to give', async () => {
+  it('openai: thinking a model cannot do fails before any request, naming the flag and what to give', async () => {
     // an o-series model always reasons
     expect(() => genBrainAtom({ slug: 'openai/o3', thinking: 'off' })).toThrow(BadRequestError);
     expect(() => genBrainAtom({ slug: 'openai/o3', thinking: 'off' })).toThrow(/--thinking off: o3 always reasons/);
@@ -115,7 +115,7 @@ describe('issue 35 openai: what OpenAI models need on the wire', () => {
     expect(toReasoningEffort({ model: 'o3-2025-04-16', thinking: { budgetTokens: 9_000 } })).toBe('medium');
   });
 
-  it('issue 35 openai: reasoning tokens (completion_tokens_details.reasoning_tokens) are counted inside output and said apart, and priced as output', async () => {
+  it('openai: reasoning tokens (completion_tokens_details.reasoning_tokens) are counted inside output and said apart, and priced as output', async () => {
     standin().script({ text: 'forty-two', usage: { outputTokens: 10, reasoningTokens: 250 } });
     const generation = await genBrainAtom({ slug: 'openai/gpt-5-mini' }).generate(
       { ...hi, thinking: { budgetTokens: 8_000 } },
@@ -129,7 +129,7 @@ describe('issue 35 openai: what OpenAI models need on the wire', () => {
     expect(generation.cash?.deets.input).toBeCloseTo((generation.tokens.input * price.input) / 1e6, 12);
   });
 
-  it("issue 35 openai: a refusal is stopReason refusal with the model's words, its calls never run", async () => {
+  it("openai: a refusal is stopReason refusal with the model's words, its calls never run", async () => {
     standin().script({ refusal: "I'm sorry, but I can't help with that." });
     const generation = await genBrainAtom({ slug: 'openai/gpt-4o' }).generate(hi, contextFor());
     expect(generation.stopReason).toBe('refusal');
@@ -137,7 +137,7 @@ describe('issue 35 openai: what OpenAI models need on the wire', () => {
     expect(generation.message.toolCalls).toEqual([]);
   });
 
-  it('issue 35 openai: tool calls in the native protocol, with strict schemas passed through', async () => {
+  it('openai: tool calls in the native protocol, with strict schemas passed through', async () => {
     const tools: BrainToolDefinition[] = [
       {
         name: 'read',
@@ -153,7 +153,7 @@ describe('issue 35 openai: what OpenAI models need on the wire', () => {
     expect(standin().requests[0].body.tools[0]).toMatchObject({ type: 'function', function: { name: 'read', strict: true } });
   });
 
-  it('issue 35 openai: a 429 with retry-after is waited out and retried, bounded', async () => {
+  it('openai: a 429 with retry-after is waited out and retried, bounded', async () => {
     standin().script({ error: { status: 429, retryAfterMs: 30 } }, { text: 'after the wait' });
     const started = Date.now();
     const generation = await genBrainAtom({ slug: 'openai/gpt-5' }).generate(hi, contextFor());
@@ -163,8 +163,8 @@ describe('issue 35 openai: what OpenAI models need on the wire', () => {
   });
 });
 
-describe('issue 35 openai: slugs, prices and credentials', () => {
-  it('issue 35 openai: `openai` is gpt-5, `openai/<model>` any id; a known id is priced, an unknown (or dated) one is priced null', () => {
+describe('openai: slugs, prices and credentials', () => {
+  it('openai: `openai` is gpt-5, `openai/<model>` any id; a known id is priced, an unknown (or dated) one is priced null', () => {
     expect(genBrainAtom({ slug: 'openai' }).slug).toBe('openai/gpt-5');
     expect(genBrainAtom({ slug: 'openai' }).spec).toMatchObject({ supplier: 'openai', model: 'gpt-5', price: { input: 1.25 } });
     expect(genBrainAtom({ slug: 'openai/gpt-4.1-mini' }).spec.price).toEqual({ input: 0.4, output: 1.6, cacheGet: 0.1, cacheSet: 0 });
@@ -180,7 +180,7 @@ describe('issue 35 openai: slugs, prices and credentials', () => {
     }
   });
 
-  it("issue 35 openai: the key comes from OPENAI_API_KEY or context.creds.openai, never from another supplier's key", async () => {
+  it("openai: the key comes from OPENAI_API_KEY or context.creds.openai, never from another supplier's key", async () => {
     const base = { retry: { maxRetries: 0 } };
     // a qwen or anthropic key does not authenticate openai
     const noKey = genBrainAtom({ slug: 'openai/gpt-5' }).generate(hi, {

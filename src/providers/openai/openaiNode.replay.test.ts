@@ -1,4 +1,4 @@
-// issue 35: streams recorded from OpenAI's API by the openai-node SDK's own tests (test/fixtures/openai-node/README.md
+// streams recorded from OpenAI's API by the openai-node SDK's own tests (test/fixtures/openai-node/README.md
 // names the file and commit of each), replayed byte for byte over HTTP through the real `openai` SDK and the openai atom
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -47,8 +47,8 @@ const weather: BrainToolDefinition = {
   inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
 };
 
-describe('issue 35 openai: recorded openai-node streams replay byte for byte and parse as the SDK expects', () => {
-  it("issue 35 openai: the refusal stream (delta.refusal with logprobs) is a refusal whose text is the model's, with its usage", async () => {
+describe('openai: recorded openai-node streams replay byte for byte and parse as the SDK expects', () => {
+  it("openai: the refusal stream (delta.refusal with logprobs) is a refusal whose text is the model's, with its usage", async () => {
     replayer().replay(fixture('refusal-logprobs'));
     const deltas: string[] = [];
     const generation = await genBrainAtom({ slug: 'openai/gpt-4o' }).generate(
@@ -65,7 +65,7 @@ describe('issue 35 openai: recorded openai-node streams replay byte for byte and
     expect(generation.cash?.total).toBeCloseTo((17 * 2.5 + 13 * 10) / 1e6, 12);
   });
 
-  it('issue 35 openai: the content-logprobs stream (logprobs on every delta) is its exact content, ended by stop', async () => {
+  it('openai: the content-logprobs stream (logprobs on every delta) is its exact content, ended by stop', async () => {
     replayer().replay(fixture('content-logprobs'));
     const generation = await genBrainAtom({ slug: 'openai/gpt-4o' }).generate(ask, contextFor());
     expect(generation.stopReason).toBe('end');
@@ -73,14 +73,14 @@ describe('issue 35 openai: recorded openai-node streams replay byte for byte and
     expect(generation.tokens).toEqual({ input: 17, output: 10, cache: { get: 0, set: 0 } });
   });
 
-  it('issue 35 openai: the plain stream and the one with leading newline chunks keep their content exactly', async () => {
+  it('openai: the plain stream and the one with leading newline chunks keep their content exactly', async () => {
     replayer().replay(fixture('works'), fixture('leading-newline'));
     const atom = genBrainAtom({ slug: 'openai/gpt-4o' });
     expect((await atom.generate(ask, contextFor())).message.content).toBe('{"city":"San Francisco","units":"c"}');
     expect((await atom.generate(ask, contextFor())).message.content).toBe('\n\n{"city":"San Francisco","units":"c"}');
   });
 
-  it('issue 35 openai: the fixtures are served byte for byte (the replay adds and drops nothing)', async () => {
+  it('openai: the fixtures are served byte for byte (the replay adds and drops nothing)', async () => {
     const body = fixture('refusal-logprobs');
     expect(body.startsWith('data: {"id":"chatcmpl-9tZXGacdbmJYO8K50haE4OauaJmPn"')).toBe(true);
     expect(body.endsWith('data: [DONE]\n\n')).toBe(true);
@@ -89,7 +89,7 @@ describe('issue 35 openai: recorded openai-node streams replay byte for byte and
     expect(await response.text()).toBe(body);
   });
 
-  it('issue 35 openai: the parallel tool-call stream keeps both calls apart, in index order; the strict function call parses, the custom call reaches the session as a call, never dropped', async () => {
+  it('openai: the parallel tool-call stream keeps both calls apart, in index order; the strict function call parses, the custom call reaches the session as a call, never dropped', async () => {
     replayer().replay(openaiSse(customToolChunks()));
     const generation = await genBrainAtom({ slug: 'openai/gpt-5' }).generate(
       { messages: [{ role: 'user', content: 'Run some code and check the weather' }], tools: [weather] },
@@ -108,7 +108,7 @@ describe('issue 35 openai: recorded openai-node streams replay byte for byte and
     expect(replayer().requests[0].body.tools[0].function).toMatchObject({ name: 'get_weather', strict: true });
   });
 
-  it('issue 35 openai: finish_reason length is stopReason max_tokens; a call it cut mid-arguments is reported, never run', async () => {
+  it('openai: finish_reason length is stopReason max_tokens; a call it cut mid-arguments is reported, never run', async () => {
     replayer().replay(
       openaiSse(openaiChunks({ deltas: [{ content: 'The answer is forty' }], finishReason: 'length', model: 'gpt-5' })),
       openaiSse(

@@ -1,4 +1,4 @@
-// issue 31: qwen is the generic OpenAI-compatible provider plus qwen's middleware; what it sends and reads stays byte for
+// qwen is the generic OpenAI-compatible provider plus qwen's middleware; what it sends and reads stays byte for
 // byte what it was when qwen was its own provider
 import { describe, expect, it } from 'vitest';
 
@@ -41,7 +41,7 @@ const BODIES_BEFORE = [
   '{"model":"qwen3-coder-plus","max_tokens":8192,"stream":true,"stream_options":{"include_usage":true},"enable_thinking":true,"thinking_budget":7,"messages":[{"role":"user","content":"hi"}]}',
 ];
 
-describe('issue 31 qwen on the generic OpenAI-compatible provider: the wire stays as it was', () => {
+describe('qwen on the generic OpenAI-compatible provider: the wire stays as it was', () => {
   it('given requests with and without tools, thinking on, off and unset, then each body is byte for byte the one sent before', async () => {
     replayer().replay(...[1, 2, 3, 4].map(() => answer([{ content: 'ok' }])));
     await genBrainAtom({ slug: 'qwen/qwen-plus' }).generate({ system: 'be brief', messages, tools, maxOutputTokens: 100 }, contextFor());
@@ -58,7 +58,7 @@ describe('issue 31 qwen on the generic OpenAI-compatible provider: the wire stay
   });
 });
 
-describe('issue 31 the generic OpenAI-compatible provider holds no qwen quirk: each is middleware of the qwen entry', () => {
+describe('the generic OpenAI-compatible provider holds no qwen quirk: each is middleware of the qwen entry', () => {
   /** the provider as a later entry (an openai atom) would use it: its own creds, no middleware */
   const plain = () =>
     genOpenaiCompatibleAtom({

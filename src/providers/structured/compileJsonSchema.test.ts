@@ -5,7 +5,7 @@ import { compileJsonSchema, JSON_SCHEMA_DRAFTS, readSchemaDraft } from './compil
 const tagOf = (declared: unknown, use: 'toolInput' | 'output') =>
   use === 'toolInput' ? readSchemaDraft(declared, use).tag : (readSchemaDraft(declared, use)?.tag ?? null);
 
-describe('issue 31 one ajv set-up: the drafts, the classes and the options of both uses in one module', () => {
+describe('one ajv set-up: the drafts, the classes and the options of both uses in one module', () => {
   it('given an output schema, then $schema must name a draft exactly (2020-12 when absent); a tool reads the draft it mentions, else draft-07', () => {
     const declared = [
       undefined,

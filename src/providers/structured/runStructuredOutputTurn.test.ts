@@ -21,7 +21,7 @@ const turnOver = async (first: string | null, next: string | null) => {
   return { ...result, prompts };
 };
 
-describe('issue 31 one structured-output turn, shared by atom.ask, the rhachet atom and the repl', () => {
+describe('one structured-output turn, shared by atom.ask, the rhachet atom and the repl', () => {
   it('given an answer that fits, then it is the value and no corrective turn runs', async () => {
     expect(await turnOver('{"n": 1}', null)).toEqual({ run: '{"n": 1}', verdict: { kind: 'valid', value: { n: 1 } }, prompts: [] });
   });

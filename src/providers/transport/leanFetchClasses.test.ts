@@ -1,4 +1,4 @@
-// issue 18: the CLI bundle's Headers and Response stand in for node's (which load undici); each is held to node's own
+// the CLI bundle's Headers and Response stand in for node's (which load undici); each is held to node's own
 // class on the same operations, so the SDKs see what they would see with node's
 import { describe, expect, it } from 'vitest';
 
@@ -28,7 +28,7 @@ const stream = (...chunks: string[]) =>
     },
   });
 
-describe('issue 18 lean start-up: the bundle Headers behaves as node Headers', () => {
+describe('lean start-up: the bundle Headers behaves as node Headers', () => {
   const inits = {
     record: { 'Content-Type': 'application/json', 'x-multi': '  padded\t' },
     pairs: [
@@ -85,7 +85,7 @@ describe('issue 18 lean start-up: the bundle Headers behaves as node Headers', (
   });
 });
 
-describe('issue 18 lean start-up: the bundle Response behaves as node Response', () => {
+describe('lean start-up: the bundle Response behaves as node Response', () => {
   const build = (body: () => ReadableStream<Uint8Array> | null, status: number) => [
     new Response(body(), { status, statusText: 'S', headers: { 'content-type': 'application/json' } }),
     new globalThis.Response(body(), { status, statusText: 'S', headers: { 'content-type': 'application/json' } }),
@@ -138,7 +138,7 @@ describe('issue 18 lean start-up: the bundle Response behaves as node Response',
   });
 });
 
-describe('issue 18 lean start-up: Request and FormData build node classes only when used', () => {
+describe('lean start-up: Request and FormData build node classes only when used', () => {
   it("then `new` gives node's own object, and instanceof tells node's objects from anything else", () => {
     const form = new FormData();
     expect(form).toBeInstanceOf(globalThis.FormData);

@@ -25,7 +25,7 @@ const serve = async (handle: (body: string, response: ServerResponse, headers: R
   return server.url;
 };
 
-describe('nodeHttpFetch (issue 18: the SDKs fetch over node:http, so no wasm compile holds a one-shot run open)', () => {
+describe('nodeHttpFetch (the SDKs fetch over node:http, so no wasm compile holds a one-shot run open)', () => {
   it('sends method, headers and body, and gives status, headers and body back as a Response', async () => {
     const url = await serve((body, response, headers) => {
       response.writeHead(201, { 'x-got': `${headers['x-api-key']} ${headers['content-length']}`, 'content-type': 'application/json' });

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 
 import { checkDomainPattern, matchAllowedDomain } from './allowedDomains.js';
 
-// issue 30 point 3: the network opens by domain; a pattern is an exact host name or *. before a domain
+// point 3: the network opens by domain; a pattern is an exact host name or *. before a domain
 
-describe('issue 30 network by domain: which patterns are taken', () => {
+describe('network by domain: which patterns are taken', () => {
   it('given host names and wildcards, then each is taken', () => {
     for (const pattern of [
       'example.com',
@@ -36,7 +36,7 @@ describe('issue 30 network by domain: which patterns are taken', () => {
   });
 });
 
-describe('issue 30 network by domain: which hosts a pattern allows', () => {
+describe('network by domain: which hosts a pattern allows', () => {
   it('given an exact name, then only that name, in any case and with a trailing dot', () => {
     expect(matchAllowedDomain('allowed.test', ['allowed.test'])).toEqual({ pattern: 'allowed.test', exact: true });
     expect(matchAllowedDomain('ALLOWED.test.', ['allowed.test'])).toEqual({ pattern: 'allowed.test', exact: true });

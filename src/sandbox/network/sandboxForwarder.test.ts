@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 
 import { planSandboxForwarder, withForwarderEnv } from './sandboxForwarder.js';
 
-// issue 30 point 3: inside the sandbox, a forwarder (node, run once before any command) listens on 127.0.0.1:3128 and
+// point 3: inside the sandbox, a forwarder (node, run once before any command) listens on 127.0.0.1:3128 and
 // hands that listening socket to bhrain's proxy
 
-describe('issue 30 network by domain: how the forwarder is run', () => {
+describe('network by domain: how the forwarder is run', () => {
   it('given a working directory that holds node, then the forwarder is refused where it is writable, and runs where it is not', () => {
     const nodeDir = dirname(realpathSync(process.execPath));
     const writable = planSandboxForwarder({ cwdReal: nodeDir, writable: true });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../core/contract/errors.js';
 import { startDomainProxy, type DomainProxy, type HostLookup } from './startDomainProxy.js';
 
-// issue 30 point 3: the proxy outside the sandbox forwards to the allowed hosts and refuses every other, naming it.
+// point 3: the proxy outside the sandbox forwards to the allowed hosts and refuses every other, naming it.
 // Every name resolves through the proxy's own lookup (injected): *.test to the loopback, where the servers listen. The
 // proxy serves a listener on the loopback, as it serves the one a sandbox's forwarder hands it
 
@@ -91,7 +91,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => echo.close(() => resolve()));
 });
 
-describe('issue 30 network by domain: the proxy outside the sandbox', () => {
+describe('network by domain: the proxy outside the sandbox', () => {
   let proxy: DomainProxy;
   beforeAll(async () => {
     proxy = await startServedProxy({ allowedDomains: ['allowed.test', '*.wild.test', 'exact.wild2.test'] }, { lookup: testLookup });
@@ -197,7 +197,7 @@ describe('DNS is no channel out: the proxy looks up only names it allows', () =>
   });
 });
 
-describe('issue 30 network by domain: what the proxy records', () => {
+describe('network by domain: what the proxy records', () => {
   it('given requests reached and refused, then the audit counts each host once per request, and deniedSince names the hosts refused after a mark', async () => {
     const proxy = await startServedProxy({ allowedDomains: ['allowed.test'] }, { lookup: testLookup });
     try {

@@ -256,7 +256,7 @@ describe('usecase.4 = tool execution (bash): background processes and large outp
       expect(rssGrowthBytes).toBeLessThan(150 * 1024 * 1024);
     });
 
-    it('then 40 concurrent floods share one capture budget (issue 11 item 4), so memory stays bounded across calls', async () => {
+    it('then 40 concurrent floods share one capture budget, so memory stays bounded across calls', async () => {
       const shared = genBashToolBox({ maxTotalCaptureBytes: 64 * 1024 * 1024 });
       const rssBeforeBytes = process.memoryUsage().rss;
       let peakRssBytes = rssBeforeBytes;

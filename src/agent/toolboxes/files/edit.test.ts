@@ -138,7 +138,7 @@ describe('edit', () => {
   });
 });
 
-describe('issue 11 item 3: edit reads and writes the one file it opened, where it really is', () => {
+describe('edit reads and writes the one file it opened, where it really is', () => {
   // the workspace is cwd/ws; cwd/outside is beside it, and nothing there may change without an approval of that file
   let ws: string;
   let outside: string;

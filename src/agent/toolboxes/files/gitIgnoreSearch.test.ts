@@ -59,7 +59,7 @@ const useHome = (globalExcludes: string) => {
   });
 };
 
-describe('issue 13 .gitignore-aware search: grep and glob skip what git ignores, in a real git repository', () => {
+describe('.gitignore-aware search: grep and glob skip what git ignores, in a real git repository', () => {
   let repo: string;
   useHome('*.swp\n');
   beforeAll(async () => {
@@ -108,33 +108,33 @@ describe('issue 13 .gitignore-aware search: grep and glob skip what git ignores,
   const asMatches = (paths: string[]) => paths.map((path) => `${path}:1:needle`).join('\n');
 
   it.each(engines)(
-    'issue 13 .gitignore-aware search: grep (%s) skips dist/ from the root .gitignore, a nested .gitignore, .git/info/exclude, the global excludes file, hidden directories, node_modules and .git',
+    '.gitignore-aware search: grep (%s) skips dist/ from the root .gitignore, a nested .gitignore, .git/info/exclude, the global excludes file, hidden directories, node_modules and .git',
     async (engine) => {
       expect(await call(repo, 'grep', { pattern: 'needle' }, engine)).toEqual({ callId: 'call-1', success: true, output: asMatches(kept) });
     },
   );
 
-  it('issue 13 .gitignore-aware search: glob skips the same files, and lists dotfiles', async () => {
+  it('.gitignore-aware search: glob skips the same files, and lists dotfiles', async () => {
     expect((await call(repo, 'glob', { pattern: '**/*' })).output).toBe(
       ['.env.example', '.gitignore', 'other/local.txt', 'pkg/.gitignore', 'pkg/index.ts', 'src/app.ts', 'src/keep.log'].join('\n'),
     );
   });
 
   it.each(engines)(
-    'issue 13 .gitignore-aware search: include_ignored reaches ignored files, hidden directories and node_modules, never .git (grep %s)',
+    '.gitignore-aware search: include_ignored reaches ignored files, hidden directories and node_modules, never .git (grep %s)',
     async (engine) => {
       expect((await call(repo, 'grep', { pattern: 'needle', include_ignored: true }, engine)).output).toBe(asMatches(everything));
     },
   );
 
-  it('issue 13 .gitignore-aware search: include_ignored reaches ignored files with glob, never .git', async () => {
+  it('.gitignore-aware search: include_ignored reaches ignored files with glob, never .git', async () => {
     expect((await call(repo, 'glob', { pattern: '**/*', include_ignored: true })).output).toBe(
       [...everything, '.gitignore', 'pkg/.gitignore'].sort(comparePaths).join('\n'),
     );
   });
 
   it.each(engines)(
-    'issue 13 .gitignore-aware search: a path that names an ignored directory is searched, and a subdirectory keeps the rules above it (grep %s)',
+    '.gitignore-aware search: a path that names an ignored directory is searched, and a subdirectory keeps the rules above it (grep %s)',
     async (engine) => {
       expect((await call(repo, 'grep', { pattern: 'needle', path: 'dist' }, engine)).output).toBe('dist/bundle.js:1:needle');
       expect((await call(repo, 'grep', { pattern: 'needle', path: 'pkg/generated' }, engine)).output).toBe(
@@ -147,13 +147,13 @@ describe('issue 13 .gitignore-aware search: grep and glob skip what git ignores,
     },
   );
 
-  it('issue 13 .gitignore-aware search: a path or pattern that names an ignored directory is listed by glob', async () => {
+  it('.gitignore-aware search: a path or pattern that names an ignored directory is listed by glob', async () => {
     expect((await call(repo, 'glob', { pattern: 'dist/**' })).output).toBe('dist/bundle.js');
     expect((await call(repo, 'glob', { pattern: '**/*', path: 'pkg/generated' })).output).toBe('pkg/generated/types.ts');
     expect((await call(repo, 'glob', { pattern: '**/*', path: 'pkg' })).output).toBe('pkg/.gitignore\npkg/index.ts');
   });
 
-  it('issue 13 .gitignore-aware search: a glob that finds nothing says what was skipped and how to include it', async () => {
+  it('.gitignore-aware search: a glob that finds nothing says what was skipped and how to include it', async () => {
     const result = await call(repo, 'glob', { pattern: '**/*.swp' });
     expect(result.output).toBe(
       'No files matched "**/*.swp" under the working directory. (Files git ignores, hidden directories and node_modules are skipped unless the path or pattern names them; include_ignored: true lists them. .git is always skipped.)',
@@ -162,7 +162,7 @@ describe('issue 13 .gitignore-aware search: grep and glob skip what git ignores,
   });
 
   it.each(engines)(
-    'issue 13 .gitignore-aware search: outside a git repository, .gitignore files are not read, as git and rg do (grep %s)',
+    '.gitignore-aware search: outside a git repository, .gitignore files are not read, as git and rg do (grep %s)',
     async (engine) => {
       const plain = await mkdtemp(join(tmpdir(), 'bhrain-no-repo-'));
       await put(plain, { '.gitignore': 'dist/\n', 'dist/a.js': 'needle\n', 'b.ts': 'needle\n' });
@@ -262,7 +262,7 @@ const genIgnoreCorpus = async (root: string, fileCount: number): Promise<void> =
 /** where the generated tree's looping link is */
 const corpusLinks = { loop: '' };
 
-describe('issue 13 .gitignore-aware search: both engines give identical results on a generated 5,000-file tree with ignores', () => {
+describe('.gitignore-aware search: both engines give identical results on a generated 5,000-file tree with ignores', () => {
   let repo: string;
   useHome('*.map\n');
   beforeAll(async () => {
@@ -284,7 +284,7 @@ describe('issue 13 .gitignore-aware search: both engines give identical results 
   ];
   // without rg there is nothing to compare the built-in engine with
   it.skipIf(!hasRg).each(variants)(
-    'issue 13 .gitignore-aware search: grep with rg and with the built-in engine gives identical output: $name',
+    '.gitignore-aware search: grep with rg and with the built-in engine gives identical output: $name',
     async ({ input }) => {
       let matched = 0;
       for (let bucket = 0; bucket < BUCKETS; bucket++) {
@@ -299,7 +299,7 @@ describe('issue 13 .gitignore-aware search: both engines give identical results 
   );
 
   it.skipIf(!hasRg)(
-    'issue 13 .gitignore-aware search: glob lists exactly the files rg --files lists (and the links, which rg leaves out), with and without include_ignored',
+    '.gitignore-aware search: glob lists exactly the files rg --files lists (and the links, which rg leaves out), with and without include_ignored',
     async () => {
       const rgFiles = (args: string[]) =>
         execFileSync('rg', ['--files', '--no-config', '--hidden', ...args], { cwd: repo, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })

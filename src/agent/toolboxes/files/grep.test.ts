@@ -127,13 +127,13 @@ describe('grep', () => {
       for (const directory of [cwd, join(cwd, 'src'), process.cwd()]) await expect(access(join(directory, name))).rejects.toThrow();
   });
 
-  it.each(engines)('issue 11 item 4: does not follow symbolic links below the path, as rg without -L (%s)', async (engine) => {
+  it.each(engines)('does not follow symbolic links below the path, as rg without -L (%s)', async (engine) => {
     // linked -> src/lib, and src/lib/loop -> src: neither is entered; a link named as path is searched
     expect((await grepWith(engine)({ pattern: 'MATCH_UPPER' })).output).toBe('src/lib/deep.ts:1:const MATCH_UPPER = 2;');
     expect((await grepWith(engine)({ pattern: 'MATCH_UPPER', path: 'linked' })).output).toBe('linked/deep.ts:1:const MATCH_UPPER = 2;');
   });
 
-  it('issue 11 item 4: the built-in walk stops at its entry budget with a notice', async () => {
+  it('the built-in walk stops at its entry budget with a notice', async () => {
     const notice = '[The search stopped after 3 directory entries (its budget), so it is incomplete. Narrow the path or add a glob.]';
     const result = await genGrepTool({ engine: 'builtin', hidden: genHiddenPathsOf({}), maxWalkEntries: 3 }).execute(
       { pattern: 'match', path: 'src' },
@@ -195,7 +195,7 @@ describe('grep: rg and the built-in engine agree', () => {
   });
 });
 
-describe('issue 11 item 4: a runaway regex in the built-in grep', () => {
+describe('a runaway regex in the built-in grep', () => {
   let cwd: string;
   // (a+)+$ against many a's and then a b tries every way to split the a's: 2^60 steps, for ever in practice
   const RUNAWAY = '(a+)+$';

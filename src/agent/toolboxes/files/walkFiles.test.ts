@@ -14,10 +14,10 @@ const hasRg = await hasRipgrep();
 /** levels of the DAG: following its links would make 2^24 (16.7 million) paths to the one leaf */
 const LEVELS = 24;
 
-/** the issue's bound: glob and grep over the DAG end within this long */
+/** the bound: glob and grep over the DAG end within this long */
 const MAX_MS = 5_000;
 
-describe('issue 11 item 4: glob and grep over a DAG of symlinked directories (24 levels, 2 links each, no cycle)', () => {
+describe('glob and grep over a DAG of symlinked directories (24 levels, 2 links each, no cycle)', () => {
   let cwd: string;
   // l0/{a,b} -> ../l1, l1/{a,b} -> ../l2, …, l24/leaf.txt: git stores such links, so a cloned repo can hold one
   const links = Array.from({ length: LEVELS }, (_, level) => [`l${level}/a`, `l${level}/b`]).flat();
@@ -59,7 +59,7 @@ describe('issue 11 item 4: glob and grep over a DAG of symlinked directories (24
   );
 });
 
-describe('issue 11 item 4: the walk stops at its budget', () => {
+describe('the walk stops at its budget', () => {
   let root: string;
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'bhrain-walk-'));

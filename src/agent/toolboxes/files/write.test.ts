@@ -73,7 +73,7 @@ describe('write', () => {
   });
 });
 
-describe('issue 11 item 3: the real path is decided as the file is opened, whatever the permission check saw', () => {
+describe('the real path is decided as the file is opened, whatever the permission check saw', () => {
   // the workspace is cwd/ws; cwd/outside is beside it, and nothing there may change without an approval of that file
   let ws: string;
   let outside: string;

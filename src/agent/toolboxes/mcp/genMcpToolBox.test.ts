@@ -124,7 +124,7 @@ describe('genMcpToolBox over stdio (server-everything, server-filesystem): listi
     expect(result.output).toMatch(/ENOENT|no such file/i);
   });
 
-  it("issue 31 tool contract: an MCP tool's input is checked once against the server's schema, before the server is called", async () => {
+  it("tool contract: an MCP tool's input is checked once against the server's schema, before the server is called", async () => {
     const box = await everything();
     const result = await box.execute({ call: { id: 'c1', name: 'mcp__everything__echo', input: {} } }, toolContext());
     expect(result).toEqual({

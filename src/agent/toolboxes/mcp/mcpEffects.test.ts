@@ -1,4 +1,4 @@
-// issue 31: an MCP tool takes its effect from the server's annotations, against the real reference servers
+// an MCP tool takes its effect from the server's annotations, against the real reference servers
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -50,8 +50,8 @@ await server.connect(new StdioServerTransport());
 });
 afterAll(async () => Promise.all([everything?.close(), filesystem?.close(), plain?.close()]));
 
-describe('issue 31 tool contract: MCP tools take their effect from the server annotations', () => {
-  it('issue 31 tool contract: readOnlyHint → read, openWorldHint → network, destructiveHint or none → unknown (null)', () => {
+describe('tool contract: MCP tools take their effect from the server annotations', () => {
+  it('tool contract: readOnlyHint → read, openWorldHint → network, destructiveHint or none → unknown (null)', () => {
     expect(effectsOf(everything)).toMatchObject({
       mcp__everything__echo: 'read',
       'mcp__everything__gzip-file-as-resource': 'network',
@@ -64,7 +64,7 @@ describe('issue 31 tool contract: MCP tools take their effect from the server an
     expect(effectOfMcpTool({})).toBe(null);
   });
 
-  it('issue 31 tool contract: under readOnly, a tool annotated readOnlyHint runs; one that is not, or is unannotated, is denied', async () => {
+  it('tool contract: under readOnly, a tool annotated readOnlyHint runs; one that is not, or is unannotated, is denied', async () => {
     standin().script(
       {
         toolCalls: [
@@ -87,7 +87,7 @@ describe('issue 31 tool contract: MCP tools take their effect from the server an
     expect(ping.content).toMatch(/^permission denied: mcp__plain__ping is not allowed: this session is read-only/);
   });
 
-  it('issue 31 tool contract: ask offers the tools annotated readOnlyHint and runs them; it offers no other, unannotated ones included', async () => {
+  it('tool contract: ask offers the tools annotated readOnlyHint and runs them; it offers no other, unannotated ones included', async () => {
     const repl = genBrainRepl({ slug: 'bhrain.struct.v1@claude/haiku' });
     const detach = [
       attachMcpToolBox(repl.brains.ask, everything, { readOnly: true }),

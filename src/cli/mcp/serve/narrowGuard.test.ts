@@ -7,7 +7,7 @@ import { narrowGuard } from './narrowGuard.js';
 const cwd = '/work/repo';
 const call = (name: string, input: Record<string, unknown>) => ({ call: { id: 'c1', name, input } });
 
-describe('issue 32 mcp serve: a client permission narrows the server guard, never loosens it', () => {
+describe('mcp serve: a client permission narrows the server guard, never loosens it', () => {
   it('a deny from either guard denies, with its reason; an allow needs both', async () => {
     const server = genRulesGuard({ allow: ['read', 'write(src/**)'], deny: ['bash(rm *)'] }, 'rules(server)');
     const narrowed = narrowGuard(server, allowAll);
