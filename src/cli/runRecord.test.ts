@@ -124,7 +124,7 @@ describe('openRunRecord', () => {
     expect(await readdir(join(home, 'runs'))).toEqual([]);
   });
 
-  it('issue11.5: secrets with quotes, backslashes and newlines in the transcript, prompt, output and error are redacted in every file', async () => {
+  it('secrets with quotes, backslashes and newlines in the transcript, prompt, output and error are redacted in every file', async () => {
     const env = { FOO_API_KEY: 'sk-"dq"-7Hq2Lm9Pz4Xw', FOO_TOKEN: 'tk\\bs\\Qr8Vn3Jd6Ty', DB_PASSWORD: "pw'sq\nline2-Mz5Kc8Rb" };
     const redact = genSecretRedactor(env);
     // the pieces of 8 characters or more at either end of a secret, raw and JSON-escaped, that a text holds

@@ -180,7 +180,7 @@ describe('spawnGroup: nothing left behind', () => {
   });
 
   it("given bhrain exits while a group runs, then the group is SIGKILLed by bhrain's exit", async () => {
-    // the built module (npm test builds first): node 20 cannot run the .ts itself
+    // the built module (npm test builds first): node runs no .ts of ours
     const module = fileURLToPath(new URL('../../dist/process/spawnGroup.js', import.meta.url));
     const script = `const { spawnGroup } = await import(${JSON.stringify(module)});
       const group = spawnGroup({ command: 'bash', args: ['-c', 'sleep 1000 >/dev/null 2>&1 & echo $!; wait'], cwd: '/', env: process.env, capture: { stdout: { maxBytes: 100 } }, killGraceMs: 1000 });

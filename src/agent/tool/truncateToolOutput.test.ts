@@ -89,7 +89,7 @@ describe('truncateToolOutput', () => {
     expect(blocked.output).toContain('could not be saved');
   });
 
-  describe('issue11.5: secrets are redacted before the output is cut or spilled', () => {
+  describe('secrets are redacted before the output is cut or spilled', () => {
     const token = 'tk"\\bs-Qr8Vn3Jd6Ty-0123456789';
     const redact = genSecretRedactor({ FOO_TOKEN: token });
     /** .what = the pieces of 4 characters or more of the token, raw or JSON-escaped, that the text holds */

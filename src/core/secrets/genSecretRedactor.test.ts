@@ -20,7 +20,7 @@ const asciiEscaped = (value: string) =>
 describe('genSecretRedactor', () => {
   const redact = genSecretRedactor(env);
 
-  it('issue11.5: each secret is replaced raw, JSON-escaped, escaped twice (JSON in JSON), and escaped with ASCII only', () => {
+  it('each secret is replaced raw, JSON-escaped, escaped twice (JSON in JSON), and escaped with ASCII only', () => {
     for (const name of secretNames) {
       const value = env[name];
       for (const form of [value, escaped(value), escaped(escaped(value)), asciiEscaped(value)])
@@ -28,7 +28,7 @@ describe('genSecretRedactor', () => {
     }
   });
 
-  it('issue11.5: text that was JSON-encoded after the secret went in holds no secret once redacted (an SDK error quoting a body)', () => {
+  it('text that was JSON-encoded after the secret went in holds no secret once redacted (an SDK error quoting a body)', () => {
     const message = `400 ${JSON.stringify({ error: { message: `bad key ${env.FOO_API_KEY} for ${env.DB_PASSWORD}` } })}`;
     expect(redact(message)).toBe('400 {"error":{"message":"bad key [redacted:FOO_API_KEY] for [redacted:DB_PASSWORD]"}}');
   });
@@ -45,7 +45,7 @@ describe('genSecretRedactor', () => {
     expect(none.head('text cut here')).toBe('text cut here');
   });
 
-  it('issue11.5: at a cut, head and tail replace the longest piece of a secret left there, raw or escaped, down to 4 characters', () => {
+  it('at a cut, head and tail replace the longest piece of a secret left there, raw or escaped, down to 4 characters', () => {
     expect(redact.head(`shown: ${env.FOO_API_KEY.slice(0, 14)}`)).toBe('shown: [redacted:FOO_API_KEY]');
     expect(redact.head(`shown: ${escaped(env.FOO_TOKEN).slice(0, 9)}`)).toBe('shown: [redacted:FOO_TOKEN]');
     expect(redact.tail(`${env.DB_PASSWORD.slice(-10)} kept`)).toBe('[redacted:DB_PASSWORD] kept');

@@ -30,7 +30,7 @@ const genLog = () => {
 };
 
 describe('the progress line', () => {
-  it('issue11.5: a tool call whose input is cut at 100 characters through a secret shows no piece of it', () => {
+  it('a tool call whose input is cut at 100 characters through a secret shows no piece of it', () => {
     const { log, written } = genLog();
     const padding = `echo ${'.'.repeat(80)} `;
     // the secret starts 86 characters in: cut first, the line showed its first 14 characters
@@ -39,20 +39,20 @@ describe('the progress line', () => {
     expect(written()).toBe(['FOO_', 'FOO_', 'DB_P'].map((shown) => `  → bash ${padding}[redacted:${shown}…\n`).join(''));
   });
 
-  it('issue11.5: a piece of a secret that the 100-character cut leaves at the end of the line is replaced', () => {
+  it('a piece of a secret that the 100-character cut leaves at the end of the line is replaced', () => {
     const { log, written } = genLog();
     // the input holds only the start of a secret, cut to end exactly where the line is cut: no whole value to match
     log.info('tool call bash', { input: { command: `echo ${'.'.repeat(81)}${env.FOO_API_KEY.slice(0, 14)} and more` } });
     expect(written()).toBe(`  → bash echo ${'.'.repeat(81)}[redacted:FOO_API_KEY]…\n`);
   });
 
-  it('issue11.5: a tool call shown as JSON (no command, path, pattern or query) has its secrets redacted before they are escaped', () => {
+  it('a tool call shown as JSON (no command, path, pattern or query) has its secrets redacted before they are escaped', () => {
     const { log, written } = genLog();
     log.info('tool call no_such_tool', { input: { note: env.FOO_API_KEY, [env.FOO_TOKEN]: 1 } });
     expect(written()).toBe('  → no_such_tool {"note":"[redacted:FOO_API_KEY]","[redacted:FOO_TOKEN]":1}\n');
   });
 
-  it('issue11.5: an error that quotes a JSON body with a secret in it is printed redacted', () => {
+  it('an error that quotes a JSON body with a secret in it is printed redacted', () => {
     const { log, written } = genLog();
     log.error(`the supplier answered 400 ${JSON.stringify({ error: { message: `bad ${env.DB_PASSWORD}` } })}`);
     expect(written()).toBe('error: the supplier answered 400 {"error":{"message":"bad [redacted:DB_PASSWORD]"}}\n');

@@ -17,7 +17,7 @@ describe('redactDeep', () => {
     { role: 'tool', toolCallId: 't1', content: secret, isError: false },
   ];
 
-  it('issue11.5: every string of a structure, keys too, is redacted before it is encoded: the encoding holds the secret in no form', () => {
+  it('every string of a structure, keys too, is redacted before it is encoded: the encoding holds the secret in no form', () => {
     const encoded = JSON.stringify(redactDeep(transcript, redactRaw));
     expect(encoded).not.toContain(secret);
     expect(encoded).not.toContain(JSON.stringify(secret).slice(1, -1));

@@ -110,7 +110,7 @@ describe('nodeHttpFetch (the SDKs fetch over node:http, so no wasm compile holds
   it('a pooled keep-alive connection does not keep the process alive after its last call', async () => {
     // the server keeps idle connections 5 s (node's default): a process held by its pooled socket would exit after that
     const url = await serve((_body, response) => response.end('ok'));
-    // the built module (npm test builds first): node 20 cannot run the .ts itself
+    // the built module (npm test builds first): node runs no .ts of ours
     const module = fileURLToPath(new URL('../../../dist/providers/transport/nodeHttpFetch.js', import.meta.url));
     const started = performance.now();
     const child = spawn(

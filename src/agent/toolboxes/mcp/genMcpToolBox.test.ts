@@ -59,7 +59,7 @@ afterEach(async () => {
 });
 
 describe('genMcpToolBox over stdio (server-everything, server-filesystem): listing and calls', () => {
-  it('issue16.listing: tools are offered as mcp__<server>__<tool> with the server description and input schema', async () => {
+  it('tools are offered as mcp__<server>__<tool> with the server description and input schema', async () => {
     const box = await everything();
     expect(box.name).toBe('mcp__everything');
     expect(box.server).toBe('everything');
@@ -79,7 +79,7 @@ describe('genMcpToolBox over stdio (server-everything, server-filesystem): listi
     expect(toMcpToolName('s', 'x'.repeat(300))).toHaveLength(64);
   });
 
-  it('issue16.listing: server-filesystem lists its tools and reads a file of the directory it was given', async () => {
+  it('server-filesystem lists its tools and reads a file of the directory it was given', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'notes.md'), '# filesystem notes\n');
     const box = await genMcpToolBox({ name: 'fs', transport: { command: process.execPath, args: [filesystemJs, dir] } }, toolContext());
@@ -99,7 +99,7 @@ describe('genMcpToolBox over stdio (server-everything, server-filesystem): listi
     expect(outside.output).toMatch(/access denied|outside allowed/i);
   });
 
-  it('issue16.call: a call through a real bhrain loop runs tools/call, and its result reaches the model', async () => {
+  it('a call through a real bhrain loop runs tools/call, and its result reaches the model', async () => {
     const box = await everything();
     standin().script(
       { toolCalls: [{ name: 'mcp__everything__echo', input: { message: 'hi from bhrain' } }] },
@@ -112,7 +112,7 @@ describe('genMcpToolBox over stdio (server-everything, server-filesystem): listi
     expect(JSON.stringify(standin().requests[1].body)).toContain('Echo: hi from bhrain');
   });
 
-  it('issue16.isError: a result with isError true is a failed result carrying the server text', async () => {
+  it('a result with isError true is a failed result carrying the server text', async () => {
     const dir = await tempDir();
     const box = await genMcpToolBox({ name: 'fs', transport: { command: process.execPath, args: [filesystemJs, dir] } }, toolContext());
     opened.push(box);
@@ -137,7 +137,7 @@ describe('genMcpToolBox over stdio (server-everything, server-filesystem): listi
 });
 
 describe('genMcpToolBox over stdio: content, aborts, timeouts, env, and a server that exits mid-run', () => {
-  it('issue16.content: non-text content is described, not dropped: images by type and size, embedded resources with their text, links by uri', async () => {
+  it('non-text content is described, not dropped: images by type and size, embedded resources with their text, links by uri', async () => {
     const box = await everything();
     const image = await box.execute({ call: { id: 'c1', name: 'mcp__everything__get-tiny-image', input: {} } }, toolContext());
     expect(image.success).toBe(true);
@@ -161,7 +161,7 @@ describe('genMcpToolBox over stdio: content, aborts, timeouts, env, and a server
     expect(blob.output).toMatch(/\[resource demo:\/\/resource\/\S+, [a-z]+\/[\w.+-]+, \d+ bytes, not shown\]/);
   });
 
-  it('issue16.call: an aborted run stops waiting for a call, and a call past callTimeoutMs is a failed result; the server stays usable', async () => {
+  it('an aborted run stops waiting for a call, and a call past callTimeoutMs is a failed result; the server stays usable', async () => {
     const box = await genMcpToolBox(
       { name: 'everything', transport: { command: process.execPath, args: [everythingJs, 'stdio'] }, callTimeoutMs: 400 },
       toolContext(),
@@ -188,7 +188,7 @@ describe('genMcpToolBox over stdio: content, aborts, timeouts, env, and a server
     ).toMatchObject({ output: 'Echo: still here' });
   });
 
-  it("issue16.env: a stdio server gets the safe variables of the injected env plus its own, not bhrain's supplier keys", async () => {
+  it("a stdio server gets the safe variables of the injected env plus its own, not bhrain's supplier keys", async () => {
     const context = { ...toolContext(), env: { ...toolContext().env, ANTHROPIC_API_KEY: 'sk-must-not-leak', USER: 'bhrain-test-user' } };
     const box = await genMcpToolBox(
       { name: 'everything', transport: { command: process.execPath, args: [everythingJs, 'stdio'], env: { SERVER_OWN_SETTING: 'on' } } },
@@ -200,7 +200,7 @@ describe('genMcpToolBox over stdio: content, aborts, timeouts, env, and a server
     expect(JSON.stringify(env)).not.toContain('sk-must-not-leak');
   });
 
-  it('issue16.midrun: a server that exits mid-run gives failed results that say so, and the loop finishes', async () => {
+  it('a server that exits mid-run gives failed results that say so, and the loop finishes', async () => {
     const box = await everything();
     const brain = genBhrain({ atom: 'claude/haiku', toolBoxes: [box] });
     // the server is killed once its first result is in; the model asks again after that
@@ -235,7 +235,7 @@ describe('genMcpToolBox over stdio: content, aborts, timeouts, env, and a server
 });
 
 describe('genMcpToolBox over stdio: servers that never start, close, and tools that change', () => {
-  it('issue16.neverStarts: a command that does not exist rejects with McpServerStartError naming the server', async () => {
+  it('a command that does not exist rejects with McpServerStartError naming the server', async () => {
     const error = await genMcpToolBox({ name: 'broken', transport: { command: 'bhrain-no-such-mcp-server' } }, toolContext()).catch(
       (caught) => caught,
     );
@@ -244,7 +244,7 @@ describe('genMcpToolBox over stdio: servers that never start, close, and tools t
     expect(error.message).toMatch(/^MCP server 'broken' did not start: could not run "bhrain-no-such-mcp-server": .*ENOENT/);
   });
 
-  it('issue16.neverStarts: a server that exits before answering rejects with its exit code and stderr tail', async () => {
+  it('a server that exits before answering rejects with its exit code and stderr tail', async () => {
     const script = "console.error('fatal: GITHUB_TOKEN is not set'); process.exit(3)";
     const error = await genMcpToolBox(
       { name: 'github', transport: { command: process.execPath, args: ['-e', script] } },
@@ -255,7 +255,7 @@ describe('genMcpToolBox over stdio: servers that never start, close, and tools t
     expect(error.message).toBe("MCP server 'github' did not start: it exited (code 3) before answering: fatal: GITHUB_TOKEN is not set");
   });
 
-  it("issue16.neverStarts: only the last 8 KB of a chatty server's stderr is kept, from a whole line", async () => {
+  it("only the last 8 KB of a chatty server's stderr is kept, from a whole line", async () => {
     const script =
       "for (let i = 0; i < 1500; i++) console.error('noise line ' + i); console.error('the real reason'); process.exitCode = 1";
     const error = await genMcpToolBox(
@@ -267,7 +267,7 @@ describe('genMcpToolBox over stdio: servers that never start, close, and tools t
     expect(error.message).not.toContain('noise line 0\n');
   });
 
-  it('issue16.slowStart: a server silent past startTimeoutMs is rejected and killed, its whole group with it', async () => {
+  it('a server silent past startTimeoutMs is rejected and killed, its whole group with it', async () => {
     const dir = await tempDir();
     const marker = `bhrain-slow-${process.pid}-${Date.now()}`;
     // a server that starts a child of its own (which ignores SIGTERM), says which, then never speaks
@@ -289,7 +289,7 @@ describe('genMcpToolBox over stdio: servers that never start, close, and tools t
     expect(await waitFor(() => !processes().some((entry) => entry.pid === childPid || entry.pgid === childPid))).toBe(true);
   });
 
-  it('issue16.close: close() kills the server and every process of its group, even one that ignores SIGTERM', async () => {
+  it('close() kills the server and every process of its group, even one that ignores SIGTERM', async () => {
     const dir = await tempDir();
     // a real MCP server that also started a child which ignores SIGTERM
     const server = join(dir, 'stubborn.mjs');
@@ -313,7 +313,7 @@ await server.connect(new StdioServerTransport());
     expect(after).toMatchObject({ success: false, output: expect.stringMatching(/^MCP server 'stubborn' was closed/) });
   });
 
-  it('issue16.close: close() of server-everything leaves no process of its group', async () => {
+  it('close() of server-everything leaves no process of its group', async () => {
     const box = await genMcpToolBox(
       { name: 'everything', transport: { command: process.execPath, args: [everythingJs, 'stdio'] } },
       toolContext(),
@@ -323,7 +323,7 @@ await server.connect(new StdioServerTransport());
     expect(groupMembers(box.pid!)).toEqual([]);
   });
 
-  it('issue16.listChanged: a tools/list_changed updates the tools a running brain offers, between iterations', async () => {
+  it('a tools/list_changed updates the tools a running brain offers, between iterations', async () => {
     const dir = await tempDir();
     const server = join(dir, 'growing.mjs');
     await writeFile(
@@ -409,7 +409,7 @@ describe('genMcpToolBox over streamable HTTP (server-everything streamableHttp)'
     await new Promise<void>((done) => (proxy ? proxy.close(() => done()) : done()));
   });
 
-  it('issue16.http: lists and calls tools over streamable HTTP, with the configured header on every request; close ends the session', async () => {
+  it('lists and calls tools over streamable HTTP, with the configured header on every request; close ends the session', async () => {
     const box = await genMcpToolBox(
       { name: 'remote', transport: { type: 'http', url: proxyUrl, headers: { 'X-Bhrain-Token': 'token-123' } } },
       toolContext(),
@@ -430,7 +430,7 @@ describe('genMcpToolBox over streamable HTTP (server-everything streamableHttp)'
     ).toMatchObject({ success: false });
   });
 
-  it('issue16.http: an endpoint that refuses the connection rejects with McpServerStartError naming the server and the error', async () => {
+  it('an endpoint that refuses the connection rejects with McpServerStartError naming the server and the error', async () => {
     const error = await genMcpToolBox({ name: 'down', transport: { type: 'http', url: 'http://127.0.0.1:9/mcp' } }, toolContext()).catch(
       (caught) => caught,
     );
