@@ -25,6 +25,7 @@ import { genBrainRepl, type BrainReplOn, type BrainReplOutput } from '../agent/r
 import type { BhrainContext } from '../agent/BhrainContext.js';
 import type { BhrainPermissionGuard } from '../agent/permission/BhrainPermissionGuard.js';
 import { EXIT_CODES, exitCodeOf, exitCodeOfError } from './exitCodes.js';
+import { onStopSignals } from './onStopSignals.js';
 import type { BrainLog } from '../core/contract/BrainContext.js';
 import type { SkillName, SkillOptions } from './genSkillCommand.js';
 import { genProgressLog } from './genProgressLog.js';
@@ -529,13 +530,10 @@ const startRun = async (scope: RunScope, run: PreparedRun): Promise<BhrainContex
     if (host.signal.aborted) interrupt.abort();
     else host.signal.addEventListener('abort', () => interrupt.abort(), { once: true });
   } else {
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (interrupt.signal.aborted) process.exit(EXIT_CODES.interrupted);
+    onStopSignals((signal) => {
       log.warn(`${signal}: stopping (the run's refs are saved); send it again to exit at once`);
       interrupt.abort();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    });
   }
   // after the signal handlers: a Ctrl-C while they start still closes them. Their tools go to the brain that runs
   if (run.mcp.servers.length)

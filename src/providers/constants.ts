@@ -21,14 +21,5 @@ export const DEFAULT_STREAM_IDLE_MS = 120_000;
 /** output budget of one generation when the caller sets none */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 8_192;
 
-/** Anthropic's API host; the SDK appends /v1/messages */
-export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
-
-/** DashScope's OpenAI-compatible endpoint (international) */
-export const DEFAULT_QWEN_BASE_URL = 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1';
-
-/** OpenAI's API; the SDK appends /chat/completions */
-export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
-
 /** HTTP statuses worth retrying: timeout, conflict, rate limit, server errors, overloaded */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 409, 429, 500, 502, 503, 504, 529]);

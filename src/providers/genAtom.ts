@@ -3,6 +3,7 @@ import { silentLog, type BrainContext, type BrainCreds } from '../core/contract/
 import { AuthFailedError, BadRequestError } from '../core/contract/errors.js';
 import type { BrainReasoning, BrainToolCall } from '../core/contract/BrainMessage.js';
 import type { BrainTokens } from '../core/contract/BrainOutput.js';
+import type { SupplierFacts } from '../core/contract/supplierTable.js';
 import { askAtom } from './askAtom.js';
 import { computeCash } from './computeCash.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY_POLICY, DEFAULT_STREAM_IDLE_MS } from './constants.js';
@@ -44,7 +45,7 @@ export const checkThinking = (input: { thinking: BrainThinking | undefined; supp
 };
 
 /**
- * .what = how a call authenticates: an API key or a bearer token (ANTHROPIC_AUTH_TOKEN), passed to the SDK as such
+ * .what = how a call authenticates: an API key or a bearer token (a supplier's tokenEnvVars), passed to the SDK as such
  * .note = @anthropic-ai/sdk 1.12 sends either one as `Authorization: Bearer`; the kind decides precedence and error texts
  */
 export interface AtomAuth {
@@ -54,16 +55,8 @@ export interface AtomAuth {
   from: string;
 }
 
-/** .what = where an atom reads its credentials and endpoint from */
-export interface AtomCredsSpec {
-  /** key in context.creds */
-  supplier: 'anthropic' | 'qwen' | 'openai';
-  /** env vars that may hold the key, in order of preference */
-  keyEnvVars: readonly string[];
-  /** env vars that may hold a bearer token; they win over keyEnvVars, as in Claude Code */
-  tokenEnvVars?: readonly string[];
-  urlEnvVar: string;
-  defaultUrl: string;
+/** .what = where an atom reads its credentials and endpoint from: its supplier's row, and what its protocol adds */
+export interface AtomCredsSpec extends Pick<SupplierFacts, 'supplier' | 'keyEnvVars' | 'tokenEnvVars' | 'urlEnvVar' | 'defaultUrl'> {
   /** whether a key is required at this url (a self-hosted server may need none) */
   needsKey: (url: string) => boolean;
   /** endpoint suffixes a user may paste that the SDK appends itself; stripped from the base URL (e.g. /v1 for anthropic) */
@@ -137,9 +130,9 @@ const resolveCreds = (input: {
   // a key passed in code is the caller's explicit choice: the environment is not read for another
   if (creds.apiKey)
     return { auth: { kind: 'apiKey', value: creds.apiKey, from: `context.creds.${spec.supplier}.apiKey` }, baseURL, warning: null };
-  const tokenVar = (spec.tokenEnvVars ?? []).find((name) => !!env[name]);
+  const tokenVar = spec.tokenEnvVars.find((name) => !!env[name]);
   const keyVar = spec.keyEnvVars.find((name) => !!env[name]);
-  // Claude Code's order: ANTHROPIC_AUTH_TOKEN (bearer, for gateways) before ANTHROPIC_API_KEY; said once, never silent
+  // Claude Code's order: a bearer token (for gateways) before a key; said once, never silent
   const warning =
     tokenVar && keyVar
       ? `${tokenVar} and ${keyVar} are both set: ${slug} authenticates with ${tokenVar} (Authorization: Bearer), as Claude Code does. Unset one of them to silence this warning`
@@ -222,7 +215,7 @@ export const genAtom = (input: {
           supplier: input.slug,
           model: input.spec.model,
           credential: auth.from,
-          keyEnvVars: [...(input.creds.tokenEnvVars ?? []), ...input.creds.keyEnvVars],
+          keyEnvVars: [...input.creds.tokenEnvVars, ...input.creds.keyEnvVars],
           endpoint: { url: `${baseURL}${input.creds.callPath}`, hint: input.creds.urlHint, urlEnvVar: input.creds.urlEnvVar },
         }),
       run: () =>

@@ -16,21 +16,22 @@ import {
 import { genOpenaiAtom } from './openai/genOpenaiAtom.js';
 import { genQwenAtom } from './qwen/genQwenAtom.js';
 
+/** .what = the slugs of one slug prefix's models in the table */
+const modelSlugsOf = (prefix: 'claude' | 'qwen' | 'openai'): string[] =>
+  Object.keys({ claude: CLAUDE_MODELS, qwen: QWEN_MODELS, openai: OPENAI_MODELS }[prefix]).map((name) => `${prefix}/${name}`);
+
 /**
  * .what = every atom slug bhrain offers by name; `claude/claude-<id>` takes any Anthropic model id, `qwen/<model>`
  *         any model a qwen server serves, `openai/<model>` any OpenAI model id
  */
-export const BRAIN_ATOM_SLUGS: readonly string[] = [
-  'claude',
-  ...Object.keys(CLAUDE_MODELS).map((name) => `claude/${name}`),
-  'claude/claude-<id>',
-  'qwen',
-  ...Object.keys(QWEN_MODELS).map((name) => `qwen/${name}`),
-  'qwen/<model>',
-  'openai',
-  ...Object.keys(OPENAI_MODELS).map((name) => `openai/${name}`),
-  'openai/<model>',
-];
+export const BRAIN_ATOM_SLUGS: readonly string[] = (['claude', 'qwen', 'openai'] as const).flatMap((prefix) => [
+  prefix,
+  ...modelSlugsOf(prefix),
+  prefix === 'claude' ? 'claude/claude-<id>' : `${prefix}/<model>`,
+]);
+
+/** .what = the slugs of the models in bhrain's table, one per model: claude/sonnet, qwen/qwen-plus, openai/…; what rhachet is offered */
+export const MODEL_ATOM_SLUGS: readonly string[] = (['claude', 'qwen', 'openai'] as const).flatMap(modelSlugsOf);
 
 /** .what = a model resolved from the table (priced, with its slug name) or an id outside it (price null) */
 type Resolved = { name: string; entry: BrainModelEntry; known: boolean };
@@ -68,7 +69,7 @@ const describeUnknown = (entry: BrainModelEntry): string =>
  *         optional raw supplier model id that overrides the slug's model and an optional supplier endpoint
  * .why = one way to name a model everywhere (library, CLI, repl slugs); an unknown slug is an error listing the
  *        choices; any model id works, known ids keep their price and window, others are priced null (spec.price)
- * .note = baseUrl beats context.creds.<supplier>.url and ANTHROPIC_BASE_URL / QWEN_BASE_URL / OPENAI_BASE_URL; for claude give it with or
+ * .note = baseUrl beats context.creds.<supplier>.url and the supplier table's URL variable; for claude give it with or
  *         without /v1, for qwen with /v1 (an OpenAI-compatible server's base URL); thinking is the default of every
  *         generate() (claude: extended thinking, budget at least 1024; qwen: DashScope's enable_thinking)
  */

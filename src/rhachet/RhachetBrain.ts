@@ -161,8 +161,8 @@ export type RhachetSuppliesCreds = (() => Promise<Record<string, string | undefi
 /**
  * .what = the context a rhachet-shaped call takes: rhachet's `brain.supplier.bhrain` supplies, beside bhrain's own
  *         context fields (log, env, creds, timeoutMs, signal, cwd, ...)
- * .note = creds keys read: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, QWEN_API_KEY, DASHSCOPE_API_KEY,
- *         QWEN_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL; other keys rhachet's context carries (other suppliers') are ignored at run time
+ * .note = creds keys read: each supplier's token, key and URL variables, as src/core/contract/supplierTable.ts lists
+ *         them; other keys rhachet's context carries (other suppliers') are ignored at run time
  */
 export type RhachetBrainContext = BhrainContext & { 'brain.supplier.bhrain'?: { creds: RhachetSuppliesCreds } };
 

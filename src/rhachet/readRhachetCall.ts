@@ -1,3 +1,4 @@
+import { credentialEnvVarsOf, SUPPLIER_TABLE } from '../core/contract/supplierTable.js';
 import type * as z from 'zod';
 
 import type { BhrainContext } from '../agent/BhrainContext.js';
@@ -12,14 +13,17 @@ import type { RhachetBrainContext, RhachetBrief, RhachetSchema } from './Rhachet
 
 const SUPPLIES = 'brain.supplier.bhrain';
 
+/** the first key variable of each supplier, as errors show a getter's record */
+const EXAMPLE_KEYS = SUPPLIER_TABLE.map((row) => row.keyEnvVars[0]).join(', ');
+
 /** .what = the keys of the creds getter's record, read into our creds: the first one set wins */
 const readKeys = (keys: Record<string, string | undefined>, names: readonly string[]): string | undefined =>
   names.map((name) => keys[name]).find((value) => !!value);
 
 /**
  * .what = the context of a rhachet-shaped call as ours: context['brain.supplier.bhrain'].creds, an async getter of keys,
- *         read into context.creds (ANTHROPIC_AUTH_TOKEN, else ANTHROPIC_API_KEY, and ANTHROPIC_BASE_URL for claude;
- *         QWEN_API_KEY, else DASHSCOPE_API_KEY, and QWEN_BASE_URL for qwen; OPENAI_API_KEY and OPENAI_BASE_URL for openai); our own fields pass through
+ *         read into context.creds by the supplier table: each supplier's token and key variables, first set wins, and
+ *         its URL variable; our own fields pass through
  * .why = rhachet binds each supplier's creds under its repo's key; a key given this way is the caller's explicit choice,
  *        so the environment is not read for another (as with context.creds); context.creds fields of the same call win
  * .note = a keyrack reference needs rhachet's keyrack, which bhrain does not depend on: refused with how to pass a getter
@@ -31,8 +35,8 @@ export const asBhrainContext = async (context: RhachetBrainContext = {}): Promis
   if (typeof creds !== 'function')
     throw new BadRequestError(
       'keyrack' in (creds as object)
-        ? `context['${SUPPLIES}'].creds is a keyrack reference ({ keyrack: { owner, env } }), which needs rhachet's keyrack to unlock, and bhrain does not depend on rhachet. Pass an async getter instead: creds: async () => ({ ANTHROPIC_API_KEY, QWEN_API_KEY }), or give context.creds`
-        : `context['${SUPPLIES}'].creds must be an async getter of keys (creds: async () => ({ ANTHROPIC_API_KEY, QWEN_API_KEY })), got ${typeof creds}`,
+        ? `context['${SUPPLIES}'].creds is a keyrack reference ({ keyrack: { owner, env } }), which needs rhachet's keyrack to unlock, and bhrain does not depend on rhachet. Pass an async getter instead: creds: async () => ({ ${EXAMPLE_KEYS} }), or give context.creds`
+        : `context['${SUPPLIES}'].creds must be an async getter of keys (creds: async () => ({ ${EXAMPLE_KEYS} })), got ${typeof creds}`,
     );
   let keys: Record<string, string | undefined>;
   try {
@@ -45,24 +49,19 @@ export const asBhrainContext = async (context: RhachetBrainContext = {}): Promis
   }
   if (!keys || typeof keys !== 'object')
     throw new BadRequestError(
-      `the creds getter of context['${SUPPLIES}'] must resolve to a record of keys, e.g. { ANTHROPIC_API_KEY }, got ${JSON.stringify(keys)}`,
+      `the creds getter of context['${SUPPLIES}'] must resolve to a record of keys, e.g. { ${EXAMPLE_KEYS} }, got ${JSON.stringify(keys)}`,
     );
   return {
     ...ours,
-    creds: {
-      anthropic: {
-        apiKey: ours.creds?.anthropic?.apiKey ?? readKeys(keys, ['ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_API_KEY']),
-        url: ours.creds?.anthropic?.url ?? readKeys(keys, ['ANTHROPIC_BASE_URL']),
-      },
-      qwen: {
-        apiKey: ours.creds?.qwen?.apiKey ?? readKeys(keys, ['QWEN_API_KEY', 'DASHSCOPE_API_KEY']),
-        url: ours.creds?.qwen?.url ?? readKeys(keys, ['QWEN_BASE_URL']),
-      },
-      openai: {
-        apiKey: ours.creds?.openai?.apiKey ?? readKeys(keys, ['OPENAI_API_KEY']),
-        url: ours.creds?.openai?.url ?? readKeys(keys, ['OPENAI_BASE_URL']),
-      },
-    },
+    creds: Object.fromEntries(
+      SUPPLIER_TABLE.map((row) => [
+        row.supplier,
+        {
+          apiKey: ours.creds?.[row.supplier]?.apiKey ?? readKeys(keys, credentialEnvVarsOf(row)),
+          url: ours.creds?.[row.supplier]?.url ?? readKeys(keys, [row.urlEnvVar]),
+        },
+      ]),
+    ),
   };
 };
 

@@ -5,6 +5,7 @@ import type * as z from 'zod/mini';
 import type { BashSandboxMode } from '../../sandbox/BashSandbox.js';
 import { BASH_SANDBOX_MODES } from '../../sandbox/BashSandbox.js';
 import { DOMAIN_PATTERN_EXPECTS } from '../../sandbox/network/allowedDomains.js';
+import { SUPPLIER_URL_ENV_VARS_TEXT } from '../../core/contract/supplierTable.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import { findNearestName } from '../../core/text/findNearestName.js';
 import {
@@ -176,7 +177,7 @@ export const readSettingsFile = async (input: { path: string; layer: SettingsLay
   const settings = parsed.data as SettingsFile;
   if (input.layer === 'project' && settings.baseUrl)
     throw new BadRequestError(
-      `baseUrl is not allowed in a project settings file (${input.path}): a repository could send your API key to a server of its choosing. Set it in your user settings file, with ANTHROPIC_BASE_URL / QWEN_BASE_URL / OPENAI_BASE_URL, or with --base-url`,
+      `baseUrl is not allowed in a project settings file (${input.path}): a repository could send your API key to a server of its choosing. Set it in your user settings file, with ${SUPPLIER_URL_ENV_VARS_TEXT}, or with --base-url`,
     );
   if (input.layer === 'project' && settings.store !== undefined)
     throw new BadRequestError(

@@ -270,7 +270,7 @@ const fixForAsk = (values: SkillSettings, sources: Record<SettingKey, SettingSou
  * .why = one resolution behind `bhrain act|ask` and `bhrain config`, so what config prints is what a run uses. Every
  *        file that exists is validated in full, even where a higher layer overrides it: a bad file is never ignored
  * .note = ask is always read-only: its permission, sandbox and network are fixed, and only `--sandbox read-only` is
- *         accepted. baseUrl follows the atom's supplier: --base-url, then ANTHROPIC_BASE_URL / QWEN_BASE_URL / OPENAI_BASE_URL, then the
+ *         accepted. baseUrl follows the atom's supplier: --base-url, then the supplier table's URL variable, then the
  *         user file's `baseUrl.<supplier>`. A project file may tighten the sandbox, the network and the guard, never
  *         loosen them unless the user approved the project (--trust-project, or `trustedProjects` in the user file):
  *         a loosening value is replaced by the one that applies without it, and a warning names the key and how to approve

@@ -8,6 +8,12 @@ import { checkEnvMask } from '../../sandbox/network/genMaskedCredentials.js';
 import { checkPassedEnvName } from '../../sandbox/commandEnv.js';
 import type { McpServerConfig } from '../../agent/toolboxes/mcp/genMcpToolBox.js';
 import type { HooksSettings } from '../hooks/HooksSettings.js';
+import {
+  credentialEnvVarsOf,
+  SUPPLIER_TABLE,
+  SUPPLIER_URL_ENV_VARS_TEXT,
+  type SupplierSlugPrefix,
+} from '../../core/contract/supplierTable.js';
 
 /** .what = the memory strategies a run can use, by the name --memory and the settings file give them */
 export const MEMORY_STRATEGIES = ['summarize-on-limit', 'truncate'] as const;
@@ -17,22 +23,20 @@ export type MemoryStrategy = (typeof MEMORY_STRATEGIES)[number];
 export const BUILTIN_GUARD_NAMES = ['allowAll', 'readOnly', 'promptForWrites'] as const;
 
 /** .what = the suppliers a settings file may give a base URL for: the first part of an atom slug */
-export const SETTINGS_SUPPLIERS = ['claude', 'qwen', 'openai'] as const;
-export type SettingsSupplier = (typeof SETTINGS_SUPPLIERS)[number];
+export const SETTINGS_SUPPLIERS: readonly SupplierSlugPrefix[] = SUPPLIER_TABLE.map((row) => row.slugPrefix);
+export type SettingsSupplier = SupplierSlugPrefix;
 
 /** .what = the env var each supplier's atom reads its endpoint from */
-export const BASE_URL_ENV_VARS: Record<SettingsSupplier, string> = {
-  claude: 'ANTHROPIC_BASE_URL',
-  qwen: 'QWEN_BASE_URL',
-  openai: 'OPENAI_BASE_URL',
-};
+export const BASE_URL_ENV_VARS = Object.fromEntries(SUPPLIER_TABLE.map((row) => [row.slugPrefix, row.urlEnvVar])) as Record<
+  SettingsSupplier,
+  string
+>;
 
 /** .what = the env vars each supplier's atom reads its key from, in order of preference (a bearer token first) */
-export const KEY_ENV_VARS: Record<SettingsSupplier, readonly string[]> = {
-  claude: ['ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_API_KEY'],
-  qwen: ['QWEN_API_KEY', 'DASHSCOPE_API_KEY'],
-  openai: ['OPENAI_API_KEY'],
-};
+export const KEY_ENV_VARS = Object.fromEntries(SUPPLIER_TABLE.map((row) => [row.slugPrefix, credentialEnvVarsOf(row)])) as Record<
+  SettingsSupplier,
+  readonly string[]
+>;
 
 /** .what = the kinds of rule in a rules file and in inline rules */
 export const RULE_KINDS = ['allow', 'prompt', 'deny'] as const;
@@ -279,7 +283,7 @@ export const SETTINGS = {
     fileKey: 'baseUrl',
     flag: {
       flags: '--base-url <url>',
-      help: "the supplier's endpoint (default: ANTHROPIC_BASE_URL / QWEN_BASE_URL / OPENAI_BASE_URL, else the supplier's own)",
+      help: `the supplier's endpoint (default: ${SUPPLIER_URL_ENV_VARS_TEXT}, else the supplier's own)`,
     },
     env: Object.values(BASE_URL_ENV_VARS),
     value: { kind: 'urlsBySupplier' },

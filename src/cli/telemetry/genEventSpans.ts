@@ -1,3 +1,4 @@
+import { findSupplierBySlugPrefix } from '../../core/contract/supplierTable.js';
 import {
   ROOT_CONTEXT,
   SpanKind,
@@ -54,11 +55,11 @@ interface OpenSession {
 
 /**
  * .what = the GenAI system of an atom: its supplier (claude → anthropic, qwen → qwen), as the GenAI conventions name it
- * .why = the atom slug names the supplier first (`claude/sonnet`, `qwen/qwen3-coder-plus`)
+ * .why = the atom slug names the supplier by its slug prefix first (`claude/sonnet`, `qwen/qwen3-coder-plus`)
  */
 const systemOf = (atom: string): string => {
-  const supplier = atom.split('/')[0];
-  return supplier === 'claude' ? 'anthropic' : supplier;
+  const prefix = atom.split('/')[0];
+  return findSupplierBySlugPrefix(prefix)?.supplier ?? prefix;
 };
 
 const timeOf = (iso: string): Date => new Date(iso);

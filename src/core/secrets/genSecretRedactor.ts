@@ -1,23 +1,14 @@
+import { SUPPLIER_KEY_ENV_VARS } from '../contract/supplierTable.js';
+
 /** names of env vars whose values are secrets */
 const SECRET_NAME = /(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|AUTH)/i;
 /** shorter values are too likely to occur by chance to be worth replacing */
 const MIN_SECRET_CHARS = 8;
 
-/** .what = the supplier keys bhrain itself uses: a shell the model drives never needs them */
-const SUPPLIER_KEY_VARS = new Set([
-  'ANTHROPIC_API_KEY',
-  'ANTHROPIC_AUTH_TOKEN',
-  'QWEN_API_KEY',
-  'DASHSCOPE_API_KEY',
-  'OPENAI_API_KEY',
-  'TAVILY_API_KEY',
-  'BRAVE_API_KEY',
-]);
-
 /** .what = an environment without bhrain's supplier keys, for the shells the model runs */
 export const withoutSupplierKeys = (env: Record<string, string | undefined>): Record<string, string | undefined> => {
   const kept = { ...env };
-  for (const name of SUPPLIER_KEY_VARS) delete kept[name];
+  for (const name of SUPPLIER_KEY_ENV_VARS) delete kept[name];
   return kept;
 };
 

@@ -1,6 +1,6 @@
 import type { BrainAtom, BrainThinking } from '../../core/contract/BrainAtom.js';
 import { BadRequestError } from '../../core/contract/errors.js';
-import { DEFAULT_ANTHROPIC_BASE_URL } from '../constants.js';
+import { getSupplierFacts } from '../../core/contract/supplierTable.js';
 import type { AtomCall, AtomRawGeneration } from '../genAtom.js';
 import { genAtom } from '../genAtom.js';
 import { genClientCache } from '../genClientCache.js';
@@ -93,10 +93,12 @@ const callAnthropic =
     };
   };
 
+const ANTHROPIC = getSupplierFacts('anthropic');
+
 /**
  * .what = the claude atom: Anthropic's Messages API over @anthropic-ai/sdk, streaming, native tool_use, prompt caching
- * .why = one of bhrain's two suppliers; creds from context.creds.anthropic or ANTHROPIC_AUTH_TOKEN (bearer, for a
- *        gateway) / ANTHROPIC_API_KEY, endpoint from baseUrl, context.creds.anthropic.url or ANTHROPIC_BASE_URL
+ * .why = Anthropic's own protocol; creds from context.creds.anthropic or the supplier table's token (bearer, for a
+ *        gateway) and key variables, endpoint from baseUrl, context.creds.anthropic.url or the table's URL variable
  * .note = the base URL is the host, without /v1 (the SDK appends /v1/messages); a trailing /v1 is accepted and stripped
  */
 export const genClaudeAtom = (input: {
@@ -113,15 +115,11 @@ export const genClaudeAtom = (input: {
     baseUrl: input.baseUrl,
     thinking: input.thinking,
     creds: {
-      supplier: 'anthropic',
-      keyEnvVars: ['ANTHROPIC_API_KEY'],
-      tokenEnvVars: ['ANTHROPIC_AUTH_TOKEN'],
-      urlEnvVar: 'ANTHROPIC_BASE_URL',
-      defaultUrl: DEFAULT_ANTHROPIC_BASE_URL,
+      ...ANTHROPIC,
       needsKey: () => true,
       urlSuffixes: /\/v1(\/messages)?$/,
       callPath: '/v1/messages',
-      urlHint: `an Anthropic base URL is the part before /v1/messages, without /v1 (e.g. ${DEFAULT_ANTHROPIC_BASE_URL}, or http://localhost:4000/anthropic for a gateway)`,
+      urlHint: `an Anthropic base URL is the part before /v1/messages, without /v1 (e.g. ${ANTHROPIC.defaultUrl}, or http://localhost:4000/anthropic for a gateway)`,
     },
     call: callAnthropic(input.entry.model, input.entry.maxOutputTokens),
   });

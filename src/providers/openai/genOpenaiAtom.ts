@@ -1,6 +1,6 @@
 import type { BrainAtom, BrainThinking } from '../../core/contract/BrainAtom.js';
 import { BadRequestError } from '../../core/contract/errors.js';
-import { DEFAULT_OPENAI_BASE_URL } from '../constants.js';
+import { getSupplierFacts } from '../../core/contract/supplierTable.js';
 import { checkThinking, type AtomCredsSpec } from '../genAtom.js';
 import { isOpenaiReasoningModel, type BrainModelEntry } from '../models.js';
 import type { AtomMiddleware } from '../middleware/wrapAtomCall.js';
@@ -9,10 +9,7 @@ import type { OpenaiWire } from '../openai-compatible/toOpenaiRequest.js';
 
 /** .what = where an openai atom calls and whose key it takes: OpenAI's API by default, a gateway or proxy by URL */
 const OPENAI_CREDS: AtomCredsSpec = {
-  supplier: 'openai',
-  keyEnvVars: ['OPENAI_API_KEY'],
-  urlEnvVar: 'OPENAI_BASE_URL',
-  defaultUrl: DEFAULT_OPENAI_BASE_URL,
+  ...getSupplierFacts('openai'),
   // OpenAI's own API needs a key; a local proxy or gateway at another url may run without one
   needsKey: (url) => url.includes('api.openai.com'),
   urlSuffixes: /\/chat\/completions$/,

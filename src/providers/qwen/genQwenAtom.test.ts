@@ -67,6 +67,7 @@ describe('the generic OpenAI-compatible provider holds no qwen quirk: each is mi
       description: 'an OpenAI-compatible endpoint without middleware',
       creds: {
         supplier: 'qwen',
+        tokenEnvVars: [],
         keyEnvVars: ['PLAIN_API_KEY'],
         urlEnvVar: 'PLAIN_BASE_URL',
         defaultUrl: 'http://127.0.0.1:9/v1',

@@ -1,5 +1,5 @@
 import type { BrainAtom, BrainThinking } from '../../core/contract/BrainAtom.js';
-import { DEFAULT_QWEN_BASE_URL } from '../constants.js';
+import { getSupplierFacts } from '../../core/contract/supplierTable.js';
 import type { AtomCredsSpec } from '../genAtom.js';
 import type { BrainModelEntry } from '../models.js';
 import { textToolCallsMiddleware } from '../middleware/textToolCallsMiddleware.js';
@@ -9,10 +9,7 @@ import { genOpenaiCompatibleAtom } from '../openai-compatible/genOpenaiCompatibl
 
 /** .what = where a qwen atom calls and whose key it takes: DashScope by default, any OpenAI-compatible server by URL */
 const QWEN_CREDS: AtomCredsSpec = {
-  supplier: 'qwen',
-  keyEnvVars: ['QWEN_API_KEY', 'DASHSCOPE_API_KEY'],
-  urlEnvVar: 'QWEN_BASE_URL',
-  defaultUrl: DEFAULT_QWEN_BASE_URL,
+  ...getSupplierFacts('qwen'),
   // DashScope needs a key; a self-hosted server at another url may run without one
   needsKey: (url) => url.includes('dashscope'),
   urlSuffixes: /\/chat\/completions$/,
@@ -43,7 +40,7 @@ export const QWEN_MIDDLEWARE: readonly AtomMiddleware[] = [textToolCallsMiddlewa
 
 /**
  * .what = the qwen atom: the OpenAI-compatible provider with qwen's credentials and quirks (DashScope by default)
- * .why = one of bhrain's two suppliers; also serves vLLM, Ollama and llama.cpp servers by baseUrl or QWEN_BASE_URL, which
+ * .why = qwen's own API, which also serves vLLM, Ollama and llama.cpp servers by baseUrl or the supplier's URL variable, which
  *        may send thinking as <think> text and tool calls as text when run without a reasoning or tool parser
  * .note = a key is required for DashScope; a self-hosted server at another url may run without one. The base URL
  *         includes /v1 (the SDK appends /chat/completions); a pasted .../chat/completions is stripped

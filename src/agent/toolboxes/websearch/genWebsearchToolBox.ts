@@ -1,3 +1,4 @@
+import { SEARCH_SUPPLIER_TABLE } from '../../../core/contract/supplierTable.js';
 import type { BrainToolCall } from '../../../core/contract/BrainMessage.js';
 import type { BhrainToolBox, BhrainToolContext } from '../../tool/BhrainToolBox.js';
 import { deferInput, makeTool, type BhrainTool, type BhrainToolOutput, type BhrainToolResult } from '../../tool/makeTool.js';
@@ -27,20 +28,8 @@ export type WebsearchToolBox = Omit<BhrainToolBox, 'execute'> & {
 
 // each provider: where its key and base url are read from, its default endpoint, and how to call it
 const providers = {
-  tavily: {
-    label: 'Tavily',
-    keyVar: 'TAVILY_API_KEY',
-    baseUrlVar: 'TAVILY_BASE_URL',
-    defaultBaseUrl: 'https://api.tavily.com',
-    search: searchTavily,
-  },
-  brave: {
-    label: 'Brave Search',
-    keyVar: 'BRAVE_API_KEY',
-    baseUrlVar: 'BRAVE_BASE_URL',
-    defaultBaseUrl: 'https://api.search.brave.com',
-    search: searchBrave,
-  },
+  tavily: { ...SEARCH_SUPPLIER_TABLE.tavily, search: searchTavily },
+  brave: { ...SEARCH_SUPPLIER_TABLE.brave, search: searchBrave },
 } as const;
 
 const maxResultsLimit = 20;
@@ -90,7 +79,7 @@ type WebsearchOutput = BhrainToolOutput & { results: readonly WebSearchHit[]; pr
  */
 export const genWebsearchToolBox = (
   options: {
-    /** forces one provider; by default Tavily when TAVILY_API_KEY is set, else Brave when BRAVE_API_KEY is set */
+    /** forces one provider; by default Tavily when its key variable is set, else Brave when its key is */
     provider?: WebSearchProviderName;
     /** per request, connect to last body byte */
     timeoutMs?: number;
@@ -110,25 +99,25 @@ export const genWebsearchToolBox = (
         ...(provider ? { provider } : {}),
       });
       // an empty key counts as unset
-      const keyOf = (name: WebSearchProviderName): string | undefined => context.env[providers[name].keyVar] || undefined;
+      const keyOf = (name: WebSearchProviderName): string | undefined => context.env[providers[name].keyEnvVar] || undefined;
       const providerName: WebSearchProviderName | undefined =
         options.provider ?? (keyOf('tavily') ? 'tavily' : keyOf('brave') ? 'brave' : undefined);
       if (!providerName)
         return failure(
-          'websearch is not configured: set TAVILY_API_KEY (Tavily) or BRAVE_API_KEY (Brave Search API) in the environment. Proceed without web results.',
+          `websearch is not configured: set ${providers.tavily.keyEnvVar} (Tavily) or ${providers.brave.keyEnvVar} (Brave Search API) in the environment. Proceed without web results.`,
         );
       const provider = providers[providerName];
       const apiKey = keyOf(providerName);
       if (!apiKey)
         return failure(
-          `websearch is configured to use ${provider.label}, but ${provider.keyVar} is not set: set it in the environment. Proceed without web results.`,
+          `websearch is configured to use ${provider.label}, but ${provider.keyEnvVar} is not set: set it in the environment. Proceed without web results.`,
           providerName,
         );
       context.log.debug('websearch: searching', { provider: providerName, query, maxResults });
       try {
         const hits = await provider.search(
           { query, maxResults },
-          { baseUrl: context.env[provider.baseUrlVar] || provider.defaultBaseUrl, apiKey, timeoutMs, signal: context.signal },
+          { baseUrl: context.env[provider.urlEnvVar] || provider.defaultUrl, apiKey, timeoutMs, signal: context.signal },
         );
         return {
           success: true,

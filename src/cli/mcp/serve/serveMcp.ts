@@ -20,10 +20,11 @@ import type { SkillName, SkillOptions } from '../../genSkillCommand.js';
 import { resolvePermission } from '../../resolvePermission.js';
 import { runSkillHosted, type SkillHost } from '../../runSkill.js';
 import { resolveSkillSettings } from '../../settings/resolveSkillSettings.js';
-import { BUILTIN_GUARD_NAMES, parseDurationMs, type SkillSettingsFlags } from '../../settings/settingsTable.js';
+import { BUILTIN_GUARD_NAMES, parseDurationMs, RULE_KINDS, type SkillSettingsFlags } from '../../settings/settingsTable.js';
 import type { SkillOutputJson } from '../../skillOutputJson.js';
 import type { McpServeOptions } from './McpServeOptions.js';
 import { narrowGuard } from './narrowGuard.js';
+import { onStopSignals } from '../../onStopSignals.js';
 
 type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -53,11 +54,14 @@ const WHERE_INPUT = {
   cwd: z.string().optional().describe("the directory the run works in, within the server's root (relative to the root; default: the root)"),
 };
 
+/** the shape of inline rules: a list of rules for each of RULE_KINDS, as in the settings file */
+type RulesShape = Record<(typeof RULE_KINDS)[number], z.ZodOptional<z.ZodArray<z.ZodString>>>;
+
 /** .what = the permission a client may ask act for: a builtin guard or inline rules, narrowing the server's */
 const PERMISSION_INPUT = z
   .union([
     z.enum(BUILTIN_GUARD_NAMES),
-    z.strictObject({ allow: z.array(z.string()).optional(), prompt: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }),
+    z.strictObject(Object.fromEntries(RULE_KINDS.map((kind) => [kind, z.array(z.string()).optional()])) as RulesShape),
   ])
   .optional()
   .describe(
@@ -359,15 +363,8 @@ const untilClosed = (): Promise<string> =>
   new Promise((done) => {
     process.stdin.once('end', () => done('the client closed stdin'));
     process.stdin.once('close', () => done('the client closed stdin'));
-    for (const signal of ['SIGINT', 'SIGTERM'] as const)
-      process.on(signal, () => {
-        // a second signal exits at once, as the CLI does
-        if (stopping) process.exit(130);
-        stopping = true;
-        done(signal);
-      });
+    onStopSignals(done);
   });
-let stopping = false;
 
 /**
  * .what = `bhrain mcp serve`: checks its flags and root (exit 2 before serving), serves the tools over stdio until the
