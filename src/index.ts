@@ -84,7 +84,7 @@ export type {
   BhrainSubagentRecord,
   BhrainSubagent,
 } from './agent/BhrainSessionResult.js';
-// seed 002 Bhrain.Loop: iterate (one loop cycle over a session's state) and terminate; runSession is iterate in a loop
+// docs/design/loop.md#iteration: BhrainLoop: iterate (one loop cycle over a session's state) and terminate; runSession is iterate in a loop
 export { BhrainLoop } from './agent/session/BhrainLoop.js';
 export type { BhrainLoopIteration } from './agent/session/iterate.js';
 export type { NextStep, SessionStop, TurnNote } from './agent/session/resolveTurn.js';
@@ -115,7 +115,7 @@ export type {
 } from './agent/events.js';
 export type { BhrainHook, BhrainHooks, BhrainHookInput, BhrainHookOutput, BhrainHookEventName } from './agent/hooks/BhrainHook.js';
 export type { BhrainToolBox } from './agent/tool/BhrainToolBox.js';
-// seed 002 §3.3 Tool: BhrainTool.define is defineTool, BhrainTool.execute runs one call through a box, mergeBoxes merges definitions
+// docs/design/tools.md#toolboxes: BhrainTool.define is defineTool, BhrainTool.execute runs one call through a box, mergeBoxes merges definitions
 export { BhrainTool } from './agent/tool/BhrainTool.js';
 export { defineTool, BHRAIN_TOOL_EFFECTS } from './agent/tool/defineTool.js';
 export type {
@@ -155,14 +155,14 @@ export type {
   BhrainPrompter,
 } from './agent/permission/BhrainPermissionGuard.js';
 export { allowAll, readOnly, promptForWrites } from './agent/permission/builtinGuards.js';
-// seed 002 §3.5: BhrainPermission.check (a guard's verdict, failing closed) and promptUser (the context's prompter)
+// docs/design/loop.md#permission: BhrainPermission.check (a guard's verdict, failing closed) and promptUser (the context's prompter)
 export { BhrainPermission } from './agent/permission/BhrainPermission.js';
 export { genRulesGuard } from './agent/permission/genRulesGuard.js';
 export type { BhrainPermissionRules } from './agent/permission/genRulesGuard.js';
 export type { BhrainMemoryManager, BhrainMemoryContext, BhrainCompactionResult } from './agent/memory/BhrainMemoryManager.js';
 export { genSummarizeOnLimit } from './agent/memory/genSummarizeOnLimit.js';
 export { genTruncate } from './agent/memory/genTruncate.js';
-// seed 002 Bhrain.Memory: compact, summarize, truncate, externalize (the operations the builtin managers are made of)
+// docs/design/loop.md#memory: BhrainMemory: compact, summarize, truncate, externalize (the operations the builtin managers are made of)
 export { BhrainMemory } from './agent/memory/BhrainMemory.js';
 export type { BhrainMemoryExternalRef } from './agent/memory/BhrainMemory.js';
 export { estimateTokens, estimateMessagesTokens } from './core/contract/tokens.js';

@@ -10,13 +10,13 @@ import { emptyTokens } from '../core/contract/tokens.js';
 export type BhrainTermination = 'complete' | 'max-iterations' | 'budget' | 'error' | 'clarification' | 'refusal' | 'terminated';
 
 /**
- * .what = the lifecycle of a session (seed 002 §2.1 Bhrain.Session): ACTIVE while it runs; COMPLETED when the model
+ * .what = the lifecycle of a session (docs/design/loop.md#the-session-entity): ACTIVE while it runs; COMPLETED when the model
  *         answered (complete, refusal, clarification); TERMINATED when it was stopped (max-iterations, budget, abort,
  *         error, terminated)
  */
 export type BhrainSessionStatus = 'ACTIVE' | 'COMPLETED' | 'TERMINATED';
 
-/** .what = the tokens a session used, its subagents' included (seed 002 Bhrain.Memory.TokenUsage, with the cache parts) */
+/** .what = the tokens a session used, its subagents' included (with the cache parts, docs/design/loop.md#the-session-entity) */
 export interface BhrainSessionTokenUsage {
   inputTokens: number;
   outputTokens: number;
@@ -27,12 +27,12 @@ export interface BhrainSessionTokenUsage {
 }
 
 /**
- * .what = a subagent a session spawned (seed 002 §2.1 Bhrain.Session.Subagent), live: RUNNING from the moment it is
+ * .what = a subagent a session spawned (docs/design/loop.md#subagents), live: RUNNING from the moment it is
  *         spawned, then COMPLETED (it answered) or FAILED (error, abort, max-iterations, budget, refusal, terminated)
  * .why = the child's transcript is kept here, never in the parent's context: the parent read only its result
- * .note = seed names: uuid (the subagent, which is also its own session's uuid: the sessionUuid of its events),
+ * .note = the names of docs/design/loop.md#subagents: uuid (the subagent, which is also its own session's uuid: the sessionUuid of its events),
  *         sessionUuid (the session that owns it), type, prompt, status, result. parentSessionUuid is the same as
- *         sessionUuid, kept for callers written before the seed's names
+ *         sessionUuid, kept for callers written before those names
  */
 export interface BhrainSubagent {
   uuid: string;
@@ -44,7 +44,7 @@ export interface BhrainSubagent {
   status: 'RUNNING' | 'COMPLETED' | 'FAILED';
   /** set once it ended: what the spawning session's model read as the task's result (its answer, or why it failed) */
   result?: string;
-  /** = sessionUuid (the name used before seed 002's) */
+  /** = sessionUuid (its name before sessionUuid, docs/design/loop.md#subagents) */
   parentSessionUuid: string;
   description: string;
   /** null while RUNNING */
@@ -87,7 +87,7 @@ export const endBhrainSubagent = (
 ): BhrainSubagent => Object.freeze({ ...subagent, ...outcome, status: outcome.termination === 'complete' ? 'COMPLETED' : 'FAILED' });
 
 /**
- * .what = the session entity (seed 002 §2.1): which config ran, where its lifecycle stands, what it used so far, its
+ * .what = the session entity (docs/design/loop.md#the-session-entity): which config ran, where its lifecycle stands, what it used so far, its
  *         context (messages) and its subagents
  * .why = observable while it runs (brain.session) and final in the result, so a caller can tell a running, finished or
  *        stopped session apart without reading the termination; each state is a new frozen value, so one handed out

@@ -6,7 +6,7 @@ import type { BhrainBudgetReached } from './session/checkBudget.js';
 
 export type { BhrainTermination, BhrainSessionStatus, BhrainSessionTokenUsage, BhrainSession, BhrainSubagent } from './BhrainSession.js';
 
-/** .what = a subagent and what it did: the name used before seed 002's Bhrain.Session.Subagent (BhrainSubagent) */
+/** .what = a subagent and what it did: the name used before BhrainSubagent (docs/design/loop.md#subagents) */
 export type BhrainSubagentRecord = BhrainSubagent;
 
 /** .what = who denied a tool call: the permission guard, the user at a prompt, nobody could be asked (no prompter), or a PreToolUse hook */

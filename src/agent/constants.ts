@@ -54,7 +54,7 @@ export const DEFAULT_BASH_SANDBOX_MODE = 'workspace-write' as const;
  */
 export const DEFAULT_BASH_MAX_TOTAL_CAPTURE_BYTES = 8 * 1024 * 1024;
 
-/** subagent nesting allowed when subagents are on: 1 = the session may spawn children, its children may not (seed 002 open question 2) */
+/** subagent nesting allowed when subagents are on: 1 = the session may spawn children, its children may not (docs/design/loop.md#subagents) */
 export const DEFAULT_SUBAGENT_MAX_DEPTH = 1;
 
 /** the deepest nesting a config may ask for: each level multiplies what one task can spend */

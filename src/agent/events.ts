@@ -136,7 +136,7 @@ export interface BhrainSubagentMetrics {
   elapsedMs: number;
 }
 
-/** .what = a task call spawned a child session (seed 002 Bhrain.Session.Subagent) */
+/** .what = a task call spawned a child session (docs/design/loop.md#subagents) */
 export interface BhrainSubagentStartedEvent {
   type: 'SubagentStarted';
   /** the child's session */

@@ -74,14 +74,15 @@ describe.each(PROTOCOL_SLUGS)('usecase.7: toolbox configuration on $slug', ({ sl
   });
 });
 
-describe('seed 002 §2.1 Config updatable: memoryManager and permissionGuard, like toolBoxes', () => {
+describe('updatable config: memoryManager and permissionGuard, like toolBoxes', () => {
+  // docs/design/loop.md#config-and-plugins
   const counting = (name: string, seen: string[]): BhrainMemoryManager => ({
     name,
     shouldUpdate: () => (seen.push(name), false),
     getUpdate: () => ({ shouldUpdate: false }),
   });
 
-  it('seed 002 §2.1 Config updatable: a memory manager set on a brain is consulted from the next iteration on, the running session included, and is the config the next session hashes', async () => {
+  it('a memory manager set on a brain is consulted from the next iteration on, the running session included, and is the config the next session hashes', async () => {
     const seen: string[] = [];
     const brain = genBhrain({ atom: 'claude/haiku', toolBoxes: [genEchoBox('alpha', ['a1'])], memoryManager: counting('first', seen) });
     const configUuid = (await (standin().script({ text: 'hi' }), brain.invoke({ prompt: 'hi' }, contextFor()))).session.configUuid;
@@ -101,7 +102,7 @@ describe('seed 002 §2.1 Config updatable: memoryManager and permissionGuard, li
     expect(result.session.configUuid).not.toBe(configUuid);
   });
 
-  it('seed 002 §2.1 Config updatable: a permission guard set on a brain judges the next turn of a running session, and later sessions', async () => {
+  it('a permission guard set on a brain judges the next turn of a running session, and later sessions', async () => {
     const denyA1: BhrainPermissionGuard = {
       name: 'no-a1',
       check: ({ call }) => (call.name === 'a1' ? { decision: 'deny', reason: 'a1 is off now' } : { decision: 'allow' }),
@@ -122,7 +123,7 @@ describe('seed 002 §2.1 Config updatable: memoryManager and permissionGuard, li
     expect(result.toolCalls.denials).toEqual([expect.objectContaining({ toolName: 'a1', by: 'guard' })]);
   });
 
-  it('seed 002 §2.1 Config updatable: a plugin that lacks what the loop calls is a BadRequestError naming what is missing, and nothing changes', () => {
+  it('a plugin that lacks what the loop calls is a BadRequestError naming what is missing, and nothing changes', () => {
     const brain = genBhrain({ atom: 'claude/haiku', toolBoxes: [] });
     expect(() => brain.memoryManager.set({ name: 'half', shouldUpdate: () => false } as never)).toThrow(
       new BadRequestError('a memory manager must have getUpdate (a function); got an object'),
@@ -135,8 +136,9 @@ describe('seed 002 §2.1 Config updatable: memoryManager and permissionGuard, li
   });
 });
 
-describe('seed 000 usecase.12: invalid input is a clear error, and no loop starts', () => {
-  it('seed 000 usecase.12: a prompt that is not a string is a BadRequestError saying what was wrong, not a raw TypeError; so is a history that is not a list', async () => {
+describe('invalid input is a clear error, and no loop starts', () => {
+  // docs/design/loop.md#invocation
+  it('a prompt that is not a string is a BadRequestError saying what was wrong, not a raw TypeError; so is a history that is not a list', async () => {
     const brain = genBhrain({ atom: 'claude/haiku', toolBoxes: [] });
     for (const [prompt, got] of [
       [42, 'a number (42)'],
@@ -159,7 +161,8 @@ describe('seed 000 usecase.12: invalid input is a clear error, and no loop start
   });
 });
 
-describe('seed 002 §3.1 Bhrain operations under the seed names: Bhrain.invoke and Bhrain.configure', () => {
+describe('the Bhrain operations: Bhrain.invoke and Bhrain.configure', () => {
+  // docs/design/loop.md#invocation
   it('given a partial config, when Bhrain.configure resolves it, then the defaults are filled in and a bad one is refused', () => {
     const config = Bhrain.configure({ config: { atom: 'claude/haiku', maxIterations: 7 } });
     expect(config).toMatchObject({ maxIterations: 7, atom: { slug: 'claude/haiku' } });

@@ -21,7 +21,7 @@ export interface Bhrain {
   /** the resolved config, with the memory manager and guard as they are now */
   readonly config: BhrainConfigResolved;
   /**
-   * the session entity of the latest invocation (seed 002 §2.1), live: ACTIVE while it runs, with its iterations, tokens,
+   * the session entity of the latest invocation (docs/design/loop.md#the-session-entity), live: ACTIVE while it runs, with its iterations, tokens,
    * messages and subagents so far; COMPLETED or TERMINATED once it ended (as in its result's session). null before the
    * first invocation
    */
@@ -34,22 +34,22 @@ export interface Bhrain {
     input: { prompt: string; history?: readonly BrainMessage[]; instructions?: string; spentBefore?: BhrainSpend },
     context?: BhrainContext,
   ) => Promise<BhrainSessionResult>;
-  /** seed 002 Bhrain.Config updatable: the toolboxes; a running session sees a change on its next iteration */
+  /** updatable (docs/design/loop.md#config-and-plugins): the toolboxes; a running session sees a change on its next iteration */
   toolBoxes: {
     add: (box: BhrainToolBox) => void;
     remove: (boxName: string) => void;
     list: () => readonly BhrainToolBox[];
   };
-  /** seed 002 Bhrain.Config updatable: the memory manager; a running session consults the new one after its next iteration */
+  /** updatable (docs/design/loop.md#config-and-plugins): the memory manager; a running session consults the new one after its next iteration */
   memoryManager: { get: () => BhrainMemoryManager; set: (manager: BhrainMemoryManager) => void };
   /**
-   * seed 002 Bhrain.Config updatable: the permission guard; a running session's next turn is judged by the new one (its
+   * updatable (docs/design/loop.md#config-and-plugins): the permission guard; a running session's next turn is judged by the new one (its
    * running subagents keep the guard they were spawned under). The default toolboxes keep what they were built with
    * from the config's guard (its allowRead)
    */
   permissionGuard: { get: () => BhrainPermissionGuard; set: (guard: BhrainPermissionGuard) => void };
   /**
-   * stops every session this brain is running (seed 002 §3.2 Loop.terminate): each ends at its next boundary with
+   * stops every session this brain is running (docs/design/loop.md#terminate-on-request): each ends at its next boundary with
    * termination 'terminated' and this reason; returns their entities as they stand (still ACTIVE)
    */
   terminate: (reason: string) => readonly BhrainSession[];
@@ -79,7 +79,7 @@ const assertPlugin = (what: string, plugin: unknown, functions: readonly string[
 };
 
 /**
- * .what = checks what invoke was given before any session starts (seed 000 usecase.12: invalid input is a clear error)
+ * .what = checks what invoke was given before any session starts (docs/design/loop.md#invocation: invalid input is a clear error)
  * .why = a prompt that is not a string would otherwise fail deep in the loop as a raw TypeError
  */
 const assertInvokeInput = (input: { prompt: unknown; history?: unknown }): void => {
@@ -162,13 +162,13 @@ export const genBhrain = (config: BhrainConfig): Bhrain => {
   };
 };
 
-/** .what = runs one session: `invoke({ config, prompt }, context)` → the session result (seed 002, Bhrain.invoke) */
+/** .what = runs one session: `invoke({ config, prompt }, context)` → the session result (docs/design/loop.md#invocation) */
 export const invoke = (input: { config: BhrainConfig; prompt: string }, context?: BhrainContext): Promise<BhrainSessionResult> =>
   genBhrain(input.config).invoke({ prompt: input.prompt }, context);
 
 /**
- * .what = seed 002 §3.1's Bhrain operations under the seed's names: invoke (a brain from the config, one session) and
+ * .what = the Bhrain operations of docs/design/loop.md#invocation: invoke (a brain from the config, one session) and
  *         configure (a config validated and resolved, defaults filled in)
- * .why = the seed's names beside ours: Bhrain.invoke is invokeBhrain, Bhrain.configure is configureBhrain
+ * .why = the names of docs/design/loop.md#invocation beside ours: Bhrain.invoke is invokeBhrain, Bhrain.configure is configureBhrain
  */
 export const Bhrain = { invoke, configure: (input: { config: BhrainConfig }) => configureBhrain(input.config) };

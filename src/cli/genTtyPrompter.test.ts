@@ -20,7 +20,8 @@ const genTerminal = () => {
 
 const call = { id: 'call_1', name: 'bash', input: { command: 'npm test -- x' } };
 
-describe('seed 002 open question 5: the TTY prompter offers y / n / a', () => {
+describe('the TTY prompter offers y / n / a', () => {
+  // docs/design/loop.md#permission
   it.each([
     ['a', true, 'always'],
     ['always', true, 'always'],

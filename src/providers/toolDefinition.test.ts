@@ -38,7 +38,8 @@ const toolsSent = (body: Record<string, unknown>, protocol: 'anthropic' | 'opena
       : { name: tool.function.name, description: tool.function.description, strict: tool.function.strict },
   );
 
-describe('seed 002 Bhrain.Tool.Definition: examples are rendered into the description, in one place', () => {
+describe('tool definitions: examples are rendered into the description, in one place', () => {
+  // docs/design/tools.md#definition
   it('given examples with and without a description, when rendered, then each is a line under Examples:', () => {
     expect(renderToolDescription(bash)).toBe(RENDERED_BASH);
   });
@@ -57,7 +58,8 @@ describe('seed 002 Bhrain.Tool.Definition: examples are rendered into the descri
   });
 });
 
-describe.each(PROTOCOL_SLUGS)('seed 002 Bhrain.Tool.Definition strict and examples on the $protocol protocol', ({ protocol, slug }) => {
+describe.each(PROTOCOL_SLUGS)('tool definitions: strict and examples on the $protocol protocol', ({ protocol, slug }) => {
+  // docs/design/tools.md#definition
   it('given tools with examples and strict flags, when the atom generates, then the request carries the rendered examples and the flags', async () => {
     standin().script({ text: 'ok' });
     await genBrainAtom({ slug }).generate({ messages: [{ role: 'user', content: 'hi' }], tools: [bash, read, plain] }, contextFor());

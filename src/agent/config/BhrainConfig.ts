@@ -123,7 +123,7 @@ const canonical = (value: unknown): unknown =>
       : value;
 
 /**
- * .what = the configUuid of a session (seed 002 Bhrain.Session): a sha256 over the resolved config's canonical JSON, shaped
+ * .what = the configUuid of a session (docs/design/loop.md#config-and-plugins): a sha256 over the resolved config's canonical JSON, shaped
  *         as a uuid (the first 32 hex digits, 8-4-4-4-12)
  * .why = equal configs give equal uuids, across processes, so sessions can be grouped by the config they ran with; the
  *        plugins are hashed by what identifies them (atom slug and model, toolbox names and tool definitions, the

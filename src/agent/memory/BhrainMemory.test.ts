@@ -46,8 +46,9 @@ const genMemoryContext = async (overrides: Partial<BhrainMemoryContext> = {}): P
   };
 };
 
-describe('seed 002 §3.4 Memory.truncate and Memory.compact', () => {
-  it('seed 002 §3.4 Memory.truncate: drops the oldest turns to fit the limit, with no llm call; the request and the newest iteration stay, and no call loses its result', () => {
+describe('BhrainMemory.truncate and BhrainMemory.compact', () => {
+  // docs/design/loop.md#memory
+  it('BhrainMemory.truncate drops the oldest turns to fit the limit, with no llm call; the request and the newest iteration stay, and no call loses its result', () => {
     const messages = genConversation(6);
     const kept = BhrainMemory.truncate({ messages, limit: 400 });
     expect(kept[0]).toEqual({
@@ -69,7 +70,7 @@ describe('seed 002 §3.4 Memory.truncate and Memory.compact', () => {
     expect(standin().requests).toHaveLength(0);
   });
 
-  it('seed 002 §3.4 Memory.compact: compacts now by a builtin strategy, whatever its shouldUpdate would say; an unknown strategy is a BadRequestError naming the choices', async () => {
+  it('BhrainMemory.compact compacts now by a builtin strategy, whatever its shouldUpdate would say; an unknown strategy is a BadRequestError naming the choices', async () => {
     const context = await genMemoryContext({ limitTokens: 1_000, fixedTokens: 0 });
     const result = await BhrainMemory.compact({ messages: genConversation(6), strategy: 'truncate' }, context);
     expect(result.shouldUpdate).toBe(true);
@@ -80,8 +81,9 @@ describe('seed 002 §3.4 Memory.truncate and Memory.compact', () => {
   });
 });
 
-describe('seed 002 §3.4 Memory.summarize: one summarizer', () => {
-  it('seed 002 §3.4 Memory.summarize: condenses messages into one summary message by the llm, with the one summarizer prompt the repl recap uses', async () => {
+describe('BhrainMemory.summarize: one summarizer', () => {
+  // docs/design/loop.md#memory
+  it('BhrainMemory.summarize condenses messages into one summary message by the llm, with the one summarizer prompt the repl recap uses', async () => {
     standin().script({ text: 'SUMMARY: six blobs were fetched' });
     const summary = await BhrainMemory.summarize({ messages: genConversation(6) }, await genMemoryContext());
     expect(summary).toEqual({
@@ -103,8 +105,9 @@ describe('seed 002 §3.4 Memory.summarize: one summarizer', () => {
   });
 });
 
-describe('seed 002 §3.4 Memory.externalize', () => {
-  it('seed 002 §3.4 Memory.externalize: stores content in the session spill dir and returns a BhrainMemoryExternalRef; the same content gives the same ref', async () => {
+describe('BhrainMemory.externalize', () => {
+  // docs/design/loop.md#memory
+  it('BhrainMemory.externalize stores content in the session spill dir and returns a BhrainMemoryExternalRef; the same content gives the same ref', async () => {
     const context = await genMemoryContext();
     const ref = await BhrainMemory.externalize({ content: 'the whole log, 12 lines' }, context);
     expect(ref).toEqual({
@@ -117,7 +120,7 @@ describe('seed 002 §3.4 Memory.externalize', () => {
     expect((await BhrainMemory.externalize({ content: 'the whole log, 12 lines' }, context)).ref).toBe(ref.ref);
   });
 
-  it('seed 000 usecase.8: a manager externalizes a big tool result with Memory.externalize; its placeholder replaces it in the context and the brain reads it back with read', async () => {
+  it('a manager externalizes a big tool result with Memory.externalize; its placeholder replaces it in the context and the brain reads it back with read', async () => {
     const bulky: BhrainToolBox = {
       name: 'bulky',
       definitions: [{ name: 'fetch', description: 'returns a big blob', inputSchema: { type: 'object', properties: {} } }],

@@ -13,7 +13,7 @@ export type { BhrainMemoryExternalRef } from './externalizeContent.js';
 const STRATEGIES = { 'summarize-on-limit': genSummarizeOnLimit, truncate: genTruncate } as const;
 
 /**
- * .what = compacts messages now by a builtin strategy (seed 002 §3.4 Memory.compact): 'summarize-on-limit' (the llm
+ * .what = compacts messages now by a builtin strategy (BhrainMemory.compact, docs/design/loop.md#memory): 'summarize-on-limit' (the llm
  *         summarizes earlier turns, large tool results are condensed) or 'truncate' (the oldest turns are dropped)
  * .why = the strategy's decision, whatever its shouldUpdate would say: for a manager of your own that compacts on its
  *        own terms
@@ -28,7 +28,7 @@ export const compactMessages = async (
   return strategy().getUpdate({ messages: input.messages }, context);
 };
 
-/** .what = seed 002's Bhrain.Memory operations: compact, summarize, truncate, externalize */
+/** .what = the BhrainMemory operations (docs/design/loop.md#memory): compact, summarize, truncate, externalize */
 export const BhrainMemory = {
   compact: compactMessages,
   summarize: summarizeMessages,

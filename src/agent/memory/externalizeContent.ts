@@ -6,7 +6,7 @@ import { estimateTokens } from '../../core/contract/tokens.js';
 import type { BhrainMemoryContext } from './BhrainMemoryManager.js';
 
 /**
- * .what = content kept outside the context (seed 002 BhrainMemoryExternalRef): where it is, how big it is, and the line
+ * .what = content kept outside the context (BhrainMemoryExternalRef, docs/design/loop.md#memory): where it is, how big it is, and the line
  *         that stands for it in the context
  */
 export interface BhrainMemoryExternalRef {
@@ -19,10 +19,10 @@ export interface BhrainMemoryExternalRef {
 }
 
 /**
- * .what = stores content outside the context (seed 002 §3.4 Memory.externalize), as a file in the session's spill dir,
+ * .what = stores content outside the context (BhrainMemory.externalize, docs/design/loop.md#memory), as a file in the session's spill dir,
  *         named by its content's hash (storing the same content twice keeps one file)
  * .why = the spill dir is where truncated tool outputs already go: the files tools read it even inside a hidden path, so
- *        the model can read the content back (seed 000 usecase.8: the brain retrieves externalized content via tools)
+ *        the model can read the content back (docs/design/loop.md#memory: the model reads externalized content back with read)
  */
 export const externalizeContent = async (
   input: { content: string },

@@ -10,7 +10,7 @@ export const asSummaryMessage = (summary: string): BrainMessage => ({
 });
 
 /**
- * .what = condenses messages into one summary message, by the llm (seed 002 §3.4 Memory.summarize), with the one
+ * .what = condenses messages into one summary message, by the llm (BhrainMemory.summarize, docs/design/loop.md#memory), with the one
  *         summarizer the repl's recap uses too (summarizeTranscript: in parts when they exceed half the window)
  * .why = '' from the model falls back to the head of the transcript, so a summary never loses everything
  */

@@ -11,7 +11,7 @@ const groupTurns = (messages: readonly BrainMessage[]): BrainMessage[][] =>
   }, []);
 
 /**
- * .what = drops the oldest turns until the messages fit limit tokens (seed 002 §3.4 Memory.truncate), with no llm call;
+ * .what = drops the oldest turns until the messages fit limit tokens (BhrainMemory.truncate, docs/design/loop.md#memory), with no llm call;
  *         the latest user request and the newest iteration are always kept, a tool call never loses its results, and a
  *         notice says how many were dropped; the same list when nothing needs dropping
  */

@@ -10,7 +10,8 @@ const call = (name: string, input: Record<string, unknown>): BrainToolCall => ({
 const write = call('write', { path: 'notes.md', content: 'x' });
 const read = call('read', { path: 'notes.md' });
 
-describe('seed 002 §3.5 Bhrain.Permission.check: a guard judges one call, and fails closed', () => {
+describe('BhrainPermission.check: a guard judges one call, and fails closed', () => {
+  // docs/design/loop.md#permission
   it('given the built-in guards, when a write and a read are checked, then each verdict is the guard’s', async () => {
     expect(await BhrainPermission.check({ call: write, guard: allowAll })).toEqual({ decision: 'allow' });
     expect(await BhrainPermission.check({ call: write, guard: readOnly })).toMatchObject({ decision: 'deny' });
@@ -57,7 +58,8 @@ describe('seed 002 §3.5 Bhrain.Permission.check: a guard judges one call, and f
   });
 });
 
-describe('seed 002 §3.5 Bhrain.Permission.promptUser: the context’s prompter approves one call', () => {
+describe('BhrainPermission.promptUser: the context’s prompter approves one call', () => {
+  // docs/design/loop.md#permission
   it('given a prompter, when it answers yes, always or no, then promptUser is true, true, false, and the prompter saw the call and reason', async () => {
     const asked: string[] = [];
     const answering = (answer: boolean | 'always') => async (input: { call: BrainToolCall; reason: string }) => {

@@ -42,7 +42,7 @@ export const consultGuard = async (input: {
 };
 
 /**
- * .what = seed 002 §3.5 Bhrain.Permission.check: a guard's verdict on one call, failing closed (a guard that throws, hangs
+ * .what = BhrainPermission.check (docs/design/loop.md#permission): a guard's verdict on one call, failing closed (a guard that throws, hangs
  *         past guardTimeoutMs or answers nonsense is a deny whose reason says so)
  * .why = a caller can judge a call as the loop does before it runs one; effect and paths are what the call's tool declares
  *        (absent: the built-in guards read them from bhrain's own tools by name)
@@ -61,7 +61,7 @@ const check = async (
 };
 
 /**
- * .what = seed 002 §3.5 Bhrain.Permission.promptUser: asks the user to approve one call through the context's prompter;
+ * .what = BhrainPermission.promptUser (docs/design/loop.md#permission): asks the user to approve one call through the context's prompter;
  *         true only on a yes ('always' counts as yes); false when there is no prompter. A prompter that throws throws here
  *         (the loop makes that a denial saying so)
  * .why = approval needs someone to ask: without a prompter (CI, a pipe) a prompt is a denial, as in the loop
@@ -75,5 +75,5 @@ const promptUser = async (
   return answer === true || answer === 'always';
 };
 
-/** .what = seed 002's Bhrain.Permission operations under the seed's names: check and promptUser */
+/** .what = the BhrainPermission operations of docs/design/loop.md#permission: check and promptUser */
 export const BhrainPermission = { check, promptUser };

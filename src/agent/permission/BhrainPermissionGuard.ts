@@ -15,10 +15,10 @@ export interface BhrainPermissionDecision {
 }
 
 /**
- * .what = what a guard judges: the call (seed 002's `check({ call })`), and what the call's tool declares it does: its
+ * .what = what a guard judges: the call (the plain `check({ call })`, docs/design/loop.md#permission), and what the call's tool declares it does: its
  *         effect and the files this call touches
  * .why = a guard judges by what a call does, not by its tool's name, so custom and MCP tools are judged as built-in
- *        ones are. The session always tells effect and paths (effect null = unknown); a caller of seed 002's shape
+ *        ones are. The session always tells effect and paths (effect null = unknown); a caller of the plain shape
  *        passes only { call }, and the built-in guards then read both from bhrain's built-in tools by the call's name
  *        (readCallEffect), any other tool being effect-unknown with no paths
  */
@@ -66,7 +66,7 @@ export interface BhrainPermissionGuard {
 /**
  * .what = the user's answer to a prompt: true = allow once, false = deny, 'always' = allow, and allow the calls the
  *         offered patterns cover for the rest of this session without asking
- * .why = seed 002 open question 5; a boolean stays a valid answer, so prompters written before keep working
+ * .why = approvals remembered for the session (docs/design/loop.md#permission); a boolean stays a valid answer, so prompters written before keep working
  */
 export type BhrainPromptAnswer = boolean | 'always';
 

@@ -1,7 +1,7 @@
 import type { BhrainPermissionGuard } from './BhrainPermissionGuard.js';
 import { readCallEffect } from './readCallEffect.js';
 
-/** .what = allows every call: the default, permissive for development (seed 000 usecase.9) */
+/** .what = allows every call: the default, permissive for development (docs/design/loop.md#config-and-plugins) */
 export const allowAll: BhrainPermissionGuard = {
   name: 'allowAll',
   check: () => ({ decision: 'allow' }),

@@ -62,7 +62,8 @@ const checkInOrder = async (input: {
   return verdicts.map((verdict) => (verdict.allowed ? 'allowed' : `denied by ${verdict.by}`));
 };
 
-describe('seed 002 open question 5: approvals remembered for the session, over bash lines', () => {
+describe('approvals remembered for the session, over bash lines', () => {
+  // docs/design/loop.md#permission
   it('given the user approved `bash(npm test*)` always, when `npm test -- x` comes, then it is not asked; `npm publish` still is', async () => {
     const cwd = await tempDir();
     const { prompter, asked } = genScriptedPrompter(['always', false]);
@@ -156,7 +157,8 @@ describe('seed 002 open question 5: approvals remembered for the session, over b
   });
 });
 
-describe('seed 002 open question 5: approvals remembered for the session, over writes, and when none is kept', () => {
+describe('approvals remembered for the session, over writes, and when none is kept', () => {
+  // docs/design/loop.md#permission
   it('given a write approved always, when the same file is written again, then it is not asked; another file is', async () => {
     const cwd = await tempDir();
     const { prompter, asked } = genScriptedPrompter(['always', false]);

@@ -11,7 +11,7 @@ const WIDENING = /[*?[\]{}!\\]/;
 /**
  * .what = the approvals a person gave with "yes, and don't ask again" in one session: rule patterns such as
  *         `bash(npm test*)`, held in memory only, and the patterns a prompt may offer to remember
- * .why = seed 002 open question 5. A remembered pattern is judged as an allow rule (genRulesGuard), so it covers exactly
+ * .why = approvals remembered for the session (docs/design/loop.md#permission). A remembered pattern is judged as an allow rule (genRulesGuard), so it covers exactly
  *        what that rule would allow: `bash(npm test*)` covers `npm test -- x` but not `npm test; npm publish`, nor a line
  *        the shell analysis cannot read. It is consulted only where the guard said prompt, so a deny still denies
  */

@@ -25,7 +25,7 @@ const pathsOfUnchecked = (tool: BhrainTool, input: Record<string, unknown> | und
 };
 
 /**
- * .what = a checked call's effect and paths: as the session told them, or, for a check of seed 002's shape ({ call }
+ * .what = a checked call's effect and paths: as the session told them, or, for a check of the plain guard shape (docs/design/loop.md#permission) ({ call }
  *         only), as bhrain's built-in tool of that name declares them; any other tool is effect-unknown, with no paths
  * .why = a guard judges what a call does; a caller that predates effects (a test, a guard that wraps another) still gets
  *        the built-in tools judged as before, and never an unknown tool judged as harmless

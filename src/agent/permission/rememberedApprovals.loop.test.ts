@@ -22,7 +22,8 @@ const genScriptedPrompter = (answers: Record<string, BhrainPromptAnswer>) => {
   return { prompter, asked };
 };
 
-describe.each(PROTOCOL_SLUGS)('seed 002 open question 5: a remembered approval in the loop on $protocol', ({ slug }) => {
+describe.each(PROTOCOL_SLUGS)('a remembered approval in the loop on $protocol', ({ slug }) => {
+  // docs/design/loop.md#permission
   it('given `bash(npm test*)` approved always, when the model runs `npm test -- x` later in the session, then it is not asked; `npm publish` still is; a new session asks again', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-remembered-'));
     await writeFile(join(cwd, 'package.json'), JSON.stringify({ name: 'scratch', version: '0.0.0', scripts: { test: 'echo tested' } }));

@@ -171,7 +171,7 @@ describe('tool contract: the builtin guards read the effect', () => {
     expect(messages.map((message) => message.content)).toEqual(['note', 'saved m.md']);
   });
 
-  it('tool contract: a guard called with only { call } (seed 002 §4.3) judges the built-in tools by their declarations', async () => {
+  it('a guard called with only { call } judges the built-in tools by their declarations', async () => {
     const cwd = '/work/project';
     expect(await readOnly.check({ call: { id: 'c', name: 'grep', input: { pattern: 'x' } } }, { cwd })).toEqual({ decision: 'allow' });
     expect((await readOnly.check({ call: { id: 'c', name: 'bash', input: { command: 'ls' } } }, { cwd })).decision).toBe('deny');

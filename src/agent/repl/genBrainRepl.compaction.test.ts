@@ -33,8 +33,9 @@ const compactOnce = async (repl: ReturnType<typeof genBrainRepl>) => {
   return { first, second };
 };
 
-describe('seed 001 boundary.5: a compacted episode, recognised beyond the repl that compacted it', () => {
-  it('seed 001 boundary.5 a repl given a ref store records the compaction there, and another process reading the same store refuses the episode', async () => {
+describe('a compacted episode, recognised beyond the repl that compacted it', () => {
+  // docs/design/continuation.md#compaction
+  it('a repl given a ref store records the compaction there, and another process reading the same store refuses the episode', async () => {
     const home = await mkdtemp(join(tmpdir(), 'bhrain-compacted-'));
     const repl = genBrainRepl({ slug: REPL, config: { limits: { contextTokens: 3_000 } }, refStore: genBrainRefStore({ home }) });
     const { first, second } = await compactOnce(repl);
@@ -59,7 +60,7 @@ describe('seed 001 boundary.5: a compacted episode, recognised beyond the repl t
     expect(run.stdout.trim()).toMatch(/^true episode [0-9a-f]{64} has been compacted: .*Continue via \{ on: \{ series \} \} instead$/);
   });
 
-  it('seed 001 boundary.5 a series ref says which of its episodes are closed; continuing it teaches the repl, which then refuses them alone', async () => {
+  it('a series ref says which of its episodes are closed; continuing it teaches the repl, which then refuses them alone', async () => {
     const closed = genBrainEpisode({ exchanges: [genBrainExchange({ input: `a long talk ${randomUUID()}`, output: 'noted' })] });
     const recap = genBrainEpisode({ exchanges: [genBrainExchange({ input: 'recap', output: 'Understood' })] });
     const series = genBrainSeries({ episodes: [closed, recap], summaries: ['the talk, summarized'] });
@@ -81,7 +82,7 @@ describe('one summarizer, and timestamps outside the hashes', () => {
     expect(SUMMARIZER_SYSTEM).toContain('You compact the working memory of a coding agent');
   });
 
-  it('seed 002 §2.2 Message.timestamp: the time a message was appended stays out of the refs: the same exchange made later hashes the same', async () => {
+  it('the time a message was appended stays out of the refs: the same exchange made later hashes the same', async () => {
     const repl = genBrainRepl({ slug: REPL });
     standin().script({ text: 'forty-two' }, { text: 'forty-two' });
     const first = await repl.ask({ say: 'the answer?' }, contextFor());

@@ -232,7 +232,7 @@ const recapIfFull = async (
 
 /**
  * .what = the engine of a BrainRepl: its slug, its brains, and run(), which takes per-call plugs besides the call
- * .why = genBrainRepl wraps it in the seeds' ask({ say }) / act({ do }); the rhachet repl calls run() with its plugs
+ * .why = genBrainRepl wraps it in ask({ say }) / act({ do }) (docs/design/continuation.md#continuing); the rhachet repl calls run() with its plugs
  */
 export const genBrainReplRunner = (input: BrainReplInput) => {
   const atom = input.atom ?? genBrainAtom({ slug: parseReplSlug(input.slug).atom });

@@ -24,8 +24,9 @@ const genHookToolBox = (onRun: () => void | Promise<void>): BhrainToolBox => ({
 const hookCalls = (count: number): StandinTurn[] =>
   Array.from({ length: count }, (_, index) => ({ text: `step ${index + 1}`, toolCalls: [{ name: 'hook', input: { n: index + 1 } }] }));
 
-describe.each(PROTOCOL_SLUGS)('seed 002 §3.2 Loop.terminate on $slug', ({ slug }) => {
-  it('seed 002 §3.2 Loop.terminate: a running session stops at its next boundary: the call under way finishes, no request follows, termination terminated with the reason on the result and the entity', async () => {
+describe.each(PROTOCOL_SLUGS)('BhrainLoop.terminate on $slug', ({ slug }) => {
+  // docs/design/loop.md#terminate-on-request
+  it('a running session stops at its next boundary: the call under way finishes, no request follows, termination terminated with the reason on the result and the entity', async () => {
     const asked: BhrainSession[] = [];
     const brain = genBhrain({
       atom: slug,
@@ -46,7 +47,7 @@ describe.each(PROTOCOL_SLUGS)('seed 002 §3.2 Loop.terminate on $slug', ({ slug 
     expect(brain.session).toEqual(result.session);
   });
 
-  it('seed 002 §3.2 Loop.terminate: brain.terminate(reason) stops every session the brain runs, and returns them; with none running it returns none, and an ended session is returned unchanged', async () => {
+  it('brain.terminate(reason) stops every session the brain runs, and returns them; with none running it returns none, and an ended session is returned unchanged', async () => {
     const brain = genBhrain({ atom: slug, toolBoxes: [genHookToolBox(() => new Promise((resolve) => setTimeout(resolve, 50)))] });
     expect(brain.terminate('nothing runs')).toEqual([]);
     standin().respond = (request) => (JSON.stringify(request.body).includes('hooked') ? { text: 'never asked' } : undefined);
@@ -71,7 +72,7 @@ describe.each(PROTOCOL_SLUGS)('seed 002 §3.2 Loop.terminate on $slug', ({ slug 
     expect(brain.terminate('after the end')).toEqual([]);
   });
 
-  it('seed 002 §3.2 Loop.terminate: a session terminated while its subagent runs stops the subagent at its boundary too; the subagent FAILED, terminated', async () => {
+  it('a session terminated while its subagent runs stops the subagent at its boundary too; the subagent FAILED, terminated', async () => {
     const isChild = (request: StandinRequest) => JSON.stringify(request.body).includes('TASK-CHILD');
     const childBox = genHookToolBox(() => void brain.terminate('stop the tree'));
     const brain = genBhrain({
@@ -93,8 +94,9 @@ describe.each(PROTOCOL_SLUGS)('seed 002 §3.2 Loop.terminate on $slug', ({ slug 
   });
 });
 
-describe('seed 002 §3.2 Loop.iterate', () => {
-  it('seed 002 §3.2 Loop.iterate: one call runs one loop cycle (generate, run the calls, append) and says what comes next; a caller can step a session with it', async () => {
+describe('BhrainLoop.iterate', () => {
+  // docs/design/loop.md#iteration
+  it('one call runs one loop cycle (generate, run the calls, append) and says what comes next; a caller can step a session with it', async () => {
     const config = configureBhrain({ atom: 'claude/haiku', toolBoxes: [genHookToolBox(() => undefined)] });
     const state = await openSession(
       {
@@ -122,8 +124,9 @@ describe('seed 002 §3.2 Loop.iterate', () => {
   });
 });
 
-describe('seed 002 §2.2 Message.timestamp', () => {
-  it('seed 002 §2.2 Message.timestamp: every message the loop appends carries the ISO time it was appended; a history keeps its own', async () => {
+describe('message timestamps', () => {
+  // docs/design/loop.md#messages
+  it('every message the loop appends carries the ISO time it was appended; a history keeps its own', async () => {
     standin().script(...hookCalls(1), { text: 'done' });
     const before = new Date().toISOString();
     const result = await genBhrain({ atom: 'claude/haiku', toolBoxes: [genHookToolBox(() => undefined)] }).invoke(

@@ -4,7 +4,7 @@ import { findRunning } from './runningSessions.js';
 import { sessionOf } from './SessionState.js';
 
 /**
- * .what = asks a running session to stop (seed 002 §3.2 Loop.terminate): it stops at its next boundary (before its next
+ * .what = asks a running session to stop (docs/design/loop.md#terminate-on-request): it stops at its next boundary (before its next
  *         request to the model, or to the memory manager), letting the request or tool calls under way finish, and ends
  *         with termination 'terminated' and this reason on its result and entity; its subagents stop with it
  * .why = a graceful stop keeps every tool call answered and the transcript whole (to cut work under way short, abort
@@ -21,5 +21,5 @@ export const terminate = (input: { session: BhrainSession; reason: string }): Bh
   return sessionOf(state);
 };
 
-/** .what = seed 002's Bhrain.Loop operations: iterate (one loop cycle over a session state) and terminate */
+/** .what = the BhrainLoop operations (docs/design/loop.md#iteration): iterate (one loop cycle over a session state) and terminate */
 export const BhrainLoop = { iterate, terminate } as const;

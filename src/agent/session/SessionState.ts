@@ -67,7 +67,7 @@ export interface SessionRequestShape {
 }
 
 /**
- * .what = one running session as data (seed 002 Bhrain.Session with what the loop needs): its setup, which never
+ * .what = one running session as data (docs/design/loop.md#the-session-entity, with what the loop needs): its setup, which never
  *         changes, and its progress, which only the functions of this module and of runTurn change
  * .why = a turn is a function over this value (runTurn, resolveTurn), not a closure over fourteen variables; a child is
  *        a fork of it (fork()), and a caller can watch it (sessionOf), stop it (BhrainLoop.terminate) or step it
@@ -163,7 +163,7 @@ export type SessionSetup = Pick<
 };
 
 /**
- * .what = a message stamped with when the loop appended it (seed 002 Bhrain.Session.Message.timestamp)
+ * .what = a message stamped with when the loop appended it (docs/design/loop.md#messages)
  * .why = built field by field, one shape per role: a copy by spread gives the history objects that every reader of it
  *        (the atoms' request mapping, each iteration) reads measurably slower
  */
@@ -249,7 +249,7 @@ export const genSessionState = (setup: SessionSetup): SessionState => {
 };
 
 /**
- * .what = the session entity as it stands (seed 002 §2.1 Bhrain.Session): built again, as a new frozen value, only when
+ * .what = the session entity as it stands (docs/design/loop.md#the-session-entity): built again, as a new frozen value, only when
  *         the session changed since it was last read
  * .why = brain.session is live at no cost to an iteration nobody watches: the messages are copied when read, not when
  *        appended

@@ -36,8 +36,9 @@ const claudeCutCall = anthropicSse(
   }),
 );
 
-describe('seed 000 usecase.8: the memory manager is consulted after every iteration', () => {
-  it('seed 000 usecase.8: after a paused turn, after calls cut off by the output limit, and after an empty answer too, before the next request (and not after the final answer)', async () => {
+describe('the memory manager is consulted after every iteration', () => {
+  // docs/design/loop.md#memory
+  it('after a paused turn, after calls cut off by the output limit, and after an empty answer too, before the next request (and not after the final answer)', async () => {
     const consulted: string[] = [];
     const watching: BhrainMemoryManager = {
       name: 'watching',

@@ -50,7 +50,7 @@ export const applyMemoryUpdate = (state: SessionState, update: BhrainCompactionR
 };
 
 /**
- * .what = consults the memory manager after an iteration (seed 000 usecase.8): observe in the background (its signalled
+ * .what = consults the memory manager after an iteration (docs/design/loop.md#memory): observe in the background (its signalled
  *         update waits for the next iteration), then shouldUpdate, and getUpdate when it says so
  * .why = memory policy is the plugin's; its failures never end the loop, they leave the context unchanged
  */

@@ -6,7 +6,7 @@ import { runTurn } from './runTurn.js';
 import { appendMessages, replaceMessages, terminationRequested, type SessionState } from './SessionState.js';
 
 /**
- * .what = one loop cycle as seed 002 §2.2 Bhrain.Loop.Iteration counts it, with what the session does next
+ * .what = one loop cycle as docs/design/loop.md#iteration counts it, with what the session does next
  * .note = tokenUsage is this iteration's generation (none when its request failed: then number is the iterations done)
  */
 export interface BhrainLoopIteration {
@@ -18,9 +18,9 @@ export interface BhrainLoopIteration {
 }
 
 /**
- * .what = one iteration of a session (seed 002 §3.2 Loop.iterate): a turn (runTurn), its next step decided
+ * .what = one iteration of a session (docs/design/loop.md#iteration): a turn (runTurn), its next step decided
  *         (resolveTurn) and logged, what it appends appended, and, when the session goes on, the memory manager
- *         consulted (seed 000 usecase.8: after every iteration, the continued ones included: a paused turn, calls cut
+ *         consulted (docs/design/loop.md#memory: after every iteration, the continued ones included: a paused turn, calls cut
  *         off by the output limit, an empty answer)
  * .why = runSession is this in a loop between boundaries; a caller can also step a session with it. messages, when
  *        given, become the context first (as a memory manager's replacement would)

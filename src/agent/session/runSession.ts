@@ -41,7 +41,7 @@ const armSession = (state: SessionState): (() => void) => {
 };
 
 /**
- * .what = the agentic loop (seed 000 usecase.2): open the session, then iterate (generate → permission → execute tools
+ * .what = the agentic loop (docs/design/loop.md#steps-of-a-session): open the session, then iterate (generate → permission → execute tools
  *         → append results → consult memory) until a step says it is done, checking the boundary before each iteration
  * .why = it ends when a response has no tool calls (or is a refusal), at maxIterations, at a budget limit or when
  *        terminated with a partial answer, or on an error with the partial transcript kept; no tool call is ever left

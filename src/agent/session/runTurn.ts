@@ -75,7 +75,7 @@ const stopOnFailedRequest = (state: SessionState, error: unknown): NextStep => {
 };
 
 /**
- * .what = one turn of the loop (seed 000 usecase.2): generate → run the calls (permission, execution, in runToolCalls'
+ * .what = one turn of the loop (docs/design/loop.md#steps-of-a-session): generate → run the calls (permission, execution, in runToolCalls'
  *         order) → append the answer and the results → IterationCompleted → the session entity updated
  * .why = the turn is a function over the session's state; what happens next is resolveTurn's to decide
  */

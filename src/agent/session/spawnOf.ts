@@ -4,7 +4,7 @@ import type { BhrainSpawn } from '../tool/BhrainToolBox.js';
 import { recordSubagent, type SessionState } from './SessionState.js';
 
 /**
- * .what = the spawn capability a session gives its tools (seed 002 §5.3): runs a subagent of a configured type as a
+ * .what = the spawn capability a session gives its tools (docs/design/loop.md#subagents): runs a subagent of a configured type as a
  *         fork of this session, published live in this session's entity; undefined when subagents are off or the
  *         session is at subagents.maxDepth
  * .why = the task tool reaches the loop through its tool context, so no module of the tools imports the loop

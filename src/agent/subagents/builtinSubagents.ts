@@ -3,7 +3,7 @@ import { BUILTIN_SUBAGENT_SUMMARIES, type BhrainBuiltinSubagentType, type Bhrain
 
 /**
  * .what = the built-in subagent types: explore and plan read only; general-purpose has the parent's tools
- * .why = seed 002 §2.1 names these three; their prompts are product surface, kept in sibling .txt files
+ * .why = the three types of docs/design/loop.md#subagents; their prompts are product surface, kept in sibling .txt files
  */
 export const BUILTIN_SUBAGENTS: Readonly<Record<BhrainBuiltinSubagentType, BhrainSubagentTypeResolved>> = {
   explore: {

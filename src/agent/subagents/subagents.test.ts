@@ -52,8 +52,9 @@ const taskCall = (subagent_type: string, prompt: string, description = 'find the
   input: { description, prompt, subagent_type },
 });
 
-describe.each(PROTOCOL_SLUGS)('seed 002 §5.3 subagent isolation on $slug', ({ slug }) => {
-  it("seed 002 §5.3 subagent isolation: the explore child starts with a fresh context (the task prompt and the project instructions, none of the parent messages), is offered only read-only tools, and its answer is the parent's tool result while its transcript stays out of the parent's context", async () => {
+describe.each(PROTOCOL_SLUGS)('subagent isolation on $slug', ({ slug }) => {
+  // docs/design/loop.md#subagents
+  it("the explore child starts with a fresh context (the task prompt and the project instructions, none of the parent messages), is offered only read-only tools, and its answer is the parent's tool result while its transcript stays out of the parent's context", async () => {
     const cwd = await genWorkspace();
     standin().respond = (request): StandinTurn => {
       if (isChild(request))
@@ -112,7 +113,7 @@ describe.each(PROTOCOL_SLUGS)('seed 002 §5.3 subagent isolation on $slug', ({ s
     // the child's transcript is kept in the parent's result, not in its context
     expect(result.subagents).toHaveLength(1);
     const [child] = result.subagents;
-    // seed 002 names: uuid is the subagent's (its own session's, as its events say), sessionUuid the session that spawned it
+    // docs/design/loop.md#subagents: uuid is the subagent's (its own session's, as its events say), sessionUuid the session that spawned it
     expect(child).toMatchObject({
       sessionUuid: result.sessionUuid,
       parentSessionUuid: result.sessionUuid,
@@ -152,7 +153,7 @@ describe.each(PROTOCOL_SLUGS)('seed 002 §5.3 subagent isolation on $slug', ({ s
     expect(types.indexOf('SubagentCompleted')).toBeLessThan(types.indexOf('ToolExecutionCompleted'));
   });
 
-  it("seed 002 §5.3 subagent isolation: a child is never looser than its parent: the parent's guard judges every child call too", async () => {
+  it("a child is never looser than its parent: the parent's guard judges every child call too", async () => {
     const cwd = await genWorkspace();
     const denyGrep: BhrainPermissionGuard = {
       name: 'no-grep',
@@ -262,8 +263,9 @@ describe.each(PROTOCOL_SLUGS)('telemetry: context.onSubagentEvent on $slug', ({ 
   });
 });
 
-describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session.Subagent on $slug', ({ slug }) => {
-  it('seed 002 §2.1 Session.Subagent: two task calls in one turn run their children at the same time', async () => {
+describe.each(PROTOCOL_SLUGS)('subagents running, failing and spending on $slug', ({ slug }) => {
+  // docs/design/loop.md#subagents
+  it('two task calls in one turn run their children at the same time', async () => {
     const cwd = await genWorkspace();
     standin().respond = (request): StandinTurn => {
       if (isChild(request)) {
@@ -297,7 +299,7 @@ describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session.Subagent on $slug', ({ slu
     expect(result.subagents.map((child) => child.status)).toEqual(['COMPLETED', 'COMPLETED']);
   });
 
-  it('seed 002 §2.1 Session.Subagent status FAILED: a child whose model fails is an error result for the parent, which carries on', async () => {
+  it('a child whose model fails is an error result for the parent, which carries on', async () => {
     const cwd = await genWorkspace();
     standin().respond = (request): StandinTurn => {
       if (isChild(request)) return { error: { status: 400, message: 'CHILD-MODEL-BROKE' } };
@@ -323,7 +325,7 @@ describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session.Subagent on $slug', ({ slu
     expect(result.toolCalls).toMatchObject({ made: 1, failed: 1, denied: 0 });
   });
 
-  it("seed 002 §2.1 Session.Subagent metrics: the child's tokens and cost roll up into the parent's result and session, and the token budget counts them", async () => {
+  it("the child's tokens and cost roll up into the parent's result and session, and the token budget counts them", async () => {
     const cwd = await genWorkspace();
     standin().respond = (request): StandinTurn => {
       if (isChild(request))
@@ -372,8 +374,9 @@ describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session.Subagent on $slug', ({ slu
   });
 });
 
-describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session.Subagent custom type on $slug', ({ slug, protocol }) => {
-  it("seed 002 §2.1 Session.Subagent custom type: a library user's subagent runs on another atom, with its own prompt and toolboxes", async () => {
+describe.each(PROTOCOL_SLUGS)('custom subagent types on $slug', ({ slug, protocol }) => {
+  // docs/design/loop.md#subagents
+  it("a library user's subagent runs on another atom, with its own prompt and toolboxes", async () => {
     const other = PROTOCOL_SLUGS.find((candidate) => candidate.protocol !== protocol)!;
     const lookup: BhrainToolBox = {
       name: 'lookup',
@@ -423,8 +426,9 @@ describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session.Subagent custom type on $s
   });
 });
 
-describe.each(PROTOCOL_SLUGS)('seed 002 open question 2 (subagent recursion) on $slug', ({ slug }) => {
-  it('seed 002 open question 2 (subagent recursion): at the default depth limit of 1 a child is not offered task, and its call to task is a failed result', async () => {
+describe.each(PROTOCOL_SLUGS)('subagent recursion on $slug', ({ slug }) => {
+  // docs/design/loop.md#subagents
+  it('at the default depth limit of 1 a child is not offered task, and its call to task is a failed result', async () => {
     const cwd = await genWorkspace();
     standin().respond = (request): StandinTurn => {
       if (isChild(request))
@@ -454,7 +458,7 @@ describe.each(PROTOCOL_SLUGS)('seed 002 open question 2 (subagent recursion) on 
     expect(refused.content).toContain('subagents.maxDepth = 1');
   });
 
-  it('seed 002 open question 2 (subagent recursion): with subagents.maxDepth 2 a child spawns a grandchild, whose record names the child as its parent', async () => {
+  it('with subagents.maxDepth 2 a child spawns a grandchild, whose record names the child as its parent', async () => {
     const cwd = await genWorkspace();
     standin().respond = (request): StandinTurn => {
       const said = messagesOf(request);
@@ -497,8 +501,9 @@ describe.each(PROTOCOL_SLUGS)('seed 002 open question 2 (subagent recursion) on 
   });
 });
 
-describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session on $slug', ({ slug }) => {
-  it('seed 002 §2.1 Subagent: a spawned subagent is a live entity, RUNNING first in brain.session.subagents (uuid, sessionUuid = the owning session, type, prompt), then COMPLETED with its result', async () => {
+describe.each(PROTOCOL_SLUGS)('the session entity on $slug', ({ slug }) => {
+  // docs/design/loop.md#the-session-entity
+  it('a spawned subagent is a live entity, RUNNING first in brain.session.subagents (uuid, sessionUuid = the owning session, type, prompt), then COMPLETED with its result', async () => {
     const cwd = await genWorkspace();
     const brain = genBhrain({ atom: slug, subagents: true });
     const seen: BhrainSession[] = [];
@@ -526,7 +531,7 @@ describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session on $slug', ({ slug }) => {
     expect(running.status).toBe('RUNNING');
   });
 
-  it('seed 002 §2.1 unique and updatable: across every value the live session takes, uuid and the fields the seed does not list as updatable stay; status, iterationCount, tokenUsage and endedAt change (a subagent: status and result)', async () => {
+  it('across every value the live session takes, uuid, configUuid and startedAt stay; status, iterationCount, tokenUsage and endedAt change (a subagent: status and result)', async () => {
     const cwd = await genWorkspace();
     const brain = genBhrain({ atom: slug, subagents: true });
     const seen: BhrainSession[] = [];
@@ -562,7 +567,7 @@ describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session on $slug', ({ slug }) => {
     ]);
   });
 
-  it('seed 002 §2.1 Session: the live brain.session holds the messages (the context so far) and the subagents, not only the result', async () => {
+  it('the live brain.session holds the messages (the context so far) and the subagents, not only the result', async () => {
     const seen: BhrainSession[] = [];
     const watch: BhrainToolBox = {
       name: 'watch',
@@ -583,8 +588,9 @@ describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session on $slug', ({ slug }) => {
   });
 });
 
-describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session status on $slug', ({ slug }) => {
-  it('seed 002 §2.1 Session TERMINATED on abort: aborting the parent during a child stops the child too; the child is an error result and the parent ends interrupted', async () => {
+describe.each(PROTOCOL_SLUGS)('the session status on $slug', ({ slug }) => {
+  // docs/design/loop.md#the-session-entity
+  it('aborting the parent during a child stops the child too; the child is an error result and the parent ends interrupted', async () => {
     const cwd = await genWorkspace();
     const controller = new AbortController();
     standin().respond = (request): StandinTurn =>
@@ -608,7 +614,7 @@ describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session status on $slug', ({ slug 
     expect(standin().requests.filter((request) => !isChild(request))).toHaveLength(1);
   });
 
-  it('seed 002 §2.1 Session: the entity is ACTIVE while the session runs (observable as brain.session), COMPLETED at the end, TERMINATED at max-iterations; configUuid hashes the resolved config', async () => {
+  it('the entity is ACTIVE while the session runs (observable as brain.session), COMPLETED at the end, TERMINATED at max-iterations; configUuid hashes the resolved config', async () => {
     const seen: BhrainSession[] = [];
     const watch: BhrainToolBox = {
       name: 'watch',
@@ -658,7 +664,8 @@ describe.each(PROTOCOL_SLUGS)('seed 002 §2.1 Session status on $slug', ({ slug 
   });
 });
 
-describe('seed 002 subagents: configuration', () => {
+describe('subagents: configuration', () => {
+  // docs/design/loop.md#subagents
   it('fails at configuration time on a toolbox tool named task, a bad depth, a duplicate type, or an unpriced subagent atom under a USD cap', () => {
     const named = (name: string): BhrainToolBox => ({
       name: `box-${name}`,

@@ -4,21 +4,21 @@ import { defineTool, type BhrainTool as DefinedTool, type BhrainToolOutput } fro
 import { executeTool } from './executeTool.js';
 import { genToolRegistry } from './genToolRegistry.js';
 
-/** .what = a tool declared with defineTool (seed 002's Bhrain.Tool): its definition, effect, paths and typed executor */
+/** .what = a tool declared with defineTool (docs/design/tools.md#declaring-a-tool): its definition, effect, paths and typed executor */
 // `any` by default, as defineTool's BhrainTool: a list holds tools of different inputs
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type BhrainTool<TInput = any, TOutput extends BhrainToolOutput = BhrainToolOutput> = DefinedTool<TInput, TOutput>;
 
 /**
- * .what = the definitions of several toolboxes merged, with tool names unique across them (seed 002 §3.3 Tool.mergeBoxes)
+ * .what = the definitions of several toolboxes merged, with tool names unique across them (docs/design/tools.md#toolboxes)
  * .why = what a session offers the model; a name offered twice is a BadRequestError naming both toolboxes
  */
 const mergeBoxes = (input: { boxes: readonly BhrainToolBox[] }): BrainToolDefinition[] => genToolRegistry(input.boxes).definitions();
 
 /**
- * .what = seed 002's Bhrain.Tool operations under the seed's names: define (defineTool), execute (run one call through a
+ * .what = the BhrainTool operations (docs/design/tools.md#toolboxes): define (defineTool), execute (run one call through a
  *         box: find, check the input once, execute; no permission check) and mergeBoxes
- * .why = the seed's names beside ours: BhrainTool.define is defineTool, BhrainTool.execute is executeTool
+ * .why = the names of docs/design/tools.md#toolboxes beside ours: BhrainTool.define is defineTool, BhrainTool.execute is executeTool
  */
 export const BhrainTool = {
   define: defineTool,

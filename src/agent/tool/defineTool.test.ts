@@ -339,7 +339,7 @@ describe('tool contract: two error kinds', () => {
 });
 
 describe('tool contract: truncated and exitCode on the result, the tool message and ToolExecutionCompleted', () => {
-  it('seed 002 §2.2 Tool.Result: bash results carry exitCode; a cut output carries truncated; both reach the message and the event', async () => {
+  it('bash results carry exitCode; a cut output carries truncated; both reach the message and the event', async () => {
     const events: BhrainEvent[] = [];
     standin().script(
       {
@@ -369,8 +369,9 @@ describe('tool contract: truncated and exitCode on the result, the tool message 
   });
 });
 
-describe('seed 002 §3.3 Tool.define / execute / mergeBoxes', () => {
-  it('seed 002 §3.3 Tool.define: BhrainTool.define is defineTool, and a defined tool carries its definition, effect and paths', () => {
+describe('BhrainTool.define / execute / mergeBoxes', () => {
+  // docs/design/tools.md#toolboxes
+  it('BhrainTool.define is defineTool, and a defined tool carries its definition, effect and paths', () => {
     const tool = BhrainTool.define({
       name: 'touch',
       description: 'creates an empty file',
@@ -383,7 +384,7 @@ describe('seed 002 §3.3 Tool.define / execute / mergeBoxes', () => {
     expect(tool.paths({ path: 'a.txt' }, { cwd: '/w' })).toEqual([{ path: 'a.txt', access: 'write' }]);
   });
 
-  it('seed 002 §3.3 Tool.execute: runs one call through a box, checking its input first, with no permission check', async () => {
+  it('BhrainTool.execute runs one call through a box, checking its input first, with no permission check', async () => {
     const { tool } = genRecordingTool();
     const box = toolBoxOf({ name: 'pages', tools: [tool] });
     expect(await BhrainTool.execute({ call: { id: 'c1', name: 'paginate', input: { query: 'q' } }, box }, toolContext())).toEqual({
@@ -398,7 +399,7 @@ describe('seed 002 §3.3 Tool.define / execute / mergeBoxes', () => {
     });
   });
 
-  it('seed 002 §3.3 Tool.mergeBoxes: the definitions of several boxes, one list; a name offered twice fails, naming both boxes', () => {
+  it('BhrainTool.mergeBoxes: the definitions of several boxes, one list; a name offered twice fails, naming both boxes', () => {
     const { tool } = genRecordingTool();
     const pages = toolBoxOf({ name: 'pages', tools: [tool] });
     const names = BhrainTool.mergeBoxes({ boxes: [pages, genBashToolBox()] }).map((definition) => definition.name);

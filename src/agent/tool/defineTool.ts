@@ -38,7 +38,7 @@ export const jsonSchemaOfZod = (name: string, schema: $ZodType): JsonSchemaObjec
 const ZOD: ZodToolSupport = { jsonSchemaOf: jsonSchemaOfZod, safeParse };
 
 /**
- * .what = declares a tool: seed 002's Tool.define, after opencode's Tool.define, vercel's tool({ inputSchema }) and codex's
+ * .what = declares a tool (docs/design/tools.md#declaring-a-tool), after opencode's Tool.define, vercel's tool({ inputSchema }) and codex's
  *         is_mutating
  * .why = the input is validated once, where the session runs the call, and `execute` receives typed input; the effect
  *        and paths tell ordering, guards and the sandbox what the call does

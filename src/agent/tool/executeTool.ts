@@ -18,7 +18,7 @@ export type PreparedToolCall =
   | { ok: true; tool: BhrainTool; input: unknown; effect: BhrainToolEffect | null; paths: readonly BhrainToolPath[] }
   | { ok: false; output: string };
 
-/** .what = the effect-unknown tools a plain (seed-shaped) box's definitions stand for, made once per box and name */
+/** .what = the effect-unknown tools a plain ({ name, definitions, execute }) box's definitions stand for, made once per box and name */
 const plainTools = new WeakMap<BhrainToolBox, Map<string, BhrainTool>>();
 
 /**
@@ -130,7 +130,7 @@ export const preloadToolChecks = (boxes: readonly BhrainToolBox[]): Promise<void
 const namesOf = (box: BhrainToolBox): string[] => box.definitions.map((definition) => definition.name);
 
 /**
- * .what = runs one call through a box: finds the tool, checks the input, executes (seed 002 §3.3 Tool.execute)
+ * .what = runs one call through a box: finds the tool, checks the input, executes (docs/design/tools.md#executing-a-call)
  * .why = a box is also called on its own (a test, a library caller, a plain box wrapping another); it answers exactly as
  *        the session would, without the session's permission check
  */
@@ -152,7 +152,7 @@ export const executeTool = async (
 /**
  * .what = a toolbox made of defined tools: their definitions (made on first use), the tools themselves, and an execute
  *         that runs a call through them
- * .why = the plugin unit stays seed 002's { name, definitions, execute }, while the session reads each tool's effect and
+ * .why = the plugin unit stays { name, definitions, execute } (docs/design/tools.md#toolboxes), while the session reads each tool's effect and
  *        paths from `tools`
  */
 export const toolBoxOf = <TTool extends BhrainTool>(input: {

@@ -65,7 +65,7 @@ export interface BhrainToolContext {
   /** the session's redactor: the environment's secrets and the repository's git credentials (bash redacts what it cuts) */
   redact?: SecretRedactor;
   /**
-   * runs a subagent of the calling session (seed 002 §5.3): a child session of a configured type, with a fresh context,
+   * runs a subagent of the calling session (docs/design/loop.md#subagents): a child session of a configured type, with a fresh context,
    * the same budget, approvals, signal and prompter; present when config.subagents is on and the session is below
    * subagents.maxDepth. The task tool spawns through it; so may a tool of your own
    */
@@ -136,7 +136,7 @@ export type BhrainToolInputCheck<TInput> = { ok: true; value: TInput } | { ok: f
 
 /**
  * .what = a tool as declared by defineTool: its definition, effect, paths and typed executor
- * .why = seed 002 §3.3 Tool.define: one declaration per tool, validated once, read by ordering, guards and the sandbox
+ * .why = docs/design/tools.md#declaring-a-tool: one declaration per tool, validated once, read by ordering, guards and the sandbox
  */
 // `any` by default: a list of tools holds tools of different inputs, each checked before its own execute
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

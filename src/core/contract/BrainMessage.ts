@@ -57,7 +57,7 @@ export interface BrainToolMessage {
   readonly isError: boolean;
   /** when the loop appended it (ISO 8601); absent on messages made elsewhere (a history rebuilt from an episode) */
   readonly timestamp?: string;
-  /** the output was cut: by the tool itself or by the loop's truncation policy (seed 002 BhrainToolResult.truncated) */
+  /** the output was cut: by the tool itself or by the loop's truncation policy (docs/design/tools.md#truncation-and-spill) */
   readonly truncated?: boolean;
   /** for a tool that runs a process (bash): its exit code, null when killed by a signal or a timeout */
   readonly exitCode?: number | null;
@@ -85,8 +85,8 @@ export interface BrainToolCall {
 export type BrainToolEffect = 'read' | 'write' | 'exec' | 'network' | 'delegate';
 
 /**
- * .what = a tool's model-facing definition: name, description, JSON schema of its input, and seed 002's strict and examples
- * .why = examples teach usage the schema cannot (seed 002 [3]); atoms render them into the description the model reads
+ * .what = a tool's model-facing definition: name, description, JSON schema of its input, and strict and examples (docs/design/tools.md#definition)
+ * .why = examples teach usage the schema cannot (docs/design/tools.md#definition); atoms render them into the description the model reads
  */
 export interface BrainToolDefinition {
   readonly name: string;
@@ -100,7 +100,7 @@ export interface BrainToolDefinition {
   readonly effect?: BrainToolEffect;
 }
 
-/** .what = one example call of a tool (seed 002's BhrainToolExample): an input, and what it shows */
+/** .what = one example call of a tool (BhrainToolExample, docs/design/tools.md#definition): an input, and what it shows */
 export interface BrainToolExample {
   readonly input: Record<string, unknown>;
   readonly description?: string;

@@ -76,7 +76,7 @@ export const openaiReasoningMiddleware = (entry: BrainModelEntry): AtomMiddlewar
 
 /**
  * .what = the openai atom: the OpenAI-compatible provider with OpenAI's credentials and what its API does its own way
- * .why = the third supplier the seed names; a GPT model called through qwen/<model> was misnamed, unpriced, and sent
+ * .why = the third supplier, beside anthropic and qwen; a GPT model called through qwen/<model> was misnamed, unpriced, and sent
  *        max_tokens, which OpenAI's reasoning models refuse
  * .note = every model gets max_completion_tokens (max_tokens is deprecated on OpenAI's API); a reasoning model gets its
  *         system prompt as a developer message, as OpenAI's reasoning guide asks. Refusals (delta.refusal), length, usage

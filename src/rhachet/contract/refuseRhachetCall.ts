@@ -1,7 +1,7 @@
 import { BadRequestError } from '../../core/contract/errors.js';
 
 /**
- * .what = fails with a BadRequestError when a seeds'-API brain (`ask({ say })`, `act({ do })`) is called in rhachet's
+ * .what = fails with a BadRequestError when a brain of bhrain's own API (`ask({ say })`, `act({ do })`) is called in rhachet's
  *         shape (`{ prompt, role, schema }`), naming the adapters that take that shape
  * .why = the two shapes live side by side; a caller who mixed them up learns which to use, instead of a TypeError
  */
