@@ -181,7 +181,7 @@ describe('rhachet brains: a tampered rhachet-made ref is refused', () => {
   });
 });
 
-describe("rhachet brains: the seeds' API refuses a rhachet-shaped call, naming the rhachet adapters", () => {
+describe("rhachet brains: bhrain's API refuses a rhachet-shaped call, naming the rhachet adapters", () => {
   it('rhachet brains: atom.ask, repl.ask and repl.act with { prompt } throw BadRequestError before any request', async () => {
     const call = { role: {}, prompt: 'hi', schema: TEXT } as never;
     const repl = genBrainRepl({ slug: 'bhrain.struct.v1@claude/haiku' });

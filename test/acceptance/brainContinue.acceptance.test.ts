@@ -1,4 +1,4 @@
-// acceptance: brain-continue workflows (seed 001, seed 004), through the public API and the real SDKs over HTTP to the stand-in
+// acceptance: brain-continue workflows (docs/design/continuation.md), through the public API and the real SDKs over HTTP to the stand-in
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 

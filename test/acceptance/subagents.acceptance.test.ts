@@ -1,4 +1,4 @@
-// / seed 002 §5.3: `bhrain act` delegates through the task tool end to end, the built CLI as a child process
+// / docs/design/loop.md#subagents: `bhrain act` delegates through the task tool end to end, the built CLI as a child process
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,8 +17,8 @@ const toolsOf = (request: StandinRequest): string[] => (request.body.tools ?? []
 /** whether a request is the child's: its first user message is the task's prompt */
 const isChild = (request: StandinRequest): boolean => JSON.stringify(request.body.messages[0]).includes('find where greet is defined');
 
-describe('subagents through bhrain act (seed 002 §5.3)', () => {
-  it('seed 002 §5.3: act offers task; an explore child runs in a fresh, read-only context; its answer comes back; stream-json shows it', async () => {
+describe('subagents through bhrain act', () => {
+  it('act offers task; an explore child runs in a fresh, read-only context; its answer comes back; stream-json shows it', async () => {
     const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-subagent-cli-')));
     const repo = join(base, 'repo');
     execFileSync('git', ['init', '-q', repo]);

@@ -80,7 +80,7 @@ describe('links between the readme and the docs resolve', () => {
   it('anchors are made as GitHub makes them: lowercase, punctuation removed but - and _, spaces to -, repeats -1, -2', () => {
     expect(slugOfHeading('Subagents: the `task` tool')).toBe('subagents-the-task-tool');
     expect(slugOfHeading('The agentic loop: bhrain.struct.v1')).toBe('the-agentic-loop-bhrainstructv1');
-    expect(slugOfHeading("Names: seed 002's and ours")).toBe('names-seed-002s-and-ours');
+    expect(slugOfHeading("Names: the design's and ours")).toBe('names-the-designs-and-ours');
     expect(slugOfHeading('Sandbox: bash per-call cost, off vs workspace-write (bubblewrap)')).toBe(
       'sandbox-bash-per-call-cost-off-vs-workspace-write-bubblewrap',
     );

@@ -229,7 +229,7 @@ describe('tool contract: one error the model reads', () => {
   });
 
   it.each(PROTOCOL_SLUGS)(
-    'tool contract: on $slug, a plain (seed-shaped) box is checked against its JSON Schema, once, by the session',
+    'tool contract: on $slug, a plain box (name, definitions, execute) is checked against its JSON Schema, once, by the session',
     async ({ slug }) => {
       const ran: unknown[] = [];
       const plain: BhrainToolBox = {

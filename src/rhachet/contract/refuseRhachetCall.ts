@@ -9,6 +9,6 @@ export const refuseRhachetCall = (input: { call: unknown; field: 'say' | 'do'; b
   const call = input.call as Record<string, unknown> | null | undefined;
   if (!call || typeof call !== 'object' || typeof call[input.field] === 'string' || !('prompt' in call)) return;
   throw new BadRequestError(
-    `${input.brain}.${input.method}() was called in rhachet's shape ({ prompt, role, schema }), but it takes the seeds' shape ({ ${input.field} }). Pass { ${input.field}: <text> }, or call the rhachet-shaped brains: getBrainAtomsByBhrain() / getBrainReplsByBhrain(), or genRhachetBrainAtom / genRhachetBrainRepl`,
+    `${input.brain}.${input.method}() was called in rhachet's shape ({ prompt, role, schema }), but it takes bhrain's shape ({ ${input.field} }). Pass { ${input.field}: <text> }, or call the rhachet-shaped brains: getBrainAtomsByBhrain() / getBrainReplsByBhrain(), or genRhachetBrainAtom / genRhachetBrainRepl`,
   );
 };
