@@ -82,6 +82,19 @@ describe('the design pages', () => {
     ).toEqual([]);
   });
 
+  it('every module the design pages name (src/… paths and *.ts files) exists, so a move or rename cannot leave them stale', () => {
+    const named = Object.values(designPages).flatMap((text) => [
+      ...[...text.matchAll(/(?<![\w/.-])((?:[\w.-]+\/)*[\w.-]+\.ts)\b/g)].map((match) => match[1]),
+      ...[...text.matchAll(/(?<![\w/.-])(src\/[\w/.-]*\w)/g)].map((match) => match[1]),
+    ]);
+    const exists = (name: string): boolean =>
+      name.includes('/')
+        ? existsSync(join(root, name)) || existsSync(join(root, 'src', name))
+        : sourcePaths.some((path) => path.endsWith(`/${name}`));
+    const missing = [...new Set(named)].filter((name) => !exists(name));
+    expect(missing).toEqual([]);
+  });
+
   it('every relative link and #anchor of docs/design/*.md resolves', () => {
     const onDisk = {
       read: (path: string) => (existsSync(join(root, path)) ? readFileSync(join(root, path), 'utf8') : null),
