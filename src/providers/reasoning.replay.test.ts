@@ -1,4 +1,4 @@
-// (reasoning is dropped): recorded-shape streams replayed byte for byte through the real SDKs; what
+// reasoning: recorded-shape streams replayed byte for byte through the real SDKs; what
 // bhrain keeps of the model's reasoning and what it sends back on the next request, seen at the server
 import { describe, expect, it } from 'vitest';
 

@@ -1,4 +1,4 @@
-// Recorded-shape streams replayed byte for byte through the real SDKs: wire fidelity of both protocols (done when)
+// Recorded-shape streams replayed byte for byte through the real SDKs: wire fidelity of both protocols
 // The shapes are written from what public suites assert: vLLM's and SGLang's qwen3-coder / hermes tool-parser tests,
 // qwen-code's streaming tool-call parser tests, the openai-node and anthropic-sdk-typescript streaming fixtures, and the
 // SSE framing rules those SDKs' decoders follow (CRLF, comments, `data:` without a space, [DONE], ping, error events)

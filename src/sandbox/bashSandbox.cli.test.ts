@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { genCliEnv, runBhrain } from '../../test/acceptance/runCli.js';
 import { useStandin } from '../../test/standin/useStandin.js';
 
-// , through the CLI (bin/bhrain loads dist/: build first): the flags, and failing closed at start
+// bash's sandbox through the CLI (bin/bhrain loads dist/: build first): the flags, and failing closed at start
 
 const { standin } = useStandin();
 let root: string;

@@ -13,7 +13,7 @@ import { genBashToolBox } from '../agent/toolboxes/bash/genBashToolBox.js';
 import { genBwrapArgs } from './genBwrapArgs.js';
 import { startDomainProxy, type DomainProxy, type HostLookup } from './network/startDomainProxy.js';
 
-// point 3: with allowed domains, bash in the sandbox reaches those hosts through the proxy outside it, which
+// with allowed domains, bash in the sandbox reaches those hosts through the proxy outside it, which
 // accepts the connections to the sandbox's 127.0.0.1:3128 itself (its forwarder handed it that listening socket before
 // any command ran); nothing else. Names resolve through the proxy's lookup: *.test
 // to 127.0.0.1, where the server listens (the sandbox's own 127.0.0.1 is another machine)

@@ -16,7 +16,7 @@ import { DEFAULT_DENY_READ, resolveHiddenPaths } from './resolveHiddenPaths.js';
 
 const hasRg = await hasRipgrep();
 
-// point 4: the credential stores and $BHRAIN_HOME read as empty or absent to every tool the model drives
+// the credential stores and $BHRAIN_HOME read as empty or absent to every tool the model drives
 
 const SSH_KEY = 'FAKE-SSH-KEY-9f8e7d6c5b4a39281706';
 const AWS_KEY = 'FAKE-AWS-KEY-1a2b3c4d5e6f7a8b9c0d';
@@ -75,7 +75,7 @@ const call = async (box: BhrainToolBox, name: string, input: Record<string, unkn
 /** .what = the secrets a text holds */
 const secretsIn = (text: string): string[] => EVERY_SECRET.filter((secret) => text.includes(secret));
 
-describe('point 4 = the hidden paths, resolved per call', () => {
+describe('the hidden paths, resolved per call', () => {
   it("the defaults are the credential stores, the shadow files and $BHRAIN_HOME, with ~ from the environment's HOME", () => {
     const hidden = resolveHiddenPaths({}, { env });
     expect(hidden.entries.map((entry) => entry.listed)).toEqual([...DEFAULT_DENY_READ, '$BHRAIN_HOME']);
@@ -126,7 +126,7 @@ describe('point 4 = the hidden paths, resolved per call', () => {
   });
 });
 
-describe('point 4 = the files tools refuse hidden paths, and walk past them', () => {
+describe('the files tools refuse hidden paths, and walk past them', () => {
   const files = genFilesToolBox();
 
   it('read refuses a store however it is named: absolute, through a link in the workspace, through ../, a hard link', async () => {
@@ -228,7 +228,7 @@ describe('point 4 = the files tools refuse hidden paths, and walk past them', ()
   });
 });
 
-describe('point 4 = bash in the sandbox finds the stores empty or absent', () => {
+describe('bash in the sandbox finds the stores empty or absent', () => {
   const bash = genBashToolBox({ sandbox: { denyRead: ['~/.config/op'] } });
   const run = async (command: string, box = bash, context = contextFor()) => (await call(box, 'bash', { command }, context)).output;
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { genSecretRedactor } from '../../core/secrets/genSecretRedactor.js';
 import { readGitCredentials, signGitConfigFiles } from './readGitCredentials.js';
 
-// point 4: the checkout token (and any user:password@ of a remote) is found in git's config, decoded forms too
+// the checkout token (and any user:password@ of a remote) is found in git's config, decoded forms too
 
 const TOKEN = 'ghs_FAKEcheckoutTOKEN0123456789abcdef';
 const basic = (userAndPassword: string) => Buffer.from(userAndPassword).toString('base64');
@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => rm(base, { recursive: true, force: true }));
 
-describe('point 4 = readGitCredentials', () => {
+describe('readGitCredentials', () => {
   it("finds actions/checkout's extraheader, decoded: the header value, the base64, x-access-token:<token> and the token", async () => {
     const repo = join(base, 'checkout');
     git(base, 'init', '-q', repo);

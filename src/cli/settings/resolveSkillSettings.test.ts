@@ -494,7 +494,7 @@ describe('sandbox.allowUnixSockets: the host sockets bash may reach, from the us
   });
 });
 
-describe('point 4 settings: sandbox.denyRead extends the paths hidden from the model', () => {
+describe('settings: sandbox.denyRead extends the paths hidden from the model', () => {
   it("denyRead: sandbox is a mode or { mode, denyRead }; denyRead is every layer's paths together, with each source", async () => {
     const { repo, sub, env, userFile, projectFile, subFile } = await given({
       user: { sandbox: { denyRead: ['/srv/secrets', '~/.config/op'] } },

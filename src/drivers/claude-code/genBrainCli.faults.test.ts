@@ -13,7 +13,7 @@ import { signalGroup } from '../../process/signalGroup.js';
 import { BrainCliError, BrainCliTimeoutError, genBrainCli, type BrainCli } from './genBrainCli.js';
 import { resolveClaudeBinary } from './resolveClaudeBinary.js';
 
-// BrainCli under bad input and faults, each "done when" item proven on the real Claude Code CLI
+// BrainCli under bad input and faults, each case proven on the real Claude Code CLI
 const { standin } = useStandin();
 const require = createRequire(import.meta.url);
 const PACKAGE_BINARY = join(dirname(require.resolve('@anthropic-ai/claude-code/package.json')), 'bin', 'claude.exe');
@@ -81,7 +81,7 @@ const typeLine = async (input: { line: string; answer: string }, context: { hand
 };
 
 describe('BrainCli under bad input and faults', () => {
-  it('.1: a missing cwd is a BadRequestError naming it, and no pid <= 1 is ever signalled', async () => {
+  it('a missing cwd is a BadRequestError naming it, and no pid <= 1 is ever signalled', async () => {
     const kill = vi.spyOn(process, 'kill');
     try {
       // given a cwd that never existed, then construction refuses it
@@ -125,7 +125,7 @@ describe('BrainCli under bad input and faults', () => {
     }
   }, 60_000);
 
-  it('.2: interact → dispatch → interact → dispatch keeps the series and answers with the earlier context', async () => {
+  it('interact → dispatch → interact → dispatch keeps the series and answers with the earlier context', async () => {
     const { handle } = await genCli();
     let screen = '';
     handle.terminal.onData((chunk) => (screen += chunk));
@@ -169,7 +169,7 @@ describe('BrainCli under bad input and faults', () => {
       expect(seen).toContain(earlier);
   }, 150_000);
 
-  it('.3: a stalled stand-in makes ask reject within its timeout (or on abort), and the next ask works', async () => {
+  it('a stalled stand-in makes ask reject within its timeout (or on abort), and the next ask works', async () => {
     const { handle } = await genCli();
     await handle.executor.boot({ mode: 'dispatch' });
     const series = handle.series!;
@@ -213,7 +213,7 @@ describe('BrainCli under bad input and faults', () => {
 });
 
 describe('BrainCli under bad input and faults', () => {
-  it('.4: a CLI that dies at start rejects boot with its exit code and stderr, and a later ask still says why', async () => {
+  it('a CLI that dies at start rejects boot with its exit code and stderr, and a later ask still says why', async () => {
     // given an executable that complains on stderr and exits 3
     const dir = await mkdtemp(join(tmpdir(), 'bhrain-dying-cli-'));
     const executable = join(dir, 'claude');
@@ -243,7 +243,7 @@ describe('BrainCli under bad input and faults', () => {
     expect(handle.mode).toBeNull();
   }, 30_000);
 
-  it('.4: a CLI that never becomes ready is killed at the boot timeout, and boot rejects saying so', async () => {
+  it('a CLI that never becomes ready is killed at the boot timeout, and boot rejects saying so', async () => {
     // given an executable that starts and then says nothing, ever
     const marker = `bhrain-marker-${randomUUID().slice(0, 8)}`;
     markers.push(marker);
@@ -265,7 +265,7 @@ describe('BrainCli under bad input and faults', () => {
     expect(processesCarrying(marker)).toEqual([]);
   }, 30_000);
 
-  it('.6: a claude on PATH is found when the package is absent; the package binary wins when present', async () => {
+  it('a claude on PATH is found when the package is absent; the package binary wins when present', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'bhrain-path-claude-'));
     const onPath = join(dir, 'claude');
     await symlink(PACKAGE_BINARY, onPath);
@@ -286,7 +286,7 @@ describe('BrainCli under bad input and faults', () => {
     expect(resolveClaudeBinary({}, { env: { PATH: dir } })).toBe(PACKAGE_BINARY);
   });
 
-  it('.7: no tool process is left after an external kill -9 of the CLI followed by kill()', async () => {
+  it('no tool process is left after an external kill -9 of the CLI followed by kill()', async () => {
     const { handle } = await genCli();
     await handle.executor.boot({ mode: 'dispatch' });
     const marker = `bhrain-marker-${randomUUID().slice(0, 8)}`;
@@ -328,7 +328,7 @@ describe('BrainCli under bad input and faults', () => {
 });
 
 describe('BrainCli under bad input and faults', () => {
-  it('.8: a raw write then an ask: the ask waits for the raw turn and resolves with its own answer', async () => {
+  it('a raw write then an ask: the ask waits for the raw turn and resolves with its own answer', async () => {
     const { handle, cwd } = await genCli();
     await handle.executor.boot({ mode: 'dispatch' });
 
@@ -353,7 +353,7 @@ describe('BrainCli under bad input and faults', () => {
     expect(requests[2]).toContain('ask turn question');
   }, 60_000);
 
-  it('(partial messages): dispatch streams text deltas as stream_event lines before the result', async () => {
+  it('with partial messages, dispatch streams text deltas as stream_event lines before the result', async () => {
     const { handle } = await genCli();
     const chunks: string[] = [];
     handle.terminal.onData((chunk) => chunks.push(chunk));

@@ -447,7 +447,7 @@ fahrenheit
   });
 
   it('qwen3: tool and parameter names are trimmed (" read_file ", SGLang test_names_are_stripped: "<parameter= n >")', () => {
-    // the name of the report (" read_file "); SGLang's Qwen3CoderDetector test test_names_are_stripped reads
+    // the name as a model sent it (" read_file "); SGLang's Qwen3CoderDetector test test_names_are_stripped reads
     // "<function= f\n>" and "<parameter= n >" the same (the index gave its text, not its file path or commit)
     const read = refTool('read_file', { path: { type: 'string' } }, ['path']);
     const text = '<tool_call>\n<function= read_file >\n<parameter= path >\nsrc/a.ts\n</parameter>\n</function>\n</tool_call>';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { checkDomainPattern, matchAllowedDomain } from './allowedDomains.js';
 
-// point 3: the network opens by domain; a pattern is an exact host name or *. before a domain
+// the network opens by domain; a pattern is an exact host name or *. before a domain
 
 describe('network by domain: which patterns are taken', () => {
   it('given host names and wildcards, then each is taken', () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { planSandboxForwarder, withForwarderEnv } from './sandboxForwarder.js';
 
-// point 3: inside the sandbox, a forwarder (node, run once before any command) listens on 127.0.0.1:3128 and
+// inside the sandbox, a forwarder (node, run once before any command) listens on 127.0.0.1:3128 and
 // hands that listening socket to bhrain's proxy
 
 describe('network by domain: how the forwarder is run', () => {

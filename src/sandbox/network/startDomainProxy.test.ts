@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../core/contract/errors.js';
 import { startDomainProxy, type DomainProxy, type HostLookup } from './startDomainProxy.js';
 
-// point 3: the proxy outside the sandbox forwards to the allowed hosts and refuses every other, naming it.
+// the proxy outside the sandbox forwards to the allowed hosts and refuses every other, naming it.
 // Every name resolves through the proxy's own lookup (injected): *.test to the loopback, where the servers listen. The
 // proxy serves a listener on the loopback, as it serves the one a sandbox's forwarder hands it
 
