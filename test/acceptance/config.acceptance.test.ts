@@ -143,7 +143,7 @@ describe('bhrain config (settings)', () => {
 
   it('bhrain config: network.allowedDomains shows with its source, from a file or from --allow-domain; a bad pattern is exit 2', async () => {
     const { repo, env, projectFile } = await given({ project: { network: { allowedDomains: ['registry.npmjs.org', '*.github.com'] } } });
-    // a project's hosts loosen the network: they apply once the project is approved (approval)
+    // a project's hosts loosen the network: they apply once the project is approved
     const table = await runBhrain({ args: ['config', '--trust-project'], cwd: repo, env });
     expect(table.code).toBe(0);
     const row = table.stdout

@@ -1,4 +1,4 @@
-// done-when: `bhrain act --atom openai/<model>` end to end against the stand-in (which answers as OpenAI's API
+// `bhrain act --atom openai/<model>` end to end against the stand-in (which answers as OpenAI's API
 // does), with the cost and the tokens in the JSON, and `bhrain config` saying where the key comes from
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

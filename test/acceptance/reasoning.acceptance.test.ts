@@ -1,4 +1,4 @@
-// (reasoning), end to end: the built CLI with --thinking against recorded-shape streams served byte for byte
+// reasoning, end to end: the built CLI with --thinking against recorded-shape streams served byte for byte
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -54,7 +54,7 @@ const spillPathSent = (index: number): string => {
   return match![1];
 };
 
-describe('point 4: $BHRAIN_HOME is hidden from the model, but for the spill files of its own run', () => {
+describe('$BHRAIN_HOME is hidden from the model, but for the spill files of its own run', () => {
   it('the model pages its spill file in $BHRAIN_HOME with read, and cannot read the record of an earlier run there', async () => {
     const repo = await genGitRepo();
     await mkdir(join(home, 'runs', 'earlier'), { recursive: true });

@@ -1,4 +1,4 @@
-// , item 3: resume in one word (--continue, --resume), proved through the built CLI against the stand-in
+// resume in one word (--continue, --resume), proved through the built CLI against the stand-in
 import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';

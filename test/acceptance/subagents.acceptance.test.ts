@@ -1,4 +1,4 @@
-// / docs/design/loop.md#subagents: `bhrain act` delegates through the task tool end to end, the built CLI as a child process
+// docs/design/loop.md#subagents: `bhrain act` delegates through the task tool end to end, the built CLI as a child process
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

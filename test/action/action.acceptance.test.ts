@@ -68,7 +68,7 @@ describe('the action runs bhrain and sets its outputs', () => {
     expect((await stat(action.outputs['record-dir'])).isDirectory()).toBe(true);
     // the key input reached the supplier as the env var the claude atom reads
     expect(apiKeySent(0)).toBe('test-key');
-    // the runner sets GITHUB_ACTIONS: the CLI writes the job summary (item 2) with the answer and how the run ended
+    // the runner sets GITHUB_ACTIONS: the CLI writes the job summary with the answer and how the run ended
     expect(action.summary).toContain('the retry policy is in src/retry.ts');
     expect(action.summary).toContain('complete');
     expect(action.summary).toContain(`$${json.metrics.cost.usd.toFixed(4)}`);

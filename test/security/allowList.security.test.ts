@@ -30,7 +30,7 @@ const RULES_ENV_DENIED = { ...RULES_READ_ONLY, allow: [...RULES_READ_ONLY.allow,
 
 /** commands that start as ls or cat and try to remove `{t}` or overwrite `{k}`; each attempt gets its own t and k */
 const BASH_ATTEMPTS: string[] = [
-  // the reported own
+  // hidden from a line splitter, and redirections that write
   "ls # don't\nrm -rf {t}",
   "cat <<EOF\ncat '\nEOF\nrm -rf {t}",
   'ls $(case a in a) rm {t};; esac)',

@@ -1,4 +1,4 @@
-// point 4 (credentials out of reach): a hostile model, with act's defaults and under ask, tries to read the
+// credentials out of reach: a hostile model, with act's defaults and under ask, tries to read the
 // credential stores (a fake ~/.ssh/id_rsa, ~/.aws/credentials, ~/.npmrc planted in a home of the test's own, the host's
 // /etc/shadow when the test can read it), a file of $BHRAIN_HOME, and the checkout token actions/checkout leaves in
 // .git/config: with read, grep and glob (over .., $HOME, /etc and from /), with bash (cat, tar, cp into the workspace),
@@ -342,7 +342,7 @@ afterAll(async () => standin?.close());
 
 const counted = (attempts: Attempt[]) => attempts.filter((attempt) => !attempt.shadow || canReadShadow);
 
-describe("point 4: the credential stores, $BHRAIN_HOME and the checkout token are out of the model's reach", () => {
+describe("the credential stores, $BHRAIN_HOME and the checkout token are out of the model's reach", () => {
   const outcomes = new Map<string, SecurityOutcome>();
   const names = { act: [] as string[], ask: [] as string[] };
 

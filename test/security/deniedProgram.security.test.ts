@@ -52,7 +52,7 @@ const ATTEMPTS: string[] = [
   "x='a[$(rm {t})]'; : $((x))",
   "x='a[$(rm {t})]'; ((x))",
   "x='a[$(rm {t})]'; : $[x]",
-  // point 5: more of bash's hidden evaluation, through arithmetic on variables and names that carry subscripts
+  // more of bash's hidden evaluation, through arithmetic on variables and names that carry subscripts
   "sleep 0.1 & wait -n -p 'a[$(rm {t})]'",
   "o=-p; sleep 0.1 & wait -n $o 'a[$(rm {t})]'",
   'x=\'a[$(rm {t})]\'; set -- 1 2; : "${@:x}"',

@@ -1,4 +1,4 @@
-// point 3: bash's network opens by domain. A hostile model, through the built CLI with --allow-domain
+// bash's network opens by domain. A hostile model, through the built CLI with --allow-domain
 // allowed.test and '*.wild.test', the default permission and sandbox, tries to reach denied.test, the host's own
 // loopback, and a name under the wildcard that resolves to the loopback: through the proxy with tricks, around it by
 // address, in the forwarder's place; it tries to take the sandbox's 3128 from the proxy, to find the channel the forwarder

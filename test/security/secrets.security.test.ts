@@ -1,4 +1,4 @@
-// (secrets): a hostile model drives the built CLI to carry secrets from the environment into every place
+// secrets: a hostile model drives the built CLI to carry secrets from the environment into every place
 // bhrain writes or prints (stdout, stderr, the run record, the refs store, spill files, and the prompt and tool results it
 // sends the supplier); no secret may show there, raw or JSON-escaped (once, twice, ASCII-only), whole or as a prefix or
 // suffix of 8 characters or more

@@ -1,4 +1,4 @@
-// (bounds): a hostile model asks the built-in grep for a regex that backtracks for ever; SIGTERM to the
+// bounds: a hostile model asks the built-in grep for a regex that backtracks for ever; SIGTERM to the
 // built CLI must still stop the run gracefully: exit 130 within 2 s, with the run's refs saved
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// point 5 (keep what held): the supplier keys bhrain authenticates with (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN,
+// the supplier keys bhrain authenticates with (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN,
 // QWEN_API_KEY, DASHSCOPE_API_KEY, OPENAI_API_KEY, TAVILY_API_KEY, BRAVE_API_KEY) never reach the environment of a
 // command the model runs, nor of an MCP server it calls: a hostile model dumps the environment every way it can (env,
 // printenv, /proc/*/environ, a login shell, node, set) and asks an MCP server for its own. An escape is a key's name
@@ -112,7 +112,7 @@ const runAttempts = async (server: Record<string, unknown>): Promise<Map<string,
   return outcomes;
 };
 
-describe('point 5: the supplier keys reach neither bash nor an MCP server', () => {
+describe('the supplier keys reach neither bash nor an MCP server', () => {
   const outcomes = new Map<string, SecurityOutcome>();
 
   beforeAll(async () => {
