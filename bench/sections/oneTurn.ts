@@ -20,7 +20,7 @@ const FULL_RUNS = 31;
 const SHORT_STEPS = 2;
 const LONG_STEPS = 42;
 
-/** 's targets */
+/** the targets */
 const TARGET_ONE_TURN_RATIO = 0.35;
 const TARGET_SLOPE_MS = 8;
 const TARGET_TASK_RATIO = 0.33;
