@@ -22,7 +22,7 @@ const sentToolNames = (index: number): string[] => {
 const sentSystem = (index: number): string =>
   JSON.stringify(standin().requests[index].body.system ?? standin().requests[index].body.messages[0]);
 
-describe.each(PROTOCOL_SLUGS)('usecase.7: toolbox configuration on $slug', ({ slug }) => {
+describe.each(PROTOCOL_SLUGS)('toolbox configuration on $slug', ({ slug }) => {
   it('merges the tools of multiple toolboxes, and the system prompt reflects the combined set', async () => {
     standin().script({ text: 'hi' });
     await genBhrain({ atom: slug, toolBoxes: [genEchoBox('alpha', ['a1', 'a2']), genEchoBox('beta', ['b1'])] }).invoke(

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BoundedCapture } from './BoundedCapture.js';
 import { CaptureBudget } from './CaptureBudget.js';
 
-describe('usecase.4 = tool execution (bash): large output is bounded', () => {
+describe('tool execution (bash): large output is bounded', () => {
   it('keeps everything while under the budget, whatever the chunking', () => {
     const capture = new BoundedCapture({ maxBytes: 100 });
     for (const piece of ['hello ', 'wor', 'ld']) capture.write(Buffer.from(piece));

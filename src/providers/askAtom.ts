@@ -40,7 +40,7 @@ export const askAtom = async <TOutput = string>(
     .filter((part): part is string => !!part)
     .join('\n\n');
   const messages: BrainMessage[] = [...asPriorTurns(prior), { role: 'user', content: input.say }];
-  // edge.2: a long episode that cannot fit fails before the call, naming the limit and the way out
+  // a long episode that cannot fit fails before the call, naming the limit and the way out
   const estimated = estimateTokensOfChars(system.length + messages.reduce((sum, message) => sum + message.content.length, 0));
   if (estimated > input.atom.spec.contextWindowTokens)
     throw new ContextOverflowError(

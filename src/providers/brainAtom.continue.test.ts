@@ -14,7 +14,7 @@ const sent = (index: number) => JSON.stringify(standin().requests[index].body.me
 describe.each(PROTOCOL_SLUGS)('BrainAtom.ask continuation on $slug', ({ slug }) => {
   const atom = genBrainAtom({ slug });
 
-  it('usecase.1 / usecase.9: a fresh ask creates a new frozen episode with the output', async () => {
+  it('a fresh ask creates a new frozen episode with the output', async () => {
     standin().script({ text: 'pong' });
     const result = await atom.ask({ say: 'ping' }, contextFor());
     expect(result.output).toBe('pong');
@@ -23,7 +23,7 @@ describe.each(PROTOCOL_SLUGS)('BrainAtom.ask continuation on $slug', ({ slug }) 
     expect(result.series).toBeNull();
   });
 
-  it('usecase.3 / contract.1: continuing builds on the prior episode, returns a NEW one, and the prior stays unchanged', async () => {
+  it('continuing builds on the prior episode, returns a NEW one, and the prior stays unchanged', async () => {
     standin().script({ text: 'I will remember 7' }, { text: 'the number was 7' }, { text: 'branch answer' });
     const first = await atom.ask({ say: 'remember the number 7' }, contextFor());
     const snapshot = JSON.stringify(first.episode);
@@ -36,7 +36,7 @@ describe.each(PROTOCOL_SLUGS)('BrainAtom.ask continuation on $slug', ({ slug }) 
     expect(sent(2)).not.toContain('which number?');
   });
 
-  it('usecase.8: calls without continuation are independent episodes with no context bleed', async () => {
+  it('calls without continuation are independent episodes with no context bleed', async () => {
     standin().script({ text: 'a' }, { text: 'b' });
     const one = await atom.ask({ say: 'first secret: alpha' }, contextFor());
     const two = await atom.ask({ say: 'second question' }, contextFor());
@@ -45,7 +45,7 @@ describe.each(PROTOCOL_SLUGS)('BrainAtom.ask continuation on $slug', ({ slug }) 
     expect(two.episode.exchanges).toHaveLength(1);
   });
 
-  it('boundary.1 / boundary.4: an invalid or non-existent episode fails, suggests a new episode, and creates nothing', async () => {
+  it('an invalid or non-existent episode fails, suggests a new episode, and creates nothing', async () => {
     const forged = { hash: 'nope', exid: null, exchanges: [genBrainExchange({ input: 'a', output: 'b' })] };
     const error = await atom.ask({ say: 'x', on: { episode: forged } }, contextFor()).catch((caught) => caught);
     expect(error).toBeInstanceOf(BadRequestError);
@@ -53,7 +53,7 @@ describe.each(PROTOCOL_SLUGS)('BrainAtom.ask continuation on $slug', ({ slug }) 
     expect(standin().requests).toHaveLength(0);
   });
 
-  it('edge.2: an episode too long for the window fails before the call, naming the limit', async () => {
+  it('an episode too long for the window fails before the call, naming the limit', async () => {
     const long = genBrainEpisode({
       exchanges: Array.from({ length: 40 }, (_, index) =>
         genBrainExchange({ input: `q${index} ${'w'.repeat(30_000)}`, output: `a${index}` }),
@@ -82,7 +82,7 @@ describe('crosssupplier.1: an atom episode from claude continues on qwen', () =>
   });
 });
 
-describe('boundary.3: an atom whose supplier lacks continuation', () => {
+describe('an atom whose supplier lacks continuation', () => {
   const atom = genClaudeAtom({ slug: 'claude/haiku', entry: { ...CLAUDE_MODELS.haiku, continuation: false } });
 
   it('fails fast with the prior ref on `on`; a fresh call succeeds and returns an episode', async () => {

@@ -94,7 +94,7 @@ const REPLS = [
 
 const inputsOf = (episode: BrainEpisode) => episode.exchanges.map((exchange) => exchange.input);
 
-describe.each(ATOMS)('usecase.7: multistep review workflow (BrainAtom) on $name', ({ make, protocol }) => {
+describe.each(ATOMS)('multistep review workflow (BrainAtom) on $name', ({ make, protocol }) => {
   const ROLE = 'You are a code reviewer. Flag vague variable names, one line per issue. Reply "ready" to confirm.';
   const CONFIRMATION = 'ready: I will flag vague variable names, one line per issue';
   const CONTENT = 'const x = fetchUsers();';
@@ -199,7 +199,7 @@ describe.each(BRAINS)('pattern.2: revive via saved episodes, on $name', ({ make 
   });
 });
 
-describe.each(BRAINS)('contract.1: prior refs remain valid after new calls, on $name', ({ make }) => {
+describe.each(BRAINS)('prior refs remain valid after new calls, on $name', ({ make }) => {
   it('given an episode continued twice, when the user continues from the oldest ref again, then the brain sees context only as of that ref', async () => {
     const brain = make();
     standin().respond = echo;
@@ -224,7 +224,7 @@ describe.each(BRAINS)('contract.1: prior refs remain valid after new calls, on $
   });
 });
 
-describe.each(REPLS)('contract.1: prior series refs remain valid after new calls, on $slug', ({ slug }) => {
+describe.each(REPLS)('prior series refs remain valid after new calls, on $slug', ({ slug }) => {
   it('given a series continued by ask then act, when the user continues from the first series again, then later exchanges are not visible', async () => {
     const repl = genBrainRepl({ slug });
     standin().respond = echo;
@@ -244,7 +244,7 @@ describe.each(REPLS)('contract.1: prior series refs remain valid after new calls
   });
 });
 
-describe('usecase.12: cross-supplier consensus fanout', () => {
+describe('cross-supplier consensus fanout', () => {
   const schema = z.object({ verdict: z.enum(['approve', 'reject']), reasons: z.array(z.string()).min(1) });
   const DIFF = 'diff: rename `x` to `users` in src/users.ts; no behaviour change';
   const NOTED = 'noted the diff: one rename in src/users.ts';
@@ -313,7 +313,7 @@ describe('usecase.12: cross-supplier consensus fanout', () => {
   });
 });
 
-describe.each(BRAINS)('boundary.1 / boundary.4: an invalid episode ref, on $name', ({ make }) => {
+describe.each(BRAINS)('an invalid episode ref, on $name', ({ make }) => {
   it('given a forged episode, when the user continues it, then BadRequestError says to start a new episode, nothing is sent, and a fresh ask works', async () => {
     const brain = make();
     standin().respond = echo;
@@ -337,7 +337,7 @@ describe.each(BRAINS)('boundary.1 / boundary.4: an invalid episode ref, on $name
   });
 });
 
-describe.each(REPLS)('boundary.2 / boundary.4 / boundary.6: invalid series refs and both refs at once, on $slug', ({ slug }) => {
+describe.each(REPLS)('invalid series refs and both refs at once, on $slug', ({ slug }) => {
   it('given a forged series, when the user continues it, then BadRequestError says to start a new series, and a fresh ask works', async () => {
     const repl = genBrainRepl({ slug });
     standin().respond = echo;
@@ -378,7 +378,7 @@ describe.each(REPLS)('boundary.2 / boundary.4 / boundary.6: invalid series refs 
   });
 });
 
-describe('boundary.3 / contract.2: a supplier without continuation support', () => {
+describe('a supplier without continuation support', () => {
   const limited = genClaudeAtom({ slug: 'claude/haiku', entry: { ...CLAUDE_MODELS.haiku, continuation: false } });
 
   it('given a prior episode, when the limited atom is asked to continue it, then ContinuationNotSupportedError carries the episode, and qwen continues it', async () => {
@@ -433,7 +433,7 @@ describe('boundary.3 / contract.2: a supplier without continuation support', () 
   });
 });
 
-describe.each(REPLS)('boundary.5: a compacted episode, on $slug', ({ slug }) => {
+describe.each(REPLS)('a compacted episode, on $slug', ({ slug }) => {
   it('given a series that compacted, when the user continues its closed episode, then EpisodeCompactedError points to the series, which works', async () => {
     const repl = genBrainRepl({ slug, config: { limits: { contextTokens: 3_000 } } });
     standin().respond = (request) => {
@@ -460,7 +460,7 @@ describe.each(REPLS)('boundary.5: a compacted episode, on $slug', ({ slug }) => 
   });
 });
 
-describe('edge.2: a long episode that outgrows a smaller window', () => {
+describe('a long episode that outgrows a smaller window', () => {
   it('given an episode made on a 1M-window atom, when a 32k atom continues it, then ContextOverflowError names the limit, and a repl on the same atom continues it by compaction', async () => {
     const LONG = `the spec, at length: ${'a'.repeat(100_000)}`;
     standin().respond = (request) =>

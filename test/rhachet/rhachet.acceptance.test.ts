@@ -116,7 +116,7 @@ describe('rhachet repo introspect (the author side)', () => {
   );
 });
 
-describe('usecase.11: rhachet run --repo bhrain --skill act|ask', () => {
+describe('rhachet run --repo bhrain --skill act|ask', () => {
   it("stdout: rhachet's header, the answer, then the refs after a blank line; exit 0; nothing else", async () => {
     standin().script({ text: 'The answer is 42.' });
     const run = await runRhachet({

@@ -35,7 +35,7 @@ const fetchTurns = (count: number, size: number) =>
 const sentText = (index: number) => JSON.stringify(standin().requests[index].body);
 
 describe.each(PROTOCOL_SLUGS)('memory managers on $slug', ({ slug }) => {
-  it('usecase.8: a custom manager is consulted after each iteration; its replacement applies before the next generation', async () => {
+  it('a custom manager is consulted after each iteration; its replacement applies before the next generation', async () => {
     const consulted: number[] = [];
     const manager: BhrainMemoryManager = {
       name: 'custom',
@@ -56,7 +56,7 @@ describe.each(PROTOCOL_SLUGS)('memory managers on $slug', ({ slug }) => {
     expect(result.compactions).toEqual([expect.objectContaining({ strategy: 'custom' })]);
   });
 
-  it('usecase.8: when the manager decides not to update, the context is unchanged', async () => {
+  it('when the manager decides not to update, the context is unchanged', async () => {
     const manager: BhrainMemoryManager = {
       name: 'idle',
       shouldUpdate: () => false,
@@ -68,7 +68,7 @@ describe.each(PROTOCOL_SLUGS)('memory managers on $slug', ({ slug }) => {
     expect(result.messages).toEqual(result.transcript);
   });
 
-  it('usecase.8: a manager can externalize content to a file and the brain reads it back with a tool', async () => {
+  it('a manager can externalize content to a file and the brain reads it back with a tool', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-mem-'));
     const externalizing: BhrainMemoryManager = {
       name: 'externalize',
@@ -103,7 +103,7 @@ describe.each(PROTOCOL_SLUGS)('memory managers on $slug', ({ slug }) => {
     expect(result.transcript.filter((message) => message.role === 'tool').at(-1)?.content).toContain('blob 1: zzz');
   });
 
-  it('usecase.8: a background observer signals an update that is applied between iterations', async () => {
+  it('a background observer signals an update that is applied between iterations', async () => {
     const manager: BhrainMemoryManager = {
       name: 'background',
       shouldUpdate: () => false,
@@ -125,7 +125,7 @@ describe.each(PROTOCOL_SLUGS)('memory managers on $slug', ({ slug }) => {
     expect(sentText(2)).toContain('OBSERVED SUMMARY');
   });
 
-  it('usecase.8: summarize-on-limit is the default; near the limit earlier turns are summarized by the llm and tool results condensed', async () => {
+  it('summarize-on-limit is the default; near the limit earlier turns are summarized by the llm and tool results condensed', async () => {
     const brain = genBhrain({ atom: slug, toolBoxes: [bulky], limits: { contextTokens: 6_000 } });
     expect(brain.config.memoryManager.name).toBe('summarize-on-limit');
     const events: BhrainEvent[] = [];
@@ -154,7 +154,7 @@ describe.each(PROTOCOL_SLUGS)('memory managers on $slug', ({ slug }) => {
     expect(last).toContain('remember the secret word plover, then fetch six blobs');
   });
 
-  it('usecase.8: truncate drops the oldest turns with no llm call', async () => {
+  it('truncate drops the oldest turns with no llm call', async () => {
     standin().script(...fetchTurns(6, 3_000), { text: 'done' });
     const events: BhrainEvent[] = [];
     const result = await invoke(

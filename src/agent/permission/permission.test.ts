@@ -31,7 +31,7 @@ describe.each(PROTOCOL_SLUGS)('permission guards on $slug', ({ slug }) => {
     permissionGuard,
   });
 
-  it('usecase.6: a pre-approved operation executes without prompting', async () => {
+  it('a pre-approved operation executes without prompting', async () => {
     const cwd = await tempDir();
     const prompts: string[] = [];
     standin().script(
@@ -48,7 +48,7 @@ describe.each(PROTOCOL_SLUGS)('permission guards on $slug', ({ slug }) => {
     expect(await readFile(join(cwd, 'out.txt'), 'utf8')).toBe('ran\n');
   });
 
-  it('usecase.6 / usecase.9: a prompt pauses the call, asks the user, and proceeds only if approved', async () => {
+  it('a prompt pauses the call, asks the user, and proceeds only if approved', async () => {
     const cwd = await tempDir();
     const asked: Array<{ call: BrainToolCall; reason: string }> = [];
     standin().script(
@@ -73,7 +73,7 @@ describe.each(PROTOCOL_SLUGS)('permission guards on $slug', ({ slug }) => {
     expect(toolResults(result.transcript)[1]).toMatch(/^permission denied: the user declined write/);
   });
 
-  it('usecase.6 / usecase.4: a blocked operation is rejected and the model receives a rejection it can reason about', async () => {
+  it('a blocked operation is rejected and the model receives a rejection it can reason about', async () => {
     const cwd = await tempDir();
     standin().script({ toolCalls: [{ name: 'bash', input: { command: 'echo hi && rm -rf ./victim' } }] }, { text: 'I will not delete it' });
     const guard = genRulesGuard({ allow: ['bash(echo *)'], deny: ['bash(rm *)'] });
@@ -82,7 +82,7 @@ describe.each(PROTOCOL_SLUGS)('permission guards on $slug', ({ slug }) => {
     expect(result.output).toBe('I will not delete it');
   });
 
-  it('usecase.9: with no guard every call is allowed; a guard is consulted before each execution', async () => {
+  it('with no guard every call is allowed; a guard is consulted before each execution', async () => {
     const cwd = await tempDir();
     const checked: string[] = [];
     const spy: BhrainPermissionGuard = { name: 'spy', check: ({ call }) => (checked.push(call.name), allowAll.check({ call }, { cwd })) };
@@ -102,7 +102,7 @@ describe.each(PROTOCOL_SLUGS)('permission guards on $slug', ({ slug }) => {
     expect(await readFile(join(cwd, 'b.txt'), 'utf8')).toBe('b');
   });
 
-  it('usecase.9: a guard that throws (or hangs) denies the call, logs the error, and the loop goes on', async () => {
+  it('a guard that throws (or hangs) denies the call, logs the error, and the loop goes on', async () => {
     const cwd = await tempDir();
     const { lines, log } = genRecordingLog();
     const throwing: BhrainPermissionGuard = {
@@ -125,7 +125,7 @@ describe.each(PROTOCOL_SLUGS)('permission guards on $slug', ({ slug }) => {
     expect(await exists(join(cwd, 'y.txt'))).toBe(false);
   });
 
-  it('usecase.9: a prompt with no way to ask (no TTY, CI) is a denial saying so', async () => {
+  it('a prompt with no way to ask (no TTY, CI) is a denial saying so', async () => {
     const cwd = await tempDir();
     standin().script({ toolCalls: [{ name: 'bash', input: { command: 'touch made' } }] }, { text: 'needs approval' });
     const result = await invoke({ config: config(promptForWrites), prompt: 'go' }, contextFor({ cwd }));

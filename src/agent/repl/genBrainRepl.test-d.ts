@@ -8,7 +8,7 @@ import { genBrainRepl, type BrainReplOn } from './genBrainRepl.js';
 declare const episode: BrainEpisode;
 declare const series: BrainSeries;
 
-test('boundary.6: PickOne accepts exactly one of episode or series', () => {
+test('PickOne accepts exactly one of episode or series', () => {
   expectTypeOf({ episode }).toMatchTypeOf<BrainReplOn>();
   expectTypeOf({ series }).toMatchTypeOf<BrainReplOn>();
   expectTypeOf({ episode, series }).not.toMatchTypeOf<BrainReplOn>();

@@ -21,7 +21,7 @@ const sent = (index: number) => JSON.stringify(standin().requests[index].body.me
 describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug: refs', ({ slug }) => {
   const replSlug = `bhrain.struct.v1@${slug}`;
 
-  it('usecase.2 / usecase.9 / usecase.10: a fresh ask creates a new series with a new episode; both are frozen literals', async () => {
+  it('a fresh ask creates a new series with a new episode; both are frozen literals', async () => {
     standin().script({ text: 'hello there' });
     const result = await genBrainRepl({ slug: replSlug }).ask({ say: 'hi' }, contextFor());
     expect(result.output).toBe('hello there');
@@ -31,7 +31,7 @@ describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug: refs', ({ slug }) => {
     expect(result.metrics.size.tokens.output).toBeGreaterThan(0);
   });
 
-  it('usecase.4 / contract.1: ask on a series continues its current episode; NEW refs come back and the prior ones stay valid', async () => {
+  it('ask on a series continues its current episode; NEW refs come back and the prior ones stay valid', async () => {
     const repl = genBrainRepl({ slug: replSlug });
     standin().script({ text: 'noted: the codename is heron' }, { text: 'the codename is heron' }, { text: 'branch sees only the first' });
     const first = await repl.ask({ say: 'remember the codename heron' }, contextFor());
@@ -46,7 +46,7 @@ describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug: refs', ({ slug }) => {
     expect(branch.episode.exchanges).toHaveLength(2);
   });
 
-  it('usecase.5 / edge.1: ask on an episode branches from it (a new series), even from a one-exchange episode', async () => {
+  it('ask on an episode branches from it (a new series), even from a one-exchange episode', async () => {
     const repl = genBrainRepl({ slug: replSlug });
     standin().script({ text: 'first answer' }, { text: 'follow-up answer' });
     const first = await repl.ask({ say: 'first question' }, contextFor());
@@ -57,7 +57,7 @@ describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug: refs', ({ slug }) => {
     expect(branched.series.hash).not.toBe(first.series.hash);
   });
 
-  it('usecase.6: act on a series from a prior ask acts with awareness of it; act on an episode too', async () => {
+  it('act on a series from a prior ask acts with awareness of it; act on an episode too', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-repl-'));
     const repl = genBrainRepl({ slug: replSlug });
     standin().script(
@@ -88,7 +88,7 @@ describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug: refs', ({ slug }) => {
     expect(names(1)).toEqual(['read', 'write', 'edit', 'glob', 'grep', 'bash', 'websearch']);
   });
 
-  it('usecase.11: ask with a zod schema returns validated, typed output and refs; an invalid answer is corrected once', async () => {
+  it('ask with a zod schema returns validated, typed output and refs; an invalid answer is corrected once', async () => {
     const schema = z.object({ risk: z.enum(['low', 'high']), reasons: z.array(z.string()) });
     standin().script({ text: '{"risk":"medium"}' }, { text: '{"risk":"high","reasons":["touches auth"]}' });
     const result = await genBrainRepl({ slug: replSlug }).ask({ say: 'assess the change', schema: { output: schema } }, contextFor());
@@ -103,7 +103,7 @@ describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug: refs', ({ slug }) => {
 describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug: compaction and invalid refs', ({ slug }) => {
   const replSlug = `bhrain.struct.v1@${slug}`;
 
-  it('edge.3 / boundary.5: a series that fills the window compacts into a recap episode; the compacted episode cannot be continued', async () => {
+  it('a series that fills the window compacts into a recap episode; the compacted episode cannot be continued', async () => {
     const repl = genBrainRepl({ slug: replSlug, config: { limits: { contextTokens: 3_000 } } });
     standin().respond = (request) =>
       JSON.stringify(request.body).includes('You compact a conversation')
@@ -131,7 +131,7 @@ describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug: compaction and invalid refs',
     );
   });
 
-  it('edge.2: an episode larger than the window itself is summarized in parts, then continues', async () => {
+  it('an episode larger than the window itself is summarized in parts, then continues', async () => {
     const big = genBrainEpisode({
       exchanges: Array.from({ length: 6 }, (_, index) =>
         genBrainExchange({ input: `chapter ${index} for ${slug}: ${'c'.repeat(60_000)}`, output: `read chapter ${index}` }),
@@ -152,7 +152,7 @@ describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug: compaction and invalid refs',
     expect(result.series.summaries).toEqual([`SUMMARY ${summaries}`]);
   });
 
-  it('boundary.2 / boundary.4 / boundary.6: invalid or forged refs and both refs at once fail clearly and create nothing', async () => {
+  it('invalid or forged refs and both refs at once fail clearly and create nothing', async () => {
     const repl = genBrainRepl({ slug: replSlug });
     const forged = genBrainEpisode({ exchanges: [genBrainExchange({ input: 'a', output: 'b' })] });
     await expect(repl.ask({ say: 'x', on: { series: { ...forged, episodes: [], summaries: [] } as never } }, contextFor())).rejects.toThrow(
@@ -165,7 +165,7 @@ describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug: compaction and invalid refs',
     expect(standin().requests).toHaveLength(0);
   });
 
-  it('contract.2: refs are emitted to context.log on every call', async () => {
+  it('refs are emitted to context.log on every call', async () => {
     const { lines, log } = genRecordingLog();
     standin().script({ text: 'one' }, { text: 'two' });
     const repl = genBrainRepl({ slug: replSlug });
@@ -197,7 +197,7 @@ describe('crosssupplier: refs move between suppliers as plaintext', () => {
   });
 });
 
-describe('boundary.3: a supplier without continuation support', () => {
+describe('a supplier without continuation support', () => {
   const atom = genClaudeAtom({ slug: 'claude/haiku', entry: { ...CLAUDE_MODELS.haiku, continuation: false } });
 
   it('fails fast on `on`, carrying the prior ref; a fresh call still works and returns refs', async () => {
@@ -213,7 +213,7 @@ describe('boundary.3: a supplier without continuation support', () => {
   });
 });
 
-describe('contract.3: memory efficiency', () => {
+describe('memory efficiency', () => {
   it('the repl keeps only its latest refs: heap stays flat over 1,000 calls whose refs the caller ignores', async () => {
     setFlagsFromString('--expose_gc');
     const gc = runInNewContext('gc') as () => void;

@@ -102,7 +102,7 @@ const genRequestShaper = (input: {
 
 /**
  * .what = opens a session: its context, lineage, tools (the task tool at its depth), system prompt; checks the input fits
- *         the window (boundary.2: a ContextOverflowError before any event), then publishes it ACTIVE and emits
+ *         the window (a ContextOverflowError before any event), then publishes it ACTIVE and emits
  *         SessionStarted
  * .why = everything a session needs is resolved once, up front, into its state
  */

@@ -46,7 +46,7 @@ const genProbeToolBox = (): BhrainToolBox & { runs: string[] } => {
 };
 
 describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protocol): usecases', ({ slug }) => {
-  it('usecase.1: a simple input gets a text response with no tool calls', async () => {
+  it('a simple input gets a text response with no tool calls', async () => {
     standin().script({ text: 'Paris is the capital of France.' });
     const result = await invoke({ config: { atom: slug }, prompt: 'capital of France?' }, contextFor());
     expect(result.output).toBe('Paris is the capital of France.');
@@ -56,7 +56,7 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
     expect(standin().requests).toHaveLength(1);
   });
 
-  it('usecase.1: an input needing tools gets valid tool calls, and the answer waits for their results', async () => {
+  it('an input needing tools gets valid tool calls, and the answer waits for their results', async () => {
     const cwd = await tempDir();
     await writeFile(join(cwd, 'version.txt'), '4.2.0\n');
     standin().script({ toolCalls: [{ name: 'read', input: { path: 'version.txt' } }] }, { text: 'The version is 4.2.0.' });
@@ -67,7 +67,7 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
     expect(second).toContain('4.2.0');
   });
 
-  it('usecase.2: the loop iterates until a response has no tool calls, running every call of a response', async () => {
+  it('the loop iterates until a response has no tool calls, running every call of a response', async () => {
     const cwd = await tempDir();
     standin().script(
       {
@@ -88,7 +88,7 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
     expect(results[2].content).toContain('one\ntwo');
   });
 
-  it('usecase.2: at maxIterations the loop stops gracefully with the partial answer and an explanation', async () => {
+  it('at maxIterations the loop stops gracefully with the partial answer and an explanation', async () => {
     const probe = genProbeToolBox();
     standin().script(
       { text: 'step one done', toolCalls: [{ name: 'ok', input: { n: 1 } }] },
@@ -102,7 +102,7 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
     expect(probe.runs).toEqual(['ok', 'ok']);
   });
 
-  it('usecase.10: malformed tool arguments become an error result, and the model retries', async () => {
+  it('malformed tool arguments become an error result, and the model retries', async () => {
     const probe = genProbeToolBox();
     standin().script(
       { toolCalls: [{ name: 'ok', rawArguments: '{"n": 1,' }] },
@@ -118,7 +118,7 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
     expect(errors[1]).toMatch(/input\.n must be integer, got string/);
   });
 
-  it('usecase.12: a throwing tool becomes an error result with its message, and the loop goes on', async () => {
+  it('a throwing tool becomes an error result with its message, and the loop goes on', async () => {
     standin().script({ toolCalls: [{ name: 'crash' }] }, { text: 'the tool crashed: disk on fire' });
     const result = await invoke({ config: { atom: slug, toolBoxes: [genProbeToolBox()] }, prompt: 'go' }, contextFor());
     expect(result.termination).toBe('complete');
@@ -126,7 +126,7 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
     expect(toolResult).toMatchObject({ isError: true, content: 'tool crash failed with an unexpected error: disk on fire' });
   });
 
-  it('usecase.12: llm errors are retried; when retries fail the error is surfaced with the partial transcript', async () => {
+  it('llm errors are retried; when retries fail the error is surfaced with the partial transcript', async () => {
     standin().script(
       { error: { status: 529 } },
       { text: 'checking', toolCalls: [{ name: 'ok' }] },
@@ -143,14 +143,14 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
     expect(result.transcript.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
   });
 
-  it('usecase.12: invalid input (a bad config) is a clear error and no loop starts', async () => {
+  it('invalid input (a bad config) is a clear error and no loop starts', async () => {
     expect(() => genBhrain({ atom: slug, maxIterations: 0 })).toThrow(/maxIterations/);
     expect(() => genBhrain({ atom: 'gpt-9' })).toThrow(/unknown atom 'gpt-9'/);
     expect(() => genBhrain({ atom: slug, toolBoxes: [{ name: 'x', definitions: [], execute: 'no' as never }] })).toThrow(BadRequestError);
     expect(standin().requests).toHaveLength(0);
   });
 
-  it('usecase.13: tool calls and results are logged, iterations and context tokens tracked, totals reported', async () => {
+  it('tool calls and results are logged, iterations and context tokens tracked, totals reported', async () => {
     const { lines, log } = genRecordingLog();
     const events: BhrainEvent[] = [];
     standin().script({ toolCalls: [{ name: 'ok', input: { n: 7 } }] }, { text: 'seven' });
@@ -173,21 +173,21 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
 });
 
 describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protocol): boundaries', ({ slug }) => {
-  it('boundary.1: an empty input gets a clarification request and no loop', async () => {
+  it('an empty input gets a clarification request and no loop', async () => {
     const result = await invoke({ config: { atom: slug }, prompt: '   ' }, contextFor());
     expect(result.termination).toBe('clarification');
     expect(result.output).toMatch(/What would you like me to do\?/);
     expect(standin().requests).toHaveLength(0);
   });
 
-  it('boundary.2: an input larger than the context window fails before execution, naming the limit', async () => {
+  it('an input larger than the context window fails before execution, naming the limit', async () => {
     const run = invoke({ config: { atom: slug, limits: { contextTokens: 2_000 } }, prompt: 'x'.repeat(20_000) }, contextFor());
     await expect(run).rejects.toThrow(ContextOverflowError);
     await expect(run).rejects.toThrow(/more than the context window of 2000 tokens/);
     expect(standin().requests).toHaveLength(0);
   });
 
-  it('boundary.4: parallel calls run concurrently; successes and failures are all appended', async () => {
+  it('parallel calls run concurrently; successes and failures are all appended', async () => {
     const probe = genProbeToolBox();
     standin().script(
       { toolCalls: [{ name: 'slow' }, { name: 'slow' }, { name: 'fail' }, { name: 'crash' }, { name: 'ok', input: { n: 3 } }] },
@@ -207,7 +207,7 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
     expect(JSON.stringify(standin().requests[1].body)).toContain('it failed: no such thing');
   });
 
-  it('boundary.5: a call to a non-existent tool returns an error listing the tools, and the model corrects', async () => {
+  it('a call to a non-existent tool returns an error listing the tools, and the model corrects', async () => {
     standin().script(
       { toolCalls: [{ name: 'search_files', input: { q: 'x' } }] },
       { toolCalls: [{ name: 'ok', input: { n: 1 } }] },
@@ -240,7 +240,7 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
   });
 });
 
-describe('usecase.10: atom interchangeability', () => {
+describe('atom interchangeability', () => {
   it('the loop behaves identically on claude and qwen for the same script', async () => {
     const runs = [];
     for (const { slug } of PROTOCOL_SLUGS) {

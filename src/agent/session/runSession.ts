@@ -63,7 +63,7 @@ export const runSession = async (input: RunSessionInput): Promise<BhrainSessionR
     if (hooks && state.depth === 0) await hooks.runSessionHooks(state, 'SessionEnd', { reason: end.termination });
     return finishSession(state, end);
   };
-  // boundary.1: an empty request gets a clarification, and no loop
+  // an empty request gets a clarification, and no loop
   if (!input.prompt.trim()) return finish({ termination: 'clarification', output: CLARIFICATION_REQUEST });
   const opening = hooks && state.depth === 0 ? await hooks.openWithHooks(state, input.prompt, input.history.length > 0) : null;
   if (opening?.blocked)

@@ -24,7 +24,7 @@ describe('truncateToolOutput', () => {
     await expect(readFile(join(spillDir, 'bash-c1.txt'))).rejects.toThrow();
   });
 
-  it('boundary.3: a large result is truncated with a notice, head and tail kept at line boundaries', async () => {
+  it('a large result is truncated with a notice, head and tail kept at line boundaries', async () => {
     const output = lines(10_000);
     const result = await truncateToolOutput({ output, maxChars: 10_000, spillDir, callId: 'call_7', toolName: 'grep' });
     expect(result.truncated).toBe(true);
@@ -57,7 +57,7 @@ describe('truncateToolOutput', () => {
     expect(notice).toContain(`offset: ${firstOmitted}`);
   });
 
-  it('boundary.3: a single huge line is cut by characters, within the budget', async () => {
+  it('a single huge line is cut by characters, within the budget', async () => {
     const output = 'x'.repeat(100_000);
     const result = await truncateToolOutput({ output, maxChars: 1_000, spillDir, callId: 'c2', toolName: 'bash' });
     const notice = /\n\[… truncated: [^\]]*\]\n/.exec(result.output)?.[0] ?? '';

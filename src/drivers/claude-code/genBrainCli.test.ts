@@ -39,7 +39,7 @@ const genCli = async (slug = 'claude/haiku') => {
 const toolNames = (index: number): string[] => (standin().requests[index].body.tools ?? []).map((tool: { name: string }) => tool.name);
 
 describe('BrainCli over the real claude CLI', () => {
-  it('usecase.1: a slug gives a handle that has spawned nothing; an unknown slug is a BadRequestError naming it', async () => {
+  it('a slug gives a handle that has spawned nothing; an unknown slug is a BadRequestError naming it', async () => {
     const { handle } = await genCli();
     expect(handle.pid).toBeNull();
     expect(handle.mode).toBeNull();
@@ -47,7 +47,7 @@ describe('BrainCli over the real claude CLI', () => {
     expect(() => genBrainCli({ slug: 'gemini' }, { cwd: '/tmp' })).toThrow(/unknown brain cli slug 'gemini'/);
   });
 
-  it('usecase.2: boot spawns a headless process; booting again kills it, spawns anew, and keeps the series', async () => {
+  it('boot spawns a headless process; booting again kills it, spawns anew, and keeps the series', async () => {
     const { handle } = await genCli();
     await handle.executor.boot({ mode: 'dispatch' });
     const first = handle.pid;
@@ -61,7 +61,7 @@ describe('BrainCli over the real claude CLI', () => {
     expect(handle.series).toBe(series);
   });
 
-  it('usecase.3 / usecase.11: ask returns text, refs and per-call metrics, with read-only tools and nothing mutated', async () => {
+  it('ask returns text, refs and per-call metrics, with read-only tools and nothing mutated', async () => {
     const { handle, cwd } = await genCli();
     await handle.executor.boot({ mode: 'dispatch' });
     standin().script(
@@ -81,7 +81,7 @@ describe('BrainCli over the real claude CLI', () => {
     expect(await exists(join(cwd, 'nope.txt'))).toBe(false);
   });
 
-  it('usecase.4: act has mutation tools and changes files; switching from ask resumes the same session', async () => {
+  it('act has mutation tools and changes files; switching from ask resumes the same session', async () => {
     const { handle, cwd } = await genCli();
     await handle.executor.boot({ mode: 'dispatch' });
     standin().script({ text: 'planned: write hello.txt' });
@@ -101,7 +101,7 @@ describe('BrainCli over the real claude CLI', () => {
     expect(result.episode.exchanges).toHaveLength(2);
   });
 
-  it('usecase.3 / usecase.4: ask and act throw before boot and in interact mode', async () => {
+  it('ask and act throw before boot and in interact mode', async () => {
     const { handle } = await genCli();
     await expect(handle.ask({ prompt: 'x' })).rejects.toThrow(/dispatch mode.*executor\.boot/);
     await expect(handle.act({ prompt: 'x' })).rejects.toThrow(BadRequestError);
@@ -110,7 +110,7 @@ describe('BrainCli over the real claude CLI', () => {
     await expect(handle.act({ prompt: 'x' })).rejects.toThrow(/mode is interact/);
   });
 
-  it('usecase.5 / usecase.10: dispatch streams output chunks as they arrive, and accepts raw protocol lines', async () => {
+  it('dispatch streams output chunks as they arrive, and accepts raw protocol lines', async () => {
     const { handle } = await genCli();
     const chunks: string[] = [];
     handle.terminal.onData((chunk) => chunks.push(chunk));
@@ -126,7 +126,7 @@ describe('BrainCli over the real claude CLI', () => {
 });
 
 describe('BrainCli over the real claude CLI', () => {
-  it('usecase.5 / usecase.10 / usecase.6: interact mode is a PTY: raw bytes out, keystrokes in, a clean exit reports code 0', async () => {
+  it('interact mode is a PTY: raw bytes out, keystrokes in, a clean exit reports code 0', async () => {
     const { handle } = await genCli();
     let screen = '';
     const exits: CliExit[] = [];
@@ -163,7 +163,7 @@ describe('BrainCli over the real claude CLI', () => {
     expect(handle.pid).toBeNull();
   }, 60_000);
 
-  it('usecase.6 / usecase.7: killed externally or by kill(), onExit fires exactly once; kill with nothing running is a no-op', async () => {
+  it('killed externally or by kill(), onExit fires exactly once; kill with nothing running is a no-op', async () => {
     const { handle } = await genCli();
     await handle.executor.kill();
     const exits: CliExit[] = [];
@@ -183,7 +183,7 @@ describe('BrainCli over the real claude CLI', () => {
     expect(exits).toHaveLength(2);
   });
 
-  it('usecase.8: after a crash mid-series, booting again resumes the same series with its context', async () => {
+  it('after a crash mid-series, booting again resumes the same series with its context', async () => {
     const { handle } = await genCli();
     await handle.executor.boot({ mode: 'dispatch' });
     standin().script({ text: 'noted: the launch code is 7319' });
@@ -202,7 +202,7 @@ describe('BrainCli over the real claude CLI', () => {
     expect(JSON.stringify(standin().requests[1].body.messages)).toContain('remember the launch code 7319');
   });
 
-  it('usecase.9: dispatch → interact → dispatch kills each prior process and keeps the series', async () => {
+  it('dispatch → interact → dispatch kills each prior process and keeps the series', async () => {
     const { handle } = await genCli();
     await handle.executor.boot({ mode: 'dispatch' });
     standin().script({ text: 'first' });
@@ -224,7 +224,7 @@ describe('BrainCli over the real claude CLI', () => {
     expect(JSON.stringify(standin().requests.at(-1)!.body.messages)).toContain('the secret word is ostrich');
   });
 
-  it('usecase.11: two sequential calls report independent, per-call metrics', async () => {
+  it('two sequential calls report independent, per-call metrics', async () => {
     const { handle } = await genCli();
     await handle.executor.boot({ mode: 'dispatch' });
     standin().script({ text: 'short', usage: { outputTokens: 7 } }, { text: 'also short', usage: { outputTokens: 11 } });

@@ -75,7 +75,7 @@ const runBash = async (
 // the default: the workspace-write sandbox
 const box = genBashToolBox();
 
-describe('usecase.4 = tool execution (bash)', () => {
+describe('tool execution (bash)', () => {
   it('defines one bash tool with a strict schema and a description from bash.txt', () => {
     expect(box.name).toBe('bash');
     expect(box.definitions).toHaveLength(1);
@@ -207,7 +207,7 @@ describe('usecase.4 = tool execution (bash)', () => {
   });
 });
 
-describe('usecase.4 = tool execution (bash): background processes and large output', () => {
+describe('tool execution (bash): background processes and large output', () => {
   describe('given a command that leaves a background process', () => {
     it('then the call returns promptly and the background process is killed with the sandbox', async () => {
       const seconds = uniqueSeconds();

@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 describe('edit', () => {
-  it('usecase.3: edit replaces and confirms the updated content with 3 lines of context', async () => {
+  it('edit replaces and confirms the updated content with 3 lines of context', async () => {
     await writeFile(join(cwd, 'a.txt'), numbered(20));
     const result = await edit({ path: 'a.txt', old_string: 'line 10\n', new_string: 'line ten\nline ten and a half\n' });
     expect(result.success).toBe(true);
@@ -44,7 +44,7 @@ describe('edit', () => {
     expect(await readFile(join(cwd, 'a.txt'), 'utf8')).toContain('line 9\nline ten\nline ten and a half\nline 11\n');
   });
 
-  it('usecase.3: edit of a missing string returns an error result the model can act on', async () => {
+  it('edit of a missing string returns an error result the model can act on', async () => {
     await writeFile(join(cwd, 'a.txt'), 'alpha\nbeta\n');
     const result = await edit({ path: 'a.txt', old_string: 'gamma', new_string: 'delta' });
     expect(result.success).toBe(false);

@@ -44,7 +44,7 @@ describe('genFilesToolBox', () => {
     }
   });
 
-  it('usecase.3: write, read, edit, glob and grep work together on one file', async () => {
+  it('write, read, edit, glob and grep work together on one file', async () => {
     expect((await call('write', { path: 'notes/todo.md', content: '# Todo\n- buy milk\n- call mom\n' })).success).toBe(true);
     expect((await call('read', { path: 'notes/todo.md' })).output).toBe('     1\t# Todo\n     2\t- buy milk\n     3\t- call mom');
     const edited = await call('edit', { path: 'notes/todo.md', old_string: '- buy milk', new_string: '- buy oat milk' });

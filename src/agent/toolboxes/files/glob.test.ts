@@ -71,13 +71,13 @@ describe('glob', () => {
     await rm(cwd, { recursive: true, force: true });
   });
 
-  it('usecase.3: glob returns matching paths, relative to cwd and sorted', async () => {
+  it('glob returns matching paths, relative to cwd and sorted', async () => {
     await touch('src/b.ts', 'src/a.ts', 'src/lib/c.ts', 'src/readme.md', 'test/d.ts', 'a.txt');
     const result = await glob({ pattern: 'src/**/*.ts' });
     expect(result).toEqual({ callId: 'call-1', success: true, output: 'src/a.ts\nsrc/b.ts\nsrc/lib/c.ts' });
   });
 
-  it('usecase.3: glob with no match is a success that says so, with a hint for patterns without "/"', async () => {
+  it('glob with no match is a success that says so, with a hint for patterns without "/"', async () => {
     await touch('src/a.ts');
     const result = await glob({ pattern: '*.ts' });
     expect(result.success).toBe(true);

@@ -62,7 +62,7 @@ afterAll(async () => {
 });
 
 describe('grep', () => {
-  it('usecase.3: grep returns matching lines and paths as path:line:text', async () => {
+  it('grep returns matching lines and paths as path:line:text', async () => {
     const result = await grep({ pattern: 'match', path: 'src', glob: '*.ts' });
     expect(result.success).toBe(true);
     expect(result.output.split('\n').slice(0, 4)).toEqual([
@@ -75,7 +75,7 @@ describe('grep', () => {
     expect(result.output).not.toContain('b.tsx');
   });
 
-  it('usecase.3: grep with no match is a success that says so', async () => {
+  it('grep with no match is a success that says so', async () => {
     expect(await grep({ pattern: 'zzz_not_there', path: 'src' })).toEqual({
       callId: 'call-1',
       success: true,

@@ -22,13 +22,13 @@ afterEach(async () => {
 });
 
 describe('read', () => {
-  it('usecase.3: read returns the contents, numbered like cat -n', async () => {
+  it('read returns the contents, numbered like cat -n', async () => {
     await writeFile(join(cwd, 'hello.ts'), 'const a = 1;\n\tconst b = 2;\n');
     const result = await read({ path: 'hello.ts' });
     expect(result).toEqual({ callId: 'call-1', success: true, output: '     1\tconst a = 1;\n     2\t\tconst b = 2;' });
   });
 
-  it('usecase.3: read of a non-existent file returns an error result naming similar files', async () => {
+  it('read of a non-existent file returns an error result naming similar files', async () => {
     await writeFile(join(cwd, 'utils.ts'), 'x');
     await writeFile(join(cwd, 'utils.test.ts'), 'x');
     await writeFile(join(cwd, 'unrelated.md'), 'x');
@@ -39,7 +39,7 @@ describe('read', () => {
     expect(result.output).not.toContain('unrelated.md');
   });
 
-  it('usecase.3: read of a file in a missing directory says which directory is missing', async () => {
+  it('read of a file in a missing directory says which directory is missing', async () => {
     await mkdir(join(cwd, 'src'));
     const result = await read({ path: 'scr/index.ts' });
     expect(result.success).toBe(false);

@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 describe('write', () => {
-  it('usecase.3: write writes to disk, creating parent directories, and returns success', async () => {
+  it('write writes to disk, creating parent directories, and returns success', async () => {
     const result = await write({ path: 'deep/er/new.txt', content: 'one\ntwo\n' });
     expect(result).toEqual({
       callId: 'call-1',
@@ -35,7 +35,7 @@ describe('write', () => {
     expect(await readFile(join(cwd, 'deep/er/new.txt'), 'utf8')).toBe('one\ntwo\n');
   });
 
-  it('usecase.3: write over an existing file says it overwrote it', async () => {
+  it('write over an existing file says it overwrote it', async () => {
     await writeFile(join(cwd, 'old.txt'), 'previous content');
     const result = await write({ path: 'old.txt', content: 'é' });
     expect(result.success).toBe(true);

@@ -144,7 +144,7 @@ const braveEnv = () => ({ BRAVE_API_KEY: braveKey, BRAVE_BASE_URL: baseUrl });
 const search = (box: WebsearchToolBox, input: Record<string, unknown>, env: Record<string, string | undefined>) =>
   box.execute({ call: { id: 'call-9', name: 'websearch', input } }, contextWith(env));
 
-describe('usecase.5 = tool execution (websearch)', () => {
+describe('tool execution (websearch)', () => {
   const box = genWebsearchToolBox();
 
   it('defines one websearch tool with a strict schema and a description from websearch.txt', () => {
