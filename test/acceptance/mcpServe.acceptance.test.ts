@@ -271,6 +271,18 @@ describe('`bhrain mcp serve` bounds every call', () => {
     await expect(readFile(join(root, 'c.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
   });
 
+  it("refuses a client's inline rule that does not parse, as it refuses a settings file's: naming the rule and where it is, before any request", async () => {
+    const { client } = await connect();
+    const refused = await client.callTool({
+      name: 'act',
+      arguments: { prompt: 'write d.txt', permission: { deny: ['write(**)', 'write(('] } },
+    });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain("invalid permission rule 'write(('");
+    expect(textOf(refused)).toContain('permission.deny[1]');
+    expect(standin().requests).toHaveLength(0);
+  });
+
   it("mcp serve: a client's budget only lowers the server's: maxIterations 1 stops a run the server would let go on, as a tool error with the partial run's refs", async () => {
     const { client } = await connect(['--atom', 'qwen', '--max-iterations', '5']);
     standin().script(

@@ -1,15 +1,15 @@
 import * as z from 'zod/mini';
 
-import { genRulesGuard, type BhrainPermissionRules } from '../../agent/permission/genRulesGuard.js';
+import type { BhrainPermissionRules } from '../../agent/permission/genRulesGuard.js';
 import { checkMcpServers } from '../mcp/checkMcpServers.js';
 import { BHRAIN_HOOK_EVENT_NAMES } from '../../agent/hooks/BhrainHook.js';
 import { checkEnvMask } from '../../sandbox/network/genMaskedCredentials.js';
+import { genPermissionRulesSchema } from './genPermissionRulesSchema.js';
 import {
   BUILTIN_GUARD_NAMES,
   FILE_SETTINGS,
   isHttpUrl,
   parseDurationMs,
-  RULE_KINDS,
   SETTINGS,
   SETTINGS_SUPPLIERS,
   type SettingRow,
@@ -21,21 +21,8 @@ import {
 /** .what = a custom issue whose message is the whole explanation (the file's error says it as is) */
 const explained = (message: string) => ({ code: 'custom' as const, message, params: { explained: true } });
 
-/** .what = inline permission rules: each rule is parsed as the rules file's are, so a bad one is reported at load */
-const rulesSchema = z
-  .strictObject({ allow: z.optional(z.array(z.string())), prompt: z.optional(z.array(z.string())), deny: z.optional(z.array(z.string())) })
-  .check(
-    z.superRefine((rules, ctx) => {
-      for (const kind of RULE_KINDS)
-        (rules[kind] ?? []).forEach((rule, index) => {
-          try {
-            genRulesGuard({ [kind]: [rule] });
-          } catch (error) {
-            ctx.addIssue({ ...explained((error as Error).message), path: [kind, index] });
-          }
-        });
-    }),
-  );
+/** .what = inline permission rules, each rule parsed as the rules file's are */
+const rulesSchema = genPermissionRulesSchema();
 
 /** .what = the issues of a failed parse, passed on to the enclosing one (its path is added by the parent) */
 const passOn = (issues: readonly z.core.$ZodIssue[], value: unknown, ctx: { issues: z.core.$ZodRawIssue[] }) => {

@@ -20,7 +20,8 @@ import type { SkillName, SkillOptions } from '../../genSkillCommand.js';
 import { resolvePermission } from '../../resolvePermission.js';
 import { runSkillHosted, type SkillHost } from '../../runSkill.js';
 import { resolveSkillSettings } from '../../settings/resolveSkillSettings.js';
-import { BUILTIN_GUARD_NAMES, parseDurationMs, RULE_KINDS, type SkillSettingsFlags } from '../../settings/settingsTable.js';
+import { genPermissionRulesSchema } from '../../settings/genPermissionRulesSchema.js';
+import { BUILTIN_GUARD_NAMES, parseDurationMs, type SkillSettingsFlags } from '../../settings/settingsTable.js';
 import type { SkillOutputJson } from '../../skillOutputJson.js';
 import type { McpServeOptions } from './McpServeOptions.js';
 import { narrowGuard } from './narrowGuard.js';
@@ -54,15 +55,9 @@ const WHERE_INPUT = {
   cwd: z.string().optional().describe("the directory the run works in, within the server's root (relative to the root; default: the root)"),
 };
 
-/** the shape of inline rules: a list of rules for each of RULE_KINDS, as in the settings file */
-type RulesShape = Record<(typeof RULE_KINDS)[number], z.ZodOptional<z.ZodArray<z.ZodString>>>;
-
 /** .what = the permission a client may ask act for: a builtin guard or inline rules, narrowing the server's */
 const PERMISSION_INPUT = z
-  .union([
-    z.enum(BUILTIN_GUARD_NAMES),
-    z.strictObject(Object.fromEntries(RULE_KINDS.map((kind) => [kind, z.array(z.string()).optional()])) as RulesShape),
-  ])
+  .union([z.enum(BUILTIN_GUARD_NAMES), genPermissionRulesSchema()])
   .optional()
   .describe(
     'narrow the permission: readOnly, promptForWrites (no one can answer a prompt here: it denies), or rules {"allow": [...], "deny": [...]}; never looser than the server\'s',
