@@ -139,7 +139,7 @@ const formatIssue = (issue: z.core.$ZodIssue, input: { path: string; json: unkno
   return [`bad value for '${formatPath(issue.path)}' in ${input.path}: ${why}`];
 };
 
-/** .what = where JSON.parse stopped, as line and column, from its message (Node 20 gives a position, 22 also a line) */
+/** .what = where JSON.parse stopped, as line and column, from the position its message gives */
 const locateJsonError = (text: string, message: string): string => {
   const position = Number(/at position (\d+)/.exec(message)?.[1] ?? text.length);
   const before = text.slice(0, position).split('\n');

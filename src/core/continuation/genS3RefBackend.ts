@@ -135,9 +135,9 @@ export const genS3RefBackend = (input: {
       const sdk = ('S3Client' in loaded ? loaded : (loaded as { default: typeof loaded }).default) as typeof loaded;
       const env = input.env ?? process.env;
       const region = input.region ?? (input.endpoint ? env.AWS_REGION || 'us-east-1' : undefined);
-      // the SDK warns on node 20 that its versions after January 2027 will need node 22: bhrain pins this one, which
-      // runs on node 20, so the warning would only be noise on every run's stderr. Off while the client is made (it is
-      // said there, once), and the variable put back as it was
+      // the SDK warns on a node below 22 that its versions after January 2027 will need 22. bhrain needs 22 itself, so
+      // the warning says nothing to a user; it is kept off for a node 20 that still runs it (a test machine), lest it be
+      // noise on every run's stderr. Off while the client is made (it is said there, once), the variable put back as it was
       const warning = process.env[NODE_VERSION_WARNING];
       process.env[NODE_VERSION_WARNING] = 'true';
       try {
