@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { useStandin } from '../test/standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 import { genPeers } from './peers.js';
 import { runMeasured, treePeakBytes } from './runMeasured.js';
 import { genTaskModel, genTaskPrompt } from './sections/harness.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
-import { startStandin, type Standin } from '../../test/standin/standin.js';
+import { startStandin, type Standin } from '#standin/standin.js';
 import type { BrainContext } from '../core/contract/BrainContext.js';
 import type { BrainMessage, BrainToolDefinition } from '../core/contract/BrainMessage.js';
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { PROTOCOL_SLUGS, useStandin } from '../../test/standin/useStandin.js';
+import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import { genBrainEpisode } from '../core/contract/BrainEpisode.js';
 import { genBrainExchange } from '../core/contract/BrainExchange.js';
 import { BadRequestError, ContextOverflowError, ContinuationNotSupportedError } from '../core/contract/errors.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse } from '../../test/standin/rawReplay.js';
-import { useRawReplay } from '../../test/standin/useRawReplay.js';
+import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse } from '#standin/rawReplay.js';
+import { useRawReplay } from '#standin/useRawReplay.js';
 import { genBrainAtom } from './genBrainAtom.js';
 
 const { replayer, contextFor } = useRawReplay();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { genRecordingLog, useStandin } from '../../test/standin/useStandin.js';
+import { genRecordingLog, useStandin } from '#standin/useStandin.js';
 import type { BrainContext } from '../core/contract/BrainContext.js';
 import { AuthFailedError, BadRequestError, SupplierRejectedError } from '../core/contract/errors.js';
 import { genBrainAtom } from './genBrainAtom.js';

@@ -2,8 +2,8 @@
 // bhrain keeps of the model's reasoning and what it sends back on the next request, seen at the server
 import { describe, expect, it } from 'vitest';
 
-import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse } from '../../test/standin/rawReplay.js';
-import { useRawReplay } from '../../test/standin/useRawReplay.js';
+import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse } from '#standin/rawReplay.js';
+import { useRawReplay } from '#standin/useRawReplay.js';
 import type { BrainAtomGenerateInput } from '../core/contract/BrainAtom.js';
 import type { BrainContext } from '../core/contract/BrainContext.js';
 import type { BrainMessage, BrainToolDefinition } from '../core/contract/BrainMessage.js';

@@ -1,8 +1,8 @@
 // Recorded-shape streams replayed byte for byte through the real SDKs: stop reasons and tool-call assembly
 import { describe, expect, it } from 'vitest';
 
-import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse } from '../../test/standin/rawReplay.js';
-import { useRawReplay } from '../../test/standin/useRawReplay.js';
+import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse } from '#standin/rawReplay.js';
+import { useRawReplay } from '#standin/useRawReplay.js';
 import type { BrainContext } from '../core/contract/BrainContext.js';
 import type { BrainToolDefinition } from '../core/contract/BrainMessage.js';
 import { genBrainAtom } from './genBrainAtom.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { PROTOCOL_SLUGS, useStandin } from '../../test/standin/useStandin.js';
+import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import type { BrainToolDefinition } from '../core/contract/BrainMessage.js';
 import { BadRequestError } from '../core/contract/errors.js';
 import { genBrainAtom } from './genBrainAtom.js';

@@ -6,8 +6,8 @@ import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import { beforeEach, describe, expect, it } from 'vitest';
 
-import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse } from '../../test/standin/rawReplay.js';
-import { useRawReplay } from '../../test/standin/useRawReplay.js';
+import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse } from '#standin/rawReplay.js';
+import { useRawReplay } from '#standin/useRawReplay.js';
 import { nodeHttpFetch } from './transport/nodeHttpFetch.js';
 import type { BrainContext } from '../core/contract/BrainContext.js';
 import type { BrainToolDefinition } from '../core/contract/BrainMessage.js';

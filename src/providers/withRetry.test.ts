@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { genRecordingLog, useStandin } from '../../test/standin/useStandin.js';
+import { genRecordingLog, useStandin } from '#standin/useStandin.js';
 import { SupplierRejectedError, SupplierUnavailableError } from '../core/contract/errors.js';
 import { withRetry, type SupplierRetry } from './withRetry.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
-import { PROTOCOL_SLUGS, useStandin } from '../../test/standin/useStandin.js';
+import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import { BadRequestError, OutputInvalidError } from '../core/contract/errors.js';
 import { genRhachetBrainAtom } from './genRhachetBrainAtom.js';
 import type { RhachetPlugToolDefinition, RhachetPlugToolExecution } from './RhachetBrain.js';

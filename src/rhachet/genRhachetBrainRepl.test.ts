@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
-import { PROTOCOL_SLUGS, useStandin } from '../../test/standin/useStandin.js';
+import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import { BadRequestError } from '../core/contract/errors.js';
 import { genRhachetBrainRepl } from './genRhachetBrainRepl.js';
 import type { RhachetPlugToolDefinition, RhachetPlugToolInvocation } from './RhachetBrain.js';

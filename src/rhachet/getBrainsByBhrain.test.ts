@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
-import { useStandin } from '../../test/standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 import { CLAUDE_MODELS, OPENAI_MODELS, QWEN_MODELS } from '../providers/models.js';
 import * as pkg from '../index.js';
 import { getBrainAtomsByBhrain, getBrainReplsByBhrain } from './getBrainsByBhrain.js';

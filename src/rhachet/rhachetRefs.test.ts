@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
-import { genRecordingLog, useStandin } from '../../test/standin/useStandin.js';
+import { genRecordingLog, useStandin } from '#standin/useStandin.js';
 import { genBrainAtom } from '../providers/genBrainAtom.js';
 import { RECAP_PREFIX } from '../core/contract/BrainSeries.js';
 import { BadRequestError } from '../core/contract/errors.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { genCliEnv, runBhrain } from '../../test/acceptance/runCli.js';
-import { useStandin } from '../../test/standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 
 // bash's sandbox through the CLI (bin/bhrain loads dist/: build first): the flags, and failing closed at start
 

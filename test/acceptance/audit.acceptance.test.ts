@@ -7,8 +7,8 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import type { StandinRequest } from '../standin/types.js';
-import { useStandin } from '../standin/useStandin.js';
+import type { StandinRequest } from '#standin/types.js';
+import { useStandin } from '#standin/useStandin.js';
 import { oneValidObject } from './outputSchema.js';
 import { genCliEnv, runBhrain } from './runCli.js';
 

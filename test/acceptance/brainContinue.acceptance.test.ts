@@ -15,9 +15,9 @@ import {
   type BrainEpisode,
   type BrainSeries,
 } from '../../src/index.js';
-import type { StandinRequest } from '../standin/types.js';
-import { useStandin } from '../standin/useStandin.js';
-import { systemOf } from '../standin/requestParts.js';
+import type { StandinRequest } from '#standin/types.js';
+import { useStandin } from '#standin/useStandin.js';
+import { systemOf } from '#standin/requestParts.js';
 
 // a window as small as qwen-max's, so the stand-in refuses what a real 32k model would refuse
 const { standin, contextFor } = useStandin({ cacheMinTokens: 0, contextLimitTokens: 32_768 });

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { useStandin } from '../standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 import { expectValidOutput, oneValidObject } from './outputSchema.js';
 import { genCliEnv, PACKAGE_ROOT, runBhrain } from './runCli.js';
 

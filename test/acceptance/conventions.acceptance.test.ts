@@ -5,8 +5,8 @@ import { join } from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
 
-import type { StandinTurn } from '../standin/types.js';
-import { useStandin } from '../standin/useStandin.js';
+import type { StandinTurn } from '#standin/types.js';
+import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
 
 const { standin } = useStandin();

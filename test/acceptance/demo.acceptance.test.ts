@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { useStandin } from '../standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 import { PACKAGE_ROOT, runProcess } from './runCli.js';
 
 // `npm run demo` is `npm run build`, then this compile, then this script. The tests run the last two: a build here would

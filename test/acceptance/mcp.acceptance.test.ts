@@ -8,8 +8,8 @@ import { join } from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
 
-import type { StandinRequest } from '../standin/types.js';
-import { useStandin } from '../standin/useStandin.js';
+import type { StandinRequest } from '#standin/types.js';
+import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, PACKAGE_ROOT, runBhrain } from './runCli.js';
 
 const EVERYTHING = join(PACKAGE_ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');

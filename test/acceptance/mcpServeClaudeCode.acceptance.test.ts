@@ -9,9 +9,9 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 import { resolveClaudeBinary } from '../../src/drivers/claude-code/resolveClaudeBinary.js';
-import { genClaudeCliWorld } from '../standin/genClaudeCliWorld.js';
-import type { StandinRequest, StandinTurn } from '../standin/types.js';
-import { useStandin } from '../standin/useStandin.js';
+import { genClaudeCliWorld } from '#standin/genClaudeCliWorld.js';
+import type { StandinRequest, StandinTurn } from '#standin/types.js';
+import { useStandin } from '#standin/useStandin.js';
 import { PACKAGE_ROOT, runProcess } from './runCli.js';
 
 const { standin } = useStandin();

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
 
-import { useStandin } from '../standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
-import { systemOf } from '../standin/requestParts.js';
+import { systemOf } from '#standin/requestParts.js';
 
 const { standin } = useStandin();
 let home: string;

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 
 import { beforeEach, describe, expect, it } from 'vitest';
 
-import { useStandin } from '../standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
 
 const { standin } = useStandin();

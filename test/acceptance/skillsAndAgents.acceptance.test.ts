@@ -7,10 +7,10 @@ import { dirname, join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import type { StandinRequest, StandinTurn } from '../standin/types.js';
-import { useStandin } from '../standin/useStandin.js';
+import type { StandinRequest, StandinTurn } from '#standin/types.js';
+import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
-import { systemOf, toolNamesOf } from '../standin/requestParts.js';
+import { systemOf, toolNamesOf } from '#standin/requestParts.js';
 
 const { standin } = useStandin();
 

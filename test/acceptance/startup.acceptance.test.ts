@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startStandin, type Standin } from '../standin/standin.js';
+import { startStandin, type Standin } from '#standin/standin.js';
 import { genCliEnv, PACKAGE_ROOT, runProcess, type CliRun } from './runCli.js';
 
 const RECORDER = join(import.meta.dirname, 'fixtures', 'recordModuleLoads.mjs');

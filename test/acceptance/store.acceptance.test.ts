@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { beforeEach, describe, expect, it } from 'vitest';
 
-import { useStandin } from '../standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 import { BUCKET, S3RVER_CREDENTIALS, useS3rver } from '../store/useS3rver.js';
 import { genCliEnv, runBhrain } from './runCli.js';
 

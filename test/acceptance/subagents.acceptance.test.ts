@@ -6,8 +6,8 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import type { StandinRequest } from '../standin/types.js';
-import { useStandin } from '../standin/useStandin.js';
+import type { StandinRequest } from '#standin/types.js';
+import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
 
 const { standin } = useStandin();

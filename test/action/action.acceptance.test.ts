@@ -10,7 +10,7 @@ import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { genCliEnv, PACKAGE_ROOT } from '../acceptance/runCli.js';
-import { useStandin } from '../standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 import { parseCommandFile, runAction, type ActionFile } from './runAction.js';
 
 const { standin } = useStandin();

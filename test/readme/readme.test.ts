@@ -6,8 +6,8 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { genConsumerRepo, linkRole, loadLinkedRoleHooks, runRhachet } from '../rhachet/rhachetPaths.js';
-import type { StandinRequest } from '../standin/types.js';
-import { useStandin } from '../standin/useStandin.js';
+import type { StandinRequest } from '#standin/types.js';
+import { useStandin } from '#standin/useStandin.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const scratch = join(root, '.log', 'readme-examples');

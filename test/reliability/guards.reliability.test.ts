@@ -16,8 +16,8 @@ import { genBashToolBox } from '../../src/agent/toolboxes/bash/genBashToolBox.js
 import { genFilesToolBox } from '../../src/agent/toolboxes/files/genFilesToolBox.js';
 import type { BhrainSessionResult } from '../../src/agent/BhrainSessionResult.js';
 import { readTree, runBhrain } from '../acceptance/runCli.js';
-import type { StandinToolCall } from '../standin/types.js';
-import { useStandin } from '../standin/useStandin.js';
+import type { StandinToolCall } from '#standin/types.js';
+import { useStandin } from '#standin/useStandin.js';
 import { reliabilityCase } from './reliabilityCase.js';
 
 const { standin, contextFor } = useStandin();

@@ -16,8 +16,8 @@ import { genBrainRefStore } from '../../src/core/continuation/genBrainRefStore.j
 import type { BrainMessage } from '../../src/core/contract/BrainMessage.js';
 import { EmptyAnswerError, SupplierUnavailableError } from '../../src/core/contract/errors.js';
 import { genCliEnv, runBhrain } from '../acceptance/runCli.js';
-import type { StandinTurn } from '../standin/standin.js';
-import { genRecordingLog, PROTOCOL_SLUGS, useStandin } from '../standin/useStandin.js';
+import type { StandinTurn } from '#standin/standin.js';
+import { genRecordingLog, PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import { reliabilityCase } from './reliabilityCase.js';
 
 // never an unhandled rejection: vitest fails the run on one already; this also names it, and the last case asserts none

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 
 import { genBrainRefStore } from '../../src/core/continuation/genBrainRefStore.js';
 import { PACKAGE_ROOT, genCliEnv, runBhrain, runProcess, type CliRun } from '../acceptance/runCli.js';
-import { useStandin } from '../standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 import { reliabilityCase } from './reliabilityCase.js';
 
 const { standin } = useStandin();

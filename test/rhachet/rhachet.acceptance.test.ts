@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { genCliEnv, runBhrain } from '../acceptance/runCli.js';
-import { useStandin } from '../standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 import {
   discoverBrains,
   discoverRolePackages,

@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startStandin } from '../standin/standin.js';
-import type { Standin } from '../standin/types.js';
+import { startStandin } from '#standin/standin.js';
+import type { Standin } from '#standin/types.js';
 import { bash, genSecurityWorkspace, runHostileModel, securityAttempt, toolResultsOf, withIds } from './securityCase.js';
 
 /** the secrets found in a CI job's environment */

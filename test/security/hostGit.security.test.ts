@@ -9,8 +9,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startStandin } from '../standin/standin.js';
-import type { Standin } from '../standin/types.js';
+import { startStandin } from '#standin/standin.js';
+import type { Standin } from '#standin/types.js';
 import { genSecurityWorkspace, runHostileModel, securityAttempt, withIds, type SecurityOutcome } from './securityCase.js';
 
 const SUPPLIER_KEY = 'test-key';

@@ -18,8 +18,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { genCliEnv, runBhrain, type CliRun } from '../acceptance/runCli.js';
-import { startStandin } from '../standin/standin.js';
-import type { Standin } from '../standin/types.js';
+import { startStandin } from '#standin/standin.js';
+import type { Standin } from '#standin/types.js';
 import {
   bash,
   genSecurityWorkspace,

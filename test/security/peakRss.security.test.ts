@@ -8,8 +8,8 @@ import { pathToFileURL } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startStandin } from '../standin/standin.js';
-import type { Standin } from '../standin/types.js';
+import { startStandin } from '#standin/standin.js';
+import type { Standin } from '#standin/types.js';
 import { bash, runHostileModel, securityAttempt, tmpdirOutsideTmp, withIds, type SecurityOutcome } from './securityCase.js';
 
 const FLOODS = 40;

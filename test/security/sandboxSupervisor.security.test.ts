@@ -8,8 +8,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startStandin } from '../standin/standin.js';
-import type { Standin } from '../standin/types.js';
+import { startStandin } from '#standin/standin.js';
+import type { Standin } from '#standin/types.js';
 import {
   bash,
   genSecurityWorkspace,

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { genCliEnv, readTree, runBhrain, type CliRun } from '../acceptance/runCli.js';
-import type { StandinRequest, StandinToolCall, StandinTurn } from '../standin/types.js';
-import { useStandin } from '../standin/useStandin.js';
+import type { StandinRequest, StandinToolCall, StandinTurn } from '#standin/types.js';
+import { useStandin } from '#standin/useStandin.js';
 
 const { standin } = useStandin();
 

@@ -21,7 +21,7 @@ import { dirname, join } from 'node:path';
 import { expect, inject, it } from 'vitest';
 
 import { genCliEnv, runBhrain, type CliRun } from '../acceptance/runCli.js';
-import type { Standin, StandinRequest, StandinToolCall } from '../standin/types.js';
+import type { Standin, StandinRequest, StandinToolCall } from '#standin/types.js';
 
 /** .what = the promise an attempt tries to break; the summary counts attempts and escapes per category */
 export type SecurityCategory =

@@ -8,7 +8,7 @@ import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { genCliEnv, PACKAGE_ROOT } from '../acceptance/runCli.js';
-import { useStandin } from '../standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 
 const { standin } = useStandin();
 

@@ -17,8 +17,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startStandin } from '../standin/standin.js';
-import type { Standin } from '../standin/types.js';
+import { startStandin } from '#standin/standin.js';
+import type { Standin } from '#standin/types.js';
 import {
   bash,
   genSecurityWorkspace,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { genRecordingLog } from '../../../test/standin/useStandin.js';
+import { genRecordingLog } from '#standin/useStandin.js';
 import { readGitStatus } from './readGitStatus.js';
 
 /** git in a directory, with an identity of its own so commits work anywhere */

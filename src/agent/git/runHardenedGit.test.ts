@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { genRecordingLog } from '../../../test/standin/useStandin.js';
+import { genRecordingLog } from '#standin/useStandin.js';
 import { readGitStatus } from './readGitStatus.js';
 import { runHardenedGit } from './runHardenedGit.js';
 

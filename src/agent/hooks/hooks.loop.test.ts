@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
 
-import { useStandin } from '../../../test/standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 import type { BhrainEvent } from '../events.js';
 import { genBhrain } from '../genBhrain.js';
 import { genRulesGuard } from '../permission/genRulesGuard.js';

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js';
+import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import type { BhrainConfig } from '../config/BhrainConfig.js';
 import type { BhrainEvent } from '../events.js';
 import { genBhrain } from '../genBhrain.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import { loadProjectInstructions } from './loadProjectInstructions.js';
-import { systemOf } from '../../../test/standin/requestParts.js';
+import { systemOf } from '#standin/requestParts.js';
 
 const { standin, contextFor } = useStandin();
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { genRecordingLog } from '../../../test/standin/useStandin.js';
+import { genRecordingLog } from '#standin/useStandin.js';
 import { DEFAULT_PROJECT_INSTRUCTIONS_MAX_BYTES, loadProjectInstructions } from './loadProjectInstructions.js';
 
 /** a temp dir (real path, so paths compare equal) holding a git repository under repo/, and an empty user config dir */

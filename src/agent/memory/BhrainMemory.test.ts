@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { useStandin } from '../../../test/standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 import type { BrainMessage } from '../../core/contract/BrainMessage.js';
 import { silentLog } from '../../core/contract/BrainContext.js';
 import { BadRequestError } from '../../core/contract/errors.js';

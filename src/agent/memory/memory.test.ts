@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js';
+import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import type { BrainMessage } from '../../core/contract/BrainMessage.js';
 import type { BhrainEvent } from '../events.js';
 import { genBhrain, invoke } from '../genBhrain.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { genRecordingLog } from '../../../test/standin/useStandin.js';
+import { genRecordingLog } from '#standin/useStandin.js';
 import type { BrainToolCall } from '../../core/contract/BrainMessage.js';
 import { checkPermission } from '../session/checkPermission.js';
 import type { BhrainPermissionGuard, BhrainPromptAnswer, BhrainPrompter } from './BhrainPermissionGuard.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { genRecordingLog, PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js';
+import { genRecordingLog, PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import type { BrainToolCall } from '../../core/contract/BrainMessage.js';
 import { invoke } from '../genBhrain.js';
 import { genBashToolBox } from '../toolboxes/bash/genBashToolBox.js';

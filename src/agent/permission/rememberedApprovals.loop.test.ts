@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js';
+import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import { invoke } from '../genBhrain.js';
 import { genBashToolBox } from '../toolboxes/bash/genBashToolBox.js';
 import type { BhrainPromptAnswer, BhrainPrompter } from './BhrainPermissionGuard.js';

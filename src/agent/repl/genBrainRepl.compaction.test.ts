@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { PACKAGE_ROOT, runProcess } from '../../../test/acceptance/runCli.js';
-import { useStandin } from '../../../test/standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 import { genBrainEpisode } from '../../core/contract/BrainEpisode.js';
 import { genBrainExchange } from '../../core/contract/BrainExchange.js';
 import { genBrainSeries } from '../../core/contract/BrainSeries.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
-import { genRecordingLog, PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js';
+import { genRecordingLog, PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import { genClaudeAtom } from '../../providers/anthropic/genClaudeAtom.js';
 import { CLAUDE_MODELS } from '../../providers/models.js';
 import { RECAP_PREFIX } from '../../core/contract/BrainSeries.js';

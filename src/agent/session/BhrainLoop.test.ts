@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js';
-import type { StandinRequest, StandinTurn } from '../../../test/standin/types.js';
+import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
+import type { StandinRequest, StandinTurn } from '#standin/types.js';
 import { configureBhrain } from '../config/configureBhrain.js';
 import type { BhrainSession } from '../BhrainSession.js';
 import type { BhrainEvent } from '../events.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { anthropicMessageEvents, anthropicSse } from '../../../test/standin/rawReplay.js';
-import { useRawReplay } from '../../../test/standin/useRawReplay.js';
+import { anthropicMessageEvents, anthropicSse } from '#standin/rawReplay.js';
+import { useRawReplay } from '#standin/useRawReplay.js';
 import { genBhrain } from '../genBhrain.js';
 import type { BhrainMemoryManager } from '../memory/BhrainMemoryManager.js';
 

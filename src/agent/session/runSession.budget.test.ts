@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js';
-import type { StandinRequest } from '../../../test/standin/types.js';
+import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
+import type { StandinRequest } from '#standin/types.js';
 import { computeCash } from '../../providers/computeCash.js';
 import { genBrainAtom } from '../../providers/genBrainAtom.js';
 import { BadRequestError } from '../../core/contract/errors.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js';
+import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import type { BhrainEvent } from '../events.js';
 import { genBhrain, invoke } from '../genBhrain.js';
 import type { BhrainPermissionGuard, BhrainPrompter } from '../permission/BhrainPermissionGuard.js';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 
-import { useStandin } from '../../../test/standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 import type { BrainToolMessage } from '../../core/contract/BrainMessage.js';
 import { invoke } from '../genBhrain.js';
 import { defineTool, type BhrainToolEffect } from '../tool/defineTool.js';

@@ -6,14 +6,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js';
-import type { StandinTurn } from '../../../test/standin/types.js';
+import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
+import type { StandinTurn } from '#standin/types.js';
 import type { BrainToolMessage } from '../../core/contract/BrainMessage.js';
 import { genBhrain } from '../genBhrain.js';
 import { loadAgentSkills } from '../agent-skills/loadAgentSkills.js';
 import { genToolset } from '../toolboxes/genToolset.js';
 import { loadAgentFiles } from './loadAgentFiles.js';
-import { systemOf, toolNamesOf } from '../../../test/standin/requestParts.js';
+import { systemOf, toolNamesOf } from '#standin/requestParts.js';
 
 const { standin, contextFor } = useStandin();
 

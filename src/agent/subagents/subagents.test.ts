@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js';
-import type { StandinRequest, StandinTurn } from '../../../test/standin/types.js';
+import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
+import type { StandinRequest, StandinTurn } from '#standin/types.js';
 import type { BrainMessage, BrainToolMessage } from '../../core/contract/BrainMessage.js';
 import { AbortedError, BadRequestError } from '../../core/contract/errors.js';
 import { hashBhrainConfig } from '../config/BhrainConfig.js';
@@ -14,7 +14,7 @@ import { genBhrain, invoke } from '../genBhrain.js';
 import { sumTokens } from '../session/checkBudget.js';
 import type { BhrainPermissionGuard, BhrainPrompter } from '../permission/BhrainPermissionGuard.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
-import { systemOf, toolNamesOf } from '../../../test/standin/requestParts.js';
+import { systemOf, toolNamesOf } from '#standin/requestParts.js';
 
 const { standin, contextFor } = useStandin();
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { z as classic } from 'zod';
 import * as z from 'zod/mini';
 
-import { PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js';
+import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import { silentLog } from '../../core/contract/BrainContext.js';
 import type { BrainToolMessage } from '../../core/contract/BrainMessage.js';
 import { BadRequestError } from '../../core/contract/errors.js';

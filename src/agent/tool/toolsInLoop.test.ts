@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { PROTOCOL_SLUGS, useStandin } from '../../../test/standin/useStandin.js';
+import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import type { BrainToolMessage } from '../../core/contract/BrainMessage.js';
 import type { BhrainSessionResult } from '../BhrainSessionResult.js';
 import { invoke } from '../genBhrain.js';

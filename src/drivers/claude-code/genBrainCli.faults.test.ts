@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { genClaudeCliWorld, plainScreen as plain, waitFor } from '../../../test/standin/genClaudeCliWorld.js';
-import { useStandin } from '../../../test/standin/useStandin.js';
+import { genClaudeCliWorld, plainScreen as plain, waitFor } from '#standin/genClaudeCliWorld.js';
+import { useStandin } from '#standin/useStandin.js';
 import { AbortedError, BadRequestError } from '../../core/contract/errors.js';
 import { signalGroup } from '../../process/signalGroup.js';
 import { BrainCliError, BrainCliTimeoutError, genBrainCli, type BrainCli } from './genBrainCli.js';

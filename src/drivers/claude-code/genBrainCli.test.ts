@@ -2,8 +2,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { genClaudeCliWorld, plainScreen as plain, waitFor } from '../../../test/standin/genClaudeCliWorld.js';
-import { useStandin } from '../../../test/standin/useStandin.js';
+import { genClaudeCliWorld, plainScreen as plain, waitFor } from '#standin/genClaudeCliWorld.js';
+import { useStandin } from '#standin/useStandin.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import type { CliExit } from './CliProcess.js';
 import { genBrainCli, type BrainCli } from './genBrainCli.js';

@@ -2,7 +2,7 @@
 // max_tokens, a model that does not reason refuses reasoning_effort, reasoning tokens come in completion_tokens_details
 import { describe, expect, it } from 'vitest';
 
-import { useStandin } from '../../../test/standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 import type { BrainToolDefinition } from '../../core/contract/BrainMessage.js';
 import { AuthFailedError, BadRequestError, SupplierRejectedError } from '../../core/contract/errors.js';
 import { BRAIN_ATOM_SLUGS, genBrainAtom } from '../genBrainAtom.js';

@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-import { openaiChunks, openaiSse } from '../../../test/standin/rawReplay.js';
-import { useRawReplay } from '../../../test/standin/useRawReplay.js';
+import { openaiChunks, openaiSse } from '#standin/rawReplay.js';
+import { useRawReplay } from '#standin/useRawReplay.js';
 import type { BrainToolDefinition } from '../../core/contract/BrainMessage.js';
 import { genBrainAtom } from '../genBrainAtom.js';
 

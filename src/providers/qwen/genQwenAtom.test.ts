@@ -2,8 +2,8 @@
 // byte what it was when qwen was its own provider
 import { describe, expect, it } from 'vitest';
 
-import { openaiChunks, openaiSse } from '../../../test/standin/rawReplay.js';
-import { useRawReplay } from '../../../test/standin/useRawReplay.js';
+import { openaiChunks, openaiSse } from '#standin/rawReplay.js';
+import { useRawReplay } from '#standin/useRawReplay.js';
 import type { BrainMessage, BrainToolDefinition } from '../../core/contract/BrainMessage.js';
 import { genBrainAtom } from '../genBrainAtom.js';
 import { QWEN_MODELS } from '../models.js';

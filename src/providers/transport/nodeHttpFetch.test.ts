@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { listenOnLoopback } from '../../../test/standin/listenOnLoopback.js';
+import { listenOnLoopback } from '#standin/listenOnLoopback.js';
 import { nodeHttpFetch } from './nodeHttpFetch.js';
 
 const servers: { close: () => Promise<void> }[] = [];

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { useStandin } from '../../../../test/standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 import type { BrainToolMessage } from '../../../core/contract/BrainMessage.js';
 import { signalGroup } from '../../../process/signalGroup.js';
 import type { BhrainSessionResult } from '../../BhrainSessionResult.js';

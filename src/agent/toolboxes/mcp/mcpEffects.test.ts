@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { useStandin } from '../../../../test/standin/useStandin.js';
+import { useStandin } from '#standin/useStandin.js';
 import type { BrainToolMessage } from '../../../core/contract/BrainMessage.js';
 import type { BhrainSessionResult } from '../../BhrainSessionResult.js';
 import { invoke } from '../../genBhrain.js';
