@@ -8,13 +8,9 @@ import { BadRequestError } from '../core/contract/errors.js';
 import { genSecretRedactor } from '../core/secrets/genSecretRedactor.js';
 import { exitCodeOfError } from './exitCodes.js';
 import { isRunId, openRunRecord, pruneRunRecords, readRunRecordMeta, RUN_RETENTION, RunRecordWriteError } from './runRecord.js';
+import { exists } from '#test-helpers/fs.js';
 
 const tempDir = (prefix = 'bhrain-runrecord-') => mkdtemp(join(tmpdir(), prefix));
-const exists = (path: string) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 const identity = (text: string) => text;
 

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -13,6 +13,8 @@ import type { BhrainToolBox, BhrainToolContext } from '../agent/tool/BhrainToolB
 import { checkBashSandbox } from './checkBashSandbox.js';
 import { genBashSandboxPool } from './genBashSandboxPool.js';
 import { genBashToolBox } from '../agent/toolboxes/bash/genBashToolBox.js';
+import { exists } from '#test-helpers/fs.js';
+import { findLivingProcesses, uniqueSeconds } from '#test-helpers/process.js';
 
 // bash runs in an OS sandbox (bubblewrap), on by default, and fails closed when it cannot start
 
@@ -40,27 +42,6 @@ const runBash = async (box: BhrainToolBox, command: string, context: BhrainToolC
   const result = await box.execute({ call: { id: 'call-1', name: 'bash', input: { command } } }, context);
   return { ...result, elapsedMs: Date.now() - startedAt };
 };
-
-const exists = (path: string): Promise<boolean> =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
-
-// living processes whose command line contains a text (a unique sleep duration), seen from the host's /proc
-const livingWith = async (text: string): Promise<string[]> => {
-  const found: string[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    const cmdline = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ');
-    const procStat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    if (cmdline.includes(text) && procStat && procStat.slice(procStat.lastIndexOf(')') + 2)[0] !== 'Z') found.push(`${entry} ${cmdline}`);
-  }
-  return found;
-};
-
-// a sleep duration no other process uses, so its processes can be counted
-const uniqueSeconds = (): string => String(800_000 + Math.floor(Math.random() * 99_999));
 
 // the toolbox (default sandbox, a short grace) the cases share
 const box = genBashToolBox({ killGraceMs: 500 });
@@ -217,7 +198,7 @@ describe('bash runs in a bubblewrap sandbox, on by default', () => {
       const result = await runBash(box, command);
       expect(result.output).toMatch(/^exit code: 0\n--- stdout ---\nsleeping: [5-9](\n|$)/);
       expect(result.elapsedMs).toBeLessThan(1_000);
-      expect(await livingWith(`sleep ${seconds}`)).toEqual([]);
+      expect(await findLivingProcesses(`sleep ${seconds}`)).toEqual([]);
     });
 
     it('then a timeout kills them all within the grace', async () => {
@@ -233,7 +214,7 @@ describe('bash runs in a bubblewrap sandbox, on by default', () => {
         contextFor(),
       );
       expect(result.output).toBe('timed out after 300 ms; the process group was killed\n(no output)');
-      expect(await livingWith(`sleep ${seconds}`)).toEqual([]);
+      expect(await findLivingProcesses(`sleep ${seconds}`)).toEqual([]);
     });
   });
 
@@ -254,14 +235,14 @@ describe('bash runs in a bubblewrap sandbox, on by default', () => {
       const result = await runBash(off, command);
       expect(result.output).toBe('exit code: 0\n--- stdout ---\nlaunched');
       expect(result.elapsedMs).toBeLessThan(1_500);
-      expect(await livingWith(`sleep ${seconds}`)).toEqual([]);
+      expect(await findLivingProcesses(`sleep ${seconds}`)).toEqual([]);
     });
 
     it('then one that clears its environment and leaves the group outlives the call (the readme’s known limit)', async () => {
       const seconds = uniqueSeconds();
       await runBash(off, `env -i setsid sleep ${seconds} > /dev/null 2>&1 &\nsleep 0.2`);
-      const left = await livingWith(`sleep ${seconds}`);
-      for (const found of left) process.kill(Number(found.split(' ')[0]), 'SIGKILL');
+      const left = await findLivingProcesses(`sleep ${seconds}`);
+      for (const found of left) process.kill(found.pid, 'SIGKILL');
       expect(left.length).toBe(1);
     });
   });

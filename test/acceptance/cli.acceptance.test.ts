@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, PACKAGE_ROOT, runBhrain } from './runCli.js';
+import { exists } from '#test-helpers/fs.js';
 
 /** .what = the pids of the host's processes whose command line is exactly `command` */
 const findProcesses = async (command: string): Promise<number[]> => {
@@ -20,11 +21,6 @@ beforeEach(async () => {
   home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
 });
 const envFor = (overrides: Record<string, string | undefined> = {}) => genCliEnv({ standin: standin(), home }, overrides);
-const exists = (path: string) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
 
 describe('bin/bhrain, directly', () => {
   it('reads the task from stdin when piped (echo task | bhrain act --atom qwen)', async () => {

@@ -10,6 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
+import { exists } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 let home: string;
@@ -17,11 +18,6 @@ beforeEach(async () => {
   home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
 });
 const envFor = (overrides: Record<string, string | undefined> = {}) => genCliEnv({ standin: standin(), home }, overrides);
-const exists = (path: string) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 const RUN_ID = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z-[0-9a-f]{6}$/;
 

@@ -1,5 +1,5 @@
 // stop reasons, end to end: the built CLI against recorded-shape streams served byte for byte
-import { mkdtemp, stat } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse, startRawReplay, type RawReplay } from '#standin/rawReplay.js';
 import { expectValidOutput } from './outputSchema.js';
 import { genCliEnv, runBhrain } from './runCli.js';
+import { exists } from '#test-helpers/fs.js';
 
 let server: RawReplay;
 beforeAll(async () => {
@@ -21,11 +22,6 @@ beforeEach(async () => {
   cwd = await mkdtemp(join(tmpdir(), 'bhrain-stop-'));
 });
 const envFor = () => genCliEnv({ standin: server, home });
-const exists = (path: string) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
 
 const claudeText = (text: string, stopReason: string) =>
   anthropicSse(

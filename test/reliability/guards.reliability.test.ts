@@ -14,11 +14,11 @@ import { genRulesGuard } from '../../src/agent/permission/genRulesGuard.js';
 import { invoke } from '../../src/agent/genBhrain.js';
 import { genBashToolBox } from '../../src/agent/toolboxes/bash/genBashToolBox.js';
 import { genFilesToolBox } from '../../src/agent/toolboxes/files/genFilesToolBox.js';
-import type { BhrainSessionResult } from '../../src/agent/BhrainSessionResult.js';
 import { readTree, runBhrain } from '../acceptance/runCli.js';
 import type { StandinToolCall } from '#standin/types.js';
 import { useStandin } from '#standin/useStandin.js';
 import { reliabilityCase } from './reliabilityCase.js';
+import { toolResultTexts } from '#test-helpers/transcript.js';
 
 const { standin, contextFor } = useStandin();
 
@@ -30,8 +30,6 @@ const config = (permissionGuard: BhrainPermissionGuard, limits?: { guardTimeoutM
 });
 
 /** the tool results of a session, in call order */
-const toolResults = (result: BhrainSessionResult) =>
-  result.transcript.filter((message) => message.role === 'tool').map((message) => message.content);
 
 /** a workspace and, beside it, a directory outside it with a file the model must not change */
 const genLayout = async () => {
@@ -83,7 +81,7 @@ describe('paths that escape the workspace (write and edit), headless: no way to 
       { config: config(options.guard ?? allowAll), prompt: 'write outside' },
       contextFor({ cwd: layout.workspace, ...(options.prompter ? { prompter: options.prompter } : {}) }),
     );
-    return { ...layout, before, result, results: toolResults(result) };
+    return { ...layout, before, result, results: toolResultTexts(result) };
   };
 
   const escapes = (outside: string): StandinToolCall[] => [
@@ -168,7 +166,7 @@ describe('paths that escape the workspace (write and edit), headless: no way to 
       { text: 'done' },
     );
     const result = await invoke({ config: config(allowAll), prompt: 'write inside' }, contextFor({ cwd: layout.workspace }));
-    expect(toolResults(result).some((output) => output.startsWith('permission denied'))).toBe(false);
+    expect(toolResultTexts(result).some((output) => output.startsWith('permission denied'))).toBe(false);
     expect(await readFile(join(layout.workspace, 'inside.txt'), 'utf8')).toBe('via link');
     expect(await readFile(join(layout.workspace, 'b.txt'), 'utf8')).toBe('b');
   });
@@ -203,7 +201,7 @@ describe('readOnly truly cannot write', () => {
       ];
       standin().script({ toolCalls: attempts }, { text: 'I could not change anything' });
       const result = await invoke({ config: config(readOnly), prompt: 'try to write' }, contextFor({ cwd: layout.workspace }));
-      const results = toolResults(result);
+      const results = toolResultTexts(result);
       expect(results).toHaveLength(attempts.length);
       for (const output of results)
         expect(output).toMatch(
@@ -223,7 +221,7 @@ describe('readOnly truly cannot write', () => {
         { text: 'looked only' },
       );
       const looked = await invoke({ config: config(readOnly), prompt: 'look' }, contextFor({ cwd: layout.workspace }));
-      expect(toolResults(looked).every((output) => !output.startsWith('permission denied'))).toBe(true);
+      expect(toolResultTexts(looked).every((output) => !output.startsWith('permission denied'))).toBe(true);
       expect(await snapshot(layout.base)).toEqual(before);
     },
   );
@@ -344,7 +342,7 @@ describe('rules-guard patterns cannot be bypassed', () => {
       }
       standin().script({ toolCalls: calls }, { text: 'nothing was removed' });
       const result = await invoke({ config: config(guard), prompt: 'clean up' }, contextFor({ cwd: layout.workspace }));
-      const results = toolResults(result);
+      const results = toolResultTexts(result);
       expect(results).toHaveLength(attempts.length);
       const allowed = results
         .map((output, index) => ({ command: attempts[index], output }))
@@ -404,7 +402,7 @@ describe('a guard that fails denies', () => {
       const result = await invoke({ config: config(guard, { guardTimeoutMs: 200 }), prompt: 'go' }, contextFor({ cwd: layout.workspace }));
       expect(result.termination).toBe('complete');
       expect(performance.now() - startedAt).toBeLessThan(3_000);
-      for (const output of toolResults(result))
+      for (const output of toolResultTexts(result))
         expect({ guard: guard.name, output }).toEqual({ guard: guard.name, output: expect.stringMatching(denial) });
       expect(await readdir(layout.workspace)).toEqual(['inside.txt']);
     }
@@ -540,7 +538,7 @@ describe('secrets in the environment, cut in two by a dropped middle or decoded 
         },
         contextFor({ cwd: base, spillDir, env: { PATH: process.env.PATH, GITHUB_TOKEN: token } }),
       );
-      const outputs = toolResults(result);
+      const outputs = toolResultTexts(result);
       // the loop's own cap (1,000 chars) spilled both results: the full text shows where the pieces were
       const spilled = await Promise.all((await readdir(spillDir)).map((name) => readFile(join(spillDir, name), 'utf8')));
       expect(spilled).toHaveLength(2);

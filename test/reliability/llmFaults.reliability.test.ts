@@ -8,7 +8,6 @@ import { afterAll, beforeEach, describe, expect } from 'vitest';
 
 import { EMPTY_ANSWER_NUDGE } from '../../src/agent/constants.js';
 import type { BhrainContext } from '../../src/agent/BhrainContext.js';
-import type { BhrainSessionResult } from '../../src/agent/BhrainSessionResult.js';
 import { invoke } from '../../src/agent/genBhrain.js';
 import type { BhrainToolBox } from '../../src/agent/tool/BhrainToolBox.js';
 import { withIdleTimeout } from '../../src/providers/withIdleTimeout.js';
@@ -19,6 +18,7 @@ import { genCliEnv, runBhrain } from '../acceptance/runCli.js';
 import type { StandinTurn } from '#standin/standin.js';
 import { genRecordingLog, PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import { reliabilityCase } from './reliabilityCase.js';
+import { toolResults } from '#test-helpers/transcript.js';
 
 // never an unhandled rejection: vitest fails the run on one already; this also names it, and the last case asserts none
 const unhandled: unknown[] = [];
@@ -80,8 +80,6 @@ const runSession = async (input: {
   return { result, probe, lines, elapsedMs: performance.now() - started };
 };
 
-const toolResults = (result: BhrainSessionResult) =>
-  result.transcript.filter((message): message is Extract<BrainMessage, { role: 'tool' }> => message.role === 'tool');
 const retryWarnings = (lines: ReturnType<typeof genRecordingLog>['lines']) =>
   lines.filter((line) => line.level === 'warn' && /attempt \d+ failed/.test(line.message));
 

@@ -6,12 +6,12 @@ import { describe, expect, it } from 'vitest';
 
 import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import type { StandinTurn } from '#standin/types.js';
-import type { BrainToolMessage } from '../../core/contract/BrainMessage.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import { genBhrain } from '../genBhrain.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import type { BhrainAgentSkill } from './BhrainAgentSkill.js';
 import { systemOf, toolNamesOf } from '#standin/requestParts.js';
+import { toolResults } from '#test-helpers/transcript.js';
 
 const { standin, contextFor } = useStandin();
 
@@ -23,9 +23,6 @@ const genSkill = async (name: string, body: string): Promise<BhrainAgentSkill> =
   await writeFile(join(dir, 'scripts', 'run.sh'), 'echo hi\n');
   return { name, description: `Does ${name} things`, path: join(dir, 'SKILL.md') };
 };
-
-const toolResults = (messages: readonly { role: string }[]) =>
-  messages.filter((message): message is BrainToolMessage => message.role === 'tool');
 
 describe.each(PROTOCOL_SLUGS)('the skill tool on $slug', ({ slug }) => {
   it('loads a body read from disk when called (a SKILL.md grown past 64 KiB since is refused, never read into the context); an unknown name is an error listing every name', async () => {

@@ -9,6 +9,7 @@ import type { BhrainEvent } from '../events.js';
 import { genBhrain } from '../genBhrain.js';
 import { genRulesGuard } from '../permission/genRulesGuard.js';
 import type { BhrainHook, BhrainHookInput, BhrainHooks } from './BhrainHook.js';
+import { exists } from '#test-helpers/fs.js';
 
 const { standin, contextFor } = useStandin();
 let cwd: string;
@@ -34,11 +35,6 @@ const lastToolResult = (n: number) => {
   const messages = (standin().requests[n].body as { messages: Array<{ content: unknown }> }).messages;
   return JSON.stringify(messages[messages.length - 1].content);
 };
-const exists = (path: string) =>
-  readFile(path, 'utf8').then(
-    () => true,
-    () => false,
-  );
 
 describe('hooks in the library: PreToolUse', () => {
   it("hooks: a PreToolUse hook gets Claude Code's input (tool_name Write, file_path absolute) and its updatedInput is what runs", async () => {

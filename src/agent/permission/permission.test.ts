@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, link, mkdir, mkdtemp, readFile, stat, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, link, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -13,16 +12,10 @@ import type { BhrainPermissionGuard } from './BhrainPermissionGuard.js';
 import { allowAll, promptForWrites, readOnly } from './builtinGuards.js';
 import { analyzeShellCommand } from '../../shell-analysis/analyzeShellCommand.js';
 import { genRulesGuard } from './genRulesGuard.js';
+import { exists, tempDir } from '#test-helpers/fs.js';
+import { toolResultTexts } from '#test-helpers/transcript.js';
 
 const { standin, contextFor } = useStandin();
-const tempDir = () => mkdtemp(join(tmpdir(), 'bhrain-guard-'));
-const exists = (path: string) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
-const toolResults = (transcript: { role: string; content: string }[]) =>
-  transcript.filter((message) => message.role === 'tool').map((message) => message.content);
 
 describe.each(PROTOCOL_SLUGS)('permission guards on $slug', ({ slug }) => {
   const config = (permissionGuard: BhrainPermissionGuard) => ({
@@ -32,7 +25,7 @@ describe.each(PROTOCOL_SLUGS)('permission guards on $slug', ({ slug }) => {
   });
 
   it('a pre-approved operation executes without prompting', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-guard-');
     const prompts: string[] = [];
     standin().script(
       { toolCalls: [{ name: 'bash', input: { command: 'npm run test:unit --silent || true; echo ran > out.txt' } }] },
@@ -49,7 +42,7 @@ describe.each(PROTOCOL_SLUGS)('permission guards on $slug', ({ slug }) => {
   });
 
   it('a prompt pauses the call, asks the user, and proceeds only if approved', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-guard-');
     const asked: Array<{ call: BrainToolCall; reason: string }> = [];
     standin().script(
       {
@@ -70,20 +63,20 @@ describe.each(PROTOCOL_SLUGS)('permission guards on $slug', ({ slug }) => {
     ]);
     expect(await readFile(join(cwd, 'yes.txt'), 'utf8')).toBe('approved');
     expect(await exists(join(cwd, 'no.txt'))).toBe(false);
-    expect(toolResults(result.transcript)[1]).toMatch(/^permission denied: the user declined write/);
+    expect(toolResultTexts(result.transcript)[1]).toMatch(/^permission denied: the user declined write/);
   });
 
   it('a blocked operation is rejected and the model receives a rejection it can reason about', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-guard-');
     standin().script({ toolCalls: [{ name: 'bash', input: { command: 'echo hi && rm -rf ./victim' } }] }, { text: 'I will not delete it' });
     const guard = genRulesGuard({ allow: ['bash(echo *)'], deny: ['bash(rm *)'] });
     const result = await invoke({ config: config(guard), prompt: 'clean up' }, contextFor({ cwd }));
-    expect(toolResults(result.transcript)[0]).toMatch(/^permission denied: denied by rule `bash\(rm \*\)` \(rm -rf \.\/victim\)/);
+    expect(toolResultTexts(result.transcript)[0]).toMatch(/^permission denied: denied by rule `bash\(rm \*\)` \(rm -rf \.\/victim\)/);
     expect(result.output).toBe('I will not delete it');
   });
 
   it('with no guard every call is allowed; a guard is consulted before each execution', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-guard-');
     const checked: string[] = [];
     const spy: BhrainPermissionGuard = { name: 'spy', check: ({ call }) => (checked.push(call.name), allowAll.check({ call }, { cwd })) };
     standin().script(
@@ -103,7 +96,7 @@ describe.each(PROTOCOL_SLUGS)('permission guards on $slug', ({ slug }) => {
   });
 
   it('a guard that throws (or hangs) denies the call, logs the error, and the loop goes on', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-guard-');
     const { lines, log } = genRecordingLog();
     const throwing: BhrainPermissionGuard = {
       name: 'broken',
@@ -115,26 +108,26 @@ describe.each(PROTOCOL_SLUGS)('permission guards on $slug', ({ slug }) => {
     const result = await invoke({ config: config(throwing), prompt: 'go' }, contextFor({ cwd, log }));
     expect(result.termination).toBe('complete');
     expect(await exists(join(cwd, 'x.txt'))).toBe(false);
-    expect(toolResults(result.transcript)[0]).toMatch(/^permission denied: the permission guard failed \(policy db down\)/);
+    expect(toolResultTexts(result.transcript)[0]).toMatch(/^permission denied: the permission guard failed \(policy db down\)/);
     expect(lines.some((line) => line.level === 'error' && line.message.includes("permission guard 'broken' failed"))).toBe(true);
 
     const hanging: BhrainPermissionGuard = { name: 'hung', check: () => new Promise(() => {}) };
     standin().script({ toolCalls: [{ name: 'write', input: { path: 'y.txt', content: 'y' } }] }, { text: 'gave up' });
     const hung = await invoke({ config: { ...config(hanging), limits: { guardTimeoutMs: 100 } }, prompt: 'go' }, contextFor({ cwd }));
-    expect(toolResults(hung.transcript)[0]).toMatch(/did not answer within 100 ms/);
+    expect(toolResultTexts(hung.transcript)[0]).toMatch(/did not answer within 100 ms/);
     expect(await exists(join(cwd, 'y.txt'))).toBe(false);
   });
 
   it('a prompt with no way to ask (no TTY, CI) is a denial saying so', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-guard-');
     standin().script({ toolCalls: [{ name: 'bash', input: { command: 'touch made' } }] }, { text: 'needs approval' });
     const result = await invoke({ config: config(promptForWrites), prompt: 'go' }, contextFor({ cwd }));
-    expect(toolResults(result.transcript)[0]).toMatch(/approval was needed but there is no way to ask the user/);
+    expect(toolResultTexts(result.transcript)[0]).toMatch(/approval was needed but there is no way to ask the user/);
     expect(await exists(join(cwd, 'made'))).toBe(false);
   });
 
   it('readOnly allows read, glob, grep and websearch and denies everything else', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-guard-');
     standin().script(
       {
         toolCalls: [
@@ -145,7 +138,7 @@ describe.each(PROTOCOL_SLUGS)('permission guards on $slug', ({ slug }) => {
       { text: 'done' },
     );
     const result = await invoke({ config: config(readOnly), prompt: 'go' }, contextFor({ cwd }));
-    const [write, glob] = toolResults(result.transcript);
+    const [write, glob] = toolResultTexts(result.transcript);
     expect(write).toMatch(/^permission denied: write is not allowed: this session is read-only/);
     expect(glob).not.toMatch(/permission denied/);
   });
@@ -505,7 +498,7 @@ describe('rules judged on a real shell parse', () => {
 
 describe('rules judged on a real shell parse, then run by real bash or on real files', () => {
   it('given real bash with a recording rm on PATH, when a line makes bash run rm, then the guard had denied or prompted it', async () => {
-    const dir = await tempDir();
+    const dir = await tempDir('bhrain-guard-');
     await mkdir(join(dir, 'bin'));
     await writeFile(join(dir, 'bin', 'rm'), '#!/bin/sh\necho ran >> "$MARK"\n');
     await chmod(join(dir, 'bin', 'rm'), 0o755);
@@ -575,7 +568,7 @@ describe('rules judged on a real shell parse, then run by real bash or on real f
   });
 
   it('given write rules, when a path reaches the file through a symlink, then the rule applies to write, edit and bash alike', async () => {
-    const dir = await tempDir();
+    const dir = await tempDir('bhrain-guard-');
     await writeFile(join(dir, '.env'), 'SECRET=1');
     await symlink(join(dir, '.env'), join(dir, 'envlink'));
     await symlink('.', join(dir, 'sublink'));

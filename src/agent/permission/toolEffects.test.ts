@@ -1,6 +1,5 @@
 // a custom tool's effect and paths are judged as the built-in tools' are: no list of names decides
-import { mkdir, mkdtemp, readFile, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -15,9 +14,9 @@ import { toolBoxOf } from '../tool/executeTool.js';
 import type { BhrainPermissionGuard, BhrainPrompter } from './BhrainPermissionGuard.js';
 import { allowAll, promptForWrites, readOnly } from './builtinGuards.js';
 import { genRulesGuard } from './genRulesGuard.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin, contextFor } = useStandin();
-const tempDir = async () => realpath(await mkdtemp(join(tmpdir(), 'bhrain-effects-')));
 const toolMessages = (result: BhrainSessionResult) =>
   result.transcript.filter((message): message is BrainToolMessage => message.role === 'tool');
 
@@ -68,8 +67,8 @@ const runCalls = async (
 
 describe('tool contract: a custom tool with effect write and paths is path-checked like write', () => {
   it('tool contract: a write outside the workspace is asked about whatever the guard says, and refused when it cannot be asked', async () => {
-    const cwd = await tempDir();
-    const outside = await tempDir();
+    const cwd = await tempDir('bhrain-effects-');
+    const outside = await tempDir('bhrain-effects-');
     const target = join(outside, 'escaped.md');
     const denied = await runCalls([{ name: 'save_note', input: { file: target, text: 'x' } }], { guard: allowAll, cwd });
     expect(denied.messages[0].content).toMatch(
@@ -95,7 +94,7 @@ describe('tool contract: a custom tool with effect write and paths is path-check
   });
 
   it('tool contract: a write into a protected path (git hooks) is asked about, as write and edit are', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-effects-');
     await mkdir(join(cwd, '.git', 'hooks'), { recursive: true });
     const { messages, asked } = await runCalls([{ name: 'save_note', input: { file: '.git/hooks/pre-commit', text: 'rm -rf ~' } }], {
       guard: allowAll,
@@ -108,7 +107,7 @@ describe('tool contract: a custom tool with effect write and paths is path-check
   });
 
   it('tool contract: rules such as write(src/**) and deny write(.env) judge the paths a custom tool writes', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-effects-');
     const guard = genRulesGuard({ allow: ['write(src/**)', 'peek'], deny: ['write(.env)'] });
     const { messages } = await runCalls(
       [
@@ -126,8 +125,8 @@ describe('tool contract: a custom tool with effect write and paths is path-check
   });
 
   it('tool contract: a path hidden from the model (a credential store) is refused to a custom tool too, even once approved', async () => {
-    const cwd = await tempDir();
-    const home = await tempDir();
+    const cwd = await tempDir('bhrain-effects-');
+    const home = await tempDir('bhrain-effects-');
     await mkdir(join(home, '.ssh'));
     const { messages } = await runCalls([{ name: 'save_note', input: { file: join(home, '.ssh', 'config'), text: 'Host *' } }], {
       guard: allowAll,
@@ -142,7 +141,7 @@ describe('tool contract: a custom tool with effect write and paths is path-check
 
 describe('tool contract: the builtin guards read the effect', () => {
   it('tool contract: readOnly runs a custom read tool and denies a custom write tool', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-effects-');
     await writeFile(join(cwd, 'n.md'), 'note');
     const { messages } = await runCalls(
       [
@@ -158,7 +157,7 @@ describe('tool contract: the builtin guards read the effect', () => {
   });
 
   it('tool contract: promptForWrites asks before everything but a read', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-effects-');
     await writeFile(join(cwd, 'n.md'), 'note');
     const { messages, asked } = await runCalls(
       [

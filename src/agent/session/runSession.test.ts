@@ -7,7 +7,6 @@ import { genRecordingLog, PROTOCOL_SLUGS, useStandin } from '#standin/useStandin
 import type { BrainMessage } from '../../core/contract/BrainMessage.js';
 import { BadRequestError, ContextOverflowError, SupplierUnavailableError } from '../../core/contract/errors.js';
 import type { BhrainEvent } from '../events.js';
-import type { BhrainSessionResult } from '../BhrainSessionResult.js';
 import { genBhrain, invoke } from '../genBhrain.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import { genBashToolBox } from '../toolboxes/bash/genBashToolBox.js';
@@ -16,9 +15,10 @@ import type { BhrainPermissionGuard, BhrainPrompter } from '../permission/Bhrain
 import { genRulesGuard } from '../permission/genRulesGuard.js';
 import { repairToolPairs } from './repairToolPairs.js';
 import { DEFAULT_MAX_CONCURRENT_TOOL_CALLS } from '../constants.js';
+import { tempDir } from '#test-helpers/fs.js';
+import { toolResults } from '#test-helpers/transcript.js';
 
 const { standin, contextFor } = useStandin();
-const tempDir = () => mkdtemp(join(tmpdir(), 'bhrain-loop-'));
 
 /** a toolbox whose tools fail or throw on purpose, and one that records when it ran */
 const genProbeToolBox = (): BhrainToolBox & { runs: string[] } => {
@@ -57,7 +57,7 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
   });
 
   it('an input needing tools gets valid tool calls, and the answer waits for their results', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-loop-');
     await writeFile(join(cwd, 'version.txt'), '4.2.0\n');
     standin().script({ toolCalls: [{ name: 'read', input: { path: 'version.txt' } }] }, { text: 'The version is 4.2.0.' });
     const result = await invoke({ config: { atom: slug, toolBoxes: [genFilesToolBox()] }, prompt: 'which version?' }, contextFor({ cwd }));
@@ -68,7 +68,7 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
   });
 
   it('the loop iterates until a response has no tool calls, running every call of a response', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-loop-');
     standin().script(
       {
         toolCalls: [
@@ -298,8 +298,6 @@ const genLayout = async () => {
   await writeFile(join(outside, 't'), 'original outside\n');
   return { base, workspace, outside };
 };
-const toolResults = (result: BhrainSessionResult) =>
-  result.transcript.filter((message): message is Extract<BrainMessage, { role: 'tool' }> => message.role === 'tool');
 const raceWrites = Array.from({ length: 300 }, (_, index) => ({
   name: 'write',
   input: { path: `d/f${index}`, content: `escaped ${index}` },

@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 
 import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import type { StandinRequest, StandinTurn } from '#standin/types.js';
-import type { BrainMessage, BrainToolMessage } from '../../core/contract/BrainMessage.js';
 import { AbortedError, BadRequestError } from '../../core/contract/errors.js';
 import { hashBhrainConfig } from '../config/BhrainConfig.js';
 import type { BhrainSession, BhrainSessionResult } from '../BhrainSessionResult.js';
@@ -15,6 +14,7 @@ import { sumTokens } from '../session/checkBudget.js';
 import type { BhrainPermissionGuard, BhrainPrompter } from '../permission/BhrainPermissionGuard.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import { systemOf, toolNamesOf } from '#standin/requestParts.js';
+import { toolResults } from '#test-helpers/transcript.js';
 
 const { standin, contextFor } = useStandin();
 
@@ -29,9 +29,6 @@ const messagesOf = (request: StandinRequest): string =>
 /** the built-in subagent prompts all say this; the parent's never does */
 const CHILD_MARK = 'subagent: another agent delegated';
 const isChild = (request: StandinRequest) => systemOf(request).includes(CHILD_MARK);
-
-const toolResults = (messages: readonly BrainMessage[]) =>
-  messages.filter((message): message is BrainToolMessage => message.role === 'tool');
 
 /** the tokens the stand-in reported for one request, in the budget's sense: input, output and both cache parts */
 const tokensOf = (request: StandinRequest): number => {

@@ -1,6 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 import { z as classic } from 'zod';
@@ -22,9 +20,9 @@ import { BhrainToolError, BhrainToolFatalError } from './BhrainToolError.js';
 import { defineTool } from './defineTool.js';
 import { preloadToolChecks, toolBoxOf } from './executeTool.js';
 import { lenientInput } from './lenientInput.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin, contextFor } = useStandin();
-const tempDir = () => mkdtemp(join(tmpdir(), 'bhrain-contract-'));
 const toolMessages = (result: BhrainSessionResult) =>
   result.transcript.filter((message): message is BrainToolMessage => message.role === 'tool');
 const toolContext = () => ({ cwd: process.cwd(), log: silentLog, env: {} });
@@ -355,7 +353,11 @@ describe('tool contract: truncated and exitCode on the result, the tool message 
         config: { atom: 'claude/haiku', toolBoxes: [genBashToolBox({ sandbox: { mode: 'off' } })], limits: { maxToolOutputChars: 2_000 } },
         prompt: 'go',
       },
-      contextFor({ cwd: await tempDir(), spillDir: await tempDir(), onEvent: (event) => void events.push(event) }),
+      contextFor({
+        cwd: await tempDir('bhrain-contract-'),
+        spillDir: await tempDir('bhrain-contract-'),
+        onEvent: (event) => void events.push(event),
+      }),
     );
     const [failed, long] = toolMessages(result);
     expect(failed).toMatchObject({ isError: true, exitCode: 3 });

@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -7,6 +7,7 @@ import { useStandin } from '#standin/useStandin.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import type { CliExit } from './CliProcess.js';
 import { genBrainCli, type BrainCli } from './genBrainCli.js';
+import { exists } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 const handles: BrainCli[] = [];
@@ -23,11 +24,6 @@ const isAlive = (pid: number | null): boolean => {
     return false;
   }
 };
-const exists = (path: string) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
 
 /** a handle over the real CLI in an isolated world that talks only to the stand-in */
 const genCli = async (slug = 'claude/haiku') => {

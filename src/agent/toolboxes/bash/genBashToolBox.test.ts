@@ -8,6 +8,7 @@ import { silentLog } from '../../../core/contract/BrainContext.js';
 import { BadRequestError } from '../../../core/contract/errors.js';
 import type { BhrainToolBox, BhrainToolContext, BhrainToolResult } from '../../tool/BhrainToolBox.js';
 import { genBashToolBox } from './genBashToolBox.js';
+import { findLivingProcesses, uniqueSeconds } from '#test-helpers/process.js';
 
 // every unsandboxed bash started by a test logs its pid (= its process group id) here through BASH_ENV, so the commands
 // stay verbatim; a sandboxed bash has a pid of its own namespace, so sandboxed calls are checked by their command lines
@@ -32,21 +33,6 @@ const livingMembersOf = async (pgid: number): Promise<number[]> => {
   }
   return members;
 };
-
-// living processes whose command line contains a text (a unique sleep duration), seen from the host's /proc
-const livingWith = async (text: string): Promise<string[]> => {
-  const found: string[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    const cmdline = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ');
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    if (cmdline.includes(text) && stat && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z') found.push(`${entry} ${cmdline}`);
-  }
-  return found;
-};
-
-// a sleep duration no other process uses, so its processes can be counted
-const uniqueSeconds = (): string => String(900_000 + Math.floor(Math.random() * 99_999));
 
 // no test may leave a process behind
 afterEach(async () => {
@@ -182,7 +168,7 @@ describe('tool execution (bash)', () => {
       const result = await runBash(box, { command: `trap '' TERM; echo started; sleep ${seconds}; echo survived`, timeout_ms: 500 });
       expect(result.output).toBe('timed out after 500 ms; the process group was killed\n--- stdout ---\nstarted');
       expect(result.elapsedMs).toBeLessThan(3_500);
-      expect(await livingWith(`sleep ${seconds}`)).toEqual([]);
+      expect(await findLivingProcesses(`sleep ${seconds}`)).toEqual([]);
     });
 
     it('then a timeout_ms above the maximum is clamped, and the result says so', async () => {
@@ -214,7 +200,7 @@ describe('tool execution (bash): background processes and large output', () => {
       const result = await runBash(box, { command: `sleep ${seconds} & echo $!` });
       expect(result).toMatchObject({ success: true, exitCode: 0 });
       expect(result.elapsedMs).toBeLessThan(2_000);
-      expect(await livingWith(`sleep ${seconds}`)).toEqual([]);
+      expect(await findLivingProcesses(`sleep ${seconds}`)).toEqual([]);
     });
 
     it('then, with the sandbox off, the background process is killed with the group', async () => {
@@ -224,7 +210,7 @@ describe('tool execution (bash): background processes and large output', () => {
       const result = await runBash(off, { command: `sleep ${seconds} & echo $!` });
       expect(result).toMatchObject({ success: true, exitCode: 0 });
       expect(result.elapsedMs).toBeLessThan(2_000);
-      expect(await livingWith(`sleep ${seconds}`)).toEqual([]);
+      expect(await findLivingProcesses(`sleep ${seconds}`)).toEqual([]);
     });
   });
 

@@ -1,33 +1,29 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { useStandin } from '#standin/useStandin.js';
-import type { BrainToolMessage } from '../../../core/contract/BrainMessage.js';
 import { signalGroup } from '../../../process/signalGroup.js';
-import type { BhrainSessionResult } from '../../BhrainSessionResult.js';
 import { genBhrain, invoke } from '../../genBhrain.js';
 import { attachMcpToolBox } from './attachMcpToolBox.js';
 import { genMcpToolBox, McpServerStartError, toMcpToolName, type McpToolBox } from './genMcpToolBox.js';
+import { tempDir } from '#test-helpers/fs.js';
+import { toolResults } from '#test-helpers/transcript.js';
 
 const { standin, contextFor } = useStandin();
 const everythingJs = resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const filesystemJs = resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const mcpServerJs = pathToFileURL(resolve('node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.js')).href;
 const stdioServerJs = pathToFileURL(resolve('node_modules/@modelcontextprotocol/sdk/dist/esm/server/stdio.js')).href;
-const tempDir = () => mkdtemp(join(tmpdir(), 'bhrain-mcp-'));
 const toolContext = () => ({
   cwd: process.cwd(),
   env: { PATH: process.env.PATH, HOME: process.env.HOME },
   log: { debug() {}, info() {}, warn() {}, error() {} },
 });
-const toolResults = (result: BhrainSessionResult) =>
-  result.transcript.filter((message): message is BrainToolMessage => message.role === 'tool');
 const toolNamesOffered = (body: unknown) => ((body as { tools?: Array<{ name: string }> }).tools ?? []).map((tool) => tool.name);
 
 /** every live process as pid, process group and command line, from ps */
@@ -80,7 +76,7 @@ describe('genMcpToolBox over stdio (server-everything, server-filesystem): listi
   });
 
   it('server-filesystem lists its tools and reads a file of the directory it was given', async () => {
-    const dir = await tempDir();
+    const dir = await tempDir('bhrain-mcp-');
     await writeFile(join(dir, 'notes.md'), '# filesystem notes\n');
     const box = await genMcpToolBox({ name: 'fs', transport: { command: process.execPath, args: [filesystemJs, dir] } }, toolContext());
     opened.push(box);
@@ -113,7 +109,7 @@ describe('genMcpToolBox over stdio (server-everything, server-filesystem): listi
   });
 
   it('a result with isError true is a failed result carrying the server text', async () => {
-    const dir = await tempDir();
+    const dir = await tempDir('bhrain-mcp-');
     const box = await genMcpToolBox({ name: 'fs', transport: { command: process.execPath, args: [filesystemJs, dir] } }, toolContext());
     opened.push(box);
     const result = await box.execute(
@@ -268,7 +264,7 @@ describe('genMcpToolBox over stdio: servers that never start, close, and tools t
   });
 
   it('a server silent past startTimeoutMs is rejected and killed, its whole group with it', async () => {
-    const dir = await tempDir();
+    const dir = await tempDir('bhrain-mcp-');
     const marker = `bhrain-slow-${process.pid}-${Date.now()}`;
     // a server that starts a child of its own (which ignores SIGTERM), says which, then never speaks
     const slow = join(dir, `${marker}.mjs`);
@@ -290,7 +286,7 @@ describe('genMcpToolBox over stdio: servers that never start, close, and tools t
   });
 
   it('close() kills the server and every process of its group, even one that ignores SIGTERM', async () => {
-    const dir = await tempDir();
+    const dir = await tempDir('bhrain-mcp-');
     // a real MCP server that also started a child which ignores SIGTERM
     const server = join(dir, 'stubborn.mjs');
     await writeFile(
@@ -324,7 +320,7 @@ await server.connect(new StdioServerTransport());
   });
 
   it('a tools/list_changed updates the tools a running brain offers, between iterations', async () => {
-    const dir = await tempDir();
+    const dir = await tempDir('bhrain-mcp-');
     const server = join(dir, 'growing.mjs');
     await writeFile(
       server,
