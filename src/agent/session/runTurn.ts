@@ -70,7 +70,8 @@ const stopOnFailedRequest = (state: SessionState, error: unknown): NextStep => {
   if (cut) return { type: 'stop', stop: { termination: 'budget', budgetReached: cut }, note: null };
   const typed =
     error instanceof BhrainError ? error : new LoopError(`the loop failed: ${(error as Error)?.message ?? error}`, { cause: error });
-  state.context.log.error(`iteration ${state.iteration + 1}: ${typed.message}`);
+  // the session ends in this error, which its result carries: a caller that reports that may skip this line (endsSession)
+  state.context.log.error(`iteration ${state.iteration + 1}: ${typed.message}`, { endsSession: true });
   return { type: 'stop', stop: { termination: 'error', error: typed }, note: null };
 };
 

@@ -163,7 +163,7 @@ export const runSubagent = async (
       config,
       registry: genToolRegistry(config.toolBoxes),
       prompt: input.prompt,
-      // the child's lines keep their text (the CLI's progress log reads it) and say whose they are in their meta
+      // the child's lines say whose they are in their meta
       log: tagLog(parent.context.log ?? silentLog, { type: type.name, sessionUuid: uuid }),
       spillDir: parent.context.spillDir ? join(parent.context.spillDir, `subagent-${uuid}`) : undefined,
       // its subagents' start and end go to the parent's stream; the rest only to an onSubagentEvent listener (telemetry)

@@ -23,6 +23,7 @@ import { resolveSkillSettings } from '../../settings/resolveSkillSettings.js';
 import { genPermissionRulesSchema } from '../../settings/genPermissionRulesSchema.js';
 import { BUILTIN_GUARD_NAMES, parseDurationMs, type SkillSettingsFlags } from '../../settings/settingsTable.js';
 import type { SkillOutputJson } from '../../skillOutputJson.js';
+import type { RunEventOrigin, RunSink } from '../../run/RunSink.js';
 import type { McpServeOptions } from './McpServeOptions.js';
 import { narrowGuard } from './narrowGuard.js';
 import { onStopSignals } from '../../onStopSignals.js';
@@ -187,6 +188,28 @@ const describeEvent = (event: BhrainEvent): string | null => {
   return null;
 };
 
+/**
+ * .what = the client's progress notifications of one call, as a sink of its run: a line for each event of the run's
+ *         session a client need hear of (describeEvent), when the call asked for progress (a progressToken)
+ * .why = sent() is awaited before the result: a client drops progress that comes after it
+ */
+const genProgressNotificationSink = (extra: ToolExtra): { sink: RunSink; sent: () => Promise<void> } => {
+  const progressToken = extra._meta?.progressToken;
+  let progress = 0;
+  // the notifications still on their way
+  let notified: Promise<void> = Promise.resolve();
+  const onEvent = (event: BhrainEvent, origin: RunEventOrigin) => {
+    const message = origin === 'session' ? describeEvent(event) : null;
+    if (progressToken === undefined || message === null) return;
+    progress += 1;
+    const sent = extra
+      .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } })
+      .catch((error: Error) => void process.stderr.write(`bhrain mcp serve: a progress notification failed: ${error.message}\n`));
+    notified = notified.then(() => sent);
+  };
+  return { sink: { name: 'progress notifications', onEvent }, sent: () => notified };
+};
+
 /** .what = the result object of a run as the tool's structured content */
 const toStructured = (result: SkillOutputJson): ToolResultContent => ({
   skill: result.skill,
@@ -252,19 +275,7 @@ const runCall = async (scope: ServeScope, skill: SkillName, args: CallArgs, extr
     const stop = new AbortController();
     if (extra.signal.aborted) stop.abort();
     else extra.signal.addEventListener('abort', () => stop.abort(), { once: true });
-    const progressToken = extra._meta?.progressToken;
-    let progress = 0;
-    // the notifications still on their way: the result waits for them, since a client drops progress that comes after it
-    let notified: Promise<void> = Promise.resolve();
-    const onEvent = (event: BhrainEvent) => {
-      const message = describeEvent(event);
-      if (progressToken === undefined || message === null) return;
-      progress += 1;
-      const sent = extra
-        .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } })
-        .catch((error: Error) => void process.stderr.write(`bhrain mcp serve: a progress notification failed: ${error.message}\n`));
-      notified = notified.then(() => sent);
-    };
+    const progress = genProgressNotificationSink(extra);
     const runOptions: SkillOptions = {
       arch: 'bhrain.struct.v1',
       output: 'json',
@@ -280,7 +291,7 @@ const runCall = async (scope: ServeScope, skill: SkillName, args: CallArgs, extr
       cwd,
       prompt: args.prompt,
       signal: stop.signal,
-      onEvent,
+      sink: progress.sink,
       limits: readClientLimits(args),
       narrowGuard: readClientPermission(args.permission),
     };
@@ -289,7 +300,7 @@ const runCall = async (scope: ServeScope, skill: SkillName, args: CallArgs, extr
     scope.runs.add(run);
     try {
       const result = await done;
-      await notified;
+      await progress.sent();
       return toToolResult(result);
     } finally {
       scope.runs.delete(run);

@@ -1,0 +1,35 @@
+import { redactDeep } from '../../core/secrets/redactDeep.js';
+import type { SecretRedactor } from '../../core/secrets/genSecretRedactor.js';
+import { OUTPUT_SCHEMA_VERSION } from '../skillOutputJson.js';
+import type { RunSink } from './RunSink.js';
+
+/**
+ * .what = --output stream-json: a start object, every event of the run's session, and with --include-partial-messages
+ *         the streamed text (onDelta), one JSON object a line on stdout, each redacted (the result object follows, from the run)
+ */
+export const genStreamJsonSink = (input: { skill: string; writeLine: (value: unknown) => void; redact: SecretRedactor }): RunSink => {
+  const { writeLine, redact } = input;
+  return {
+    name: 'stream-json output',
+    onStart: (start) =>
+      writeLine({
+        type: 'start',
+        schemaVersion: OUTPUT_SCHEMA_VERSION,
+        skill: input.skill,
+        atom: start.atom,
+        cwd: start.cwd,
+        record: start.record,
+      }),
+    onEvent: (event, origin) => {
+      if (origin === 'session') writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...event }, redact));
+    },
+    // deltas come only with --include-partial-messages (the session streams them only then)
+    onDelta: (delta) =>
+      // the text streamed so far is void (a retried attempt, or <tool_call> markup that was a call): consumers drop it
+      writeLine(
+        delta.type === 'TextReset'
+          ? { type: 'TextReset', schemaVersion: OUTPUT_SCHEMA_VERSION }
+          : { type: delta.type, schemaVersion: OUTPUT_SCHEMA_VERSION, text: redact(delta.text) },
+      ),
+  };
+};
