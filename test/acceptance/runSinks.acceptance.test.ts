@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { runSkillHosted } from '../../src/cli/runSkill.js';
 import type { RunSink } from '../../src/cli/run/RunSink.js';
-import type { StandinRequest } from '../standin/types.js';
-import { useStandin } from '../standin/useStandin.js';
+import type { StandinRequest } from '#standin/types.js';
+import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
 
 const { standin } = useStandin();
