@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -8,9 +8,8 @@ import { BadRequestError } from '../core/contract/errors.js';
 import { genSecretRedactor } from '../core/secrets/genSecretRedactor.js';
 import { exitCodeOfError } from './exitCodes.js';
 import { isRunId, openRunRecord, pruneRunRecords, readRunRecordMeta, RUN_RETENTION, RunRecordWriteError } from './runRecord.js';
-import { exists } from '#test-helpers/fs.js';
+import { exists, tempDir } from '#test-helpers/fs.js';
 
-const tempDir = (prefix = 'bhrain-runrecord-') => mkdtemp(join(tmpdir(), prefix));
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 const identity = (text: string) => text;
 
@@ -34,8 +33,8 @@ const idAt = (at: Date, suffix = 'abcdef') => `${at.toISOString().replace(/[:.]/
 
 describe('openRunRecord', () => {
   it('records: a run is recorded under $BHRAIN_HOME/runs/<id>/ (0700, files 0600), never in the working directory', async () => {
-    const home = await tempDir();
-    const cwd = await tempDir('bhrain-cwd-');
+    const home = tempDir('bhrain-runrecord-');
+    const cwd = tempDir('bhrain-cwd-');
     const record = await openRunRecord({ home, recordDir: undefined, skill: 'ask', atom: 'claude/haiku', cwd });
     expect(isRunId(record.id)).toBe(true);
     expect(record.dir).toBe(join(home, 'runs', record.id));
@@ -83,7 +82,7 @@ describe('openRunRecord', () => {
   });
 
   it('records: ids sort by start time and stay unique for runs started in the same millisecond', async () => {
-    const home = await tempDir();
+    const home = tempDir('bhrain-runrecord-');
     const at = new Date('2025-03-04T05:06:07.089Z');
     const records = await Promise.all(
       Array.from({ length: 30 }, () =>
@@ -100,7 +99,7 @@ describe('openRunRecord', () => {
   });
 
   it('records: the error of a failed run is kept in meta.json', async () => {
-    const home = await tempDir();
+    const home = tempDir('bhrain-runrecord-');
     const record = await openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home });
     await record.finish(
       finished({ termination: 'error', output: '', error: { code: 'SUPPLIER_UNAVAILABLE', message: 'qwen stayed overloaded' } }),
@@ -112,7 +111,7 @@ describe('openRunRecord', () => {
   });
 
   it('records: a run that ends without finish (it threw) leaves no unfinished record behind', async () => {
-    const home = await tempDir();
+    const home = tempDir('bhrain-runrecord-');
     const record = await openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home });
     await mkdir(record.spillDir, { recursive: true });
     await writeFile(join(record.spillDir, 'bash-1.txt'), 'spilled');
@@ -132,7 +131,7 @@ describe('openRunRecord', () => {
             .filter((piece) => text.includes(piece)),
         ),
       );
-    const home = await tempDir();
+    const home = tempDir('bhrain-runrecord-');
     const record = await openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home });
     const dir = await record.finish(
       finished({
@@ -160,8 +159,8 @@ describe('openRunRecord', () => {
 describe('openRunRecord', () => {
   describe('--record-dir', () => {
     it('records: --record-dir puts the record in that directory, resolved from the working directory, and prunes nothing', async () => {
-      const home = await tempDir();
-      const cwd = await tempDir('bhrain-cwd-');
+      const home = tempDir('bhrain-runrecord-');
+      const cwd = tempDir('bhrain-cwd-');
       const old = idAt(new Date('2020-01-01T00:00:00.000Z'));
       for (let index = 0; index < RUN_RETENTION.keepNewest + 1; index++)
         await mkdir(join(home, 'runs', idAt(new Date(Date.UTC(2020, 0, 1, 0, 0, index)))), { recursive: true });
@@ -175,7 +174,7 @@ describe('openRunRecord', () => {
     });
 
     it('records: an empty --record-dir is used; one holding files is refused (exit 2) before the run, nothing overwritten', async () => {
-      const cwd = await tempDir('bhrain-cwd-');
+      const cwd = tempDir('bhrain-cwd-');
       await mkdir(join(cwd, 'empty'));
       const used = await openRunRecord({ home: cwd, recordDir: 'empty', skill: 'ask', atom: 'qwen', cwd });
       expect(used.dir).toBe(join(cwd, 'empty'));
@@ -192,7 +191,7 @@ describe('openRunRecord', () => {
     });
 
     it('records: a --record-dir that cannot be created is exit 2 naming the flag, before the run', async () => {
-      const cwd = await tempDir('bhrain-cwd-');
+      const cwd = tempDir('bhrain-cwd-');
       await writeFile(join(cwd, 'file'), 'x');
       const refused = openRunRecord({ home: cwd, recordDir: 'file/record', skill: 'ask', atom: 'qwen', cwd });
       await expect(refused).rejects.toThrow(BadRequestError);
@@ -200,7 +199,7 @@ describe('openRunRecord', () => {
     });
 
     it('records: an unfinished --record-dir record is cleared on dispose, the directory itself kept', async () => {
-      const cwd = await tempDir('bhrain-cwd-');
+      const cwd = tempDir('bhrain-cwd-');
       const record = await openRunRecord({ home: cwd, recordDir: 'out', skill: 'ask', atom: 'qwen', cwd });
       await mkdir(record.spillDir);
       await record.dispose();
@@ -210,8 +209,8 @@ describe('openRunRecord', () => {
 
   describe('--no-record', () => {
     it('records: --no-record writes no record; spill files go to a private temp dir removed when the run ends', async () => {
-      const home = await tempDir();
-      const cwd = await tempDir('bhrain-cwd-');
+      const home = tempDir('bhrain-runrecord-');
+      const cwd = tempDir('bhrain-cwd-');
       const record = await openRunRecord({ home, recordDir: null, skill: 'ask', atom: 'qwen', cwd });
       expect(record.dir).toBeNull();
       expect(record.spillDir.startsWith(join(tmpdir(), 'bhrain-spill-'))).toBe(true);
@@ -224,7 +223,13 @@ describe('openRunRecord', () => {
     });
 
     it('records: with --no-record, a run that threw removes its temp spill dir on dispose', async () => {
-      const record = await openRunRecord({ home: await tempDir(), recordDir: null, skill: 'act', atom: 'qwen', cwd: await tempDir() });
+      const record = await openRunRecord({
+        home: tempDir('bhrain-runrecord-'),
+        recordDir: null,
+        skill: 'act',
+        atom: 'qwen',
+        cwd: tempDir('bhrain-runrecord-'),
+      });
       await writeFile(join(record.spillDir, 'bash-1.txt'), 'spilled');
       await record.dispose();
       await record.dispose();
@@ -234,7 +239,7 @@ describe('openRunRecord', () => {
 
   describe('a record that cannot be written never costs the run or its answer', () => {
     it('BHRAIN_HOME under a regular file: the run starts with a temp spill dir, and finish throws (exit 5) naming the path and cause', async () => {
-      const parent = await tempDir();
+      const parent = tempDir('bhrain-runrecord-');
       await writeFile(join(parent, 'file'), 'x');
       const home = join(parent, 'file', 'home');
       const record = await openRunRecord({ home, recordDir: undefined, skill: 'ask', atom: 'qwen', cwd: parent });
@@ -249,7 +254,7 @@ describe('openRunRecord', () => {
     });
 
     it('records: a write that fails midway throws with the path and cause, and the record never claims to have ended', async () => {
-      const home = await tempDir();
+      const home = tempDir('bhrain-runrecord-');
       const record = await openRunRecord({ home, recordDir: undefined, skill: 'ask', atom: 'qwen', cwd: home });
       // a directory where transcript.json goes: the rename over it fails, as a full disk would fail a write
       await mkdir(join(record.dir!, 'transcript.json', 'x'), { recursive: true });
@@ -279,7 +284,7 @@ describe('retention', () => {
   };
 
   it('records: retention keeps the newest 100 runs and every run younger than 7 days, and removes the rest', async () => {
-    const runsDir = join(await tempDir(), 'runs');
+    const runsDir = join(tempDir('bhrain-runrecord-'), 'runs');
     // 150 runs 1 hour apart (all within 7 days) and 50 older ones, 1 day apart from 8 days back
     const young = await seedRuns(runsDir, 150, now.getTime() - 60_000, 3_600_000);
     const old = await seedRuns(runsDir, 50, now.getTime() - 8 * day, day);
@@ -291,14 +296,14 @@ describe('retention', () => {
   });
 
   it('records: a quiet month keeps the newest 100 runs however old they are', async () => {
-    const runsDir = join(await tempDir(), 'runs');
+    const runsDir = join(tempDir('bhrain-runrecord-'), 'runs');
     const ids = await seedRuns(runsDir, 130, now.getTime() - 30 * day, 3_600_000);
     await pruneRunRecords({ runsDir }, { now: () => now });
     expect((await readdir(runsDir)).sort()).toEqual(ids.slice(0, RUN_RETENTION.keepNewest).sort());
   });
 
   it('records: retention is applied at the start of each run recorded under $BHRAIN_HOME, counting that run', async () => {
-    const home = await tempDir();
+    const home = tempDir('bhrain-runrecord-');
     const runsDir = join(home, 'runs');
     const ids = await seedRuns(runsDir, 100, now.getTime() - 10 * day, 60_000);
     const record = await openRunRecord({ home, recordDir: undefined, skill: 'ask', atom: 'qwen', cwd: home }, { now: () => now });
@@ -306,7 +311,7 @@ describe('retention', () => {
   });
 
   it('records: --no-record prunes nothing', async () => {
-    const home = await tempDir();
+    const home = tempDir('bhrain-runrecord-');
     const ids = await seedRuns(join(home, 'runs'), 101, now.getTime() - 10 * day, 60_000);
     const record = await openRunRecord({ home, recordDir: null, skill: 'ask', atom: 'qwen', cwd: home }, { now: () => now });
     await record.dispose();

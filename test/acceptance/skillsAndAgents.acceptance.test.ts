@@ -1,9 +1,7 @@
 // Agent Skills (SKILL.md) and subagents from agent files, through the built CLI and the stand-in,
 // as a user sets them up: files in a temp git repository, the CLI as a child process, the requests the model received
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
@@ -11,6 +9,8 @@ import type { StandinRequest, StandinTurn } from '#standin/types.js';
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
 import { systemOf, toolNamesOf } from '#standin/requestParts.js';
+import { tempDir } from '#test-helpers/fs.js';
+import { genGitRepo } from '#test-helpers/git.js';
 
 const { standin } = useStandin();
 
@@ -28,13 +28,8 @@ const lastToolResult = (request: StandinRequest): string => {
 
 /** a temp git repository with these files, and a home of its own for the run (refs, config dir) */
 const genRepo = async (files: Record<string, string>) => {
-  const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-skills-')));
-  const repo = join(base, 'repo');
-  execFileSync('git', ['init', '-q', repo]);
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(repo, path)), { recursive: true });
-    await writeFile(join(repo, path), text);
-  }
+  const base = tempDir('bhrain-skills-');
+  const repo = genGitRepo({ dir: join(base, 'repo'), files });
   const home = join(base, 'home');
   return { repo, home, env: genCliEnv({ standin: standin(), home }) };
 };

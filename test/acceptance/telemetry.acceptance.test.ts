@@ -1,10 +1,8 @@
 // OpenTelemetry traces and metrics of `bhrain act`, through the built CLI as a child process; the real
 // OTLP/HTTP (JSON) exporters send to a receiver this test starts on 127.0.0.1, which decodes what they send
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, realpath, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -12,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 import type { StandinRequest } from '#standin/types.js';
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, PACKAGE_ROOT, runBhrain, runProcess } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
+import { genGitRepo } from '#test-helpers/git.js';
 
 const { standin } = useStandin();
 
@@ -129,10 +129,8 @@ const startReceiver = async (mode: 'ok' | 'hang') => {
 
 /** .what = a temp repo with a file to read, and a home of its own */
 const genRepo = async () => {
-  const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-telemetry-')));
-  const repo = join(base, 'repo');
-  execFileSync('git', ['init', '-q', repo]);
-  await writeFile(join(repo, 'greet.ts'), 'export const greet = () => "hi";\n');
+  const base = tempDir('bhrain-telemetry-');
+  const repo = genGitRepo({ dir: join(base, 'repo'), files: { 'greet.ts': 'export const greet = () => "hi";\n' } });
   return { base, repo, home: join(base, 'home') };
 };
 

@@ -1,7 +1,6 @@
 // store integrity: the refs store under SIGKILL mid-write, 20 concurrent CLI runs, a full disk, and a corrupt file
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -11,10 +10,10 @@ import { genBrainRefStore } from '../../src/core/continuation/genBrainRefStore.j
 import { PACKAGE_ROOT, genCliEnv, runBhrain, runProcess, type CliRun } from '../acceptance/runCli.js';
 import { useStandin } from '#standin/useStandin.js';
 import { reliabilityCase } from './reliabilityCase.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 
-const tempDir = async (name: string) => realpath(await mkdtemp(join(tmpdir(), `bhrain-rel-store-${name}-`)));
 const envFor = (home: string) => genCliEnv({ standin: standin(), home });
 
 /** the text of the last user message of a request: the task the stand-in answers */
@@ -74,8 +73,8 @@ for (let index = ${from}; index < ${to}; index++) {
   reliabilityCase(
     'kill -9 at random moments, 6+ times until one lands inside a write: every ref on disk verifies, no temp file is served, and a retry saves them all',
     async () => {
-      const home = await tempDir('kill');
-      const scriptDir = await tempDir('kill-script');
+      const home = tempDir('bhrain-rel-store-kill-');
+      const scriptDir = tempDir('bhrain-rel-store-kill-script-');
       // each round saves 60 items from a start 10 further on: the overlap retries saves a kill cut, the rest are new writes
       const roundItems = 60;
       let total = 0;
@@ -161,8 +160,8 @@ describe('20 concurrent CLI runs share one store', () => {
   reliabilityCase(
     '20 `bhrain act` processes at once, each with its own task: all exit 0, and all 20 series are readable and right',
     async () => {
-      const home = await tempDir('concurrent');
-      const cwd = await tempDir('concurrent-cwd');
+      const home = tempDir('bhrain-rel-store-concurrent-');
+      const cwd = tempDir('bhrain-rel-store-concurrent-cwd-');
       answerEveryTask();
       const tasks = Array.from({ length: 20 }, (_, index) => `concurrent task ${index}`);
       const runs = await Promise.all(tasks.map((task) => act({ cwd, home, task })));
@@ -209,7 +208,7 @@ const DISK_SIZE = '1m';
 
 /** a tmpfs mounted on a temp dir as root: the CLI and the test see the same path */
 const mountPlain = async (): Promise<SmallDisk> => {
-  const home = await tempDir('full');
+  const home = tempDir('bhrain-rel-store-full-');
   execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${DISK_SIZE}`, 'tmpfs', home], { stdio: 'pipe' });
   return {
     how: 'mount -t tmpfs',
@@ -227,7 +226,7 @@ const mountPlain = async (): Promise<SmallDisk> => {
  * the CLI runs inside it through nsenter, and the test reads the store through /proc/<pid>/root
  */
 const mountInNamespace = async (): Promise<SmallDisk> => {
-  const home = await tempDir('full-ns');
+  const home = tempDir('bhrain-rel-store-full-ns-');
   const holder = spawn(
     'unshare',
     [
@@ -316,7 +315,7 @@ describe('a full disk', () => {
   declare(
     'a store on a full disk: the CLI exits 5 saying the disk is full, leaves no partial file, earlier refs stay intact, and a retry after freeing space succeeds',
     async () => {
-      const cwd = await tempDir('full-cwd');
+      const cwd = tempDir('bhrain-rel-store-full-cwd-');
       answerEveryTask();
       const disk = await smallDiskProblem.make();
       try {
@@ -376,8 +375,8 @@ describe('a corrupt file in the store', () => {
   reliabilityCase(
     'one byte changed in a stored series or episode is detected by its hash, reported (exit 2), never served, and a run that saves the same ref repairs it',
     async () => {
-      const home = await tempDir('corrupt');
-      const cwd = await tempDir('corrupt-cwd');
+      const home = tempDir('bhrain-rel-store-corrupt-');
+      const cwd = tempDir('bhrain-rel-store-corrupt-cwd-');
       answerEveryTask();
       const original = await act({ cwd, home, task: 'a task worth keeping' });
       expect(original.code).toBe(0);

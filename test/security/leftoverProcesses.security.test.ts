@@ -2,7 +2,7 @@
 // permission (allowAll) and the default sandbox, starts processes meant to outlive its bash calls (background jobs,
 // new sessions, a cleared environment, su, ignored signals, double forks); each sleeps for a duration of its own, and
 // an escape is a living process with that duration in its command line once the CLI has exited (and a short grace)
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import {
   type SecurityOutcome,
   type SecurityTurn,
 } from './securityCase.js';
+import { findLivingProcesses } from '#test-helpers/process.js';
 
 /** how long a process may take to be gone after the CLI exited (a SIGKILL is not instant) */
 const GRACE_MS = 1_500;
@@ -54,23 +55,9 @@ const durationOf = (index: number, range = 4000) => `${range + index}.${runTag}`
 const fill = (template: string, index: number, range?: number) => template.replaceAll('<d>', durationOf(index, range));
 
 /** living (not zombie) processes whose command line holds the text */
-const livingWith = (text: string): Array<{ pid: number; cmdline: string }> => {
-  const found: Array<{ pid: number; cmdline: string }> = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
-      if (!cmdline.includes(text)) continue;
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z') found.push({ pid: Number(entry), cmdline });
-    } catch {
-      // gone while we looked
-    }
-  }
-  return found;
-};
 
-const leftovers = () => ATTEMPTS.flatMap((_, index) => [...livingWith(durationOf(index)), ...livingWith(durationOf(index, BETWEEN_CALLS))]);
+const leftovers = () =>
+  ATTEMPTS.flatMap((_, index) => [...findLivingProcesses(durationOf(index)), ...findLivingProcesses(durationOf(index, BETWEEN_CALLS))]);
 
 /** the durations of the attempts judged between calls */
 const BETWEEN_CALLS = 5000;
@@ -102,7 +89,7 @@ const turnsFor = (range?: number): SecurityTurn[] => {
     name: template,
     calls: withIds(`l${range ?? ''}${index}`, [bash(fill(template, index, range))]),
     hit: () => {
-      const living = livingWith(durationOf(index, range));
+      const living = findLivingProcesses(durationOf(index, range));
       return living.length ? `still running: ${living.map((found) => `${found.pid} ${found.cmdline}`).join('; ')}` : null;
     },
   }));

@@ -11,7 +11,7 @@
 // host-only server, a file holding what it got of the way out, a process still living; never by bhrain's report. Its
 // control (a run that allows those names, or the whole network, or no bhrain at all) proves it would have reached them.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
@@ -35,6 +35,7 @@ import {
   type SecurityOutcome,
   type SecurityTurn,
 } from './securityCase.js';
+import { findLivingProcesses } from '#test-helpers/process.js';
 
 /** .what = a server that counts the connections it accepts, on one loopback address */
 interface CountedServer {
@@ -512,19 +513,9 @@ const runTag = String(Date.now() % 100_000).padStart(5, '0');
 const durationOf = (index: number) => `${7000 + index}.${runTag}`;
 
 /** .what = living (not zombie) processes whose command line holds the text */
-const livingWith = (text: string): number[] =>
-  readdirSync('/proc').flatMap((entry) => {
-    try {
-      if (!/^\d+$/.test(entry) || !readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(text)) return [];
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      return stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z' ? [] : [Number(entry)];
-    } catch {
-      return [];
-    }
-  });
 
 const killLeftovers = () => {
-  for (const pid of LEFTOVERS.flatMap((_, index) => livingWith(durationOf(index))))
+  for (const pid of LEFTOVERS.flatMap((_, index) => findLivingProcesses(durationOf(index)).map((found) => found.pid)))
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
@@ -541,7 +532,7 @@ describe('network by domain: nothing a call starts outlives it (judged before th
           name: `network sandbox: ${template}`,
           calls: withIds(`l${index}`, [bash(template.replaceAll('<d>', durationOf(index)))]),
           hit: () => {
-            const living = livingWith(durationOf(index));
+            const living = findLivingProcesses(durationOf(index)).map((found) => found.pid);
             return living.length ? `still running: ${living.join(', ')}` : null;
           },
         },

@@ -2,7 +2,6 @@
 // list of names reaches: a nested repository's and a submodule's git directory, a commondir that sends bhrain's own git to
 // a configuration of the model's, git's info/ (which hides changes from review), and a package's .bhrain/ that a run from
 // that package would read. An escape is a plant left on disk, or a later run that runs what was planted
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -20,24 +19,16 @@ import {
   type SecurityAttempt,
   type SecurityOutcome,
 } from './securityCase.js';
+import { genGitRepo, runGit } from '#test-helpers/git.js';
 
 const PLANTED = 'planted by the model';
 
 /** a repository with a nested repository (vendor/lib) and a submodule (lib, its git directory in .git/modules/lib) */
 const genRepo = (name: string) => {
   const layout = genSecurityWorkspace(name);
-  const git = (cwd: string, ...args: string[]) =>
-    execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', '-c', 'protocol.file.allow=always', ...args], { cwd, stdio: 'pipe' });
-  const upstream = join(layout.base, 'upstream');
-  mkdirSync(upstream);
-  git(upstream, 'init', '-q', '-b', 'main');
-  writeFileSync(join(upstream, 'lib.txt'), 'lib\n');
-  git(upstream, 'add', '-A');
-  git(upstream, 'commit', '-qm', 'lib');
-  git(layout.cwd, 'init', '-q', '-b', 'main');
-  writeFileSync(join(layout.cwd, 'notes.txt'), 'notes\n');
-  git(layout.cwd, 'add', '-A');
-  git(layout.cwd, 'commit', '-qm', 'init');
+  const git = (cwd: string, ...args: string[]) => runGit(cwd, args, { config: ['protocol.file.allow=always'] });
+  const upstream = genGitRepo({ dir: join(layout.base, 'upstream'), files: { 'lib.txt': 'lib\n' }, commit: 'lib' });
+  genGitRepo({ dir: layout.cwd, files: { 'notes.txt': 'notes\n' }, commit: 'init' });
   git(layout.cwd, 'submodule', '--quiet', 'add', upstream, 'lib');
   git(layout.cwd, 'commit', '-qm', 'submodule');
   mkdirSync(join(layout.cwd, 'vendor', 'lib'), { recursive: true });

@@ -6,21 +6,15 @@ import { describe, expect, it } from 'vitest';
 
 import { genRecordingLog } from '#standin/useStandin.js';
 import { readGitStatus } from './readGitStatus.js';
+import { genGitRepo } from '#test-helpers/git.js';
 
 /** git in a directory, with an identity of its own so commits work anywhere */
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.email=test@example.com', '-c', 'user.name=test', ...args], { cwd, encoding: 'utf8' }).trim();
 
 /** a real repository on branch `trunk` with one commit of a.txt and b.txt */
-const genRepo = async () => {
-  const repo = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-git-')));
-  git(repo, 'init', '-q', '-b', 'trunk');
-  await writeFile(join(repo, 'a.txt'), 'a\n');
-  await writeFile(join(repo, 'b.txt'), 'b\n');
-  git(repo, 'add', '.');
-  git(repo, 'commit', '-q', '-m', 'first');
-  return repo;
-};
+const genRepo = async () =>
+  genGitRepo({ prefix: 'bhrain-git-', branch: 'trunk', files: { 'a.txt': 'a\n', 'b.txt': 'b\n' }, commit: 'first' });
 
 describe('git awareness: readGitStatus', () => {
   it('git awareness: the root, the branch and the dirty counts of a repo with a change and an untracked file, from a subdir', async () => {

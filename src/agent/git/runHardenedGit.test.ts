@@ -19,6 +19,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { genRecordingLog } from '#standin/useStandin.js';
 import { readGitStatus } from './readGitStatus.js';
 import { runHardenedGit } from './runHardenedGit.js';
+import { genGitRepo } from '#test-helpers/git.js';
 
 // what bhrain's own git runs on the workspace, outside any sandbox, when every session opens: nothing a repository holds
 // may make it run a command, and what it starts gets no secret. Each plant is proved armed by a plain git first
@@ -30,19 +31,9 @@ afterEach(() => rmSync(base, { recursive: true, force: true }));
 /** a repository with one commit of a.txt, in a temp dir of its own, and a marker path outside it */
 const genRepo = () => {
   base = realpathSync(mkdtempSync(join(tmpdir(), 'bhrain-hardgit-')));
-  const repo = join(base, 'repo');
   const home = join(base, 'home');
-  mkdirSync(repo);
   mkdirSync(home);
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], {
-      cwd: repo,
-      env: { PATH: process.env.PATH, HOME: home },
-    });
-  git('init', '-q', '-b', 'main');
-  writeFileSync(join(repo, 'a.txt'), 'a\n');
-  git('add', 'a.txt');
-  git('commit', '-qm', 'first');
+  const repo = genGitRepo({ dir: join(base, 'repo'), files: { 'a.txt': 'a\n' }, commit: 'first' });
   const marker = join(base, 'marker');
   // a planted command: it leaves the marker, holding the environment it ran with
   const hook = (at: string) => {

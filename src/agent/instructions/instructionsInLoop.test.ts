@@ -1,6 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -11,19 +9,18 @@ import { genBhrain } from '../genBhrain.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import { loadProjectInstructions } from './loadProjectInstructions.js';
 import { systemOf } from '#standin/requestParts.js';
+import { genGitRepo } from '#test-helpers/git.js';
 
 const { standin, contextFor } = useStandin();
 
 /** a real repository on branch `feature/x` with AGENTS.md at its root and in sub/, one changed and one untracked file */
 const genRepo = async () => {
-  const repo = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-loop-instructions-')));
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: repo });
-  git('init', '-q', '-b', 'feature/x');
-  await mkdir(join(repo, 'sub'));
-  await writeFile(join(repo, 'AGENTS.md'), 'RULE-ROOT: answer in haiku\n');
-  await writeFile(join(repo, 'sub', 'AGENTS.md'), 'RULE-SUB: never touch vendor/\n');
-  git('add', '.');
-  git('commit', '-q', '-m', 'first');
+  const repo = genGitRepo({
+    prefix: 'bhrain-loop-instructions-',
+    branch: 'feature/x',
+    files: { 'AGENTS.md': 'RULE-ROOT: answer in haiku\n', 'sub/AGENTS.md': 'RULE-SUB: never touch vendor/\n' },
+    commit: 'first',
+  });
   await writeFile(join(repo, 'AGENTS.md'), 'RULE-ROOT: answer in haiku\nRULE-ROOT-2: cite paths\n');
   await writeFile(join(repo, 'notes.txt'), 'untracked\n');
   return { repo, sub: join(repo, 'sub'), env: { BHRAIN_CONFIG_DIR: join(repo, 'no-user-config') } };

@@ -1,7 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { genRecordingLog } from '#standin/useStandin.js';
 import type { BrainToolCall } from '../../core/contract/BrainMessage.js';
@@ -11,16 +8,8 @@ import { promptForWrites } from './builtinGuards.js';
 import { genRulesGuard } from './genRulesGuard.js';
 import { readCallEffect } from './readCallEffect.js';
 import { genSessionApprovals, type BhrainSessionApprovals } from './genSessionApprovals.js';
+import { tempDir } from '#test-helpers/fs.js';
 
-const made: string[] = [];
-const tempDir = async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'bhrain-approvals-'));
-  made.push(dir);
-  return dir;
-};
-afterAll(async () => {
-  await Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true })));
-});
 let ids = 0;
 const bash = (command: string): BrainToolCall => ({ id: `call_${++ids}`, name: 'bash', input: { command } });
 const write = (path: string): BrainToolCall => ({ id: `call_${++ids}`, name: 'write', input: { path, content: 'x' } });
@@ -65,7 +54,7 @@ const checkInOrder = async (input: {
 describe('approvals remembered for the session, over bash lines', () => {
   // docs/design/loop.md#permission
   it('given the user approved `bash(npm test*)` always, when `npm test -- x` comes, then it is not asked; `npm publish` still is', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-approvals-');
     const { prompter, asked } = genScriptedPrompter(['always', false]);
     const guard = genRulesGuard({ prompt: ['bash(npm test*)'], allow: ['bash(ls *)'] });
     const outcome = await checkInOrder({
@@ -84,7 +73,7 @@ describe('approvals remembered for the session, over bash lines', () => {
   });
 
   it('given no rule prompted, when a bash call is approved always, then the pattern is its program and first word + `*`', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-approvals-');
     const { prompter, asked } = genScriptedPrompter(['always', true]);
     const approvals = genSessionApprovals();
     const outcome = await checkInOrder({
@@ -100,7 +89,7 @@ describe('approvals remembered for the session, over bash lines', () => {
   });
 
   it('given a remembered pattern, when a line joins a covered command to another, then the line is asked (never widened)', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-approvals-');
     const { prompter, asked } = genScriptedPrompter(['always', false, false]);
     const outcome = await checkInOrder({
       calls: [bash('npm test'), bash('npm test && rm -rf build'), bash('timeout 5 npm test; npm publish')],
@@ -114,7 +103,7 @@ describe('approvals remembered for the session, over bash lines', () => {
   });
 
   it('given a remembered approval, when a deny rule matches the call, then it is denied without asking', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-approvals-');
     const { prompter, asked } = genScriptedPrompter(['always']);
     const guard = genRulesGuard({ prompt: ['bash(npm *)'], deny: ['bash(npm publish*)'] });
     const approvals = genSessionApprovals();
@@ -125,7 +114,7 @@ describe('approvals remembered for the session, over bash lines', () => {
   });
 
   it('given a line no pattern could cover (unreadable, a glob word, a redirect), when it is prompted, then nothing is offered to remember', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-approvals-');
     const { prompter, asked } = genScriptedPrompter([true, true, true]);
     await checkInOrder({
       calls: [bash('eval "$CMD"'), bash('npm te*'), bash('npm test > out.txt')],
@@ -143,7 +132,7 @@ describe('approvals remembered for the session, over bash lines', () => {
   });
 
   it('given a line running several programs, when it is prompted, then a pattern is offered for each, and together they cover it', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-approvals-');
     const { prompter, asked } = genScriptedPrompter(['always']);
     const outcome = await checkInOrder({
       calls: [bash('npm test $(whoami)'), bash('whoami')],
@@ -160,7 +149,7 @@ describe('approvals remembered for the session, over bash lines', () => {
 describe('approvals remembered for the session, over writes, and when none is kept', () => {
   // docs/design/loop.md#permission
   it('given a write approved always, when the same file is written again, then it is not asked; another file is', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-approvals-');
     const { prompter, asked } = genScriptedPrompter(['always', false]);
     const approvals = genSessionApprovals();
     const outcome = await checkInOrder({
@@ -178,7 +167,7 @@ describe('approvals remembered for the session, over writes, and when none is ke
   });
 
   it('given a write outside the workspace, when it is prompted, then nothing is offered to remember and it is asked every time', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-approvals-');
     const { prompter, asked } = genScriptedPrompter(['always', true]);
     const outcome = await checkInOrder({
       calls: [write('../outside.txt'), write('../outside.txt')],
@@ -195,7 +184,7 @@ describe('approvals remembered for the session, over writes, and when none is ke
   });
 
   it('given no session store, when the prompter answers always anyway, then it counts as a one-time yes', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-approvals-');
     const { prompter, asked } = genScriptedPrompter(['always', 'always']);
     const outcome = await checkInOrder({
       calls: [bash('npm test'), bash('npm test')],
@@ -212,7 +201,7 @@ describe('approvals remembered for the session, over writes, and when none is ke
   });
 
   it('given approvals remembered in one session, when another session starts, then it asks again', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-approvals-');
     const { prompter, asked } = genScriptedPrompter(['always', true]);
     await checkInOrder({ calls: [bash('npm test')], guard: promptForWrites, prompter, approvals: genSessionApprovals(), cwd });
     await checkInOrder({ calls: [bash('npm test')], guard: promptForWrites, prompter, approvals: genSessionApprovals(), cwd });
@@ -220,7 +209,7 @@ describe('approvals remembered for the session, over writes, and when none is ke
   });
 
   it('given a prompter written before remembered approvals (boolean answers), when it approves, then the call runs as before', async () => {
-    const cwd = await tempDir();
+    const cwd = await tempDir('bhrain-approvals-');
     const legacy = async (input: { call: BrainToolCall; reason: string }): Promise<boolean> => input.call.input.command === 'npm test';
     const outcome = await checkInOrder({
       calls: [bash('npm test'), bash('npm publish')],

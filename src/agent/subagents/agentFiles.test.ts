@@ -1,9 +1,7 @@
 // reading SKILL.md and agent files (front matter, Claude Code's names, the hostile cases), and a
 // file agent under a read-only parent, through the real loop and the stand-in
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
@@ -14,18 +12,15 @@ import { loadAgentSkills } from '../agent-skills/loadAgentSkills.js';
 import { genToolset } from '../toolboxes/genToolset.js';
 import { loadAgentFiles } from './loadAgentFiles.js';
 import { systemOf, toolNamesOf } from '#standin/requestParts.js';
+import { tempDir } from '#test-helpers/fs.js';
+import { genGitRepo } from '#test-helpers/git.js';
 
 const { standin, contextFor } = useStandin();
 
 /** a temp git repository with these files, and a config dir of its own */
 const genRepo = async (files: Record<string, string>) => {
-  const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-agent-files-')));
-  const repo = join(base, 'repo');
-  execFileSync('git', ['init', '-q', repo]);
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(repo, path)), { recursive: true });
-    await writeFile(join(repo, path), text);
-  }
+  const base = tempDir('bhrain-agent-files-');
+  const repo = genGitRepo({ dir: join(base, 'repo'), files });
   return { repo, env: { ...process.env, BHRAIN_CONFIG_DIR: join(base, 'config') } };
 };
 

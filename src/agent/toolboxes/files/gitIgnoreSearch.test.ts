@@ -10,6 +10,7 @@ import type { BhrainToolResult } from '../../tool/BhrainToolBox.js';
 import { comparePaths } from './toolPaths.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
 import { hasRipgrep } from './grepWithRipgrep.js';
+import { genGitRepo } from '#test-helpers/git.js';
 
 const hasRg = await hasRipgrep();
 const engines = ['builtin', ...(hasRg ? (['rg'] as const) : [])] as const;
@@ -34,11 +35,7 @@ const put = async (root: string, files: Record<string, string>) => {
 };
 
 /** .what = a real git repository in a temp dir */
-const genRepo = async (prefix: string): Promise<string> => {
-  const root = await mkdtemp(join(tmpdir(), prefix));
-  execFileSync('git', ['init', '-q'], { cwd: root, stdio: 'ignore' });
-  return root;
-};
+const genRepo = async (prefix: string): Promise<string> => genGitRepo({ prefix });
 
 /**
  * .what = a home of our own for the test file's process: HOME and XDG_CONFIG_HOME point at a temp dir holding a global
