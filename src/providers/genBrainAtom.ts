@@ -1,5 +1,6 @@
 import type { BrainAtom, BrainThinking } from '../core/contract/BrainAtom.js';
 import { BadRequestError } from '../core/contract/errors.js';
+import { SUPPLIER_TABLE, type SupplierSlugPrefix } from '../core/contract/supplierTable.js';
 import { genClaudeAtom } from './anthropic/genClaudeAtom.js';
 import {
   CLAUDE_DEFAULT,
@@ -16,22 +17,31 @@ import {
 import { genOpenaiAtom } from './openai/genOpenaiAtom.js';
 import { genQwenAtom } from './qwen/genQwenAtom.js';
 
+/** .what = each slug prefix's model table; a supplier row without one is a type error here */
+const MODELS_BY_PREFIX: Record<SupplierSlugPrefix, Record<string, BrainModelEntry>> = {
+  claude: CLAUDE_MODELS,
+  qwen: QWEN_MODELS,
+  openai: OPENAI_MODELS,
+};
+
+/** .what = the slug prefixes, in the supplier table's order */
+const SLUG_PREFIXES: readonly SupplierSlugPrefix[] = SUPPLIER_TABLE.map((row) => row.slugPrefix);
+
 /** .what = the slugs of one slug prefix's models in the table */
-const modelSlugsOf = (prefix: 'claude' | 'qwen' | 'openai'): string[] =>
-  Object.keys({ claude: CLAUDE_MODELS, qwen: QWEN_MODELS, openai: OPENAI_MODELS }[prefix]).map((name) => `${prefix}/${name}`);
+const modelSlugsOf = (prefix: SupplierSlugPrefix): string[] => Object.keys(MODELS_BY_PREFIX[prefix]).map((name) => `${prefix}/${name}`);
 
 /**
  * .what = every atom slug bhrain offers by name; `claude/claude-<id>` takes any Anthropic model id, `qwen/<model>`
  *         any model a qwen server serves, `openai/<model>` any OpenAI model id
  */
-export const BRAIN_ATOM_SLUGS: readonly string[] = (['claude', 'qwen', 'openai'] as const).flatMap((prefix) => [
+export const BRAIN_ATOM_SLUGS: readonly string[] = SLUG_PREFIXES.flatMap((prefix) => [
   prefix,
   ...modelSlugsOf(prefix),
   prefix === 'claude' ? 'claude/claude-<id>' : `${prefix}/<model>`,
 ]);
 
 /** .what = the slugs of the models in bhrain's table, one per model: claude/sonnet, qwen/qwen-plus, openai/…; what rhachet is offered */
-export const MODEL_ATOM_SLUGS: readonly string[] = (['claude', 'qwen', 'openai'] as const).flatMap(modelSlugsOf);
+export const MODEL_ATOM_SLUGS: readonly string[] = SLUG_PREFIXES.flatMap(modelSlugsOf);
 
 /** .what = a model resolved from the table (priced, with its slug name) or an id outside it (price null) */
 type Resolved = { name: string; entry: BrainModelEntry; known: boolean };

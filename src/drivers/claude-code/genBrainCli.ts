@@ -53,9 +53,9 @@ type Turn = { kind: 'raw' } | { kind: 'call'; resolve: (event: ClaudeResultEvent
 
 /** .what = the model entry behind a claude slug; an unknown slug is a BadRequestError naming it */
 const resolveSlug = (slug: string): { slug: string; entry: BrainModelEntry } => {
-  const [supplier, model, ...extra] = slug.split('/');
+  const [prefix, model, ...extra] = slug.split('/');
   const name = (model ?? CLAUDE_DEFAULT) as keyof typeof CLAUDE_MODELS;
-  if (supplier !== 'claude' || extra.length || !CLAUDE_MODELS[name])
+  if (prefix !== 'claude' || extra.length || !CLAUDE_MODELS[name])
     throw new BadRequestError(
       `unknown brain cli slug '${slug}': choose one of claude, ${Object.keys(CLAUDE_MODELS)
         .map((key) => `claude/${key}`)
