@@ -70,10 +70,22 @@ describe('settings take effect: the atom', () => {
     expect(standin().requests[2].body.model).toBe('qwen-plus');
   });
 
-  it('settings take effect: no atom anywhere is exit 2, saying where an atom can be set', async () => {
-    const run = await runBhrain({ args: ['ask', 'hi'], cwd: repo, env: envFor() });
+  it('without an atom anywhere, the supplier whose key is set is the atom, and the run says so on stderr', async () => {
+    standin().script({ text: 'from qwen' }, { text: 'from claude' });
+    const qwenOnly = await runBhrain({ args: ['ask', 'hi'], cwd: repo, env: envFor({ ANTHROPIC_API_KEY: undefined }) });
+    expect([qwenOnly.code, qwenOnly.stdout]).toEqual([0, 'from qwen\n']);
+    expect(qwenOnly.stderr).toMatch(/atom: qwen \(QWEN_API_KEY is set; choose another with --atom\)/);
+    // both set: the supplier table's order, claude first
+    const both = await runBhrain({ args: ['ask', 'hi'], cwd: repo, env: envFor() });
+    expect([both.code, both.stdout]).toEqual([0, 'from claude\n']);
+    expect(both.stderr).toMatch(/atom: claude \(ANTHROPIC_API_KEY is set/);
+    expect(protocols()).toEqual(['openai', 'anthropic']);
+  });
+
+  it('settings take effect: no atom anywhere and no key is exit 2, saying where an atom can be set', async () => {
+    const run = await runBhrain({ args: ['ask', 'hi'], cwd: repo, env: envFor({ ANTHROPIC_API_KEY: undefined, QWEN_API_KEY: undefined }) });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/missing --atom: choose one of claude, /);
+    expect(run.stderr).toMatch(/no atom: no --atom, no "atom" setting, and no supplier key is set\. Set one of /);
     expect(run.stderr).toMatch(/BHRAIN_ATOM/);
     expect(run.stderr).toMatch(/settings\.json/);
   });

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { getBhrainConfigDir } from '../../agent/config/getBhrainConfigDir.js';
 import { genRulesGuard } from '../../agent/permission/genRulesGuard.js';
 import { BadRequestError } from '../../core/contract/errors.js';
-import { BRAIN_ATOM_SLUGS, genBrainAtom } from '../../providers/genBrainAtom.js';
+import { genBrainAtom } from '../../providers/genBrainAtom.js';
+import { credentialEnvVarsOf, SUPPLIER_TABLE } from '../../core/contract/supplierTable.js';
 import { hostsOfEnvMask } from '../../sandbox/network/genMaskedCredentials.js';
 import type { RunAuditing } from '../audit/genRunAudit.js';
 import { resolveMcpServers } from '../mcp/resolveMcpServers.js';
@@ -64,8 +65,11 @@ export const settleRun = async (io: RunIo, flags: SkillSettingsFlags, audit: Run
   if (host?.limits) narrowLimits(values, host.limits);
   if (!values.atom)
     throw new BadRequestError(
-      `missing --atom: choose one of ${BRAIN_ATOM_SLUGS.join(', ')}; or set "atom" once in .bhrain/settings.json (the project), ${join(getBhrainConfigDir(process.env), SETTINGS_FILE_NAME)} (yours) or BHRAIN_ATOM`,
+      `no atom: no --atom, no "atom" setting, and no supplier key is set. Set one of ${SUPPLIER_TABLE.map((row) => credentialEnvVarsOf(row).join(' or ')).join(', ')} (the first set, in that order, picks the atom), or choose one with --atom (${SUPPLIER_TABLE.map((row) => row.slugPrefix).join(', ')}, or <prefix>/<model>), or set "atom" once in .bhrain/settings.json (the project), ${join(getBhrainConfigDir(process.env), SETTINGS_FILE_NAME)} (yours) or BHRAIN_ATOM`,
     );
+  // an atom picked by the key that is set is said, so a second key added later never switches supplier unseen
+  const keyChose = /^env:(?!BHRAIN_)/.test(settings.sources.atom) ? settings.sources.atom.slice('env:'.length) : null;
+  if (keyChose) io.log.progress(io.log.color.dim(`atom: ${values.atom} (${keyChose} is set; choose another with --atom)`));
   const sandbox = {
     mode: values.sandbox,
     allowNetwork: values.allowNetwork,

@@ -7,6 +7,8 @@ import { normalizeDomainPattern } from '../../sandbox/network/allowedDomains.js'
 import { PROJECT_CONFIG_PATHS } from '../../sandbox/protectedPaths.js';
 import type { McpServerConfig } from '../../agent/toolboxes/mcp/genMcpToolBox.js';
 import { BadRequestError } from '../../core/contract/errors.js';
+import { findNearestName } from '../../core/text/findNearestName.js';
+import { credentialEnvVarsOf, SUPPLIER_TABLE } from '../../core/contract/supplierTable.js';
 import { findRepoRoot } from '../../agent/git/findRepoRoot.js';
 import type { McpProjectApproval } from '../mcp/resolveMcpServers.js';
 import type { HooksSettings } from '../hooks/HooksSettings.js';
@@ -109,7 +111,9 @@ const readSettingText = <K extends SettingKey>(key: K, given: string | string[],
   if (checked.ok) return checked.value as SkillSettings[K];
   if (checked.explained) throw new BadRequestError(`${from} ${checked.explained}`);
   const shown = Array.isArray(given) ? given.join(', ') : given;
-  throw new BadRequestError(setting.textError ? setting.textError(from, shown) : `${from} must be ${setting.expects}, got '${shown}'`);
+  const near = setting.value.kind === 'enum' && typeof given === 'string' ? findNearestName(given, setting.value.values) : undefined;
+  const message = setting.textError ? setting.textError(from, shown) : `${from} must be ${setting.expects}, got '${shown}'`;
+  throw new BadRequestError(near ? `${message}. Did you mean '${near}'?` : message);
 };
 
 /** .what = the explicitly given flags as a layer: each checked by its setting's row, each error naming its flag */
@@ -265,6 +269,22 @@ const fixForAsk = (values: SkillSettings, sources: Record<SettingKey, SettingSou
 };
 
 /**
+ * .what = the atom of a run that names none: the first supplier of the supplier table (claude, qwen, openai) whose key
+ *         variable is set, its source being that variable; none set, none
+ * .why = a user with one key set should not have to say which supplier it is for; the order is the table's, and the
+ *        run says on stderr which it chose and why
+ */
+const pickAtomByKey = (env: Record<string, string | undefined>, sources: Record<SettingKey, SettingSource>): string | undefined => {
+  for (const row of SUPPLIER_TABLE) {
+    const set = credentialEnvVarsOf(row).find((name) => env[name]);
+    if (!set) continue;
+    sources.atom = `env:${set}`;
+    return row.slugPrefix;
+  }
+  return undefined;
+};
+
+/**
  * .what = the settings of a skill run from every layer, highest first: flags > env > project > user > defaults; each
  *         value with its source. `flags` holds only the flags given explicitly (see pickExplicitFlags)
  * .why = one resolution behind `bhrain act|ask` and `bhrain config`, so what config prints is what a run uses. Every
@@ -314,7 +334,7 @@ export const resolveSkillSettings = async (
     return value;
   };
 
-  const atom = pick('atom', SETTINGS.atom.default);
+  const atom = pick('atom', SETTINGS.atom.default) ?? pickAtomByKey(env, sources);
   const supplier = atom?.split('/')[0] as SettingsSupplier | undefined;
   const baseUrlLayer = supplier ? layers.find((each) => each.values.baseUrl?.[supplier]) : undefined;
   const baseUrl = baseUrlLayer ? baseUrlLayer.values.baseUrl![supplier!]! : undefined;

@@ -258,10 +258,10 @@ export const SETTINGS = {
     value: { kind: 'string', minLength: 1 },
     expects: 'an atom slug such as "qwen", "claude/sonnet", "qwen/qwen3-coder-plus" or "openai/gpt-5"',
     default: undefined,
-    shownDefault: 'none: required',
+    shownDefault: 'the supplier whose key is set',
     readme: {
       value: 'an atom slug: `claude`, `claude/sonnet`, `qwen`, `qwen/<model>`, `openai/<model>`, …',
-      default: 'none: a run needs one',
+      default: 'the supplier whose key is set: the first of claude, qwen, openai',
     },
   }),
   model: row({
