@@ -1,9 +1,11 @@
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
 import { BRAIN_REPL_ARCHS } from '../agent/repl/genBrainRepl.js';
 import type { BrainThinking } from '../core/contract/BrainAtom.js';
 import { BadRequestError } from '../core/contract/errors.js';
+import { didYouMean } from '../core/text/findNearestName.js';
 import { OUTPUT_FORMATS, type SkillOptions } from './genSkillCommand.js';
 
 /** .what = the --json-schema value: inline JSON, or a file holding it */
@@ -68,10 +70,16 @@ export const readThinking = (value: string | undefined): BrainThinking | undefin
 
 /** .what = the flags that are not settings, checked before anything runs; each failure names the flag and the valid choices */
 export const validateOptions = (options: SkillOptions) => {
+  if (options.cd !== undefined && !statSync(options.cd, { throwIfNoEntry: false })?.isDirectory())
+    throw new BadRequestError(`-C ${options.cd}: not a directory; give the directory to run in`);
   if (!BRAIN_REPL_ARCHS.includes(options.arch as (typeof BRAIN_REPL_ARCHS)[number]))
-    throw new BadRequestError(`unknown --arch '${options.arch}': choose one of ${BRAIN_REPL_ARCHS.join(', ')}`);
+    throw new BadRequestError(
+      `unknown --arch '${options.arch}': ${didYouMean(options.arch, BRAIN_REPL_ARCHS)}choose one of ${BRAIN_REPL_ARCHS.join(', ')}`,
+    );
   if (!OUTPUT_FORMATS.includes(options.output as (typeof OUTPUT_FORMATS)[number]))
-    throw new BadRequestError(`unknown --output '${options.output}': choose ${OUTPUT_FORMATS.join(', ')}`);
+    throw new BadRequestError(
+      `unknown --output '${options.output}': ${didYouMean(options.output, OUTPUT_FORMATS)}choose ${OUTPUT_FORMATS.join(', ')}`,
+    );
   if (options.includePartial && options.output !== 'stream-json') throw new BadRequestError('--include-partial needs --output stream-json');
   if (options.onEpisode && options.onSeries)
     throw new BadRequestError(

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 
 import { CommanderError, type Command } from 'commander';
 
+import { didYouMean } from '../core/text/findNearestName.js';
 import { EXIT_CODES } from './exitCodes.js';
 import type { SkillName, SkillOptions } from './genSkillCommand.js';
 import type { SkillSettingsFlags } from './settings/settingsTable.js';
@@ -39,6 +40,33 @@ const findOutputFormat = (argv: readonly string[]): string | undefined => {
   return undefined;
 };
 
+/** .what = a command and every command under it */
+const withSubcommands = (command: Command): Command[] => [command, ...command.commands.flatMap(withSubcommands)];
+
+/**
+ * .what = makes a command's unknown option or subcommand a usage error that names the nearest one (edits, or a name cut
+ *         short: `--max-budget` → `--max-budget-usd`), with the same matcher as settings keys and permission rules
+ * .why = commander's own suggestion misses a name cut short and words differ from ours; its unknownOption and
+ *        unknownCommand are the hooks it calls (commander is pinned, and the typo tests go through them)
+ */
+const suggestOnTypos = (command: Command): void => {
+  const path: string[] = [];
+  for (let each: Command | null = command; each; each = each.parent) path.unshift(each.name());
+  const help = `(${path.join(' ')} --help lists them)`;
+  Object.assign(command, {
+    unknownOption: (flag: string) => {
+      const name = flag.split('=')[0];
+      const flags = command.options.filter((option) => !option.hidden).flatMap((option) => (option.long ? [option.long] : []));
+      command.error(`error: unknown option '${name}': ${didYouMean(name, flags)}${help}`, { code: 'commander.unknownOption' });
+    },
+    unknownCommand: () => {
+      const name = String(command.args[0]);
+      const names = command.commands.flatMap((each) => [each.name(), ...each.aliases()]);
+      command.error(`error: unknown command '${name}': ${didYouMean(name, names)}${help}`, { code: 'commander.unknownCommand' });
+    },
+  });
+};
+
 /**
  * .what = parses argv with a command, mapping usage errors to exit 2 and help or --version to exit 0
  * .why = commander exits 1 on a usage error; bhrain's contract is 2 for bad usage, and with --output json (or
@@ -50,6 +78,7 @@ export const parseSkillArgv = async (command: Command, argv: string[]): Promise<
     each.exitOverride();
     each.version(BHRAIN_VERSION, '-V, --version', 'print the version');
   }
+  for (const each of withSubcommands(command)) suggestOnTypos(each);
   try {
     await command.parseAsync(argv);
   } catch (error) {

@@ -43,9 +43,18 @@ describe('conventions: --model takes any supplier model id', () => {
     expect(fromClaude.tokens.output).toBeGreaterThan(0);
   });
 
-  it('a claude slug takes any claude-<id>; a typo still fails, listing the choices and pointing at --model', () => {
+  it('a claude slug takes any claude-<id>; a typo fails naming the nearest atom, and a slug near none lists the choices', () => {
     expect(genBrainAtom({ slug: 'claude/claude-3-5-haiku-20241022' }).spec.model).toBe('claude-3-5-haiku-20241022');
-    for (const slug of ['claude/sonnett', 'claude/', 'claude/claude-x/y', 'qwen/', 'gpt'])
+    for (const [slug, near] of [
+      ['claude/sonnett', 'claude/sonnet'],
+      ['claude/', 'claude'],
+      ['qwen/', 'qwen'],
+      ['gpt-5-mini', 'openai/gpt-5-mini'],
+    ])
+      expect(() => genBrainAtom({ slug })).toThrow(
+        `unknown atom '${slug}': did you mean '${near}'? (an atom is claude, qwen, openai, or one`,
+      );
+    for (const slug of ['claude/claude-x/y', 'gpt'])
       expect(() => genBrainAtom({ slug })).toThrow(
         new RegExp(
           `^unknown atom '${slug}': choose one of claude, claude/haiku, .*claude/claude-<id>, qwen, .*qwen/<model>, openai, .*openai/<model>\\. For any other model id, pass the supplier's atom and --model <id>`,

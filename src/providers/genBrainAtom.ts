@@ -1,5 +1,6 @@
 import type { BrainAtom, BrainThinking } from '../core/contract/BrainAtom.js';
 import { BadRequestError } from '../core/contract/errors.js';
+import { didYouMean } from '../core/text/findNearestName.js';
 import { SUPPLIER_TABLE, type SupplierSlugPrefix } from '../core/contract/supplierTable.js';
 import { genClaudeAtom } from './anthropic/genClaudeAtom.js';
 import {
@@ -125,7 +126,13 @@ export const genBrainAtom = (input: { slug: string; model?: string; baseUrl?: st
       description: `OpenAI ${entry.model} via the Chat Completions API${known ? '' : describeUnknown(entry)}`,
     });
   }
+  // a typo gets the one atom it is nearest, not the whole list
+  const slugs = BRAIN_ATOM_SLUGS.filter((slug) => !slug.includes('<'));
+  const byModel = slugs.find((slug) => slug.endsWith(`/${input.slug}`));
+  const near = byModel ? `did you mean '${byModel}'? ` : didYouMean(input.slug, slugs);
   throw new BadRequestError(
-    `unknown atom '${input.slug}': choose one of ${BRAIN_ATOM_SLUGS.join(', ')}. For any other model id, pass the supplier's atom and --model <id> (genBrainAtom's model)`,
+    near
+      ? `unknown atom '${input.slug}': ${near}(an atom is ${SLUG_PREFIXES.join(', ')}, or one of them with a model: claude/sonnet, qwen/<model>, openai/<model>)`
+      : `unknown atom '${input.slug}': choose one of ${BRAIN_ATOM_SLUGS.join(', ')}. For any other model id, pass the supplier's atom and --model <id> (genBrainAtom's model)`,
   );
 };

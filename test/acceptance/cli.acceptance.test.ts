@@ -173,22 +173,24 @@ const ERROR_CASES: Array<{
     stderr: /missing input: the task is empty\. Give it as an argument, with --input/,
   },
   {
-    name: 'missing atom',
+    name: 'no atom and no supplier key',
     args: ['act', '--input', 'x'],
+    env: { ANTHROPIC_API_KEY: undefined, QWEN_API_KEY: undefined },
     code: 2,
-    stderr: /missing --atom: choose one of claude, claude\/haiku, claude\/sonnet, claude\/opus, claude\/claude-<id>, qwen/,
+    stderr:
+      /no atom: no --atom, no "atom" setting, and no supplier key is set\. Set one of ANTHROPIC_AUTH_TOKEN or ANTHROPIC_API_KEY, QWEN_API_KEY or DASHSCOPE_API_KEY, OPENAI_API_KEY/,
   },
   {
     name: 'unknown atom',
     args: ['act', '--atom', 'gpt-5', '--input', 'x'],
     code: 2,
-    stderr: /unknown atom 'gpt-5': choose one of claude, claude\/haiku/,
+    stderr: /unknown atom 'gpt-5': did you mean 'openai\/gpt-5'\?/,
   },
   {
     name: 'unknown arch',
     args: ['act', '--arch', 'bhrain.struct.v9', '--atom', 'qwen', '--input', 'x'],
     code: 2,
-    stderr: /unknown --arch 'bhrain\.struct\.v9': choose one of bhrain\.struct\.v1/,
+    stderr: /unknown --arch 'bhrain\.struct\.v9': did you mean 'bhrain\.struct\.v1'\? choose one of bhrain\.struct\.v1/,
   },
   {
     name: 'unknown ref',
@@ -213,7 +215,8 @@ const ERROR_CASES: Array<{
     name: 'bad permission',
     args: ['act', '--atom', 'qwen', '--permission', 'yolo', '--input', 'x'],
     code: 2,
-    stderr: /--permission yolo: not a builtin guard \(allowAll, readOnly, promptForWrites\) and not a readable rules file/,
+    stderr:
+      /--permission yolo: not a builtin guard and not a readable rules file \(ENOENT\): the builtins are allowAll, readOnly, promptForWrites; or give rules inline/,
   },
   {
     name: 'auth: no key',

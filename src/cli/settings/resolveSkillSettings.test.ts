@@ -172,7 +172,7 @@ describe('settings validation: a bad file is an error naming the file, the key a
     await rejects({ user: '["qwen"]' }, ({ userFile }) => `${userFile} must hold a JSON object of settings`);
     await rejects(
       { project: { atom: 'claude/sonnett' } },
-      ({ projectFile }) => `bad value for 'atom' in ${projectFile}: unknown atom 'claude/sonnett': choose one of claude, claude/haiku`,
+      ({ projectFile }) => `bad value for 'atom' in ${projectFile}: unknown atom 'claude/sonnett': did you mean 'claude/sonnet'?`,
     );
   });
 

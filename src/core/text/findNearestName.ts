@@ -15,7 +15,7 @@ const distance = (a: string, b: string): number => {
 
 /**
  * .what = the name of a list nearest to one given, within maxDistance edits (2 by default), for a "did you mean"; the
- *         first of the nearest, or undefined when none is that near
+ *         first of the nearest; else the only name that begins with it (3 letters or more); else undefined
  * .why = one did-you-mean for every name a user can misspell: a settings key (`alow`), a permission rule's tool (`bsh`),
  *        an MCP server's name
  */
@@ -25,5 +25,16 @@ export const findNearestName = (given: string, names: readonly string[], maxDist
     const edits = distance(given, name);
     if (edits <= maxDistance && edits < (nearest?.edits ?? Infinity)) nearest = { name, edits };
   }
-  return nearest?.name;
+  if (nearest) return nearest.name;
+  // a name cut short (`--max-budget` for `--max-budget-usd`): the one name it begins, when it begins only one
+  const letters = given.replace(/^-+/, '');
+  if (letters.length < 3) return undefined;
+  const begun = names.filter((name) => name.toLowerCase().startsWith(given.toLowerCase()));
+  return begun.length === 1 ? begun[0] : undefined;
+};
+
+/** .what = "did you mean 'x'? " for the nearest name, or nothing when none is near: the phrase every usage error ends with */
+export const didYouMean = (given: string, names: readonly string[]): string => {
+  const near = findNearestName(given, names);
+  return near ? `did you mean '${near}'? ` : '';
 };
