@@ -18,6 +18,10 @@ export interface SkillOptions {
   /** extended thinking: a budget of tokens, or off */
   thinking?: string;
   input?: string;
+  /** -C: the working directory of the run, instead of the process's */
+  cd?: string;
+  /** -p: accepted as the peers' headless flag; every run prints its answer and exits */
+  print?: boolean;
   failOnDenied?: boolean;
   /** false with --no-ci-integration: no GitHub Actions group, annotations or job summary */
   ciIntegration?: boolean;
@@ -108,7 +112,13 @@ export const genSkillCommand = (
       '--thinking <budget|off>',
       'let the model reason first, in up to this many tokens (claude: at least 1024, billed as output), or off',
     )
+    .option(
+      '-C, --cd <dir>',
+      'run in this directory, as if started there: its settings, its repository, its files (as git -C and codex --cd)',
+    )
     .option('-i, --input <text>', 'the task; without it and without a prompt argument, stdin is the task')
+    // every run prints its answer and exits: -p is taken as the peers' headless flag, so `claude -p "…"` habits work
+    .option('-p, --print', 'print the answer and exit, as every run does (the headless flag of Claude Code, Gemini CLI and Qwen Code)')
     .option('--fail-on-denied', 'exit 7 when any tool call was denied, even if the run completed')
     .option('--no-ci-integration', 'on GitHub Actions: no log group, annotations or job summary (also BHRAIN_CI_INTEGRATION=0)')
     .option(

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { readGitCredentials } from '../../agent/git/readGitCredentials.js';
 import { genSecretRedactor, type KnownSecret, type SecretRedactor } from '../../core/secrets/genSecretRedactor.js';
 import type { SkillName, SkillOptions } from '../genSkillCommand.js';
@@ -21,7 +22,7 @@ const RHACHET_STDERR_MAX_BYTES = 256 * 1024;
 export interface RunIo {
   skill: SkillName;
   options: SkillOptions;
-  /** where the run works: the host's cwd, else process.cwd() */
+  /** where the run works: the host's cwd, else -C's directory, else process.cwd() */
   cwd: string;
   /** the program hosting the run (`bhrain mcp serve`), or null for the CLI */
   host: SkillHost | null;
@@ -70,7 +71,7 @@ const readOtlpHeaderSecrets = (env: Record<string, string | undefined>): KnownSe
 
 /** .what = a run's shared state, before anything is checked: its redactor, its log and progress display, its sinks */
 export const genRunIo = (skill: SkillName, options: SkillOptions, host: SkillHost | null = null): RunIo => {
-  const cwd = host?.cwd ?? process.cwd();
+  const cwd = host?.cwd ?? (options.cd === undefined ? process.cwd() : resolve(options.cd));
   // secrets in the environment, and the credentials in the repository's git config (a checkout token), never reach the
   // model, the terminal, the run record or the refs store: the config is read once, here, and a bad one is skipped
   const known = [...readGitCredentials({ cwd }, { env: process.env }).secrets, ...readOtlpHeaderSecrets(process.env)];

@@ -1,0 +1,106 @@
+// the CLI as a user of claude -p, codex exec or qwen -p meets it: their everyday flags work, and every typed name that
+// is wrong gets the nearest right one
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+
+import { useStandin } from '#standin/useStandin.js';
+import { genCliEnv, runBhrain } from './runCli.js';
+import { exists, tempDir } from '#test-helpers/fs.js';
+
+const { standin } = useStandin();
+let home: string;
+let cwd: string;
+beforeEach(() => {
+  home = tempDir('bhrain-newcomer-home-');
+  cwd = tempDir('bhrain-newcomer-cwd-');
+});
+const envFor = (overrides: Record<string, string | undefined> = {}) => genCliEnv({ standin: standin(), home }, overrides);
+const bhrain = (args: string[], env = envFor()) => runBhrain({ args, cwd, env });
+
+describe("the peers' everyday flags", () => {
+  it('-p is the headless flag it is for claude, gemini and qwen: `bhrain act -p "task"` runs the task and prints the answer', async () => {
+    standin().script({ text: 'printed' });
+    const run = await bhrain(['ask', '--atom', 'qwen', '-p', 'what is here?']);
+    expect([run.code, run.stdout]).toEqual([0, 'printed\n']);
+    expect(JSON.stringify(standin().requests[0].body)).toContain('what is here?');
+  });
+
+  it('-C <dir> runs in that directory: its files are the ones the tools see, and the record names it as the cwd', async () => {
+    const elsewhere = tempDir('bhrain-newcomer-elsewhere-');
+    await writeFile(join(elsewhere, 'only-here.txt'), 'x');
+    standin().script({ toolCalls: [{ name: 'write', input: { path: 'made.txt', content: 'made' } }] }, { text: 'done' });
+    const run = await bhrain(['act', '--atom', 'qwen', '-C', elsewhere, '-o', 'json', 'write made.txt']);
+    expect(run.code).toBe(0);
+    expect(await readFile(join(elsewhere, 'made.txt'), 'utf8')).toBe('made');
+    expect(await exists(join(cwd, 'made.txt'))).toBe(false);
+    expect(JSON.stringify(standin().requests[0].body)).toContain(elsewhere);
+    const meta = JSON.parse(await readFile(join(JSON.parse(run.stdout).record, 'meta.json'), 'utf8'));
+    expect(meta.cwd).toBe(elsewhere);
+  });
+
+  it('-C <a file or nothing> is exit 2 naming the flag, before any request', async () => {
+    const run = await bhrain(['act', '--atom', 'qwen', '-C', join(cwd, 'missing'), 'x']);
+    expect([run.code, run.stderr.trim()]).toEqual([
+      2,
+      `bhrain act: -C ${join(cwd, 'missing')}: not a directory; give the directory to run in`,
+    ]);
+    expect(standin().requests).toHaveLength(0);
+  });
+
+  it('--permission takes rules inline: an allowed command runs, a denied one is refused and the model reads why', async () => {
+    standin().script(
+      { toolCalls: [{ name: 'bash', input: { command: 'echo allowed > a.txt' } }] },
+      { toolCalls: [{ name: 'bash', input: { command: 'rm a.txt' } }] },
+      { text: 'done' },
+    );
+    const rules = JSON.stringify({ allow: ['bash(echo *)', 'write(a.txt)'], deny: ['bash(rm *)'] });
+    const run = await bhrain(['act', '--atom', 'qwen', '--permission', rules, '-o', 'json', 'go']);
+    expect(run.code).toBe(0);
+    expect(await readFile(join(cwd, 'a.txt'), 'utf8')).toBe('allowed\n');
+    expect(JSON.parse(run.stdout).toolCalls).toMatchObject({ made: 2, denied: 1 });
+    expect(JSON.stringify(standin().requests[2].body)).toContain('denied by rule `bash(rm *)`');
+  });
+
+  it('--permission with inline rules that are not JSON is exit 2 saying so', async () => {
+    const run = await bhrain(['act', '--atom', 'qwen', '--permission', '{allow: [bash]}', 'x']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /--permission inline rules: not JSON \(.*\); expected \{"allow": \[\.\.\.\], "prompt": \[\.\.\.\], "deny": \[\.\.\.\]\}/,
+    );
+  });
+});
+
+describe('a name typed wrong gets the nearest right one (exit 2, nothing run)', () => {
+  const TYPOS: Array<{ name: string; args: string[]; says: string }> = [
+    {
+      name: 'a flag cut short',
+      args: ['act', '--atom', 'qwen', '--max-budget', '1', 'x'],
+      says: "unknown option '--max-budget': did you mean '--max-budget-usd'?",
+    },
+    {
+      name: 'a flag misspelt',
+      args: ['act', '--atom', 'qwen', '--alow-network', 'x'],
+      says: "unknown option '--alow-network': did you mean '--allow-network'?",
+    },
+    { name: 'a subcommand', args: ['acct', 'x'], says: "unknown command 'acct': did you mean 'act'?" },
+    { name: 'a subcommand of mcp', args: ['mcp', 'srve'], says: "unknown command 'srve': did you mean 'serve'?" },
+    { name: 'a builtin guard', args: ['act', '--atom', 'qwen', '--permission', 'readonly', 'x'], says: "did you mean 'readOnly'?" },
+    { name: 'an atom', args: ['ask', '--atom', 'claud', 'x'], says: "unknown atom 'claud': did you mean 'claude'?" },
+    { name: 'a model given as an atom', args: ['ask', '--atom', 'gpt-5', 'x'], says: "unknown atom 'gpt-5': did you mean 'openai/gpt-5'?" },
+    { name: 'an output format', args: ['ask', '--atom', 'qwen', '-o', 'jsn', 'x'], says: "unknown --output 'jsn': did you mean 'json'?" },
+    { name: 'a sandbox mode', args: ['act', '--atom', 'qwen', '--sandbox', 'of', 'x'], says: "Did you mean 'off'?" },
+  ];
+  it.each(TYPOS)('$name', async ({ args, says }) => {
+    const run = await bhrain(args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(says);
+    expect(run.stdout).toBe('');
+    expect(standin().requests).toHaveLength(0);
+  });
+
+  it('an unknown option is named with its value cut off (--max-budget=1)', async () => {
+    const run = await bhrain(['act', '--max-budget=1', 'x']);
+    expect(run.stderr).toContain("unknown option '--max-budget': did you mean '--max-budget-usd'? (bhrain act --help lists them)");
+  });
+});
