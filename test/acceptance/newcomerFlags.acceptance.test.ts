@@ -1,6 +1,6 @@
 // the CLI as a user of claude -p, codex exec or qwen -p meets it: their everyday flags work, and every typed name that
 // is wrong gets the nearest right one
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 
@@ -60,6 +60,63 @@ describe("the peers' everyday flags", () => {
     expect(await readFile(join(cwd, 'a.txt'), 'utf8')).toBe('allowed\n');
     expect(JSON.parse(run.stdout).toolCalls).toMatchObject({ made: 2, denied: 1 });
     expect(JSON.stringify(standin().requests[2].body)).toContain('denied by rule `bash(rm *)`');
+  });
+
+  it('--allowed-tools eases a guard that asks: the write it names runs without asking, another write is still refused headless', async () => {
+    standin().script(
+      {
+        toolCalls: [
+          { name: 'write', input: { path: 'eased.txt', content: 'yes' } },
+          { name: 'write', input: { path: 'asked.txt', content: 'no' } },
+        ],
+      },
+      { text: 'done' },
+    );
+    const run = await bhrain([
+      'act',
+      '--atom',
+      'qwen',
+      '--permission',
+      'promptForWrites',
+      '--allowed-tools',
+      'Write(eased.txt)',
+      '-o',
+      'json',
+      'go',
+    ]);
+    expect(run.code).toBe(0);
+    expect(await readFile(join(cwd, 'eased.txt'), 'utf8')).toBe('yes');
+    expect(await exists(join(cwd, 'asked.txt'))).toBe(false);
+    expect(JSON.parse(run.stdout).toolCalls).toMatchObject({ made: 2, denied: 1 });
+  });
+
+  it("--disallowed-tools refuses what it names in Claude Code's syntax (`:*` a prefix), adding to a settings file's refusals", async () => {
+    await writeFile(join(cwd, 'keep.txt'), 'kept');
+    await writeFile(join(cwd, 'also.txt'), 'kept');
+    const userConfig = join(home, 'config');
+    await mkdir(userConfig, { recursive: true });
+    await writeFile(join(userConfig, 'settings.json'), JSON.stringify({ disallowedTools: ['Bash(rm:*)'] }));
+    standin().script(
+      { toolCalls: [{ name: 'bash', input: { command: 'rm keep.txt' } }] },
+      { toolCalls: [{ name: 'bash', input: { command: 'mv also.txt moved.txt' } }] },
+      { toolCalls: [{ name: 'bash', input: { command: 'echo ran > echoed.txt' } }] },
+      { text: 'done' },
+    );
+    const run = await bhrain(['act', '--atom', 'qwen', '--disallowed-tools', 'Bash(mv:*)', '-o', 'json', 'go']);
+    expect(run.code).toBe(0);
+    expect(await readFile(join(cwd, 'keep.txt'), 'utf8')).toBe('kept');
+    expect(await readFile(join(cwd, 'also.txt'), 'utf8')).toBe('kept');
+    expect(await readFile(join(cwd, 'echoed.txt'), 'utf8')).toBe('ran\n');
+    expect(JSON.parse(run.stdout).toolCalls).toMatchObject({ made: 3, denied: 2 });
+    expect(JSON.stringify(standin().requests[1].body)).toContain('denied by rule `Bash(rm:*)`');
+  });
+
+  it('a tool rule that names no tool is exit 2 with the nearest tool, before any request', async () => {
+    const run = await bhrain(['act', '--atom', 'qwen', '--disallowed-tools', 'Bsh(rm:*)', 'x']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("permission rule 'Bsh(rm:*)'");
+    expect(run.stderr).toContain("did you mean 'bash'?");
+    expect(standin().requests).toHaveLength(0);
   });
 
   it('--permission with inline rules that are not JSON is exit 2 saying so', async () => {

@@ -85,9 +85,14 @@ const parseRule = (text: string, home: string): Rule => {
 
 const isUnrestricted = (rule: Rule): boolean => rule.spec === null || rule.spec === '*';
 
-/** .what = a bash spec as a whole-command wildcard: `*` matches anything, the rest literally */
+/**
+ * .what = a bash spec as a whole-command wildcard: `*` matches anything, the rest literally; a spec ending in `:*` also
+ *         matches, as Claude Code reads it, the words before it alone or followed by more (`npm test:*` matches
+ *         `npm test` and `npm test --watch`, and `npm test:unit` as a wildcard)
+ */
 const matchesCommand = (rule: Rule, command: string): boolean =>
   isUnrestricted(rule) ||
+  (rule.spec!.endsWith(':*') && (command === rule.spec!.slice(0, -2) || command.startsWith(`${rule.spec!.slice(0, -2)} `))) ||
   new RegExp(
     `^${rule
       .spec!.split('*')

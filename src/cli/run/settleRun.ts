@@ -2,6 +2,7 @@ import { join } from 'node:path';
 
 import { getBhrainConfigDir } from '../../agent/config/getBhrainConfigDir.js';
 import { genRulesGuard } from '../../agent/permission/genRulesGuard.js';
+import { withToolRules } from '../../agent/permission/withToolRules.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import { genBrainAtom } from '../../providers/genBrainAtom.js';
 import { credentialEnvVarsOf, SUPPLIER_TABLE } from '../../core/contract/supplierTable.js';
@@ -83,10 +84,12 @@ export const settleRun = async (io: RunIo, flags: SkillSettingsFlags, audit: Run
   const systemPrompt = await readSystemPromptAdditions(options, values.appendSystemPrompt, cwd);
   const checks = await startSandboxChecks(io, settings, cwd);
   // a builtin name or a rules file (a flag), or inline rules (a settings file, named after it)
-  const settingsGuard =
+  const settingsGuard = withToolRules(
     typeof values.permission === 'string'
       ? await resolvePermission(values.permission, cwd)
-      : genRulesGuard(values.permission, `rules(${settings.sources.permission.replace(/^(project|user):/, '')})`);
+      : genRulesGuard(values.permission, `rules(${settings.sources.permission.replace(/^(project|user):/, '')})`),
+    { allowed: values.allowedTools, disallowed: values.disallowedTools },
+  );
   const narrowedGuard = host?.narrowGuard ? host.narrowGuard(settingsGuard) : settingsGuard;
   const permissionGuard = audit.guard(narrowedGuard);
   const mcp = await resolveRunMcp(io, settings, cwd);

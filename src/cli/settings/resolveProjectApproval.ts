@@ -74,6 +74,7 @@ export const LOOSENING: {
   maskEnv: (value: Readonly<Record<string, readonly string[]>>, than: Readonly<Record<string, readonly string[]>>) => boolean;
   allowUnixSockets: (value: readonly string[], than: readonly string[]) => boolean;
   passEnv: (value: readonly string[], than: readonly string[]) => boolean;
+  allowedTools: (value: readonly string[], than: readonly string[]) => boolean;
 } = {
   sandbox: (value, than) => SANDBOX_LOOSENESS[value] > SANDBOX_LOOSENESS[than],
   allowNetwork: (value, than) => value && !than,
@@ -90,4 +91,6 @@ export const LOOSENING: {
   allowUnixSockets: (value, than) => value.some((path) => !than.includes(path)),
   // a variable the commands would not get without the project file: a project could name the user's tokens
   passEnv: (value, than) => value.some((name) => !than.includes(name)),
+  // a call run without asking that would have been asked about without the project file
+  allowedTools: (value, than) => value.some((rule) => !than.includes(rule)),
 };

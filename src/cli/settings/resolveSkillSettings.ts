@@ -347,6 +347,11 @@ export const resolveSkillSettings = async (
   // every layer's paths together, not the first layer's: a path hidden only hides more, so no layer can unhide another's
   const denyReadLayers = layers.filter((layer) => layer.values.denyRead?.length);
   sources.denyRead = denyReadLayers.length ? (denyReadLayers.map((layer) => layer.source).join(', ') as SettingSource) : 'default';
+  // refused calls, like hidden paths, add up over the layers: a flag or a project adds refusals, never lifts the user's
+  const disallowedLayers = layers.filter((layer) => layer.values.disallowedTools?.length);
+  sources.disallowedTools = disallowedLayers.length
+    ? (disallowedLayers.map((layer) => layer.source).join(', ') as SettingSource)
+    : 'default';
   const flagSandbox = input.flags?.sandbox;
   if (skill === 'ask' && typeof flagSandbox === 'string' && flagSandbox !== 'read-only')
     throw new BadRequestError(`ask is always read-only: --sandbox ${flagSandbox} is not allowed (omit it, or pass --sandbox read-only)`);
@@ -355,6 +360,8 @@ export const resolveSkillSettings = async (
     model: pick('model', SETTINGS.model.default),
     baseUrl: baseUrl?.url,
     permission: pick('permission', SETTINGS.permission.default),
+    allowedTools: [...new Set(pick('allowedTools', SETTINGS.allowedTools.default))],
+    disallowedTools: [...new Set(disallowedLayers.flatMap((layer) => layer.values.disallowedTools!))],
     sandbox: pick('sandbox', SETTINGS.sandbox.default),
     denyRead: [...new Set(denyReadLayers.flatMap((layer) => layer.values.denyRead!))],
     allowUnixSockets: [...new Set(pick('allowUnixSockets', SETTINGS.allowUnixSockets.default))],

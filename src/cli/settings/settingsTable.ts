@@ -316,6 +316,42 @@ export const SETTINGS = {
       default: '`allowAll`',
     },
   }),
+  allowedTools: row({
+    fileKey: 'allowedTools',
+    flag: {
+      flags: '--allowed-tools <rule>',
+      help: 'a call this rule matches runs without asking, where the permission would ask: Claude Code\'s syntax, e.g. "Bash(npm test:*)", "Edit(src/**)" (repeatable)',
+      repeatable: true,
+      readme: '`--allowed-tools` (repeatable)',
+    },
+    value: { kind: 'list' },
+    expects: 'a list of permission rules, e.g. ["bash(npm test:*)", "edit(src/**)"]',
+    default: [] as string[],
+    shownDefault: 'none',
+    readme: {
+      value:
+        'rules in Claude Code\'s syntax: a call one matches runs without asking where the permission would ask; a denial stays a denial: `["bash(npm test:*)", "edit(src/**)"]`',
+      default: 'none',
+    },
+  }),
+  disallowedTools: row({
+    fileKey: 'disallowedTools',
+    flag: {
+      flags: '--disallowed-tools <rule>',
+      help: 'a call this rule matches is refused, whatever else allows it: Claude Code\'s syntax, e.g. "Bash(git push:*)", "WebSearch" (repeatable)',
+      repeatable: true,
+      readme: '`--disallowed-tools` (repeatable)',
+    },
+    value: { kind: 'list' },
+    expects: 'a list of permission rules, e.g. ["bash(git push:*)", "websearch"]',
+    default: [] as string[],
+    shownDefault: 'none',
+    readme: {
+      value:
+        "rules in Claude Code's syntax: a call one matches is refused, whatever else allows it: `[\"bash(git push:*)\"]`; every layer's rules add up (a flag adds to the files')",
+      default: 'none',
+    },
+  }),
   sandbox: row({
     fileKey: 'sandbox',
     flag: {
