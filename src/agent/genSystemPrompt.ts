@@ -35,6 +35,24 @@ const describeGitStatus = (git: BhrainGitStatus): string => {
   return `It is in the git repository ${git.root}: ${head}; working tree ${counts.length ? `dirty (${counts.join(', ')})` : 'clean'}, as of the session's start.`;
 };
 
+/** .what = bhrain's own opening of the system prompt: who the agent is, where it works, its tools, when to stop */
+const genOpening = (input: { cwd: string; tools: readonly BrainToolDefinition[]; git?: BhrainGitStatus | null }): string[] => [
+  'You are bhrain, an agent that completes tasks for a developer by reasoning and using tools.',
+  [
+    `You work in the directory ${input.cwd} on ${process.platform}. Relative paths resolve there.`,
+    ...(input.git ? [describeGitStatus(input.git)] : []),
+  ].join(' '),
+  input.tools.length
+    ? [
+        'Tools available to you:',
+        ...input.tools.map((tool) => `- ${tool.name}: ${tool.description.split('\n')[0]}`),
+        'Call tools to observe before you conclude; call several at once when they are independent.',
+        'A tool result may be an error: read it, correct your call or take another approach. A denied call is not retried as is.',
+      ].join('\n')
+    : 'You have no tools in this session: answer from what you know and what you are told.',
+  'When the task is complete, reply with the final answer and no tool calls.',
+];
+
 /**
  * .what = the system prompt of a session: who the agent is, where it works (and the git state there), the tools it has,
  *         the project's instructions, the Agent Skills it may load (names and descriptions), the caller's additions
@@ -52,22 +70,11 @@ export const genSystemPrompt = (input: {
   /** the Agent Skills to list by name and description; listed only when the skill tool is among the tools */
   skills?: readonly BhrainAgentSkill[];
   systemPrompt?: string;
+  /** replaces bhrain's own opening (who, where, the tools, when to stop): config.baseSystemPrompt */
+  baseSystemPrompt?: string;
 }): string =>
   [
-    'You are bhrain, an agent that completes tasks for a developer by reasoning and using tools.',
-    [
-      `You work in the directory ${input.cwd} on ${process.platform}. Relative paths resolve there.`,
-      ...(input.git ? [describeGitStatus(input.git)] : []),
-    ].join(' '),
-    input.tools.length
-      ? [
-          'Tools available to you:',
-          ...input.tools.map((tool) => `- ${tool.name}: ${tool.description.split('\n')[0]}`),
-          'Call tools to observe before you conclude; call several at once when they are independent.',
-          'A tool result may be an error: read it, correct your call or take another approach. A denied call is not retried as is.',
-        ].join('\n')
-      : 'You have no tools in this session: answer from what you know and what you are told.',
-    'When the task is complete, reply with the final answer and no tool calls.',
+    ...(input.baseSystemPrompt ? [input.baseSystemPrompt] : genOpening(input)),
     ...(input.instructions?.trim()
       ? [
           [

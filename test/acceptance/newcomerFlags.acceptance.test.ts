@@ -119,6 +119,27 @@ describe("the peers' everyday flags", () => {
     expect(standin().requests).toHaveLength(0);
   });
 
+  it("--system-prompt replaces bhrain's own prompt; the project's instructions and --append-system-prompt still follow", async () => {
+    await writeFile(join(cwd, 'AGENTS.md'), 'Run the tests with npm test.');
+    standin().script({ text: 'arr' });
+    const run = await bhrain([
+      'ask',
+      '--atom',
+      'qwen',
+      '--system-prompt',
+      'You are a pirate.',
+      '--append-system-prompt',
+      'Be brief.',
+      'hi',
+    ]);
+    expect(run.code).toBe(0);
+    const system = JSON.stringify(standin().requests[0].body.messages[0]);
+    expect(system).toMatch(/^\{"role":"system","content":"You are a pirate\./);
+    expect(system).not.toContain('You are bhrain');
+    expect(system).toContain('Run the tests with npm test.');
+    expect(system).toContain('Be brief.');
+  });
+
   it('--permission with inline rules that are not JSON is exit 2 saying so', async () => {
     const run = await bhrain(['act', '--atom', 'qwen', '--permission', '{allow: [bash]}', 'x']);
     expect(run.code).toBe(2);

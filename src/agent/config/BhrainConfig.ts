@@ -42,6 +42,11 @@ export interface BhrainConfig {
   /** appended to bhrain's system prompt, after the project instructions */
   systemPrompt?: string;
   /**
+   * replaces bhrain's own opening of the system prompt (who the agent is, where it works, how to use its tools); the
+   * project instructions, the Agent Skills listing and systemPrompt still follow. A subagent keeps its type's prompt
+   */
+  baseSystemPrompt?: string;
+  /**
    * the project's instructions, put in the system prompt in a <project-instructions> block, so no compaction removes them;
    * `(await loadProjectInstructions({ cwd })).text` reads AGENTS.md and CLAUDE.md as the CLI does. Absent = none: the
    * library reads no instruction file by itself
@@ -92,6 +97,7 @@ export interface BhrainConfigResolved {
   permissionGuard: BhrainPermissionGuard;
   maxIterations: number;
   systemPrompt: string | null;
+  baseSystemPrompt: string | null;
   instructions: string | null;
   gitStatus: boolean;
   limits: BhrainLimits;
@@ -139,6 +145,7 @@ export const hashBhrainConfig = (config: BhrainConfigResolved, toolBoxes: readon
     permissionGuard: config.permissionGuard.name,
     maxIterations: config.maxIterations,
     systemPrompt: config.systemPrompt,
+    baseSystemPrompt: config.baseSystemPrompt,
     instructions: config.instructions,
     gitStatus: config.gitStatus,
     limits: config.limits,

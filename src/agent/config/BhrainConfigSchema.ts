@@ -87,6 +87,7 @@ const schemaConfig = z
       .max(BHRAIN_CONFIG_BOUNDS.maxIterations.max)
       .optional(),
     systemPrompt: z.string().optional(),
+    baseSystemPrompt: z.string().min(1, "baseSystemPrompt replaces bhrain's own prompt: give text, or leave it out").optional(),
     instructions: z
       .string({
         error: 'instructions must be a string: the text of the project instructions, e.g. (await loadProjectInstructions({ cwd })).text',

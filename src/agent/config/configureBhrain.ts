@@ -139,6 +139,7 @@ export const configureBhrain = (config: BhrainConfig): BhrainConfigResolved => {
     permissionGuard: config.permissionGuard ?? allowAll,
     maxIterations: config.maxIterations ?? DEFAULT_MAX_ITERATIONS,
     systemPrompt: config.systemPrompt ?? null,
+    baseSystemPrompt: config.baseSystemPrompt ?? null,
     instructions: config.instructions?.trim() ? config.instructions : null,
     gitStatus: config.gitStatus ?? false,
     limits: {

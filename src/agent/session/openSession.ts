@@ -82,6 +82,7 @@ const genRequestShaper = (input: {
   instructions: string | null;
   skills: BhrainConfigResolved['skills'];
   systemPrompt: string | undefined;
+  baseSystemPrompt: string | null;
 }): (() => SessionRequestShape) => {
   let shaped: SessionRequestShape | null = null;
   return () => {
@@ -95,6 +96,7 @@ const genRequestShaper = (input: {
       instructions: input.instructions ?? undefined,
       skills: input.skills,
       systemPrompt: input.systemPrompt,
+      baseSystemPrompt: input.baseSystemPrompt ?? undefined,
     });
     return (shaped = { tools, systemText, fixed: estimateTokens(systemText) + estimateTokens(JSON.stringify(tools)) });
   };
@@ -131,7 +133,15 @@ export const openSession = async (input: RunSessionInput, runChild: RunChildSess
     ledger: lineage?.ledger ?? genSpendLedger({ spentBefore: input.spentBefore, startedAtMs: startedMs }),
     approvals: lineage?.approvals ?? genSessionApprovals(),
     runaway: genRunawayDetector(),
-    shape: genRequestShaper({ registry, cwd: context.cwd, git, instructions: config.instructions, skills: config.skills, systemPrompt }),
+    shape: genRequestShaper({
+      registry,
+      cwd: context.cwd,
+      git,
+      instructions: config.instructions,
+      skills: config.skills,
+      systemPrompt,
+      baseSystemPrompt: config.baseSystemPrompt,
+    }),
     runChild,
     history: input.history,
     startedMs,

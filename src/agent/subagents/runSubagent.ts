@@ -91,6 +91,7 @@ const configureChild = (
     toolBoxes: [...toolBoxes],
     permissionGuard: readOnlyType ? combineGuards([readOnly, parent.permissionGuard]) : combineGuards([parent.permissionGuard]),
     systemPrompt: type.systemPrompt,
+    baseSystemPrompt: null,
     instructions: parent.instructions,
     limits: { ...parent.limits, contextTokens: Math.min(parent.limits.contextTokens, atom.spec.contextWindowTokens) },
     subagents: readOnlyType || (named && !named.includes(TASK_TOOL_NAME)) ? null : parent.subagents,

@@ -72,6 +72,7 @@ export const prepareRun = async (io: RunIo, settled: SettledRun, audit: RunAudit
       limits: { maxBudgetUsd: values.maxBudgetUsd, maxTokens: values.maxTokens, maxWallTimeMs: values.maxWallTime },
       // secrets in the environment never reach the model, from these files and flags neither
       systemPrompt: systemPrompt === undefined ? undefined : redact(systemPrompt),
+      baseSystemPrompt: values.systemPrompt === undefined ? undefined : redact(values.systemPrompt),
       instructions: projectInstructions?.text ? redact(projectInstructions.text) : undefined,
       gitStatus: true,
       // act delegates to subagents in fresh contexts (the task tool) unless --no-subagents

@@ -151,7 +151,7 @@ describe('settings validation: a bad file is an error naming the file, the key a
     await rejects(
       { project: { atomm: 'qwen' } },
       ({ projectFile }) =>
-        `unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, allowedTools, disallowedTools, sandbox, allowNetwork, network, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, skills, appendSystemPrompt`,
+        `unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, allowedTools, disallowedTools, sandbox, allowNetwork, network, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, skills, systemPrompt, appendSystemPrompt`,
     );
   });
 

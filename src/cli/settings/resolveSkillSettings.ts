@@ -377,6 +377,7 @@ export const resolveSkillSettings = async (
     maxWallTime: pick('maxWallTime', SETTINGS.maxWallTime.default),
     projectInstructions: pick('projectInstructions', SETTINGS.projectInstructions.default),
     skills: pick('skills', SETTINGS.skills.default),
+    systemPrompt: pick('systemPrompt', SETTINGS.systemPrompt.default),
     appendSystemPrompt: pick('appendSystemPrompt', SETTINGS.appendSystemPrompt.default),
     store: pick('store', SETTINGS.store.default),
   };

@@ -555,6 +555,22 @@ export const SETTINGS = {
       default: '`true`',
     },
   }),
+  systemPrompt: row({
+    fileKey: 'systemPrompt',
+    flag: {
+      flags: '--system-prompt <text>',
+      help: "replace bhrain's own system prompt (who it is, where it works, its tools); project instructions, skills and --append-system-prompt still follow",
+    },
+    value: { kind: 'string', minLength: 1 },
+    expects: 'a non-empty string',
+    default: undefined,
+    shownDefault: "bhrain's",
+    readme: {
+      value:
+        "text that replaces bhrain's own opening of the system prompt; the project instructions, the skills and the appended text still follow",
+      default: "bhrain's",
+    },
+  }),
   appendSystemPrompt: row({
     fileKey: 'appendSystemPrompt',
     flag: { flags: '--append-system-prompt <text>', help: "text added at the end of bhrain's system prompt" },
