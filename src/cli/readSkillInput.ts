@@ -51,7 +51,7 @@ const readStdin = (stdin: NodeJS.ReadStream, firstByteWaitMs: number | null, onS
  * .why = `git diff | bhrain ask "review this diff"` must send the diff, as claude -p, codex exec and qwen do
  */
 export const readSkillInput = async (
-  input: { flag: string | undefined; args: readonly string[]; stdin: NodeJS.ReadStream },
+  input: { skill: 'act' | 'ask'; flag: string | undefined; args: readonly string[]; stdin: NodeJS.ReadStream },
   context: { warn: (message: string) => void },
 ): Promise<string> => {
   if (input.flag !== undefined && input.args.length)
@@ -60,7 +60,7 @@ export const readSkillInput = async (
   if (input.stdin.isTTY) {
     if (prompt === undefined)
       throw new BadRequestError(
-        'missing input: give the task as an argument (bhrain act --atom qwen "fix the build"), with --input, or on stdin',
+        `missing input: give the task as an argument (${input.skill === 'act' ? 'bhrain act "fix the build"' : 'bhrain ask "where is the retry policy?"'}), with --input, or on stdin`,
       );
     return prompt;
   }

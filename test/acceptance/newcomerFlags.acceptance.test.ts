@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { useStandin } from '#standin/useStandin.js';
-import { genCliEnv, runBhrain } from './runCli.js';
+import { genCliEnv, PACKAGE_ROOT, runBhrain, runProcess } from './runCli.js';
 import { exists, tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
@@ -180,5 +180,23 @@ describe('a name typed wrong gets the nearest right one (exit 2, nothing run)', 
   it('an unknown option is named with its value cut off (--max-budget=1)', async () => {
     const run = await bhrain(['act', '--max-budget=1', 'x']);
     expect(run.stderr).toContain("unknown option '--max-budget': did you mean '--max-budget-usd'? (bhrain act --help lists them)");
+  });
+
+  it('ask refuses a permission it cannot use, as it refuses a sandbox: exit 2, never dropped unseen', async () => {
+    const run = await bhrain(['ask', '--atom', 'qwen', '--permission', 'allowAll', 'x']);
+    expect([run.code, run.stderr.trim()]).toEqual([
+      2,
+      'bhrain ask: ask is always read-only: --permission allowAll is not allowed (omit it, or pass --permission readOnly; act takes a permission)',
+    ]);
+  });
+
+  it('ask with no task on a terminal gives an ask example, not an act one', async () => {
+    const command = [process.execPath, join(PACKAGE_ROOT, 'bin', 'bhrain'), 'ask', '--atom', 'qwen'].map((word) => `'${word}'`).join(' ');
+    // script gives the run a terminal as its stdin
+    const run = await runProcess({ command: 'script', args: ['-qec', command, '/dev/null'], cwd, env: envFor() });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toContain(
+      'missing input: give the task as an argument (bhrain ask "where is the retry policy?"), with --input, or on stdin',
+    );
   });
 });

@@ -355,6 +355,12 @@ export const resolveSkillSettings = async (
   const flagSandbox = input.flags?.sandbox;
   if (skill === 'ask' && typeof flagSandbox === 'string' && flagSandbox !== 'read-only')
     throw new BadRequestError(`ask is always read-only: --sandbox ${flagSandbox} is not allowed (omit it, or pass --sandbox read-only)`);
+  // a permission ask cannot use is refused as the sandbox is, never dropped unseen
+  const flagPermission = input.flags?.permission;
+  if (skill === 'ask' && typeof flagPermission === 'string' && flagPermission !== 'readOnly')
+    throw new BadRequestError(
+      `ask is always read-only: --permission ${flagPermission} is not allowed (omit it, or pass --permission readOnly; act takes a permission)`,
+    );
   const values: SkillSettings = {
     atom,
     model: pick('model', SETTINGS.model.default),
