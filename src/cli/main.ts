@@ -24,5 +24,17 @@ const program = new Command('bhrain')
   .addCommand(genMcpCommand())
   .addCommand(genAgentSkillsCommand())
   .addCommand(genAgentsCommand())
+  .addHelpText(
+    'after',
+    `
+Examples:
+  $ bhrain config                                      # the settings a run here uses, and the supplier key it reads
+  $ bhrain ask "where is the retry policy defined?"    # read-only: the answer on stdout
+  $ bhrain act "fix the failing test in src/math.test.ts"
+  $ git diff | bhrain ask "review this diff" -o json   # piped stdin is context; one JSON object
+  $ bhrain act --continue "now add a test for it"      # go on from the newest run here
+  $ bhrain runs                                        # what ran here; bhrain show <id> for one
+  $ bhrain act --help                                  # every flag of a run`,
+  )
   .showHelpAfterError();
 await parseSkillArgv(program, process.argv);
