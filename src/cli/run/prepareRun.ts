@@ -120,7 +120,9 @@ export const prepareRun = async (io: RunIo, settled: SettledRun, audit: RunAudit
         ? { episode: await resolveOnRef({ spec: options.onEpisode, kind: 'episode' }, { store, log }) }
         : undefined;
   // a hosted run's stdin is its host's channel: the host gives the task
-  const prompt = redact(host ? host.prompt : await readSkillInput({ skill, flag: options.input, args, stdin: process.stdin }, { warn: io.warn }));
+  const prompt = redact(
+    host ? host.prompt : await readSkillInput({ skill, flag: options.input, args, stdin: process.stdin }, { warn: io.warn }),
+  );
   if (!prompt.trim())
     throw new BadRequestError('missing input: the task is empty. Give it as an argument, with --input "...", or on stdin');
   await checks.awaitChecks();
