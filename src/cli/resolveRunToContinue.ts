@@ -1,21 +1,18 @@
-import { realpath } from 'node:fs/promises';
-
 import type { BrainLog } from '../core/contract/BrainContext.js';
 import type { BrainSeries } from '../core/contract/BrainSeries.js';
 import { BadRequestError } from '../core/contract/errors.js';
 import type { BrainRefStore } from '../core/continuation/genBrainRefStore.js';
-import { describeAmbiguousRuns, listRunRecords, matchRunsById, type RunRecordMeta } from './runRecord.js';
+import { findRunById } from './findRunById.js';
+import { listRunRecords, type RunRecordMeta } from './runRecord.js';
+import { selectRunsIn } from './selectRunsIn.js';
 
 /** .what = how to carry a series to a job whose store is empty: what every "nothing to continue" message ends with */
 const CARRY_HINT =
   'In a fresh CI job the store is empty: carry the series across jobs with `bhrain export <series hash> > series.json` in the job that ran it, then `--on-series @series.json` in the next (docs/continuation.md), or share one ref store between jobs (BHRAIN_STORE, docs/fleet.md) and pass `--on-series <series hash>`';
 
-/** .what = a path as the file system resolves it (symlinks followed); a path that is gone stays as it was written */
-const realPathOf = (path: string): Promise<string> => realpath(path).catch(() => path);
-
 /**
  * .what = the run that --continue (the newest run recorded in this working directory, by real path, that saved its
- *         series) or --resume <id or prefix> (any recorded run) names
+ *         series) or --resume <run> (any recorded run that saved its series: findRunById) names
  * .why = a run has a series to continue once it ended: an unfinished record (running, or killed) is skipped by
  *        --continue and refused by --resume, with a message saying why
  */
@@ -29,25 +26,17 @@ const findRunToContinue = async (input: {
   const kept = `bhrain keeps the records of runs in ${runsDir} (set BHRAIN_HOME to the home the run used); a run with --no-record or --record-dir leaves none there`;
   if (input.resume !== undefined) {
     const named = `--resume ${input.resume}`;
-    if (!input.resume.trim()) throw new BadRequestError(`${named}: give a run id, or a unique prefix of one, from \`bhrain runs\``);
-    const candidates = matchRunsById(runs, input.resume);
-    if (candidates.length > 1) throw new BadRequestError(`${named}: ${describeAmbiguousRuns(input.resume, candidates)}`);
-    if (!candidates.length)
-      throw new BadRequestError(`${named}: no recorded run has this id or id prefix: \`bhrain runs\` lists them. ${kept}. ${CARRY_HINT}`);
-    const [run] = candidates;
+    const run = findRunById({ runs, arg: input.resume, label: named, hint: `\`bhrain runs\` lists them. ${kept}. ${CARRY_HINT}` });
     if (!run.refs)
       throw new BadRequestError(
         `${named}: the run ${run.id} has not finished (it is still running, or it stopped before saving its series), so it has no series to continue; \`bhrain show ${run.id}\` shows what it recorded`,
       );
     return { ...run, refs: run.refs };
   }
-  const here = await realPathOf(input.cwd);
-  let unfinished = 0;
-  for (const run of runs) {
-    if ((await realPathOf(run.cwd)) !== here) continue;
-    if (run.refs) return { ...run, refs: run.refs };
-    unfinished++;
-  }
+  const { dir: here, runs: runsHere } = await selectRunsIn({ runs, dir: input.cwd });
+  const found = runsHere.find((run) => run.refs);
+  if (found) return { ...found, refs: found.refs! };
+  const unfinished = runsHere.length;
   const skipped = unfinished ? ` (${unfinished} run(s) here have not finished, so they have no series yet)` : '';
   throw new BadRequestError(`--continue: nothing to continue: no finished run was recorded in ${here}${skipped}. ${kept}. ${CARRY_HINT}`);
 };
