@@ -226,8 +226,8 @@ describe('bhrain runs and bhrain show', () => {
     const lines = runs.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/^ID\s+STARTED\s+SKILL\s+TERMINATION\s+DIRECTORY\s+TASK$/);
-    expect(lines[1]).toMatch(new RegExp(`^\\S+\\s+[\\d-]+ [\\d:]+\\s+act\\s+complete\\s+${cwd}\\s+second\\?$`));
-    expect(lines[2]).toMatch(new RegExp(`^\\S+\\s+[\\d-]+ [\\d:]+\\s+ask\\s+complete\\s+${cwd}\\s+first\\?$`));
+    expect(lines[1]).toMatch(new RegExp(`^${second.runId}\\s+[\\d-]+ [\\d:]+\\s+act\\s+complete\\s+${cwd}\\s+second\\?$`));
+    expect(lines[2]).toMatch(new RegExp(`^${first.runId}\\s+[\\d-]+ [\\d:]+\\s+ask\\s+complete\\s+${cwd}\\s+first\\?$`));
 
     const listed = JSON.parse((await runBhrain({ args: ['runs', '--limit', '1', '--output', 'json'], cwd, env: envFor() })).stdout);
     expect(listed.runs.map((run: { dir: string }) => run.dir)).toEqual([second.record]);

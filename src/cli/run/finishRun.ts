@@ -113,6 +113,7 @@ export const finishRun = async (
     exitCode,
     episode: { hash: episode.hash },
     series: { hash: series.hash },
+    runId: record === null ? null : run.record.id,
     record,
     metrics,
     toolCalls: {
