@@ -11,10 +11,11 @@ const CARRY_HINT =
   'In a fresh CI job the store is empty: carry the series across jobs with `bhrain export <series hash> > series.json` in the job that ran it, then `--on-series @series.json` in the next (docs/continuation.md), or share one ref store between jobs (BHRAIN_STORE, docs/fleet.md) and pass `--on-series <series hash>`';
 
 /**
- * .what = the run that --continue (the newest run recorded in this working directory, by real path, that saved its
- *         series) or --resume <run> (any recorded run that saved its series: findRunById) names
- * .why = a run has a series to continue once it ended: an unfinished record (running, or killed) is skipped by
- *        --continue and refused by --resume, with a message saying why
+ * .what = the run that --continue (the newest run recorded in this working directory, by real path, that ended without
+ *         error and saved its series) or --resume <run> (any recorded run that saved its series: findRunById) names
+ * .why = a failed run (a refused key, a supplier down) is no place to go on from: its last exchange is the error, so
+ *        --continue passes it by, and --resume <its id> still takes it when asked. An unfinished record (running, or
+ *        killed) has no series yet: skipped by --continue, refused by --resume, with a message saying why
  */
 const findRunToContinue = async (input: {
   continue: boolean;
@@ -34,11 +35,19 @@ const findRunToContinue = async (input: {
     return { ...run, refs: run.refs };
   }
   const { dir: here, runs: runsHere } = await selectRunsIn({ runs, dir: input.cwd });
-  const found = runsHere.find((run) => run.refs);
+  const failed = runsHere.filter((run) => run.termination === 'error');
+  const found = runsHere.find((run) => run.refs && run.termination !== 'error');
   if (found) return { ...found, refs: found.refs! };
-  const unfinished = runsHere.length;
-  const skipped = unfinished ? ` (${unfinished} run(s) here have not finished, so they have no series yet)` : '';
-  throw new BadRequestError(`--continue: nothing to continue: no finished run was recorded in ${here}${skipped}. ${kept}. ${CARRY_HINT}`);
+  const unfinished = runsHere.filter((run) => !run.refs).length;
+  const skipped = [
+    ...(failed.length
+      ? [`${failed.length} failed, which --continue passes by: \`--resume ${failed[0].id}\` continues the newest of them`]
+      : []),
+    ...(unfinished ? [`${unfinished} not finished, so with no series yet`] : []),
+  ];
+  throw new BadRequestError(
+    `--continue: nothing to continue: no run recorded in ${here} ended without error${skipped.length ? ` (of the runs here, ${skipped.join('; ')})` : ''}. ${kept}. ${CARRY_HINT}`,
+  );
 };
 
 /**

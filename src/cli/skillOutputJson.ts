@@ -42,8 +42,8 @@ export interface SkillOutputJson {
   series: { hash: string } | null;
   /**
    * the id of the run's record (its meta.json's id, the directory's name under $BHRAIN_HOME/runs), what `show`,
-   * `export` and `--resume` take; null when no record was written (--no-record, a record that could not be written).
-   * With --record-dir, the id in that record's meta.json
+   * `export` and `--resume` take; null when no record was written (--no-record, a run that failed before the model
+   * answered, a record that could not be written). With --record-dir, the id in that record's meta.json
    */
   runId: string | null;
   /** where the run record is, null with --no-record or when none could be written */

@@ -92,7 +92,7 @@ describe('resume: --continue and --resume continue a recorded run', () => {
     await mkdir(below);
     for (const where of [elsewhere, below]) {
       const result = await refused(['--continue'], where);
-      expect(result.stderr).toContain('--continue: nothing to continue: no finished run was recorded in');
+      expect(result.stderr).toContain('--continue: nothing to continue: no run recorded in');
     }
 
     const link = join(elsewhere, 'link-to-cwd');
