@@ -5,17 +5,37 @@ import { BadRequestError, BhrainError, EpisodeCompactedError } from '../core/con
 import type { BrainRefStore } from '../core/continuation/genBrainRefStore.js';
 import { EXIT_CODES, exitCodeOfError } from './exitCodes.js';
 
+/** .what = a ref: the hex hash a run printed, or a prefix of at least 8 characters; no run id is one (it holds `-`) */
+const REF = /^[0-9a-f]{8,64}$/;
+
 /**
- * .what = the text of `bhrain export <ref>`: the series (with all its episodes and summaries) or the episode that a
- *         hash or unique prefix names, as indented JSON with its schemaVersion, verified on the way out
+ * .what = the series hash a run id names (findRunById: the id, or its start or end), from the run records in home
+ * .why = `bhrain export 3c3451 > series.json` carries the run a user sees in `bhrain runs`, without copying its hash
+ */
+const seriesOfRun = async (input: { arg: string; home: string }): Promise<string> => {
+  const { listRunRecords } = await import('./runRecord.js');
+  const { findRunById } = await import('./findRunById.js');
+  const { runsDir, runs } = await listRunRecords({ home: input.home });
+  const run = findRunById({
+    runs,
+    arg: input.arg,
+    hint: `\`bhrain runs\` lists the recorded runs (kept in ${runsDir}); a ref is the hex hash (at least 8 characters) of a series or an episode that a prior run printed`,
+  });
+  if (!run.refs)
+    throw new BadRequestError(
+      `the run ${run.id} has not finished (it is still running, or it stopped before saving its series), so it has no series to export`,
+    );
+  return run.refs.series;
+};
+
+/**
+ * .what = the text of `bhrain export <ref | run>`: the series (with all its episodes and summaries) or the episode that
+ *         a hash or unique prefix names, or the series of the run a run id names, as indented JSON with its
+ *         schemaVersion, verified on the way out
  * .why = one self-contained file is an artifact that CI job B continues from (`--on-series @plan.json`), with no
  *        shared store; it is the store's own serialization, so it is verified on read exactly like the store
  */
 const exportBrainRef = async (input: { ref: string }, context: { store: BrainRefStore; log: BrainLog }): Promise<string> => {
-  if (!/^[0-9a-f]{8,64}$/.test(input.ref))
-    throw new BadRequestError(
-      `${input.ref} is not a ref: expected the hex hash (at least 8 characters) of a series or an episode that a prior run printed (\`bhrain runs\` lists them)`,
-    );
   const found = await context.store.findRefs(input.ref);
   const total = found.series.length + found.episodes.length;
   if (!total)
@@ -51,7 +71,10 @@ export const genExportCommand = (): Command =>
     .description(
       'print a series (with all its episodes) or an episode as one self-contained JSON file, verified like the store: `bhrain export <ref> > plan.json`, then `--on-series @plan.json` under any BHRAIN_HOME',
     )
-    .argument('<ref>', 'the hash, or a unique prefix of at least 8 characters, of a series or an episode, as a run printed it')
+    .argument(
+      '<ref>',
+      'the hash, or a unique prefix of at least 8 characters, of a series or an episode, as a run printed it; or a run id from `bhrain runs` (or its start or its end, if no other run shares it): its series',
+    )
     .option(
       '--store <url>',
       'the shared ref store to read it from: s3://bucket/prefix (default: BHRAIN_STORE, your settings, else the local one)',
@@ -68,7 +91,8 @@ export const genExportCommand = (): Command =>
           endpoint: process.env.BHRAIN_S3_ENDPOINT || undefined,
           env: process.env,
         });
-        process.stdout.write(await exportBrainRef({ ref }, { store, log }));
+        const hash = REF.test(ref) ? ref : await seriesOfRun({ arg: ref, home: getBhrainHome() });
+        process.stdout.write(await exportBrainRef({ ref: hash }, { store, log }));
         process.exitCode = EXIT_CODES.complete;
       } catch (error) {
         process.stderr.write(

@@ -1,19 +1,21 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import { genRunsCommand } from './genRunsCommand.js';
 import { openRunRecord } from './runRecord.js';
+import { tempDir } from '#test-helpers/fs.js';
 
-/** .what = runs `bhrain runs <args>` in-process against a home, collecting what it writes and its exit code */
-const runRuns = async (home: string, args: string[]) => {
+/** .what = runs `bhrain runs <args>` in-process against a home (and a working directory), collecting what it writes and its exit code */
+const runRuns = async (home: string, args: string[], cwd?: string) => {
   let stdout = '';
   let stderr = '';
   let code: number | null = null;
   const command = genRunsCommand({
     home,
+    cwd,
     stdout: { write: (text) => (stdout += text) },
     stderr: { write: (text) => (stderr += text) },
     setExitCode: (value) => (code = value),
@@ -29,14 +31,14 @@ const runRuns = async (home: string, args: string[]) => {
 const recordRun = async (
   home: string,
   at: Date,
-  input: { skill: string; atom: string; output: string; usd: number | null; series: string },
+  input: { skill: string; atom: string; output: string; usd: number | null; series: string; cwd?: string; prompt?: string },
 ) => {
   const record = await openRunRecord(
-    { home, recordDir: undefined, skill: input.skill, atom: input.atom, cwd: '/work/repo' },
+    { home, recordDir: undefined, skill: input.skill, atom: input.atom, cwd: input.cwd ?? '/work/repo', prompt: input.prompt ?? 'task' },
     { now: () => at },
   );
   await record.finish({
-    prompt: 'task',
+    prompt: input.prompt ?? 'task',
     output: input.output,
     termination: 'complete',
     refs: { episode: `e${input.series.slice(1)}`, series: input.series },
@@ -50,14 +52,17 @@ const recordRun = async (
 describe('bhrain runs', () => {
   const at = (minute: number) => new Date(Date.UTC(2025, 5, 1, 9, minute, 0));
 
-  it('records: lists recorded runs newest first: id, time, skill, atom, termination, refs, cost', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+  it('records: lists recorded runs newest first: id, time, skill, termination, directory (~ for home), the task cut to 60 characters', async () => {
+    const home = tempDir('bhrain-home-');
+    const long = `rename every vague variable in the payment module, ${'and then some '.repeat(5)}`;
     const first = await recordRun(home, at(0), {
       skill: 'ask',
       atom: 'claude/haiku',
       output: 'a',
       usd: 0.0012,
       series: `1${'a'.repeat(63)}`,
+      cwd: join(homedir(), 'code', 'shop'),
+      prompt: '\nwhere are the tests?\nlist them all',
     });
     const second = await recordRun(home, at(5), {
       skill: 'act',
@@ -65,9 +70,10 @@ describe('bhrain runs', () => {
       output: 'b',
       usd: null,
       series: `2${'b'.repeat(63)}`,
+      prompt: long,
     });
     const unfinished = await openRunRecord(
-      { home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: '/work/repo' },
+      { home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: '/work/repo', prompt: 'fix the flaky test' },
       { now: () => at(9) },
     );
 
@@ -75,46 +81,47 @@ describe('bhrain runs', () => {
     expect(run).toMatchObject({ code: 0, stderr: '' });
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(4);
-    expect(lines[0].split(/\s+/)).toEqual(['ID', 'STARTED', 'SKILL', 'ATOM', 'TERMINATION', 'SERIES', 'EPISODE', 'COST']);
-    expect(lines[1].split(/\s+/)).toEqual([
+    /** .what = a line cut where the header's columns start */
+    const starts = ['ID', 'STARTED', 'SKILL', 'TERMINATION', 'DIRECTORY', 'TASK'].map((name) => lines[0].indexOf(name));
+    const cells = (line: string) => starts.map((start, index) => line.slice(start, starts[index + 1]).trimEnd());
+    expect(cells(lines[0])).toEqual(['ID', 'STARTED', 'SKILL', 'TERMINATION', 'DIRECTORY', 'TASK']);
+    expect(cells(lines[1])).toEqual([
       unfinished.id,
-      expect.stringMatching(/^2025-06-0[12]$/),
-      expect.stringMatching(/^\d\d:\d\d:00$/),
+      expect.stringMatching(/^2025-06-0[12] \d\d:\d\d:00$/),
       'act',
-      'qwen',
       'unfinished',
-      '-',
-      '-',
-      '-',
+      '/work/repo',
+      'fix the flaky test',
     ]);
-    expect(lines[2].split(/\s+/)).toEqual([
-      second,
-      expect.any(String),
-      expect.any(String),
-      'act',
-      'qwen/qwen-plus',
-      'complete',
-      `2${'b'.repeat(11)}`,
-      `e${'b'.repeat(11)}`,
-      '-',
-    ]);
-    expect(lines[3].split(/\s+/)).toEqual([
-      first,
-      expect.any(String),
-      expect.any(String),
-      'ask',
-      'claude/haiku',
-      'complete',
-      `1${'a'.repeat(11)}`,
-      `e${'a'.repeat(11)}`,
-      '$0.0012',
-    ]);
-    // columns line up: each row starts its termination where the header does
-    expect(new Set(lines.map((line) => line.search(/TERMINATION|unfinished|complete/))).size).toBe(1);
+    expect(cells(lines[2])).toEqual([second, expect.any(String), 'act', 'complete', '/work/repo', `${long.slice(0, 59)}…`]);
+    expect(cells(lines[3])).toEqual([first, expect.any(String), 'ask', 'complete', '~/code/shop', 'where are the tests?']);
+  });
+
+  it('records: --here lists only the runs of this working directory, by real path (a symlink to it counts), before --limit', async () => {
+    const home = tempDir('bhrain-home-');
+    const here = tempDir('bhrain-here-');
+    const elsewhere = tempDir('bhrain-elsewhere-');
+    const link = join(elsewhere, 'link');
+    await symlink(here, link);
+    const mine = await recordRun(home, at(0), { skill: 'ask', atom: 'qwen', output: 'a', usd: 0, series: 'a'.repeat(64), cwd: here });
+    const viaLink = await recordRun(home, at(1), { skill: 'ask', atom: 'qwen', output: 'b', usd: 0, series: 'b'.repeat(64), cwd: link });
+    await recordRun(home, at(2), { skill: 'ask', atom: 'qwen', output: 'c', usd: 0, series: 'c'.repeat(64), cwd: elsewhere });
+    const listed = async (args: string[]) =>
+      (JSON.parse((await runRuns(home, [...args, '-o', 'json'], here)).stdout).runs as Array<{ id: string }>).map((run) => run.id);
+    expect(await listed(['--here'])).toEqual([viaLink, mine]);
+    expect(await listed(['--here', '-n', '1'])).toEqual([viaLink]);
+    expect(await listed([])).toHaveLength(3);
+
+    const empty = tempDir('bhrain-empty-');
+    expect(await runRuns(home, ['--here'], empty)).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `no runs recorded in ${empty} (of those kept in ${join(home, 'runs')})\n`,
+    });
   });
 
   it('records: --limit and --output json: one object with the runs, newest first', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+    const home = tempDir('bhrain-home-');
     for (let minute = 0; minute < 3; minute++)
       await recordRun(home, at(minute), {
         skill: 'ask',
@@ -130,6 +137,7 @@ describe('bhrain runs', () => {
     expect(json.runs.map((each: { refs: { series: string } }) => each.refs.series[0])).toEqual(['2', '1']);
     expect(json.runs[0]).toMatchObject({
       skill: 'ask',
+      task: 'task',
       atom: 'qwen',
       termination: 'complete',
       dir: join(home, 'runs', json.runs[0].id),
@@ -139,7 +147,7 @@ describe('bhrain runs', () => {
   });
 
   it('records: no runs yet says where they would be, exit 0; a damaged record is skipped with the reason', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+    const home = tempDir('bhrain-home-');
     expect(await runRuns(home, [])).toEqual({ code: 0, stdout: '', stderr: `no runs recorded in ${join(home, 'runs')}\n` });
     expect(JSON.parse((await runRuns(home, ['-o', 'json'])).stdout)).toEqual({ schemaVersion: 1, runs: [] });
 
@@ -156,7 +164,7 @@ describe('bhrain runs', () => {
   });
 
   it('records: a bad --limit or --output is exit 2 naming the flag (with -o json, still one JSON object)', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+    const home = tempDir('bhrain-home-');
     expect(await runRuns(home, ['--limit', '0'])).toEqual({
       code: 2,
       stdout: '',

@@ -4,6 +4,7 @@ import { BadRequestError, BhrainError } from '../core/contract/errors.js';
 import { EXIT_CODES, exitCodeOfError } from './exitCodes.js';
 import type { RunRecordMeta } from './runRecord.js';
 import { genUsageErrorJson } from './skillOutputJson.js';
+import type { summarizeRun } from './summarizeRun.js';
 
 /** .what = how many runs `bhrain runs` lists without --limit */
 const DEFAULT_LIMIT = 20;
@@ -41,23 +42,17 @@ const formatLocalTime = (iso: string): string => {
   return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} ${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`;
 };
 
-/** .what = a cost as `$0.0034`, `-` when the price is unknown or the run is unfinished */
-const formatUsd = (usd: number | null | undefined): string => (usd === null || usd === undefined ? '-' : `$${usd.toFixed(4)}`);
+/** .what = a directory as wide as maxChars at most: its end kept, which names it, and `…` for the rest */
+const cutDir = (dir: string, maxChars: number): string => (dir.length > maxChars ? `…${dir.slice(dir.length - maxChars + 1)}` : dir);
 
-/** .what = runs as an aligned table, one run a line, newest first */
-const formatTable = (runs: ReadonlyArray<RunRecordMeta>): string => {
+/** .what = runs as an aligned table, one run a line, newest first: id, start, skill, how it ended, where, what */
+const formatTable = (runs: ReadonlyArray<RunRecordMeta>, summarize: typeof summarizeRun): string => {
   const rows = [
-    ['ID', 'STARTED', 'SKILL', 'ATOM', 'TERMINATION', 'SERIES', 'EPISODE', 'COST'],
-    ...runs.map((run) => [
-      run.id,
-      formatLocalTime(run.startedAt),
-      run.skill,
-      run.atom,
-      run.termination ?? 'unfinished',
-      run.refs?.series.slice(0, 12) ?? '-',
-      run.refs?.episode.slice(0, 12) ?? '-',
-      formatUsd(run.metrics?.cost.usd),
-    ]),
+    ['ID', 'STARTED', 'SKILL', 'TERMINATION', 'DIRECTORY', 'TASK'],
+    ...runs.map((run) => {
+      const { task, dir } = summarize(run, { maxTaskChars: 60 });
+      return [run.id, formatLocalTime(run.startedAt), run.skill, run.termination ?? 'unfinished', cutDir(dir, 40), task];
+    }),
   ];
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   return (
@@ -67,23 +62,25 @@ const formatTable = (runs: ReadonlyArray<RunRecordMeta>): string => {
 };
 
 /**
- * .what = the `bhrain runs` command: the recorded runs under $BHRAIN_HOME/runs, newest first (time, skill, atom,
- *         termination, refs, cost); `--limit <n>`, `--output json`
+ * .what = the `bhrain runs` command: the recorded runs under $BHRAIN_HOME/runs, newest first (id, start, skill,
+ *         termination, directory, task); `--here` keeps those of this working directory, `--limit <n>`,
+ *         `--output json` (each run's meta.json and its record directory)
  * .why = records left the working tree, so there must be a way to find them again; `bhrain show <id>` prints one
  */
-export const genRunsCommand = (context: ReadCommandContext = {}): Command => {
+export const genRunsCommand = (context: ReadCommandContext & { cwd?: string } = {}): Command => {
   const stdout = context.stdout ?? process.stdout;
   const stderr = context.stderr ?? process.stderr;
   const setExitCode = context.setExitCode ?? ((code: number) => void (process.exitCode = code));
   return new Command('runs')
     .description('list the recorded runs, newest first (records are kept in $BHRAIN_HOME/runs)')
     .option('-n, --limit <n>', `how many runs to list (default ${DEFAULT_LIMIT})`)
+    .option('--here', 'only the runs recorded in this working directory (by real path, the runs --continue chooses from)')
     .option('-o, --output <format>', 'text (a table) or json (one object: {schemaVersion, runs})', 'text')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ bhrain runs\n  $ bhrain runs --limit 5 -o json\n  $ bhrain show <id>      # one run: its answer, then its transcript',
+      '\nExamples:\n  $ bhrain runs\n  $ bhrain runs --here --limit 5 -o json\n  $ bhrain show <id>      # one run: its answer, then its transcript (the end of its id will do)',
     )
-    .action(async (options: { limit?: string; output: string }) => {
+    .action(async (options: { limit?: string; here?: boolean; output: string }) => {
       const json = options.output === 'json';
       try {
         if (!['text', 'json'].includes(options.output))
@@ -94,11 +91,16 @@ export const genRunsCommand = (context: ReadCommandContext = {}): Command => {
         // loaded only now: `bhrain --help` stays fast
         const { listRunRecords, RUN_RECORD_SCHEMA_VERSION } = await import('./runRecord.js');
         const { getBhrainHome } = await import('../core/continuation/genBrainRefStore.js');
-        const listed = await listRunRecords({ home: context.home ?? getBhrainHome(), limit });
+        // --here filters before the limit: every record is read then (retention keeps them few)
+        const listed = await listRunRecords({ home: context.home ?? getBhrainHome(), limit: options.here ? undefined : limit });
         for (const skipped of listed.skipped) stderr.write(`bhrain runs: skipped ${skipped.dir}: ${skipped.reason}\n`);
-        if (json) stdout.write(`${JSON.stringify({ schemaVersion: RUN_RECORD_SCHEMA_VERSION, runs: listed.runs })}\n`);
-        else if (listed.runs.length) stdout.write(formatTable(listed.runs));
-        else stderr.write(`no runs recorded in ${listed.runsDir}\n`);
+        const here = options.here
+          ? await (await import('./selectRunsIn.js')).selectRunsIn({ runs: listed.runs, dir: context.cwd ?? process.cwd() })
+          : null;
+        const runs = here ? here.runs.slice(0, limit) : listed.runs;
+        if (json) stdout.write(`${JSON.stringify({ schemaVersion: RUN_RECORD_SCHEMA_VERSION, runs })}\n`);
+        else if (runs.length) stdout.write(formatTable(runs, (await import('./summarizeRun.js')).summarizeRun));
+        else stderr.write(`no runs recorded in ${here ? `${here.dir} (of those kept in ${listed.runsDir})` : listed.runsDir}\n`);
         setExitCode(EXIT_CODES.complete);
       } catch (error) {
         reportReadCommandFailure({ command: 'runs', error, json }, { stdout, stderr, setExitCode });

@@ -1,5 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { genBrainSeries } from '../core/contract/BrainSeries.js';
 import { genBrainRefStore } from '../core/continuation/genBrainRefStore.js';
 import { genShowCommand } from './genShowCommand.js';
 import { openRunRecord } from './runRecord.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 /** .what = runs `bhrain show <args>` in-process against a home, collecting what it writes and its exit code */
 const runShow = async (home: string, args: string[], cwd = home) => {
@@ -47,7 +47,7 @@ const recordRun = async (
   options: { recordDir?: string; cwd?: string } = {},
 ) => {
   const record = await openRunRecord(
-    { home, recordDir: options.recordDir, skill: 'ask', atom: 'claude/haiku', cwd: options.cwd ?? '/work/repo' },
+    { home, recordDir: options.recordDir, skill: 'ask', atom: 'claude/haiku', cwd: options.cwd ?? '/work/repo', prompt: 'what is here?' },
     { now: () => at },
   );
   await record.finish({
@@ -87,7 +87,7 @@ describe('bhrain show', () => {
   const refs = { episode: `e1${'0'.repeat(62)}`, series: `5e${'0'.repeat(62)}` };
 
   it("records: show <run id> prints the run's answer, then its transcript (roles, tool calls, results)", async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+    const home = tempDir('bhrain-home-');
     const record = await recordRun(home, new Date('2025-06-01T09:00:00.000Z'), refs);
     const run = await runShow(home, [record.id]);
     expect(run).toMatchObject({ code: 0, stderr: '' });
@@ -96,17 +96,19 @@ describe('bhrain show', () => {
     );
   });
 
-  it('records: show finds a run by an id prefix, by its series or episode ref (or a prefix), and by its record directory', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+  it('records: show finds a run by the start or the end of its id, by its series or episode ref (or a prefix), and by its record directory', async () => {
+    const home = tempDir('bhrain-home-');
     const record = await recordRun(home, new Date('2025-06-01T09:00:00.000Z'), refs);
     const other = await recordRun(home, new Date('2025-06-02T09:00:00.000Z'), {
       episode: `e2${'0'.repeat(62)}`,
       series: `5f${'0'.repeat(62)}`,
     });
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cwd-'));
+    const cwd = tempDir('bhrain-cwd-');
     const elsewhere = await recordRun(home, new Date('2025-06-03T09:00:00.000Z'), refs, { recordDir: 'out', cwd });
     const idOf = async (args: string[], from = home) => JSON.parse((await runShow(home, [...args, '-o', 'json'], from)).stdout).id;
     expect(await idOf(['2025-06-01T09'])).toBe(record.id);
+    expect(await idOf([record.id.slice(-6)])).toBe(record.id);
+    expect(await idOf([record.id.slice(-9)])).toBe(record.id);
     expect(await idOf([refs.series])).toBe(record.id);
     expect(await idOf([refs.series.slice(0, 8)])).toBe(record.id);
     expect(await idOf([refs.episode.slice(0, 10)])).toBe(record.id);
@@ -116,7 +118,7 @@ describe('bhrain show', () => {
   });
 
   it('records: show -o json prints the whole record as one object', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+    const home = tempDir('bhrain-home-');
     const record = await recordRun(home, new Date('2025-06-01T09:00:00.000Z'), refs);
     const run = await runShow(home, [record.id, '--output', 'json']);
     expect(run.code).toBe(0);
@@ -130,6 +132,7 @@ describe('bhrain show', () => {
       skill: 'ask',
       atom: 'claude/haiku',
       cwd: '/work/repo',
+      task: 'what is here?',
       termination: 'complete',
       refs,
       metrics: { iterations: 3, tokens: { input: 100, output: 20, cache: { get: 0, set: 0 } }, cost: { usd: 0.0021 }, elapsedMs: 40 },
@@ -141,7 +144,7 @@ describe('bhrain show', () => {
   });
 
   it('records: an unknown run or ref is exit 2 naming it and where runs and refs are looked for', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+    const home = tempDir('bhrain-home-');
     await recordRun(home, new Date('2025-06-01T09:00:00.000Z'), refs);
     const unknown = await runShow(home, ['deadbeef']);
     expect(unknown).toEqual({
@@ -149,7 +152,9 @@ describe('bhrain show', () => {
       stdout: '',
       stderr: `bhrain show: no run or ref matches 'deadbeef': \`bhrain runs\` lists the recorded runs (kept in ${join(home, 'runs')}); a ref is the hex hash (at least 8 characters) a run printed as episode: or series:, kept in ${join(home, 'refs')} (set BHRAIN_HOME to the home the run used)\n`,
     });
-    expect((await runShow(home, ['last-tuesday'])).stderr).toMatch(/^bhrain show: no run or ref matches 'last-tuesday': /);
+    expect((await runShow(home, ['last-tuesday'])).stderr).toBe(
+      `bhrain show: no recorded run matches 'last-tuesday'; \`bhrain runs\` lists the recorded runs (kept in ${join(home, 'runs')}); a ref is the hex hash (at least 8 characters) a run printed as episode: or series:\n`,
+    );
     const json = await runShow(home, ['deadbeef', '-o', 'json']);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toMatchObject({
@@ -162,24 +167,31 @@ describe('bhrain show', () => {
     });
   });
 
-  it('records: a prefix matching two runs is exit 2 listing them; one hash shared by two runs shows the newest', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+  it('records: a start or end of an id that several runs share is exit 2 listing each (id, task, directory); a typo names the nearest id', async () => {
+    const home = tempDir('bhrain-home-');
     const first = await recordRun(home, new Date('2025-06-01T09:00:00.000Z'), refs);
     const second = await recordRun(home, new Date('2025-06-01T10:00:00.000Z'), {
       episode: `e1${'1'.repeat(62)}`,
       series: `5e000000${'1'.repeat(56)}`,
     });
-    const byId = await runShow(home, ['2025-06-01']);
-    expect(byId).toEqual({
-      code: 2,
-      stdout: '',
-      stderr: `bhrain show: '2025-06-01' is ambiguous: it matches 2 runs (${second.id}, ${first.id}); give more characters\n`,
-    });
+    const listed = (arg: string) =>
+      `bhrain show: ambiguous: 2 runs match '${arg}'; give more of the id of the one you mean:\n  ${second.id}  what is here?  (in /work/repo)\n  ${first.id}  what is here?  (in /work/repo)\n`;
+    expect(await runShow(home, ['2025-06-01'])).toEqual({ code: 2, stdout: '', stderr: listed('2025-06-01') });
+
+    // one edit away from the end of the first id, two from its start: each is the nearest
+    const typo = `${first.id.slice(-6, -1)}${first.id.at(-1) === '0' ? '1' : '0'}`;
+    const misspelt = await runShow(home, [typo]);
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toContain(`bhrain show: no recorded run matches '${typo}' (did you mean ${first.id}?); \`bhrain runs\``);
+    expect((await runShow(home, ['2025-06-10T09'])).stderr).toContain(`(did you mean ${first.id}?)`);
+    // too short to guess from
+    expect((await runShow(home, ['zz'])).stderr).toMatch(/^bhrain show: no recorded run matches 'zz'; /);
+
     const byRef = await runShow(home, ['5e000000']);
     expect(byRef).toEqual({
       code: 2,
       stdout: '',
-      stderr: `bhrain show: '5e000000' is ambiguous: it matches 2 runs (${second.id}, ${first.id}); give more characters\n`,
+      stderr: listed('5e000000'),
     });
     expect(JSON.parse((await runShow(home, ['5e0000000', '-o', 'json'])).stdout).id).toBe(first.id);
 
@@ -189,7 +201,7 @@ describe('bhrain show', () => {
   });
 
   it('records: a ref whose run record is gone prints its last answer and its exchanges from the refs store', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+    const home = tempDir('bhrain-home-');
     const store = genBrainRefStore({ home });
     const first = genBrainEpisode({ exchanges: [genBrainExchange({ input: 'plan the notes file', output: 'PLAN: create notes.md' })] });
     const second = genBrainEpisode({

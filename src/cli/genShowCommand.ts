@@ -21,30 +21,37 @@ type Shown =
 const REF = /^[0-9a-f]{8,64}$/;
 
 /**
- * .what = finds what an argument names, in this order: a record directory (an argument with a `/`), a run id, a unique
- *         run id prefix, a run whose episode or series hash starts with it, then the refs store (series, then episode)
- * .why = a user holds whichever the CLI printed: `record:`, an id from `bhrain runs`, or the `episode:`/`series:` refs
+ * .what = finds what an argument names, in this order: a record directory (an argument with a `/`); a ref (8 or more
+ *         hex digits: no run id is one, it holds `-`): a run whose episode or series hash starts with it, then the refs
+ *         store (series, then episode); anything else, the run whose id it is, or starts or ends (findRunById)
+ * .why = a user holds whichever the CLI printed: `record:`, an id from `bhrain runs` or its tail, or the
+ *        `episode:`/`series:` refs
  */
 const findShown = async (arg: string, context: { home: string; cwd: string; openStore: () => Promise<BrainRefStore> }): Promise<Shown> => {
-  const { describeAmbiguousRuns, listRunRecords, matchRunsById, readRunRecordMeta } = await import('./runRecord.js');
+  const { listRunRecords, readRunRecordMeta } = await import('./runRecord.js');
+  const { describeAmbiguousRuns, findRunById } = await import('./findRunById.js');
   if (arg.includes('/') || isAbsolute(arg)) {
     const dir = resolve(context.cwd, arg);
     return { source: 'run', meta: await readRunRecordMeta(dir), dir };
   }
   const { runs } = await listRunRecords({ home: context.home });
-  const byId = matchRunsById(runs, arg);
-  if (byId.length === 1 && byId[0].id === arg) return { source: 'run', meta: byId[0], dir: byId[0].dir };
-  const byRef = REF.test(arg)
-    ? runs.filter((run) => run.refs && (run.refs.series.startsWith(arg) || run.refs.episode.startsWith(arg)))
-    : [];
+  const kept = `\`bhrain runs\` lists the recorded runs (kept in ${join(context.home, 'runs')})`;
+  if (!REF.test(arg)) {
+    const run = findRunById({
+      runs,
+      arg,
+      hint: `${kept}; a ref is the hex hash (at least 8 characters) a run printed as episode: or series:`,
+    });
+    return { source: 'run', meta: run, dir: run.dir };
+  }
+  const byRef = runs.filter((run) => run.refs && (run.refs.series.startsWith(arg) || run.refs.episode.startsWith(arg)));
   // one hash may belong to several runs (the same question answered the same way): the newest stands for them
   const hashes = new Set(byRef.map((run) => (run.refs!.series.startsWith(arg) ? run.refs!.series : run.refs!.episode)));
-  const candidates = [...byId, ...(hashes.size === 1 ? [byRef[0]] : byRef)];
+  const candidates = hashes.size === 1 ? [byRef[0]] : byRef;
   if (candidates.length > 1) throw new BadRequestError(describeAmbiguousRuns(arg, candidates));
   if (candidates.length === 1) return { source: 'run', meta: candidates[0], dir: candidates[0].dir };
 
-  const notFound = `no run or ref matches '${arg}': \`bhrain runs\` lists the recorded runs (kept in ${join(context.home, 'runs')}); a ref is the hex hash (at least 8 characters) a run printed as episode: or series:, kept in ${join(context.home, 'refs')} (set BHRAIN_HOME to the home the run used)`;
-  if (!REF.test(arg)) throw new BadRequestError(notFound);
+  const notFound = `no run or ref matches '${arg}': ${kept}; a ref is the hex hash (at least 8 characters) a run printed as episode: or series:, kept in ${join(context.home, 'refs')} (set BHRAIN_HOME to the home the run used)`;
   // a ref whose run record is gone (pruned, --no-record, --record-dir, another machine's) may still be in the refs store
   const store = await context.openStore();
   const errors: Error[] = [];
@@ -152,7 +159,7 @@ export const genShowCommand = (context: ReadCommandContext & { cwd?: string } = 
     .description("print a run's answer, then its transcript")
     .argument(
       '<run>',
-      'a run id (or a unique prefix) from `bhrain runs`, a record directory, or an episode or series ref (8+ hex characters)',
+      'a run id from `bhrain runs`, or its start or its end (the 6 hex digits) if no other run shares it; a record directory; or an episode or series ref (8+ hex characters)',
     )
     .option('-o, --output <format>', 'text, or json (the record as one object)', 'text')
     .option(
@@ -161,7 +168,7 @@ export const genShowCommand = (context: ReadCommandContext & { cwd?: string } = 
     )
     .addHelpText(
       'after',
-      '\nExamples:\n  $ bhrain show 2025-06-01T09-30-00-123Z-a1b2c3   # an id from `bhrain runs`\n  $ bhrain show 3f2a9c1e                          # the episode: or series: ref a run printed\n  $ bhrain show ./bhrain-record -o json           # a --record-dir directory, as JSON',
+      '\nExamples:\n  $ bhrain show 2025-06-01T09-30-00-123Z-a1b2c3   # an id from `bhrain runs`\n  $ bhrain show a1b2c3                            # the same run, by the end of its id\n  $ bhrain show 3f2a9c1e                          # the episode: or series: ref a run printed\n  $ bhrain show ./bhrain-record -o json           # a --record-dir directory, as JSON',
     )
     .action(async (arg: string, options: { output: string; store?: string }) => {
       const json = options.output === 'json';

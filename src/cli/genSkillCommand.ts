@@ -32,9 +32,9 @@ export interface SkillOptions {
   jsonSchema?: string;
   onEpisode?: string;
   onSeries?: string;
-  /** --continue: the series of the newest run recorded in this working directory */
+  /** --continue: the series of the newest run recorded in this working directory that ended without error */
   continue?: boolean;
-  /** --resume <run>: the series of the run this id or id prefix names */
+  /** --resume <run>: the series of the run this id, or its start or end, names (findRunById) */
   resume?: string;
   recordDir?: string;
   /** false with --no-record */
@@ -146,8 +146,8 @@ export const genSkillCommand = (
     .option('--json-schema <json|file>', 'the answer must be JSON valid against this JSON Schema: retried once, then exit 8')
     .option('--on-episode <ref>', 'continue from a saved episode (a hash, a prefix, or @file from `bhrain export`)')
     .option('--on-series <ref>', 'continue a saved series (a hash, a prefix, or @file from `bhrain export`)')
-    .option('--continue', 'continue the series of the newest run recorded in this working directory')
-    .option('--resume <run>', 'continue the series of a recorded run: its id, or a unique prefix, from `bhrain runs`')
+    .option('--continue', 'continue the series of the newest run recorded in this working directory that ended without error')
+    .option('--resume <run>', 'continue the series of a recorded run: its id from `bhrain runs`, or its start or end (`3c3451`)')
     .option('--record-dir <dir>', 'write the run record here instead of $BHRAIN_HOME/runs/<id>/')
     .option('--no-record', 'write no run record')
     .option('-q, --quiet', 'no progress, warnings or refs on stderr (errors still show)')

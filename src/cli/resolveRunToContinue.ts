@@ -1,23 +1,21 @@
-import { realpath } from 'node:fs/promises';
-
 import type { BrainLog } from '../core/contract/BrainContext.js';
 import type { BrainSeries } from '../core/contract/BrainSeries.js';
 import { BadRequestError } from '../core/contract/errors.js';
 import type { BrainRefStore } from '../core/continuation/genBrainRefStore.js';
-import { describeAmbiguousRuns, listRunRecords, matchRunsById, type RunRecordMeta } from './runRecord.js';
+import { findRunById } from './findRunById.js';
+import { listRunRecords, type RunRecordMeta } from './runRecord.js';
+import { selectRunsIn } from './selectRunsIn.js';
 
 /** .what = how to carry a series to a job whose store is empty: what every "nothing to continue" message ends with */
 const CARRY_HINT =
   'In a fresh CI job the store is empty: carry the series across jobs with `bhrain export <series hash> > series.json` in the job that ran it, then `--on-series @series.json` in the next (docs/continuation.md), or share one ref store between jobs (BHRAIN_STORE, docs/fleet.md) and pass `--on-series <series hash>`';
 
-/** .what = a path as the file system resolves it (symlinks followed); a path that is gone stays as it was written */
-const realPathOf = (path: string): Promise<string> => realpath(path).catch(() => path);
-
 /**
- * .what = the run that --continue (the newest run recorded in this working directory, by real path, that saved its
- *         series) or --resume <id or prefix> (any recorded run) names
- * .why = a run has a series to continue once it ended: an unfinished record (running, or killed) is skipped by
- *        --continue and refused by --resume, with a message saying why
+ * .what = the run that --continue (the newest run recorded in this working directory, by real path, that ended without
+ *         error and saved its series) or --resume <run> (any recorded run that saved its series: findRunById) names
+ * .why = a failed run (a refused key, a supplier down) is no place to go on from: its last exchange is the error, so
+ *        --continue passes it by, and --resume <its id> still takes it when asked. An unfinished record (running, or
+ *        killed) has no series yet: skipped by --continue, refused by --resume, with a message saying why
  */
 const findRunToContinue = async (input: {
   continue: boolean;
@@ -29,27 +27,27 @@ const findRunToContinue = async (input: {
   const kept = `bhrain keeps the records of runs in ${runsDir} (set BHRAIN_HOME to the home the run used); a run with --no-record or --record-dir leaves none there`;
   if (input.resume !== undefined) {
     const named = `--resume ${input.resume}`;
-    if (!input.resume.trim()) throw new BadRequestError(`${named}: give a run id, or a unique prefix of one, from \`bhrain runs\``);
-    const candidates = matchRunsById(runs, input.resume);
-    if (candidates.length > 1) throw new BadRequestError(`${named}: ${describeAmbiguousRuns(input.resume, candidates)}`);
-    if (!candidates.length)
-      throw new BadRequestError(`${named}: no recorded run has this id or id prefix: \`bhrain runs\` lists them. ${kept}. ${CARRY_HINT}`);
-    const [run] = candidates;
+    const run = findRunById({ runs, arg: input.resume, label: named, hint: `\`bhrain runs\` lists them. ${kept}. ${CARRY_HINT}` });
     if (!run.refs)
       throw new BadRequestError(
         `${named}: the run ${run.id} has not finished (it is still running, or it stopped before saving its series), so it has no series to continue; \`bhrain show ${run.id}\` shows what it recorded`,
       );
     return { ...run, refs: run.refs };
   }
-  const here = await realPathOf(input.cwd);
-  let unfinished = 0;
-  for (const run of runs) {
-    if ((await realPathOf(run.cwd)) !== here) continue;
-    if (run.refs) return { ...run, refs: run.refs };
-    unfinished++;
-  }
-  const skipped = unfinished ? ` (${unfinished} run(s) here have not finished, so they have no series yet)` : '';
-  throw new BadRequestError(`--continue: nothing to continue: no finished run was recorded in ${here}${skipped}. ${kept}. ${CARRY_HINT}`);
+  const { dir: here, runs: runsHere } = await selectRunsIn({ runs, dir: input.cwd });
+  const failed = runsHere.filter((run) => run.termination === 'error');
+  const found = runsHere.find((run) => run.refs && run.termination !== 'error');
+  if (found) return { ...found, refs: found.refs! };
+  const unfinished = runsHere.filter((run) => !run.refs).length;
+  const skipped = [
+    ...(failed.length
+      ? [`${failed.length} failed, which --continue passes by: \`--resume ${failed[0].id}\` continues the newest of them`]
+      : []),
+    ...(unfinished ? [`${unfinished} not finished, so with no series yet`] : []),
+  ];
+  throw new BadRequestError(
+    `--continue: nothing to continue: no run recorded in ${here} ended without error${skipped.length ? ` (of the runs here, ${skipped.join('; ')})` : ''}. ${kept}. ${CARRY_HINT}`,
+  );
 };
 
 /**

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../core/contract/errors.js';
 import { genSecretRedactor } from '../core/secrets/genSecretRedactor.js';
 import { exitCodeOfError } from './exitCodes.js';
-import { isRunId, openRunRecord, pruneRunRecords, readRunRecordMeta, RUN_RETENTION, RunRecordWriteError } from './runRecord.js';
+import { isRunId, openRunRecord, pruneRunRecords, readRunRecordMeta, RUN_RETENTION, RunRecordWriteError, taskLineOf } from './runRecord.js';
 import { exists, tempDir } from '#test-helpers/fs.js';
 
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
@@ -35,7 +35,7 @@ describe('openRunRecord', () => {
   it('records: a run is recorded under $BHRAIN_HOME/runs/<id>/ (0700, files 0600), never in the working directory', async () => {
     const home = tempDir('bhrain-runrecord-');
     const cwd = tempDir('bhrain-cwd-');
-    const record = await openRunRecord({ home, recordDir: undefined, skill: 'ask', atom: 'claude/haiku', cwd });
+    const record = await openRunRecord({ home, recordDir: undefined, skill: 'ask', atom: 'claude/haiku', cwd, prompt: 'what is here?' });
     expect(isRunId(record.id)).toBe(true);
     expect(record.dir).toBe(join(home, 'runs', record.id));
     expect(record.spillDir).toBe(join(home, 'runs', record.id, 'spill'));
@@ -66,6 +66,7 @@ describe('openRunRecord', () => {
       skill: 'ask',
       atom: 'claude/haiku',
       cwd,
+      task: 'what is here?',
       termination: 'complete',
       refs: finished().refs,
       metrics: finished().metrics,
@@ -86,21 +87,35 @@ describe('openRunRecord', () => {
     const at = new Date('2025-03-04T05:06:07.089Z');
     const records = await Promise.all(
       Array.from({ length: 30 }, () =>
-        openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home }, { now: () => at }),
+        openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home, prompt: 'what is here?' }, { now: () => at }),
       ),
     );
     expect(new Set(records.map((record) => record.id)).size).toBe(30);
     for (const record of records) expect(record.id).toMatch(/^2025-03-04T05-06-07-089Z-[0-9a-f]{6}$/);
     const later = await openRunRecord(
-      { home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home },
+      { home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home, prompt: 'what is here?' },
       { now: () => new Date(at.getTime() + 1) },
     );
     expect((await readdir(join(home, 'runs'))).sort().at(-1)).toBe(later.id);
   });
 
+  it('records: meta.json names the task by its first line that is not blank, cut to 200 characters; a record written before the field reads it as null', async () => {
+    const home = tempDir('bhrain-runrecord-');
+    const prompt = `\n  fix   the flaky test\tin ${'src/'.repeat(60)}\nthen run it`;
+    const record = await openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home, prompt });
+    const { task } = await readRunRecordMeta(record.dir!);
+    expect(task).toBe(`fix the flaky test in ${'src/'.repeat(60)}`.slice(0, 199) + '…');
+    expect(taskLineOf('one line')).toBe('one line');
+
+    const meta = JSON.parse(await readFile(join(record.dir!, 'meta.json'), 'utf8'));
+    delete meta.task;
+    await writeFile(join(record.dir!, 'meta.json'), JSON.stringify(meta));
+    expect((await readRunRecordMeta(record.dir!)).task).toBeNull();
+  });
+
   it('records: the error of a failed run is kept in meta.json', async () => {
     const home = tempDir('bhrain-runrecord-');
-    const record = await openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home });
+    const record = await openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home, prompt: 'what is here?' });
     await record.finish(
       finished({ termination: 'error', output: '', error: { code: 'SUPPLIER_UNAVAILABLE', message: 'qwen stayed overloaded' } }),
     );
@@ -112,7 +127,7 @@ describe('openRunRecord', () => {
 
   it('records: a run that ends without finish (it threw) leaves no unfinished record behind', async () => {
     const home = tempDir('bhrain-runrecord-');
-    const record = await openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home });
+    const record = await openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home, prompt: 'what is here?' });
     await mkdir(record.spillDir, { recursive: true });
     await writeFile(join(record.spillDir, 'bash-1.txt'), 'spilled');
     await record.dispose();
@@ -132,7 +147,7 @@ describe('openRunRecord', () => {
         ),
       );
     const home = tempDir('bhrain-runrecord-');
-    const record = await openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home });
+    const record = await openRunRecord({ home, recordDir: undefined, skill: 'act', atom: 'qwen', cwd: home, prompt: 'what is here?' });
     const dir = await record.finish(
       finished({
         prompt: `use ${env.FOO_API_KEY}`,
@@ -164,7 +179,7 @@ describe('openRunRecord', () => {
       const old = idAt(new Date('2020-01-01T00:00:00.000Z'));
       for (let index = 0; index < RUN_RETENTION.keepNewest + 1; index++)
         await mkdir(join(home, 'runs', idAt(new Date(Date.UTC(2020, 0, 1, 0, 0, index)))), { recursive: true });
-      const record = await openRunRecord({ home, recordDir: 'artifacts/bhrain', skill: 'ask', atom: 'qwen', cwd });
+      const record = await openRunRecord({ home, recordDir: 'artifacts/bhrain', skill: 'ask', atom: 'qwen', cwd, prompt: 'what is here?' });
       expect(record.dir).toBe(join(cwd, 'artifacts', 'bhrain'));
       expect(record.spillDir).toBe(join(cwd, 'artifacts', 'bhrain', 'spill'));
       expect(await record.finish(finished())).toBe(join(cwd, 'artifacts', 'bhrain'));
@@ -176,12 +191,12 @@ describe('openRunRecord', () => {
     it('records: an empty --record-dir is used; one holding files is refused (exit 2) before the run, nothing overwritten', async () => {
       const cwd = tempDir('bhrain-cwd-');
       await mkdir(join(cwd, 'empty'));
-      const used = await openRunRecord({ home: cwd, recordDir: 'empty', skill: 'ask', atom: 'qwen', cwd });
+      const used = await openRunRecord({ home: cwd, recordDir: 'empty', skill: 'ask', atom: 'qwen', cwd, prompt: 'what is here?' });
       expect(used.dir).toBe(join(cwd, 'empty'));
 
       await mkdir(join(cwd, 'full'));
       await writeFile(join(cwd, 'full', 'input.md'), 'mine');
-      const refused = openRunRecord({ home: cwd, recordDir: 'full', skill: 'ask', atom: 'qwen', cwd });
+      const refused = openRunRecord({ home: cwd, recordDir: 'full', skill: 'ask', atom: 'qwen', cwd, prompt: 'what is here?' });
       await expect(refused).rejects.toThrow(BadRequestError);
       await expect(refused).rejects.toThrow(
         `--record-dir full: ${join(cwd, 'full')} is not empty (1 entries): give a new or empty directory`,
@@ -193,14 +208,14 @@ describe('openRunRecord', () => {
     it('records: a --record-dir that cannot be created is exit 2 naming the flag, before the run', async () => {
       const cwd = tempDir('bhrain-cwd-');
       await writeFile(join(cwd, 'file'), 'x');
-      const refused = openRunRecord({ home: cwd, recordDir: 'file/record', skill: 'ask', atom: 'qwen', cwd });
+      const refused = openRunRecord({ home: cwd, recordDir: 'file/record', skill: 'ask', atom: 'qwen', cwd, prompt: 'what is here?' });
       await expect(refused).rejects.toThrow(BadRequestError);
       await expect(refused).rejects.toThrow(/^--record-dir file\/record: .* cannot be read \(ENOTDIR\): give a new or empty directory$/);
     });
 
     it('records: an unfinished --record-dir record is cleared on dispose, the directory itself kept', async () => {
       const cwd = tempDir('bhrain-cwd-');
-      const record = await openRunRecord({ home: cwd, recordDir: 'out', skill: 'ask', atom: 'qwen', cwd });
+      const record = await openRunRecord({ home: cwd, recordDir: 'out', skill: 'ask', atom: 'qwen', cwd, prompt: 'what is here?' });
       await mkdir(record.spillDir);
       await record.dispose();
       expect(await readdir(join(cwd, 'out'))).toEqual([]);
@@ -211,7 +226,7 @@ describe('openRunRecord', () => {
     it('records: --no-record writes no record; spill files go to a private temp dir removed when the run ends', async () => {
       const home = tempDir('bhrain-runrecord-');
       const cwd = tempDir('bhrain-cwd-');
-      const record = await openRunRecord({ home, recordDir: null, skill: 'ask', atom: 'qwen', cwd });
+      const record = await openRunRecord({ home, recordDir: null, skill: 'ask', atom: 'qwen', cwd, prompt: 'what is here?' });
       expect(record.dir).toBeNull();
       expect(record.spillDir.startsWith(join(tmpdir(), 'bhrain-spill-'))).toBe(true);
       expect(await modeOf(record.spillDir)).toBe(0o700);
@@ -229,6 +244,7 @@ describe('openRunRecord', () => {
         skill: 'act',
         atom: 'qwen',
         cwd: tempDir('bhrain-runrecord-'),
+        prompt: 'what is here?',
       });
       await writeFile(join(record.spillDir, 'bash-1.txt'), 'spilled');
       await record.dispose();
@@ -242,7 +258,7 @@ describe('openRunRecord', () => {
       const parent = tempDir('bhrain-runrecord-');
       await writeFile(join(parent, 'file'), 'x');
       const home = join(parent, 'file', 'home');
-      const record = await openRunRecord({ home, recordDir: undefined, skill: 'ask', atom: 'qwen', cwd: parent });
+      const record = await openRunRecord({ home, recordDir: undefined, skill: 'ask', atom: 'qwen', cwd: parent, prompt: 'what is here?' });
       expect(record.dir).toBe(join(home, 'runs', record.id));
       expect(record.spillDir.startsWith(join(tmpdir(), 'bhrain-spill-'))).toBe(true);
       const failure = record.finish(finished());
@@ -255,7 +271,7 @@ describe('openRunRecord', () => {
 
     it('records: a write that fails midway throws with the path and cause, and the record never claims to have ended', async () => {
       const home = tempDir('bhrain-runrecord-');
-      const record = await openRunRecord({ home, recordDir: undefined, skill: 'ask', atom: 'qwen', cwd: home });
+      const record = await openRunRecord({ home, recordDir: undefined, skill: 'ask', atom: 'qwen', cwd: home, prompt: 'what is here?' });
       // a directory where transcript.json goes: the rename over it fails, as a full disk would fail a write
       await mkdir(join(record.dir!, 'transcript.json', 'x'), { recursive: true });
       const failure = record.finish(finished());
@@ -306,14 +322,20 @@ describe('retention', () => {
     const home = tempDir('bhrain-runrecord-');
     const runsDir = join(home, 'runs');
     const ids = await seedRuns(runsDir, 100, now.getTime() - 10 * day, 60_000);
-    const record = await openRunRecord({ home, recordDir: undefined, skill: 'ask', atom: 'qwen', cwd: home }, { now: () => now });
+    const record = await openRunRecord(
+      { home, recordDir: undefined, skill: 'ask', atom: 'qwen', cwd: home, prompt: 'what is here?' },
+      { now: () => now },
+    );
     expect((await readdir(runsDir)).sort()).toEqual([...ids.slice(0, 99), record.id].sort());
   });
 
   it('records: --no-record prunes nothing', async () => {
     const home = tempDir('bhrain-runrecord-');
     const ids = await seedRuns(join(home, 'runs'), 101, now.getTime() - 10 * day, 60_000);
-    const record = await openRunRecord({ home, recordDir: null, skill: 'ask', atom: 'qwen', cwd: home }, { now: () => now });
+    const record = await openRunRecord(
+      { home, recordDir: null, skill: 'ask', atom: 'qwen', cwd: home, prompt: 'what is here?' },
+      { now: () => now },
+    );
     await record.dispose();
     expect((await readdir(join(home, 'runs'))).sort()).toEqual(ids.sort());
   });

@@ -13,7 +13,8 @@ import { redactDeep } from '../core/secrets/redactDeep.js';
  * .what = the version of a run record's meta.json; a record of another version is refused with a clear error
  * .note = 1: meta.json (id, times, skill, atom, cwd, termination, refs, metrics, error) beside input.md, output.md,
  *         transcript.json and spill/ (and hooks.json, every hook run, when the run had hooks: a file added, not a change;
- *         audit.json, the end-of-run audit, when the run finished)
+ *         audit.json, the end-of-run audit, when the run finished; meta.json's task, the task's first line: a field added,
+ *         read as null from a record written before it)
  */
 export const RUN_RECORD_SCHEMA_VERSION = 1;
 
@@ -43,6 +44,18 @@ const startedAtOf = (id: string): number => {
 
 const genRunId = (at: Date): string => `${at.toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
 
+/** .what = how much of the task's first line meta.json keeps: enough to recognize a run by, small enough to list cheaply */
+const TASK_MAX_CHARS = 200;
+
+/**
+ * .what = a task as meta.json keeps it: its first line that is not blank, spaces collapsed, cut to TASK_MAX_CHARS with `…`
+ * .why = `bhrain runs` and an ambiguous run id name each run by its task, from meta.json alone (input.md is not read)
+ */
+export const taskLineOf = (prompt: string): string => {
+  const line = (prompt.split('\n').find((text) => text.trim()) ?? '').trim().replace(/\s+/g, ' ');
+  return line.length > TASK_MAX_CHARS ? `${line.slice(0, TASK_MAX_CHARS - 1)}…` : line;
+};
+
 /** .what = a run's meta.json: what `bhrain runs` lists, cheap to read; termination null = unfinished */
 export interface RunRecordMeta {
   schemaVersion: typeof RUN_RECORD_SCHEMA_VERSION;
@@ -52,6 +65,8 @@ export interface RunRecordMeta {
   skill: string;
   atom: string;
   cwd: string;
+  /** the task's first line (taskLineOf); null in a record written before this field */
+  task: string | null;
   termination: string | null;
   refs: { episode: string; series: string } | null;
   metrics: RunRecordMetrics | null;
@@ -71,6 +86,7 @@ const genMetaSchema = (z: typeof Zod): Zod.ZodType<RunRecordMeta> =>
     skill: z.string(),
     atom: z.string(),
     cwd: z.string(),
+    task: z.string().nullable().default(null),
     termination: z.string().nullable(),
     refs: z.object({ episode: z.string(), series: z.string() }).nullable(),
     metrics: z
@@ -170,22 +186,6 @@ export const listRunRecords = async (input: {
 };
 
 /**
- * .what = the runs an id or an id prefix names: the run of that exact id alone, else every run whose id starts with it
- * .why = `bhrain show` and `--resume` find a run the same way, and say the same thing when a prefix is ambiguous
- */
-export const matchRunsById = <Run extends { id: string }>(runs: readonly Run[], arg: string): Run[] => {
-  const exact = runs.find((run) => run.id === arg);
-  return exact ? [exact] : runs.filter((run) => run.id.startsWith(arg));
-};
-
-/** .what = the message for an argument that names several runs: the first five ids, and how to pick one */
-export const describeAmbiguousRuns = (arg: string, candidates: ReadonlyArray<{ id: string }>): string =>
-  `'${arg}' is ambiguous: it matches ${candidates.length} runs (${candidates
-    .slice(0, 5)
-    .map((run) => run.id)
-    .join(', ')}${candidates.length > 5 ? ', …' : ''}); give more characters`;
-
-/**
  * .what = the retention rule (RUN_RETENTION) applied to a runs directory: removes every run older than keepDays that
  *         is not among the keepNewest newest; directories that are not run ids are left alone
  * .why = records leave the working tree for $BHRAIN_HOME, so bhrain itself must keep that directory bounded
@@ -257,7 +257,7 @@ export interface RunRecord {
  *        A home that cannot be written does not stop the run: finish then throws (exit 5), after the answer is out
  */
 export const openRunRecord = async (
-  input: { home: string; recordDir: string | null | undefined; skill: string; atom: string; cwd: string },
+  input: { home: string; recordDir: string | null | undefined; skill: string; atom: string; cwd: string; prompt: string },
   context: { now?: () => Date; warn?: (message: string) => void } = {},
 ): Promise<RunRecord> => {
   const now = context.now ?? (() => new Date());
@@ -271,6 +271,7 @@ export const openRunRecord = async (
     skill: input.skill,
     atom: input.atom,
     cwd: input.cwd,
+    task: taskLineOf(input.prompt),
     termination: null,
     refs: null,
     metrics: null,

@@ -4,7 +4,7 @@ import type { RunAudit } from './audit/genRunAudit.js';
 /**
  * .what = the one JSON object `--output json` prints (and `--output stream-json` ends with), versioned
  * .why = CI scripts parse it: its shape changes only with schemaVersion, and schemas/output.schema.json publishes it
- * .note = schemaVersion 1: the first published shape; a field is only ever added within a version
+ * .note = schemaVersion 1: the first published shape; a field is only ever added within a version (runId, added)
  */
 export const OUTPUT_SCHEMA_VERSION = 1;
 
@@ -40,6 +40,12 @@ export interface SkillOutputJson {
   exitCode: number;
   episode: { hash: string } | null;
   series: { hash: string } | null;
+  /**
+   * the id of the run's record (its meta.json's id, the directory's name under $BHRAIN_HOME/runs), what `show`,
+   * `export` and `--resume` take; null when no record was written (--no-record, a run that failed before the model
+   * answered, a record that could not be written). With --record-dir, the id in that record's meta.json
+   */
+  runId: string | null;
   /** where the run record is, null with --no-record or when none could be written */
   record: string | null;
   metrics: {
@@ -76,6 +82,7 @@ export const genUsageErrorJson = (
   exitCode: input.exitCode ?? 2,
   episode: null,
   series: null,
+  runId: null,
   record: null,
   metrics: null,
   toolCalls: NO_TOOL_CALLS,

@@ -53,6 +53,7 @@ describe('bin/bhrain, directly', () => {
       exitCode: 0,
       episode: { hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
       series: { hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      runId: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z-[0-9a-f]{6}$/),
       record: expect.stringMatching(new RegExp(`^${home}/runs/`)),
       metrics: {
         iterations: 2,
@@ -71,7 +72,8 @@ describe('bin/bhrain, directly', () => {
       warnings: [],
       error: null,
     });
-    // the record is under the home, never in the working directory
+    // the record is under the home, never in the working directory; its directory is named after the run's id
+    expect(json.record).toBe(join(home, 'runs', json.runId));
     expect(await readdir(cwd)).toEqual([]);
     expect((await readdir(json.record)).sort()).toEqual(['audit.json', 'input.md', 'meta.json', 'output.md', 'transcript.json']);
     expect(JSON.parse(await readFile(join(json.record, 'meta.json'), 'utf8')).refs).toEqual({

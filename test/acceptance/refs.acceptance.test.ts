@@ -216,7 +216,8 @@ describe('refs: bhrain export, and --on-series / --on-episode @file', () => {
   it('refs: export of an unknown or malformed ref is exit 2 on stderr, with nothing on stdout', async () => {
     const cases: Array<[string, RegExp]> = [
       ['0123456789abcdef', /^bhrain export: no series or episode 0123456789abcdef in the ref store at .*\/refs/],
-      ['plan.json', /^bhrain export: plan\.json is not a ref: expected the hex hash/],
+      // neither a ref nor a run id: both are named
+      ['plan.json', /^bhrain export: no recorded run matches 'plan\.json'; `bhrain runs` lists .*; a ref is the hex hash/],
     ];
     for (const [ref, message] of cases) {
       const run = await runBhrain({ args: ['export', ref], cwd, env: envIn(home) });

@@ -92,7 +92,7 @@ describe('resume: --continue and --resume continue a recorded run', () => {
     await mkdir(below);
     for (const where of [elsewhere, below]) {
       const result = await refused(['--continue'], where);
-      expect(result.stderr).toContain('--continue: nothing to continue: no finished run was recorded in');
+      expect(result.stderr).toContain('--continue: nothing to continue: no run recorded in');
     }
 
     const link = join(elsewhere, 'link-to-cwd');
@@ -108,12 +108,12 @@ describe('resume: --continue and --resume continue a recorded run', () => {
     expect([first.code, second.code]).toEqual([0, 0]);
     // both ids start with the year
     const ambiguous = await refused(['--resume', first.id!.slice(0, 4)]);
-    expect(ambiguous.stderr).toContain(`--resume ${first.id!.slice(0, 4)}: '${first.id!.slice(0, 4)}' is ambiguous: it matches 2 runs`);
+    expect(ambiguous.stderr).toContain(`--resume ${first.id!.slice(0, 4)}: ambiguous: 2 runs match '${first.id!.slice(0, 4)}'`);
     expect(ambiguous.stderr).toContain(first.id);
     expect(ambiguous.stderr).toContain(second.id);
 
     const unknown = await refused(['--resume', '1999-01-01T00-00-00-000Z-abcdef']);
-    expect(unknown.stderr).toContain('--resume 1999-01-01T00-00-00-000Z-abcdef: no recorded run has this id or id prefix');
+    expect(unknown.stderr).toContain("--resume 1999-01-01T00-00-00-000Z-abcdef: no recorded run matches '1999-01-01T00-00-00-000Z-abcdef'");
     expect(unknown.stderr).toContain('bhrain runs');
   });
 

@@ -74,26 +74,37 @@ export const finishRun = async (
     subagents: session.subagents,
   });
   const error = sessionError ? { code: sessionError.code, message: redact(sessionError.message) } : null;
+  // a run that failed before the model answered once (no key, a refused key, the supplier down) has nothing to read back
+  // nor to continue: its record goes, as a usage error's was never made (docs/continuation.md#refs-and-run-records)
+  const unanswered = termination === 'error' && session.iterations === 0;
   // the refs and the run record are written at the same time: the record names the refs by hash, known already
   const [refsFailure, recorded] = await Promise.all([
     refsSaved,
-    run.record
-      .finish({
-        prompt: run.prompt,
-        output,
-        termination,
-        refs: { episode: episode.hash, series: series.hash },
-        metrics,
-        transcript: session.transcript,
-        ...(run.hookRuns ? { hooks: run.hookRuns.runs } : {}),
-        audit,
-        error,
-        redact,
-      })
-      .then(
-        (dir) => ({ dir, failure: null }),
-        (failure: Error) => ({ dir: null, failure: `the run record could not be written: ${redact(failure.message)}` }),
-      ),
+    unanswered
+      ? run.record.dispose().then(
+          () => ({ dir: null, failure: null }),
+          (failure: Error) => {
+            io.warn(`the unfinished run record ${run.record.dir} could not be removed: ${redact(failure.message)}`);
+            return { dir: null, failure: null };
+          },
+        )
+      : run.record
+          .finish({
+            prompt: run.prompt,
+            output,
+            termination,
+            refs: { episode: episode.hash, series: series.hash },
+            metrics,
+            transcript: session.transcript,
+            ...(run.hookRuns ? { hooks: run.hookRuns.runs } : {}),
+            audit,
+            error,
+            redact,
+          })
+          .then(
+            (dir) => ({ dir, failure: null }),
+            (failure: Error) => ({ dir: null, failure: `the run record could not be written: ${redact(failure.message)}` }),
+          ),
   ]);
   const record = recorded.dir;
   const failures = [refsFailure, recorded.failure].filter((failure): failure is string => failure !== null);
@@ -113,6 +124,7 @@ export const finishRun = async (
     exitCode,
     episode: { hash: episode.hash },
     series: { hash: series.hash },
+    runId: record === null ? null : run.record.id,
     record,
     metrics,
     toolCalls: {

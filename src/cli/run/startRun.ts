@@ -19,7 +19,14 @@ import type { PreparedRun } from './prepareRun.js';
 export const startRun = async (io: RunIo, run: PreparedRun): Promise<{ context: BhrainContext; record: RunRecord }> => {
   const { skill, options, redact, log, host, sinks } = io;
   const record = await openRunRecord(
-    { home: getBhrainHome(), recordDir: options.record ? options.recordDir : null, skill, atom: run.atom.slug, cwd: run.cwd },
+    {
+      home: getBhrainHome(),
+      recordDir: options.record ? options.recordDir : null,
+      skill,
+      atom: run.atom.slug,
+      cwd: run.cwd,
+      prompt: run.prompt,
+    },
     { warn: io.warn },
   );
   sinks.add(genRecordSink(record));
