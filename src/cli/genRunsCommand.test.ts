@@ -1,11 +1,11 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import { genRunsCommand } from './genRunsCommand.js';
 import { openRunRecord } from './runRecord.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 /** .what = runs `bhrain runs <args>` in-process against a home, collecting what it writes and its exit code */
 const runRuns = async (home: string, args: string[]) => {
@@ -51,7 +51,7 @@ describe('bhrain runs', () => {
   const at = (minute: number) => new Date(Date.UTC(2025, 5, 1, 9, minute, 0));
 
   it('records: lists recorded runs newest first: id, time, skill, atom, termination, refs, cost', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+    const home = tempDir('bhrain-home-');
     const first = await recordRun(home, at(0), {
       skill: 'ask',
       atom: 'claude/haiku',
@@ -114,7 +114,7 @@ describe('bhrain runs', () => {
   });
 
   it('records: --limit and --output json: one object with the runs, newest first', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+    const home = tempDir('bhrain-home-');
     for (let minute = 0; minute < 3; minute++)
       await recordRun(home, at(minute), {
         skill: 'ask',
@@ -139,7 +139,7 @@ describe('bhrain runs', () => {
   });
 
   it('records: no runs yet says where they would be, exit 0; a damaged record is skipped with the reason', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+    const home = tempDir('bhrain-home-');
     expect(await runRuns(home, [])).toEqual({ code: 0, stdout: '', stderr: `no runs recorded in ${join(home, 'runs')}\n` });
     expect(JSON.parse((await runRuns(home, ['-o', 'json'])).stdout)).toEqual({ schemaVersion: 1, runs: [] });
 
@@ -156,7 +156,7 @@ describe('bhrain runs', () => {
   });
 
   it('records: a bad --limit or --output is exit 2 naming the flag (with -o json, still one JSON object)', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+    const home = tempDir('bhrain-home-');
     expect(await runRuns(home, ['--limit', '0'])).toEqual({
       code: 2,
       stdout: '',

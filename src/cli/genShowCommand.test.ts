@@ -1,5 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { genBrainSeries } from '../core/contract/BrainSeries.js';
 import { genBrainRefStore } from '../core/continuation/genBrainRefStore.js';
 import { genShowCommand } from './genShowCommand.js';
 import { openRunRecord } from './runRecord.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 /** .what = runs `bhrain show <args>` in-process against a home, collecting what it writes and its exit code */
 const runShow = async (home: string, args: string[], cwd = home) => {
@@ -87,7 +87,7 @@ describe('bhrain show', () => {
   const refs = { episode: `e1${'0'.repeat(62)}`, series: `5e${'0'.repeat(62)}` };
 
   it("records: show <run id> prints the run's answer, then its transcript (roles, tool calls, results)", async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+    const home = tempDir('bhrain-home-');
     const record = await recordRun(home, new Date('2025-06-01T09:00:00.000Z'), refs);
     const run = await runShow(home, [record.id]);
     expect(run).toMatchObject({ code: 0, stderr: '' });
@@ -97,13 +97,13 @@ describe('bhrain show', () => {
   });
 
   it('records: show finds a run by an id prefix, by its series or episode ref (or a prefix), and by its record directory', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+    const home = tempDir('bhrain-home-');
     const record = await recordRun(home, new Date('2025-06-01T09:00:00.000Z'), refs);
     const other = await recordRun(home, new Date('2025-06-02T09:00:00.000Z'), {
       episode: `e2${'0'.repeat(62)}`,
       series: `5f${'0'.repeat(62)}`,
     });
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cwd-'));
+    const cwd = tempDir('bhrain-cwd-');
     const elsewhere = await recordRun(home, new Date('2025-06-03T09:00:00.000Z'), refs, { recordDir: 'out', cwd });
     const idOf = async (args: string[], from = home) => JSON.parse((await runShow(home, [...args, '-o', 'json'], from)).stdout).id;
     expect(await idOf(['2025-06-01T09'])).toBe(record.id);
@@ -116,7 +116,7 @@ describe('bhrain show', () => {
   });
 
   it('records: show -o json prints the whole record as one object', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+    const home = tempDir('bhrain-home-');
     const record = await recordRun(home, new Date('2025-06-01T09:00:00.000Z'), refs);
     const run = await runShow(home, [record.id, '--output', 'json']);
     expect(run.code).toBe(0);
@@ -141,7 +141,7 @@ describe('bhrain show', () => {
   });
 
   it('records: an unknown run or ref is exit 2 naming it and where runs and refs are looked for', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+    const home = tempDir('bhrain-home-');
     await recordRun(home, new Date('2025-06-01T09:00:00.000Z'), refs);
     const unknown = await runShow(home, ['deadbeef']);
     expect(unknown).toEqual({
@@ -163,7 +163,7 @@ describe('bhrain show', () => {
   });
 
   it('records: a prefix matching two runs is exit 2 listing them; one hash shared by two runs shows the newest', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+    const home = tempDir('bhrain-home-');
     const first = await recordRun(home, new Date('2025-06-01T09:00:00.000Z'), refs);
     const second = await recordRun(home, new Date('2025-06-01T10:00:00.000Z'), {
       episode: `e1${'1'.repeat(62)}`,
@@ -189,7 +189,7 @@ describe('bhrain show', () => {
   });
 
   it('records: a ref whose run record is gone prints its last answer and its exchanges from the refs store', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+    const home = tempDir('bhrain-home-');
     const store = genBrainRefStore({ home });
     const first = genBrainEpisode({ exchanges: [genBrainExchange({ input: 'plan the notes file', output: 'PLAN: create notes.md' })] });
     const second = genBrainEpisode({
