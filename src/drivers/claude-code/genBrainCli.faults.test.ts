@@ -63,7 +63,7 @@ const rejectionOf = async (promise: Promise<unknown>): Promise<{ error: Error; e
 
 /** a handle over the real CLI (or the given executable) in an isolated world that talks only to the stand-in */
 const genCli = async (options: { executable?: string } = {}) => {
-  const { cwd, env } = await genClaudeCliWorld({ standinUrl: standin().url });
+  const { cwd, env } = await genClaudeCliWorld({ standinUrl: standin().url, makeDir: tempDir });
   const handle = genBrainCli({ slug: 'claude/haiku' }, { cwd, env, executable: options.executable });
   handles.push(handle);
   return { handle, cwd };
