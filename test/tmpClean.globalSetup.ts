@@ -1,6 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
+import { sweepDeadSpillHolders } from '../src/agent/session/defaultSpillDir.js';
+
 // what the temp dir held when the suite started
 let before = new Set<string>();
 
@@ -16,6 +18,9 @@ export const setup = (): void => {
  *        machine write the temp dir too
  */
 export const teardown = (): void => {
+  // what a library session's process left when it was killed (a worker stopped by vitest) is removed as the next
+  // library process would remove it
+  sweepDeadSpillHolders();
   const left = readdirSync(tmpdir()).filter((name) => name.startsWith('bhrain') && !before.has(name));
   if (!left.length) return;
   // a throw here is only logged by vitest ("error during close") and the run still exits 0: the exit code says it

@@ -17,6 +17,38 @@ const isAlive = (pid: number): boolean => {
   }
 };
 
+/** .what = removes the shared root when no process holds a dir in it any more (gone already: nothing to do) */
+const removeIfEmpty = (root: string): void => {
+  try {
+    rmdirSync(root);
+  } catch (error) {
+    if (!['ENOTEMPTY', 'EEXIST', 'ENOENT'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+  }
+};
+
+/**
+ * .what = removes the spill dirs of processes that no longer live: what a holder killed before it could exit left
+ * .why = the next holder sweeps them (genDefaultSpillDir), and so does a test suite's teardown, whose workers may be
+ *        killed rather than exit
+ */
+export const sweepDeadSpillHolders = (): void => {
+  const root = join(tmpdir(), SPILL_ROOT_NAME);
+  const holders = (() => {
+    try {
+      return readdirSync(root);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []; // no root yet: nothing to sweep
+      throw error;
+    }
+  })();
+  for (const name of holders) {
+    const pid = Number(name);
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !isAlive(pid))
+      rmSync(join(root, name), { recursive: true, force: true });
+  }
+  removeIfEmpty(root);
+};
+
 /**
  * .what = the spill dir of a library session that was given none: `<tmp>/bhrain-tool-output/<pid>/<session uuid>`.
  *         The first call in a process removes the dirs of processes that no longer live, and sets this process's dir
@@ -30,26 +62,10 @@ export const genDefaultSpillDir = (uuid: string): string => {
   const own = join(root, String(process.pid));
   if (!held) {
     held = true;
-    const holders = (() => {
-      try {
-        return readdirSync(root);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []; // no root yet: nothing to sweep
-        throw error;
-      }
-    })();
-    for (const name of holders) {
-      const pid = Number(name);
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !isAlive(pid))
-        rmSync(join(root, name), { recursive: true, force: true });
-    }
+    sweepDeadSpillHolders();
     process.once('exit', () => {
       rmSync(own, { recursive: true, force: true });
-      try {
-        rmdirSync(root); // only when no other process holds a dir in it
-      } catch (error) {
-        if (!['ENOTEMPTY', 'EEXIST', 'ENOENT'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
-      }
+      removeIfEmpty(root);
     });
   }
   return join(own, uuid);
