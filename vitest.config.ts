@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'bench/**/*.test.ts'],
-    globalSetup: ['test/reliability/summary.globalSetup.ts', 'test/security/summary.globalSetup.ts'],
+    globalSetup: ['test/reliability/summary.globalSetup.ts', 'test/security/summary.globalSetup.ts', 'test/tmpClean.globalSetup.ts'],
     setupFiles: ['test/installConfigCheck.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -1,15 +1,15 @@
 // bench: peak RSS is the whole process tree's, found by walking down each thread's /proc children list
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { useStandin } from '#standin/useStandin.js';
 import { genPeers } from './peers.js';
 import { runMeasured, treePeakBytes } from './runMeasured.js';
 import { genTaskModel, genTaskPrompt } from './sections/harness.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 
@@ -65,8 +65,8 @@ describe('bench: peak RSS of the process tree', () => {
     expect(claude.unavailable).toBeNull();
     const steps = 10;
     standin().respond = genTaskModel(claude, steps);
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-bench-home-'));
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-bench-cwd-'));
+    const home = tempDir('bhrain-bench-home-');
+    const cwd = tempDir('bhrain-bench-cwd-');
     try {
       const task = claude.task({ prompt: genTaskPrompt(steps), standinUrl: standin().url, home });
       const child = spawn(task.command, task.args, { cwd, env: task.env as NodeJS.ProcessEnv, stdio: 'ignore' });

@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -10,12 +9,13 @@ import { BadRequestError, RefSchemaVersionError } from '../core/contract/errors.
 import { serializeBrainEpisode, serializeBrainSeries } from '../core/contract/serializeBrainRef.js';
 import { genBrainRefStore } from '../core/continuation/genBrainRefStore.js';
 import { resolveOnRef } from './resolveOnRef.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const episode = genBrainEpisode({ exchanges: [genBrainExchange({ input: 'plan the release', output: 'step 1: tag it' })] });
 const series = genBrainSeries({ episodes: [episode] });
 
 const given = async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'bhrain-onref-'));
+  const dir = tempDir('bhrain-onref-');
   const store = genBrainRefStore({ home: join(dir, 'home') });
   const seriesPath = join(dir, 'plan.json');
   const episodePath = join(dir, 'episode.json');

@@ -1,5 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkBashSandbox } from '../sandbox/checkBashSandbox.js';
 import { findHostProgram } from './findHostProgram.js';
 import { genHostProgramEnv } from './genHostProgramEnv.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 // a program bhrain starts itself outside the sandbox is never one the workspace holds: `npm run` and `npx` put the
 // project's node_modules/.bin first on PATH, and a relative entry resolves in the working directory
@@ -15,7 +15,7 @@ let base: string;
 let workspace: string;
 let planted: string;
 beforeEach(() => {
-  base = realpathSync(mkdtempSync(join(tmpdir(), 'bhrain-hostprog-')));
+  base = tempDir('bhrain-hostprog-');
   workspace = join(base, 'ws');
   planted = join(workspace, 'node_modules', '.bin');
   mkdirSync(planted, { recursive: true });

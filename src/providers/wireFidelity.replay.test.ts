@@ -2,11 +2,13 @@
 // The shapes are written from what public suites assert: vLLM's and SGLang's qwen3-coder / hermes tool-parser tests,
 // qwen-code's streaming tool-call parser tests, the openai-node and anthropic-sdk-typescript streaming fixtures, and the
 // SSE framing rules those SDKs' decoders follow (CRLF, comments, `data:` without a space, [DONE], ping, error events)
+// Each body is a file under test/fixtures/wire/<protocol>/ (its README.md lists them), served exactly as stored
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { beforeEach, describe, expect, it } from 'vitest';
 
-import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse } from '#standin/rawReplay.js';
 import { useRawReplay } from '#standin/useRawReplay.js';
 import { nodeHttpFetch } from './transport/nodeHttpFetch.js';
 import type { BrainContext } from '../core/contract/BrainContext.js';
@@ -14,6 +16,9 @@ import type { BrainToolDefinition } from '../core/contract/BrainMessage.js';
 import { genBrainAtom } from './genBrainAtom.js';
 
 const { replayer, contextFor } = useRawReplay();
+/** .what = the body a test serves: test/fixtures/wire/<protocol>/<name>.sse, exactly as stored (README.md there lists them) */
+const wireFixture = (protocol: 'anthropic' | 'openai', name: string): string =>
+  readFileSync(fileURLToPath(new URL(`../../test/fixtures/wire/${protocol}/${name}.sse`, import.meta.url)), 'utf8');
 
 /** .what = the fetches the SDKs read a wire through: their own (a library caller's) and the CLI's (context.fetch) */
 const FETCHES = [
@@ -68,54 +73,6 @@ const claude = (hooks?: Hooks, urls?: { anthropic: string; openai: string }) =>
 const qwen = (hooks?: Hooks, urls?: { anthropic: string; openai: string }) =>
   genBrainAtom({ slug: 'qwen/qwen-plus' }).generate(request(hooks), context(urls));
 
-/** a string cut into pieces of `size` UTF-16 units (a piece may end inside a surrogate pair, as a server's may) */
-const chop = (text: string, size: number): string[] => {
-  const pieces: string[] = [];
-  for (let at = 0; at < text.length; at += size) pieces.push(text.slice(at, at + size));
-  return pieces;
-};
-/** a string cut at the given UTF-16 offsets */
-const cutAt = (text: string, ...offsets: number[]): string[] =>
-  [0, ...offsets].map((from, index) => text.slice(from, index < offsets.length ? offsets[index] : undefined));
-
-// ---- anthropic fixtures
-const toolUseBlock = (index: number, id: string, name: string, fragments: string[]) => [
-  { type: 'content_block_start', index, content_block: { type: 'tool_use', id, name, input: {} } },
-  ...fragments.map((partial_json) => ({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } })),
-  { type: 'content_block_stop', index },
-];
-const textBlock = (index: number, pieces: string[]) => [
-  { type: 'content_block_start', index, content_block: { type: 'text', text: '' } },
-  ...pieces.map((text) => ({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } })),
-  { type: 'content_block_stop', index },
-];
-const anthropicBody = (content: Array<{ type: string } & Record<string, unknown>>, stopReason: string) =>
-  anthropicSse(anthropicMessageEvents({ content, stopReason }));
-
-type SseEvent = { type: string } & Record<string, unknown>;
-/** the events with one of them (a negative index counts from the end) changed by `patch` */
-const patchEvent = (events: SseEvent[], at: number, patch: (event: SseEvent) => Record<string, unknown>): SseEvent[] =>
-  events.map((event, index) => (index === (at < 0 ? events.length + at : at) ? { ...event, ...patch(event) } : event));
-
-// ---- openai fixtures
-const callDelta = (index: number, part: { id?: string; name?: string; arguments?: string }) => ({
-  tool_calls: [
-    {
-      index,
-      ...(part.id ? { id: part.id, type: 'function' } : {}),
-      function: { ...(part.name ? { name: part.name } : {}), ...(part.arguments !== undefined ? { arguments: part.arguments } : {}) },
-    },
-  ],
-});
-const openaiBody = (deltas: Array<Record<string, unknown>>, finishReason: string) => openaiSse(openaiChunks({ deltas, finishReason }));
-/** one call whose arguments stream as the given fragments, the first delta carrying id and name with empty arguments (vLLM) */
-const streamedCall = (index: number, id: string, name: string, fragments: string[]) => [
-  callDelta(index, { id, name, arguments: '' }),
-  ...fragments.map((text) => callDelta(index, { arguments: text })),
-];
-/** text content streamed as the given pieces */
-const contentDeltas = (pieces: string[]) => pieces.map((content) => ({ content }));
-
 /**
  * .what = a one-shot server that writes one body in byte pieces, a few ms apart
  * .why = the raw replay sends a body in one write; a multi-byte character or an SSE line split across network reads
@@ -165,7 +122,7 @@ const insideMultiByte = (bytes: Buffer): number[] => {
 describeOverEachFetch('wire (openai): text answers', () => {
   it('wire (openai): text streamed in one-character deltas is joined exactly, with usage from the last chunk (include_usage)', async () => {
     const answer = 'The file has 3 lines:\n- a\n- b\n- c';
-    replayer().replay(openaiBody(contentDeltas(chop(answer, 1)), 'stop'));
+    replayer().replay(wireFixture('openai', 'text-one-char-deltas'));
     const seen: string[] = [];
     const generation = await qwen({ onTextDelta: (text) => seen.push(text) });
     expect(generation).toMatchObject({ stopReason: 'end', message: { content: answer, toolCalls: [] }, tokens: { input: 12, output: 9 } });
@@ -174,19 +131,12 @@ describeOverEachFetch('wire (openai): text answers', () => {
   });
 
   it('wire (openai): cached prompt tokens (prompt_tokens_details.cached_tokens) are split out of input into cache.get', async () => {
-    const chunks: Array<Record<string, unknown>> = openaiChunks({ deltas: [{ content: 'ok' }], finishReason: 'stop' });
-    chunks[chunks.length - 1] = {
-      ...chunks[chunks.length - 1],
-      usage: { prompt_tokens: 1000, completion_tokens: 5, total_tokens: 1005, prompt_tokens_details: { cached_tokens: 800 } },
-    };
-    replayer().replay(openaiSse(chunks));
+    replayer().replay(wireFixture('openai', 'usage-cached-tokens'));
     expect((await qwen()).tokens).toEqual({ input: 200, output: 5, cache: { get: 800, set: 0 } });
   });
 
   it('wire (openai): empty and null content deltas add nothing and are not streamed as text', async () => {
-    replayer().replay(
-      openaiBody([{ content: '' }, { content: 'Hello' }, { content: null }, { content: '' }, { content: ', world' }], 'stop'),
-    );
+    replayer().replay(wireFixture('openai', 'text-empty-and-null-deltas'));
     const seen: string[] = [];
     const generation = await qwen({ onTextDelta: (text) => seen.push(text) });
     expect(generation.message.content).toBe('Hello, world');
@@ -194,59 +144,38 @@ describeOverEachFetch('wire (openai): text answers', () => {
   });
 
   it('wire (openai): a chunk with empty choices mid-stream (a keep-alive chunk) is skipped', async () => {
-    const chunks: Array<Record<string, unknown>> = openaiChunks({
-      deltas: [{ content: 'one ' }, { content: 'two' }],
-      finishReason: 'stop',
-    });
-    chunks.splice(2, 0, {
-      id: 'chatcmpl-replay01',
-      object: 'chat.completion.chunk',
-      created: 1_700_000_000,
-      model: 'qwen-plus',
-      choices: [],
-    });
-    replayer().replay(openaiSse(chunks));
+    replayer().replay(wireFixture('openai', 'empty-choices-chunk'));
     expect((await qwen()).message.content).toBe('one two');
   });
 
   it('wire (openai): anything after data: [DONE] is ignored', async () => {
-    const late = JSON.stringify({
-      id: 'x',
-      object: 'chat.completion.chunk',
-      created: 1,
-      model: 'qwen-plus',
-      choices: [{ index: 0, delta: { content: ' LATE' }, finish_reason: null }],
-    });
-    replayer().replay(`${openaiBody([{ content: 'done' }], 'stop')}data: ${late}\n\n`);
+    replayer().replay(wireFixture('openai', 'data-after-done'));
     expect((await qwen()).message.content).toBe('done');
   });
 
   it('wire (openai): a stream that closes after the finish chunk without data: [DONE] still answers', async () => {
-    replayer().replay(openaiBody([{ content: 'no done marker' }], 'stop').replace('data: [DONE]\n\n', ''));
+    replayer().replay(wireFixture('openai', 'no-done-marker'));
     expect(await qwen()).toMatchObject({ stopReason: 'end', message: { content: 'no done marker' }, attempts: 1 });
   });
 
   it('wire (openai): CRLF line endings frame the same events as LF', async () => {
-    replayer().replay(openaiBody([{ content: 'line one\n' }, { content: 'line two' }], 'stop').replace(/\n\n/g, '\r\n\r\n'));
+    replayer().replay(wireFixture('openai', 'crlf'));
     expect((await qwen()).message.content).toBe('line one\nline two');
   });
 
   it('wire (openai): SSE comment lines (": ping" keep-alives) between events are skipped', async () => {
-    const body = openaiBody([{ content: 'a' }, { content: 'b' }], 'stop')
-      .split('\n\n')
-      .join('\n\n: ping - 2025-01-01 00:00:00\n\n');
-    replayer().replay(`: OPENROUTER PROCESSING\n\n${body}`);
+    replayer().replay(wireFixture('openai', 'comment-lines'));
     expect((await qwen()).message.content).toBe('ab');
   });
 
   it('wire (openai): a data: field without the space after the colon is read the same', async () => {
-    replayer().replay(openaiBody([{ content: 'tight' }, { content: ' framing' }], 'stop').replace(/^data: /gm, 'data:'));
+    replayer().replay(wireFixture('openai', 'data-without-space'));
     expect((await qwen()).message.content).toBe('tight framing');
   });
 
   it('wire (openai): multi-byte UTF-8 (é, 中, 😀) cut between network reads arrives whole', async () => {
     const answer = 'café 中文 😀 ok';
-    const replay = await serveInBytePieces(openaiBody(contentDeltas(chop(answer, 3)), 'stop'), insideMultiByte);
+    const replay = await serveInBytePieces(wireFixture('openai', 'text-multi-byte'), insideMultiByte);
     try {
       expect((await qwen({}, replay.urls)).message.content).toBe(answer);
     } finally {
@@ -255,8 +184,7 @@ describeOverEachFetch('wire (openai): text answers', () => {
   });
 
   it('wire (openai): SSE lines cut between network reads mid-field and between CR and LF are reassembled', async () => {
-    const body = openaiBody([{ content: 'split ' }, { content: 'lines' }], 'stop').replace(/\n/g, '\r\n');
-    const replay = await serveInBytePieces(body, (bytes) => {
+    const replay = await serveInBytePieces(wireFixture('openai', 'crlf-lines-cut'), (bytes) => {
       const cuts: number[] = [];
       for (let at = 1; at < bytes.length; at += 1) if (bytes[at - 1] === 0x0d || bytes[at - 1] === 0x3a) cuts.push(at);
       return cuts;
@@ -269,10 +197,7 @@ describeOverEachFetch('wire (openai): text answers', () => {
   });
 
   it('wire (openai): a stream cut before any finish_reason is retried, and the retry answers', async () => {
-    replayer().replay(
-      'data: ' + JSON.stringify(openaiChunks({ deltas: [{ content: 'half' }], finishReason: 'stop' })[1]) + '\n\n',
-      openaiBody([{ content: 'whole' }], 'stop'),
-    );
+    replayer().replay(wireFixture('openai', 'cut-before-finish.1'), wireFixture('openai', 'cut-before-finish.2'));
     const resets: number[] = [];
     const generation = await qwen({ onTextReset: () => resets.push(1) });
     expect(generation).toMatchObject({ message: { content: 'whole' }, attempts: 2 });
@@ -280,11 +205,7 @@ describeOverEachFetch('wire (openai): text answers', () => {
   });
 
   it('wire (openai): an in-stream {"error": …} chunk (as vLLM and OpenRouter send) fails the attempt and is retried', async () => {
-    const error = `data: ${JSON.stringify({ error: { message: 'upstream overloaded', type: 'server_error', code: 503 } })}\n\n`;
-    replayer().replay(
-      `data: ${JSON.stringify(openaiChunks({ deltas: [], finishReason: 'stop' })[0])}\n\n${error}`,
-      openaiBody([{ content: 'recovered' }], 'stop'),
-    );
+    replayer().replay(wireFixture('openai', 'in-stream-error.1'), wireFixture('openai', 'in-stream-error.2'));
     expect(await qwen()).toMatchObject({ message: { content: 'recovered' }, attempts: 2 });
   });
 });
@@ -292,40 +213,32 @@ describeOverEachFetch('wire (openai): text answers', () => {
 describeOverEachFetch('wire (openai): native tool_calls, arguments as they stream', () => {
   it('wire (openai): arguments streamed one character per delta are joined into the exact input', async () => {
     const args = JSON.stringify({ path: 'src/a b.ts', content: 'const x = {"k": [1, 2]};\n\ttabbed\\back' });
-    replayer().replay(openaiBody(streamedCall(0, 'call_1', 'write', chop(args, 1)), 'tool_calls'));
+    replayer().replay(wireFixture('openai', 'args-one-char-deltas'));
     const generation = await qwen();
     expect(generation.stopReason).toBe('tool_calls');
     expect(generation.message.toolCalls).toEqual([{ id: 'call_1', name: 'write', input: JSON.parse(args) }]);
   });
 
   it('wire (openai): arguments split between a backslash and what it escapes (\\" and \\n) are joined exactly', async () => {
-    const args = '{"path": "q.txt", "content": "say \\"hi\\"\\nbye"}';
-    const slash = args.indexOf('\\"');
-    const newline = args.indexOf('\\n');
-    replayer().replay(openaiBody(streamedCall(0, 'call_e', 'write', cutAt(args, slash + 1, newline + 1)), 'tool_calls'));
+    replayer().replay(wireFixture('openai', 'args-split-at-backslash'));
     expect((await qwen()).message.toolCalls[0].input).toEqual({ path: 'q.txt', content: 'say "hi"\nbye' });
   });
 
   it('wire (openai): arguments split inside a \\ud83d\\ude00 escape pair (mid-escape) are joined exactly', async () => {
-    const args = '{"path": "e.md", "content": "smile \\ud83d\\ude00 \\u00e9"}';
-    const at = args.indexOf('\\ude00');
-    replayer().replay(
-      openaiBody(streamedCall(0, 'call_s', 'write', cutAt(args, at - 3, at + 3, args.indexOf('\\u00e9') + 4)), 'tool_calls'),
-    );
+    replayer().replay(wireFixture('openai', 'args-split-in-surrogate-escapes'));
     expect((await qwen()).message.toolCalls[0].input).toEqual({ path: 'e.md', content: 'smile 😀 é' });
   });
 
   it('wire (openai): arguments split between the two halves of a surrogate pair (raw characters) are joined exactly', async () => {
-    const args = JSON.stringify({ path: 'u.md', content: 'a😀b🎉c 中文 é' });
-    const pieces = cutAt(args, args.indexOf('😀') + 1, args.indexOf('🎉') + 1);
-    expect(pieces[0].endsWith('\ud83d')).toBe(true);
-    replayer().replay(openaiBody(streamedCall(0, 'call_u', 'write', pieces), 'tool_calls'));
+    // the first fragment's string ends with the high half of 😀 (a lone surrogate, which JSON carries as \ud83d)
+    expect(wireFixture('openai', 'args-split-in-raw-surrogate-pair')).toContain('\\"a\\ud83d"}');
+    replayer().replay(wireFixture('openai', 'args-split-in-raw-surrogate-pair'));
     expect((await qwen()).message.toolCalls[0].input).toEqual({ path: 'u.md', content: 'a😀b🎉c 中文 é' });
   });
 
   it('wire (openai): multi-byte UTF-8 in arguments cut between network reads arrives whole', async () => {
     const args = JSON.stringify({ path: 'ü.md', content: 'naïve 日本語 🚀' });
-    const replay = await serveInBytePieces(openaiBody(streamedCall(0, 'call_b', 'write', chop(args, 5)), 'tool_calls'), insideMultiByte);
+    const replay = await serveInBytePieces(wireFixture('openai', 'args-multi-byte'), insideMultiByte);
     try {
       expect((await qwen({}, replay.urls)).message.toolCalls).toEqual([{ id: 'call_b', name: 'write', input: JSON.parse(args) }]);
     } finally {
@@ -334,21 +247,7 @@ describeOverEachFetch('wire (openai): native tool_calls, arguments as they strea
   });
 
   it('wire (openai): three parallel calls whose deltas interleave stay apart, in index order, after text', async () => {
-    replayer().replay(
-      openaiBody(
-        [
-          { content: 'Reading three files.' },
-          callDelta(0, { id: 'call_a', name: 'read_file', arguments: '{"pa' }),
-          callDelta(1, { id: 'call_b', name: 'read_file', arguments: '' }),
-          callDelta(2, { id: 'call_c', name: 'write', arguments: '{"path": "c' }),
-          callDelta(1, { arguments: '{"path": "b.ts"' }),
-          callDelta(0, { arguments: 'th": "a.ts"}' }),
-          callDelta(2, { arguments: '.ts", "content": ""}' }),
-          callDelta(1, { arguments: '}' }),
-        ],
-        'tool_calls',
-      ),
-    );
+    replayer().replay(wireFixture('openai', 'three-parallel-calls-interleaved'));
     const generation = await qwen();
     expect(generation.message.content).toBe('Reading three files.');
     expect(generation.message.toolCalls).toEqual([
@@ -361,12 +260,12 @@ describeOverEachFetch('wire (openai): native tool_calls, arguments as they strea
 
 describeOverEachFetch('wire (openai): native tool_calls, as each server sends them', () => {
   it('wire (openai): a whole call in one delta (Ollama and llama.cpp style) is one call', async () => {
-    replayer().replay(openaiBody([callDelta(0, { id: 'call_w', name: 'read_file', arguments: '{"path":"w.ts"}' })], 'tool_calls'));
+    replayer().replay(wireFixture('openai', 'whole-call-one-delta'));
     expect((await qwen()).message.toolCalls).toEqual([{ id: 'call_w', name: 'read_file', input: { path: 'w.ts' } }]);
   });
 
   it('wire (openai): a call with empty arguments to a tool without parameters is a call with input {}', async () => {
-    replayer().replay(openaiBody([callDelta(0, { id: 'call_t', name: 'list_todos', arguments: '' })], 'tool_calls'));
+    replayer().replay(wireFixture('openai', 'call-empty-arguments'));
     expect(await qwen()).toMatchObject({
       stopReason: 'tool_calls',
       message: { toolCalls: [{ id: 'call_t', name: 'list_todos', input: {} }] },
@@ -374,7 +273,7 @@ describeOverEachFetch('wire (openai): native tool_calls, as each server sends th
   });
 
   it('wire (openai): tool calls that end with finish_reason stop (some vLLM versions) are still run as tool_calls', async () => {
-    replayer().replay(openaiBody(streamedCall(0, 'call_st', 'read_file', ['{"path": ', '"s.ts"}']), 'stop'));
+    replayer().replay(wireFixture('openai', 'calls-finish-stop'));
     expect(await qwen()).toMatchObject({
       stopReason: 'tool_calls',
       message: { toolCalls: [{ name: 'read_file', input: { path: 's.ts' } }] },
@@ -382,7 +281,7 @@ describeOverEachFetch('wire (openai): native tool_calls, as each server sends th
   });
 
   it('wire (openai): arguments that are not JSON become an inputError naming the tool, and the call still reaches the loop', async () => {
-    replayer().replay(openaiBody(streamedCall(0, 'call_bad', 'read_file', ["{'path': 'a.ts'}"]), 'tool_calls'));
+    replayer().replay(wireFixture('openai', 'args-not-json'));
     const [call] = (await qwen()).message.toolCalls;
     expect(call).toMatchObject({ id: 'call_bad', name: 'read_file', input: {} });
     expect(call.inputError).toMatch(
@@ -391,42 +290,24 @@ describeOverEachFetch('wire (openai): native tool_calls, as each server sends th
   });
 
   it('wire (openai): arguments that miss a required property reach the loop as sent, for the session to check', async () => {
-    replayer().replay(openaiBody(streamedCall(0, 'call_req', 'write', ['{"path": "x.md"}']), 'tool_calls'));
+    replayer().replay(wireFixture('openai', 'args-missing-required'));
     const [call] = (await qwen()).message.toolCalls;
     expect(call.input).toEqual({ path: 'x.md' });
     expect(call.inputError).toBeUndefined();
   });
   it('wire (openai): a call streamed without any id (older llama.cpp) gets a generated id and still runs', async () => {
-    replayer().replay(
-      openaiBody(
-        [
-          { tool_calls: [{ index: 0, function: { name: 'read_file', arguments: '{"path": ' } }] },
-          { tool_calls: [{ index: 0, function: { arguments: '"n.ts"}' } }] },
-        ],
-        'tool_calls',
-      ),
-    );
+    replayer().replay(wireFixture('openai', 'call-without-id'));
     const [call] = (await qwen()).message.toolCalls;
     expect(call).toMatchObject({ name: 'read_file', input: { path: 'n.ts' } });
     expect(call.id).toMatch(/\S/);
   });
 
   it('wire (openai): usage sent on the finish chunk itself (no separate usage chunk) is read', async () => {
-    const chunks: Array<Record<string, unknown>> = openaiChunks({ deltas: [{ content: 'hi' }], finishReason: 'stop' });
-    // drop the separate usage chunk; the finish chunk carries the usage instead
-    chunks.pop();
-    chunks[chunks.length - 1] = { ...chunks[chunks.length - 1], usage: { prompt_tokens: 40, completion_tokens: 3, total_tokens: 43 } };
-    replayer().replay(openaiSse(chunks));
+    replayer().replay(wireFixture('openai', 'usage-on-finish-chunk'));
     expect((await qwen()).tokens).toEqual({ input: 40, output: 3, cache: { get: 0, set: 0 } });
   });
   it('wire (openai): the last arguments delta and finish_reason in the same chunk (vLLM) both count', async () => {
-    const chunks: Array<Record<string, unknown>> = openaiChunks({
-      deltas: [callDelta(0, { id: 'call_v', name: 'read_file', arguments: '{"path": ' })],
-      finishReason: 'tool_calls',
-    });
-    const finish = chunks[2] as { choices: Array<Record<string, unknown>> };
-    chunks[2] = { ...finish, choices: [{ ...finish.choices[0], delta: callDelta(0, { arguments: '"v.ts"}' }) }] };
-    replayer().replay(openaiSse(chunks));
+    replayer().replay(wireFixture('openai', 'last-args-with-finish'));
     expect(await qwen()).toMatchObject({
       stopReason: 'tool_calls',
       message: { toolCalls: [{ id: 'call_v', name: 'read_file', input: { path: 'v.ts' } }] },
@@ -434,30 +315,12 @@ describeOverEachFetch('wire (openai): native tool_calls, as each server sends th
   });
 
   it('wire (openai): DashScope-style continuation deltas (id "", name "" or null, arguments null) are not new calls and add nothing', async () => {
-    replayer().replay(
-      openaiBody(
-        [
-          { tool_calls: [{ index: 0, id: 'call_ds', type: 'function', function: { name: 'read_file', arguments: null } }] },
-          { tool_calls: [{ index: 0, id: '', type: 'function', function: { name: '', arguments: '{"path": "d' } }] },
-          { tool_calls: [{ index: 0, id: '', type: 'function', function: { name: null, arguments: 's.ts"}' } }] },
-          { tool_calls: [{ index: 0, id: '', type: 'function', function: { arguments: null } }] },
-        ],
-        'tool_calls',
-      ),
-    );
+    replayer().replay(wireFixture('openai', 'dashscope-continuation-deltas'));
     expect((await qwen()).message.toolCalls).toEqual([{ id: 'call_ds', name: 'read_file', input: { path: 'ds.ts' } }]);
   });
 
   it('wire (openai): parallel calls sent without an index (some compatible servers omit it) are told apart by id', async () => {
-    replayer().replay(
-      openaiBody(
-        [
-          { tool_calls: [{ id: 'call_x', type: 'function', function: { name: 'read_file', arguments: '{"path": "x.ts"}' } }] },
-          { tool_calls: [{ id: 'call_y', type: 'function', function: { name: 'read_file', arguments: '{"path": "y.ts"}' } }] },
-        ],
-        'tool_calls',
-      ),
-    );
+    replayer().replay(wireFixture('openai', 'parallel-calls-without-index'));
     expect((await qwen()).message.toolCalls).toEqual([
       { id: 'call_x', name: 'read_file', input: { path: 'x.ts' } },
       { id: 'call_y', name: 'read_file', input: { path: 'y.ts' } },
@@ -465,25 +328,15 @@ describeOverEachFetch('wire (openai): native tool_calls, as each server sends th
   });
 
   it('wire (openai): a chunk whose JSON is spread over several data: lines of one event (SSE multi-line data) is read whole', async () => {
-    const body = openaiBody(streamedCall(0, 'call_m', 'read_file', ['{"path": "m.ts"}']), 'tool_calls').replace(
-      /^data: (\{.*),"model":/gm,
-      'data: $1,\ndata: "model":',
-    );
-    expect(body).toMatch(/\ndata: "model":/);
-    replayer().replay(body);
+    expect(wireFixture('openai', 'multi-line-data')).toMatch(/\ndata: "model":/);
+    replayer().replay(wireFixture('openai', 'multi-line-data'));
     expect((await qwen()).message.toolCalls).toEqual([{ id: 'call_m', name: 'read_file', input: { path: 'm.ts' } }]);
   });
 });
 
 describeOverEachFetch('wire (openai): qwen3-coder and hermes <tool_call> text streamed in deltas (no server tool parser)', () => {
-  const xml = (name: string, params: Record<string, string>) =>
-    `<tool_call>\n<function=${name}>\n${Object.entries(params)
-      .map(([key, value]) => `<parameter=${key}>\n${value}\n</parameter>\n`)
-      .join('')}</function>\n</tool_call>`;
-
   it('wire (openai): markup that turns out to be a tool call is not left shown as answer text (a reset, then the answer)', async () => {
-    const text = `Writing.\n${xml('write', { path: 'a.md', content: 'hi' })}`;
-    replayer().replay(openaiBody(contentDeltas(chop(text, 6)), 'stop'));
+    replayer().replay(wireFixture('openai', 'xml-call-after-text'));
     let shown = '';
     const generation = await qwen({ onTextDelta: (delta) => (shown += delta), onTextReset: () => (shown = '') });
     expect(generation.message.toolCalls).toHaveLength(1);
@@ -492,8 +345,7 @@ describeOverEachFetch('wire (openai): qwen3-coder and hermes <tool_call> text st
   });
 
   it('wire (openai): a qwen3-coder call streamed in 7-character deltas (tags cut mid-way) is recovered, the text before it is the answer', async () => {
-    const text = `I'll write it now.\n\n${xml('write', { path: 'hello.py', content: 'print("hi")\n' })}`;
-    replayer().replay(openaiBody(contentDeltas(chop(text, 7)), 'stop'));
+    replayer().replay(wireFixture('openai', 'qwen3-coder-7-char-deltas'));
     const generation = await qwen();
     expect(generation.stopReason).toBe('tool_calls');
     expect(generation.message.content).toBe("I'll write it now.");
@@ -514,7 +366,7 @@ describeOverEachFetch('wire (openai): qwen3-coder and hermes <tool_call> text st
       '</tool_call>',
       'done',
     ].join('\n');
-    replayer().replay(openaiBody(contentDeltas(chop(xml('write', { path: 'notes.md', content }), 5)), 'stop'));
+    replayer().replay(wireFixture('openai', 'qwen3-coder-literal-closing-tags'));
     const generation = await qwen();
     expect(generation.message.toolCalls).toHaveLength(1);
     expect(generation.message.toolCalls[0]).toMatchObject({ name: 'write', input: { path: 'notes.md', content } });
@@ -523,8 +375,7 @@ describeOverEachFetch('wire (openai): qwen3-coder and hermes <tool_call> text st
   });
 
   it('wire (openai): a call without the <tool_call> opener (vLLM fallback_no_tags) is still a call', async () => {
-    const text = 'Checking.\n<function=read_file>\n<parameter=path>\nsrc/index.ts\n</parameter>\n</function>';
-    replayer().replay(openaiBody(contentDeltas(chop(text, 4)), 'stop'));
+    replayer().replay(wireFixture('openai', 'qwen3-coder-no-opener'));
     const generation = await qwen();
     expect(generation).toMatchObject({
       stopReason: 'tool_calls',
@@ -533,9 +384,7 @@ describeOverEachFetch('wire (openai): qwen3-coder and hermes <tool_call> text st
   });
 
   it('wire (openai): a missing </parameter> never merges two parameters: the call carries an inputError quoting the problem', async () => {
-    const text =
-      '<tool_call>\n<function=write>\n<parameter=path>\na.txt\n<parameter=content>\nhello\n</parameter>\n</function>\n</tool_call>';
-    replayer().replay(openaiBody(contentDeltas(chop(text, 6)), 'stop'));
+    replayer().replay(wireFixture('openai', 'qwen3-coder-missing-close-parameter'));
     const [call] = (await qwen()).message.toolCalls;
     expect(call.name).toBe('write');
     expect(call.inputError).toMatch(
@@ -544,45 +393,39 @@ describeOverEachFetch('wire (openai): qwen3-coder and hermes <tool_call> text st
   });
 
   it('wire (openai): a qwen3-coder call cut mid-parameter by finish_reason length is not run', async () => {
-    const text = '<tool_call>\n<function=write>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\nline one\nline tw';
-    replayer().replay(openaiBody(contentDeltas(chop(text, 9)), 'length'));
+    replayer().replay(wireFixture('openai', 'qwen3-coder-cut-by-length'));
     const generation = await qwen();
     const [call] = generation.message.toolCalls;
     expect(call.inputError).toMatch(/<parameter=content> is not closed by <\/parameter> \(the text ends inside it\)/);
   });
 
   it('wire (openai): anyOf [integer, null] and oneOf [boolean, array] values are typed by the schema', async () => {
-    replayer().replay(openaiBody(contentDeltas(chop(xml('wait', { seconds: '30', loud: 'False' }), 8)), 'stop'));
+    replayer().replay(wireFixture('openai', 'qwen3-coder-anyof-oneof'));
     const [call] = (await qwen()).message.toolCalls;
     expect(call).toMatchObject({ name: 'wait', input: { seconds: 30, loud: false } });
     expect(call.inputError).toBeUndefined();
   });
 
   it('wire (openai): nullable values — "null" for anyOf [integer, null] and for ["string","null"] is null, other text stays text', async () => {
-    replayer().replay(
-      openaiBody(contentDeltas(chop(xml('wait', { seconds: 'null', note: 'null' }), 8)), 'stop'),
-      openaiBody(contentDeltas(chop(xml('wait', { seconds: 'None', note: '42' }), 8)), 'stop'),
-    );
+    replayer().replay(wireFixture('openai', 'qwen3-coder-nullable.1'), wireFixture('openai', 'qwen3-coder-nullable.2'));
     expect((await qwen()).message.toolCalls[0]).toMatchObject({ input: { seconds: null, note: null } });
     expect((await qwen()).message.toolCalls[0]).toMatchObject({ input: { seconds: null, note: '42' } });
   });
 
   it("wire (openai): a value that fits no branch of anyOf stays text, for the session's schema check to tell the model", async () => {
-    replayer().replay(openaiBody(contentDeltas(chop(xml('wait', { seconds: 'soon' }), 8)), 'stop'));
+    replayer().replay(wireFixture('openai', 'qwen3-coder-no-anyof-branch'));
     const [call] = (await qwen()).message.toolCalls;
     expect(call.input).toEqual({ seconds: 'soon' });
     expect(call.inputError).toBeUndefined();
   });
 
   it('wire (openai): two qwen3-coder calls in one streamed answer are two calls, in order', async () => {
-    const text = `${xml('read_file', { path: 'a.ts' })}\n${xml('read_file', { path: 'b.ts' })}`;
-    replayer().replay(openaiBody(contentDeltas(chop(text, 11)), 'stop'));
+    replayer().replay(wireFixture('openai', 'qwen3-coder-two-calls'));
     expect((await qwen()).message.toolCalls.map((call) => call.input)).toEqual([{ path: 'a.ts' }, { path: 'b.ts' }]);
   });
 
   it('wire (openai): hermes {"name","arguments"} inside <tool_call>, streamed in deltas, is a call', async () => {
-    const text = 'Let me look.\n<tool_call>\n{"name": "read_file", "arguments": {"path": "README.md"}}\n</tool_call>';
-    replayer().replay(openaiBody(contentDeltas(chop(text, 5)), 'stop'));
+    replayer().replay(wireFixture('openai', 'hermes-call'));
     const generation = await qwen();
     expect(generation).toMatchObject({
       stopReason: 'tool_calls',
@@ -591,24 +434,18 @@ describeOverEachFetch('wire (openai): qwen3-coder and hermes <tool_call> text st
   });
 
   it('wire (openai): a hermes json string value holding a literal </tool_call> is kept', async () => {
-    const text = '<tool_call>\n{"name": "write", "arguments": {"path": "a", "content": "x </tool_call> y"}}\n</tool_call>';
-    replayer().replay(openaiBody(contentDeltas(chop(text, 3)), 'stop'));
+    replayer().replay(wireFixture('openai', 'hermes-literal-close-tag'));
     expect((await qwen()).message.toolCalls[0]).toMatchObject({ name: 'write', input: { path: 'a', content: 'x </tool_call> y' } });
   });
 
   it('wire (openai): prose that only mentions <tool_call> or <function=name> stays the answer (no call)', async () => {
     const text = 'I would use <tool_call> here, and the format is <function=name> followed by parameters.';
-    replayer().replay(openaiBody(contentDeltas(chop(text, 6)), 'stop'));
+    replayer().replay(wireFixture('openai', 'prose-mentions-tags'));
     expect(await qwen()).toMatchObject({ stopReason: 'end', message: { content: text, toolCalls: [] } });
   });
 
   it('wire (openai): native tool_calls win over <tool_call> text in the content (no double call)', async () => {
-    replayer().replay(
-      openaiBody(
-        [{ content: xml('read_file', { path: 'text.ts' }) }, ...streamedCall(0, 'call_n', 'read_file', ['{"path": "native.ts"}'])],
-        'tool_calls',
-      ),
-    );
+    replayer().replay(wireFixture('openai', 'native-over-text-call'));
     expect((await qwen()).message.toolCalls).toEqual([{ id: 'call_n', name: 'read_file', input: { path: 'native.ts' } }]);
   });
 });
@@ -616,7 +453,7 @@ describeOverEachFetch('wire (openai): qwen3-coder and hermes <tool_call> text st
 describeOverEachFetch('wire (anthropic): text and usage', () => {
   it('wire (anthropic): text in one-character text_delta events is joined exactly and streamed in order', async () => {
     const answer = 'Done — wrote 2 files.\n```ts\nconst a = "x";\n```';
-    replayer().replay(anthropicBody(textBlock(0, chop(answer, 1)), 'end_turn'));
+    replayer().replay(wireFixture('anthropic', 'text-one-char-deltas'));
     const seen: string[] = [];
     const generation = await claude({ onTextDelta: (text) => seen.push(text) });
     expect(generation).toMatchObject({ stopReason: 'end', message: { content: answer, toolCalls: [] }, attempts: 1 });
@@ -624,153 +461,71 @@ describeOverEachFetch('wire (anthropic): text and usage', () => {
   });
 
   it('wire (anthropic): usage is read from message_start (input, cache_read, cache_creation) and message_delta (output)', async () => {
-    let events = anthropicMessageEvents({ content: textBlock(0, ['ok']), stopReason: 'end_turn' });
-    events = patchEvent(events, 0, (event) => ({
-      message: {
-        ...(event.message as object),
-        usage: { input_tokens: 21, output_tokens: 1, cache_read_input_tokens: 15000, cache_creation_input_tokens: 340 },
-      },
-    }));
-    events = patchEvent(events, -2, () => ({ usage: { output_tokens: 77 } }));
-    replayer().replay(anthropicSse(events));
+    replayer().replay(wireFixture('anthropic', 'usage-start-and-delta'));
     expect((await claude()).tokens).toEqual({ input: 21, output: 77, cache: { get: 15000, set: 340 } });
   });
 
   it('wire (anthropic): cumulative usage in message_delta (input and cache counts, as the API now sends) overrides message_start', async () => {
-    const events = patchEvent(anthropicMessageEvents({ content: textBlock(0, ['ok']), stopReason: 'end_turn' }), -2, () => ({
-      usage: { input_tokens: 30, output_tokens: 12, cache_read_input_tokens: 900, cache_creation_input_tokens: 5 },
-    }));
-    replayer().replay(anthropicSse(events));
+    replayer().replay(wireFixture('anthropic', 'usage-cumulative-delta'));
     expect((await claude()).tokens).toEqual({ input: 30, output: 12, cache: { get: 900, set: 5 } });
   });
 
   it('wire (anthropic): ping events before and between content events are skipped', async () => {
-    const events = anthropicMessageEvents({ content: textBlock(0, ['Hel', 'lo']), stopReason: 'end_turn' });
-    const body = events.map((event) => anthropicSse([event]) + 'event: ping\ndata: {"type": "ping"}\n\n').join('');
-    replayer().replay(body);
+    replayer().replay(wireFixture('anthropic', 'ping-between-events'));
     expect((await claude()).message.content).toBe('Hello');
   });
 
   it('wire (anthropic): stop_sequence ends the answer (stopReason end) with the text before the sequence', async () => {
-    const events = patchEvent(anthropicMessageEvents({ content: textBlock(0, ['answer: 42']), stopReason: 'stop_sequence' }), -2, () => ({
-      delta: { stop_reason: 'stop_sequence', stop_sequence: '\n\nHuman:' },
-    }));
-    replayer().replay(anthropicSse(events));
+    replayer().replay(wireFixture('anthropic', 'stop-sequence'));
     expect(await claude()).toMatchObject({ stopReason: 'end', message: { content: 'answer: 42', toolCalls: [] } });
   });
 
   it('wire (anthropic): text present in content_block_start is kept before the deltas', async () => {
-    replayer().replay(
-      anthropicBody(
-        [
-          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: 'Pre' } },
-          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'fix' } },
-          { type: 'content_block_stop', index: 0 },
-        ],
-        'end_turn',
-      ),
-    );
+    replayer().replay(wireFixture('anthropic', 'text-in-block-start'));
     expect((await claude()).message.content).toBe('Prefix');
   });
 
   it('wire (anthropic): two text blocks are joined in index order', async () => {
-    replayer().replay(anthropicBody([...textBlock(0, ['First. ']), ...textBlock(1, ['Second.'])], 'end_turn'));
+    replayer().replay(wireFixture('anthropic', 'two-text-blocks'));
     expect((await claude()).message.content).toBe('First. Second.');
   });
 });
 
 describeOverEachFetch('wire (anthropic): framing, and blocks that are not local text', () => {
   it('wire (anthropic): unknown event types and an unknown content block with its own delta type are ignored', async () => {
-    replayer().replay(
-      anthropicBody(
-        [
-          { type: 'future_event', detail: { anything: true } },
-          ...textBlock(0, ['kept']),
-          { type: 'content_block_start', index: 1, content_block: { type: 'future_block', payload: 'x' } },
-          { type: 'content_block_delta', index: 1, delta: { type: 'future_delta', value: 'ignored' } },
-          { type: 'content_block_stop', index: 1 },
-        ],
-        'end_turn',
-      ),
-    );
+    replayer().replay(wireFixture('anthropic', 'unknown-events-and-blocks'));
     expect(await claude()).toMatchObject({ stopReason: 'end', message: { content: 'kept', toolCalls: [] } });
   });
 
   it('wire (anthropic): citations_delta on a text block does not enter the text', async () => {
-    const citation = {
-      type: 'char_location',
-      cited_text: 'The sky is blue.',
-      document_index: 0,
-      document_title: 'doc',
-      start_char_index: 0,
-      end_char_index: 16,
-    };
-    replayer().replay(
-      anthropicBody(
-        [
-          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '', citations: [] } },
-          { type: 'content_block_delta', index: 0, delta: { type: 'citations_delta', citation } },
-          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'the sky is blue' } },
-          { type: 'content_block_stop', index: 0 },
-        ],
-        'end_turn',
-      ),
-    );
+    replayer().replay(wireFixture('anthropic', 'citations-delta'));
     expect((await claude()).message.content).toBe('the sky is blue');
   });
 
   it('wire (anthropic): server_tool_use and web_search_tool_result blocks are not local tool calls; the text around them is the answer', async () => {
-    replayer().replay(
-      anthropicBody(
-        [
-          ...textBlock(0, ['Searching. ']),
-          {
-            type: 'content_block_start',
-            index: 1,
-            content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} },
-          },
-          { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"query": "bhrain"}' } },
-          { type: 'content_block_stop', index: 1 },
-          {
-            type: 'content_block_start',
-            index: 2,
-            content_block: { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] },
-          },
-          { type: 'content_block_stop', index: 2 },
-          ...textBlock(3, ['Nothing found.']),
-        ],
-        'end_turn',
-      ),
-    );
+    replayer().replay(wireFixture('anthropic', 'server-tool-blocks'));
     expect(await claude()).toMatchObject({ stopReason: 'end', message: { content: 'Searching. Nothing found.', toolCalls: [] } });
   });
 
   it('wire (anthropic): CRLF line endings frame the same events as LF', async () => {
-    replayer().replay(anthropicBody(textBlock(0, ['crlf ', 'framed']), 'end_turn').replace(/\n/g, '\r\n'));
+    replayer().replay(wireFixture('anthropic', 'crlf'));
     expect((await claude()).message.content).toBe('crlf framed');
   });
 
   it('wire (anthropic): event: and data: fields without the space after the colon, and comment lines, are read the same', async () => {
-    const body = anthropicBody(textBlock(0, ['tight']), 'end_turn')
-      .replace(/^event: /gm, 'event:')
-      .replace(/^data: /gm, 'data:');
-    replayer().replay(`: keep-alive\n\n${body.split('\n\n').join('\n\n: comment\n\n')}`);
+    replayer().replay(wireFixture('anthropic', 'fields-without-space-and-comments'));
     expect((await claude()).message.content).toBe('tight');
   });
 
   it('wire (anthropic): an event whose JSON is spread over several data: lines (SSE multi-line data) is read whole', async () => {
-    const body = anthropicBody(textBlock(0, ['multi', '-line']), 'end_turn').replace(
-      /^data: (\{"type":"content_block_delta",)/gm,
-      'data: $1\ndata: ',
-    );
-    expect(body).toMatch(/content_block_delta",\ndata: /);
-    replayer().replay(body);
+    expect(wireFixture('anthropic', 'multi-line-data')).toMatch(/content_block_delta",\ndata: /);
+    replayer().replay(wireFixture('anthropic', 'multi-line-data'));
     expect((await claude()).message.content).toBe('multi-line');
   });
 
   it('wire (anthropic): multi-byte UTF-8 text (é, 中, 😀) cut between network reads arrives whole', async () => {
     const answer = 'résumé 漢字 👍🏽 end';
-    const replay = await serveInBytePieces(anthropicBody(textBlock(0, chop(answer, 2)), 'end_turn'), insideMultiByte);
+    const replay = await serveInBytePieces(wireFixture('anthropic', 'text-multi-byte'), insideMultiByte);
     try {
       expect((await claude({}, replay.urls)).message.content).toBe(answer);
     } finally {
@@ -782,46 +537,36 @@ describeOverEachFetch('wire (anthropic): framing, and blocks that are not local 
 describeOverEachFetch('wire (anthropic): tool_use input_json_delta', () => {
   it('wire (anthropic): input split inside strings and keys (the API sends an empty first partial_json) is joined exactly', async () => {
     const input = { path: 'src/deep/file name.ts', content: 'export const x = 1;\n' };
-    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_1', 'write', ['', ...chop(JSON.stringify(input), 3)]), 'tool_use'));
+    replayer().replay(wireFixture('anthropic', 'input-split-in-strings'));
     const generation = await claude();
     expect(generation).toMatchObject({ stopReason: 'tool_calls', message: { toolCalls: [{ id: 'toolu_1', name: 'write', input }] } });
   });
 
   it('wire (anthropic): input split between a backslash and the quote it escapes (\\") is joined exactly', async () => {
-    const json = '{"path": "q.txt", "content": "he said \\"yes\\" then \\\\ left"}';
-    const at = json.indexOf('\\"');
-    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_q', 'write', cutAt(json, at + 1, json.indexOf('\\\\') + 1)), 'tool_use'));
+    replayer().replay(wireFixture('anthropic', 'input-split-at-backslash'));
     expect((await claude()).message.toolCalls[0].input).toEqual({ path: 'q.txt', content: 'he said "yes" then \\ left' });
   });
 
   it('wire (anthropic): input split in the middle of a \\u00e9 escape is joined exactly', async () => {
-    const json = '{"path": "caf\\u00e9.md", "content": "na\\u00efve"}';
-    const at = json.indexOf('\\u00e9');
-    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_u', 'write', cutAt(json, at + 1, at + 4)), 'tool_use'));
+    replayer().replay(wireFixture('anthropic', 'input-split-in-unicode-escape'));
     expect((await claude()).message.toolCalls[0].input).toEqual({ path: 'café.md', content: 'naïve' });
   });
 
   it('wire (anthropic): input split between the two escapes of a surrogate pair (\\ud83d|\\ude80) is joined exactly', async () => {
-    const json = '{"path": "r.md", "content": "launch \\ud83d\\ude80!"}';
-    const at = json.indexOf('\\ude80');
-    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_s', 'write', cutAt(json, at - 2, at, at + 2)), 'tool_use'));
+    replayer().replay(wireFixture('anthropic', 'input-split-between-surrogate-escapes'));
     expect((await claude()).message.toolCalls[0].input).toEqual({ path: 'r.md', content: 'launch 🚀!' });
   });
 
   it('wire (anthropic): input split between the halves of a raw surrogate pair is joined exactly', async () => {
-    const json = JSON.stringify({ path: 'p.md', content: 'x😀y 日本 ü' });
-    const pieces = cutAt(json, json.indexOf('😀') + 1);
-    expect(pieces[0].endsWith('\ud83d')).toBe(true);
-    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_r', 'write', pieces), 'tool_use'));
+    // the first fragment's string ends with the high half of 😀 (a lone surrogate, which JSON carries as \ud83d)
+    expect(wireFixture('anthropic', 'input-split-in-raw-surrogate-pair')).toContain('\\"x\\ud83d"}');
+    replayer().replay(wireFixture('anthropic', 'input-split-in-raw-surrogate-pair'));
     expect((await claude()).message.toolCalls[0].input).toEqual({ path: 'p.md', content: 'x😀y 日本 ü' });
   });
 
   it('wire (anthropic): multi-byte UTF-8 in input_json_delta cut between network reads arrives whole', async () => {
     const input = { path: 'ñ.md', content: 'Grüße 🌍 世界' };
-    const replay = await serveInBytePieces(
-      anthropicBody(toolUseBlock(0, 'toolu_b', 'write', chop(JSON.stringify(input), 4)), 'tool_use'),
-      insideMultiByte,
-    );
+    const replay = await serveInBytePieces(wireFixture('anthropic', 'input-multi-byte'), insideMultiByte);
     try {
       expect((await claude({}, replay.urls)).message.toolCalls).toEqual([{ id: 'toolu_b', name: 'write', input }]);
     } finally {
@@ -830,16 +575,7 @@ describeOverEachFetch('wire (anthropic): tool_use input_json_delta', () => {
   });
 
   it('wire (anthropic): parallel tool_use blocks after text are separate calls, in block order', async () => {
-    replayer().replay(
-      anthropicBody(
-        [
-          ...textBlock(0, ['Reading both.']),
-          ...toolUseBlock(1, 'toolu_a', 'read_file', ['{"path":', ' "a.ts"}']),
-          ...toolUseBlock(2, 'toolu_b', 'read_file', ['{"pa', 'th": "b.ts"}']),
-        ],
-        'tool_use',
-      ),
-    );
+    replayer().replay(wireFixture('anthropic', 'parallel-tool-use'));
     const generation = await claude();
     expect(generation.message).toEqual({
       role: 'assistant',
@@ -852,43 +588,27 @@ describeOverEachFetch('wire (anthropic): tool_use input_json_delta', () => {
   });
 
   it('wire (anthropic): a tool_use with no input deltas (input {}) is a call with input {}', async () => {
-    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_e', 'list_todos', []), 'tool_use'));
+    replayer().replay(wireFixture('anthropic', 'tool-use-no-deltas'));
     expect((await claude()).message.toolCalls).toEqual([{ id: 'toolu_e', name: 'list_todos', input: {} }]);
   });
 
   it('wire (anthropic): a tool_use whose whole input arrives in content_block_start (no deltas, as some gateways send) keeps that input', async () => {
-    replayer().replay(
-      anthropicBody(
-        [
-          {
-            type: 'content_block_start',
-            index: 0,
-            content_block: { type: 'tool_use', id: 'toolu_pre', name: 'read_file', input: { path: 'pre.ts' } },
-          },
-          { type: 'content_block_stop', index: 0 },
-        ],
-        'tool_use',
-      ),
-    );
+    replayer().replay(wireFixture('anthropic', 'tool-use-input-in-block-start'));
     expect((await claude()).message.toolCalls).toEqual([{ id: 'toolu_pre', name: 'read_file', input: { path: 'pre.ts' } }]);
   });
 
   it('wire (anthropic): a tool_use with one empty partial_json is a call with input {}', async () => {
-    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_e2', 'list_todos', ['']), 'tool_use'));
+    replayer().replay(wireFixture('anthropic', 'tool-use-one-empty-delta'));
     expect((await claude()).message.toolCalls).toEqual([{ id: 'toolu_e2', name: 'list_todos', input: {} }]);
   });
 
   it('wire (anthropic): ping events between input_json_delta events do not disturb the input', async () => {
-    const events = anthropicMessageEvents({
-      content: toolUseBlock(0, 'toolu_p', 'read_file', ['{"path"', ': "p', 'ing.ts"}']),
-      stopReason: 'tool_use',
-    });
-    replayer().replay(events.map((event) => `event: ping\ndata: {"type": "ping"}\n\n${anthropicSse([event])}`).join(''));
+    replayer().replay(wireFixture('anthropic', 'ping-between-input-deltas'));
     expect((await claude()).message.toolCalls).toEqual([{ id: 'toolu_p', name: 'read_file', input: { path: 'ping.ts' } }]);
   });
 
   it('wire (anthropic): input that does not fit the schema reaches the loop as sent, for the session to check', async () => {
-    replayer().replay(anthropicBody(toolUseBlock(0, 'toolu_x', 'read_file', ['{"path": 42}']), 'tool_use'));
+    replayer().replay(wireFixture('anthropic', 'input-off-schema'));
     const [call] = (await claude()).message.toolCalls;
     expect(call).toMatchObject({ id: 'toolu_x', name: 'read_file', input: { path: 42 } });
     expect(call.inputError).toBeUndefined();
@@ -896,14 +616,8 @@ describeOverEachFetch('wire (anthropic): tool_use input_json_delta', () => {
 });
 
 describeOverEachFetch('wire (anthropic): errors mid-stream', () => {
-  const overloaded = 'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}\n\n';
-
   it('wire (anthropic): an overloaded_error event after message_start fails the attempt; the retry answers and the text resets', async () => {
-    const start = anthropicSse(anthropicMessageEvents({ content: [], stopReason: 'end_turn' }).slice(0, 1));
-    replayer().replay(
-      `${start}${anthropicSse(textBlock(0, ['partial']).slice(0, 2))}${overloaded}`,
-      anthropicBody(textBlock(0, ['whole answer']), 'end_turn'),
-    );
+    replayer().replay(wireFixture('anthropic', 'overloaded-then-retry.1'), wireFixture('anthropic', 'overloaded-then-retry.2'));
     const seen: string[] = [];
     let resets = 0;
     const generation = await claude({ onTextDelta: (text) => seen.push(text), onTextReset: () => (resets += 1) });
@@ -914,7 +628,11 @@ describeOverEachFetch('wire (anthropic): errors mid-stream', () => {
   });
 
   it('wire (anthropic): overloaded_error on every attempt ends in a typed error naming the supplier and the overload', async () => {
-    replayer().replay(overloaded, overloaded, overloaded);
+    replayer().replay(
+      wireFixture('anthropic', 'overloaded-every-attempt'),
+      wireFixture('anthropic', 'overloaded-every-attempt'),
+      wireFixture('anthropic', 'overloaded-every-attempt'),
+    );
     await expect(claude()).rejects.toMatchObject({
       name: 'SupplierUnavailableError',
       message: expect.stringMatching(
@@ -925,8 +643,7 @@ describeOverEachFetch('wire (anthropic): errors mid-stream', () => {
   });
 
   it('wire (anthropic): a stream that ends without message_stop is retried, not taken as a whole answer', async () => {
-    const events = anthropicMessageEvents({ content: textBlock(0, ['cut']), stopReason: 'end_turn' });
-    replayer().replay(anthropicSse(events.slice(0, -2)), anthropicBody(textBlock(0, ['complete']), 'end_turn'));
+    replayer().replay(wireFixture('anthropic', 'cut-before-message-stop.1'), wireFixture('anthropic', 'cut-before-message-stop.2'));
     expect(await claude()).toMatchObject({ message: { content: 'complete' }, attempts: 2 });
   });
 });

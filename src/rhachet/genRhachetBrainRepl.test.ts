@@ -1,6 +1,3 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
@@ -8,6 +5,7 @@ import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import { BadRequestError } from '../core/contract/errors.js';
 import { genRhachetBrainRepl } from './genRhachetBrainRepl.js';
 import type { RhachetPlugToolDefinition, RhachetPlugToolInvocation } from './RhachetBrain.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin, contextFor } = useStandin();
 const TEXT = { output: z.string() };
@@ -34,7 +32,7 @@ const genLookup = (slug: string, answer: unknown) => {
 
 describe.each(PROTOCOL_SLUGS)('rhachet brains: the rhachet repl over $slug', ({ slug }) => {
   it('rhachet brains: plugged tools run inside the loop through their execute, in ask and in act; their output reaches the model', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-rhachet-plugs-'));
+    const cwd = tempDir('bhrain-rhachet-plugs-');
     const repl = genRhachetBrainRepl({ atom: slug });
     const { tool, invocations } = genLookup('crm.customer.lookup', { id: 'cus_123' });
     const context = { ...contextFor({ cwd }), traceId: 'trace-1' };

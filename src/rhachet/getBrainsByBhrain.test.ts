@@ -1,6 +1,3 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
@@ -9,6 +6,7 @@ import { CLAUDE_MODELS, OPENAI_MODELS, QWEN_MODELS } from '../providers/models.j
 import * as pkg from '../index.js';
 import { getBrainAtomsByBhrain, getBrainReplsByBhrain } from './getBrainsByBhrain.js';
 import type { RhachetBrainOutputMetrics } from './RhachetBrain.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin, contextFor } = useStandin();
 const ISO_PRICE = /^USD \d+(\.\d+)?$/;
@@ -104,7 +102,7 @@ describe('rhachet brains: a rhachet-shaped call on each exported brain, against 
   });
 
   it('rhachet brains: ask and act on each exported repl reach its model and answer, with a new episode and series', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-rhachet-repl-'));
+    const cwd = tempDir('bhrain-rhachet-repl-');
     for (const [index, repl] of getBrainReplsByBhrain().entries()) {
       standin().reset();
       standin().script({ text: 'asked' }, { text: 'acted' });

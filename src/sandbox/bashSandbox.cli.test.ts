@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { genCliEnv, runBhrain } from '../../test/acceptance/runCli.js';
 import { useStandin } from '#standin/useStandin.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 // bash's sandbox through the CLI (bin/bhrain loads dist/: build first): the flags, and failing closed at start
 
@@ -14,7 +14,7 @@ const { standin } = useStandin();
 let root: string;
 let cwd: string;
 beforeAll(async () => {
-  root = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-sandbox-cli-')));
+  root = tempDir('bhrain-sandbox-cli-');
   cwd = join(root, 'workspace');
   await mkdir(cwd);
 });

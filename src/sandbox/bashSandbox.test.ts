@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import type { BhrainToolBox, BhrainToolContext } from '../agent/tool/BhrainToolB
 import { checkBashSandbox } from './checkBashSandbox.js';
 import { genBashSandboxPool } from './genBashSandboxPool.js';
 import { genBashToolBox } from '../agent/toolboxes/bash/genBashToolBox.js';
-import { exists } from '#test-helpers/fs.js';
+import { exists, tempDir } from '#test-helpers/fs.js';
 import { findLivingProcesses, uniqueSeconds } from '#test-helpers/process.js';
 
 // bash runs in an OS sandbox (bubblewrap), on by default, and fails closed when it cannot start
@@ -22,7 +22,7 @@ let root: string;
 let workspace: string;
 let outside: string;
 beforeAll(async () => {
-  root = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-sandbox-')));
+  root = tempDir('bhrain-sandbox-');
   workspace = join(root, 'workspace');
   outside = join(root, 'outside');
   await mkdir(workspace);

@@ -1,8 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { realpathSync } from 'node:fs';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -12,6 +11,7 @@ import type { BhrainToolBox } from '../agent/tool/BhrainToolBox.js';
 import { genBashToolBox } from '../agent/toolboxes/bash/genBashToolBox.js';
 import { genBwrapArgs } from './genBwrapArgs.js';
 import { startDomainProxy, type DomainProxy, type HostLookup } from './network/startDomainProxy.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 // with allowed domains, bash in the sandbox reaches those hosts through the proxy outside it, which
 // accepts the connections to the sandbox's 127.0.0.1:3128 itself (its forwarder handed it that listening socket before
@@ -28,7 +28,7 @@ let server: Server;
 let port: number;
 let proxy: DomainProxy;
 beforeAll(async () => {
-  workspace = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-net-ws-')));
+  workspace = tempDir('bhrain-net-ws-');
   server = createServer((request, response) => response.end(`hello ${request.headers.host}${request.url}`));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as { port: number }).port;

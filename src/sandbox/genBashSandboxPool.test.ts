@@ -1,8 +1,7 @@
 // bash's sandbox is kept between calls, so a call pays a fork and exec of bash, not bubblewrap's start and a
 // fork of bhrain; what a fresh sandbox per call promised (nothing outlives its call, the end of a call cannot be faked)
 // is kept by the sandbox's supervisor, its pid 1
-import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,10 +14,11 @@ import { genBashSandboxPool } from './genBashSandboxPool.js';
 import { genBashToolBox } from '../agent/toolboxes/bash/genBashToolBox.js';
 import { genBwrapArgs } from './genBwrapArgs.js';
 import { seccompFilterOfThisMachine } from './genSeccompFilter.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 let root: string;
 beforeAll(async () => {
-  root = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-pool-')));
+  root = tempDir('bhrain-pool-');
 });
 afterAll(async () => rm(root, { recursive: true, force: true }));
 

@@ -1,8 +1,7 @@
 // what a later program trusts is protected by kind, at any depth: the model's bash (in the real sandbox) can neither make
 // nor change it, whatever the name of the directories on the way, and nothing it made is lost (it is in quarantine)
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import fc from 'fast-check';
@@ -12,8 +11,9 @@ import { silentLog } from '../core/contract/BrainContext.js';
 import { genBashToolBox } from '../agent/toolboxes/bash/genBashToolBox.js';
 import { PROTECTED_ANYWHERE, PROTECTED_AT_ROOT, PROTECTED_IN_GIT_DIR, findProtected } from './protectedPaths.js';
 import { genProtectedTree } from './genProtectedTree.js';
+import { tempDir } from '#test-helpers/fs.js';
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'bhrain-protected-')));
+const root = tempDir('bhrain-protected-');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 let made = 0;

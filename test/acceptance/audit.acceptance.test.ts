@@ -1,8 +1,7 @@
 // the end-of-run audit, proved through the built CLI against the stand-in: the JSON's `audit` (valid
 // against schemas/output.schema.json), the run record's audit.json, and the GitHub job summary built from it
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,13 +10,14 @@ import type { StandinRequest } from '#standin/types.js';
 import { useStandin } from '#standin/useStandin.js';
 import { oneValidObject } from './outputSchema.js';
 import { genCliEnv, runBhrain } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 let home: string;
 let cwd: string;
 beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'bhrain-audit-home-'));
-  cwd = await mkdtemp(join(tmpdir(), 'bhrain-audit-cwd-'));
+  home = tempDir('bhrain-audit-home-');
+  cwd = tempDir('bhrain-audit-cwd-');
 });
 afterEach(async () => {
   await Promise.all([rm(home, { recursive: true, force: true }), rm(cwd, { recursive: true, force: true })]);

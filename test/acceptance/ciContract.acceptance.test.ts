@@ -1,7 +1,6 @@
 // the CI and pipe contract, proved through the built CLI as a child process against the stand-in
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -10,13 +9,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useStandin } from '#standin/useStandin.js';
 import { expectValidOutput, oneValidObject } from './outputSchema.js';
 import { genCliEnv, PACKAGE_ROOT, runBhrain } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 let home: string;
 let cwd: string;
 beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'bhrain-ci-home-'));
-  cwd = await mkdtemp(join(tmpdir(), 'bhrain-ci-cwd-'));
+  home = tempDir('bhrain-ci-home-');
+  cwd = tempDir('bhrain-ci-cwd-');
 });
 afterEach(async () => {
   await Promise.all([rm(home, { recursive: true, force: true }), rm(cwd, { recursive: true, force: true })]);

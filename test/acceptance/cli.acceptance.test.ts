@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, PACKAGE_ROOT, runBhrain } from './runCli.js';
-import { exists } from '#test-helpers/fs.js';
+import { exists, tempDir } from '#test-helpers/fs.js';
 
 /** .what = the pids of the host's processes whose command line is exactly `command` */
 const findProcesses = async (command: string): Promise<number[]> => {
@@ -18,13 +17,13 @@ const findProcesses = async (command: string): Promise<number[]> => {
 const { standin } = useStandin();
 let home: string;
 beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+  home = tempDir('bhrain-home-');
 });
 const envFor = (overrides: Record<string, string | undefined> = {}) => genCliEnv({ standin: standin(), home }, overrides);
 
 describe('bin/bhrain, directly', () => {
   it('reads the task from stdin when piped (echo task | bhrain act --atom qwen)', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cwd-'));
+    const cwd = tempDir('bhrain-cwd-');
     standin().script({ text: 'done from stdin' });
     const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--quiet'], cwd, env: envFor(), stdin: 'summarize the repo\n' });
     expect(run.code).toBe(0);
@@ -34,7 +33,7 @@ describe('bin/bhrain, directly', () => {
   });
 
   it('--output json prints one object of the documented shape, and writes the run record', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cwd-'));
+    const cwd = tempDir('bhrain-cwd-');
     standin().script({ toolCalls: [{ name: 'glob', input: { pattern: '*' } }] }, { text: 'nothing here' });
     const run = await runBhrain({
       args: ['ask', '--atom', 'claude/sonnet', '--input', 'what is here?', '--output', 'json'],
@@ -84,8 +83,8 @@ describe('bin/bhrain, directly', () => {
   });
 
   it('continues a series across two processes and from another directory', async () => {
-    const planDir = await mkdtemp(join(tmpdir(), 'bhrain-plan-'));
-    const doDir = await mkdtemp(join(tmpdir(), 'bhrain-do-'));
+    const planDir = tempDir('bhrain-plan-');
+    const doDir = tempDir('bhrain-do-');
     standin().script({ text: 'PLAN: create notes.md with a title' });
     const plan = await runBhrain({
       args: ['ask', '--atom', 'qwen', '--input', 'plan the notes file', '--output', 'json'],
@@ -112,7 +111,7 @@ describe('bin/bhrain, directly', () => {
 
 describe('--output-file writes the final result to a file as well', () => {
   it('text: the file holds the answer stdout printed; json: the one result object stdout printed', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-out-'));
+    const cwd = tempDir('bhrain-out-');
     standin().script({ text: 'the answer' }, { text: 'the answer' });
     const text = await runBhrain({ args: ['ask', '--atom', 'qwen', '--quiet', '--output-file', 'answer.txt', 'q?'], cwd, env: envFor() });
     expect(text.code).toBe(0);
@@ -128,7 +127,7 @@ describe('--output-file writes the final result to a file as well', () => {
   });
 
   it('a path whose directory is missing, or that is a directory, is exit 2 before any model request', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-out-'));
+    const cwd = tempDir('bhrain-out-');
     const missing = await runBhrain({ args: ['ask', '--atom', 'qwen', '--output-file', 'no/such/dir/a.txt', 'q?'], cwd, env: envFor() });
     expect(missing).toMatchObject({ code: 2, stdout: '' });
     expect(missing.stderr).toMatch(/--output-file no\/such\/dir\/a\.txt: the directory \S+ does not exist/);
@@ -139,7 +138,7 @@ describe('--output-file writes the final result to a file as well', () => {
   });
 
   it('a failed run replaces an older result: the error object with --output json, an empty answer in text', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-out-'));
+    const cwd = tempDir('bhrain-out-');
     await writeFile(join(cwd, 'stale.json'), '{"output":"from an older run"}');
     const json = await runBhrain({
       args: ['ask', '--atom', 'gpt-5', '--output', 'json', '--output-file', 'stale.json', 'q?'],
@@ -240,7 +239,7 @@ describe('errors: message and exit code', () => {
   it.each(ERROR_CASES)(
     '$name → exit $code',
     async ({ args, env, stdin, code, stderr }) => {
-      const cwd = await mkdtemp(join(tmpdir(), 'bhrain-err-'));
+      const cwd = tempDir('bhrain-err-');
       const run = await runBhrain({ args, cwd, env: envFor(env), stdin });
       expect(run.stderr).toMatch(stderr);
       expect(run.code).toBe(code);
@@ -251,7 +250,7 @@ describe('errors: message and exit code', () => {
   );
 
   it('max iterations → exit 3 with the partial answer printed', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-err-'));
+    const cwd = tempDir('bhrain-err-');
     standin().script({ text: 'halfway', toolCalls: [{ name: 'glob', input: { pattern: '*' } }] });
     const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--max-iterations', '1', '--input', 'x'], cwd, env: envFor() });
     expect(run.code).toBe(3);
@@ -259,7 +258,7 @@ describe('errors: message and exit code', () => {
   });
 
   it('a loop-side failure (the ref store cannot be written) → exit 5, with the answer still printed', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-err-'));
+    const cwd = tempDir('bhrain-err-');
     const notADir = join(cwd, 'file');
     await writeFile(notADir, 'x');
     standin().script({ text: 'answer' });
@@ -269,7 +268,7 @@ describe('errors: message and exit code', () => {
   });
 
   it('SIGINT mid-run stops it gracefully: the running command is killed, refs are saved, exit 130', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-err-'));
+    const cwd = tempDir('bhrain-err-');
     // a sleep of a length nothing else uses, so the host's process table shows whether it survived
     standin().script(
       { toolCalls: [{ name: 'bash', input: { command: 'echo $$ > shell.pid; sleep 30.0417' } }] },
@@ -299,7 +298,7 @@ describe('errors: message and exit code', () => {
   });
 
   it('a non-TTY run that needed a prompt is denied and says so', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-err-'));
+    const cwd = tempDir('bhrain-err-');
     standin().script({ toolCalls: [{ name: 'bash', input: { command: 'touch made.txt' } }] }, { text: 'approval was needed' });
     const run = await runBhrain({
       args: ['act', '--atom', 'qwen', '--permission', 'promptForWrites', '--input', 'make a file'],

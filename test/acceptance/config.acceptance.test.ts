@@ -1,15 +1,15 @@
 // `bhrain config` through the built CLI: the resolved settings and the source of each, for the working directory
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { runBhrain } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 /** .what = a real git repository with a subdirectory, a user settings dir of its own, and an env that points at them */
 const given = async (files: { user?: unknown; project?: unknown } = {}) => {
-  const root = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-config-')));
+  const root = tempDir('bhrain-config-');
   const repo = join(root, 'repo');
   const sub = join(repo, 'src');
   await mkdir(sub, { recursive: true });

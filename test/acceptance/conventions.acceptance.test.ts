@@ -1,20 +1,18 @@
 // conventions: the flags of the Flags table (docs/cli-reference.md), proved through the built CLI as a child process against the stand-in
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import type { StandinTurn } from '#standin/types.js';
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 let home: string;
 let cwd: string;
 beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'bhrain-conventions-home-'));
-  cwd = await mkdtemp(join(tmpdir(), 'bhrain-conventions-cwd-'));
+  home = tempDir('bhrain-conventions-home-');
+  cwd = tempDir('bhrain-conventions-cwd-');
 });
 const envFor = (overrides: Record<string, string | undefined> = {}) => genCliEnv({ standin: standin(), home }, overrides);
 

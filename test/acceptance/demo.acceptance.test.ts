@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { useStandin } from '#standin/useStandin.js';
 import { PACKAGE_ROOT, runProcess } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 // `npm run demo` is `npm run build`, then this compile, then this script. The tests run the last two: a build here would
 // rewrite dist/ under the other acceptance tests running beside them
@@ -36,7 +36,7 @@ const { standin } = useStandin();
 let tmp: string;
 const tmps: string[] = [];
 const genTmp = async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'bhrain-demo-test-'));
+  tmp = tempDir('bhrain-demo-test-');
   tmps.push(tmp);
   return tmp;
 };

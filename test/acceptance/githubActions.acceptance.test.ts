@@ -1,22 +1,22 @@
 // GitHub conventions in the CLI (job summary, annotations, log groups), proved through the built CLI
 // against the stand-in, with stdout and stderr in one file as the runner's log has them (so their order is the real one)
 import { spawn } from 'node:child_process';
-import { mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { open, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, PACKAGE_ROOT } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 let home: string;
 let cwd: string;
 let summary: string;
 beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'bhrain-gh-home-'));
-  cwd = await mkdtemp(join(tmpdir(), 'bhrain-gh-cwd-'));
+  home = tempDir('bhrain-gh-home-');
+  cwd = tempDir('bhrain-gh-cwd-');
   summary = join(home, 'step-summary.md');
 });
 afterEach(async () => {

@@ -1,14 +1,14 @@
 // hooks: Claude Code's hooks contract in `bhrain act`, through the built CLI as a child process, in real temp git
 // repositories, against the stand-in; each hook is a real command (bash, jq, node) run by bhrain
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, PACKAGE_ROOT, runBhrain } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 let base: string;
@@ -17,7 +17,7 @@ let userConfig: string;
 let repo: string;
 
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-hooks-cli-')));
+  base = tempDir('bhrain-hooks-cli-');
   home = join(base, 'home');
   userConfig = join(base, 'user-config');
   repo = join(base, 'repo');

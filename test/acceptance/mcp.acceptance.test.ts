@@ -2,8 +2,7 @@
 // process, with real MCP servers from node_modules (server-everything, stdio) and the stand-in as the model
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { StandinRequest } from '#standin/types.js';
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, PACKAGE_ROOT, runBhrain } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const EVERYTHING = join(PACKAGE_ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 
@@ -37,7 +37,7 @@ let home: string;
 let userConfig: string;
 let repo: string;
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-mcp-cli-')));
+  base = tempDir('bhrain-mcp-cli-');
   home = join(base, 'home');
   userConfig = join(base, 'user-config');
   repo = join(base, 'repo');

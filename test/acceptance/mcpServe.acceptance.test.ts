@@ -1,8 +1,7 @@
 // `bhrain mcp serve`, bhrain as an MCP server over stdio, driven by the MCP SDK's own client spawning
 // the built CLI (bin/bhrain), with the stand-in as the model of every run
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, realpath, stat, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, PACKAGE_ROOT, runBhrain } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 /** .what = the pids of live processes whose command line is exactly this: what a stopped run must not leave behind */
 const findProcesses = async (command: string): Promise<number[]> => {
@@ -52,7 +52,7 @@ let home: string;
 let root: string;
 const clients: Client[] = [];
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-mcp-serve-')));
+  base = tempDir('bhrain-mcp-serve-');
   home = join(base, 'home');
   root = join(base, 'root');
   await mkdir(join(root, 'app'), { recursive: true });
@@ -209,7 +209,7 @@ describe('`bhrain mcp serve` with the MCP SDK client', () => {
 describe('`bhrain mcp serve` bounds every call', () => {
   it('mcp serve: a cwd outside the root, or a symlink inside it that leads out, is a tool error naming the root, and no model request is made', async () => {
     const { client } = await connect();
-    const outside = await mkdtemp(join(tmpdir(), 'bhrain-outside-'));
+    const outside = tempDir('bhrain-outside-');
     await symlink(outside, join(root, 'escape'));
     // a path outside that does not exist is refused the same way: the client learns nothing of what is outside
     for (const cwd of [outside, '..', 'escape', 'app/../..', join(outside, 'nope')]) {
@@ -234,7 +234,7 @@ describe('`bhrain mcp serve` bounds every call', () => {
     expect(structured(continued)).toMatchObject({ answer: 'second answer', termination: 'complete' });
     expect(JSON.stringify(standin().requests[1].body.messages)).toContain('first answer');
 
-    const secret = join(await mkdtemp(join(tmpdir(), 'bhrain-secret-')), 'secret.json');
+    const secret = join(tempDir('bhrain-secret-'), 'secret.json');
     await writeFile(secret, 'SECRET-CONTENT-9d1e');
     await symlink(secret, join(root, 'app', 'link.json'));
     // absolute, relative to the call's cwd, a symlink within the root that leads out, and a file that does not exist

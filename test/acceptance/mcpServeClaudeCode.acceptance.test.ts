@@ -13,6 +13,7 @@ import { genClaudeCliWorld } from '#standin/genClaudeCliWorld.js';
 import type { StandinRequest, StandinTurn } from '#standin/types.js';
 import { useStandin } from '#standin/useStandin.js';
 import { PACKAGE_ROOT, runProcess } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 
@@ -67,7 +68,7 @@ const respond = (request: StandinRequest): StandinTurn => {
 
 /** .what = a world for Claude Code with `claude` and `bhrain` on PATH, bhrain's home and config in it, the stand-in behind both */
 const genWorld = async () => {
-  const world = await genClaudeCliWorld({ standinUrl: standin().url });
+  const world = await genClaudeCliWorld({ standinUrl: standin().url, makeDir: tempDir });
   const bin = join(world.home, '.bin');
   await mkdir(bin);
   await symlink(resolveClaudeBinary({}, { env: process.env }), join(bin, 'claude'));

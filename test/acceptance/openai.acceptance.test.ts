@@ -1,20 +1,20 @@
 // `bhrain act --atom openai/<model>` end to end against the stand-in (which answers as OpenAI's API
 // does), with the cost and the tokens in the JSON, and `bhrain config` saying where the key comes from
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { OPENAI_MODELS } from '../../src/providers/models.js';
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 let home: string;
 let cwd: string;
 beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
-  cwd = await mkdtemp(join(tmpdir(), 'bhrain-openai-'));
+  home = tempDir('bhrain-home-');
+  cwd = tempDir('bhrain-openai-');
   await writeFile(join(cwd, 'a.ts'), 'export const a = 1;\n');
 });
 /** the stand-in's openai url under OPENAI_BASE_URL and an openai key; no qwen or anthropic key, so none can be used */

@@ -4,14 +4,14 @@
 // naming a tool a started MCP server does not list is a warning
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, PACKAGE_ROOT, runBhrain } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const EVERYTHING = join(PACKAGE_ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 
@@ -20,7 +20,7 @@ let base: string;
 let repo: string;
 let userConfig: string;
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-rules-cli-')));
+  base = tempDir('bhrain-rules-cli-');
   repo = join(base, 'repo');
   userConfig = join(base, 'user-config');
   await mkdir(repo, { recursive: true });

@@ -1,8 +1,7 @@
 // project instructions (AGENTS.md, CLAUDE.md), the system prompt flags and the git line, through the built CLI
 // as a child process, in real temp git repositories, against the stand-in
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
 import { systemOf } from '#standin/requestParts.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 let home: string;
@@ -22,7 +22,7 @@ const git = (...args: string[]) =>
   execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: repo, encoding: 'utf8' });
 
 beforeEach(async () => {
-  const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-instructions-cli-')));
+  const base = tempDir('bhrain-instructions-cli-');
   home = join(base, 'home');
   userConfig = join(base, 'user-config');
   repo = join(base, 'repo');
@@ -180,7 +180,7 @@ describe('git awareness: the git line in the system prompt', () => {
   });
 
   it('git awareness: outside a repository there is no git line (and only the cwd is read for AGENTS.md)', async () => {
-    const outside = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-no-repo-')));
+    const outside = tempDir('bhrain-no-repo-');
     await writeFile(join(outside, 'AGENTS.md'), 'HERE-RULE\n');
     standin().script({ text: 'ok' });
     const run = await runBhrain({ args: ['ask', '--atom', 'qwen', 'hi'], cwd: outside, env: envFor() });

@@ -1,19 +1,19 @@
 // a qwen3-coder text tool call, recovered by the qwen atom, proved through the built CLI against the stand-in
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 let home: string;
 let cwd: string;
 beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'bhrain-qwen-home-'));
-  cwd = await mkdtemp(join(tmpdir(), 'bhrain-qwen-cwd-'));
+  home = tempDir('bhrain-qwen-home-');
+  cwd = tempDir('bhrain-qwen-cwd-');
 });
 const envFor = () => genCliEnv({ standin: standin(), home });
 

@@ -1,11 +1,11 @@
 // reasoning, end to end: the built CLI with --thinking against recorded-shape streams served byte for byte
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse, startRawReplay, type RawReplay } from '#standin/rawReplay.js';
 import { genCliEnv, runBhrain } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 let server: RawReplay;
 beforeAll(async () => {
@@ -16,8 +16,8 @@ let home: string;
 let cwd: string;
 beforeEach(async () => {
   server.reset();
-  home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
-  cwd = await mkdtemp(join(tmpdir(), 'bhrain-think-'));
+  home = tempDir('bhrain-home-');
+  cwd = tempDir('bhrain-think-');
   await writeFile(join(cwd, 'a.ts'), 'export const a = 1;\n');
 });
 const envFor = () => genCliEnv({ standin: server, home });

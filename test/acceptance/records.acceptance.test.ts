@@ -1,7 +1,7 @@
 // run records leave the working tree for $BHRAIN_HOME/runs/<id>/; --record-dir, --no-record,
 // retention, and the `bhrain runs` / `bhrain show` commands; all through the built CLI against the stand-in
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,12 +10,12 @@ import { beforeEach, describe, expect, it } from 'vitest';
 
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
-import { exists } from '#test-helpers/fs.js';
+import { exists, tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 let home: string;
 beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+  home = tempDir('bhrain-home-');
 });
 const envFor = (overrides: Record<string, string | undefined> = {}) => genCliEnv({ standin: standin(), home }, overrides);
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
@@ -31,7 +31,7 @@ const git = async (cwd: string, args: string[]) =>
 
 /** a fresh git repo with one committed file of 2,000 lines, large enough that reading it spills to disk */
 const genGitRepo = async (): Promise<string> => {
-  const repo = await mkdtemp(join(tmpdir(), 'bhrain-repo-'));
+  const repo = tempDir('bhrain-repo-');
   await git(repo, ['init', '-q']);
   await mkdir(join(repo, 'src'));
   await writeFile(
@@ -137,8 +137,8 @@ describe('run records are kept out of the working tree', () => {
   });
 
   it('--record-dir <dir> puts the record in that directory, and nothing goes to $BHRAIN_HOME/runs', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cwd-'));
-    const artifacts = join(await mkdtemp(join(tmpdir(), 'bhrain-artifacts-')), 'bhrain');
+    const cwd = tempDir('bhrain-cwd-');
+    const artifacts = join(tempDir('bhrain-artifacts-'), 'bhrain');
     standin().script({ toolCalls: [{ name: 'glob', input: { pattern: '*' } }] }, { text: 'nothing here' });
     const run = await runBhrain({
       args: ['ask', '--atom', 'qwen', '--input', 'what is here?', '--record-dir', artifacts, '--output', 'json'],
@@ -153,7 +153,7 @@ describe('run records are kept out of the working tree', () => {
   });
 
   it('a --record-dir that holds files is exit 2 naming the flag, before any request is made', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cwd-'));
+    const cwd = tempDir('bhrain-cwd-');
     await mkdir(join(cwd, 'out'));
     await writeFile(join(cwd, 'out', 'notes.md'), 'mine');
     standin().script({ text: 'never asked' });
@@ -192,7 +192,7 @@ describe('run records are kept out of the working tree', () => {
     standin().script({ text: 'fresh' });
     const run = await runBhrain({
       args: ['ask', '--atom', 'qwen', '--input', 'hi', '--quiet'],
-      cwd: await mkdtemp(join(tmpdir(), 'bhrain-cwd-')),
+      cwd: tempDir('bhrain-cwd-'),
       env: envFor(),
     });
     expect(run.code).toBe(0);
@@ -205,7 +205,7 @@ describe('run records are kept out of the working tree', () => {
 
 describe('bhrain runs and bhrain show', () => {
   it('`bhrain runs` lists runs newest first, and `bhrain show` prints a run by id or ref: the answer, then the transcript', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cwd-'));
+    const cwd = tempDir('bhrain-cwd-');
     standin().script({ text: 'first answer' });
     const first = JSON.parse(
       (await runBhrain({ args: ['ask', '--atom', 'qwen/qwen-plus', '--input', 'first?', '--output', 'json'], cwd, env: envFor() })).stdout,

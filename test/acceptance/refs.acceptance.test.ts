@@ -1,19 +1,19 @@
 // refs that travel and cannot be forged by accident, proved through the built CLI against the stand-in
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 let home: string;
 let cwd: string;
 beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'bhrain-refs-home-'));
-  cwd = await mkdtemp(join(tmpdir(), 'bhrain-refs-cwd-'));
+  home = tempDir('bhrain-refs-home-');
+  cwd = tempDir('bhrain-refs-cwd-');
 });
 const envIn = (storeHome: string) => genCliEnv({ standin: standin(), home: storeHome });
 const sentText = (index: number) => JSON.stringify(standin().requests[index].body);
@@ -142,7 +142,7 @@ describe('refs: bhrain export, and --on-series / --on-episode @file', () => {
     await writeFile(join(cwd, 'plan.json'), exported.stdout);
 
     // job B: a different store that has never seen the series
-    const otherHome = await mkdtemp(join(tmpdir(), 'bhrain-refs-other-'));
+    const otherHome = tempDir('bhrain-refs-other-');
     const act = await ask({ prompt: 'which port?', answer: 'Port 7070.', storeHome: otherHome, extra: ['--on-series', '@plan.json'] });
     expect(act.stderr).not.toMatch(/warning|error/);
     expect(act.code).toBe(0);
@@ -170,7 +170,7 @@ describe('refs: bhrain export, and --on-series / --on-episode @file', () => {
     const branch = await ask({
       prompt: 'what is the budget?',
       answer: '100 dollars',
-      storeHome: await mkdtemp(join(tmpdir(), 'bhrain-refs-other-')),
+      storeHome: tempDir('bhrain-refs-other-'),
       extra: ['--on-episode', `@${path}`],
     });
     expect(branch.code).toBe(0);
@@ -185,7 +185,7 @@ describe('refs: bhrain export, and --on-series / --on-episode @file', () => {
     const run = await runBhrain({
       args: ['ask', '--atom', 'qwen', '--on-series', '@plan.json', 'when?'],
       cwd,
-      env: envIn(await mkdtemp(join(tmpdir(), 'bhrain-refs-other-'))),
+      env: envIn(tempDir('bhrain-refs-other-')),
     });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');

@@ -1,18 +1,18 @@
 // resume in one word (--continue, --resume), proved through the built CLI against the stand-in
-import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 let home: string;
 let cwd: string;
 beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'bhrain-resume-home-'));
-  cwd = await mkdtemp(join(tmpdir(), 'bhrain-resume-cwd-'));
+  home = tempDir('bhrain-resume-home-');
+  cwd = tempDir('bhrain-resume-cwd-');
 });
 const env = () => genCliEnv({ standin: standin(), home });
 const sentText = (index: number) => JSON.stringify(standin().requests[index].body);
@@ -86,7 +86,7 @@ describe('resume: --continue and --resume continue a recorded run', () => {
   it('resume: --continue from another directory does not pick a run of a different cwd; a symlink to the directory does (real path)', async () => {
     const first = await run({ prompt: 'the codename is HERON', answer: 'Noted: HERON.' });
     expect(first.code).toBe(0);
-    const elsewhere = await mkdtemp(join(tmpdir(), 'bhrain-resume-other-'));
+    const elsewhere = tempDir('bhrain-resume-other-');
     // a subdirectory of the run's cwd is another directory too
     const below = join(cwd, 'sub');
     await mkdir(below);

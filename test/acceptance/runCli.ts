@@ -65,6 +65,8 @@ export const genCliEnv = (
 ) => ({
   PATH: process.env.PATH,
   HOME: process.env.HOME,
+  // the suite's temp dir, so what a run leaves there is what the suite's teardown sees
+  TMPDIR: process.env.TMPDIR,
   BHRAIN_HOME: input.home,
   BHRAIN_CONFIG_DIR: join(input.home, 'config'),
   // node 22+: the CLI's compile cache (bhrain's own cache, like its refs) stays in the run's home, not the user's ~/.cache

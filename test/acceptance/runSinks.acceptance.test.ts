@@ -1,7 +1,6 @@
 // every output of a run is a sink of its one typed stream: a new output is one sink, added without touching the run
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -11,6 +10,7 @@ import type { RunSink } from '../../src/cli/run/RunSink.js';
 import type { StandinRequest } from '#standin/types.js';
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 afterEach(() => vi.unstubAllEnvs());
@@ -33,7 +33,7 @@ const respond = (request: StandinRequest) => {
 
 /** a repository with one source file, and the environment a CLI run gets (the stand-in's URLs, a private home) */
 const genRepo = async () => {
-  const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-sinks-')));
+  const base = tempDir('bhrain-sinks-');
   const repo = join(base, 'repo');
   execFileSync('git', ['init', '-q', repo]);
   await writeFile(join(repo, 'greet.ts'), 'export const greet = () => "hi";\n');

@@ -1,8 +1,7 @@
 // the settings files take effect in `bhrain act` and `bhrain ask`, through the built CLI as a child process,
 // in real temp git repositories, against the stand-in; precedence: flag > env > project > user > default
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { StandinRequest } from '#standin/types.js';
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 let home: string;
@@ -18,7 +18,7 @@ let repo: string;
 let sub: string;
 
 beforeEach(async () => {
-  const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-settings-cli-')));
+  const base = tempDir('bhrain-settings-cli-');
   home = join(base, 'home');
   userConfig = join(base, 'user-config');
   repo = join(base, 'repo');

@@ -1,13 +1,13 @@
 // what a run loads. Timing belongs to the bench (npm run bench); this proves the structure that makes start-up
 // lean, which a refactor could silently undo: the CLI runs from its bundle, and a run loads only what it uses
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import module from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startStandin, type Standin } from '#standin/standin.js';
 import { genCliEnv, PACKAGE_ROOT, runProcess, type CliRun } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const RECORDER = join(import.meta.dirname, 'fixtures', 'recordModuleLoads.mjs');
 
@@ -24,11 +24,11 @@ const runRecorded = async (
   files: Record<string, string | null> = {},
   userSettings?: unknown,
 ): Promise<CliRun & { loaded: string[] }> => {
-  const cwd = await mkdtemp(join(tmpdir(), 'bhrain-startup-'));
+  const cwd = tempDir('bhrain-startup-');
   // null: a directory
   for (const [name, text] of Object.entries(files))
     await (text === null ? mkdir(join(cwd, name), { recursive: true }) : writeFile(join(cwd, name), text));
-  const home = await mkdtemp(join(tmpdir(), 'bhrain-startup-home-'));
+  const home = tempDir('bhrain-startup-home-');
   const loads = join(home, 'loads.txt');
   const env = { ...genCliEnv({ standin, home }), BHRAIN_TEST_LOADS: loads, NODE_DISABLE_COMPILE_CACHE: '1' };
   if (userSettings) {
@@ -197,8 +197,8 @@ describe('compile cache (docs/settings.md, Environment): node 22+ keeps compiled
       const cacheOf = async (extra: Record<string, string>) => {
         standin.reset();
         standin.respond = () => ({ text: 'ok' });
-        const home = await mkdtemp(join(tmpdir(), 'bhrain-cache-home-'));
-        const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cache-'));
+        const home = tempDir('bhrain-cache-home-');
+        const cwd = tempDir('bhrain-cache-');
         const run = await runProcess({
           command: process.execPath,
           args: [join(PACKAGE_ROOT, 'bin', 'bhrain'), 'act', '--atom', 'claude/haiku', '--input', 'hi', '--quiet'],

@@ -1,13 +1,11 @@
 // stop reasons, end to end: the built CLI against recorded-shape streams served byte for byte
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { anthropicMessageEvents, anthropicSse, openaiChunks, openaiSse, startRawReplay, type RawReplay } from '#standin/rawReplay.js';
 import { expectValidOutput } from './outputSchema.js';
 import { genCliEnv, runBhrain } from './runCli.js';
-import { exists } from '#test-helpers/fs.js';
+import { exists, tempDir } from '#test-helpers/fs.js';
 
 let server: RawReplay;
 beforeAll(async () => {
@@ -18,8 +16,8 @@ let home: string;
 let cwd: string;
 beforeEach(async () => {
   server.reset();
-  home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
-  cwd = await mkdtemp(join(tmpdir(), 'bhrain-stop-'));
+  home = tempDir('bhrain-home-');
+  cwd = tempDir('bhrain-stop-');
 });
 const envFor = () => genCliEnv({ standin: server, home });
 

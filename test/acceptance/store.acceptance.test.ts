@@ -1,8 +1,7 @@
 // one ref store shared by every runner (S3-compatible), proved through the built CLI against a real
 // S3-protocol server (s3rver, 127.0.0.1) and the LLM stand-in
 import { createServer, type Server, type Socket } from 'node:net';
-import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { useStandin } from '#standin/useStandin.js';
 import { BUCKET, S3RVER_CREDENTIALS, useS3rver } from '../store/useS3rver.js';
 import { genCliEnv, runBhrain } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 const { s3 } = useS3rver();
@@ -18,14 +18,14 @@ let cwd: string;
 let prefix: string;
 let count = 0;
 beforeEach(async () => {
-  cwd = await mkdtemp(join(tmpdir(), 'bhrain-store-cwd-'));
+  cwd = tempDir('bhrain-store-cwd-');
   // each test its own store in the one bucket
   prefix = `t${++count}-${Date.now()}`;
 });
 
 /** a runner: a BHRAIN_HOME of its own (an empty disk, as a fresh CI job has), pointed at the shared store */
 const runnerEnv = async (overrides: Record<string, string | undefined> = {}) => {
-  const home = await mkdtemp(join(tmpdir(), 'bhrain-store-runner-'));
+  const home = tempDir('bhrain-store-runner-');
   return {
     home,
     env: genCliEnv(

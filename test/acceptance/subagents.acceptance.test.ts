@@ -1,7 +1,6 @@
 // docs/design/loop.md#subagents: `bhrain act` delegates through the task tool end to end, the built CLI as a child process
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { StandinRequest } from '#standin/types.js';
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, runBhrain } from './runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 
@@ -19,7 +19,7 @@ const isChild = (request: StandinRequest): boolean => JSON.stringify(request.bod
 
 describe('subagents through bhrain act', () => {
   it('act offers task; an explore child runs in a fresh, read-only context; its answer comes back; stream-json shows it', async () => {
-    const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-subagent-cli-')));
+    const base = tempDir('bhrain-subagent-cli-');
     const repo = join(base, 'repo');
     execFileSync('git', ['init', '-q', repo]);
     await writeFile(join(repo, 'greet.ts'), 'export const greet = () => "hi";\n');
@@ -82,7 +82,7 @@ describe('subagents through bhrain act', () => {
   });
 
   it('--no-subagents: act offers no task tool', async () => {
-    const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-subagent-cli-')));
+    const base = tempDir('bhrain-subagent-cli-');
     standin().script({ text: 'ok' });
     const run = await runBhrain({
       args: ['act', '--atom', 'claude/haiku', '--no-subagents', '--input', 'hi'],

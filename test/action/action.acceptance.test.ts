@@ -2,8 +2,7 @@
 // against this checkout's built CLI and the LLM stand-in
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { parse } from 'yaml';
@@ -12,13 +11,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { genCliEnv, PACKAGE_ROOT } from '../acceptance/runCli.js';
 import { useStandin } from '#standin/useStandin.js';
 import { parseCommandFile, runAction, type ActionFile } from './runAction.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 const actionYml = await readFile(join(PACKAGE_ROOT, 'action.yml'), 'utf8');
 let temp: string;
 let workspace: string;
 beforeEach(async () => {
-  temp = await mkdtemp(join(tmpdir(), 'bhrain-action-'));
+  temp = tempDir('bhrain-action-');
   workspace = join(temp, 'workspace');
   await mkdir(workspace);
 });

@@ -12,11 +12,12 @@ afterAll(() => {
 });
 
 /**
- * .what = a new empty directory under the temp dir, by its real path (/tmp may be a link), removed when the test file ends
+ * .what = a new empty directory under the temp dir (or `root`), by its real path (/tmp may be a link), removed when the test
+ *         file ends
  * .why = one helper instead of a copy per file, and no test leaves its directories behind in /tmp
  */
-export const tempDir = (prefix = 'bhrain-test-'): string => {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+export const tempDir = (prefix = 'bhrain-test-', root: string = tmpdir()): string => {
+  const dir = realpathSync(mkdtempSync(join(root, prefix)));
   made.push(dir);
   return dir;
 };

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { genConsumerRepo, linkRole, loadLinkedRoleHooks, runRhachet } from '../rhachet/rhachetPaths.js';
 import type { StandinRequest } from '#standin/types.js';
 import { useStandin } from '#standin/useStandin.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const scratch = join(root, '.log', 'readme-examples');
@@ -132,7 +132,7 @@ const runExample = async (index: number, code: string): Promise<string> => {
     env: {
       PATH: process.env.PATH,
       // the BrainCli example runs the real claude CLI: an isolated home, nothing sent but to the stand-in
-      HOME: await mkdtemp(join(tmpdir(), 'bhrain-readme-home-')),
+      HOME: tempDir('bhrain-readme-home-'),
       DISABLE_AUTOUPDATER: '1',
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       DISABLE_TELEMETRY: '1',
@@ -181,7 +181,7 @@ describe('readme and docs shell examples run as written (bhrain on PATH, against
 
   it.each(numbered(shellExamples))('shell example $index ($page) runs with bash -e and exits 0', async ({ code }) => {
     standin().respond = () => ({ text: 'ready' });
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-readme-sh-'));
+    const cwd = tempDir('bhrain-readme-sh-');
     const bin = join(cwd, '.bin');
     await mkdir(bin);
     await symlink(join(root, 'bin', 'bhrain'), join(bin, 'bhrain'));
@@ -224,7 +224,7 @@ describe('readme and docs CI step examples run as written (their run script, wit
 
   it.each(numbered(ciScripts))('CI step $index ($page) runs and writes its json', async ({ script }) => {
     standin().respond = () => ({ text: 'lint fixed' });
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-readme-ci-'));
+    const cwd = tempDir('bhrain-readme-ci-');
     const bin = join(cwd, '.bin');
     await mkdir(bin);
     await symlink(join(root, 'bin', 'bhrain'), join(bin, 'bhrain'));
@@ -260,7 +260,7 @@ describe('readme and docs rhachet commands run as rhachet v1.45.2 runs them (tes
 
   it.each(numbered(rhachetBlocks))('rhachet block $index ($page): every command succeeds', async ({ code }) => {
     standin().respond = () => ({ text: 'ready' });
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-readme-rhachet-'));
+    const home = tempDir('bhrain-readme-rhachet-');
     const env = {
       PATH: process.env.PATH,
       HOME: home,

@@ -2,8 +2,7 @@
 // and secrets in the environment; through the loop (genBhrain + the stand-in scripting the model) and the built CLI
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect } from 'vitest';
@@ -19,6 +18,7 @@ import type { StandinToolCall } from '#standin/types.js';
 import { useStandin } from '#standin/useStandin.js';
 import { reliabilityCase } from './reliabilityCase.js';
 import { toolResultTexts } from '#test-helpers/transcript.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin, contextFor } = useStandin();
 
@@ -33,7 +33,7 @@ const config = (permissionGuard: BhrainPermissionGuard, limits?: { guardTimeoutM
 
 /** a workspace and, beside it, a directory outside it with a file the model must not change */
 const genLayout = async () => {
-  const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-rel-guards-')));
+  const base = tempDir('bhrain-rel-guards-');
   const workspace = join(base, 'ws');
   const outside = join(base, 'outside');
   await mkdir(workspace);
@@ -422,7 +422,7 @@ describe('secrets in the environment never appear in logs, run records, the refs
   reliabilityCase(
     'a model that runs env, echoes and cats the secrets, floods them past the spill cap, and echoes back any secret it sees',
     async () => {
-      const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-rel-secrets-')));
+      const base = tempDir('bhrain-rel-secrets-');
       const cwd = join(base, 'repo');
       const home = join(base, 'home');
       const spill = join(base, 'tmp');
@@ -518,7 +518,7 @@ describe('secrets in the environment, cut in two by a dropped middle or decoded 
   reliabilityCase(
     'a secret cut in two where bash drops the middle of a huge output leaves no piece of it in the result or the spill file',
     async () => {
-      const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-rel-secrets-')));
+      const base = tempDir('bhrain-rel-secrets-');
       const spillDir = join(base, 'spill');
       const token = secrets.GITHUB_TOKEN;
       // bash keeps 500 bytes of head and 500 of tail: the token starts 480 bytes in, and its end lands 480 bytes before the end
@@ -554,7 +554,7 @@ describe('secrets in the environment, cut in two by a dropped middle or decoded 
   reliabilityCase(
     'a model that learned a secret in a form redaction cannot see (reversed) and writes it in its answer: stdout, the record and the refs store still do not hold it',
     async () => {
-      const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-rel-secrets-')));
+      const base = tempDir('bhrain-rel-secrets-');
       const cwd = join(base, 'repo');
       const home = join(base, 'home');
       await mkdir(cwd);

@@ -1,8 +1,7 @@
 // reliability: LLM faults on both wire protocols, through the real SDKs over HTTP against the stand-in, at the library
 // and at the CLI. Every fault ends in a retry that succeeds, or in a clear termination that keeps the partial
 // transcript and a ref to resume from; never a hang, never an unhandled rejection.
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect } from 'vitest';
 
@@ -19,6 +18,7 @@ import type { StandinTurn } from '#standin/standin.js';
 import { genRecordingLog, PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import { reliabilityCase } from './reliabilityCase.js';
 import { toolResults } from '#test-helpers/transcript.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 // never an unhandled rejection: vitest fails the run on one already; this also names it, and the last case asserts none
 const unhandled: unknown[] = [];
@@ -421,11 +421,11 @@ describe.each(PROTOCOL_SLUGS)('LLM faults at the library on $slug ($protocol pro
 describe.each(PROTOCOL_SLUGS)('LLM faults at the CLI (bin/bhrain) on $slug ($protocol protocol)', ({ slug }) => {
   let home: string;
   beforeEach(async () => {
-    home = await mkdtemp(join(tmpdir(), 'bhrain-faults-home-'));
+    home = tempDir('bhrain-faults-home-');
   });
   const env = () => genCliEnv({ standin: standin(), home });
   const act = async (args: string[]) => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-faults-cwd-'));
+    const cwd = tempDir('bhrain-faults-cwd-');
     const started = performance.now();
     const run = await runBhrain({ args: ['act', '--atom', slug, ...args], cwd, env: env() });
     return { ...run, cwd, elapsedMs: performance.now() - started };

@@ -2,8 +2,7 @@
 // checks that the model gets a bounded, explanatory result in time, that no process is left, and that memory stays bounded
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, readlink, realpath, rm, symlink, truncate, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, readlink, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { genFilesToolBox } from '../../src/agent/toolboxes/files/genFilesToolBox
 import { truncateToolOutput } from '../../src/agent/tool/truncateToolOutput.js';
 import { silentLog } from '../../src/core/contract/BrainContext.js';
 import { reliabilityCase } from './reliabilityCase.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 /** the loop's default cap on a tool result (limits.maxToolOutputChars) */
 const MAX_TOOL_OUTPUT_CHARS = 30_000;
@@ -35,7 +35,7 @@ let spillDir: string;
 // every process a case starts carries this tag in its environment, so a survivor is found even if it left its group
 const tag = randomUUID();
 beforeAll(async () => {
-  root = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-rel-tools-')));
+  root = tempDir('bhrain-rel-tools-');
   spillDir = join(root, 'spill');
 });
 afterAll(async () => rm(root, { recursive: true, force: true }));

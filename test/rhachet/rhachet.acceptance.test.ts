@@ -1,7 +1,6 @@
 // the packed package as rhachet v1.45.2 finds, links, runs and loads it (test/rhachet/rhachetPaths.ts follows
 // rhachet's own lookups), in a consumer repository where the tarball is a devDependency of the git root
-import { mkdir, mkdtemp, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
@@ -21,11 +20,12 @@ import {
   rhachetRunHeader,
   runRhachet,
 } from './rhachetPaths.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 let home: string;
 beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+  home = tempDir('bhrain-home-');
 });
 const envFor = (overrides: Record<string, string | undefined> = {}) => genCliEnv({ standin: standin(), home }, overrides);
 const sentTools = (index: number): string[] =>

@@ -3,9 +3,8 @@
 // below does what rhachet does, with the same node APIs, against the packed tarball installed in a consumer repository
 import { execFile } from 'node:child_process';
 import { accessSync, constants, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -14,6 +13,7 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import * as z from 'zod';
 
 import { runProcess, type CliRun } from '../acceptance/runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const exec = promisify(execFile);
 export const PACKAGE_ROOT = join(import.meta.dirname, '..', '..');
@@ -42,7 +42,7 @@ let packed: Promise<string> | null = null;
 /** .what = `npm pack` of this checkout (its built dist/), once per test file: the tarball a user installs */
 export const packTarball = (): Promise<string> =>
   (packed ??= (async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'bhrain-pack-'));
+    const dir = tempDir('bhrain-pack-');
     const { stdout } = await exec('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: PACKAGE_ROOT });
     return join(dir, stdout.trim().split('\n').pop()!);
   })());
@@ -54,7 +54,7 @@ export const packTarball = (): Promise<string> =>
  */
 export const genConsumerRepo = async (input: { tarball?: string } = {}): Promise<string> => {
   const tarball = input.tarball ?? (await packTarball());
-  const repo = await mkdtemp(join(tmpdir(), 'bhrain-consumer-'));
+  const repo = tempDir('bhrain-consumer-');
   await exec('git', ['init', '-q'], { cwd: repo });
   await writeFile(
     join(repo, 'package.json'),

@@ -9,10 +9,9 @@
 // where the servers listen (as networkDomains.security.test.ts does). Their certificate comes from a CA of the test's
 // own, which the CLI trusts through NODE_EXTRA_CA_CERTS, as a corporate CA would be trusted
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +29,7 @@ import {
   type SecurityOutcome,
   type SecurityTurn,
 } from './securityCase.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 /** the token the CI job holds: it must reach github.test, and nothing else */
 const SECRET = 'ghs_CiJobTokenOnly4GitHub0123456789abc';
@@ -124,7 +124,7 @@ const listen = async (server: Server, address: string): Promise<number> => {
 };
 
 beforeAll(async () => {
-  world = realpathSync(mkdtempSync(join(tmpdir(), 'bhrain-mask-world-')));
+  world = tempDir('bhrain-mask-world-');
   writeFileSync(join(world, 'hosts'), '127.0.0.1 localhost\n::1 localhost\n127.0.0.2 github.test\n127.0.0.3 other.test\n');
   wrapper = ['bwrap', '--dev-bind', '/', '/', '--ro-bind', join(world, 'hosts'), '/etc/hosts', '--die-with-parent', '--'];
   // a repository git serves: a bare one, with one commit

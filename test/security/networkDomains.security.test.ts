@@ -11,11 +11,10 @@
 // host-only server, a file holding what it got of the way out, a process still living; never by bhrain's report. Its
 // control (a run that allows those names, or the whole network, or no bhrain at all) proves it would have reached them.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
-import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -36,6 +35,7 @@ import {
   type SecurityTurn,
 } from './securityCase.js';
 import { findLivingProcesses } from '#test-helpers/process.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 /** .what = a server that counts the connections it accepts, on one loopback address */
 interface CountedServer {
@@ -70,7 +70,7 @@ let deniedTls: CountedServer;
 let hostOnly: CountedServer;
 
 beforeAll(async () => {
-  world = realpathSync(mkdtempSync(join(tmpdir(), 'bhrain-net-world-')));
+  world = tempDir('bhrain-net-world-');
   hostsFile = join(world, 'hosts');
   writeFileSync(hostsFile, '127.0.0.1 localhost\n::1 localhost\n127.0.0.2 allowed.test\n127.0.0.3 denied.test\n127.0.0.3 x.wild.test\n');
   wrapper = ['bwrap', '--dev-bind', '/', '/', '--ro-bind', hostsFile, '/etc/hosts', '--die-with-parent', '--'];
@@ -252,7 +252,7 @@ describe('network by domain: fail closed, before any model request', () => {
   it('given a forwarder that cannot run (node inside the writable working directory), then exit 2 saying why, and the model was never asked', async () => {
     standin.reset();
     const nodeDir = dirname(realpathSync(process.execPath));
-    const home = mkdtempSync(join(tmpdir(), 'bhrain-net-home-'));
+    const home = tempDir('bhrain-net-home-');
     try {
       const run = await runBhrain({
         args: ['act', '--atom', 'claude/haiku', '--allow-domain', 'allowed.test', '--no-record', '--input', 'x'],

@@ -3,8 +3,7 @@
 // outside its workspace with write, edit and bash; each attempt aims at targets of its own, and an escape is a target
 // that changed in a snapshot of everything outside (and of .git/hooks), whatever the loop answered
 import { execFileSync } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, linkSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +21,7 @@ import {
   type SecurityOutcome,
   type SecurityTurn,
 } from './securityCase.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const RACE_WRITES = 300;
 
@@ -192,7 +192,7 @@ const SPECS: AttemptSpec[] = [
 
 /** a git workspace beside an outside tree and a HOME, with the links and hard links the attempts use already in place */
 const genLayout = (): Layout => {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'bhrain-sec-outside-')));
+  const base = tempDir('bhrain-sec-outside-');
   const layout = {
     base,
     cwd: join(base, 'ws'),

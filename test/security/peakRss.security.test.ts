@@ -2,7 +2,6 @@
 // each flooding stdout and stderr, through the built CLI; the CLI process itself reports its peak RSS at exit
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -11,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStandin } from '#standin/standin.js';
 import type { Standin } from '#standin/types.js';
 import { bash, runHostileModel, securityAttempt, tmpdirOutsideTmp, withIds, type SecurityOutcome } from './securityCase.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const FLOODS = 40;
 const MAX_RSS_MB = 400;
@@ -29,7 +29,7 @@ describe('bounded memory under parallel floods, default permission and sandbox, 
   let peakMb = 0;
 
   beforeAll(async () => {
-    const base = realpathSync(mkdtempSync(join(tmpdir(), 'bhrain-sec-rss-')));
+    const base = tempDir('bhrain-sec-rss-');
     for (const dir of ['ws', 'home', 'tmp']) mkdirSync(join(base, dir));
     // preloaded into the CLI: writes the process's own peak RSS (kB) when it exits
     const report = join(base, 'peak-rss-kb');

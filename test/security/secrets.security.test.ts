@@ -2,8 +2,7 @@
 // bhrain writes or prints (stdout, stderr, the run record, the refs store, spill files, and the prompt and tool results it
 // sends the supplier); no secret may show there, raw or JSON-escaped (once, twice, ASCII-only), whole or as a prefix or
 // suffix of 8 characters or more
-import { mkdir, mkdtemp, realpath } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { genCliEnv, readTree, runBhrain, type CliRun } from '../acceptance/runCli.js';
 import type { StandinRequest, StandinToolCall, StandinTurn } from '#standin/types.js';
 import { useStandin } from '#standin/useStandin.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 
@@ -163,7 +163,7 @@ const malformedAttack = (atom: string): Attack => ({
 
 /** .what = runs one attack through the built CLI; returns every form or piece of a secret found where bhrain wrote or printed */
 const runAttack = async (attack: Attack): Promise<string[]> => {
-  const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-sec-secrets-')));
+  const base = tempDir('bhrain-sec-secrets-');
   const cwd = join(base, 'repo');
   const home = join(base, 'home');
   const spill = join(base, 'tmp');

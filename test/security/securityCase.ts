@@ -2,19 +2,7 @@
 // judged by its side effects on disk and in the process table (never by our result text), and counted in the summary
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  appendFileSync,
-  closeSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-} from 'node:fs';
+import { appendFileSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -22,6 +10,7 @@ import { expect, inject, it } from 'vitest';
 
 import { genCliEnv, runBhrain, type CliRun } from '../acceptance/runCli.js';
 import type { Standin, StandinRequest, StandinToolCall } from '#standin/types.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 /** .what = the promise an attempt tries to break; the summary counts attempts and escapes per category */
 export type SecurityCategory =
@@ -80,7 +69,7 @@ export const tmpdirOutsideTmp = (): string => (existsSync('/var/tmp') ? '/var/tm
  *         under `root` when given (tmpdirOutsideTmp, for what bash must find there unless hidden)
  */
 export const genSecurityWorkspace = (name: string, root: string = tmpdir()): { base: string; cwd: string; home: string } => {
-  const base = realpathSync(mkdtempSync(join(root, `bhrain-sec-${name}-`)));
+  const base = tempDir(`bhrain-sec-${name}-`, root);
   const cwd = join(base, 'ws');
   const home = join(base, 'home');
   mkdirSync(cwd);

@@ -1,14 +1,14 @@
 // bounds: a hostile model asks the built-in grep for a regex that backtracks for ever; SIGTERM to the
 // built CLI must still stop the run gracefully: exit 130 within 2 s, with the run's refs saved
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { genCliEnv, PACKAGE_ROOT } from '../acceptance/runCli.js';
 import { useStandin } from '#standin/useStandin.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 
@@ -23,7 +23,7 @@ const HUNG_AFTER_MS = 10_000;
  * .why = the honest way a user gets the built-in grep engine: rg is not installed
  */
 const genPathWithoutRipgrep = async (): Promise<string> => {
-  const bin = await mkdtemp(join(tmpdir(), 'bhrain-path-'));
+  const bin = tempDir('bhrain-path-');
   const linked = new Set<string>(['rg']);
   for (const directory of (process.env.PATH ?? '').split(delimiter).filter(Boolean))
     for (const name of await readdir(directory).catch(() => [] as string[])) {
@@ -37,11 +37,6 @@ const genPathWithoutRipgrep = async (): Promise<string> => {
 describe('SIGTERM during a runaway built-in grep', () => {
   let pathWithoutRipgrep: string;
   const made: string[] = [];
-  const tempDir = async (prefix: string) => {
-    const dir = await mkdtemp(join(tmpdir(), prefix));
-    made.push(dir);
-    return dir;
-  };
   beforeAll(async () => {
     pathWithoutRipgrep = await genPathWithoutRipgrep();
     made.push(pathWithoutRipgrep);

@@ -10,9 +10,14 @@ export const CLAUDE_CLI_API_KEY = 'sk-ant-api03-bhrain-test-key-0123456789abcdef
  * .what = a temp HOME (onboarding done, the key approved, the cwd trusted, as the interactive CLI needs) and a temp cwd,
  *         with the env that points the real CLI at the stand-in and turns off its own traffic
  */
-export const genClaudeCliWorld = async (input: { standinUrl: string }) => {
-  const home = await mkdtemp(join(tmpdir(), 'bhrain-cli-home-'));
-  const cwd = await mkdtemp(join(tmpdir(), 'bhrain-cli-cwd-'));
+export const genClaudeCliWorld = async (input: {
+  standinUrl: string;
+  /** makes a new temp dir from a name prefix: a test's tempDir (removed when its file ends); by default a plain one */
+  makeDir?: (prefix: string) => string | Promise<string>;
+}) => {
+  const makeDir = input.makeDir ?? ((prefix: string) => mkdtemp(join(tmpdir(), prefix)));
+  const home = await makeDir('bhrain-cli-home-');
+  const cwd = await makeDir('bhrain-cli-cwd-');
   await writeFile(
     join(home, '.claude.json'),
     JSON.stringify({

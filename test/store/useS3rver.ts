@@ -1,10 +1,9 @@
 // a real S3-protocol server (s3rver) for the tests of the shared ref store: on 127.0.0.1, a random port, a temp dir
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { afterAll, beforeAll } from 'vitest';
+import { tempDir } from '#test-helpers/fs.js';
 
 /** s3rver's one account: it checks every request's signature against this key pair */
 export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -26,7 +25,7 @@ export const useS3rver = () => {
   let dir: string;
   let running: RunningS3rver;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'bhrain-s3rver-'));
+    dir = tempDir('bhrain-s3rver-');
     server = new S3rver({ address: '127.0.0.1', port: 0, directory: dir, silent: true, configureBuckets: [{ name: BUCKET }] });
     const { port } = await server.run();
     const endpoint = `http://127.0.0.1:${port}`;

@@ -1,6 +1,5 @@
 // the skill tool and the skill listing in the library, through the real loop and the stand-in
-import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -12,12 +11,13 @@ import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import type { BhrainAgentSkill } from './BhrainAgentSkill.js';
 import { systemOf, toolNamesOf } from '#standin/requestParts.js';
 import { toolResults } from '#test-helpers/transcript.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin, contextFor } = useStandin();
 
 /** a skill on disk: its SKILL.md and one file beside it */
 const genSkill = async (name: string, body: string): Promise<BhrainAgentSkill> => {
-  const dir = join(await realpath(await mkdtemp(join(tmpdir(), 'bhrain-skill-'))), name);
+  const dir = join(tempDir('bhrain-skill-'), name);
   await mkdir(join(dir, 'scripts'), { recursive: true });
   await writeFile(join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: the ${name} skill\n---\n${body}\n`);
   await writeFile(join(dir, 'scripts', 'run.sh'), 'echo hi\n');
@@ -58,7 +58,7 @@ describe.each(PROTOCOL_SLUGS)('the skill tool on $slug', ({ slug }) => {
 
   it('a read-only subagent (explore) has the skill tool and the listing, as its parent; a file agent that names only read has neither', async () => {
     const pdf = await genSkill('pdf', 'PDF-BODY');
-    const cwd = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-skill-cwd-')));
+    const cwd = tempDir('bhrain-skill-cwd-');
     standin().respond = (request): StandinTurn => {
       const system = systemOf(request);
       if (system.includes('You are an explore subagent') || system.includes('READER-PROMPT')) return { text: 'child done' };

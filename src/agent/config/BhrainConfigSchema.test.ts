@@ -1,16 +1,15 @@
 // the config's shape check (zod) is installed by the package entry for every library caller; the CLI, which
 // checks each value where it reads it, skips it. Each case runs the built package in a fresh node, where no test setup
 // has installed the check
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { PACKAGE_ROOT, runProcess } from '../../../test/acceptance/runCli.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 /** .what = runs an ES module text in a fresh node, in a temp dir with an empty home */
 const runModule = async (source: string) => {
-  const home = await mkdtemp(join(tmpdir(), 'bhrain-config-check-'));
+  const home = tempDir('bhrain-config-check-');
   return runProcess({
     command: process.execPath,
     args: ['--input-type=module', '-e', source],

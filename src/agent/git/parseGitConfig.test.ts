@@ -1,18 +1,18 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { parseGitConfig } from './parseGitConfig.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 // bhrain disarms every key of git's config that names a command by reading the config itself: a key git sees and this
 // parser does not (a case, a quote, an escape, a continuation read another way) would be a command left armed. So the
 // parser is held to git's own reading of the same bytes, over generated files
 
-const base = mkdtempSync(join(tmpdir(), 'bhrain-gitparse-'));
+const base = tempDir('bhrain-gitparse-');
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 /** .what = git's own reading of a config file: its entries (a bare key, which git reads as true, has the value ''), or null when git refuses the file */

@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { genSecretRedactor } from '../../core/secrets/genSecretRedactor.js';
 import { readGitCredentials, signGitConfigFiles } from './readGitCredentials.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 // the checkout token (and any user:password@ of a remote) is found in git's config, decoded forms too
 
@@ -19,7 +19,7 @@ const env = () => ({ HOME: home, XDG_CONFIG_HOME: join(home, '.config') });
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-C', cwd, ...args], { env: { ...process.env, ...env() } });
 
 beforeAll(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-gitcred-')));
+  base = tempDir('bhrain-gitcred-');
   home = join(base, 'home');
   await mkdir(home);
 });

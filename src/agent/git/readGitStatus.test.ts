@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { genRecordingLog } from '#standin/useStandin.js';
 import { readGitStatus } from './readGitStatus.js';
 import { genGitRepo } from '#test-helpers/git.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 /** git in a directory, with an identity of its own so commits work anywhere */
 const git = (cwd: string, ...args: string[]) =>
@@ -40,7 +40,7 @@ describe('git awareness: readGitStatus', () => {
     expect(await readGitStatus({ cwd: repo })).toMatchObject({ branch: 'trunk', changed: 0, untracked: 0 });
     git(repo, 'checkout', '-q', '--detach');
     expect(await readGitStatus({ cwd: repo })).toMatchObject({ branch: null, commit: expect.stringMatching(/^[0-9a-f]{7}$/) });
-    const fresh = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-git-fresh-')));
+    const fresh = tempDir('bhrain-git-fresh-');
     git(fresh, 'init', '-q', '-b', 'main');
     expect(await readGitStatus({ cwd: fresh })).toEqual({
       root: fresh,
@@ -53,7 +53,7 @@ describe('git awareness: readGitStatus', () => {
   });
 
   it('git awareness: outside a repository it is null, with a debug line and no git process', async () => {
-    const outside = await mkdtemp(join(tmpdir(), 'bhrain-git-none-'));
+    const outside = tempDir('bhrain-git-none-');
     const { log, lines } = genRecordingLog();
     // a PATH with no git at all: outside a repository, git is never looked for
     expect(await readGitStatus({ cwd: outside }, { log, env: { PATH: outside } })).toBeNull();
@@ -70,7 +70,7 @@ describe('git awareness: readGitStatus', () => {
   it('git awareness: a git that hangs is given up after the 1 s timeout, silently', async () => {
     const repo = await genRepo();
     // outside the repository: git is never taken from the workspace
-    const bin = join(await mkdtemp(join(tmpdir(), 'bhrain-git-slow-')), 'slow-bin');
+    const bin = join(tempDir('bhrain-git-slow-'), 'slow-bin');
     await mkdir(bin);
     await writeFile(join(bin, 'git'), '#!/bin/sh\nexec sleep 30\n');
     await chmod(join(bin, 'git'), 0o755);

@@ -1,17 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,6 +8,7 @@ import { genRecordingLog } from '#standin/useStandin.js';
 import { readGitStatus } from './readGitStatus.js';
 import { runHardenedGit } from './runHardenedGit.js';
 import { genGitRepo } from '#test-helpers/git.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 // what bhrain's own git runs on the workspace, outside any sandbox, when every session opens: nothing a repository holds
 // may make it run a command, and what it starts gets no secret. Each plant is proved armed by a plain git first
@@ -30,7 +19,7 @@ afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 /** a repository with one commit of a.txt, in a temp dir of its own, and a marker path outside it */
 const genRepo = () => {
-  base = realpathSync(mkdtempSync(join(tmpdir(), 'bhrain-hardgit-')));
+  base = tempDir('bhrain-hardgit-');
   const home = join(base, 'home');
   mkdirSync(home);
   const repo = genGitRepo({ dir: join(base, 'repo'), files: { 'a.txt': 'a\n' }, commit: 'first' });

@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, readFile, realpath } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -9,13 +8,13 @@ import type { BhrainEvent } from '../events.js';
 import { genBhrain } from '../genBhrain.js';
 import { genRulesGuard } from '../permission/genRulesGuard.js';
 import type { BhrainHook, BhrainHookInput, BhrainHooks } from './BhrainHook.js';
-import { exists } from '#test-helpers/fs.js';
+import { exists, tempDir } from '#test-helpers/fs.js';
 
 const { standin, contextFor } = useStandin();
 let cwd: string;
 
 beforeEach(async () => {
-  cwd = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-hooks-loop-')));
+  cwd = tempDir('bhrain-hooks-loop-');
 });
 
 /** a hook that records its inputs and answers with answer(input) */

@@ -1,15 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, realpath, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { genRecordingLog } from '#standin/useStandin.js';
 import { DEFAULT_PROJECT_INSTRUCTIONS_MAX_BYTES, loadProjectInstructions } from './loadProjectInstructions.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 /** a temp dir (real path, so paths compare equal) holding a git repository under repo/, and an empty user config dir */
 const genWorld = async () => {
-  const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-instructions-')));
+  const base = tempDir('bhrain-instructions-');
   const repo = join(base, 'repo');
   const configDir = join(base, 'config');
   await mkdir(join(repo, 'sub', 'deeper'), { recursive: true });

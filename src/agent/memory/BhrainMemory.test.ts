@@ -1,6 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 
 import { useStandin } from '#standin/useStandin.js';
@@ -15,6 +13,7 @@ import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import { genFilesToolBox } from '../toolboxes/files/genFilesToolBox.js';
 import { BhrainMemory } from './BhrainMemory.js';
 import type { BhrainMemoryContext, BhrainMemoryManager } from './BhrainMemoryManager.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin, contextFor } = useStandin();
 
@@ -40,7 +39,7 @@ const genMemoryContext = async (overrides: Partial<BhrainMemoryContext> = {}): P
     contextTokens: 10_000,
     limitTokens: 10_000,
     fixedTokens: 100,
-    spillDir: await mkdtemp(join(tmpdir(), 'bhrain-memory-ops-')),
+    spillDir: tempDir('bhrain-memory-ops-'),
     log: silentLog,
     ...overrides,
   };

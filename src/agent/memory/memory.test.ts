@@ -1,5 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -11,6 +10,7 @@ import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import { genFilesToolBox } from '../toolboxes/files/genFilesToolBox.js';
 import type { BhrainMemoryManager } from './BhrainMemoryManager.js';
 import { genTruncate } from './genTruncate.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin, contextFor } = useStandin();
 
@@ -69,7 +69,7 @@ describe.each(PROTOCOL_SLUGS)('memory managers on $slug', ({ slug }) => {
   });
 
   it('a manager can externalize content to a file and the brain reads it back with a tool', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-mem-'));
+    const cwd = tempDir('bhrain-mem-');
     const externalizing: BhrainMemoryManager = {
       name: 'externalize',
       shouldUpdate: ({ messages }) =>

@@ -1,5 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -8,6 +7,7 @@ import { invoke } from '../genBhrain.js';
 import { genBashToolBox } from '../toolboxes/bash/genBashToolBox.js';
 import type { BhrainPromptAnswer, BhrainPrompter } from './BhrainPermissionGuard.js';
 import { genRulesGuard } from './genRulesGuard.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin, contextFor } = useStandin();
 
@@ -25,7 +25,7 @@ const genScriptedPrompter = (answers: Record<string, BhrainPromptAnswer>) => {
 describe.each(PROTOCOL_SLUGS)('a remembered approval in the loop on $protocol', ({ slug }) => {
   // docs/design/loop.md#permission
   it('given `bash(npm test*)` approved always, when the model runs `npm test -- x` later in the session, then it is not asked; `npm publish` still is; a new session asks again', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-remembered-'));
+    const cwd = tempDir('bhrain-remembered-');
     await writeFile(join(cwd, 'package.json'), JSON.stringify({ name: 'scratch', version: '0.0.0', scripts: { test: 'echo tested' } }));
     const { prompter, asked } = genScriptedPrompter({ 'npm test': 'always', 'npm test -- x': true });
     const config = { atom: slug, toolBoxes: [genBashToolBox()], permissionGuard: genRulesGuard({ prompt: ['bash(npm test*)'] }) };

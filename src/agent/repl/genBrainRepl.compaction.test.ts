@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -15,6 +13,7 @@ import { getCompactedEpisodes } from '../../core/continuation/compactedEpisodes.
 import { genBrainRefStore } from '../../core/continuation/genBrainRefStore.js';
 import { SUMMARIZER_SYSTEM } from '../../core/continuation/summarizeTranscript.js';
 import { genBrainRepl } from './genBrainRepl.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin, contextFor } = useStandin();
 const REPL = 'bhrain.struct.v1@claude/haiku';
@@ -36,7 +35,7 @@ const compactOnce = async (repl: ReturnType<typeof genBrainRepl>) => {
 describe('a compacted episode, recognised beyond the repl that compacted it', () => {
   // docs/design/continuation.md#compaction
   it('a repl given a ref store records the compaction there, and another process reading the same store refuses the episode', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-compacted-'));
+    const home = tempDir('bhrain-compacted-');
     const repl = genBrainRepl({ slug: REPL, config: { limits: { contextTokens: 3_000 } }, refStore: genBrainRefStore({ home }) });
     const { first, second } = await compactOnce(repl);
     expect(second.series.episodes[0].hash).toBe(first.episode.hash);

@@ -1,5 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { genBrainEpisode } from '../../core/contract/BrainEpisode.js';
 import { genBrainExchange } from '../../core/contract/BrainExchange.js';
 import { BadRequestError, ContinuationNotSupportedError, EpisodeCompactedError, OutputInvalidError } from '../../core/contract/errors.js';
 import { genBrainRepl } from './genBrainRepl.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin, contextFor } = useStandin();
 const sent = (index: number) => JSON.stringify(standin().requests[index].body.messages);
@@ -58,7 +58,7 @@ describe.each(PROTOCOL_SLUGS)('BrainRepl on $slug: refs', ({ slug }) => {
   });
 
   it('act on a series from a prior ask acts with awareness of it; act on an episode too', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-repl-'));
+    const cwd = tempDir('bhrain-repl-');
     const repl = genBrainRepl({ slug: replSlug });
     standin().script(
       { text: 'PLAN: write plan.txt containing "step 1"' },

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 import { silentLog } from '../../core/contract/BrainContext.js';
 import type { BrainMessage } from '../../core/contract/BrainMessage.js';
@@ -18,6 +16,7 @@ import { attachTaskTool } from '../subagents/withTaskTool.js';
 import type { BhrainToolRegistry } from '../tool/genToolRegistry.js';
 import { preloadToolChecks } from '../tool/executeTool.js';
 import type { BhrainSpend } from './checkBudget.js';
+import { genDefaultSpillDir } from './defaultSpillDir.js';
 import { genRunawayDetector } from './detectRunaway.js';
 import { genSpendLedger } from './genSpendLedger.js';
 import {
@@ -66,7 +65,7 @@ const resolveContext = (context: BhrainContext, uuid: string): SessionContext =>
     env,
     log: context.log ?? silentLog,
     redact: context.redact ?? genSecretRedactor(env, readGitCredentials({ cwd }, { env }).secrets),
-    spillDir: context.spillDir ?? join(tmpdir(), 'bhrain-tool-output', uuid),
+    spillDir: context.spillDir ?? genDefaultSpillDir(uuid),
   };
 };
 

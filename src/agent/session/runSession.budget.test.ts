@@ -1,6 +1,3 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
@@ -14,6 +11,7 @@ import type { BhrainMemoryManager } from '../memory/BhrainMemoryManager.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import { genBashToolBox } from '../toolboxes/bash/genBashToolBox.js';
 import { checkBudget, emptySpend, sumTokens } from './checkBudget.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin, contextFor } = useStandin();
 
@@ -148,7 +146,7 @@ describe('budgets: wall time, configuration', () => {
   });
 
   it('budgets: limits.maxWallTimeMs stops a bash command still running at the deadline; no request follows it', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'bhrain-wall-'));
+    const cwd = tempDir('bhrain-wall-');
     standin().script({ text: 'sleeping', toolCalls: [{ name: 'bash', input: { command: 'sleep 20' } }] }, { text: 'never asked' });
     const started = Date.now();
     const result = await invoke(

@@ -1,5 +1,4 @@
-import { link, mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { link, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -290,7 +289,7 @@ describe('repairToolPairs', () => {
 
 /** a workspace and, beside it, a directory outside it holding a file the model must not change */
 const genLayout = async () => {
-  const base = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-confine-')));
+  const base = tempDir('bhrain-confine-');
   const workspace = join(base, 'ws');
   const outside = join(base, 'outside');
   await mkdir(workspace);

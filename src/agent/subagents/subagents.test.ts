@@ -1,5 +1,4 @@
-import { mkdtemp, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -15,6 +14,7 @@ import type { BhrainPermissionGuard, BhrainPrompter } from '../permission/Bhrain
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import { systemOf, toolNamesOf } from '#standin/requestParts.js';
 import { toolResults } from '#test-helpers/transcript.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin, contextFor } = useStandin();
 
@@ -38,7 +38,7 @@ const tokensOf = (request: StandinRequest): number => {
 
 /** a real workspace with a file the explore child can find */
 const genWorkspace = async () => {
-  const cwd = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-subagents-')));
+  const cwd = tempDir('bhrain-subagents-');
   await writeFile(join(cwd, 'config.ts'), 'export const loadConfig = () => ({});\n');
   return cwd;
 };

@@ -1,18 +1,18 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { genSecretRedactor } from '../../core/secrets/genSecretRedactor.js';
 import { truncateToolOutput } from './truncateToolOutput.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 describe('truncateToolOutput', () => {
   let spillDir: string;
   const lines = (count: number) => Array.from({ length: count }, (_, i) => `line ${String(i + 1).padStart(5, '0')}`).join('\n');
 
   beforeEach(async () => {
-    spillDir = join(await mkdtemp(join(tmpdir(), 'bhrain-spill-')), 'nested', 'spill');
+    spillDir = join(tempDir('bhrain-spill-'), 'nested', 'spill');
   });
   afterEach(async () => {
     await rm(join(spillDir, '..', '..'), { recursive: true, force: true });

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { startRunAudit } from './genRunAudit.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 // what hides a change from `git status` and `git diff`: an index bit, a rule in info/exclude or info/attributes. The
 // audit compares them at the run's start and end and names each as hidden from review
@@ -21,7 +21,7 @@ const git = (...args: string[]) =>
   });
 
 beforeEach(() => {
-  base = realpathSync(mkdtempSync(join(tmpdir(), 'bhrain-hidden-')));
+  base = tempDir('bhrain-hidden-');
   repo = join(base, 'repo');
   mkdirSync(repo);
   mkdirSync(join(base, 'home'));

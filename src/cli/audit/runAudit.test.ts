@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, rm, truncate, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, truncate, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
@@ -7,10 +6,11 @@ import { genBhrainSubagent } from '../../agent/BhrainSession.js';
 import type { BhrainHookInput } from '../../agent/hooks/BhrainHook.js';
 import { startRunAudit } from './genRunAudit.js';
 import { diffSnapshots, snapshotTree } from './snapshotTree.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 let root: string;
 beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), 'bhrain-snapshot-'));
+  root = tempDir('bhrain-snapshot-');
 });
 afterEach(async () => rm(root, { recursive: true, force: true }));
 

@@ -1,10 +1,10 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { genCommandHooks } from './genCommandHooks.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 // a command hook runs outside the sandbox: the bash it runs in is never one the workspace holds (`npm run` puts the
 // project's node_modules/.bin first on PATH)
@@ -13,7 +13,7 @@ let base: string;
 let workspace: string;
 let planted: string;
 beforeEach(() => {
-  base = realpathSync(mkdtempSync(join(tmpdir(), 'bhrain-hookbash-')));
+  base = tempDir('bhrain-hookbash-');
   workspace = join(base, 'ws');
   planted = join(workspace, 'node_modules', '.bin');
   mkdirSync(planted, { recursive: true });

@@ -1,8 +1,7 @@
 // where a run's MCP servers come from (flags, .mcp.json, settings), which win, which need approval, and how
 // their ${VAR}s expand; against real files in temp directories
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -13,11 +12,12 @@ import { readMcpTimeoutMs } from './startMcpServers.js';
 import type { McpServerConfig } from '../../agent/toolboxes/mcp/genMcpToolBox.js';
 import { checkMcpServers } from './checkMcpServers.js';
 import { expandMcpServer, resolveMcpServers } from './resolveMcpServers.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 let repo: string;
 let sub: string;
 beforeEach(async () => {
-  repo = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-mcp-config-')));
+  repo = tempDir('bhrain-mcp-config-');
   sub = join(repo, 'packages', 'app');
   await mkdir(sub, { recursive: true });
   execFileSync('git', ['init', '-q', repo]);
@@ -115,7 +115,7 @@ describe('CLI config: sources and precedence', () => {
     await writeJson(join(repo, '.mcp.json'), { mcpServers: { root: server('x') } });
     const approval = { trusted: false, enableAllProjectMcpServers: true, enabledMcpjsonServers: [] };
     expect((await resolveMcpServers({ ...base, cwd: sub, approval }, { env })).servers.map((each) => each.name)).toEqual(['root']);
-    const outside = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-mcp-nogit-')));
+    const outside = tempDir('bhrain-mcp-nogit-');
     await writeJson(join(outside, '.mcp.json'), { mcpServers: { here: server('x') } });
     expect((await resolveMcpServers({ ...base, cwd: outside, approval }, { env })).servers.map((each) => each.name)).toEqual(['here']);
   });

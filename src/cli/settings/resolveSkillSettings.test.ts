@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -10,13 +9,14 @@ import { BadRequestError } from '../../core/contract/errors.js';
 import { genSkillCommand } from '../genSkillCommand.js';
 import { resolveSkillSettings } from './resolveSkillSettings.js';
 import { pickExplicitFlags } from './settingsTable.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 /**
  * .what = a real git repository with a subdirectory, and a home of its own: XDG_CONFIG_HOME puts the user file at
  *         <home>/config/bhrain/settings.json
  */
 const given = async (files: { user?: unknown; project?: unknown; sub?: unknown } = {}) => {
-  const root = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-settings-')));
+  const root = tempDir('bhrain-settings-');
   const repo = join(root, 'repo');
   const sub = join(repo, 'packages', 'app');
   await mkdir(sub, { recursive: true });

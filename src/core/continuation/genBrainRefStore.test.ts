@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -10,10 +9,11 @@ import { genBrainSeries } from '../contract/BrainSeries.js';
 import type { BrainLog } from '../contract/BrainContext.js';
 import { BadRequestError, EpisodeCompactedError } from '../contract/errors.js';
 import { genBrainRefStore, getBhrainHome } from './genBrainRefStore.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const episode = genBrainEpisode({ exchanges: [genBrainExchange({ input: 'q', output: 'a' })] });
 const series = genBrainSeries({ episodes: [episode] });
-const genStore = async () => genBrainRefStore({ home: await mkdtemp(join(tmpdir(), 'bhrain-store-')) });
+const genStore = async () => genBrainRefStore({ home: tempDir('bhrain-store-') });
 
 describe('the ref store', () => {
   it('saves content-addressed and reads back by full hash or unique prefix', async () => {

@@ -1,9 +1,8 @@
 // the S3 backend through the store, against a real S3-protocol server (s3rver on 127.0.0.1)
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
@@ -16,6 +15,7 @@ import { genBrainSeries } from '../contract/BrainSeries.js';
 import { BadRequestError, EpisodeCompactedError, RefStoreReadError, RefStoreWriteError } from '../contract/errors.js';
 import { genBrainRefStore, openBrainRefStore } from './genBrainRefStore.js';
 import { genS3RefBackend, parseS3StoreUrl } from './genS3RefBackend.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { s3 } = useS3rver();
 const episode = genBrainEpisode({ exchanges: [genBrainExchange({ input: 'q', output: 'a' })] });
@@ -115,13 +115,13 @@ describe('store: the S3 backend', () => {
       expect(() => parseS3StoreUrl(bad), bad).toThrow(BadRequestError);
     expect(() => genS3RefBackend({ bucket: 'ci-refs', endpoint: 'localhost:9000' })).toThrow(/is not an http\(s\) URL/);
     // no URL: the local store in home
-    const home = await mkdtemp(join(tmpdir(), 'bhrain-open-'));
+    const home = tempDir('bhrain-open-');
     expect((await openBrainRefStore({ url: undefined, home })).location).toBe(join(home, 'refs'));
     expect((await openBrainRefStore({ url: `s3://${BUCKET}/x`, home })).location).toBe(`s3://${BUCKET}/x`);
   });
 
   it('store: importing the package loads no AWS SDK module; using an S3 store does', async () => {
-    const loads = join(await mkdtemp(join(tmpdir(), 'bhrain-sdk-loads-')), 'loads.txt');
+    const loads = join(tempDir('bhrain-sdk-loads-'), 'loads.txt');
     const recorder = join(import.meta.dirname, '..', '..', '..', 'test', 'acceptance', 'fixtures', 'recordModuleLoads.mjs');
     const dist = join(import.meta.dirname, '..', '..', '..', 'dist', 'index.js');
     const run = (code: string) =>

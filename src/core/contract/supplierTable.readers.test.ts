@@ -1,6 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -8,6 +6,7 @@ import { genConfigCommand } from '../../cli/genConfigCommand.js';
 import { genBrainAtom } from '../../providers/genBrainAtom.js';
 import { asBhrainContext } from '../../rhachet/readRhachetCall.js';
 import { credentialEnvVarsOf, SUPPLIER_TABLE } from './supplierTable.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 /** a URL at which each supplier needs a key, on nothing that listens: the key check fails before any request */
 const KEYED_URL_OF: Record<string, string> = {
@@ -47,7 +46,7 @@ describe("the supplier table's readers follow it, supplier by supplier", () => {
   it.each(SUPPLIER_TABLE.map((row) => [row.slugPrefix, row] as const))(
     '`bhrain config --atom %s` names the variable that holds the key, or every one to set',
     async (prefix, row) => {
-      const cwd = await mkdtemp(join(tmpdir(), 'bhrain-supplier-readers-'));
+      const cwd = tempDir('bhrain-supplier-readers-');
       dirs.push(cwd);
       const keyOf = async (env: Record<string, string>) => {
         let stdout = '';

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -12,6 +12,7 @@ import { AbortedError, BadRequestError } from '../../core/contract/errors.js';
 import { signalGroup } from '../../process/signalGroup.js';
 import { BrainCliError, BrainCliTimeoutError, genBrainCli, type BrainCli } from './genBrainCli.js';
 import { resolveClaudeBinary } from './resolveClaudeBinary.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 // BrainCli under bad input and faults, each case proven on the real Claude Code CLI
 const { standin } = useStandin();
@@ -62,7 +63,7 @@ const rejectionOf = async (promise: Promise<unknown>): Promise<{ error: Error; e
 
 /** a handle over the real CLI (or the given executable) in an isolated world that talks only to the stand-in */
 const genCli = async (options: { executable?: string } = {}) => {
-  const { cwd, env } = await genClaudeCliWorld({ standinUrl: standin().url });
+  const { cwd, env } = await genClaudeCliWorld({ standinUrl: standin().url, makeDir: tempDir });
   const handle = genBrainCli({ slug: 'claude/haiku' }, { cwd, env, executable: options.executable });
   handles.push(handle);
   return { handle, cwd };
@@ -215,7 +216,7 @@ describe('BrainCli under bad input and faults', () => {
 describe('BrainCli under bad input and faults', () => {
   it('a CLI that dies at start rejects boot with its exit code and stderr, and a later ask still says why', async () => {
     // given an executable that complains on stderr and exits 3
-    const dir = await mkdtemp(join(tmpdir(), 'bhrain-dying-cli-'));
+    const dir = tempDir('bhrain-dying-cli-');
     const executable = join(dir, 'claude');
     await writeFile(executable, '#!/bin/sh\necho "boom: bad config" >&2\nexit 3\n');
     await chmod(executable, 0o755);
@@ -247,7 +248,7 @@ describe('BrainCli under bad input and faults', () => {
     // given an executable that starts and then says nothing, ever
     const marker = `bhrain-marker-${randomUUID().slice(0, 8)}`;
     markers.push(marker);
-    const dir = await mkdtemp(join(tmpdir(), 'bhrain-silent-cli-'));
+    const dir = tempDir('bhrain-silent-cli-');
     const executable = join(dir, 'claude');
     await writeFile(executable, `#!/bin/sh\nnode -e "setInterval(()=>{},1000)" ${marker}\n`);
     await chmod(executable, 0o755);
@@ -266,7 +267,7 @@ describe('BrainCli under bad input and faults', () => {
   }, 30_000);
 
   it('a claude on PATH is found when the package is absent; the package binary wins when present', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'bhrain-path-claude-'));
+    const dir = tempDir('bhrain-path-claude-');
     const onPath = join(dir, 'claude');
     await symlink(PACKAGE_BINARY, onPath);
     const absent = (specifier: string): string => {

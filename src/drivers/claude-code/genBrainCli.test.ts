@@ -7,7 +7,7 @@ import { useStandin } from '#standin/useStandin.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import type { CliExit } from './CliProcess.js';
 import { genBrainCli, type BrainCli } from './genBrainCli.js';
-import { exists } from '#test-helpers/fs.js';
+import { exists, tempDir } from '#test-helpers/fs.js';
 
 const { standin } = useStandin();
 const handles: BrainCli[] = [];
@@ -27,7 +27,7 @@ const isAlive = (pid: number | null): boolean => {
 
 /** a handle over the real CLI in an isolated world that talks only to the stand-in */
 const genCli = async (slug = 'claude/haiku') => {
-  const { cwd, env } = await genClaudeCliWorld({ standinUrl: standin().url });
+  const { cwd, env } = await genClaudeCliWorld({ standinUrl: standin().url, makeDir: tempDir });
   const handle = genBrainCli({ slug }, { cwd, env });
   handles.push(handle);
   return { handle, cwd };

@@ -1,7 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -11,6 +9,7 @@ import type { BhrainToolContext } from '../../tool/BhrainToolBox.js';
 import { genMaskedCredentials } from '../../../sandbox/network/genMaskedCredentials.js';
 import { startDomainProxy } from '../../../sandbox/network/startDomainProxy.js';
 import { genBashToolBox } from './genBashToolBox.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 // masked variables in the bash toolbox: the commands see a placeholder, the CA files and the variables that point at
 // them; the options that would leave the values without the proxy fail when the toolbox is made
@@ -18,7 +17,7 @@ import { genBashToolBox } from './genBashToolBox.js';
 const SECRET = 'ghs_theRealValueNeverShown0123';
 let workspace: string;
 beforeAll(async () => {
-  workspace = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-bash-mask-')));
+  workspace = tempDir('bhrain-bash-mask-');
 });
 afterAll(async () => rm(workspace, { recursive: true, force: true }));
 

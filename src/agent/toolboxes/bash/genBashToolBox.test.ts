@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, readdir, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -9,13 +8,14 @@ import { BadRequestError } from '../../../core/contract/errors.js';
 import type { BhrainToolBox, BhrainToolContext, BhrainToolResult } from '../../tool/BhrainToolBox.js';
 import { genBashToolBox } from './genBashToolBox.js';
 import { findLivingProcesses, uniqueSeconds } from '#test-helpers/process.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 // every unsandboxed bash started by a test logs its pid (= its process group id) here through BASH_ENV, so the commands
 // stay verbatim; a sandboxed bash has a pid of its own namespace, so sandboxed calls are checked by their command lines
 let scratchDir: string;
 let pgidLogPath: string;
 beforeAll(async () => {
-  scratchDir = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-bash-')));
+  scratchDir = tempDir('bhrain-bash-');
   pgidLogPath = join(scratchDir, 'pgids.log');
   await writeFile(join(scratchDir, 'bash_env.sh'), 'printf "%s\\n" "$$" >> "$BHRAIN_TEST_PGID_LOG"\n');
 });

@@ -1,21 +1,20 @@
 import { createServer, type Server } from 'node:http';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { BrainLog } from '../../../core/contract/BrainContext.js';
 import type { BhrainToolBox, BhrainToolContext } from '../../tool/BhrainToolBox.js';
 import { genBashToolBox } from './genBashToolBox.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 // a registry that refuses every request as npm's does without a token: real HTTP on loopback, reached by curl
 let server: Server;
 let url: string;
 let cwd: string;
 beforeAll(async () => {
-  cwd = await realpath(await mkdtemp(join(tmpdir(), 'bhrain-held-back-')));
+  cwd = tempDir('bhrain-held-back-');
   server = createServer((request, response) => {
     response.writeHead(request.headers.authorization ? 200 : 401, { 'content-type': 'text/plain' });
     response.end(request.headers.authorization ? 'published\n' : 'Unauthorized\n');

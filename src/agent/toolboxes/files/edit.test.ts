@@ -1,5 +1,4 @@
-import { link, mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { link, mkdir, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { silentLog } from '../../../core/contract/BrainContext.js';
 import type { BhrainToolResult } from '../../tool/BhrainToolBox.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
 import type { WriteCheck } from './openInsideWorkspace.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 // every test below runs the edit tool in a fresh temp dir
 let cwd: string;
@@ -17,7 +17,7 @@ const edit = (input: Record<string, unknown>): Promise<BhrainToolResult> =>
 const numbered = (count: number) => Array.from({ length: count }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
 
 beforeEach(async () => {
-  cwd = await mkdtemp(join(tmpdir(), 'bhrain-edit-'));
+  cwd = tempDir('bhrain-edit-');
 });
 afterEach(async () => {
   await rm(cwd, { recursive: true, force: true });

@@ -1,6 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
@@ -8,6 +6,7 @@ import { silentLog } from '../../../core/contract/BrainContext.js';
 import type { BhrainToolResult } from '../../tool/BhrainToolBox.js';
 import { describeFsError } from './fsErrors.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 describe('genFilesToolBox', () => {
   let cwd: string;
@@ -16,7 +15,7 @@ describe('genFilesToolBox', () => {
     box.execute({ call: { id: `id-${name}`, name, input, ...extra } }, { cwd, log: silentLog, env: {} });
 
   beforeEach(async () => {
-    cwd = await mkdtemp(join(tmpdir(), 'bhrain-files-'));
+    cwd = tempDir('bhrain-files-');
   });
   afterEach(async () => {
     await rm(cwd, { recursive: true, force: true });

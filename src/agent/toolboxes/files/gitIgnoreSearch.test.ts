@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { comparePaths } from './toolPaths.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
 import { hasRipgrep } from './grepWithRipgrep.js';
 import { genGitRepo } from '#test-helpers/git.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const hasRg = await hasRipgrep();
 const engines = ['builtin', ...(hasRg ? (['rg'] as const) : [])] as const;
@@ -45,7 +45,7 @@ const useHome = (globalExcludes: string) => {
   const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
   let home = '';
   beforeAll(async () => {
-    home = await mkdtemp(join(tmpdir(), 'bhrain-home-'));
+    home = tempDir('bhrain-home-');
     await put(home, { '.config/git/ignore': globalExcludes });
     process.env.HOME = home;
     process.env.XDG_CONFIG_HOME = join(home, '.config');
@@ -163,7 +163,7 @@ describe('.gitignore-aware search: grep and glob skip what git ignores, in a rea
   it.each(engines)(
     '.gitignore-aware search: outside a git repository, .gitignore files are not read, as git and rg do (grep %s)',
     async (engine) => {
-      const plain = await mkdtemp(join(tmpdir(), 'bhrain-no-repo-'));
+      const plain = tempDir('bhrain-no-repo-');
       await put(plain, { '.gitignore': 'dist/\n', 'dist/a.js': 'needle\n', 'b.ts': 'needle\n' });
       expect((await call(plain, 'grep', { pattern: 'needle' }, engine)).output).toBe('b.ts:1:needle\ndist/a.js:1:needle');
       expect((await call(plain, 'glob', { pattern: '**/*.js' })).output).toBe('dist/a.js');

@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { genFilesToolBox } from './genFilesToolBox.js';
 import { genGlobTool } from './glob.js';
 import { genHiddenPathsOf } from './hiddenPaths.js';
 import { compileGlob, globToRegExp } from './globs.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 describe('globToRegExp', () => {
   const matches = (pattern: string, path: string) => globToRegExp(pattern).test(path);
@@ -65,7 +65,7 @@ describe('glob', () => {
   };
 
   beforeEach(async () => {
-    cwd = await mkdtemp(join(tmpdir(), 'bhrain-glob-'));
+    cwd = tempDir('bhrain-glob-');
   });
   afterEach(async () => {
     await rm(cwd, { recursive: true, force: true });

@@ -1,5 +1,4 @@
-import { access, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { genFilesToolBox } from './genFilesToolBox.js';
 import { genGrepTool } from './grep.js';
 import { genHiddenPathsOf } from './hiddenPaths.js';
 import { hasRipgrep } from './grepWithRipgrep.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const hasRg = await hasRipgrep();
 const engines = ['builtin', ...(hasRg ? (['rg'] as const) : [])] as const;
@@ -32,7 +32,7 @@ const put = async (path: string, content: string | Buffer) => {
 };
 
 beforeAll(async () => {
-  cwd = await mkdtemp(join(tmpdir(), 'bhrain-grep-'));
+  cwd = tempDir('bhrain-grep-');
   await put('src/a.ts', 'import x from "y";\nexport const match = 1;\n// no hit here\nexport function foo() { return "match"; }\n');
   await put('src/b.tsx', 'export const View = () => <div>match</div>;');
   await put('src/lib/deep.ts', 'const MATCH_UPPER = 2;\nconst caféMatch = "é";\n');
@@ -188,7 +188,7 @@ describe('grep: rg and the built-in engine agree', () => {
   });
 
   it.skipIf(!hasRg)('gives identical output with both engines when cwd is outside the searched tree', async () => {
-    const elsewhere = await mkdtemp(join(tmpdir(), 'bhrain-grep-elsewhere-'));
+    const elsewhere = tempDir('bhrain-grep-elsewhere-');
     const input = { pattern: 'match', path: join(cwd, 'src') };
     const viaRg = await grepWith('rg')(input, { cwd: elsewhere });
     expect(viaRg.output).toContain(`${join(cwd, 'src', 'a.ts')}:2:`);
@@ -202,7 +202,7 @@ describe('a runaway regex in the built-in grep', () => {
   // (a+)+$ against many a's and then a b tries every way to split the a's: 2^60 steps, for ever in practice
   const RUNAWAY = '(a+)+$';
   beforeAll(async () => {
-    cwd = await mkdtemp(join(tmpdir(), 'bhrain-grep-runaway-'));
+    cwd = tempDir('bhrain-grep-runaway-');
     await writeFile(join(cwd, 'early.txt'), 'aaa\n');
     await writeFile(join(cwd, 'trap.txt'), `${'a'.repeat(60)}b\n`);
   });

@@ -1,6 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { constants, accessSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, accessSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import type { BhrainToolResult } from '../../tool/BhrainToolBox.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
 import { hasRipgrep } from './grepWithRipgrep.js';
 import { readBoundedFile } from './readBoundedFile.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 // the tools that read in bhrain's own process stop at their bounds on every kind of file: a pseudo-file whose stat says
 // 0 bytes (/proc), a device that never ends (/dev/zero), a FIFO with no writer (an open would block for ever) or with a
@@ -28,7 +28,7 @@ const readable = (path: string) => {
 let cwd: string;
 let writer: ChildProcess;
 beforeAll(() => {
-  cwd = realpathSync(mkdtempSync(join(tmpdir(), 'bhrain-pseudo-')));
+  cwd = tempDir('bhrain-pseudo-');
   execFileSync('mkfifo', [join(cwd, 'silent.fifo'), join(cwd, 'endless.fifo')]);
   // a writer that never stops, blocked until something opens the FIFO to read
   writer = spawn('sh', ['-c', `exec yes > ${join(cwd, 'endless.fifo')}`], { stdio: 'ignore' });
@@ -103,7 +103,7 @@ describe('grep and glob walk past an ignore file that is a FIFO, or a link to /d
     'a link to /dev/zero': (path: string) => symlinkSync('/dev/zero', path),
   }))
     it(`.gitignore and .git/info/exclude as ${name}: glob and the built-in grep answer at once`, async () => {
-      const repo = realpathSync(mkdtempSync(join(tmpdir(), 'bhrain-pseudo-ignore-')));
+      const repo = tempDir('bhrain-pseudo-ignore-');
       try {
         execFileSync('git', ['init', '-q', repo]);
         writeFileSync(join(repo, 'a.txt'), 'needle\n');
@@ -125,7 +125,7 @@ describe('grep and glob walk past an ignore file that is a FIFO, or a link to /d
   it.skipIf(!hasRg)(
     'rg (skipped without ripgrep on PATH) reading a .gitignore linked to /dev/zero stops at its memory bound, and says so',
     async () => {
-      const repo = realpathSync(mkdtempSync(join(tmpdir(), 'bhrain-pseudo-rg-')));
+      const repo = tempDir('bhrain-pseudo-rg-');
       try {
         execFileSync('git', ['init', '-q', repo]);
         writeFileSync(join(repo, 'a.txt'), 'needle\n');

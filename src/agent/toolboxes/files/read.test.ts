@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, open, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLog } from '../../../core/contract/BrainContext.js';
 import type { BhrainToolResult } from '../../tool/BhrainToolBox.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 // every test below runs the read tool in a fresh temp dir
 let cwd: string;
@@ -15,7 +15,7 @@ const read = (input: Record<string, unknown>): Promise<BhrainToolResult> =>
   box.execute({ call: { id: 'call-1', name: 'read', input } }, { cwd, log: silentLog, env: {} });
 
 beforeEach(async () => {
-  cwd = await mkdtemp(join(tmpdir(), 'bhrain-read-'));
+  cwd = tempDir('bhrain-read-');
 });
 afterEach(async () => {
   await rm(cwd, { recursive: true, force: true });

@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { silentLog } from '../../../core/contract/BrainContext.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
 import { hasRipgrep } from './grepWithRipgrep.js';
 import { walkFiles } from './walkFiles.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const hasRg = await hasRipgrep();
 // the rg engine's cases are left out where ripgrep is not installed: this skipped test says so
@@ -24,7 +24,7 @@ describe('glob and grep over a DAG of symlinked directories (24 levels, 2 links 
   // l0/{a,b} -> ../l1, l1/{a,b} -> ../l2, …, l24/leaf.txt: git stores such links, so a cloned repo can hold one
   const links = Array.from({ length: LEVELS }, (_, level) => [`l${level}/a`, `l${level}/b`]).flat();
   beforeAll(async () => {
-    cwd = await mkdtemp(join(tmpdir(), 'bhrain-dag-'));
+    cwd = tempDir('bhrain-dag-');
     for (let level = 0; level <= LEVELS; level++) await mkdir(join(cwd, `l${level}`));
     for (const link of links) await symlink(`../l${Number(link.slice(1, link.indexOf('/'))) + 1}`, join(cwd, link));
     await writeFile(join(cwd, `l${LEVELS}`, 'leaf.txt'), 'needle\n');
@@ -64,7 +64,7 @@ describe('glob and grep over a DAG of symlinked directories (24 levels, 2 links 
 describe('the walk stops at its budget', () => {
   let root: string;
   beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), 'bhrain-walk-'));
+    root = tempDir('bhrain-walk-');
     for (let index = 0; index < 5; index++) await writeFile(join(root, `f${index}`), '');
   });
   afterAll(async () => {

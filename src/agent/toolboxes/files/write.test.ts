@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, link, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, link, lstat, mkdir, readdir, readFile, readlink, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { silentLog } from '../../../core/contract/BrainContext.js';
 import type { BhrainToolResult } from '../../tool/BhrainToolBox.js';
 import { genFilesToolBox } from './genFilesToolBox.js';
 import type { WriteCheck } from './openInsideWorkspace.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 // every test below runs the write tool in a fresh temp dir
 let cwd: string;
@@ -17,7 +17,7 @@ const write = (input: Record<string, unknown>): Promise<BhrainToolResult> =>
   box.execute({ call: { id: 'call-1', name: 'write', input } }, { cwd, log: silentLog, env: {} });
 
 beforeEach(async () => {
-  cwd = await mkdtemp(join(tmpdir(), 'bhrain-write-'));
+  cwd = tempDir('bhrain-write-');
 });
 afterEach(async () => {
   await chmod(join(cwd, 'locked'), 0o755).catch(() => {});

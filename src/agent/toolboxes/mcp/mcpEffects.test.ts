@@ -1,6 +1,5 @@
 // an MCP tool takes its effect from the server's annotations, against the real reference servers
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -14,6 +13,7 @@ import { readOnly } from '../../permission/builtinGuards.js';
 import { genBrainRepl } from '../../repl/genBrainRepl.js';
 import { attachMcpToolBox } from './attachMcpToolBox.js';
 import { effectOfMcpTool, genMcpToolBox, type McpToolBox } from './genMcpToolBox.js';
+import { tempDir } from '#test-helpers/fs.js';
 
 const { standin, contextFor } = useStandin();
 const everythingJs = resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -30,7 +30,7 @@ let everything: McpToolBox;
 let filesystem: McpToolBox;
 let plain: McpToolBox;
 beforeAll(async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'bhrain-mcp-effects-'));
+  const dir = tempDir('bhrain-mcp-effects-');
   // a server built on the SDK whose one tool says nothing about what it does
   const server = join(dir, 'plain.mjs');
   await writeFile(
