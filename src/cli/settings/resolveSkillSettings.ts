@@ -269,6 +269,19 @@ const fixForAsk = (values: SkillSettings, sources: Record<SettingKey, SettingSou
 };
 
 /**
+ * .what = refuses an ask flag that ask cannot honour: a sandbox other than read-only, a permission other than readOnly
+ * .why = ask is always read-only; a flag it would drop unseen is a mistake the user should hear about (exit 2)
+ */
+const refuseAskLoosening = (flags: SkillSettingsFlags): void => {
+  if (typeof flags.sandbox === 'string' && flags.sandbox !== 'read-only')
+    throw new BadRequestError(`ask is always read-only: --sandbox ${flags.sandbox} is not allowed (omit it, or pass --sandbox read-only)`);
+  if (typeof flags.permission === 'string' && flags.permission !== 'readOnly')
+    throw new BadRequestError(
+      `ask is always read-only: --permission ${flags.permission} is not allowed (omit it, or pass --permission readOnly; act takes a permission)`,
+    );
+};
+
+/**
  * .what = the atom of a run that names none: the first supplier of the supplier table (claude, qwen, openai) whose key
  *         variable is set, its source being that variable; none set, none
  * .why = a user with one key set should not have to say which supplier it is for; the order is the table's, and the
@@ -353,14 +366,7 @@ export const resolveSkillSettings = async (
     ? (disallowedLayers.map((layer) => layer.source).join(', ') as SettingSource)
     : 'default';
   const flagSandbox = input.flags?.sandbox;
-  if (skill === 'ask' && typeof flagSandbox === 'string' && flagSandbox !== 'read-only')
-    throw new BadRequestError(`ask is always read-only: --sandbox ${flagSandbox} is not allowed (omit it, or pass --sandbox read-only)`);
-  // a permission ask cannot use is refused as the sandbox is, never dropped unseen
-  const flagPermission = input.flags?.permission;
-  if (skill === 'ask' && typeof flagPermission === 'string' && flagPermission !== 'readOnly')
-    throw new BadRequestError(
-      `ask is always read-only: --permission ${flagPermission} is not allowed (omit it, or pass --permission readOnly; act takes a permission)`,
-    );
+  if (skill === 'ask') refuseAskLoosening(input.flags ?? {});
   const values: SkillSettings = {
     atom,
     model: pick('model', SETTINGS.model.default),
