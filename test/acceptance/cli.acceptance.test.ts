@@ -303,9 +303,7 @@ describe('errors: message and exit code', () => {
     });
     expect(run.code).toBe(0);
     expect(await exists(join(cwd, 'made.txt'))).toBe(false);
-    expect(run.stderr).toMatch(
-      /✗ bash denied: bash may change files or run commands \(it needs approval, and there is no terminal to ask on\)/,
-    );
+    expect(run.stderr).toMatch(/✗ bash denied: bash runs commands \(it needs approval, and there is no terminal to ask on\)/);
     expect(JSON.stringify(standin().requests[1].body)).toMatch(
       /approval was needed but there is no way to ask the user \(not an interactive terminal\)/,
     );
