@@ -245,12 +245,13 @@ describe('errors: message and exit code', () => {
     120_000,
   );
 
-  it('max iterations → exit 3 with the partial answer printed', async () => {
+  it('max iterations → exit 3 with the partial answer alone on stdout, and why on stderr', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'bhrain-err-'));
     standin().script({ text: 'halfway', toolCalls: [{ name: 'glob', input: { pattern: '*' } }] });
     const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--max-iterations', '1', '--input', 'x'], cwd, env: envFor() });
     expect(run.code).toBe(3);
-    expect(run.stdout).toMatch(/^halfway\n\n\[bhrain stopped after 1 iterations/);
+    expect(run.stdout).toBe('halfway\n');
+    expect(run.stderr).toMatch(/^bhrain act: stopped after 1 iteration, before the task was complete\. The answer on stdout is partial\./m);
   });
 
   it('a loop-side failure (the ref store cannot be written) → exit 5, with the answer still printed', async () => {
