@@ -43,6 +43,12 @@ export interface BhrainSessionResult {
   sessionUuid: string;
   /** the final answer; for max-iterations and budget, the partial answer and an explanation; for refusal, the refusal text; for error, what was said before it */
   output: string;
+  /**
+   * bhrain's notice of an early stop (max-iterations, budget, terminated), as output ends with it after the partial
+   * answer: why it stopped and how to go on; null when the session answered or failed. output without it is the model's
+   * own text (the CLI prints that alone as the answer, and the notice on stderr)
+   */
+  notice: string | null;
   termination: BhrainTermination;
   /** why a caller terminated the session (BhrainLoop.terminate, brain.terminate); null when termination is not 'terminated' */
   terminationReason: string | null;

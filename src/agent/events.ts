@@ -44,7 +44,13 @@ export interface BhrainIterationCompletedEvent {
   iterationNumber: number;
   hadToolCalls: boolean;
   toolCallCount: number;
-  /** this iteration's generation */
+  /** what this iteration's generation spent, in the names every other event and result uses (reasoning when reported) */
+  tokens: BrainTokens;
+  /**
+   * this iteration's generation, as tokens says it
+   * @deprecated read tokens (tokenUsage.inputTokens is tokens.input, cacheGetTokens tokens.cache.get, totalTokens
+   *             tokens.input + tokens.output); removed in the next major version
+   */
   tokenUsage: { inputTokens: number; outputTokens: number; totalTokens: number; cacheGetTokens: number; cacheSetTokens: number };
   /** the size of the context the model saw this iteration */
   contextTokens: number;

@@ -11,13 +11,13 @@ export const EXIT_CODES = {
   crash: 1,
   /** bad usage or input: missing input, unknown atom or arch, bad ref, bad flag */
   badRequest: 2,
-  /** max iterations reached: the partial answer is still printed */
+  /** max iterations reached: the partial answer (the model's text so far, maybe none) is still printed, and stderr says why */
   maxIterations: 3,
   /** the LLM is unreachable, overloaded past retries, or refused the credentials */
   supplier: 4,
   /** the loop failed (or the ref store could not be written) */
   loop: 5,
-  /** a budget (--max-budget-usd, --max-tokens, --max-wall-time) was reached: the partial answer is printed */
+  /** a budget (--max-budget-usd, --max-tokens, --max-wall-time) was reached: the partial answer is printed, stderr says which */
   budget: 6,
   /** --fail-on-denied was given and a tool call was denied */
   denied: 7,

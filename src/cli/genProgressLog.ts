@@ -16,6 +16,8 @@ export type ProgressLog = BrainLog & {
   color: InstanceType<typeof Chalk>;
   /** a progress line, redacted whole; nothing when quiet or past maxBytes */
   progress: (line: string) => void;
+  /** what the run's end says of its answer (an early stop's notice), redacted whole; shown even when quiet, as errors are */
+  notice: (message: string) => void;
   stop: () => void;
   pause: <T>(during: () => Promise<T>) => Promise<T>;
 };
@@ -75,8 +77,9 @@ export const genProgressLog = (input: {
     debug: () => {},
     info: () => {},
     progress: printProgress,
-    warn: (message) => printProgress(color.yellow(`warning: ${message}`)),
-    // the error that ends the session: the CLI prints it once, at the end
+    // the error, budget or termination that ends the session: the CLI prints it once, at the end
+    warn: (message, meta) => !meta?.endsSession && printProgress(color.yellow(`warning: ${message}`)),
+    notice: (message) => print(color.yellow(message)),
     error: (message, meta) => !meta?.endsSession && print(color.red(`error: ${message}`)),
     stop: () => {
       if (timer) clearInterval(timer);

@@ -38,7 +38,7 @@ describe('the TTY prompter offers y / n / a', () => {
 
   it("given a pattern to remember, when the person types 'a', then the prompt showed the pattern and the answer is always", async () => {
     const terminal = genTerminal();
-    const answer = terminal.prompter({ call, reason: 'bash may change files or run commands', remember: ['bash(npm test*)'] });
+    const answer = terminal.prompter({ call, reason: 'bash runs commands', remember: ['bash(npm test*)'] });
     terminal.type('a\n');
     expect(await answer).toBe('always');
     expect(terminal.shown()).toContain("a = yes, and don't ask again this session for bash(npm test*)");

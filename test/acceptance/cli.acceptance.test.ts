@@ -249,12 +249,13 @@ describe('errors: message and exit code', () => {
     120_000,
   );
 
-  it('max iterations → exit 3 with the partial answer printed', async () => {
+  it('max iterations → exit 3 with the partial answer alone on stdout, and why on stderr', async () => {
     const cwd = tempDir('bhrain-err-');
     standin().script({ text: 'halfway', toolCalls: [{ name: 'glob', input: { pattern: '*' } }] });
     const run = await runBhrain({ args: ['act', '--atom', 'qwen', '--max-iterations', '1', '--input', 'x'], cwd, env: envFor() });
     expect(run.code).toBe(3);
-    expect(run.stdout).toMatch(/^halfway\n\n\[bhrain stopped after 1 iterations/);
+    expect(run.stdout).toBe('halfway\n');
+    expect(run.stderr).toMatch(/^bhrain act: stopped after 1 iteration, before the task was complete\. The answer on stdout is partial\./m);
   });
 
   it('a loop-side failure (the ref store cannot be written) → exit 5, with the answer still printed', async () => {
@@ -307,9 +308,7 @@ describe('errors: message and exit code', () => {
     });
     expect(run.code).toBe(0);
     expect(await exists(join(cwd, 'made.txt'))).toBe(false);
-    expect(run.stderr).toMatch(
-      /✗ bash denied: bash may change files or run commands \(it needs approval, and there is no terminal to ask on\)/,
-    );
+    expect(run.stderr).toMatch(/✗ bash denied: bash runs commands \(it needs approval, and there is no terminal to ask on\)/);
     expect(JSON.stringify(standin().requests[1].body)).toMatch(
       /approval was needed but there is no way to ask the user \(not an interactive terminal\)/,
     );

@@ -206,6 +206,13 @@ describe('hooks: a hook that stops the run', () => {
       exitCode: 10,
       output: '[bhrain did not run the prompt: a UserPromptSubmit hook blocked the prompt: no prompts about prod]',
     });
+    // in text mode stdout is empty: the reason is said on stderr
+    const text = await act(['drop the prod db']);
+    expect(text.code).toBe(10);
+    expect(text.stdout).toBe('');
+    expect(text.stderr).toMatch(
+      /^bhrain act: stopped by a hook, before the task was complete: a UserPromptSubmit hook blocked the prompt: no prompts about prod\. Nothing was answered: stdout is empty\./m,
+    );
   });
 });
 

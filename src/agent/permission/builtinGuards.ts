@@ -1,4 +1,5 @@
 import type { BhrainPermissionGuard } from './BhrainPermissionGuard.js';
+import type { BhrainToolEffect } from '../tool/defineTool.js';
 import { readCallEffect } from './readCallEffect.js';
 
 /** .what = allows every call: the default, permissive for development (docs/design/loop.md#config-and-plugins) */
@@ -22,11 +23,25 @@ export const readOnly: BhrainPermissionGuard = {
         },
 };
 
-/** .what = allows the calls whose tool's effect is read; asks before every other call (write, exec, network, delegate, unknown) */
+/** .what = what a call of each effect does, as the question before it says it */
+const EFFECT_WORDS: Record<BhrainToolEffect, string> = {
+  read: 'only reads',
+  write: 'changes files',
+  exec: 'runs commands',
+  network: 'reaches the network',
+  delegate: 'starts a subagent',
+};
+
+/**
+ * .what = allows the calls whose tool's effect is read; asks before every other call (write, exec, network, delegate,
+ *         unknown), the reason saying what the call does: `write changes files`, `bash runs commands`
+ */
 export const promptForWrites: BhrainPermissionGuard = {
   name: 'promptForWrites',
-  check: async (input, context) =>
-    (await readCallEffect(input, context)).effect === 'read'
-      ? { decision: 'allow' }
-      : { decision: 'prompt', reason: `${input.call.name} may change files or run commands` },
+  check: async (input, context) => {
+    const { effect } = await readCallEffect(input, context);
+    if (effect === 'read') return { decision: 'allow' };
+    const does = effect ? EFFECT_WORDS[effect] : 'declares no effect, so it may change files or run commands';
+    return { decision: 'prompt', reason: `${input.call.name} ${does}` };
+  },
 };

@@ -58,8 +58,8 @@ describe.each(PROTOCOL_SLUGS)('permission guards on $slug', ({ slug }) => {
       contextFor({ cwd, prompter: async (request) => (asked.push(request), request.call.input.path === 'yes.txt') }),
     );
     expect(asked.map((request) => [request.call.input.path, request.reason])).toEqual([
-      ['yes.txt', 'write may change files or run commands'],
-      ['no.txt', 'write may change files or run commands'],
+      ['yes.txt', 'write changes files'],
+      ['no.txt', 'write changes files'],
     ]);
     expect(await readFile(join(cwd, 'yes.txt'), 'utf8')).toBe('approved');
     expect(await exists(join(cwd, 'no.txt'))).toBe(false);

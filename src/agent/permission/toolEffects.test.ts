@@ -166,7 +166,7 @@ describe('tool contract: the builtin guards read the effect', () => {
       ],
       { guard: promptForWrites, cwd, answer: true },
     );
-    expect(asked).toEqual(['save_note may change files or run commands']);
+    expect(asked).toEqual(['save_note changes files']);
     expect(messages.map((message) => message.content)).toEqual(['note', 'saved m.md']);
   });
 

@@ -1,4 +1,5 @@
 import type { BhrainError } from '../../core/contract/errors.js';
+import { pluralize } from '../../core/text/pluralize.js';
 import type { BhrainTermination } from '../BhrainSession.js';
 import type { BhrainSessionResult } from '../BhrainSessionResult.js';
 import { describeBudgetReached, type BhrainBudgetReached } from './checkBudget.js';
@@ -9,6 +10,8 @@ import { publishSession, sessionOf, type SessionState } from './SessionState.js'
 export interface SessionEnd {
   termination: BhrainTermination;
   output: string;
+  /** bhrain's notice of an early stop, as output ends with it (after the partial answer); absent when none */
+  notice?: string;
   error?: BhrainError;
   budgetReached?: BhrainBudgetReached;
   terminationReason?: string;
@@ -19,26 +22,33 @@ const ANSWERED: ReadonlySet<BhrainTermination> = new Set(['complete', 'refusal',
 
 /**
  * .what = how a session that stopped before its task was done ends: the partial answer (the model's latest text) with
- *         a notice of why it stopped and how to go on
+ *         a notice of why it stopped and how to go on, the notice also apart (a CLI prints it on stderr, not as the answer)
  * .why = pure: one place words every early stop
  */
 export const describeStop = (stop: SessionStop, said: { lastText: string; maxIterations: number }): SessionEnd => {
   const partial = said.lastText ? `${said.lastText}\n\n` : '';
+  const withNotice = (notice: string) => ({ output: `${partial}${notice}`, notice });
   if (stop.termination === 'max-iterations')
     return {
       termination: 'max-iterations',
-      output: `${partial}[bhrain stopped after ${said.maxIterations} iterations (maxIterations) before the task was complete: the answer above is partial. Continue from this session's refs, or allow more iterations.]`,
+      ...withNotice(
+        `[bhrain stopped after ${pluralize(said.maxIterations, 'iteration')} (maxIterations) before the task was complete: the answer above is partial. Continue from this session's refs, or allow more iterations.]`,
+      ),
     };
   if (stop.termination === 'budget')
     return {
       termination: 'budget',
-      output: `${partial}[bhrain stopped before the task was complete: ${describeBudgetReached(stop.budgetReached)}. The answer above is partial. Continue from this session's refs, or raise the limit.]`,
+      ...withNotice(
+        `[bhrain stopped before the task was complete: ${describeBudgetReached(stop.budgetReached)}. The answer above is partial. Continue from this session's refs, or raise the limit.]`,
+      ),
       budgetReached: stop.budgetReached,
     };
   if (stop.termination === 'terminated')
     return {
       termination: 'terminated',
-      output: `${partial}[bhrain stopped before the task was complete: the session was terminated (${stop.reason}). The answer above is partial. Continue from this session's refs.]`,
+      ...withNotice(
+        `[bhrain stopped before the task was complete: the session was terminated (${stop.reason}). The answer above is partial. Continue from this session's refs.]`,
+      ),
       terminationReason: stop.reason,
     };
   return { termination: 'error', output: said.lastText, error: stop.error };
@@ -50,8 +60,9 @@ export const describeStop = (stop: SessionStop, said: { lastText: string; maxIte
  */
 export const finishSession = (state: SessionState, end: SessionEnd): BhrainSessionResult => {
   const { log } = state.context;
-  if (end.termination === 'budget') log.warn(`session stopped: ${describeBudgetReached(end.budgetReached!)}`);
-  if (end.termination === 'terminated') log.warn(`session terminated: ${end.terminationReason}`);
+  // the result carries both: a caller that reports it (the CLI's notice) may skip these lines (endsSession)
+  if (end.termination === 'budget') log.warn(`session stopped: ${describeBudgetReached(end.budgetReached!)}`, { endsSession: true });
+  if (end.termination === 'terminated') log.warn(`session terminated: ${end.terminationReason}`, { endsSession: true });
   publishSession(state, {
     status: ANSWERED.has(end.termination) ? 'COMPLETED' : 'TERMINATED',
     endedAt: new Date().toISOString(),
@@ -60,6 +71,7 @@ export const finishSession = (state: SessionState, end: SessionEnd): BhrainSessi
   const result: BhrainSessionResult = {
     sessionUuid: state.uuid,
     output: end.output,
+    notice: end.notice ?? null,
     termination: end.termination,
     terminationReason: end.terminationReason ?? null,
     iterations: state.iteration,
@@ -75,7 +87,7 @@ export const finishSession = (state: SessionState, end: SessionEnd): BhrainSessi
     session: sessionOf(state),
     subagents: [...state.subagents],
   };
-  log.info(`session ${result.termination} after ${result.iterations} iterations`, {
+  log.info(`session ${result.termination} after ${pluralize(result.iterations, 'iteration')}`, {
     termination: result.termination,
     iterations: result.iterations,
     tokens: result.tokens,

@@ -131,14 +131,19 @@ describe('resolveBoundary: whether the next iteration may run (pure)', () => {
 describe('describeStop: how an early stop reads (pure)', () => {
   const said = { lastText: 'step two done', maxIterations: 2 };
 
-  it('given each stop, then the partial answer comes first and a notice says why and how to go on', () => {
+  it('given each stop, then the partial answer comes first and a notice says why and how to go on; the notice is also apart', () => {
     expect(describeStop({ termination: 'max-iterations' }, said).output).toMatch(
       /^step two done\n\n\[bhrain stopped after 2 iterations \(maxIterations\) before the task was complete/,
     );
+    expect(describeStop({ termination: 'max-iterations' }, { ...said, maxIterations: 1 }).notice).toMatch(
+      /^\[bhrain stopped after 1 iteration \(maxIterations\) before the task was complete/,
+    );
+    const notice =
+      "[bhrain stopped before the task was complete: the session was terminated (the user left). The answer above is partial. Continue from this session's refs.]";
     expect(describeStop({ termination: 'terminated', reason: 'the user left' }, said)).toEqual({
       termination: 'terminated',
-      output:
-        "step two done\n\n[bhrain stopped before the task was complete: the session was terminated (the user left). The answer above is partial. Continue from this session's refs.]",
+      output: `step two done\n\n${notice}`,
+      notice,
       terminationReason: 'the user left',
     });
     expect(

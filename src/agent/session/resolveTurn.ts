@@ -1,6 +1,7 @@
 import type { BrainAtomGeneration, BrainTruncatedToolCall } from '../../core/contract/BrainAtom.js';
 import type { BrainMessage } from '../../core/contract/BrainMessage.js';
 import { AbortedError, EmptyAnswerError, type BhrainError } from '../../core/contract/errors.js';
+import { pluralize } from '../../core/text/pluralize.js';
 import type { BhrainBudgetReached } from './checkBudget.js';
 import { EMPTY_ANSWER_NUDGE } from '../constants.js';
 
@@ -127,7 +128,7 @@ export const resolveBoundary = (input: {
   if (input.aborted)
     return {
       termination: 'error',
-      error: new AbortedError(`the session was interrupted after ${input.iteration} iterations; its transcript is kept`),
+      error: new AbortedError(`the session was interrupted after ${pluralize(input.iteration, 'iteration')}; its transcript is kept`),
     };
   if (input.terminateRequest) return { termination: 'terminated', reason: input.terminateRequest.reason };
   if (input.budgetReached) return { termination: 'budget', budgetReached: input.budgetReached };

@@ -68,10 +68,7 @@ describe.each(PROTOCOL_SLUGS)('budgets on $slug', ({ slug }) => {
     const costs: number[] = [];
     const onEvent = (event: BhrainEvent) => {
       if (event.type !== 'IterationCompleted') return;
-      const { inputTokens, outputTokens, cacheGetTokens, cacheSetTokens } = event.tokenUsage;
-      costs.push(
-        computeCash({ input: inputTokens, output: outputTokens, cache: { get: cacheGetTokens, set: cacheSetTokens } }, price)!.total,
-      );
+      costs.push(computeCash(event.tokens, price)!.total);
     };
     const cap = 0.005;
     const result = await invoke(

@@ -87,7 +87,7 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
     expect(results[2].content).toContain('one\ntwo');
   });
 
-  it('at maxIterations the loop stops gracefully with the partial answer and an explanation', async () => {
+  it('at maxIterations the loop stops gracefully with the partial answer and an explanation, the explanation also apart (notice)', async () => {
     const probe = genProbeToolBox();
     standin().script(
       { text: 'step one done', toolCalls: [{ name: 'ok', input: { n: 1 } }] },
@@ -97,6 +97,7 @@ describe.each(PROTOCOL_SLUGS)('bhrain.struct.v1 loop on $slug ($protocol protoco
     expect(result.termination).toBe('max-iterations');
     expect(result.iterations).toBe(2);
     expect(result.output).toMatch(/^step two done\n\n\[bhrain stopped after 2 iterations \(maxIterations\)/);
+    expect(result.output).toBe(`step two done\n\n${result.notice}`);
     expect(standin().requests).toHaveLength(2);
     expect(probe.runs).toEqual(['ok', 'ok']);
   });

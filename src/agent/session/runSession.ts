@@ -66,12 +66,10 @@ export const runSession = async (input: RunSessionInput): Promise<BhrainSessionR
   // an empty request gets a clarification, and no loop
   if (!input.prompt.trim()) return finish({ termination: 'clarification', output: CLARIFICATION_REQUEST });
   const opening = hooks && state.depth === 0 ? await hooks.openWithHooks(state, input.prompt, input.history.length > 0) : null;
-  if (opening?.blocked)
-    return finish({
-      termination: 'terminated',
-      output: `[bhrain did not run the prompt: ${opening.blocked}]`,
-      terminationReason: opening.blocked,
-    });
+  if (opening?.blocked) {
+    const notice = `[bhrain did not run the prompt: ${opening.blocked}]`;
+    return finish({ termination: 'terminated', output: notice, notice, terminationReason: opening.blocked });
+  }
   appendMessages(state, [{ role: 'user', content: opening?.content ?? input.prompt }]);
   const release = armSession(state);
   let stopHookActive = false;

@@ -122,6 +122,7 @@ export const runTurn = async (state: SessionState): Promise<TurnRan | NextStep> 
     iterationNumber: iteration,
     hadToolCalls: calls.length > 0,
     toolCallCount: calls.length,
+    tokens: generation.tokens,
     tokenUsage: {
       inputTokens: generation.tokens.input,
       outputTokens: generation.tokens.output,

@@ -2,10 +2,12 @@ import type { BrainReplOutput } from '../../agent/repl/genBrainRepl.js';
 import { AbortedError } from '../../core/contract/errors.js';
 import { redactBrainEpisode, redactBrainSeries } from '../../core/secrets/redactBrainRefs.js';
 import { redactDeep } from '../../core/secrets/redactDeep.js';
+import { describeTermination } from '../describeTermination.js';
 import { EXIT_CODES, exitCodeOf } from '../exitCodes.js';
 import type { OutputFile } from '../resolveOutputFile.js';
 import type { RunRecord } from '../runRecord.js';
 import { OUTPUT_SCHEMA_VERSION, type SkillOutputJson } from '../skillOutputJson.js';
+import { formatStopNotice } from './formatStopNotice.js';
 import type { RunIo } from './genRunIo.js';
 import type { PreparedRun } from './prepareRun.js';
 import { writeOutput } from './writeOutput.js';
@@ -21,9 +23,17 @@ const formatRefLines = (refs: { episode: string; series: string; record: string 
   `episode: ${refs.episode}\nseries: ${refs.series}\n${refs.record ? `record: ${refs.record}\n` : ''}`;
 
 /**
- * .what = the end of a run that answered: the answer printed first, then the refs and the run record saved together,
- *         the output file written, the exit code decided, the result object (json) and the refs lines printed, then
- *         the sinks' end (the GitHub summary, telemetry's task and answer)
+ * .what = the model's own text of a session's output: the output without bhrain's notice of an early stop at its end
+ * .why = text mode prints the answer alone on stdout; the notice is said on stderr (formatStopNotice)
+ */
+const withoutNotice = (output: string, notice: string | null): string =>
+  notice && output.endsWith(notice) ? output.slice(0, output.length - notice.length).replace(/\n\n$/, '') : output;
+
+/**
+ * .what = the end of a run that answered: the answer printed first (text: the model's text alone), then the refs and
+ *         the run record saved together, the output file written, the exit code decided, the result object (json), the
+ *         status line (or an early stop's notice), the errors and the refs lines printed, then the sinks' end (the GitHub
+ *         summary, telemetry's task and answer)
  * .why = the answer was paid for: nothing that fails after it may take it away, and a failure after it changes the exit
  *        code (5), never swallows it
  */
@@ -37,6 +47,8 @@ export const finishRun = async (
   const { session } = result;
   // the answer may hold a secret the model decoded from a form redaction cannot match (base64): nothing printed or kept does
   const output = redact(session.output);
+  // stdout's answer: the model's text alone (empty when it wrote none), whatever bhrain says of it goes to stderr
+  const said = redact(withoutNotice(session.output, session.notice));
   const structured = run.schema && session.termination === 'complete' ? redactDeep(result.output, redact) : undefined;
   const episode = redactBrainEpisode(result.episode, redact);
   const series = redactBrainSeries(result.series, redact);
@@ -46,7 +58,7 @@ export const finishRun = async (
   let exitCode = exitCodeOf(session.termination, sessionError);
 
   // the answer first: it was paid for, and nothing that fails after it may take it away
-  const answer = output && !output.endsWith('\n') ? `${output}\n` : output;
+  const answer = said && !said.endsWith('\n') ? `${said}\n` : said;
   if (!machine) process.stdout.write(answer);
   log.stop();
 
@@ -149,6 +161,17 @@ export const finishRun = async (
   }
   const json = machine ? genJson() : null;
   if (json) writeLine(json);
+  // the status line, in the JSON's terms; an early stop's is its notice, shown even when quiet (stdout holds no word of it)
+  const ending = { termination, iterations: session.iterations };
+  const stopNotice = formatStopNotice({
+    skill,
+    ...ending,
+    budgetReached: session.budgetReached,
+    terminationReason: session.terminationReason,
+    answered: said.trim() !== '',
+  });
+  if (stopNotice) log.notice(stopNotice);
+  else log.progress(log.color.dim(describeTermination(ending)));
   if (sessionError) log.error(sessionError.message);
   for (const failure of failures) log.error(`${failure} (the answer above is complete)`);
   if (exitCode === EXIT_CODES.denied) log.error(`${toolCalls.denied} tool call(s) were denied, and --fail-on-denied was given`);

@@ -1,11 +1,13 @@
 import { redactDeep } from '../../core/secrets/redactDeep.js';
 import type { SecretRedactor } from '../../core/secrets/genSecretRedactor.js';
 import { OUTPUT_SCHEMA_VERSION } from '../skillOutputJson.js';
+import { asStreamJsonEvent } from './asStreamJsonEvent.js';
 import type { RunSink } from './RunSink.js';
 
 /**
- * .what = --output stream-json: a start object, every event of the run's session, and with --include-partial-messages
- *         the streamed text (onDelta), one JSON object a line on stdout, each redacted (the result object follows, from the run)
+ * .what = --output stream-json: a start object, every event of the run's session (in the result's names:
+ *         asStreamJsonEvent), and with --include-partial-messages the streamed text (onDelta), one JSON object a line on
+ *         stdout, each redacted (the result object follows, from the run)
  */
 export const genStreamJsonSink = (input: { skill: string; writeLine: (value: unknown) => void; redact: SecretRedactor }): RunSink => {
   const { writeLine, redact } = input;
@@ -21,7 +23,7 @@ export const genStreamJsonSink = (input: { skill: string; writeLine: (value: unk
         record: start.record,
       }),
     onEvent: (event, origin) => {
-      if (origin === 'session') writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...event }, redact));
+      if (origin === 'session') writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...asStreamJsonEvent(event) }, redact));
     },
     // deltas come only with --include-partial-messages (the session streams them only then)
     onDelta: (delta) =>

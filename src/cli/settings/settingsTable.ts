@@ -462,7 +462,7 @@ export const SETTINGS = {
   }),
   maxIterations: row({
     fileKey: 'maxIterations',
-    flag: { flags: '--max-iterations <n>', help: 'stop after n loop iterations, printing the partial answer (exit 3)' },
+    flag: { flags: '--max-iterations <n>', help: 'stop after n loop iterations (exit 3): the partial answer on stdout, why on stderr' },
     value: { kind: 'int', ...BHRAIN_CONFIG_BOUNDS.maxIterations },
     expects: MAX_ITERATIONS_EXPECTS,
     default: DEFAULT_MAX_ITERATIONS,

@@ -171,7 +171,7 @@ const addRetries = (state: SpansState, span: Span, retries: readonly BhrainReque
 /** .what = the model-call span of an iteration, made once the call is known (its start and length are in the event) */
 const onIterationCompleted = (state: SpansState, event: BhrainIterationCompletedEvent) => {
   const session = state.sessions.get(event.sessionUuid);
-  const { generation, tokenUsage } = event;
+  const { generation, tokens } = event;
   const system = systemOf(session?.atom ?? 'unknown');
   const started = timeOf(generation.requestedAt);
   const span = state.input.tracer.startSpan(
@@ -185,10 +185,10 @@ const onIterationCompleted = (state: SpansState, event: BhrainIterationCompleted
         'gen_ai.provider.name': system,
         'gen_ai.request.model': generation.model,
         'gen_ai.response.finish_reasons': [generation.stopReason],
-        'gen_ai.usage.input_tokens': tokenUsage.inputTokens,
-        'gen_ai.usage.output_tokens': tokenUsage.outputTokens,
-        'gen_ai.usage.cache_read.input_tokens': tokenUsage.cacheGetTokens,
-        'gen_ai.usage.cache_creation.input_tokens': tokenUsage.cacheSetTokens,
+        'gen_ai.usage.input_tokens': tokens.input,
+        'gen_ai.usage.output_tokens': tokens.output,
+        'gen_ai.usage.cache_read.input_tokens': tokens.cache.get,
+        'gen_ai.usage.cache_creation.input_tokens': tokens.cache.set,
         ...(generation.costUsd === null ? {} : { 'bhrain.cost.usd': generation.costUsd }),
         'bhrain.model.attempts': generation.attempts,
         'bhrain.iteration': event.iterationNumber,
@@ -203,15 +203,15 @@ const onIterationCompleted = (state: SpansState, event: BhrainIterationCompleted
   const { metrics } = state;
   const attributes = { ...baseOf(state, event.sessionUuid), 'gen_ai.request.model': generation.model, 'gen_ai.system': system };
   const chat = { ...attributes, 'gen_ai.operation.name': 'chat' };
-  metrics.tokenUsage.record(tokenUsage.inputTokens, { ...chat, 'gen_ai.token.type': 'input' });
-  metrics.tokenUsage.record(tokenUsage.outputTokens, { ...chat, 'gen_ai.token.type': 'output' });
+  metrics.tokenUsage.record(tokens.input, { ...chat, 'gen_ai.token.type': 'input' });
+  metrics.tokenUsage.record(tokens.output, { ...chat, 'gen_ai.token.type': 'output' });
   metrics.operationDuration.record(generation.elapsedMs / 1000, chat);
   metrics.modelCalls.add(1, attributes);
   const byType = {
-    input: tokenUsage.inputTokens,
-    output: tokenUsage.outputTokens,
-    cache_read: tokenUsage.cacheGetTokens,
-    cache_write: tokenUsage.cacheSetTokens,
+    input: tokens.input,
+    output: tokens.output,
+    cache_read: tokens.cache.get,
+    cache_write: tokens.cache.set,
   };
   for (const [type, count] of Object.entries(byType))
     if (count > 0) metrics.tokens.add(count, { ...attributes, 'bhrain.token.type': type });
