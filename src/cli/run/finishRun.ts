@@ -30,6 +30,30 @@ const withoutNotice = (output: string, notice: string | null): string =>
   notice && output.endsWith(notice) ? output.slice(0, output.length - notice.length).replace(/\n\n$/, '') : output;
 
 /**
+ * .what = the run record finished, or removed when the run failed before the model answered once (no key, a refused
+ *         key, the supplier down): its directory, or why it could not be written
+ * .why = an unanswered run has nothing to read back nor to continue, as a usage error's record was never made
+ *        (docs/continuation.md#refs-and-run-records)
+ */
+const keepRecord = (
+  io: RunIo,
+  record: RunRecord,
+  input: { unanswered: boolean; finish: Parameters<RunRecord['finish']>[0] },
+): Promise<{ dir: string | null; failure: string | null }> =>
+  input.unanswered
+    ? record.dispose().then(
+        () => ({ dir: null, failure: null }),
+        (failure: Error) => {
+          io.warn(`the unfinished run record ${record.dir} could not be removed: ${io.redact(failure.message)}`);
+          return { dir: null, failure: null };
+        },
+      )
+    : record.finish(input.finish).then(
+        (dir) => ({ dir, failure: null }),
+        (failure: Error) => ({ dir: null, failure: `the run record could not be written: ${io.redact(failure.message)}` }),
+      );
+
+/**
  * .what = the end of a run that answered: the answer printed first (text: the model's text alone), then the refs and
  *         the run record saved together, the output file written, the exit code decided, the result object (json), the
  *         status line (or an early stop's notice), the errors and the refs lines printed, then the sinks' end (the GitHub
@@ -86,37 +110,24 @@ export const finishRun = async (
     subagents: session.subagents,
   });
   const error = sessionError ? { code: sessionError.code, message: redact(sessionError.message) } : null;
-  // a run that failed before the model answered once (no key, a refused key, the supplier down) has nothing to read back
-  // nor to continue: its record goes, as a usage error's was never made (docs/continuation.md#refs-and-run-records)
-  const unanswered = termination === 'error' && session.iterations === 0;
   // the refs and the run record are written at the same time: the record names the refs by hash, known already
   const [refsFailure, recorded] = await Promise.all([
     refsSaved,
-    unanswered
-      ? run.record.dispose().then(
-          () => ({ dir: null, failure: null }),
-          (failure: Error) => {
-            io.warn(`the unfinished run record ${run.record.dir} could not be removed: ${redact(failure.message)}`);
-            return { dir: null, failure: null };
-          },
-        )
-      : run.record
-          .finish({
-            prompt: run.prompt,
-            output,
-            termination,
-            refs: { episode: episode.hash, series: series.hash },
-            metrics,
-            transcript: session.transcript,
-            ...(run.hookRuns ? { hooks: run.hookRuns.runs } : {}),
-            audit,
-            error,
-            redact,
-          })
-          .then(
-            (dir) => ({ dir, failure: null }),
-            (failure: Error) => ({ dir: null, failure: `the run record could not be written: ${redact(failure.message)}` }),
-          ),
+    keepRecord(io, run.record, {
+      unanswered: termination === 'error' && session.iterations === 0,
+      finish: {
+        prompt: run.prompt,
+        output,
+        termination,
+        refs: { episode: episode.hash, series: series.hash },
+        metrics,
+        transcript: session.transcript,
+        ...(run.hookRuns ? { hooks: run.hookRuns.runs } : {}),
+        audit,
+        error,
+        redact,
+      },
+    }),
   ]);
   const record = recorded.dir;
   const failures = [refsFailure, recorded.failure].filter((failure): failure is string => failure !== null);
