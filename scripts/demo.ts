@@ -1,12 +1,15 @@
-// `npm run demo`: the main job in one command. The built CLI (`bhrain act`) does a small task in a fresh temp git repo:
-// tool calls, a guard denial, the refs and `--output json`. Without an API key (and without a network) the model is the
-// bundled stand-in (test/standin) playing scripted turns; with a key set, the same command runs on the real supplier.
-// Narration goes to stderr, the CLI's stdout (the JSON object) to stdout; every temp dir is removed at the end.
+// `npm run demo`: the main job in one command. The built CLI does a small task in a fresh temp git repo, twice:
+// `bhrain act` in text mode, as most users run it (tool calls, a guard denial and the refs on stderr, the answer on
+// stdout), then `bhrain ask --continue --output json`, a follow-up in the same conversation, as a script reads it.
+// Without an API key (and without a network) the model is the bundled stand-in (test/standin) playing scripted turns;
+// with a key set, the same commands run on the real supplier. Narration goes to stderr, the CLI's stdout (the answer,
+// then the JSON object) to stdout; every temp dir is removed at the end, so the closing tip runs the CLI from this checkout.
 import { spawn } from 'node:child_process';
 import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 
 import { startStandin, type Standin, type StandinTurn } from '../test/standin/standin.js';
 
@@ -20,6 +23,9 @@ const STANDIN_KEY = 'demo-standin-key';
 /** the task, the same for the stand-in and a real model */
 const TASK =
   'Read the todo list under notes/, write DONE.md listing the items marked done, delete the leftover scratch.tmp, then show `git status --short`.';
+
+/** the follow-up, asked with --continue: answered from the first run's conversation, which only a continued series has */
+const FOLLOW_UP = 'Which file did you write, and what is in it?';
 
 /** the rules file the run is guarded by: everything allowed except `rm` in bash */
 const RULES = { allow: ['read', 'glob', 'grep', 'write', 'edit', 'bash'], deny: ['bash(rm *)'] };
@@ -49,11 +55,10 @@ const SCRIPTED_TURNS: StandinTurn[] = [
   },
 ];
 
-/** the parts of the CLI's `--output json` object the demo reads (the full shape: schemas/output.schema.json) */
-interface DemoJson {
-  series?: { hash?: string } | null;
-  toolCalls?: { denials?: Array<{ tool: string; reason: string }> };
-}
+/** the scripted answer to FOLLOW_UP: text only, no tools (what a model that remembers the first run can say at once) */
+const SCRIPTED_FOLLOW_UP: StandinTurn = {
+  text: 'I wrote DONE.md. It lists the 2 items marked done in notes/todo.md: "parse the config file" and "print the refs on stderr".',
+};
 
 /** who plays the model: the scripted stand-in, or a real supplier because its key is set */
 type Supplier = { kind: 'standin'; atom: string } | { kind: 'real'; atom: string; keyVar: string };
@@ -133,9 +138,9 @@ const formatJson = (json: object): string =>
     .map(([key, value]) => `  ${JSON.stringify(key)}: ${JSON.stringify(value)}`)
     .join(',\n')}\n}\n`;
 
-/** runs the CLI: its stderr relayed live, indented; its stdout collected */
+/** runs the CLI: its stderr relayed live, indented, and collected; its stdout collected */
 const runBhrain = (input: { args: string[]; cwd: string; env: NodeJS.ProcessEnv }, context: { onChild: (pid: number) => void }) =>
-  new Promise<{ code: number; stdout: string }>((resolve, reject) => {
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
     const child = spawn(process.execPath, [BHRAIN_BIN, ...input.args], {
       cwd: input.cwd,
       env: input.env,
@@ -143,10 +148,12 @@ const runBhrain = (input: { args: string[]; cwd: string; env: NodeJS.ProcessEnv 
     });
     if (child.pid) context.onChild(child.pid);
     let stdout = '';
+    let stderr = '';
     let pending = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
+      stderr += chunk;
       const lines = (pending + chunk).split('\n');
       pending = lines.pop() ?? '';
       for (const line of lines) process.stderr.write(`  │ ${line}\n`);
@@ -154,11 +161,52 @@ const runBhrain = (input: { args: string[]; cwd: string; env: NodeJS.ProcessEnv 
     child.on('error', reject);
     child.on('close', (code, signal) => {
       if (pending) process.stderr.write(`  │ ${pending}\n`);
-      resolve({ code: code ?? (signal === 'SIGINT' ? 130 : 1), stdout });
+      resolve({ code: code ?? (signal === 'SIGINT' ? 130 : 1), stdout, stderr });
     });
   });
 
-/** .what = the demo: a temp repo, the stand-in or a real supplier, one `bhrain act` run shown step by step; the exit code */
+/** .what = the denied calls of a text-mode run, read from its progress lines on stderr (`  ✗ bash denied: <reason>`) */
+const readDenials = (stderr: string): Array<{ tool: string; reason: string }> =>
+  stripVTControlCharacters(stderr)
+    .split('\n')
+    .flatMap((line) => {
+      const denied = /^\s*✗ (\S+) denied: (.*)$/.exec(line);
+      return denied ? [{ tool: denied[1], reason: denied[2] }] : [];
+    });
+
+/** .what = whether a file exists */
+const exists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+/** the atom the closing tip names for each supplier key (the key bhrain reads for it, in the supplier table) */
+const TIP_ATOMS = [
+  { keyVar: 'ANTHROPIC_API_KEY', atom: 'claude/haiku' },
+  { keyVar: 'QWEN_API_KEY', atom: 'qwen' },
+  { keyVar: 'OPENAI_API_KEY', atom: 'openai' },
+];
+
+/**
+ * .what = how to run bhrain on the user's own code from where they are: this checkout's bin/bhrain by its absolute path
+ *         (no `bhrain` is on PATH in a checkout), or `npx bhrain` in a project that installed the package
+ * .why = the demo's repo and ref store are gone by now: the tip must work in any repository, with the user's own key
+ */
+const sayTip = (input: { supplier: Supplier }): void => {
+  const { atom, keyVar } = input.supplier.kind === 'real' ? input.supplier : TIP_ATOMS[0];
+  const others = TIP_ATOMS.filter((each) => each.atom !== atom).map((each) => `${each.keyVar} with --atom ${each.atom}`);
+  const question = showCommand(['what does this repository do?']);
+  say(`Now on your own code, with a real model: in any git repository, with ${keyVar} set,`);
+  say(`  node ${showCommand([BHRAIN_BIN])} ask --atom ${atom} ${question}`);
+  say(`  (or ${others.join(', ')}; add --continue to follow up, as above)`);
+  say(`In a project that installed the package (npm install --save-dev rhachet-roles-bhrain): npx bhrain ask --atom ${atom} …`);
+};
+
+/**
+ * .what = the demo: a temp repo, the stand-in or a real supplier, then two runs shown step by step: `bhrain act` in text
+ *         mode, and `bhrain ask --continue --output json` following it up; the exit code
+ */
 const runDemo = async (): Promise<number> => {
   const supplier = chooseSupplier({ args: process.argv.slice(2), env: process.env });
   await access(join(PACKAGE_ROOT, 'dist', 'bundle', 'main.js')).catch(() => {
@@ -186,32 +234,34 @@ const runDemo = async (): Promise<number> => {
     await genDemoRepo({ dir: repo });
     await writeFile(join(root, 'rules.json'), `${JSON.stringify(RULES)}\n`);
 
+    const turns = [...SCRIPTED_TURNS, SCRIPTED_FOLLOW_UP];
     let env: NodeJS.ProcessEnv;
     if (supplier.kind === 'standin') {
       standin = await startStandin({ apiKey: STANDIN_KEY });
-      standin.script(...SCRIPTED_TURNS);
+      standin.script(...turns);
       env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SUPPLIER_VARS.test(name)));
       Object.assign(env, { ANTHROPIC_API_KEY: STANDIN_KEY, ANTHROPIC_BASE_URL: standin.url, NO_PROXY: '127.0.0.1,localhost' });
       say('bhrain demo — the model is a SCRIPTED STAND-IN, not a real model:');
-      say(`  a local HTTP server (test/standin, ${standin.url}) replays ${SCRIPTED_TURNS.length} fixed turns from scripts/demo.ts.`);
+      say(`  a local HTTP server (test/standin, ${standin.url}) replays ${turns.length} fixed turns from scripts/demo.ts.`);
       say('  No API key and no network are used. Set ANTHROPIC_API_KEY (or QWEN_API_KEY / DASHSCOPE_API_KEY) to run');
-      say('  the same task on a real model.');
+      say('  the same commands on a real model.');
     } else {
       env = { ...process.env };
       say(`bhrain demo — ${supplier.keyVar} is set: the task runs on the REAL supplier (atom ${supplier.atom}).`);
       say(
-        `  This makes paid requests, capped at $${MAX_BUDGET_USD} by --max-budget-usd. \`npm run demo -- --standin\` uses the scripted stand-in.`,
+        `  This makes paid requests, each run capped at $${MAX_BUDGET_USD} by --max-budget-usd. \`npm run demo -- --standin\` uses the scripted stand-in.`,
       );
     }
-    // the run's refs and record go to a store of its own, removed with the rest
+    // both runs' refs and records go to a store of its own (so --continue finds the first run), removed with the rest
     env.BHRAIN_HOME = home;
     // the CLI's stderr is a pipe here: keep its colours when the demo's own stderr is a terminal (NO_COLOR still wins)
     if (process.stderr.isTTY && !env.NO_COLOR && env.FORCE_COLOR === undefined) env.FORCE_COLOR = '1';
 
     const sandbox = await checkSandbox();
-    const args = ['act', '--atom', supplier.atom, '--permission', '../rules.json', '--max-budget-usd', MAX_BUDGET_USD, '--output', 'json'];
-    if (!sandbox.ok) args.push('--sandbox', 'off');
-    args.push('--input', TASK);
+    const actArgs = ['act', '--atom', supplier.atom, '--permission', '../rules.json', '--max-budget-usd', MAX_BUDGET_USD];
+    if (!sandbox.ok) actArgs.push('--sandbox', 'off');
+    actArgs.push('--input', TASK);
+    const askArgs = ['ask', '--atom', supplier.atom, '--max-budget-usd', MAX_BUDGET_USD, '--continue', '--output', 'json', FOLLOW_UP];
 
     say();
     say(`A fresh git repo (${repo}):`);
@@ -221,67 +271,77 @@ const runDemo = async (): Promise<number> => {
       say(`Note: bash cannot be sandboxed here (${sandbox.reason}), so the demo passes --sandbox off; the rules still apply.`);
     say();
     if (interrupted) return 130;
-    say(`$ bhrain ${showCommand(args)}`);
-    say('stderr (progress, tool calls, the denial, the refs):');
-    const result = await runBhrain({ args, cwd: repo, env }, { onChild: (pid) => (childPid = pid) });
-    if (interrupted) return 130;
 
+    // 1. the task, in text mode: what most users see
+    say('1. The task, in text mode (the default): progress on stderr, the answer alone on stdout.');
+    say(`$ bhrain ${showCommand(actArgs)}`);
+    say('stderr (progress, tool calls, the denial, the refs):');
+    const act = await runBhrain({ args: actArgs, cwd: repo, env }, { onChild: (pid) => (childPid = pid) });
+    if (interrupted) return 130;
     say();
-    say(`stdout: one JSON object (\`--output json\`), shown one field a line:`);
-    let json: DemoJson | null = null;
-    try {
-      json = JSON.parse(result.stdout);
-    } catch {
-      say(`demo: bhrain's stdout is not one JSON object: ${JSON.stringify(result.stdout.slice(0, 500))}`);
-    }
-    if (json) process.stdout.write(formatJson(json));
-    const denials = json?.toolCalls?.denials ?? [];
+    say('stdout: the answer');
+    process.stdout.write(act.stdout.endsWith('\n') || !act.stdout ? act.stdout : `${act.stdout}\n`);
     say();
-    say(`Denied calls (the JSON's toolCalls.denials): ${denials.length || 'none'}`);
+    const denials = readDenials(act.stderr);
+    say(`Denied calls (the ✗ lines on stderr): ${denials.length || 'none'}`);
     for (const denial of denials) say(`  denied: ${denial.tool}: ${denial.reason}`);
-    say();
-    say(
-      `exit ${result.code}${result.code === 0 ? ' (a denied call does not fail the run by default; with --fail-on-denied it exits 7)' : ''}`,
-    );
-    if (result.code !== 0 || !json) {
-      say(`demo: bhrain did not finish cleanly (exit ${result.code}): see its messages above`);
-      return result.code || 1;
+    say(`exit ${act.code}${act.code === 0 ? ' (a denied call does not fail the run by default; with --fail-on-denied it exits 7)' : ''}`);
+    if (act.code !== 0) {
+      say(`demo: bhrain act did not finish cleanly (exit ${act.code}): see its messages above`);
+      return act.code;
     }
 
     say();
     say('The repo afterwards:');
     const status = await run('git', ['status', '--short'], { cwd: repo });
     for (const line of status.trimEnd().split('\n').filter(Boolean)) say(`  ${line}`);
-    const kept = await access(join(repo, 'scratch.tmp')).then(
-      () => true,
-      () => false,
-    );
+    const kept = await exists(join(repo, 'scratch.tmp'));
     say(
       kept
         ? '  scratch.tmp is still there: the rule `bash(rm *)` denied the call.'
         : '  scratch.tmp was removed: the model found a way the rules did not deny.',
     );
-    if (
-      await access(join(repo, 'DONE.md')).then(
-        () => true,
-        () => false,
-      )
-    ) {
+    if (await exists(join(repo, 'DONE.md'))) {
       say('  DONE.md:');
       for (const line of (await readFile(join(repo, 'DONE.md'), 'utf8')).trimEnd().split('\n')) say(`    ${line}`.trimEnd());
     }
     say();
-    say(`Continue this run with its series ref: bhrain act --on-series ${json.series?.hash?.slice(0, 12) ?? '<series>'} "…"`);
-    say('(here the ref store was a temp dir, now removed; your own runs keep theirs in $BHRAIN_HOME)');
+    if (interrupted) return 130;
 
-    // with the stand-in the run is known: every scripted turn served and the rm denied, or the demo shows something false
+    // 2. a follow-up in the same conversation, as a script reads it
+    say('2. A follow-up in the same conversation, as a script would run it: read-only `ask`, --continue (the newest run in');
+    say('   this directory) and --output json.');
+    say(`$ bhrain ${showCommand(askArgs)}`);
+    say('stderr:');
+    const ask = await runBhrain({ args: askArgs, cwd: repo, env }, { onChild: (pid) => (childPid = pid) });
+    if (interrupted) return 130;
+    say();
+    say('stdout: one JSON object (`--output json`), shown one field a line:');
+    // the result object (its shape: schemas/output.schema.json), shown as it is
+    let json: object | null = null;
+    try {
+      json = JSON.parse(ask.stdout);
+    } catch {
+      say(`demo: bhrain's stdout is not one JSON object: ${JSON.stringify(ask.stdout.slice(0, 500))}`);
+    }
+    if (json) process.stdout.write(formatJson(json));
+    say(`exit ${ask.code}`);
+    if (ask.code !== 0 || !json) {
+      say(`demo: bhrain ask --continue did not finish cleanly (exit ${ask.code}): see its messages above`);
+      return ask.code || 1;
+    }
+    say();
+    sayTip({ supplier });
+
+    // with the stand-in both runs are known: every scripted turn served and the rm denied, or the demo shows something false
     if (standin && standin.pending() !== 0) {
-      say(`demo: the scripted stand-in still had ${standin.pending()} of ${SCRIPTED_TURNS.length} turns left: the run stopped early`);
+      say(`demo: the scripted stand-in still had ${standin.pending()} of ${turns.length} turns left: a run stopped early`);
       return 1;
     }
-    if (standin && (!kept || denials.length !== 1)) {
+    const deniedRm = denials.filter((denial) => denial.reason.includes('denied by rule `bash(rm *)`'));
+    if (standin && (!kept || denials.length !== 1 || deniedRm.length !== 1)) {
       say(
-        `demo: the scripted \`rm scratch.tmp\` should have been denied once; denials: ${denials.length}, scratch.tmp ${kept ? 'kept' : 'removed'}`,
+        `demo: the scripted \`rm scratch.tmp\` should have been denied once, by \`bash(rm *)\`; denials on stderr: ${denials.length}, scratch.tmp ${kept ? 'kept' : 'removed'}`,
       );
       return 1;
     }

@@ -5,7 +5,8 @@ import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { useStandin } from '#standin/useStandin.js';
-import { PACKAGE_ROOT, runProcess } from './runCli.js';
+import { genGitRepo } from '#test-helpers/git.js';
+import { genCliEnv, PACKAGE_ROOT, runProcess } from './runCli.js';
 import { tempDir } from '#test-helpers/fs.js';
 
 // `npm run demo` is `npm run build`, then this compile, then this script. The tests run the last two: a build here would
@@ -44,58 +45,116 @@ afterEach(async () => {
   await Promise.all(tmps.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
+/** the demo's stdout: the first run's answer (text mode), then the follow-up's JSON object, one field a line */
+const splitStdout = (stdout: string): { answer: string; json: any } => {
+  const jsonStart = stdout.indexOf('\n{\n') + 1;
+  expect(jsonStart, stdout).toBeGreaterThan(0);
+  return { answer: stdout.slice(0, jsonStart), json: JSON.parse(stdout.slice(jsonStart)) };
+};
+
+/** the follow-up the demo asks with --continue */
+const FOLLOW_UP = 'Which file did you write, and what is in it?';
+
 describe('the main job in two commands: npm run demo', () => {
-  it('demo: without a key or a network it runs bhrain act against the labelled scripted stand-in: tools, a denial, refs, one JSON object, exit 0, no temp dirs left', async () => {
+  it('demo: without a key or a network it runs bhrain act in text mode against the labelled scripted stand-in (tools, a denial, refs, the answer alone on stdout), then follows up with ask --continue in JSON; exit 0, no temp dirs left', async () => {
     const run = await runDemo({ env: newcomerEnv(await genTmp()), offline: true });
     expect(run.code, run.stderr).toBe(0);
 
     // labelled as a scripted stand-in, not a real model
     expect(run.stderr).toMatch(/the model is a SCRIPTED STAND-IN, not a real model/);
-    // the real CLI at work, its progress relayed: the command, then each tool call
-    expect(run.stderr).toMatch(/^\$ bhrain act --atom claude\/haiku --permission \.\.\/rules\.json .*--output json/m);
+    expect(run.stderr).toMatch(/replays 6 fixed turns/);
+
+    // 1. the real CLI at work in text mode (no --output), its progress relayed: the command, then each tool call
+    const actLine = /^\$ bhrain act .*$/m.exec(run.stderr)?.[0];
+    expect(actLine).toMatch(/^\$ bhrain act --atom claude\/haiku --permission \.\.\/rules\.json .*--input '/);
+    expect(actLine).not.toContain('--output');
     for (const call of ['glob notes/**/*.md', 'read notes/todo.md', 'write DONE.md', 'bash rm scratch.tmp', 'bash git status --short'])
       expect(run.stderr).toContain(`→ ${call}`);
-    // the guard denial, with the rule that denied it
-    expect(run.stderr).toMatch(/^ {2}denied: bash: denied by rule `bash\(rm \*\)` \(rm scratch\.tmp\)$/m);
+    // the guard denial, read from the CLI's stderr, with the rule that denied it
+    expect(run.stderr).toMatch(/^ {2}│ {3}✗ bash denied: denied by rule `bash\(rm \*\)` \(rm scratch\.tmp\)$/m);
+    expect(run.stderr).toMatch(
+      /^Denied calls \(the ✗ lines on stderr\): 1\n {2}denied: bash: denied by rule `bash\(rm \*\)` \(rm scratch\.tmp\)$/m,
+    );
     expect(run.stderr).toContain('scratch.tmp is still there: the rule `bash(rm *)` denied the call.');
-    // the refs, on the CLI's stderr
-    expect(run.stderr).toMatch(/^ {2}│ episode: [0-9a-f]{64}$/m);
-    const series = /^ {2}│ series: ([0-9a-f]{64})$/m.exec(run.stderr)?.[1];
-    expect(series).toBeDefined();
+    expect(run.stderr).toMatch(/^ {2}\?\? DONE\.md$/m);
+    // the refs of both runs, on the CLI's stderr
+    expect(run.stderr.match(/^ {2}│ episode: [0-9a-f]{64}$/gm)).toHaveLength(2);
+    const series = [...run.stderr.matchAll(/^ {2}│ series: ([0-9a-f]{64})$/gm)].map((match) => match[1]);
+    expect(series).toHaveLength(2);
 
-    // stdout is the CLI's one JSON object (pretty-printed), the same run as the refs on stderr
-    const json = JSON.parse(run.stdout);
+    // the answer, announced on stderr, is the first thing on stdout, on its own: not in the narration, not prefixed
+    expect(run.stderr).toMatch(/^stdout: the answer$/m);
+    const { answer, json } = splitStdout(run.stdout);
+    expect(answer).toMatch(/^Wrote DONE\.md with the 2 items marked done [^\n]*\n$/);
+    expect(run.stderr).not.toContain('Wrote DONE.md with');
+
+    // 2. the follow-up continues the first run's conversation, in JSON, one field a line
+    expect(run.stderr).toContain(`$ bhrain ask --atom claude/haiku --max-budget-usd 0.25 --continue --output json '${FOLLOW_UP}'`);
+    expect(run.stderr).toMatch(/^stdout: one JSON object \(`--output json`\), shown one field a line:$/m);
+    expect(run.stdout.slice(answer.length)).toMatch(/^\{\n {2}"type": "result",\n {2}"schemaVersion": 1,\n/);
     expect(json).toMatchObject({
       type: 'result',
       schemaVersion: 1,
-      skill: 'act',
+      skill: 'ask',
       termination: 'complete',
       exitCode: 0,
-      series: { hash: series },
-      toolCalls: { made: 5, failed: 0, denied: 1, denials: [{ tool: 'bash', reason: expect.stringContaining('bash(rm *)') }] },
+      // the series the first run began, continued: a new hash, the second printed on stderr
+      series: { hash: series[1] },
+      toolCalls: { made: 0, denied: 0 },
       error: null,
     });
-    expect(json.output).toMatch(/^Wrote DONE\.md with the 2 items marked done/);
-    expect(run.stderr).toMatch(/^ {2}\?\? DONE\.md$/m);
+    expect(series[1]).not.toBe(series[0]);
+    expect(json.output).toMatch(/^I wrote DONE\.md\. It lists the 2 items marked done/);
+    expect(run.stderr.match(/^exit 0\b/gm)).toHaveLength(2);
+
+    // the closing tip runs from this checkout, in the user's own repository: no ref from the removed store, no bare `bhrain`
+    expect(run.stderr.split('\n')).toContain(
+      `  node ${join(PACKAGE_ROOT, 'bin', 'bhrain')} ask --atom claude/haiku 'what does this repository do?'`,
+    );
+    expect(run.stderr).toMatch(/^In a project that installed the package .*: npx bhrain ask --atom claude\/haiku /m);
+    expect(run.stderr).not.toContain('--on-series');
 
     // the temp repo, the ref store and the rules file are gone; nothing else was left in TMPDIR either
     expect(await readdir(tmp)).toEqual([]);
   }, 60_000);
 
-  it('demo: with ANTHROPIC_API_KEY set the same task goes to the supplier the environment names, and stderr says so', async () => {
+  it('demo: with ANTHROPIC_API_KEY set both runs go to the supplier the environment names, the follow-up carrying the first conversation, and stderr says so', async () => {
     // the "real supplier" is a stand-in the test owns, reached the way a real one is: the user's key and base URL
-    standin().script({ text: 'done on the real supplier' });
+    standin().script({ text: 'done on the real supplier' }, { text: 'the follow-up, answered on the real supplier' });
     const env = { ...newcomerEnv(await genTmp()), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: standin().url };
     const run = await runDemo({ env });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/ANTHROPIC_API_KEY is set: the task runs on the REAL supplier \(atom claude\/haiku\)/);
     expect(run.stderr).not.toMatch(/SCRIPTED STAND-IN/);
-    expect(standin().requests).toHaveLength(1);
-    const { headers } = standin().requests[0];
-    expect(headers['x-api-key'] ?? headers.authorization).toMatch(/^(Bearer )?test-key$/);
-    expect(JSON.stringify(standin().requests[0].body)).toContain('write DONE.md listing the items marked done');
-    expect(JSON.parse(run.stdout)).toMatchObject({ output: 'done on the real supplier', termination: 'complete' });
+    expect(standin().requests).toHaveLength(2);
+    for (const { headers } of standin().requests) expect(headers['x-api-key'] ?? headers.authorization).toMatch(/^(Bearer )?test-key$/);
+    const [first, second] = standin().requests.map((request) => JSON.stringify(request.body));
+    expect(first).toContain('write DONE.md listing the items marked done');
+    // --continue found the first run: the follow-up's request holds the task and its answer, then the question
+    expect(second).toContain('write DONE.md listing the items marked done');
+    expect(second).toContain('done on the real supplier');
+    expect(second).toContain(FOLLOW_UP);
+    const { answer, json } = splitStdout(run.stdout);
+    expect(answer).toBe('done on the real supplier\n');
+    expect(json).toMatchObject({ skill: 'ask', output: 'the follow-up, answered on the real supplier', termination: 'complete' });
+    expect(run.stderr).toMatch(/^Now on your own code, with a real model: in any git repository, with ANTHROPIC_API_KEY set,$/m);
     expect(await readdir(tmp)).toEqual([]);
+  }, 60_000);
+
+  it('demo: the closing tip runs as printed, from this checkout, in another repository', async () => {
+    const demo = await runDemo({ env: newcomerEnv(await genTmp()), args: ['--standin'] });
+    expect(demo.code, demo.stderr).toBe(0);
+    const tip = /^ {2}(node .* ask --atom claude\/haiku 'what does this repository do\?')$/m.exec(demo.stderr)?.[1];
+    expect(tip, demo.stderr).toBeDefined();
+
+    // the user's key, here the test's stand-in; a repository of their own, far from the checkout
+    standin().script({ text: 'a repository with a readme' });
+    const repo = genGitRepo({ files: { 'README.md': '# mine\n' }, commit: 'mine' });
+    const env = genCliEnv({ standin: standin(), home: await genTmp() });
+    const run = await runProcess({ command: 'sh', args: ['-c', tip!], cwd: repo, env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('a repository with a readme\n');
+    expect(JSON.stringify(standin().requests[0].body)).toContain('what does this repository do?');
   }, 60_000);
 
   it('demo: --standin uses the scripted stand-in even with a key set; an unknown argument is exit 2, naming it', async () => {
