@@ -161,8 +161,11 @@ describe('GitHub conventions in the CLI', () => {
     expect(markdown).toContain('### Error');
   });
 
-  it('a bad request (no atom) is an ::error:: with exit 2 too', async () => {
-    const run = await runLogged(['ask', 'hello'], envFor({ BHRAIN_ATOM: undefined }));
+  it('a bad request (no atom, no supplier key) is an ::error:: with exit 2 too', async () => {
+    const run = await runLogged(
+      ['ask', 'hello'],
+      envFor({ BHRAIN_ATOM: undefined, ANTHROPIC_API_KEY: undefined, QWEN_API_KEY: undefined }),
+    );
     expect(run.code).toBe(2);
     expect(commandsActedOn(run.log).some((line) => line.startsWith('::error title=bhrain ask failed (exit 2)::'))).toBe(true);
   });

@@ -170,7 +170,7 @@ describe('rhachet run --repo bhrain --skill act|ask', () => {
     });
     expect(run.code).toBe(2);
     expect(run.stdout).toBe(rhachetRunHeader('act'));
-    expect(run.stderr).toMatch(/✋ blocked by constraints\n\nbhrain act: unknown atom 'gpt-5': choose one of/);
+    expect(run.stderr).toMatch(/✋ blocked by constraints\n\nbhrain act: unknown atom 'gpt-5': did you mean 'openai\/gpt-5'\?/);
     standin().script(
       { toolCalls: [{ name: 'bash', input: { command: 'true' } }] },
       { toolCalls: [{ name: 'bash', input: { command: 'true' } }] },
