@@ -1,7 +1,7 @@
 import picomatch from 'picomatch';
 
 import { BadRequestError } from '../../core/contract/errors.js';
-import { findNearestName } from '../../core/text/findNearestName.js';
+import { didYouMean } from '../../core/text/findNearestName.js';
 import { SKILL_TOOL_NAME, TASK_TOOL_NAME } from '../constants.js';
 import { BHRAIN_TOOL_EFFECTS } from '../tool/makeTool.js';
 import type { BhrainPermissionRule } from './BhrainPermissionGuard.js';
@@ -18,14 +18,12 @@ const whyNamesNothing = (rule: BhrainPermissionRule, known: { tools: readonly st
     // a pattern over servers (`mcp__*`) may name none today; a server named outright must be one the run configures.
     // Its tools are checked when it starts (findUnmatchedMcpDenyRules)
     if (picomatch.scan(server).isGlob || known.servers.some((each) => each.toLowerCase() === server)) return null;
-    const near = findNearestName(server, known.servers);
-    return `names the MCP server '${server}', which this run does not configure: ${near ? `did you mean '${near}'? ` : ''}${known.servers.length ? `its MCP servers are ${known.servers.join(', ')}` : 'it configures no MCP server'}`;
+    return `names the MCP server '${server}', which this run does not configure: ${didYouMean(server, known.servers)}${known.servers.length ? `its MCP servers are ${known.servers.join(', ')}` : 'it configures no MCP server'}`;
   }
   const named = genRuleToolMatcher(rule.tool);
   const tools = known.tools.filter((tool) => !tool.startsWith(MCP_TOOL_PREFIX));
   if (known.tools.some(named)) return null;
-  const near = findNearestName(rule.tool, tools);
-  return `names no tool: ${near ? `did you mean '${near}'? ` : ''}the tools are ${tools.join(', ')}, and MCP tools as mcp__<server>__<tool>`;
+  return `names no tool: ${didYouMean(rule.tool, tools)}the tools are ${tools.join(', ')}, and MCP tools as mcp__<server>__<tool>`;
 };
 
 /**

@@ -1,4 +1,4 @@
-import { findNearestName } from '../../core/text/findNearestName.js';
+import { didYouMean } from '../../core/text/findNearestName.js';
 import type { BhrainPermissionRule } from './BhrainPermissionGuard.js';
 import { genRuleToolMatcher, mcpServerOfRule } from './genRulesGuard.js';
 
@@ -23,10 +23,9 @@ export const findUnmatchedMcpDenyRules = (input: {
     .filter((rule) => rule.kind === 'deny' && mcpServerOfRule(rule.tool) === input.server.toLowerCase())
     .filter((rule) => !input.toolNames.some(genRuleToolMatcher(rule.tool)))
     .map((rule) => {
-      const near = findNearestName(rule.tool, input.toolNames);
       const listed =
         input.toolNames.length > MAX_TOOLS_LISTED
           ? `${input.toolNames.slice(0, MAX_TOOLS_LISTED).join(', ')} and ${input.toolNames.length - MAX_TOOLS_LISTED} more`
           : input.toolNames.join(', ') || 'none';
-      return `deny rule '${rule.text}' (from ${input.origin}) matches no tool of MCP server '${input.server}', so it denies nothing: ${near ? `did you mean '${near}'? ` : ''}its tools are ${listed}`;
+      return `deny rule '${rule.text}' (from ${input.origin}) matches no tool of MCP server '${input.server}', so it denies nothing: ${didYouMean(rule.tool, input.toolNames)}its tools are ${listed}`;
     });

@@ -7,7 +7,7 @@ import { BASH_SANDBOX_MODES } from '../../sandbox/BashSandbox.js';
 import { DOMAIN_PATTERN_EXPECTS } from '../../sandbox/network/allowedDomains.js';
 import { SUPPLIER_URL_ENV_VARS_TEXT } from '../../core/contract/supplierTable.js';
 import { BadRequestError } from '../../core/contract/errors.js';
-import { findNearestName } from '../../core/text/findNearestName.js';
+import { didYouMean } from '../../core/text/findNearestName.js';
 import {
   SETTINGS_FILE_TOP_KEYS,
   type SettingKey,
@@ -130,8 +130,7 @@ const formatIssue = (issue: z.core.$ZodIssue, input: { path: string; json: unkno
   if (issue.code === 'unrecognized_keys') {
     const valid = validKeysAt(issue.path);
     return issue.keys.map((key) => {
-      const near = findNearestName(key, valid);
-      return `unknown key '${formatPath([...issue.path, key])}' in ${input.path}: ${near ? `did you mean '${near}'? ` : ''}valid keys are ${valid.join(', ')}`;
+      return `unknown key '${formatPath([...issue.path, key])}' in ${input.path}: ${didYouMean(key, valid)}valid keys are ${valid.join(', ')}`;
     });
   }
   const explained = issue.code === 'custom' && (issue.params as { explained?: boolean } | undefined)?.explained;
