@@ -2,7 +2,8 @@ import { readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const SPILL_ROOT_NAME = 'bhrain-tool-output';
+/** .what = the directory every process's default spill dirs sit in, one per pid (read at each call: TMPDIR may change) */
+const spillRoot = (): string => join(tmpdir(), 'bhrain-tool-output');
 
 // whether this process has already swept the dead holders' dirs and set its own dir's removal at exit
 let held = false;
@@ -32,7 +33,7 @@ const removeIfEmpty = (root: string): void => {
  *        killed rather than exit
  */
 export const sweepDeadSpillHolders = (): void => {
-  const root = join(tmpdir(), SPILL_ROOT_NAME);
+  const root = spillRoot();
   const holders = (() => {
     try {
       return readdirSync(root);
@@ -58,7 +59,7 @@ export const sweepDeadSpillHolders = (): void => {
  *        holder removes what the dead left (the CLI spills into its run record instead)
  */
 export const genDefaultSpillDir = (uuid: string): string => {
-  const root = join(tmpdir(), SPILL_ROOT_NAME);
+  const root = spillRoot();
   const own = join(root, String(process.pid));
   if (!held) {
     held = true;
