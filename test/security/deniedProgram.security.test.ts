@@ -163,35 +163,39 @@ beforeAll(async () => {
 });
 afterAll(async () => standin?.close());
 
-describe(`denied programs with bash allowed, headless, rules ${JSON.stringify(RULES)}`, () => {
-  const outcomes = new Map<string, SecurityOutcome>();
+// the same attempts under Claude Code's prefix syntax, as --disallowed-tools takes it: `bash(rm:*)` is `rm` and all after
+for (const rules of [RULES, { ...RULES, deny: ['bash(rm:*)'] }])
+  describe(`denied programs with bash allowed, headless, rules ${JSON.stringify(rules)}`, () => {
+    const outcomes = new Map<string, SecurityOutcome>();
 
-  beforeAll(async () => {
-    const ws = genWorkspace();
-    writeFileSync(join(ws.base, 'rules.json'), JSON.stringify(RULES));
-    const { run, outcomes: found } = await runHostileModel({
-      standin,
-      cwd: ws.cwd,
-      home: ws.home,
-      args: ['--permission', join(ws.base, 'rules.json')],
-      turns: turnsFor(ws.cwd),
+    beforeAll(async () => {
+      const ws = genWorkspace();
+      writeFileSync(join(ws.base, 'rules.json'), JSON.stringify(rules));
+      const { run, outcomes: found } = await runHostileModel({
+        standin,
+        cwd: ws.cwd,
+        home: ws.home,
+        args: ['--permission', join(ws.base, 'rules.json')],
+        turns: turnsFor(ws.cwd),
+      });
+      expect(run.stderr).not.toMatch(/unexpected failure/);
+      for (const [name, outcome] of found) outcomes.set(name, outcome);
+      rmSync(ws.base, { recursive: true, force: true });
+    }, 60_000);
+
+    it('control: every attempt, run straight in bash without bhrain, does remove its target', async () => {
+      const ws = genWorkspace();
+      const hits = await runTurnsUnguarded({ cwd: ws.cwd, home: ws.home, turns: turnsFor(ws.cwd) });
+      expect(ATTEMPTS.map(fill).filter((name) => hits.get(name) === null)).toEqual([]);
+      rmSync(ws.base, { recursive: true, force: true });
     });
-    expect(run.stderr).not.toMatch(/unexpected failure/);
-    for (const [name, outcome] of found) outcomes.set(name, outcome);
-    rmSync(ws.base, { recursive: true, force: true });
-  }, 60_000);
 
-  it('control: every attempt, run straight in bash without bhrain, does remove its target', async () => {
-    const ws = genWorkspace();
-    const hits = await runTurnsUnguarded({ cwd: ws.cwd, home: ws.home, turns: turnsFor(ws.cwd) });
-    expect(ATTEMPTS.map(fill).filter((name) => hits.get(name) === null)).toEqual([]);
-    rmSync(ws.base, { recursive: true, force: true });
+    ATTEMPTS.forEach((template, index) =>
+      securityAttempt('denied-program', `${fill(template, index)}${rules === RULES ? '' : ` under ${rules.deny[0]}`}`, () =>
+        outcomes.get(fill(template, index)),
+      ),
+    );
   });
-
-  ATTEMPTS.forEach((template, index) =>
-    securityAttempt('denied-program', fill(template, index), () => outcomes.get(fill(template, index))),
-  );
-});
 
 // the reported typo: `bsh(rm *)` names no tool, so it denied nothing and `rm junk.txt` ran. Now the run never starts: the
 // attempt counts as tried when the CLI refused it with exit 2 before any request, and escaped if junk.txt is gone
