@@ -103,6 +103,32 @@ describe('the status line says what the JSON termination says, in words', () => 
     expect(stderr).toMatch(/^interrupted( after \d+ iterations?)?$/m);
     expect(stderr).not.toMatch(/session error|failed after/);
   });
+
+  it('Ctrl-C with -o stream-json: the SessionCompleted line says "interrupted", as the result line after it does', async () => {
+    const cwd = tempDir('bhrain-status-');
+    standin().script({ stall: 'text' });
+    const child = spawn(
+      process.execPath,
+      [join(PACKAGE_ROOT, 'bin', 'bhrain'), 'ask', '--atom', 'qwen', '-o', 'stream-json', 'take your time'],
+      {
+        cwd,
+        env: envFor() as NodeJS.ProcessEnv,
+      },
+    );
+    child.stdin.end();
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    const until = Date.now() + 15_000;
+    while (standin().requests.length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    child.kill('SIGINT');
+    expect(await new Promise<number | null>((resolve) => child.on('close', resolve))).toBe(130);
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type?: string; termination?: string });
+    expect(lines.find((line) => line.type === 'SessionCompleted')?.termination).toBe('interrupted');
+    expect(lines.at(-1)?.termination).toBe('interrupted');
+  });
 });
 
 describe('a failed tool call shows why in the progress line', () => {

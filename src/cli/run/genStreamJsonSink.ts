@@ -9,8 +9,19 @@ import type { RunSink } from './RunSink.js';
  *         asStreamJsonEvent), and with --include-partial-messages the streamed text (onDelta), one JSON object a line on
  *         stdout, each redacted (the result object follows, from the run)
  */
-export const genStreamJsonSink = (input: { skill: string; writeLine: (value: unknown) => void; redact: SecretRedactor }): RunSink => {
+export const genStreamJsonSink = (input: {
+  skill: string;
+  writeLine: (value: unknown) => void;
+  redact: SecretRedactor;
+  /** whether the run was stopped (Ctrl-C, SIGTERM, its host): the session ends in error then, and the result says interrupted */
+  interrupted: () => boolean;
+}): RunSink => {
   const { writeLine, redact } = input;
+  // the session's end in the result's word: a stopped run's session ends in error (AbortedError), its result interrupted
+  const asResultSays = (event: ReturnType<typeof asStreamJsonEvent>) =>
+    event.type === 'SessionCompleted' && event.termination === 'error' && input.interrupted()
+      ? { ...event, termination: 'interrupted' as const }
+      : event;
   return {
     name: 'stream-json output',
     onStart: (start) =>
@@ -23,7 +34,8 @@ export const genStreamJsonSink = (input: { skill: string; writeLine: (value: unk
         record: start.record,
       }),
     onEvent: (event, origin) => {
-      if (origin === 'session') writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...asStreamJsonEvent(event) }, redact));
+      if (origin === 'session')
+        writeLine(redactDeep({ schemaVersion: OUTPUT_SCHEMA_VERSION, ...asResultSays(asStreamJsonEvent(event)) }, redact));
     },
     // deltas come only with --include-partial-messages (the session streams them only then)
     onDelta: (delta) =>

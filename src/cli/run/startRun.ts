@@ -70,11 +70,13 @@ export const startRun = async (io: RunIo, run: PreparedRun): Promise<{ context: 
   // the working directory's start state is walked while the first request is answered: the first tool call waits for it
   run.audit.begin();
   const partial = options.output === 'stream-json' && !!options.includePartial;
-  if (options.output === 'stream-json') sinks.add(genStreamJsonSink({ skill, writeLine: io.writeLine, redact }));
+  if (options.output === 'stream-json')
+    sinks.add(genStreamJsonSink({ skill, writeLine: io.writeLine, redact, interrupted: () => interrupt.signal.aborted }));
   if (host?.sink) sinks.add(host.sink);
   sinks.onStart({ atom: run.atom.slug, cwd: run.cwd, record: record.dir });
   const context: BhrainContext = {
     cwd: run.cwd,
+    addDirs: run.addDirs,
     log,
     env: process.env,
     fetch: nodeHttpFetch, // the SDKs send over node:http: a one-shot run never loads undici (its wasm parser holds exit)
