@@ -10,6 +10,12 @@ import type { BhrainPrompter } from './permission/BhrainPermissionGuard.js';
 export interface BhrainContext extends BrainContext {
   /** the working directory for tools; process.cwd() when absent */
   cwd?: string;
+  /**
+   * more directories the tools may change besides cwd (as --add-dir), absolute: confined as cwd is (bash's sandbox
+   * binds them writable, protected paths in them stay protected); one hidden, protected, or holding a directory of PATH
+   * is a BadRequestError when the session opens (resolveAddDirs)
+   */
+  addDirs?: readonly string[];
   /** asks the user to approve a call the guard prompts for; absent = no way to ask, so such calls are denied */
   prompter?: BhrainPrompter;
   /** receives the model's text as it streams */

@@ -36,11 +36,17 @@ const describeGitStatus = (git: BhrainGitStatus): string => {
 };
 
 /** .what = bhrain's own opening of the system prompt: who the agent is, where it works, its tools, when to stop */
-const genOpening = (input: { cwd: string; tools: readonly BrainToolDefinition[]; git?: BhrainGitStatus | null }): string[] => [
+const genOpening = (input: {
+  cwd: string;
+  addDirs?: readonly string[];
+  tools: readonly BrainToolDefinition[];
+  git?: BhrainGitStatus | null;
+}): string[] => [
   'You are bhrain, an agent that completes tasks for a developer by reasoning and using tools.',
   [
     `You work in the directory ${input.cwd} on ${process.platform}. Relative paths resolve there.`,
     ...(input.git ? [describeGitStatus(input.git)] : []),
+    ...(input.addDirs?.length ? [`You may also change files in ${input.addDirs.join(', ')}.`] : []),
   ].join(' '),
   input.tools.length
     ? [
@@ -62,6 +68,8 @@ const genOpening = (input: { cwd: string; tools: readonly BrainToolDefinition[];
  */
 export const genSystemPrompt = (input: {
   cwd: string;
+  /** the directories the session may change besides cwd */
+  addDirs?: readonly string[];
   tools: readonly BrainToolDefinition[];
   /** the repository the cwd is in, when known */
   git?: BhrainGitStatus | null;

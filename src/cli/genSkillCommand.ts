@@ -81,7 +81,9 @@ export const genSettingOption = (setting: SettingRow, skill: SkillName): Option 
   const { flag } = setting;
   if (!flag || (flag.skills && !flag.skills.includes(skill as 'act'))) return null;
   const option = new Option(flag.flags, typeof flag.help === 'string' ? flag.help : flag.help[skill]);
-  if (flag.repeatable) option.argParser((value: string, values: string[] = []) => [...values, value]);
+  const parse = flag.parse ?? ((text: string) => text);
+  if (flag.repeatable) option.argParser((value: string, values: string[] = []) => [...values, parse(value)]);
+  else if (flag.parse) option.argParser(parse);
   if (flag.shownInHelp !== undefined) option.default(flag.shownInHelp);
   return option;
 };

@@ -198,7 +198,7 @@ describe('network by domain: where it does not apply, nothing changes', () => {
       mode: 'workspace-write',
       allowNetwork: false,
       cwd: '/w',
-      cwdReal: '/w',
+      roots: ['/w'],
       protectedPaths: [],
       shellVariables: [],
     });

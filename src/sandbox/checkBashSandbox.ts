@@ -35,7 +35,7 @@ const probe = async (
     mode: 'read-only',
     allowNetwork: false,
     cwd: '/',
-    cwdReal: '/',
+    roots: ['/'],
     protectedPaths: [],
     shellVariables: [],
   });
@@ -128,10 +128,10 @@ export const checkBashSandbox = (input: {
  *        where the user allowed hosts. No connection is made: the audit stays empty
  */
 export const checkSandboxForwarder = async (
-  input: { check: { bwrapPath: string; bashPath: string }; proxy: DomainProxy; cwdReal: string; writable: boolean },
+  input: { check: { bwrapPath: string; bashPath: string }; proxy: DomainProxy; roots: readonly string[]; writable: boolean },
   env: Record<string, string | undefined>,
 ): Promise<string | null> => {
-  const plan = planSandboxForwarder({ cwdReal: input.cwdReal, writable: input.writable });
+  const plan = planSandboxForwarder({ roots: input.roots, writable: input.writable });
   if (!plan.ok) return plan.reason;
   const { forwarder } = plan;
   const bwrapArgs = genBwrapArgs({
@@ -139,7 +139,7 @@ export const checkSandboxForwarder = async (
     mode: 'read-only',
     allowNetwork: false,
     cwd: '/',
-    cwdReal: '/',
+    roots: ['/'],
     protectedPaths: [],
     shellVariables: [],
     forwarder,

@@ -143,11 +143,24 @@ export interface SandboxHidden {
 }
 
 /**
- * .what = whether the sandbox shows the host's file at a (real) path: not under /proc and /dev, which are its own, nor
- *         under /tmp, its private one, unless inside the workspace
+ * .what = the workspace's roots as real paths: the working directory's, then each added directory (--add-dir) that no
+ *         other root already holds, in their order
+ * .why = one definition of where a run may write, for the sandbox's binds, the sweep, and the write and edit tools: a
+ *        root inside another adds nothing, and binding it twice would only reorder mounts
  */
-export const isSeenInSandbox = (path: string, cwdReal: string): boolean =>
-  !isUnder('/proc', path) && !isUnder('/dev', path) && (!isUnder('/tmp', path) || (isUnder(cwdReal, path) && path !== cwdReal));
+export const genWorkspaceRoots = (cwdReal: string, addDirsReal: readonly string[] = []): string[] => {
+  const all = [...new Set([cwdReal, ...addDirsReal])];
+  return all.filter((root) => !all.some((other) => other !== root && isUnder(other, root)));
+};
+
+/**
+ * .what = whether the sandbox shows the host's file at a (real) path: not under /proc and /dev, which are its own, nor
+ *         under /tmp, its private one, unless inside a root of the workspace (genWorkspaceRoots)
+ */
+export const isSeenInSandbox = (path: string, roots: readonly string[]): boolean =>
+  !isUnder('/proc', path) &&
+  !isUnder('/dev', path) &&
+  (!isUnder('/tmp', path) || roots.some((root) => isUnder(root, path) && path !== root));
 
 /**
  * .what = the hidden paths of a call as the sandbox needs them: real paths of what exists, less what the sandbox never
@@ -155,14 +168,14 @@ export const isSeenInSandbox = (path: string, cwdReal: string): boolean =>
  * .why = only what exists is hidden, so bubblewrap makes no mount point on the host; only real paths, so a mount never
  *        lands through a symlink
  */
-export const pickSandboxHidden = (hidden: HiddenPaths, cwdReal: string): SandboxHidden => {
-  const shown = (path: string) => isSeenInSandbox(path, cwdReal);
+export const pickSandboxHidden = (hidden: HiddenPaths, roots: readonly string[]): SandboxHidden => {
+  const shown = (path: string) => isSeenInSandbox(path, roots);
   const present = hidden.entries.filter((entry) => entry.realPath !== null && shown(entry.realPath));
   return {
     dirs: present.filter((entry) => entry.isDirectory).map((entry) => entry.realPath!),
     files: present.filter((entry) => !entry.isDirectory).map((entry) => ({ path: entry.realPath!, text: '' })),
-    // the workspace is bound back by genBwrapArgs itself
-    handedBack: hidden.handedBack.filter((path) => path !== cwdReal && !isUnder(path, cwdReal) && shown(path)),
+    // the workspace's roots are bound back by genBwrapArgs itself
+    handedBack: hidden.handedBack.filter((path) => !roots.some((root) => isUnder(path, root)) && shown(path)),
   };
 };
 
@@ -187,9 +200,10 @@ export const genBwrapArgs = (input: {
   bashPath: string;
   mode: 'read-only' | 'workspace-write';
   allowNetwork: boolean;
-  /** the working directory as given, and with symlinks resolved (what is bound) */
+  /** the working directory as given (the commands start there) */
   cwd: string;
-  cwdReal: string;
+  /** the workspace's roots, real paths (genWorkspaceRoots): what is bound, writable in workspace-write */
+  roots: readonly string[];
   /** the protected entries that exist and are bound read-only inside a writable workspace (genProtectedTree's mounts) */
   protectedPaths: readonly string[];
   /** the git directories bound writable onto themselves, before protectedPaths: mount points, never renamed (genProtectedTree) */
@@ -205,11 +219,12 @@ export const genBwrapArgs = (input: {
 }): string[] => {
   const hidden = input.hidden ?? { dirs: [], files: [], handedBack: [] };
   const writable = input.mode === 'workspace-write';
-  // a workspace under /tmp is bound after the private /tmp, so it is the real one, not hidden; any other is bound before
-  // /dev, /proc and /tmp, so a workspace of / cannot uncover the host's /proc (other processes' environments)
-  const underTmp = input.cwdReal === '/tmp' || input.cwdReal.startsWith('/tmp/');
-  const workspace = writable ? ['--bind', input.cwdReal, input.cwdReal] : ['--ro-bind', input.cwdReal, input.cwdReal];
-  const insideWorkspace = (path: string) => path !== input.cwdReal && isUnder(input.cwdReal, path);
+  // a root under /tmp is bound after the private /tmp, so it is the real one, not hidden; any other is bound before
+  // /dev, /proc and /tmp, so a root of / cannot uncover the host's /proc (other processes' environments)
+  const { roots } = input;
+  const bindRoot = (root: string) => [writable ? '--bind' : '--ro-bind', root, root];
+  const underTmp = (root: string) => isUnder('/tmp', root);
+  const insideWorkspace = (path: string) => roots.some((root) => path !== root && isUnder(root, path));
   // each file read from its own fd, in the order sandboxDataOf lists their contents
   const dataFiles = sandboxDataFilesOf(hidden, input.dataFiles);
   const bindData = (file: SandboxDataFile) => [
@@ -228,7 +243,7 @@ export const genBwrapArgs = (input: {
     '--ro-bind',
     '/',
     '/',
-    ...(writable && !underTmp ? workspace : []),
+    ...(writable ? roots.filter((root) => !underTmp(root)).flatMap(bindRoot) : []),
     '--dev',
     '/dev',
     '--proc',
@@ -239,11 +254,11 @@ export const genBwrapArgs = (input: {
     '/proc/sys',
     '--tmpfs',
     '/tmp',
-    ...(underTmp ? workspace : []),
+    ...roots.filter(underTmp).flatMap(bindRoot),
     // after every bind that could uncover them: first those around the workspace, then the workspace bound back over
     // them if one holds it, then those inside it, then what is handed back inside them
     ...hide((path) => !insideWorkspace(path)),
-    ...(hidden.dirs.some((path) => isUnder(path, input.cwdReal)) ? [writable ? '--bind' : '--ro-bind', input.cwdReal, input.cwdReal] : []),
+    ...roots.filter((root) => hidden.dirs.some((path) => isUnder(path, root))).flatMap(bindRoot),
     ...hide(insideWorkspace),
     ...hidden.handedBack.flatMap((path) => ['--ro-bind-try', path, path]),
     // read-only once what is bound back under them has its mount point

@@ -74,13 +74,13 @@ export const findHostSockets = (): readonly string[] => {
  * .note = `allowed` are real paths (resolveAllowedUnixSockets); what the sandbox never shows (the host's /tmp, /proc,
  *         /dev, a hidden directory) needs no file over it
  */
-export const hideHostSockets = (hidden: SandboxHidden, input: { allowed: readonly string[]; cwdReal: string }): SandboxHidden => {
+export const hideHostSockets = (hidden: SandboxHidden, input: { allowed: readonly string[]; roots: readonly string[] }): SandboxHidden => {
   const hiddenFiles = new Set(hidden.files.map((file) => file.path));
   const toHide = findHostSockets().filter(
     (path) =>
       !input.allowed.includes(path) &&
       !hiddenFiles.has(path) &&
-      isSeenInSandbox(path, input.cwdReal) &&
+      isSeenInSandbox(path, input.roots) &&
       !hidden.dirs.some((dir) => isUnder(dir, path)),
   );
   return {

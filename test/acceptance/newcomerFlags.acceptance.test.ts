@@ -1,6 +1,6 @@
 // the CLI as a user of claude -p, codex exec or qwen -p meets it: their everyday flags work, and every typed name that
 // is wrong gets the nearest right one
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 
@@ -146,6 +146,99 @@ describe("the peers' everyday flags", () => {
     expect(run.stderr).toMatch(
       /--permission inline rules: not JSON \(.*\); expected \{"allow": \[\.\.\.\], "prompt": \[\.\.\.\], "deny": \[\.\.\.\]\}/,
     );
+  });
+});
+
+describe('--add-dir: more directories the run may change, confined as the working directory is', () => {
+  it('a relative --add-dir is the directory beside where the command was typed: write and bash change files there, the model is told, and a directory beside it stays out of reach', async () => {
+    const shared = join(cwd, '..', `${cwd.split('/').pop()}-shared`);
+    const beside = join(cwd, '..', `${cwd.split('/').pop()}-beside`);
+    await mkdir(shared);
+    await mkdir(beside);
+    try {
+      standin().script(
+        {
+          toolCalls: [
+            { name: 'write', input: { path: join(shared, 'w.txt'), content: 'by write' } },
+            { name: 'bash', input: { command: `printf 'by bash' > ${join(shared, 'b.txt')}` } },
+            { name: 'write', input: { path: join(beside, 'w.txt'), content: 'no' } },
+          ],
+        },
+        { text: 'done' },
+      );
+      const run = await bhrain(['act', '--atom', 'qwen', '--add-dir', `../${shared.split('/').pop()}`, '-o', 'json', 'go']);
+      expect(run.code).toBe(0);
+      expect([await readFile(join(shared, 'w.txt'), 'utf8'), await readFile(join(shared, 'b.txt'), 'utf8')]).toEqual([
+        'by write',
+        'by bash',
+      ]);
+      expect(await exists(join(beside, 'w.txt'))).toBe(false);
+      expect(JSON.parse(run.stdout).toolCalls).toMatchObject({ made: 3, denied: 1 });
+      expect(JSON.stringify(standin().requests[0].body)).toContain(`You may also change files in ${shared}.`);
+    } finally {
+      await rm(shared, { recursive: true, force: true });
+      await rm(beside, { recursive: true, force: true });
+    }
+  });
+
+  it('an --add-dir that is missing, a credential store, or a protected path is exit 2 saying why, before any request', async () => {
+    const userHome = tempDir('bhrain-newcomer-user-');
+    await mkdir(join(userHome, '.aws'));
+    await mkdir(join(cwd, '.git', 'hooks'), { recursive: true });
+    const refusals = await Promise.all(
+      [join(cwd, 'missing'), join(userHome, '.aws'), join(cwd, '.git', 'hooks')].map((dir) =>
+        bhrain(['act', '--atom', 'qwen', '--add-dir', dir, 'x'], envFor({ HOME: userHome })),
+      ),
+    );
+    expect(refusals.map((run) => [run.code, run.stderr.trim()])).toEqual([
+      [2, `bhrain act: --add-dir: cannot add the directory ${join(cwd, 'missing')}: it does not exist or is not a directory`],
+      [2, expect.stringMatching(/^bhrain act: --add-dir: cannot add the directory .*\.aws: .*\.aws is hidden from the model \(~\/\.aws: /)],
+      [
+        2,
+        expect.stringMatching(
+          /^bhrain act: --add-dir: cannot add the directory .*\.git\/hooks: .* is, or lies in, a protected path \(.*\.git\/hooks: git runs as code\)/,
+        ),
+      ],
+    ]);
+    expect(standin().requests).toHaveLength(0);
+  });
+});
+
+describe("a project file may not loosen what the flags loosen without the user's approval", () => {
+  const projectSettings = async (settings: object) => {
+    await mkdir(join(cwd, '.bhrain'), { recursive: true });
+    await writeFile(join(cwd, '.bhrain', 'settings.json'), JSON.stringify(settings));
+  };
+
+  it("a project's allowedTools is ignored unless the project is approved: the write it names is still asked about, so refused headless", async () => {
+    await projectSettings({ permission: 'promptForWrites', allowedTools: ['write(eased.txt)'] });
+    const script = () =>
+      standin().script({ toolCalls: [{ name: 'write', input: { path: 'eased.txt', content: 'yes' } }] }, { text: 'done' });
+    script();
+    const unapproved = await bhrain(['act', '--atom', 'qwen', '-o', 'json', 'go']);
+    expect(unapproved.stderr).toMatch(
+      /ignored "allowedTools": \["write\(eased\.txt\)"\] from .*settings\.json: a project file may tighten/,
+    );
+    expect(await exists(join(cwd, 'eased.txt'))).toBe(false);
+    script();
+    const approved = await bhrain(['act', '--atom', 'qwen', '--trust-project', '-o', 'json', 'go']);
+    expect(approved.code).toBe(0);
+    expect(await readFile(join(cwd, 'eased.txt'), 'utf8')).toBe('yes');
+  });
+
+  it("a project's additionalDirectories is ignored unless the project is approved", async () => {
+    const shared = tempDir('bhrain-newcomer-shared-');
+    await projectSettings({ additionalDirectories: [shared] });
+    const script = () =>
+      standin().script({ toolCalls: [{ name: 'write', input: { path: join(shared, 'x.txt'), content: 'x' } }] }, { text: 'done' });
+    script();
+    const unapproved = await bhrain(['act', '--atom', 'qwen', '-o', 'json', 'go']);
+    expect(unapproved.stderr).toMatch(/ignored "additionalDirectories": .* from .*settings\.json: a project file may tighten/);
+    expect(await exists(join(shared, 'x.txt'))).toBe(false);
+    script();
+    const approved = await bhrain(['act', '--atom', 'qwen', '--trust-project', '-o', 'json', 'go']);
+    expect(approved.code).toBe(0);
+    expect(await readFile(join(shared, 'x.txt'), 'utf8')).toBe('x');
   });
 });
 

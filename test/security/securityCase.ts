@@ -25,7 +25,8 @@ export type SecurityCategory =
   | 'environment'
   | 'planted-config'
   | 'network'
-  | 'unix-sockets';
+  | 'unix-sockets'
+  | 'added-dirs';
 
 /** .what = how one attempt ended: `escaped` says what changed that must not have; `answered` says the loop gave its calls a result */
 export interface SecurityOutcome {

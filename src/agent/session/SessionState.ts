@@ -25,6 +25,8 @@ export interface BhrainSessionPlugins {
 /** .what = a session's context with every default applied: where it works, how it logs, what it redacts, where it spills */
 export type SessionContext = BhrainContext & {
   cwd: string;
+  /** real paths, checked (resolveAddDirs) */
+  addDirs: readonly string[];
   env: Record<string, string | undefined>;
   log: BrainLog;
   redact: SecretRedactor;

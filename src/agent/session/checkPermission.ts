@@ -37,6 +37,8 @@ export const checkPermission = async (input: {
   guard: BhrainPermissionGuard;
   prompter: BhrainPrompter | null;
   cwd: string;
+  /** the directories the session may change besides cwd (real paths, resolveAddDirs) */
+  addDirs?: readonly string[];
   guardTimeoutMs: number;
   log: BrainLog;
   /** what the user approved for the rest of this session; absent = nothing is remembered, and 'always' is not offered */
@@ -76,7 +78,9 @@ export const checkPermission = async (input: {
   // whatever the guard says, a file change that lands outside the workspace, in what a later program trusts (unless the
   // user's rule names that very path), or in a file that also has a name elsewhere, is asked about, never silently
   // allowed, whichever tool makes it; write and edit then change only the file judged here
-  const written = input.paths.filter((path) => path.access === 'write').map(({ path }) => ({ path, cwd: input.cwd }));
+  const written = input.paths
+    .filter((path) => path.access === 'write')
+    .map(({ path }) => ({ path, cwd: input.cwd, addDirs: input.addDirs }));
   const judged = written.length ? findWriteTarget(written[0]) : null;
   const judging = verdict.decision !== 'deny';
   const checkProtected = judging && !(verdict.decision === 'allow' && verdict.namedExactly);
@@ -85,7 +89,9 @@ export const checkPermission = async (input: {
     const protectedTarget = checkProtected ? findProtectedTarget(where) : null;
     const linked = judging ? findHardLinkedTarget(where) : null;
     return [
-      ...(outside ? [`${call.name} would change ${outside}, outside the workspace ${input.cwd}`] : []),
+      ...(outside
+        ? [`${call.name} would change ${outside}, outside the workspace ${[input.cwd, ...(input.addDirs ?? [])].join(', ')}`]
+        : []),
       ...(protectedTarget
         ? [
             `${call.name} would change ${protectedTarget.realPath}, a protected path: ${protectedTarget.trustedBy}, outside any sandbox (a rule naming that exact path, e.g. \`write(${relative(input.cwd, protectedTarget.realPath)})\`, allows it)`,

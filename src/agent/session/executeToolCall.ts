@@ -127,6 +127,7 @@ const answerCall = async (asked: BrainToolCall, session: ToolCallSession, notRun
     prompter: session.prompter,
     approvals: session.approvals,
     cwd: session.toolContext.cwd,
+    addDirs: session.toolContext.addDirs,
     guardTimeoutMs: session.guardTimeoutMs,
     log: session.log,
     consulted: gate?.consulted,

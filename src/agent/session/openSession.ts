@@ -12,6 +12,7 @@ import { genSystemPrompt } from '../genSystemPrompt.js';
 import { readGitCredentials } from '../git/readGitCredentials.js';
 import { readGitStatus } from '../git/readGitStatus.js';
 import { genSessionApprovals } from '../permission/genSessionApprovals.js';
+import { resolveAddDirs } from '../permission/resolveAddDirs.js';
 import { attachTaskTool } from '../subagents/withTaskTool.js';
 import type { BhrainToolRegistry } from '../tool/genToolRegistry.js';
 import { preloadToolChecks } from '../tool/executeTool.js';
@@ -62,6 +63,8 @@ const resolveContext = (context: BhrainContext, uuid: string): SessionContext =>
   return {
     ...context,
     cwd,
+    // a child's context is its parent's, already resolved: real paths resolve to themselves
+    addDirs: resolveAddDirs(context.addDirs ?? [], { env }),
     env,
     log: context.log ?? silentLog,
     redact: context.redact ?? genSecretRedactor(env, readGitCredentials({ cwd }, { env }).secrets),
@@ -77,6 +80,7 @@ const resolveContext = (context: BhrainContext, uuid: string): SessionContext =>
 const genRequestShaper = (input: {
   registry: BhrainToolRegistry;
   cwd: string;
+  addDirs: readonly string[];
   git: Awaited<ReturnType<typeof readGitStatus>> | null;
   instructions: string | null;
   skills: BhrainConfigResolved['skills'];
@@ -90,6 +94,7 @@ const genRequestShaper = (input: {
     if (known && tools.length === known.tools.length && tools.every((tool, index) => tool === known.tools[index])) return known;
     const systemText = genSystemPrompt({
       cwd: input.cwd,
+      addDirs: input.addDirs,
       tools,
       git: input.git,
       instructions: input.instructions ?? undefined,
@@ -135,6 +140,7 @@ export const openSession = async (input: RunSessionInput, runChild: RunChildSess
     shape: genRequestShaper({
       registry,
       cwd: context.cwd,
+      addDirs: context.addDirs,
       git,
       instructions: config.instructions,
       skills: config.skills,

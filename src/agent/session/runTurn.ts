@@ -32,14 +32,14 @@ export const tallyToolCalls = (counts: BhrainToolCallCounts, outcomes: readonly 
 
 /** .what = what executing this turn's calls needs from the session: the guard as it is now, and the tools' context */
 const toolCallSessionOf = (state: SessionState): ToolCallSession => {
-  const { cwd, log, env, spillDir, redact } = state.context;
+  const { cwd, addDirs, log, env, spillDir, redact } = state.context;
   return {
     sessionUuid: state.uuid,
     registry: state.registry,
     guard: state.plugins().permissionGuard,
     prompter: state.context.prompter ?? null,
     approvals: state.approvals,
-    toolContext: { cwd, log, env, signal: state.stop.signal, spillDir, redact, spawn: spawnOf(state) },
+    toolContext: { cwd, addDirs, log, env, signal: state.stop.signal, spillDir, redact, spawn: spawnOf(state) },
     readDenial: readDenialOf(state.config),
     redact,
     guardTimeoutMs: state.config.limits.guardTimeoutMs,

@@ -57,6 +57,8 @@ export type BhrainToolOutput = Omit<BhrainToolResult, 'callId'>;
 export interface BhrainToolContext {
   /** the working directory: relative paths resolve here, bash runs here */
   cwd: string;
+  /** the directories the tools may change besides cwd, real paths (BhrainContext.addDirs, checked by resolveAddDirs) */
+  addDirs?: readonly string[];
   log: BrainLog;
   env: Record<string, string | undefined>;
   signal?: AbortSignal;

@@ -128,6 +128,7 @@ export const prepareRun = async (io: RunIo, settled: SettledRun, audit: RunAudit
   await checks.awaitChecks();
   return {
     cwd,
+    addDirs: settled.addDirs,
     atom,
     repl,
     store,

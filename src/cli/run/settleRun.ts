@@ -1,19 +1,22 @@
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 import { getBhrainConfigDir } from '../../agent/config/getBhrainConfigDir.js';
 import { genRulesGuard } from '../../agent/permission/genRulesGuard.js';
+import { resolveAddDirs } from '../../agent/permission/resolveAddDirs.js';
 import { withToolRules } from '../../agent/permission/withToolRules.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import { genBrainAtom } from '../../providers/genBrainAtom.js';
 import { credentialEnvVarsOf, SUPPLIER_TABLE } from '../../core/contract/supplierTable.js';
 import { hostsOfEnvMask } from '../../sandbox/network/genMaskedCredentials.js';
+import { expandListedPath } from '../../sandbox/resolveHiddenPaths.js';
 import type { RunAuditing } from '../audit/genRunAudit.js';
 import { resolveMcpServers } from '../mcp/resolveMcpServers.js';
 import { readMcpTimeoutMs } from '../mcp/startMcpServers.js';
 import { readJsonSchema, readSystemPromptAdditions, readThinking } from '../readSkillOptions.js';
 import { resolvePermission } from '../resolvePermission.js';
 import { resolveSkillSettings, SETTINGS_FILE_NAME, type ResolvedSkillSettings } from '../settings/resolveSkillSettings.js';
-import type { SkillSettingsFlags } from '../settings/settingsTable.js';
+import { nameSettingOrigin, type SkillSettingsFlags } from '../settings/settingsTable.js';
 import type { RunIo } from './genRunIo.js';
 import { genHookRunsSink } from './genHookRunsSink.js';
 import type { SkillHost } from './SkillHost.js';
@@ -26,6 +29,23 @@ const narrowLimits = (values: ResolvedSkillSettings['values'], limits: NonNullab
     if (cap === undefined) continue;
     const current = values[key];
     values[key] = current === undefined ? cap : Math.min(current, cap);
+  }
+};
+
+/** .what = --add-dir's directories (additionalDirectories) as real paths, `~/` from HOME: one that cannot be added is exit 2 naming its source */
+const resolveRunAddDirs = (settings: ResolvedSkillSettings): string[] => {
+  const listed = settings.values.additionalDirectories;
+  if (!listed.length) return [];
+  const home = process.env.HOME || homedir();
+  try {
+    return resolveAddDirs(
+      listed.map((dir) => expandListedPath(dir, home, 'additionalDirectories')),
+      { env: process.env },
+    );
+  } catch (error) {
+    throw new BadRequestError(
+      `${nameSettingOrigin('additionalDirectories', settings.sources.additionalDirectories)}: ${(error as Error).message}`,
+    );
   }
 };
 
@@ -82,7 +102,8 @@ export const settleRun = async (io: RunIo, flags: SkillSettingsFlags, audit: Run
   };
   const outputSchema = await readJsonSchema(options.jsonSchema, cwd);
   const systemPrompt = await readSystemPromptAdditions(options, values.appendSystemPrompt, cwd);
-  const checks = await startSandboxChecks(io, settings, cwd);
+  const addDirs = resolveRunAddDirs(settings);
+  const checks = await startSandboxChecks(io, settings, cwd, addDirs);
   // a builtin name or a rules file (a flag), or inline rules (a settings file, named after it)
   const settingsGuard = withToolRules(
     typeof values.permission === 'string'
@@ -105,7 +126,7 @@ export const settleRun = async (io: RunIo, flags: SkillSettingsFlags, audit: Run
   const hookRuns = hooks ? genHookRunsSink({ warnings: io.warnings, redact: io.redact }) : null;
   if (hookRuns) io.sinks.add(hookRuns);
   const atom = genBrainAtom({ slug: values.atom!, model: values.model, baseUrl: values.baseUrl, thinking: readThinking(options.thinking) });
-  return { settings, sandbox, outputSchema, systemPrompt, checks, settingsGuard, permissionGuard, mcp, hooks, hookRuns, atom };
+  return { settings, sandbox, addDirs, outputSchema, systemPrompt, checks, settingsGuard, permissionGuard, mcp, hooks, hookRuns, atom };
 };
 
 export type SettledRun = Awaited<ReturnType<typeof settleRun>>;

@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 
 import { BadRequestError } from '../../core/contract/errors.js';
 import { checkBashSandbox, checkSandboxForwarder } from '../../sandbox/checkBashSandbox.js';
+import { genWorkspaceRoots } from '../../sandbox/genBwrapArgs.js';
 import { genMaskedCredentials, hostsOfEnvMask, type MaskedCredential } from '../../sandbox/network/genMaskedCredentials.js';
 import type { DomainProxy } from '../../sandbox/network/startDomainProxy.js';
 import { resolveAllowedUnixSockets } from '../../sandbox/resolveAllowedUnixSockets.js';
@@ -42,7 +43,7 @@ const readMaskedCredentials = (io: RunIo, settings: ResolvedSkillSettings): Mask
  *        is awaited before anything is written; a network failure is exit 2 that says why, never a network silently
  *        off (or on)
  */
-export const startSandboxChecks = async (io: RunIo, settings: ResolvedSkillSettings, cwd: string) => {
+export const startSandboxChecks = async (io: RunIo, settings: ResolvedSkillSettings, cwd: string, addDirs: readonly string[]) => {
   const { values } = settings;
   const sandboxCheck = io.skill === 'act' && values.sandbox !== 'off' ? checkBashSandbox({ env: process.env }) : null;
   const socketsFrom = nameSettingOrigin('allowUnixSockets', settings.sources.allowUnixSockets);
@@ -77,7 +78,7 @@ export const startSandboxChecks = async (io: RunIo, settings: ResolvedSkillSetti
       ? sandboxCheck.then((check) =>
           check.ok
             ? checkSandboxForwarder(
-                { check, proxy, cwdReal: realpathSync(cwd), writable: values.sandbox === 'workspace-write' },
+                { check, proxy, roots: genWorkspaceRoots(realpathSync(cwd), addDirs), writable: values.sandbox === 'workspace-write' },
                 process.env,
               )
             : null,

@@ -61,7 +61,7 @@ const loosensPermission = (value: string | BhrainPermissionRules, than: string |
 /**
  * .what = the settings a project file may only tighten, and whether a value loosens the value that would apply without
  *         any project file
- * .why = a looser sandbox or network, a looser guard, more allow rules, more variables passed to the commands, or a
+ * .why = a looser sandbox or network, a looser guard, more allow rules, more directories to change, more variables passed to the commands, or a
  *        masked credential's value sent to more hosts widen what runs unconfined, what it reads or what the model may
  *        use: from a project file they take effect only when the user approved the project; a tighter value needs no
  *        approval
@@ -75,6 +75,7 @@ export const LOOSENING: {
   allowUnixSockets: (value: readonly string[], than: readonly string[]) => boolean;
   passEnv: (value: readonly string[], than: readonly string[]) => boolean;
   allowedTools: (value: readonly string[], than: readonly string[]) => boolean;
+  additionalDirectories: (value: readonly string[], than: readonly string[]) => boolean;
 } = {
   sandbox: (value, than) => SANDBOX_LOOSENESS[value] > SANDBOX_LOOSENESS[than],
   allowNetwork: (value, than) => value && !than,
@@ -93,4 +94,6 @@ export const LOOSENING: {
   passEnv: (value, than) => value.some((name) => !than.includes(name)),
   // a call run without asking that would have been asked about without the project file
   allowedTools: (value, than) => value.some((rule) => !than.includes(rule)),
+  // a directory the run could change that it could not without the project file (paths compared as written)
+  additionalDirectories: (value, than) => value.some((dir) => !than.includes(dir)),
 };

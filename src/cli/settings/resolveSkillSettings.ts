@@ -374,6 +374,7 @@ export const resolveSkillSettings = async (
     permission: pick('permission', SETTINGS.permission.default),
     allowedTools: [...new Set(pick('allowedTools', SETTINGS.allowedTools.default))],
     disallowedTools: [...new Set(disallowedLayers.flatMap((layer) => layer.values.disallowedTools!))],
+    additionalDirectories: [...new Set(pick('additionalDirectories', SETTINGS.additionalDirectories.default))],
     sandbox: pick('sandbox', SETTINGS.sandbox.default),
     denyRead: [...new Set(denyReadLayers.flatMap((layer) => layer.values.denyRead!))],
     allowUnixSockets: [...new Set(pick('allowUnixSockets', SETTINGS.allowUnixSockets.default))],
@@ -393,6 +394,8 @@ export const resolveSkillSettings = async (
     appendSystemPrompt: pick('appendSystemPrompt', SETTINGS.appendSystemPrompt.default),
     store: pick('store', SETTINGS.store.default),
   };
+  // ask changes nothing: a directory to change is act's
+  if (skill === 'ask') values.additionalDirectories = [];
   // a project may tighten, never loosen, without the user's approval: a loosening value falls back to what applies
   // without any project file; an approved one is still worth a line, since the user may not have read the file
   const warnings: string[] = [];

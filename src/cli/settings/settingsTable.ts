@@ -1,5 +1,6 @@
 import { BHRAIN_CONFIG_BOUNDS, DEFAULT_BASH_SANDBOX_MODE, DEFAULT_MAX_ITERATIONS } from '../../agent/constants.js';
 import type { Command } from 'commander';
+import { resolve } from 'node:path';
 
 import type { BhrainPermissionRules } from '../../agent/permission/genRulesGuard.js';
 import { BASH_SANDBOX_MODES } from '../../sandbox/BashSandbox.js';
@@ -188,6 +189,8 @@ export interface SettingRow<TRule extends SettingRule = SettingRule, TDefault = 
     skills?: readonly ['act'];
     /** repeatable: each use adds to a list */
     repeatable?: true;
+    /** what a flag's text is read as before the check (a path resolved against the current directory) */
+    parse?: (text: string) => string;
     /** commander shows this default in --help (it is never read as a value: only flags given count) */
     shownInHelp?: string;
     /** the docs table's flag cell, when it differs from the flag's long form (docs/settings.md) */
@@ -220,6 +223,12 @@ export const checkSocketPath = (path: string): string | null =>
   path.startsWith('~/') || (path.startsWith('/') && path.replace(/\/+$/, '') !== '')
     ? null
     : `${JSON.stringify(path)} is not a socket's path: give one that starts with / or ~/, e.g. "/var/run/docker.sock"`;
+
+/** .what = why a path cannot name a directory to add (it is not absolute, nor from ~/), or null */
+export const checkAddedDirectory = (path: string): string | null =>
+  path === '~' || path.startsWith('~/') || path.startsWith('/')
+    ? null
+    : `${JSON.stringify(path)} is not a directory's absolute path: give one that starts with / or ~/, e.g. "/work/shared" (the flag --add-dir also takes a relative one)`;
 
 /** .what = a row, typed by its rule, its default's type kept (undefined: the setting may be unset) */
 const row = <const TRule extends SettingRule, const TDefault extends SettingRuleValue<TRule> | undefined>(
@@ -349,6 +358,27 @@ export const SETTINGS = {
     readme: {
       value:
         "rules in Claude Code's syntax: a call one matches is refused, whatever else allows it: `[\"bash(git push:*)\"]`; every layer's rules add up (a flag adds to the files')",
+      default: 'none',
+    },
+  }),
+  additionalDirectories: row({
+    fileKey: 'additionalDirectories',
+    flag: {
+      flags: '--add-dir <dir>',
+      help: 'let the run change this directory too, confined as the working directory is (repeatable)',
+      skills: ['act'],
+      repeatable: true,
+      // as the shell completed it: relative to where the command was typed, not to -C's directory
+      parse: (text) => (text === '~' || text.startsWith('~/') ? text : resolve(text)),
+      readme: '`--add-dir` (repeatable)',
+    },
+    value: { kind: 'list', each: checkAddedDirectory },
+    expects: 'a list of directories, each absolute or starting with ~/, e.g. ["/work/shared"]',
+    default: [] as string[],
+    shownDefault: 'none: only the working directory',
+    readme: {
+      value:
+        'directories the run may change besides the working directory, each absolute or from `~/`: `["/work/shared"]`. Bash\'s sandbox binds each writable and the protected paths in it stay protected; one that is hidden, protected, or holds a directory of PATH is exit 2 ([Sandbox](#sandbox))',
       default: 'none',
     },
   }),

@@ -11,19 +11,19 @@ import { planSandboxForwarder, withForwarderEnv } from './sandboxForwarder.js';
 describe('network by domain: how the forwarder is run', () => {
   it('given a working directory that holds node, then the forwarder is refused where it is writable, and runs where it is not', () => {
     const nodeDir = dirname(realpathSync(process.execPath));
-    const writable = planSandboxForwarder({ cwdReal: nodeDir, writable: true });
+    const writable = planSandboxForwarder({ roots: [nodeDir], writable: true });
     expect(writable).toEqual({
       ok: false,
       reason: expect.stringMatching(
         /^the network forwarder needs .*node, which is inside the writable working directory .*, where a command could change it/,
       ),
     });
-    const readOnly = planSandboxForwarder({ cwdReal: nodeDir, writable: false });
+    const readOnly = planSandboxForwarder({ roots: [nodeDir], writable: false });
     expect(readOnly.ok).toBe(true);
   });
 
   it("given a plan, then node's real path runs the script, with the port as its argument", () => {
-    const plan = planSandboxForwarder({ cwdReal: '/work/repo', writable: true });
+    const plan = planSandboxForwarder({ roots: ['/work/repo'], writable: true });
     if (!plan.ok) throw new Error(plan.reason);
     expect(plan.forwarder.nodePath).toBe(realpathSync(process.execPath));
     expect(plan.forwarder.nodeArgs[0]).toBe('-e');

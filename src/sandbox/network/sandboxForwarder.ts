@@ -47,7 +47,8 @@ let nodeFound: string | null = null;
  *        command could rewrite would run what that command planted
  */
 export const planSandboxForwarder = (input: {
-  cwdReal: string;
+  /** the workspace's roots, real paths (genWorkspaceRoots) */
+  roots: readonly string[];
   writable: boolean;
 }): { ok: true; forwarder: SandboxForwarder } | { ok: false; reason: string } => {
   nodeFound ??= realpathSync(process.execPath);
@@ -57,10 +58,11 @@ export const planSandboxForwarder = (input: {
       ok: false,
       reason: `the network forwarder needs ${nodePath}, which is under /tmp, which the sandbox replaces with a private empty /tmp: use a node installed outside /tmp`,
     };
-  if (input.writable && isUnder(input.cwdReal, nodePath))
+  const holder = input.writable ? input.roots.find((root) => isUnder(root, nodePath)) : undefined;
+  if (holder)
     return {
       ok: false,
-      reason: `the network forwarder needs ${nodePath}, which is inside the writable working directory ${input.cwdReal}, where a command could change it: run from a directory that does not hold node, or use --sandbox read-only`,
+      reason: `the network forwarder needs ${nodePath}, which is inside the writable ${holder === input.roots[0] ? 'working directory' : 'directory added by --add-dir'} ${holder}, where a command could change it: run from a directory that does not hold node (nor add one), or use --sandbox read-only`,
     };
   return { ok: true, forwarder: { nodePath, nodeArgs: ['-e', FORWARDER_SCRIPT, String(FORWARDER_PORT)] } };
 };

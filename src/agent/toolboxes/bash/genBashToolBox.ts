@@ -1,4 +1,5 @@
 import { realpathSync, statSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
 
 import { BadRequestError } from '../../../core/contract/errors.js';
 import { genCutSecretRedactor, genSecretRedactor, type SecretRedactor } from '../../../core/secrets/genSecretRedactor.js';
@@ -19,6 +20,8 @@ import { resolveHiddenPaths, type ReadDenial } from '../../../sandbox/resolveHid
 import { isUnder } from '../../../core/paths/isUnder.js';
 import {
   genBwrapArgs,
+  genWorkspaceRoots,
+  isSeenInSandbox,
   isShellBehaviorVariable,
   pickSandboxHidden,
   sandboxDataFilesOf,
@@ -27,7 +30,7 @@ import {
 } from '../../../sandbox/genBwrapArgs.js';
 import { formatBashRun } from './formatBashRun.js';
 import { PROTECTED_ANYWHERE, PROTECTED_AT_ROOT, PROTECTED_IN_GIT_DIR } from '../../../sandbox/protectedPaths.js';
-import { genProtectedTree, genQuarantineDir, type ProtectedChange } from '../../../sandbox/genProtectedTree.js';
+import { genProtectedTree, genQuarantineDir, type ProtectedChange, type ProtectedMounts } from '../../../sandbox/genProtectedTree.js';
 import { getBhrainHome } from '../../../core/continuation/getBhrainHome.js';
 import { noteHeldBackEnv } from './noteHeldBackEnv.js';
 import { checkDomainPattern, normalizeDomainPattern } from '../../../sandbox/network/allowedDomains.js';
@@ -77,11 +80,33 @@ export const describeProtectedKinds = (): string =>
  *        changes for someone else's
  */
 const protectedTrees = new Map<string, ReturnType<typeof genProtectedTree>>();
-const protectedTreeOf = (cwdReal: string, env: Record<string, string | undefined>) => {
-  let tree = protectedTrees.get(cwdReal);
-  if (!tree)
-    protectedTrees.set(cwdReal, (tree = genProtectedTree({ workspace: cwdReal, quarantineDir: genQuarantineDir(getBhrainHome(env)) })));
+const protectedTreeOf = (root: string, env: Record<string, string | undefined>) => {
+  let tree = protectedTrees.get(root);
+  if (!tree) protectedTrees.set(root, (tree = genProtectedTree({ workspace: root, quarantineDir: genQuarantineDir(getBhrainHome(env)) })));
   return tree;
+};
+
+/**
+ * .what = the protected trees of every root of the workspace (genWorkspaceRoots) as one: their mounts together, and one
+ *         sweep over all; what lies in an added directory is shown by its absolute path, what lies in the working
+ *         directory's root relative to it, as ever
+ */
+const protectedTreesOf = (roots: readonly string[], env: Record<string, string | undefined>) => {
+  const trees = roots.map((root, index) => ({
+    tree: protectedTreeOf(root, env),
+    shown: (path: string) => (index ? join(root, path) : path),
+  }));
+  return {
+    mounts: (): ProtectedMounts => {
+      const all = trees.map(({ tree, shown }) => {
+        const { bound, pinned } = tree.mounts();
+        return { pinned, bound: bound.map((found) => ({ ...found, shown: shown(found.shown) })) };
+      });
+      return { pinned: all.flatMap((mounts) => mounts.pinned), bound: all.flatMap((mounts) => mounts.bound) };
+    },
+    sweep: (sinceMs: number): ProtectedChange[] =>
+      trees.flatMap(({ tree, shown }) => tree.sweep(sinceMs).map((change) => ({ ...change, path: shown(change.path) }))),
+  };
 };
 
 /** .what = what the model reads of what a sweep put right, and the warning the user reads, one line each */
@@ -178,7 +203,7 @@ const MAX_IDLE_SANDBOXES = 4;
  */
 const genGitConfigView = () => {
   let kept: { key: string; read: GitCredentials; files: SandboxDataFile[] } | null = null;
-  return (cwd: string, env: Record<string, string | undefined>, hidden: SandboxHidden, cwdReal: string): SandboxDataFile[] => {
+  return (cwd: string, env: Record<string, string | undefined>, hidden: SandboxHidden, roots: readonly string[]): SandboxDataFile[] => {
     const key = JSON.stringify([cwd, env.HOME, env.XDG_CONFIG_HOME]);
     if (kept?.key !== key || signGitConfigFiles(kept.read) !== kept.read.signature) {
       const read = readGitCredentials({ cwd }, { env });
@@ -190,7 +215,7 @@ const genGitConfigView = () => {
       };
     }
     // a file the sandbox does not show at all needs no other content: in a hidden directory, or in the host's /tmp
-    const unseen = (path: string) => hidden.dirs.some((dir) => isUnder(dir, path)) || (isUnder('/tmp', path) && !isUnder(cwdReal, path));
+    const unseen = (path: string) => hidden.dirs.some((dir) => isUnder(dir, path)) || !isSeenInSandbox(path, roots);
     return kept.files.filter((file) => !unseen(file.path));
   };
 };
@@ -338,7 +363,7 @@ const genSandboxedRunner = (settings: BashSettings) => {
    *         the call is refused
    */
   const prepareNetwork = async (
-    cwdReal: string,
+    roots: readonly string[],
     context: BhrainToolContext,
   ): Promise<{ proxy: DomainProxy; forwarder: SandboxForwarder; trustFiles: SandboxDataFile[] } | { refusal: string }> => {
     // loaded only here: a toolbox without allowed domains never loads node's http server
@@ -349,7 +374,7 @@ const genSandboxedRunner = (settings: BashSettings) => {
     });
     const proxy = await settings.domainProxy.catch((error: Error) => error);
     if (proxy instanceof Error) return { refusal: `the network proxy for the allowed domains could not start (${proxy.message})` };
-    const plan = planSandboxForwarder({ cwdReal, writable: settings.sandboxMode === 'workspace-write' });
+    const plan = planSandboxForwarder({ roots, writable: settings.sandboxMode === 'workspace-write' });
     if (!plan.ok) return { refusal: plan.reason };
     if (proxy.masking && trust?.proxy !== proxy)
       trust = { proxy, files: genSandboxTrust({ caCertPem: proxy.masking.caCertPem }, { env: context.env }) };
@@ -371,6 +396,7 @@ const genSandboxedRunner = (settings: BashSettings) => {
     | { refusal: string }
   > => {
     const { cwdReal, cwdFound } = call;
+    const roots = genWorkspaceRoots(cwdReal, context.addDirs);
     const startedAt = Date.now();
     // only called for a sandboxed mode
     const mode = settings.sandboxMode as Exclude<BashSandboxMode, 'off'>;
@@ -387,7 +413,7 @@ const genSandboxedRunner = (settings: BashSettings) => {
         refusal: `bash is refused: bhrain's sandbox has no seccomp filter for ${process.arch}. Tell the user: retrying will not help.`,
       };
     // the network by domain: the proxy outside, and the forwarder that hands it the sandbox's listening socket
-    const network = settings.byDomain ? await prepareNetwork(cwdReal, context) : null;
+    const network = settings.byDomain ? await prepareNetwork(roots, context) : null;
     if (network && 'refusal' in network) return { refusal: `bash is refused: ${network.refusal}. Tell the user: retrying will not help.` };
     const forwarder = network?.forwarder ?? null;
     const proxyMark = network ? { proxy: network.proxy, at: network.proxy.mark() } : null;
@@ -397,13 +423,13 @@ const genSandboxedRunner = (settings: BashSettings) => {
     if (masking) env = withMaskedEnv(env, masking);
     // what exists of the protected entries is bound read-only (git directories pinned); what a command makes, the sweep
     // after it removes
-    const tree = settings.sandboxMode === 'workspace-write' ? protectedTreeOf(cwdReal, context.env) : null;
+    const tree = settings.sandboxMode === 'workspace-write' ? protectedTreesOf(roots, context.env) : null;
     const { bound, pinned } = tree?.mounts() ?? { bound: [], pinned: [] };
     // the credential stores and $BHRAIN_HOME, as they are now: a store made since the last call is hidden from this one
-    const found = pickSandboxHidden(resolveHiddenPaths(settings.denial, { env: context.env, readable: [context.cwd, cwdReal] }), cwdReal);
+    const found = pickSandboxHidden(resolveHiddenPaths(settings.denial, { env: context.env, readable: [context.cwd, cwdReal] }), roots);
     // every host socket but those allowed, as it is now: a daemon started since the last call is hidden from this one
-    const hidden = settings.allowUnixSockets.length ? hideHostSockets(found, { allowed: settings.allowUnixSockets, cwdReal }) : found;
-    const dataFiles = [...gitConfigView(context.cwd, context.env, hidden, cwdReal), ...(network?.trustFiles ?? [])];
+    const hidden = settings.allowUnixSockets.length ? hideHostSockets(found, { allowed: settings.allowUnixSockets, roots }) : found;
+    const dataFiles = [...gitConfigView(context.cwd, context.env, hidden, roots), ...(network?.trustFiles ?? [])];
     // what changes how bash runs a script reaches the command, not the sandbox's supervisor
     const shellVariables = Object.entries(env).flatMap(([name, value]) =>
       value !== undefined && isShellBehaviorVariable(name) ? [`${name}=${value}`] : [],
@@ -416,7 +442,7 @@ const genSandboxedRunner = (settings: BashSettings) => {
         mode,
         allowNetwork: settings.allowNetwork,
         cwd: context.cwd,
-        cwdReal,
+        roots,
         protectedPaths: bound.map((found) => found.path),
         pinnedPaths: pinned,
         shellVariables,

@@ -273,6 +273,7 @@ export const genEditTool = (options: { hidden: HiddenPathsOf }) =>
         target = await openInsideWorkspace({
           path: absolutePath,
           cwd: context.cwd,
+          addDirs: context.addDirs,
           access: 'edit',
           create: oldString === '',
           check,

@@ -2,8 +2,8 @@ import { constants, existsSync, type Stats } from 'node:fs';
 import { mkdir, open, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 
-import { findProtected } from '../../../sandbox/protectedPaths.js';
 import { isUnder } from '../../../core/paths/isUnder.js';
+import { findProtectedInRoots } from '../../permission/findOutsideWorkspace.js';
 import type { BhrainToolContext } from '../../tool/BhrainToolBox.js';
 
 /**
@@ -68,6 +68,8 @@ export const openInsideWorkspace = async (input: {
   /** the absolute path the model named */
   path: string;
   cwd: string;
+  /** the directories the session may change besides cwd, real paths (resolveAddDirs) */
+  addDirs?: readonly string[];
   /** write opens write-only; edit reads the file too */
   access: 'write' | 'edit';
   /** whether a missing file (and its missing directories) is created */
@@ -80,14 +82,15 @@ export const openInsideWorkspace = async (input: {
   refuseHidden?: (realPath: string) => string | null;
 }): Promise<WriteTarget> => {
   const workspace = await realpath(input.cwd);
+  const roots = [workspace, ...(input.addDirs ?? [])];
   const checked = input.check?.realPath ?? null;
   const approved = input.check?.approved ? checked : null;
-  // writable: inside the workspace, but not in what a later program trusts
-  const writable = (realPath: string) => isUnder(workspace, realPath) && !findProtected(workspace, realPath);
+  // writable: inside a root of the workspace, but not in what a later program trusts
+  const writable = (realPath: string) => roots.some((root) => isUnder(root, realPath)) && !findProtectedInRoots(roots, realPath);
   const fileAllowed = (realPath: string) => writable(realPath) || realPath === approved;
-  // a directory is passed through when writable, or on the way to the workspace (`.`) or to the approved file
+  // a directory is passed through when writable, or on the way to a root (`.`) or to the approved file
   const dirAllowed = (realPath: string) =>
-    writable(realPath) || isUnder(realPath, workspace) || (approved !== null && isUnder(realPath, dirname(approved)));
+    writable(realPath) || roots.some((root) => isUnder(realPath, root)) || (approved !== null && isUnder(realPath, dirname(approved)));
   const flags = (input.access === 'write' ? O_WRONLY : O_RDWR) | O_NOFOLLOW | O_NONBLOCK;
   /** the refusal of a file at realPath: another file than the one judged, or one not writable and not approved */
   const refuse = (realPath: string): WriteTarget => {
@@ -97,13 +100,13 @@ export const openInsideWorkspace = async (input: {
       return {
         refusal: `Refused to ${input.access} ${input.shown}: it now resolves to ${realPath}, not to ${checked} as when its permission was checked (a link on the way changed in between). Nothing was changed. Retry the call, so that the permission check sees the file as it is now.`,
       };
-    const protectedPath = isUnder(workspace, realPath) ? findProtected(workspace, realPath) : null;
+    const protectedPath = findProtectedInRoots(roots, realPath);
     if (protectedPath)
       return {
-        refusal: `Refused to ${input.access} ${input.shown}: it resolves to ${realPath}, in ${protectedPath.shown}, a protected path (${protectedPath.trustedBy}, outside any sandbox), and changing it was not approved. Nothing was changed. Leave it to the user, or tell the user why this file must change: a permission rule naming the exact path, e.g. \`write(${relative(workspace, realPath)})\`, allows it.`,
+        refusal: `Refused to ${input.access} ${input.shown}: it resolves to ${realPath}, in ${protectedPath.shown}, a protected path (${protectedPath.trustedBy}, outside any sandbox), and changing it was not approved. Nothing was changed. Leave it to the user, or tell the user why this file must change: a permission rule naming the exact path, e.g. \`write(${isUnder(workspace, realPath) ? relative(workspace, realPath) : realPath})\`, allows it.`,
       };
     return {
-      refusal: `Refused to ${input.access} ${input.shown}: it resolves to ${realPath}, outside the workspace ${workspace}, and changing a file outside the workspace was not approved. Nothing was changed. Change files inside the workspace only, or tell the user why this file must change and let them approve it.`,
+      refusal: `Refused to ${input.access} ${input.shown}: it resolves to ${realPath}, outside the workspace ${roots.join(', ')}, and changing a file outside the workspace was not approved. Nothing was changed. Change files inside the workspace only, or tell the user why this file must change and let them approve it.`,
     };
   };
   const fileRefused = (realPath: string): boolean =>

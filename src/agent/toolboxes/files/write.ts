@@ -53,6 +53,7 @@ export const genWriteTool = (options: { hidden: HiddenPathsOf }) =>
         target = await openInsideWorkspace({
           path: absolutePath,
           cwd: context.cwd,
+          addDirs: context.addDirs,
           access: 'write',
           create: true,
           check,
