@@ -1,5 +1,5 @@
 import type { BrainEpisode } from './BrainEpisode.js';
-import type { BrainExchange } from './BrainExchange.js';
+import type { BrainExchange, BrainExchangeStep } from './BrainExchange.js';
 import type { BrainSeries } from './BrainSeries.js';
 
 /**
@@ -7,7 +7,38 @@ import type { BrainSeries } from './BrainSeries.js';
  * .why = any supplier can read prior context as text, so a checkpoint can move between suppliers without translation
  */
 export const asPlaintextExchange = (exchange: BrainExchange, index = 1): string =>
-  [`### exchange ${index}`, '#### input', exchange.input, '#### output', exchange.output].join('\n');
+  [
+    `### exchange ${index}`,
+    '#### input',
+    exchange.input,
+    ...(exchange.steps?.length ? ['#### tool calls', asPlaintextSteps(exchange.steps)] : []),
+    '#### output',
+    exchange.output,
+  ].join('\n');
+
+/**
+ * .what = the steps of a turn as text: what the model said with its calls, then one block per call (its tool and input
+ *         JSON on one line, its result as the model read it below), numbered across the turn
+ * .why = a continuation on any supplier reads the earlier tool calls as text (asPriorTurns), so every supplier gets the
+ *        same transcript, whichever made it; bracketed labels are no supplier's tool-call syntax, so no model reads
+ *        them as a call to make
+ */
+export const asPlaintextSteps = (steps: readonly BrainExchangeStep[]): string => {
+  let number = 0;
+  return steps
+    .flatMap((step) => [
+      ...(step.said.trim() ? [step.said.trim()] : []),
+      ...step.calls.map((call) => {
+        number++;
+        return [
+          `[tool call ${number}] ${call.name} ${JSON.stringify(call.input)}`,
+          `[result of tool call ${number}${call.isError ? ': error' : ''}]`,
+          call.result,
+        ].join('\n');
+      }),
+    ])
+    .join('\n');
+};
 
 /** .what = an episode as plaintext: its exchanges in order */
 export const asPlaintextEpisode = (episode: BrainEpisode): string =>
