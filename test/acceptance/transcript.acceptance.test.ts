@@ -4,6 +4,7 @@ import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 
+import { systemOf } from '#standin/requestParts.js';
 import type { StandinTurn } from '#standin/types.js';
 import { useStandin } from '#standin/useStandin.js';
 import { genCliEnv, PACKAGE_ROOT, runBhrain } from './runCli.js';
@@ -150,5 +151,36 @@ describe('episodes carry the session: continue keeps the transcript', () => {
         expect.objectContaining({ role: 'user' }),
       ]);
     }
+  });
+
+  it('episodes carry the session: a rebuilt transcript that fills the window is compacted into a recap first, and stderr says what was compacted', async () => {
+    // an unknown qwen model: a 32k window; the repl recaps an episode past 60% of it (~78,000 characters)
+    for (let n = 1; n <= 3; n++) await writeFile(join(cwd, `big${n}.txt`), `${`file ${n} `.padEnd(70, 'x')}\n`.repeat(380));
+    standin().respond = (request) =>
+      systemOf(request).includes('You compact') ? { text: 'RECAP: the model read big1.txt, big2.txt and big3.txt' } : undefined;
+    const small = ['--model', 'standin-32k'];
+    const first = await act({
+      args: [...small, '--input', 'read the big files'],
+      turns: [{ toolCalls: [1, 2, 3].map((n) => ({ name: 'read', input: { path: `big${n}.txt` } })) }, { text: 'read them' }],
+    });
+    expect(first.code).toBe(0);
+
+    const before = standin().requests.length;
+    const run = await act({ args: [...small, '--continue', '--input', CONTINUE], turns: [{ text: 'ok' }] });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `warning: \\S+: the episode ${first.json.episode.hash} \\(1 exchange, 3 tool calls\\) fills the context window, so it was compacted into a recap of \\d+ characters before this request; the series continues in episode ${run.json.series.hash ? '[0-9a-f]{64}' : ''}`,
+      ),
+    );
+    // the summarizer read the turn whole, its tool calls included; the model then got the recap, not the files
+    const requests = standin().requests.slice(before);
+    const recaps = requests.filter((request) => systemOf(request).includes('You compact a conversation'));
+    for (const call of ['[tool call 1] read', '[tool call 3] read', 'file 3 xxx'])
+      expect(recaps.some((request) => JSON.stringify(request.body.messages).includes(call))).toBe(true);
+    const asked = JSON.stringify(requests.at(-1)?.body.messages);
+    expect(asked).toContain('RECAP: the model read big1.txt, big2.txt and big3.txt');
+    expect(asked).not.toContain('file 1 xxx');
+    expect(run.json.series.hash).not.toBe(first.json.series.hash);
   });
 });
