@@ -1,6 +1,6 @@
 // episodes that carry the session: a continuation gives the model the earlier run's tool calls and results, not just
 // its task and answer; proved through the built CLI against the stand-in
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 
@@ -70,16 +70,25 @@ const expectRunOneInFirstRequest = (requestIndex: number) => {
 const CONTINUE = 'what did you run and read?';
 
 describe('episodes carry the session: continue keeps the transcript', () => {
-  it('episodes carry the session: --continue sends run 1 (read + ls) with its tool calls and results in the first request', async () => {
-    await runOne();
+  it('episodes carry the session: --continue (and --resume, --on-episode) sends run 1 (read + ls) with its tool calls and results in the first request', async () => {
+    const first = await runOne();
     const before = standin().requests.length;
     const run = await act({ args: ['--continue', '--input', CONTINUE], turns: [{ text: 'I read notes.txt and ran ls.' }] });
     expect(run.code).toBe(0);
     expectRunOneInFirstRequest(before);
-    // --resume rebuilds the same context
+    // --resume and --on-episode rebuild the same context
     const resumed = await act({ args: ['--resume', run.json.runId, '--input', CONTINUE], turns: [{ text: 'again' }] });
     expect(resumed.code).toBe(0);
     expectRunOneInFirstRequest(before + 1);
+    const branched = await act({ args: ['--on-episode', first.json.episode.hash, '--input', CONTINUE], turns: [{ text: 'again' }] });
+    expect(branched.code).toBe(0);
+    expectRunOneInFirstRequest(before + 2);
+    // and bhrain show prints the turn with its tool calls from the ref itself, once the run records are pruned
+    await rm(join(home, 'runs'), { recursive: true });
+    const shown = await runBhrain({ args: ['show', first.json.episode.hash], cwd, env: envIn(home) });
+    expect(shown.stdout).toContain(
+      '── tool calls ──\nLet me look first.\n[tool call 1] read {"path":"notes.txt"}\n[result of tool call 1]\n',
+    );
   });
 
   it('episodes carry the session: --on-series @file from bhrain export, under another BHRAIN_HOME, sends the same transcript', async () => {
