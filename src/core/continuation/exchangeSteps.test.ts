@@ -63,6 +63,15 @@ describe('episodes carry the session: an exchange records its tool calls and res
     }
   });
 
+  it('episodes carry the session: a tool input is kept as its JSON (a key set to undefined is dropped), so its ref reads back with the same hash', () => {
+    const input: Record<string, unknown> = { path: 'notes.txt', offset: undefined };
+    const exchange = genBrainExchange({ ...TASK, steps: [{ said: '', calls: [{ name: 'read', input, result: 'x', isError: false }] }] });
+    expect(exchange.steps?.[0].calls[0].input).toEqual({ path: 'notes.txt' });
+    expect(Object.isFrozen(input)).toBe(false);
+    const episode = genBrainEpisode({ exchanges: [exchange] });
+    expect(parseBrainEpisode(serializeBrainEpisode(episode)).hash).toBe(episode.hash);
+  });
+
   it('episodes carry the session: a stored schemaVersion 2 ref is read with the hashes it was stored under, without a notice', () => {
     const text = readFileSync(new URL('../../../test/fixtures/refs/series-v2.json', import.meta.url), 'utf8');
     const { log, warnings } = genKeptLog();

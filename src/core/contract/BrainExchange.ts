@@ -63,25 +63,30 @@ export const hashBrainExchange = (input: BrainExchangeContent): string =>
     ...(input.steps?.length ? [input.steps.map(stepFields)] : []),
   ]);
 
-/** .what = creates a frozen exchange; the hash is derived from the content, so it cannot disagree with it */
-export const genBrainExchange = (input: BrainExchangeContent): BrainExchange =>
-  freezeDeep({
-    hash: hashBrainExchange(input),
+/** .what = steps as plain JSON values: each call's input a JSON copy (the caller's object is neither kept nor frozen) */
+const copySteps = (steps: readonly BrainExchangeStep[]): BrainExchangeStep[] =>
+  steps.map((step) => ({
+    said: step.said,
+    calls: step.calls.map((call) => ({
+      name: call.name,
+      input: JSON.parse(JSON.stringify(call.input ?? {})) as Record<string, unknown>,
+      result: call.result,
+      isError: call.isError,
+    })),
+  }));
+
+/**
+ * .what = creates a frozen exchange; the hash is derived from the content as kept, so it cannot disagree with it
+ * .note = steps are kept only when there are any: an exchange without them has the fields and the hash it had before
+ *         steps existed
+ */
+export const genBrainExchange = (input: BrainExchangeContent): BrainExchange => {
+  const steps = input.steps?.length ? copySteps(input.steps) : null;
+  return freezeDeep({
+    hash: hashBrainExchange({ ...input, steps }),
     input: input.input,
     output: input.output,
     exid: input.exid ?? null,
-    ...(input.steps?.length
-      ? {
-          steps: input.steps.map((step) => ({
-            said: step.said,
-            // a JSON copy: the caller's object is not frozen, and the copy is what the hash and a reader see
-            calls: step.calls.map((call) => ({
-              name: call.name,
-              input: JSON.parse(JSON.stringify(call.input)) as Record<string, unknown>,
-              result: call.result,
-              isError: call.isError,
-            })),
-          })),
-        }
-      : {}),
+    ...(steps ? { steps } : {}),
   });
+};
