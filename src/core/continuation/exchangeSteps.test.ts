@@ -9,7 +9,12 @@ import type { BrainMessage } from '../contract/BrainMessage.js';
 import { parseBrainEpisode, parseBrainRef } from '../contract/parseBrainRef.js';
 import { serializeBrainEpisode } from '../contract/serializeBrainRef.js';
 import { redactBrainEpisode } from '../secrets/redactBrainRefs.js';
-import { asExchangeSteps, EXCHANGE_INPUT_STRING_MAX_CHARS, EXCHANGE_RESULTS_MAX_CHARS } from './asExchangeSteps.js';
+import {
+  asExchangeSteps,
+  EXCHANGE_INPUT_STRING_MAX_CHARS,
+  EXCHANGE_INPUTS_MAX_CHARS,
+  EXCHANGE_RESULTS_MAX_CHARS,
+} from './asExchangeSteps.js';
 import { asPriorTurns, PRIOR_TOOL_CALLS_HEADER } from './asPriorTurns.js';
 
 const TASK = { input: 'tidy the notes', output: 'Done.' };
@@ -143,6 +148,21 @@ describe('episodes carry the session: bounded in size', () => {
     expect(calls[199].result.startsWith('199:')).toBe(true);
     // the serialized ref is bounded too
     expect(serializeBrainEpisode(genBrainEpisode({ exchanges: [genBrainExchange({ ...TASK, steps })] })).length).toBeLessThan(600_000);
+  });
+
+  it('episodes carry the session: 200 writes of 50,000-character files keep their inputs within the bound too', () => {
+    const messages: BrainMessage[] = Array.from({ length: 200 }, (_, index): BrainMessage[] => [
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: `w${index}`, name: 'write', input: { path: `f${index}`, content: 'y'.repeat(50_000) } }],
+      },
+      { role: 'tool', toolCallId: `w${index}`, toolName: 'write', content: `wrote f${index}`, isError: false },
+    ]).flat();
+    const steps = asExchangeSteps(messages);
+    const inputChars = steps.flatMap((step) => step.calls).reduce((sum, call) => sum + JSON.stringify(call.input).length, 0);
+    expect(inputChars).toBeLessThanOrEqual(EXCHANGE_INPUTS_MAX_CHARS + 200 * 120);
+    expect(steps[199].calls[0].input.path).toBe('f199');
   });
 
   it('episodes carry the session: results that fit are kept exactly as the model read them; a long input string is cut', () => {
