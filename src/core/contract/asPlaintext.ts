@@ -33,12 +33,16 @@ export const asPlaintextStepParts = (steps: readonly BrainExchangeStep[]): strin
  */
 export const asPlaintextSteps = (steps: readonly BrainExchangeStep[]): string => asPlaintextStepParts(steps).join('\n');
 
-/** .what = an exchange as the parts of a transcript: its input, each of its tool calls, its output */
-export const asPlaintextExchangeParts = (exchange: BrainExchange, index = 1): string[] => [
-  [`### exchange ${index}`, '#### input', exchange.input].join('\n'),
-  ...(exchange.steps?.length ? ['#### tool calls', ...asPlaintextStepParts(exchange.steps)] : []),
-  ['#### output', exchange.output].join('\n'),
-];
+/**
+ * .what = an exchange as the parts of a transcript: without tool calls one part, as it always was; with them, its input,
+ *         each of its tool calls, then its output
+ */
+export const asPlaintextExchangeParts = (exchange: BrainExchange, index = 1): string[] => {
+  const opening = [`### exchange ${index}`, '#### input', exchange.input].join('\n');
+  const closing = ['#### output', exchange.output].join('\n');
+  if (!exchange.steps?.length) return [`${opening}\n${closing}`];
+  return [`${opening}\n#### tool calls`, ...asPlaintextStepParts(exchange.steps), closing];
+};
 
 /** .what = an exchange as plaintext: its input, its tool calls and their results, its output */
 export const asPlaintextExchange = (exchange: BrainExchange, index = 1): string => asPlaintextExchangeParts(exchange, index).join('\n');
