@@ -3,7 +3,7 @@ import { setBhrainConfigValidator } from './agent/config/configureBhrain.js';
 import { validateBhrainConfig } from './agent/config/BhrainConfigSchema.js';
 
 // brain contracts (rhachet-compatible shapes)
-export type { BrainExchange } from './core/contract/BrainExchange.js';
+export type { BrainExchange, BrainExchangeStep, BrainExchangeToolCall } from './core/contract/BrainExchange.js';
 export { genBrainExchange, hashBrainExchange } from './core/contract/BrainExchange.js';
 export type { BrainEpisode } from './core/contract/BrainEpisode.js';
 export { genBrainEpisode, hashBrainEpisode, appendBrainExchange } from './core/contract/BrainEpisode.js';
@@ -11,7 +11,7 @@ export type { BrainSeries } from './core/contract/BrainSeries.js';
 export { genBrainSeries, hashBrainSeries, getCurrentEpisode } from './core/contract/BrainSeries.js';
 export { BRAIN_REF_SCHEMA_VERSION, serializeBrainEpisode, serializeBrainSeries } from './core/contract/serializeBrainRef.js';
 export { parseBrainEpisode, parseBrainSeries, parseBrainRef, type ParsedBrainRef } from './core/contract/parseBrainRef.js';
-export { asPlaintextExchange, asPlaintextEpisode, asPlaintextSeries } from './core/contract/asPlaintext.js';
+export { asPlaintextExchange, asPlaintextEpisode, asPlaintextSeries, asPlaintextSteps } from './core/contract/asPlaintext.js';
 export { assertBrainEpisode, assertBrainSeries } from './core/contract/assertBrainRef.js';
 export type { BrainOutput, BrainOutputMetrics, BrainTokens, BrainCash, BrainDuration } from './core/contract/BrainOutput.js';
 export type {

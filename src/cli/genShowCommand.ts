@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 
 import { Command } from 'commander';
 
+import { asPlaintextSteps } from '../core/contract/asPlaintext.js';
 import type { BrainEpisode } from '../core/contract/BrainEpisode.js';
 import type { BrainSeries } from '../core/contract/BrainSeries.js';
 import { BadRequestError, EpisodeCompactedError } from '../core/contract/errors.js';
@@ -125,14 +126,20 @@ const formatRunHeader = (meta: RunRecordMeta, dir: string): string => {
   return `══ run ${meta.id}: ${parts.join(', ')}\nrecord: ${dir}${refs}${error}`;
 };
 
-/** .what = the exchanges of a ref from the store, as user/assistant turns, episode by episode */
+/** .what = the exchanges of a ref from the store, as user/assistant turns with the tool calls between them, episode by episode */
 const formatExchanges = (shown: Extract<Shown, { source: 'refs' }>): string => {
   const episodes = shown.kind === 'series' ? shown.ref.episodes : [shown.ref];
   return episodes
     .map((episode, index) =>
       [
         ...(episodes.length > 1 ? [`══ episode ${index + 1} of ${episodes.length}: ${episode.hash}`] : []),
-        ...episode.exchanges.map((exchange) => `── user ──\n${exchange.input}\n\n── assistant ──\n${exchange.output}`),
+        ...episode.exchanges.map((exchange) =>
+          [
+            `── user ──\n${exchange.input}`,
+            ...(exchange.steps?.length ? [`── tool calls ──\n${asPlaintextSteps(exchange.steps)}`] : []),
+            `── assistant ──\n${exchange.output}`,
+          ].join('\n\n'),
+        ),
       ].join('\n\n'),
     )
     .join('\n\n');

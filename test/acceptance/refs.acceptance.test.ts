@@ -40,7 +40,7 @@ describe('refs: cannot be forged by accident', () => {
     expect(first.code).toBe(0);
     const path = seriesFile(home, first.series!);
     const stored = JSON.parse(await readFile(path, 'utf8'));
-    expect(stored.schemaVersion).toBe(2);
+    expect(stored.schemaVersion).toBe(3);
     const exchange = stored.episodes[0].exchanges[0];
     expect(exchange.input).toContain(SECRET_TURN);
     expect(exchange.output).toBe('Understood.');
@@ -111,7 +111,7 @@ describe('refs: cannot be forged by accident', () => {
     expect(sentText(0)).toContain('the codename is HERON');
     expect(run.stderr).toMatch(
       new RegExp(
-        `warning: the series ${oldHash} was saved by an older bhrain \\(schemaVersion 1, .*is read as schemaVersion 2, where its hash is [0-9a-f]{64}`,
+        `warning: the series ${oldHash} was saved by an older bhrain \\(schemaVersion 1, .*is read as schemaVersion 3, where its hash is [0-9a-f]{64}`,
       ),
     );
   });
@@ -119,11 +119,11 @@ describe('refs: cannot be forged by accident', () => {
   it('refs: a ref of an unknown future schemaVersion is refused with exit 2, saying to upgrade', async () => {
     const first = await ask({ prompt: 'remember 7', answer: 'ok' });
     const path = seriesFile(home, first.series!);
-    await writeFile(path, JSON.stringify({ ...JSON.parse(await readFile(path, 'utf8')), schemaVersion: 3 }));
+    await writeFile(path, JSON.stringify({ ...JSON.parse(await readFile(path, 'utf8')), schemaVersion: 4 }));
     const run = await runBhrain({ args: ['ask', '--atom', 'qwen', '--on-series', first.series!, 'continue'], cwd, env: envIn(home) });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
-      `the series ${first.series} in the ref store cannot be read: cannot read a BrainSeries of schemaVersion 3: this bhrain reads schemaVersion 1 and 2; upgrade bhrain to read it`,
+      `the series ${first.series} in the ref store cannot be read: cannot read a BrainSeries of schemaVersion 4: this bhrain reads schemaVersion 1, 2 and 3; upgrade bhrain to read it`,
     );
   });
 });
@@ -137,7 +137,7 @@ describe('refs: bhrain export, and --on-series / --on-episode @file', () => {
     expect(exported.code).toBe(0);
     expect(exported.stderr).toBe('');
     const file = JSON.parse(exported.stdout);
-    expect(file).toMatchObject({ schemaVersion: 2, kind: 'BrainSeries', hash: plan.series, summaries: [] });
+    expect(file).toMatchObject({ schemaVersion: 3, kind: 'BrainSeries', hash: plan.series, summaries: [] });
     expect(file.episodes).toEqual([expect.objectContaining({ hash: plan.episode })]);
     await writeFile(join(cwd, 'plan.json'), exported.stdout);
 
@@ -164,7 +164,7 @@ describe('refs: bhrain export, and --on-series / --on-episode @file', () => {
     const first = await ask({ prompt: 'checkpoint: budget is 100 dollars', answer: 'ok, 100.' });
     const exported = await runBhrain({ args: ['export', first.episode!], cwd, env: envIn(home) });
     expect(exported.code).toBe(0);
-    expect(JSON.parse(exported.stdout)).toMatchObject({ schemaVersion: 2, kind: 'BrainEpisode', hash: first.episode });
+    expect(JSON.parse(exported.stdout)).toMatchObject({ schemaVersion: 3, kind: 'BrainEpisode', hash: first.episode });
     const path = join(cwd, 'checkpoint.json');
     await writeFile(path, exported.stdout);
     const branch = await ask({
@@ -227,7 +227,7 @@ describe('refs: bhrain export, and --on-series / --on-episode @file', () => {
     }
   });
 
-  it('refs: export of a schemaVersion 1 ref writes it as schemaVersion 2, with the notice on stderr', async () => {
+  it('refs: export of a schemaVersion 1 ref writes it as schemaVersion 3, with the notice on stderr', async () => {
     const sha = (text: string) => createHash('sha256').update(text).digest('hex');
     const exchangeHash = sha('q\na');
     const oldHash = sha(exchangeHash);
@@ -245,10 +245,10 @@ describe('refs: bhrain export, and --on-series / --on-episode @file', () => {
     const run = await runBhrain({ args: ['export', oldHash], cwd, env: envIn(home) });
     expect(run.code).toBe(0);
     const file = JSON.parse(run.stdout);
-    expect(file).toMatchObject({ schemaVersion: 2, kind: 'BrainEpisode', exchanges: [{ input: 'q', output: 'a' }] });
+    expect(file).toMatchObject({ schemaVersion: 3, kind: 'BrainEpisode', exchanges: [{ input: 'q', output: 'a' }] });
     expect(file.hash).not.toBe(oldHash);
     expect(run.stderr).toBe(
-      `warning: the episode ${oldHash} was saved by an older bhrain (schemaVersion 1, whose hashes did not cover every field unambiguously): it verified under that version's rule and is read as schemaVersion 2, where its hash is ${file.hash}; refs printed from now on follow the new rule\n`,
+      `warning: the episode ${oldHash} was saved by an older bhrain (schemaVersion 1, whose hashes did not cover every field unambiguously): it verified under that version's rule and is read as schemaVersion 3, where its hash is ${file.hash}; refs printed from now on follow the new rule\n`,
     );
   });
 });

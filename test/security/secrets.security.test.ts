@@ -103,6 +103,11 @@ interface Attack {
   attempts: number;
   /** whether the turns dump the environment and flood past the 30,000-character cap (so a spill file is written) */
   floods: boolean;
+  /**
+   * a second run that continues the attack's (--continue): the episode it rebuilds holds the attack's tool calls and
+   * results, sent back to the supplier as text in the prior assistant turn, so the whole conversation it sends is checked
+   */
+  continueArgs?: string[];
 }
 
 const everySecret = VALUES.join(' | ');
@@ -136,6 +141,7 @@ const toolAttack = (atom: string, output: string): Attack => {
     // the flood, the answer
     attempts: 10 * NAMES.length,
     floods: true,
+    continueArgs: ['act', '--atom', atom, '--continue', '--input', 'what did you run and read?'],
   };
 };
 
@@ -193,10 +199,34 @@ const runAttack = async (attack: Attack): Promise<string[]> => {
     expect.soft(record.filter((file) => file.path.includes('/spill/')).length, `${attack.name}: a spill file`).toBeGreaterThan(0);
   }
 
+  // when: a run continues the attack's, from the refs it saved
+  const attackRequests = standin().requests.length;
+  const continued: CliRun | null = attack.continueArgs
+    ? await (async () => {
+        standin().script({ text: 'ok' });
+        return runBhrain({ args: attack.continueArgs!, cwd, env: genCliEnv({ standin: standin(), home }, { TMPDIR: spill, ...SECRETS }) });
+      })()
+    : null;
+  if (continued) {
+    expect(continued.code, `${attack.name}: the continuation`).toBe(0);
+    // given the continuation rebuilt the attack's turn: its tool calls and results are in the prior assistant turn
+    expect
+      .soft(JSON.stringify(standin().requests[attackRequests].body.messages), `${attack.name}: the continuation`)
+      .toContain('[result of tool call 1]');
+  }
+
   // then: no form or piece of any secret anywhere bhrain wrote or printed, or sent of its own to the supplier
   const written = [
     { path: 'stdout', text: run.stdout },
     { path: 'stderr', text: run.stderr },
+    ...(continued
+      ? [
+          { path: 'the continuation: stdout', text: continued.stdout },
+          { path: 'the continuation: stderr', text: continued.stderr },
+          // the whole conversation: the prior assistant turn carries the attack's tool calls and results, ours to redact
+          { path: 'the continuation: its request', text: JSON.stringify(standin().requests[attackRequests].body.messages) },
+        ]
+      : []),
     ...(await readTree(home)),
     ...spilled,
     ...standin().requests.map((request, index) => ({ path: `request ${index}: prompt and tool results`, text: sentByUs(request) })),

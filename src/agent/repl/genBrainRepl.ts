@@ -15,6 +15,7 @@ import type { BhrainPermissionGuard } from '../permission/BhrainPermissionGuard.
 import { readOnly } from '../permission/builtinGuards.js';
 import type { BhrainToolBox } from '../tool/BhrainToolBox.js';
 import { genToolset } from '../toolboxes/genToolset.js';
+import { asExchangeSteps } from '../../core/continuation/asExchangeSteps.js';
 import { asPriorTurns } from '../../core/continuation/asPriorTurns.js';
 import { compactEpisode } from '../../core/continuation/compactEpisode.js';
 import { isEpisodeCompacted, markEpisodesCompacted, type BrainCompactionMarks } from '../../core/continuation/compactedEpisodes.js';
@@ -27,6 +28,7 @@ import { genBrainSeries, getCurrentEpisode, replaceCurrentEpisode, type BrainSer
 import { BadRequestError, ContinuationNotSupportedError, EpisodeCompactedError } from '../../core/contract/errors.js';
 import { refuseRhachetCall } from '../../rhachet/contract/refuseRhachetCall.js';
 import { addCash, addTokens } from '../../core/contract/tokens.js';
+import { pluralize } from '../../core/text/pluralize.js';
 
 /** .what = the archs a repl can run */
 export const BRAIN_REPL_ARCHS = ['bhrain.struct.v1'] as const;
@@ -224,8 +226,13 @@ const recapIfFull = async (
     exid: input.series?.exid ?? null,
   });
   await markEpisodesCompacted(series, repl.refStore);
-  (context.log ?? silentLog).info(
-    `${repl.slug}: compacted the episode into a recap; series continues in episode ${compacted.episode.hash}`,
+  // said, not only logged: the model will not see these exchanges as they were, only the recap of them
+  const calls = input.episode.exchanges.reduce(
+    (sum, exchange) => sum + (exchange.steps ?? []).reduce((count, step) => count + step.calls.length, 0),
+    0,
+  );
+  (context.log ?? silentLog).warn(
+    `${repl.slug}: the episode ${input.episode.hash} (${pluralize(input.episode.exchanges.length, 'exchange')}, ${pluralize(calls, 'tool call')}) fills the context window, so it was compacted into a recap of ${pluralize(compacted.summary.length, 'character')} before this request; the series continues in episode ${compacted.episode.hash}`,
   );
   return { episode: compacted.episode, series, spend };
 };
@@ -266,7 +273,8 @@ export const genBrainReplRunner = (input: BrainReplInput) => {
 
     const instructions = schema ? instructSchema(schema) : undefined;
     const recapped = { ...recapSpend, elapsedMs: performance.now() - started };
-    let session = await brain.invoke({ prompt, history: asPriorTurns(episode), instructions, spentBefore: recapped }, context);
+    const history = asPriorTurns(episode);
+    let session = await brain.invoke({ prompt, history, instructions, spentBefore: recapped }, context);
     let output = session.output as unknown as TOutput;
     if (schema) {
       const turn = await runStructuredOutputTurn({
@@ -310,7 +318,9 @@ export const genBrainReplRunner = (input: BrainReplInput) => {
         : schema && session.termination === 'complete'
           ? JSON.stringify(output)
           : session.output;
-    const nextEpisode = appendBrainExchange({ episode, exchange: genBrainExchange({ input: prompt, output: outputText }) });
+    // the whole turn: what the model called and read on its way to the answer (the transcript opens with the history)
+    const steps = asExchangeSteps(session.transcript.slice(history.length));
+    const nextEpisode = appendBrainExchange({ episode, exchange: genBrainExchange({ input: prompt, output: outputText, steps }) });
     const nextSeries = series ? replaceCurrentEpisode({ series, episode: nextEpisode }) : genBrainSeries({ episodes: [nextEpisode] });
     latest = { episode: nextEpisode, series: nextSeries };
     log.info(`${slug}: episode ${nextEpisode.hash} series ${nextSeries.hash}`, { episode: nextEpisode.hash, series: nextSeries.hash });

@@ -1,13 +1,33 @@
 import { hashBrainEpisode, type BrainEpisode } from './BrainEpisode.js';
-import { hashBrainExchange } from './BrainExchange.js';
+import { hashBrainExchange, type BrainExchangeToolCall } from './BrainExchange.js';
 import { hashBrainSeries, type BrainSeries } from './BrainSeries.js';
 import { BadRequestError } from './errors.js';
+
+/** .what = whether an exchange's steps, when it has any, are steps: what its hash reads */
+const areStepsShaped = (steps: unknown): boolean =>
+  steps === undefined ||
+  (Array.isArray(steps) &&
+    steps.every(
+      (step) =>
+        typeof step?.said === 'string' &&
+        Array.isArray(step.calls) &&
+        step.calls.every(
+          (call: Partial<BrainExchangeToolCall> | null) =>
+            typeof call?.name === 'string' &&
+            !!call.input &&
+            typeof call.input === 'object' &&
+            typeof call.result === 'string' &&
+            typeof call.isError === 'boolean',
+        ),
+    ));
 
 const isEpisodeShaped = (value: unknown): value is BrainEpisode =>
   !!value &&
   typeof (value as BrainEpisode).hash === 'string' &&
   Array.isArray((value as BrainEpisode).exchanges) &&
-  (value as BrainEpisode).exchanges.every((exchange) => typeof exchange?.input === 'string' && typeof exchange?.output === 'string');
+  (value as BrainEpisode).exchanges.every(
+    (exchange) => typeof exchange?.input === 'string' && typeof exchange?.output === 'string' && areStepsShaped(exchange.steps),
+  );
 
 /** .what = whether an episode's hashes match its content (untouched since it was created) */
 const isEpisodeIntact = (episode: BrainEpisode): boolean =>

@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 /** .what = hex sha256 of a utf8 string; the content fingerprint of every brain literal */
 export const sha256hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
-/** .what = one field of a hashed literal: a text, an absent id, or a list of texts (hashes, summaries) */
-export type BrainHashField = string | null | readonly string[];
+/** .what = one field of a hashed literal: a text, an absent id, or a list of fields (hashes, summaries, tool calls) */
+export type BrainHashField = string | null | readonly BrainHashField[];
 
 /**
  * .what = hex sha256 of a fixed-order list of fields, encoded as a JSON array (canonical: no object keys, no numbers)

@@ -2,7 +2,7 @@ import * as z from 'zod';
 
 import type { BrainLog } from './BrainContext.js';
 import { genBrainEpisode, hashBrainEpisode, type BrainEpisode } from './BrainEpisode.js';
-import { genBrainExchange, hashBrainExchange } from './BrainExchange.js';
+import { genBrainExchange, hashBrainExchange, type BrainExchangeStep } from './BrainExchange.js';
 import { genBrainSeries, getRecapSummaries, hashBrainSeries, type BrainSeries } from './BrainSeries.js';
 import { BadRequestError, RefSchemaVersionError } from './errors.js';
 import { sha256hex } from './hash.js';
@@ -11,7 +11,7 @@ import { BRAIN_REF_SCHEMA_VERSION } from './serializeBrainRef.js';
 // reading refs back lives apart from writing them (serializeBrainRef.ts): it needs zod, which a run that only writes
 // its refs never loads
 
-type RawExchange = { hash: string; input: string; output: string; exid: string | null };
+type RawExchange = { hash: string; input: string; output: string; exid: string | null; steps?: readonly BrainExchangeStep[] };
 type RawEpisode = { hash: string; exid: string | null; exchanges: readonly RawExchange[] };
 type RawSeries = { hash: string; exid: string | null; episodes: readonly RawEpisode[]; summaries: readonly string[] };
 
@@ -25,7 +25,9 @@ const HASH_RULES: Record<
     episode: (raw) => sha256hex(raw.exchanges.map((exchange) => exchange.hash).join('\n')),
     series: (raw) => sha256hex(raw.episodes.map((episode) => episode.hash).join('\n')),
   },
+  // schemaVersion 2 had no steps (its schema drops any): its exchanges hash as schemaVersion 3's without steps
   2: { exchange: hashBrainExchange, episode: hashBrainEpisode, series: hashBrainSeries },
+  3: { exchange: hashBrainExchange, episode: hashBrainEpisode, series: hashBrainSeries },
 };
 
 /**
@@ -46,11 +48,29 @@ const schemaSeries = z.object({
   episodes: z.array(schemaEpisode).min(1),
   summaries: z.array(z.string()),
 });
+// schemaVersion 3: an exchange may hold the steps of its turn (its tool calls and their results)
+const schemaToolCall = z.object({
+  name: z.string(),
+  input: z.record(z.string(), z.unknown()),
+  result: z.string(),
+  isError: z.boolean(),
+});
+const schemaStep = z.object({ said: z.string(), calls: z.array(schemaToolCall) });
+const schemaEpisodeV3 = schemaEpisode.extend({ exchanges: z.array(schemaExchange.extend({ steps: z.array(schemaStep).optional() })) });
+const schemaSeriesV3 = schemaSeries.extend({ episodes: z.array(schemaEpisodeV3).min(1) });
+
 const schemaEnvelope = z.object({ schemaVersion: z.number(), kind: z.enum(['BrainEpisode', 'BrainSeries']) });
 // rhachet's series carry no summaries: the recap that bridged two episodes is only the first exchange of the later one
 const schemaRhachetSeries = schemaSeries.omit({ summaries: true });
 
 type Kind = 'BrainEpisode' | 'BrainSeries';
+
+/** .what = the shape a ref of this kind and schemaVersion must have */
+const schemaOf = (kind: Kind, schemaVersion: number) => {
+  const withSteps = schemaVersion >= 3;
+  if (kind === 'BrainEpisode') return withSteps ? schemaEpisodeV3 : schemaEpisode;
+  return withSteps ? schemaSeriesV3 : schemaSeries;
+};
 
 /** .what = whether JSON without an envelope has the shape rhachet writes for this kind ({ hash, exid, exchanges | episodes }) */
 const isRhachetShaped = (json: unknown, kind: Kind): boolean =>
@@ -75,7 +95,7 @@ const readEnvelope = (text: string, kind: Kind): { json: unknown; schemaVersion:
   if (envelope.data.kind !== kind) throw new BadRequestError(`expected a serialized ${kind}, got a ${envelope.data.kind}`);
   if (!HASH_RULES[envelope.data.schemaVersion])
     throw new RefSchemaVersionError(
-      `cannot read a ${kind} of schemaVersion ${envelope.data.schemaVersion}: this bhrain reads schemaVersion ${Object.keys(HASH_RULES).join(' and ')}; upgrade bhrain to read it`,
+      `cannot read a ${kind} of schemaVersion ${envelope.data.schemaVersion}: this bhrain reads schemaVersion ${Object.keys(HASH_RULES).slice(0, -1).join(', ')} and ${Object.keys(HASH_RULES).at(-1)}; upgrade bhrain to read it`,
     );
   return { json, schemaVersion: envelope.data.schemaVersion };
 };
@@ -166,12 +186,13 @@ export function parseBrainRef(
     );
     return { ref, storedHash, storedSchemaVersion: RHACHET_HASH_RULE_VERSION };
   }
-  const parsed = (input.kind === 'BrainEpisode' ? schemaEpisode : schemaSeries).safeParse(json);
+  const parsed = schemaOf(input.kind, schemaVersion).safeParse(json);
   if (!parsed.success) throw new BadRequestError(`malformed ${input.kind}: ${z.prettifyError(parsed.error)}`);
   const raw = parsed.data as RawEpisode | RawSeries;
   const ref =
     input.kind === 'BrainEpisode' ? rebuildEpisode(raw as RawEpisode, schemaVersion) : rebuildSeries(raw as RawSeries, schemaVersion);
-  if (schemaVersion !== BRAIN_REF_SCHEMA_VERSION) {
+  // a ref of an older version whose hash the current rule keeps (schemaVersion 2, which had no steps) is read silently
+  if (ref.hash !== raw.hash) {
     context.log?.warn(
       `the ${noun} ${raw.hash} was saved by an older bhrain (schemaVersion ${schemaVersion}, whose hashes did not cover every field unambiguously): it verified under that version's rule and is read as schemaVersion ${BRAIN_REF_SCHEMA_VERSION}, where its hash is ${ref.hash}; refs printed from now on follow the new rule`,
     );

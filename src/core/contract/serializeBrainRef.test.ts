@@ -77,9 +77,9 @@ describe('refs: unambiguous hashing', () => {
 });
 
 describe('refs: schemaVersion', () => {
-  it('refs: writes schemaVersion 2', () => {
-    expect(BRAIN_REF_SCHEMA_VERSION).toBe(2);
-    expect(JSON.parse(serializeBrainEpisode(genBrainEpisode({ exchanges: [genBrainExchange(SAID)] }))).schemaVersion).toBe(2);
+  it('refs: writes schemaVersion 3', () => {
+    expect(BRAIN_REF_SCHEMA_VERSION).toBe(3);
+    expect(JSON.parse(serializeBrainEpisode(genBrainEpisode({ exchanges: [genBrainExchange(SAID)] }))).schemaVersion).toBe(3);
   });
 
   it('refs: a schemaVersion 1 series is verified under the old rule, rehashed under the new one, with a notice', () => {
@@ -90,7 +90,7 @@ describe('refs: schemaVersion', () => {
     expect(parsed).toEqual({ ref: expected, storedHash: JSON.parse(text).hash, storedSchemaVersion: 1 });
     expect(parsed.ref.hash).not.toBe(parsed.storedHash);
     expect(warnings).toEqual([
-      `the series ${parsed.storedHash} was saved by an older bhrain (schemaVersion 1, whose hashes did not cover every field unambiguously): it verified under that version's rule and is read as schemaVersion 2, where its hash is ${expected.hash}; refs printed from now on follow the new rule`,
+      `the series ${parsed.storedHash} was saved by an older bhrain (schemaVersion 1, whose hashes did not cover every field unambiguously): it verified under that version's rule and is read as schemaVersion 3, where its hash is ${expected.hash}; refs printed from now on follow the new rule`,
     ]);
     // a current ref is read without a notice
     parseBrainSeries(serializeBrainSeries(expected), { log });
@@ -105,10 +105,10 @@ describe('refs: schemaVersion', () => {
 
   it('refs: an unknown future schemaVersion is refused with a clear error (exit 2)', () => {
     const json = JSON.parse(serializeBrainEpisode(genBrainEpisode({ exchanges: [genBrainExchange(SAID)] })));
-    const read = () => parseBrainEpisode(JSON.stringify({ ...json, schemaVersion: 3 }));
+    const read = () => parseBrainEpisode(JSON.stringify({ ...json, schemaVersion: 4 }));
     expect(read).toThrow(RefSchemaVersionError);
     expect(read).toThrow(
-      'cannot read a BrainEpisode of schemaVersion 3: this bhrain reads schemaVersion 1 and 2; upgrade bhrain to read it',
+      'cannot read a BrainEpisode of schemaVersion 4: this bhrain reads schemaVersion 1, 2 and 3; upgrade bhrain to read it',
     );
     expect(new RefSchemaVersionError('x')).toBeInstanceOf(BadRequestError);
   });

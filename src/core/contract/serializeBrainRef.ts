@@ -14,8 +14,12 @@ import type { BrainSeries } from './BrainSeries.js';
  *       exchange ["BrainExchange", input, output, exid], episode ["BrainEpisode", exid, [exchange hashes]],
  *       series ["BrainSeries", exid, [episode hashes], [summaries]]. A version 1 ref is read by verifying it under the
  *       version 1 rule, then rehashing it under this one, with a notice through the log
+ *   3 = an exchange may hold `steps`: the model's tool-calling responses of its turn, each { said, calls: [{ name,
+ *       input, result, isError }] }, results as the model read them; its hash then has a fifth field, [[said, [[name,
+ *       input JSON, result, "error" | "ok"]]]]. An exchange without steps is written and hashed as in version 2, so a
+ *       version 2 ref is read as is, with the same hashes and no notice
  */
-export const BRAIN_REF_SCHEMA_VERSION = 2;
+export const BRAIN_REF_SCHEMA_VERSION = 3;
 
 /** .what = plain JSON for an episode, with its schema version, for persistence and transfer; `indent` for a file people read */
 export const serializeBrainEpisode = (episode: BrainEpisode, options: { indent?: number } = {}): string =>
