@@ -114,7 +114,8 @@ export const pruneCheckpointStore = async (
 ): Promise<string[]> => {
   const listed = await runStoreGit(
     store,
-    ['for-each-ref', '--sort=-committerdate', '--format=%(refname) %(committerdate:unix)', CHECKPOINT_REF_PREFIX],
+    // newest first: by commit time, then (the same second) by run id, which the CLI's make sort by time too
+    ['for-each-ref', '--sort=-refname', '--sort=-committerdate', '--format=%(refname) %(committerdate:unix)', CHECKPOINT_REF_PREFIX],
     context,
   );
   const cutoffMs = (context.now?.() ?? new Date()).getTime() - retention.keepDays * DAY_MS;
