@@ -38,7 +38,7 @@ export const benchCheckpoint = async (options: BenchOptions): Promise<BenchSecti
   const changed: number[] = [];
   const unchanged: number[] = [];
   let first: number;
-  let listed = 0;
+  let listed: number;
   try {
     const checkpointer = genGitCheckpointer(
       { cwd: tree.root, home, runId: 'bench', ignoredMaxBytes: 0, retention: { keepNewest: 100, keepDays: 7 } },
