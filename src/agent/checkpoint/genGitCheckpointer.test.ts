@@ -104,6 +104,22 @@ describe('genGitCheckpointer', () => {
     expect(await readFile(join(repo, 'a.txt'), 'utf8')).toBe('the run wrote this\n');
   });
 
+  it('two runs in one repository checkpoint at the same time: both succeed, each with its own checkpoints', async () => {
+    const { repo, home, env } = genRun();
+    const runs = ['run-x', 'run-y'].map((runId) =>
+      genGitCheckpointer({ cwd: repo, home, runId, ignoredMaxBytes: 0, retention: RETENTION }, { env }),
+    );
+    await Promise.all(runs.map((run) => run.beforeChange()));
+    for (let turn = 1; turn <= 3; turn++) {
+      await writeFile(join(repo, `turn-${turn}.txt`), `${turn}\n`);
+      await Promise.all(runs.map((run) => run.afterTurn({ turn })));
+    }
+    for (const run of runs) {
+      expect(run.failure()).toBeNull();
+      expect(run.checkpoints().map(({ turn }) => turn)).toEqual([0, 1, 2, 3]);
+    }
+  });
+
   it("old checkpoints are pruned by age and count: a run's ref goes once it is older than keepDays and not among the keepNewest", async () => {
     const { repo, home, env } = genRun();
     for (const runId of ['run-a', 'run-b', 'run-c']) {

@@ -1,10 +1,17 @@
 import { existsSync } from 'node:fs';
-import { copyFile, lstat, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { runHardenedGit } from '../git/runHardenedGit.js';
 import type { BhrainCheckpoint, BhrainCheckpointer } from './BhrainCheckpointer.js';
-import { CHECKPOINT_REF_PREFIX, initCheckpointStore, locateCheckpointStore, runStoreGit, type CheckpointStore } from './checkpointStore.js';
+import {
+  CHECKPOINT_REF_PREFIX,
+  CheckpointStoreError,
+  initCheckpointStore,
+  locateCheckpointStore,
+  runStoreGit,
+  type CheckpointStore,
+} from './checkpointStore.js';
 
 /** .what = how many paths of each kind a checkpoint lists; past it, the rest are counted in `omitted` */
 export const CHECKPOINT_MAX_LISTED = 1_000;
@@ -85,6 +92,43 @@ const addIgnored = async (store: CheckpointStore, maxBytes: number, context: { e
     });
 };
 
+/** how long a checkpoint waits for another run's checkpoint of the same store, and when a lock is taken as left behind */
+const STORE_LOCK_WAIT_MS = 30_000;
+const STORE_LOCK_STALE_MS = 120_000;
+
+/**
+ * .what = runs `fn` holding the store's lock (a directory made atomically), waiting while another run's checkpoint of
+ *         the same work tree holds it; a lock older than STORE_LOCK_STALE_MS (its run was killed) is taken over
+ * .why = two runs in one repository share the store and its index: git's own index.lock would fail one of them, and a
+ *        prune must never find another run's new objects before its ref names them
+ */
+const withStoreLock = async <T>(store: CheckpointStore, fn: () => Promise<T>): Promise<T> => {
+  const lock = join(store.gitDir, 'bhrain-checkpoint.lock');
+  for (const deadline = Date.now() + STORE_LOCK_WAIT_MS; ;) {
+    const taken = await mkdir(lock).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+        return false;
+      },
+    );
+    if (taken) break;
+    const since = await stat(lock).then(
+      (found) => Date.now() - found.mtimeMs,
+      () => 0,
+    );
+    if (since > STORE_LOCK_STALE_MS) await rm(lock, { recursive: true, force: true });
+    else if (Date.now() > deadline)
+      throw new CheckpointStoreError(`another run's checkpoint of ${store.root} held ${lock} for ${STORE_LOCK_WAIT_MS / 1000} s`);
+    else await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  try {
+    return await fn();
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
+};
+
 /** .what = the paths two checkpoints differ by, as created, changed and deleted, each list bounded */
 const diffCheckpoints = async (
   store: CheckpointStore,
@@ -153,27 +197,32 @@ export const genGitCheckpointer = (
 
   /** .what = the store made (its index seeded) or found, the user's own excludes copied in, old runs pruned */
   const open = async () => {
-    if (!existsSync(join(store.gitDir, 'HEAD'))) await initCheckpointStore(store, context);
-    if (!existsSync(store.git.indexFile)) await seedIndex(store, context);
-    // the repository's info/exclude is the user's too: ignored there, ignored here
-    const exclude = store.repo ? await readFile(join(store.repo.commonDir, 'info', 'exclude')).catch(() => Buffer.alloc(0)) : '';
-    await writeFile(join(store.gitDir, 'info', 'exclude'), exclude, { mode: 0o600 });
-    await pruneCheckpointStore(store, input.retention, context);
+    await mkdir(store.gitDir, { recursive: true, mode: 0o700 });
+    await withStoreLock(store, async () => {
+      if (!existsSync(join(store.gitDir, 'HEAD'))) await initCheckpointStore(store, context);
+      if (!existsSync(store.git.indexFile)) await seedIndex(store, context);
+      // the repository's info/exclude is the user's too: ignored there, ignored here
+      const exclude = store.repo ? await readFile(join(store.repo.commonDir, 'info', 'exclude')).catch(() => Buffer.alloc(0)) : '';
+      await writeFile(join(store.gitDir, 'info', 'exclude'), exclude, { mode: 0o600 });
+      await pruneCheckpointStore(store, input.retention, context);
+    });
   };
 
   /** .what = one checkpoint of the work tree as it is now, unless it is the same as the last */
-  const take = async (turn: number) => {
-    await git(['add', '--all', '--ignore-errors', '--', '.'], { okExitCodes: [0, 1] });
-    if (input.ignoredMaxBytes > 0) await addIgnored(store, input.ignoredMaxBytes, context);
-    const tree = (await git(['write-tree'])).trim();
-    if (last && tree === last.tree) return;
-    const parent = last ? ['-p', last.commit] : [];
-    const commit = (await git(['commit-tree', tree, ...parent, '-m', `bhrain ${input.runId} turn ${turn}`])).trim();
-    await git(['update-ref', `${CHECKPOINT_REF_PREFIX}${input.runId}`, commit]);
-    const files = last ? await diffCheckpoints(store, last.commit, commit, context) : null;
-    checkpoints.push({ turn, hash: commit, files, takenAt: (context.now?.() ?? new Date()).toISOString() });
-    last = { commit, tree };
-  };
+  const take = (turn: number) =>
+    // under the lock to the ref: another run's prune never finds this checkpoint's objects unreferenced
+    withStoreLock(store, async () => {
+      await git(['add', '--all', '--ignore-errors', '--', '.'], { okExitCodes: [0, 1] });
+      if (input.ignoredMaxBytes > 0) await addIgnored(store, input.ignoredMaxBytes, context);
+      const tree = (await git(['write-tree'])).trim();
+      if (last && tree === last.tree) return;
+      const parent = last ? ['-p', last.commit] : [];
+      const commit = (await git(['commit-tree', tree, ...parent, '-m', `bhrain ${input.runId} turn ${turn}`])).trim();
+      await git(['update-ref', `${CHECKPOINT_REF_PREFIX}${input.runId}`, commit]);
+      const files = last ? await diffCheckpoints(store, last.commit, commit, context) : null;
+      checkpoints.push({ turn, hash: commit, files, takenAt: (context.now?.() ?? new Date()).toISOString() });
+      last = { commit, tree };
+    });
 
   /** .what = a failure recorded once and said once (thrown to the session, which warns): later calls do nothing */
   const fail = (error: unknown): never => {
