@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, copyFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
@@ -104,21 +104,24 @@ describe('genGitCheckpointer', () => {
     expect(await readFile(join(repo, 'a.txt'), 'utf8')).toBe('the run wrote this\n');
   });
 
-  it('two runs in one repository checkpoint at the same time: both succeed, each with its own checkpoints', async () => {
+  it('three runs in one repository checkpoint at the same time: each succeeds, with its own checkpoints', async () => {
     const { repo, home, env } = genRun();
-    const runs = ['run-x', 'run-y'].map((runId) =>
+    // enough files that one run's `git add` and `write-tree` still hold git's index.lock when another's start
+    await mkdir(join(repo, 'many'));
+    await Promise.all(Array.from({ length: 3_000 }, (_, index) => writeFile(join(repo, 'many', `f${index}.txt`), `${index}\n`)));
+    const runs = ['run-x', 'run-y', 'run-z'].map((runId) =>
       genGitCheckpointer({ cwd: repo, home, runId, ignoredMaxBytes: 0, retention: RETENTION }, { env }),
     );
     await Promise.all(runs.map((run) => run.beforeChange()));
-    for (let turn = 1; turn <= 3; turn++) {
+    for (let turn = 1; turn <= 4; turn++) {
       await writeFile(join(repo, `turn-${turn}.txt`), `${turn}\n`);
       await Promise.all(runs.map((run) => run.afterTurn({ turn })));
     }
     for (const run of runs) {
       expect(run.failure()).toBeNull();
-      expect(run.checkpoints().map(({ turn }) => turn)).toEqual([0, 1, 2, 3]);
+      expect(run.checkpoints().map(({ turn }) => turn)).toEqual([0, 1, 2, 3, 4]);
     }
-  });
+  }, 30_000);
 
   it("old checkpoints are pruned by age and count: a run's ref goes once it is older than keepDays and not among the keepNewest", async () => {
     const { repo, home, env } = genRun();
