@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '#test-helpers/fs.js';
 import { genGitRepo, runGit } from '#test-helpers/git.js';
 import { CheckpointStoreError } from './checkpointStore.js';
-import { genGitCheckpointer, pruneCheckpointStore } from './genGitCheckpointer.js';
+import { CHECKPOINT_STORE_IDLE_DAYS, genGitCheckpointer, pruneCheckpointStore } from './genGitCheckpointer.js';
 import { applyRewind, planRewind } from './rewindCheckpoints.js';
 
 const made: string[] = [];
@@ -138,5 +138,24 @@ describe('genGitCheckpointer', () => {
     const pruned = await pruneCheckpointStore(store, { keepNewest: 1, keepDays: 7 }, { env, now: later });
     expect(pruned.sort()).toEqual(['run-a', 'run-b']);
     expect(await readdir(join(store.gitDir, 'refs', 'bhrain', 'runs'))).toEqual(['run-c']);
+  });
+
+  it(`a store no run has opened for ${CHECKPOINT_STORE_IDLE_DAYS} days is removed whole when a run opens another`, async () => {
+    const idle = genRun();
+    await idle.checkpointer.beforeChange();
+    const old = new Date(Date.now() - (CHECKPOINT_STORE_IDLE_DAYS + 1) * 86_400_000);
+    await utimes(join(idle.checkpointer.store.gitDir, 'last-used'), old, old);
+    const recent = genGitCheckpointer(
+      { cwd: genRun().repo, home: idle.home, runId: 'run-2', ignoredMaxBytes: 0, retention: RETENTION },
+      { env: idle.env },
+    );
+    const kept = genGitCheckpointer(
+      { cwd: genRun().repo, home: idle.home, runId: 'run-3', ignoredMaxBytes: 0, retention: RETENTION },
+      { env: idle.env },
+    );
+    await kept.beforeChange();
+    await recent.beforeChange();
+    expect(existsSync(idle.checkpointer.store.gitDir)).toBe(false);
+    expect(existsSync(kept.store.gitDir)).toBe(true);
   });
 });

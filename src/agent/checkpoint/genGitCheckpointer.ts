@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { copyFile, lstat, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, lstat, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 import { runHardenedGit } from '../git/runHardenedGit.js';
 import type { BhrainCheckpoint, BhrainCheckpointer } from './BhrainCheckpointer.js';
@@ -177,6 +177,30 @@ export const pruneCheckpointStore = async (
 };
 
 /**
+ * .what = how long a store no run has opened is kept: then it is removed whole, by the next run that opens any store
+ * .why = a store's runs are pruned when a run opens it (pruneCheckpointStore); a tree no longer worked in would keep its
+ *        store for ever. Past the run records' keepDays, so a store goes only well after the records that name it
+ */
+export const CHECKPOINT_STORE_IDLE_DAYS = 30;
+
+/** .what = removes the other stores under the same home that no run has opened for CHECKPOINT_STORE_IDLE_DAYS */
+export const pruneIdleCheckpointStores = async (store: CheckpointStore, context: { now?: () => Date } = {}): Promise<string[]> => {
+  const home = dirname(store.gitDir);
+  const cutoffMs = (context.now?.() ?? new Date()).getTime() - CHECKPOINT_STORE_IDLE_DAYS * DAY_MS;
+  const removed: string[] = [];
+  for (const name of await readdir(home).catch(() => [] as string[])) {
+    const other = join(home, name);
+    if (other === store.gitDir || !/^[0-9a-f]{32}$/.test(name)) continue;
+    const used = await stat(join(other, 'last-used')).catch(() => null);
+    if (used && used.mtimeMs < cutoffMs) {
+      await rm(other, { recursive: true, force: true });
+      removed.push(other);
+    }
+  }
+  return removed;
+};
+
+/**
  * .what = a checkpointer over a shadow git store in bhrain's home (checkpointStore): `git add -A` into the store's own
  *         index (git's stat cache: only files whose stat changed are read), `write-tree`, and a commit when the tree
  *         differs from the last one, kept by the run's ref; the first checkpoint is taken before the first call that may
@@ -205,7 +229,9 @@ export const genGitCheckpointer = (
       const exclude = store.repo ? await readFile(join(store.repo.commonDir, 'info', 'exclude')).catch(() => Buffer.alloc(0)) : '';
       await writeFile(join(store.gitDir, 'info', 'exclude'), exclude, { mode: 0o600 });
       await pruneCheckpointStore(store, input.retention, context);
+      await writeFile(join(store.gitDir, 'last-used'), '', { mode: 0o600 });
     });
+    await pruneIdleCheckpointStores(store, context);
   };
 
   /** .what = one checkpoint of the work tree as it is now, unless it is the same as the last */
