@@ -35,20 +35,22 @@ export const startRun = async (
   );
   sinks.add(genRecordSink(record));
   // the files an act run may change, recorded before its first change and after each turn that changed them: nothing
-  // runs until a turn calls a tool that may write, so a run that changes nothing pays nothing
-  const checkpointer = run.checkpoints
-    ? genGitCheckpointer(
-        {
-          cwd: run.cwd,
-          home: getBhrainHome(),
-          runId: record.id,
-          ignoredMaxBytes: run.checkpoints.ignoredMaxBytes,
-          // the store keeps a run's checkpoints as long as its record is kept
-          retention: RUN_RETENTION,
-        },
-        { env: process.env },
-      )
-    : null;
+  // runs until a turn calls a tool that may write, so a run that changes nothing pays nothing. A run with no record
+  // (--no-record) could never be rewound: it takes none
+  const checkpointer =
+    run.checkpoints && record.dir !== null
+      ? genGitCheckpointer(
+          {
+            cwd: run.cwd,
+            home: getBhrainHome(),
+            runId: record.id,
+            ignoredMaxBytes: run.checkpoints.ignoredMaxBytes,
+            // the store keeps a run's checkpoints as long as its record is kept
+            retention: RUN_RETENTION,
+          },
+          { env: process.env },
+        )
+      : null;
   // a hosted run never prompts: its host's stdin is not a terminal to ask on
   const interactive = !host && !!process.stdin.isTTY && !!process.stderr.isTTY;
   // Ctrl-C or a CI cancel stops the run gracefully: tools are killed, the refs saved, exit 130; a second one exits at once.
