@@ -96,7 +96,7 @@ const envOf = () => genCliEnv({ standin: standin(), home });
 const rewind = (...args: string[]) => runBhrain({ args: ['rewind', ...args], cwd, env: envOf() });
 const gitStatus = (repo: string) => runGit(repo, ['status', '--porcelain', '--ignored', '--untracked-files=all']);
 
-describe('bhrain rewind', () => {
+describe('checkpoints', () => {
   it('checkpoints: a run that edits with write/edit and with bash creates, deletes and renames files (a directory, a symlink and a mode change) rewinds to exactly the pre-run tree; the user’s uncommitted edits untouched byte for byte', async () => {
     cwd = await genUserRepo();
     const before = await snapshot(cwd);
@@ -143,7 +143,9 @@ describe('bhrain rewind', () => {
     expect((await rewind()).code).toBe(0);
     expect(gitStatus(cwd).split('\n').filter(Boolean).sort()).toEqual(lines.filter((line) => line !== '?? new.txt'));
   });
+});
 
+describe('bhrain rewind', () => {
   it('--to-turn 1 restores the state after turn 1', async () => {
     cwd = await genUserRepo();
     standin().script(...RUN_TURNS);
@@ -161,6 +163,24 @@ describe('bhrain rewind', () => {
     expect(now['link']).toBe('link -> tracked.txt');
     expect(now['script.sh']).toMatch(/^644 /);
     expect(await readFile(join(cwd, 'notes.txt'), 'utf8')).toBe('untracked notes of the user\n');
+  });
+
+  it('rewind prints the ref to continue from: for a whole run that continued another, the episode it continued from; back to a turn, the run’s own', async () => {
+    cwd = await genUserRepo();
+    standin().script({ text: 'planned' });
+    const first = await runBhrain({ args: [...actArgs, '-o', 'json', 'plan it'], cwd, env: envOf() });
+    expect(first.code, first.stderr).toBe(0);
+    const planned = JSON.parse(first.stdout).episode.hash as string;
+    standin().script(...RUN_TURNS);
+    const second = await runBhrain({ args: [...actArgs, '-o', 'json', '--continue', 'do it'], cwd, env: envOf() });
+    expect(second.code, second.stderr).toBe(0);
+    const own = JSON.parse(second.stdout).episode.hash as string;
+    const dry = await rewind('--dry-run');
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('would remove  new.txt');
+    expect(dry.stdout).toContain(`continue the conversation from: --on-episode ${planned}`);
+    const toTurn = JSON.parse((await rewind('--to-turn', '1', '--dry-run', '-o', 'json')).stdout);
+    expect(toTurn).toMatchObject({ toTurn: 1, continueFrom: { episode: own } });
   });
 
   it('a file the user changed after the run makes rewind refuse (exit 2) and name it, writing nothing; --force restores it', async () => {
