@@ -2,6 +2,7 @@ import { cpus, totalmem } from 'node:os';
 
 import type { BenchOptions, BenchReport, BenchSection } from './BenchReport.js';
 import { benchBrainCli } from './sections/brainCli.js';
+import { benchCheckpoint } from './sections/checkpoint.js';
 import { benchCompaction } from './sections/compaction.js';
 import { benchFleet } from './sections/fleet.js';
 import { benchHarness } from './sections/harness.js';
@@ -18,6 +19,7 @@ export const BENCH_SECTIONS: Record<string, (options: BenchOptions) => Promise<B
   loop: benchLoop,
   compaction: benchCompaction,
   tools: benchTools,
+  checkpoint: benchCheckpoint,
   sandbox: benchSandbox,
   brainCli: benchBrainCli,
   mcp: benchMcp,

@@ -72,6 +72,11 @@ export { validateBhrainConfig } from './agent/config/BhrainConfigSchema.js';
 setBhrainConfigValidator(validateBhrainConfig);
 export type { BhrainConfig, BhrainConfigResolved, BhrainLimits } from './agent/config/BhrainConfig.js';
 export type { BhrainContext } from './agent/BhrainContext.js';
+// checkpoints: `brain.invoke(input, { checkpointer })` records the files a session changes (docs/library.md#checkpoints)
+export type { BhrainCheckpoint, BhrainCheckpointer } from './agent/checkpoint/BhrainCheckpointer.js';
+export { genGitCheckpointer, type GitCheckpointer, type GitCheckpointerInput } from './agent/checkpoint/genGitCheckpointer.js';
+export { CheckpointStoreError, locateCheckpointStore } from './agent/checkpoint/checkpointStore.js';
+export { applyRewind, planRewind, type RewindPlan } from './agent/checkpoint/rewindCheckpoints.js';
 export type {
   BhrainSessionResult,
   BhrainTermination,

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { BenchRow, BenchSection } from '../BenchReport.js';
 import { benchBrainCli } from './brainCli.js';
+import { benchCheckpoint } from './checkpoint.js';
 import { benchFleet } from './fleet.js';
 import { benchLoop } from './loop.js';
 import { benchMcp } from './mcp.js';
@@ -69,6 +70,17 @@ describe('bench sections, smoke run', () => {
     expectTarget(tree, 'glob within 2x of rg --files', rgInstalled);
     if (rgInstalled) expect(section.notes.join('\n')).toMatch(/bhrain listed ([\d,]+) files.*, rg \1 \(/);
   }, 20_000);
+
+  it("given the generated tree, when the checkpoint section runs, then the first checkpoint and one turn's checkpoint (a file changed, nothing changed) carry times and the turn's target", async () => {
+    const section = await benchCheckpoint(smoke);
+    for (const metric of [/^first checkpoint/, /^one turn's checkpoint, 1 file changed/, /^one turn's checkpoint, nothing changed/]) {
+      const row = rowOf(section, metric);
+      expectWellFormed(row);
+      expect(row.values.median).toBeGreaterThan(0);
+    }
+    expectTarget(rowOf(section, /^one turn's checkpoint, 1 file changed/), "one turn's checkpoint within 500 ms on 100,000 files", true);
+    expect(section.notes.join('\n')).toMatch(/3 checkpoints recorded/);
+  }, 30_000);
 
   it("given bubblewrap, when the sandbox section runs, then off and workspace-write (in the kept sandbox, a toolbox's first call) carry per-call times and the overhead its target", async () => {
     const section = await benchSandbox(smoke);

@@ -52,8 +52,8 @@ const RG_ENGINE_ARGS = (pattern: string): string[] => [
 ];
 
 /** files in the generated tree of a full run, and of a smoke run */
-const TREE_FILES = 100_000;
-const TREE_FILES_SMOKE = 2_000;
+export const TREE_FILES = 100_000;
+export const TREE_FILES_SMOKE = 2_000;
 
 /** the target for glob over the generated tree */
 const GLOB_TARGET = 'glob within 2x of rg --files';
@@ -130,7 +130,7 @@ const countFiles = (root: string): number => {
  *         ten of the rest a *.log (root .gitignore)
  * .why = glob and rg --files walk the same tree with the same rules; the ignored part is what both must skip
  */
-const genFileTree = (files: number): { root: string; visible: number } => {
+export const genFileTree = (files: number): { root: string; visible: number } => {
   const root = mkdtempSync(join(tmpdir(), 'bhrain-bench-tree-'));
   try {
     execFileSync('git', ['init', '-q'], { cwd: root, stdio: 'ignore', timeout: 10_000 });

@@ -1,4 +1,5 @@
 import type { BrainContext } from '../core/contract/BrainContext.js';
+import type { BhrainCheckpointer } from './checkpoint/BhrainCheckpointer.js';
 import type { SecretRedactor } from '../core/secrets/genSecretRedactor.js';
 import type { BhrainEventListener } from './events.js';
 import type { BhrainPrompter } from './permission/BhrainPermissionGuard.js';
@@ -39,4 +40,10 @@ export interface BhrainContext extends BrainContext {
    * start; a subagent gets its parent's. The CLI gives its own, which also redacts the answer, the record and the refs
    */
   redact?: SecretRedactor;
+  /**
+   * records the files before the session's first turn that may change files and after each such turn that did, so they
+   * can be restored (genGitCheckpointer; docs/continuation.md#rewind); absent = none. The session's own turns only: a
+   * subagent's changes are in its parent's turn
+   */
+  checkpointer?: BhrainCheckpointer;
 }

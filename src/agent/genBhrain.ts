@@ -95,6 +95,10 @@ const assertInvokeInput = (input: { prompt: unknown; history?: unknown }): void 
  * .what = validates a config (failing before any loop) and returns a brain over it
  * .why = toolboxes, the memory manager and the guard can be changed at runtime; the loop sees the change on its next
  *        iteration
+ * .note = checkpoints are wired per invoke, in its context: `brain.invoke({ prompt }, { cwd, checkpointer })` with
+ *         `genGitCheckpointer({ cwd, home: getBhrainHome(), runId, ignoredMaxBytes: 0, retention }, { env })` (the CLI's,
+ *         the default of `bhrain act`) or any BhrainCheckpointer; after the session, `checkpointer.checkpoints()` lists
+ *         them, and planRewind / applyRewind put the files back (docs/library.md#checkpoints)
  */
 export const genBhrain = (config: BhrainConfig): Bhrain => {
   let resolved = configureBhrain(config);

@@ -1,12 +1,13 @@
 // `bhrain act ...` and `bhrain ask ...`: the same skills as the rhachet entries, without rhachet; plus the commands
-// that read what runs left behind (runs, show, export), config: the resolved settings, skills and agents: the Agent
-// Skills and agent files a run here would use, and mcp serve: bhrain as an MCP server
+// that read what runs left behind (runs, show, export), rewind (an act run's files put back), config: the resolved
+// settings, skills and agents: the Agent Skills and agent files a run here would use, and mcp serve: bhrain as an MCP server
 import './enableCompileCache.js';
 import { Command } from 'commander';
 
 import { genAgentsCommand, genAgentSkillsCommand } from './genAgentFilesCommands.js';
 import { genConfigCommand } from './genConfigCommand.js';
 import { genExportCommand } from './genExportCommand.js';
+import { genRewindCommand } from './genRewindCommand.js';
 import { genRunsCommand } from './genRunsCommand.js';
 import { genShowCommand } from './genShowCommand.js';
 import { genSkillCommand } from './genSkillCommand.js';
@@ -19,6 +20,7 @@ const program = new Command('bhrain')
   .addCommand(genSkillCommand('ask', runSkillLazily))
   .addCommand(genRunsCommand())
   .addCommand(genShowCommand())
+  .addCommand(genRewindCommand())
   .addCommand(genExportCommand())
   .addCommand(genConfigCommand())
   .addCommand(genMcpCommand())
@@ -34,6 +36,7 @@ Examples:
   $ git diff | bhrain ask "review this diff" -o json   # piped stdin is context; one JSON object
   $ bhrain act --continue "now add a test for it"      # go on from the newest run here
   $ bhrain runs                                        # what ran here; bhrain show <id> for one
+  $ bhrain rewind --dry-run                            # what undoing the newest act run here would put back
   $ bhrain act --help                                  # every flag of a run`,
   )
   .showHelpAfterError();

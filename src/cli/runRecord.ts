@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 
 import type * as Zod from 'zod';
 
+import type { BhrainCheckpoint } from '../agent/checkpoint/BhrainCheckpointer.js';
 import type { BrainTokens } from '../core/contract/BrainOutput.js';
 import { BadRequestError, BhrainError } from '../core/contract/errors.js';
 import { redactDeep } from '../core/secrets/redactDeep.js';
@@ -14,7 +15,7 @@ import { redactDeep } from '../core/secrets/redactDeep.js';
  * .note = 1: meta.json (id, times, skill, atom, cwd, termination, refs, metrics, error) beside input.md, output.md,
  *         transcript.json and spill/ (and hooks.json, every hook run, when the run had hooks: a file added, not a change;
  *         audit.json, the end-of-run audit, when the run finished; meta.json's task, the task's first line: a field added,
- *         read as null from a record written before it)
+ *         read as null from a record written before it; checkpoints.json, an act run's checkpoints: a file added)
  */
 export const RUN_RECORD_SCHEMA_VERSION = 1;
 
@@ -216,6 +217,23 @@ export const pruneRunRecords = async (
   return { removed, failed };
 };
 
+/** .what = the version of a record's checkpoints.json; another version is refused by `bhrain rewind` with a clear error */
+export const CHECKPOINTS_SCHEMA_VERSION = 1;
+
+/**
+ * .what = an act run's checkpoints, as its record keeps them (checkpoints.json): where the work tree and the store are,
+ *         the episode the run went on from (null: it began a conversation), why checkpointing stopped (null: it did
+ *         not), and each checkpoint, turn 0 the state before the run's first change
+ */
+export interface RunRecordCheckpoints {
+  schemaVersion: typeof CHECKPOINTS_SCHEMA_VERSION;
+  root: string;
+  store: string;
+  continuedFrom: string | null;
+  failure: string | null;
+  checkpoints: BhrainCheckpoint[];
+}
+
 /** .what = what a run hands its record when it has ended (the answer is already delivered) */
 export interface RunRecordFinish {
   prompt: string;
@@ -226,6 +244,8 @@ export interface RunRecordFinish {
   transcript: unknown;
   /** every hook run (its HookCompleted event), written as hooks.json; absent when the run had no hooks */
   hooks?: readonly unknown[];
+  /** an act run's checkpoints, written as checkpoints.json; absent when it recorded none (ask, --no-checkpoints) */
+  checkpoints?: RunRecordCheckpoints;
   /** the end-of-run audit (genRunAudit), written as audit.json */
   audit?: unknown;
   /** why the run failed, when it did */
@@ -372,6 +392,11 @@ export const openRunRecord = async (
           await writePrivate(join(dir, 'transcript.json'), redacted(done.transcript));
           if (done.hooks) await writePrivate(join(dir, 'hooks.json'), redacted(done.hooks));
           if (done.audit) await writePrivate(join(dir, 'audit.json'), redacted(done.audit));
+          // the work tree and the store as they are (rewind finds them by these paths), the lists of files redacted
+          if (done.checkpoints) {
+            const checkpoints = redactDeep(done.checkpoints.checkpoints, done.redact);
+            await writePrivate(join(dir, 'checkpoints.json'), `${JSON.stringify({ ...done.checkpoints, checkpoints }, null, 2)}\n`);
+          }
           // meta.json last: a record whose meta says it ended holds every file
           const ended: RunRecordMeta = {
             ...meta(),

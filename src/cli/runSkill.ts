@@ -54,11 +54,11 @@ const runIn = async (io: RunIo, args: readonly string[], flags: SkillSettingsFla
     known = { ...known, atom: settled.atom.slug };
     const prepared = await prepareRun(io, settled, audit, args);
     if (telemetry) sinks.add(genTelemetrySink(await telemetry.start()));
-    const { context, record } = await startRun(io, prepared);
+    const { context, record, checkpointer } = await startRun(io, prepared);
     const { prompt, on, schema, repl } = prepared;
     const result =
       skill === 'ask' ? await repl.ask({ say: prompt, on, schema }, context) : await repl.act({ do: prompt, on, schema }, context);
-    outcome = await finishRun(io, { ...prepared, record, outputFile }, result);
+    outcome = await finishRun(io, { ...prepared, record, outputFile, checkpointer }, result);
   } catch (error) {
     outcome = await failRun(io, error, known);
   } finally {

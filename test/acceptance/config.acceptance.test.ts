@@ -118,7 +118,7 @@ describe('bhrain config (settings)', () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(
-      `bhrain config: unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, allowedTools, disallowedTools, additionalDirectories, sandbox, allowNetwork, network, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, skills, systemPrompt, appendSystemPrompt, store, mcpServers, hooks, enableAllProjectMcpServers, enabledMcpjsonServers, trustedProjects\n`,
+      `bhrain config: unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, allowedTools, disallowedTools, additionalDirectories, checkpoints, checkpointIgnoredMaxBytes, sandbox, allowNetwork, network, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, skills, systemPrompt, appendSystemPrompt, store, mcpServers, hooks, enableAllProjectMcpServers, enabledMcpjsonServers, trustedProjects\n`,
     );
     const json = await runBhrain({ args: ['config', '-o', 'json'], cwd: repo, env });
     expect(json.code).toBe(2);

@@ -74,6 +74,7 @@ describe('the --help examples run as printed', () => {
         'bhrain ask --help',
         'bhrain runs --help',
         'bhrain show --help',
+        'bhrain rewind --help',
         'bhrain config --help',
         'bhrain skills --help',
         'bhrain agents --help',

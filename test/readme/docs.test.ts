@@ -13,6 +13,7 @@ import { genAgentsCommand, genAgentSkillsCommand } from '../../src/cli/genAgentF
 import { genConfigCommand } from '../../src/cli/genConfigCommand.js';
 import { genExportCommand } from '../../src/cli/genExportCommand.js';
 import { genRunsCommand } from '../../src/cli/genRunsCommand.js';
+import { genRewindCommand } from '../../src/cli/genRewindCommand.js';
 import { genShowCommand } from '../../src/cli/genShowCommand.js';
 import { genSkillCommand } from '../../src/cli/genSkillCommand.js';
 import { genMcpCommand } from '../../src/cli/mcp/serve/genMcpCommand.js';
@@ -97,6 +98,7 @@ describe('the CLI reference names every flag and every exit code', () => {
     genSkillCommand('ask', noop),
     genRunsCommand(),
     genShowCommand(),
+    genRewindCommand(),
     genExportCommand(),
     genConfigCommand(),
     genMcpCommand(noop),

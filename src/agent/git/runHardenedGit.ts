@@ -8,7 +8,21 @@ import { parseGitConfig } from './parseGitConfig.js';
 import { findGitDirs, readGitCredentials } from './readGitCredentials.js';
 
 /** .what = how a hardened git run went: it ran (how it ended), or it was not run and why */
-export type HardenedGitRun = { ran: true; end: GroupEnd } | { ran: false; why: string };
+export type HardenedGitRun = { ran: true; end: GroupEnd; bytes: Buffer | null } | { ran: false; why: string };
+
+/**
+ * .what = a git store of bhrain's own kept outside the workspace (a checkpoint store): its git dir and index, and the
+ *         directory it records as its work tree
+ * .why = git then reads neither the workspace's `.git` nor its config, and writes nothing in the workspace; only its own
+ *        store and index
+ */
+export interface HardenedGitStore {
+  gitDir: string;
+  indexFile: string;
+  workTree: string;
+  /** more `-c` pairs after the hardened ones: the store's own settings (its index is bhrain's, not the workspace's) */
+  config?: ReadonlyArray<readonly [string, string]>;
+}
 
 /**
  * .what = runs one git command that bhrain itself needs on the workspace (the status line, the audit's index bits),
@@ -26,19 +40,32 @@ export type HardenedGitRun = { ran: true; end: GroupEnd } | { ran: false; why: s
  *        not make bhrain run anything, in this run's subagents or at the next run's start
  */
 export const runHardenedGit = async (
-  input: { cwd: string; args: readonly string[]; timeoutMs: number; maxStdoutBytes: number },
+  input: {
+    cwd: string;
+    args: readonly string[];
+    timeoutMs: number;
+    maxStdoutBytes: number;
+    /** run on this store of bhrain's instead of the repository around cwd (which then need not exist) */
+    store?: HardenedGitStore;
+    /** written to git's stdin, then closed; absent = stdin is empty */
+    stdin?: string | Buffer;
+    /** stdout kept as bytes (`bytes`), up to maxStdoutBytes, instead of as text: object contents are not text */
+    binary?: true;
+  },
   context: { env: Record<string, string | undefined> },
 ): Promise<HardenedGitRun> => {
   const cwd = resolve(input.cwd);
-  const dirs = findGitDirs(cwd);
+  const found = findGitDirs(cwd);
+  const dirs = input.store ? { root: input.store.workTree, gitDir: input.store.gitDir, commonDir: input.store.gitDir } : found;
   if (!dirs) return { ran: false, why: `${cwd} is not in a git repository git can be pointed at` };
   // the workspace: the repository, and the directory asked about (a cwd inside a nested checkout)
-  const untrusted = [dirs.root, cwd];
+  const untrusted = [dirs.root, cwd, ...(found ? [found.root] : [])];
   const env = genHostProgramEnv({
     env: context.env,
     untrusted,
     extra: {
       GIT_COMMON_DIR: dirs.commonDir,
+      ...(input.store ? { GIT_INDEX_FILE: input.store.indexFile } : {}),
       GIT_CONFIG_NOSYSTEM: '1',
       GIT_ATTR_NOSYSTEM: '1',
       GIT_OPTIONAL_LOCKS: '0',
@@ -60,21 +87,32 @@ export const runHardenedGit = async (
   if ('refused' in overrides) return { ran: false, why: `git config key ${JSON.stringify(overrides.refused)} cannot be overridden` };
   const git = findHostProgram({ name: 'git', path: env.PATH, untrusted });
   if (!git) return { ran: false, why: 'git is not installed' };
-  const end = await spawnGroup({
+  const child = spawnGroup({
     command: git,
     args: [
       '--no-optional-locks',
       `--git-dir=${dirs.gitDir}`,
       `--work-tree=${dirs.root}`,
-      ...overrides.pairs.flatMap(([key, value]) => ['-c', `${key}=${value}`]),
+      ...[...overrides.pairs, ...(input.store?.config ?? [])].flatMap(([key, value]) => ['-c', `${key}=${value}`]),
       ...input.args,
     ],
     cwd,
     env,
-    capture: { stdout: { maxBytes: input.maxStdoutBytes }, stderr: { maxBytes: 4 * 1024 } },
+    ...(input.stdin === undefined ? {} : { stdio: ['pipe', 'pipe', 'pipe'] as const }),
+    capture: { ...(input.binary ? {} : { stdout: { maxBytes: input.maxStdoutBytes } }), stderr: { maxBytes: 4 * 1024 } },
     timeoutMs: input.timeoutMs,
-    // git here only reads: nothing to clean up
+    // git here only reads the workspace: what it writes is in its store, whole or not at all
     killGraceMs: 0,
-  }).ended;
-  return { ran: true, end };
+  });
+  if (input.stdin !== undefined) child.child.stdin?.on('error', () => undefined).end(input.stdin);
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  if (input.binary)
+    child.child.stdout?.on('data', (chunk: Buffer) => {
+      // past the bound the rest is dropped: the caller sees the bytes short of what git said it wrote
+      if (kept + chunk.length <= input.maxStdoutBytes) chunks.push(chunk);
+      kept += chunk.length;
+    });
+  const end = await child.ended;
+  return { ran: true, end, bytes: input.binary ? Buffer.concat(chunks) : null };
 };

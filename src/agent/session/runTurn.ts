@@ -2,6 +2,8 @@ import type { BrainAtomGeneration } from '../../core/contract/BrainAtom.js';
 import { BhrainError, LoopError } from '../../core/contract/errors.js';
 import type { BhrainToolCallCounts } from '../BhrainSessionResult.js';
 import type { BhrainToolFatalError } from '../tool/BhrainToolError.js';
+import type { BrainToolCall } from '../../core/contract/BrainMessage.js';
+import { toolOfBox } from '../tool/executeTool.js';
 import { readDenialOf } from '../toolboxes/genToolset.js';
 import type { ToolCallOutcome, ToolCallSession } from './executeToolCall.js';
 import { budgetReachedOf, generateInSession } from './generateInSession.js';
@@ -54,6 +56,27 @@ const toolCallSessionOf = (state: SessionState): ToolCallSession => {
   };
 };
 
+/**
+ * .what = the checkpointer a turn of these calls must call: the session's own (not a subagent's), when a call may change
+ *         files: its tool's effect is write, exec, delegate or unknown (read and network ones cannot)
+ */
+const checkpointerFor = (state: SessionState, calls: readonly BrainToolCall[]) => {
+  const checkpointer = state.depth === 0 ? state.context.checkpointer : undefined;
+  if (!checkpointer) return null;
+  const mayChange = calls.some((call) => {
+    const box = state.registry.find(call.name);
+    const effect = box ? toolOfBox(box, call.name).effect : null;
+    return effect !== 'read' && effect !== 'network';
+  });
+  if (!mayChange) return null;
+  // a checkpoint that fails is said, never the session's end: the run must not cost more than its checkpoints
+  const warn = (error: unknown) => state.context.log.warn(`checkpoint: ${(error as Error)?.message ?? error}`);
+  return {
+    before: () => checkpointer.beforeChange().catch(warn),
+    after: (turn: number) => checkpointer.afterTurn({ turn }).catch(warn),
+  };
+};
+
 /** .what = a turn that ran: its generation, and the size of the context after it */
 export interface TurnRan {
   type: 'ran';
@@ -102,10 +125,13 @@ export const runTurn = async (state: SessionState): Promise<TurnRan | NextStep> 
   const calls = generation.message.toolCalls;
   // a runaway notice depends on the calls alone: judged in the model's order before they run, so each result carries it
   const notices = calls.map((call) => state.runaway.observe(call));
+  const checkpoint = checkpointerFor(state, calls);
+  await checkpoint?.before();
   const outcomes = await runToolCalls(
     { calls, notices, maxConcurrent: state.config.limits.maxConcurrentToolCalls },
     toolCallSessionOf(state),
   );
+  await checkpoint?.after(iteration);
   state.toolCalls = tallyToolCalls(state.toolCalls, outcomes);
   const answered = outcomes.map((outcome) => outcome.message);
   appendMessages(state, answered);

@@ -1,3 +1,4 @@
+import type { GitCheckpointer } from '../../agent/checkpoint/genGitCheckpointer.js';
 import type { BrainReplOutput } from '../../agent/repl/genBrainRepl.js';
 import { AbortedError } from '../../core/contract/errors.js';
 import { redactBrainEpisode, redactBrainSeries } from '../../core/secrets/redactBrainRefs.js';
@@ -5,7 +6,7 @@ import { redactDeep } from '../../core/secrets/redactDeep.js';
 import { describeTermination } from '../describeTermination.js';
 import { EXIT_CODES, exitCodeOf } from '../exitCodes.js';
 import type { OutputFile } from '../resolveOutputFile.js';
-import type { RunRecord } from '../runRecord.js';
+import { CHECKPOINTS_SCHEMA_VERSION, type RunRecord, type RunRecordCheckpoints } from '../runRecord.js';
 import { OUTPUT_SCHEMA_VERSION, type SkillOutputJson } from '../skillOutputJson.js';
 import { formatStopNotice } from './formatStopNotice.js';
 import type { RunIo } from './genRunIo.js';
@@ -54,6 +55,19 @@ const keepRecord = (
       );
 
 /**
+ * .what = a run's checkpoints as its record keeps them (checkpoints.json): the work tree and the store, the episode the
+ *         run went on from, why checkpointing stopped (null: it did not), and each checkpoint: turn, hash, files changed
+ */
+const recordedCheckpoints = (checkpointer: GitCheckpointer, continuedFrom: string | null): RunRecordCheckpoints => ({
+  schemaVersion: CHECKPOINTS_SCHEMA_VERSION,
+  root: checkpointer.store.root,
+  store: checkpointer.store.gitDir,
+  continuedFrom,
+  failure: checkpointer.failure(),
+  checkpoints: [...checkpointer.checkpoints()],
+});
+
+/**
  * .what = the end of a run that answered: the answer printed first (text: the model's text alone), then the refs and
  *         the run record saved together, the output file written, the exit code decided, the result object (json), the
  *         status line (or an early stop's notice), the errors and the refs lines printed, then the sinks' end (the GitHub
@@ -63,7 +77,7 @@ const keepRecord = (
  */
 export const finishRun = async (
   io: RunIo,
-  run: PreparedRun & { record: RunRecord; outputFile: OutputFile | null },
+  run: PreparedRun & { record: RunRecord; outputFile: OutputFile | null; checkpointer: GitCheckpointer | null },
   result: BrainReplOutput<unknown>,
 ): Promise<RunOutcome> => {
   const { skill, options, redact, log, machine, writeLine, warnings } = io;
@@ -123,6 +137,7 @@ export const finishRun = async (
         metrics,
         transcript: session.transcript,
         ...(run.hookRuns ? { hooks: run.hookRuns.runs } : {}),
+        ...(run.checkpointer ? { checkpoints: recordedCheckpoints(run.checkpointer, run.checkpoints?.continuedFrom ?? null) } : {}),
         audit,
         error,
         redact,

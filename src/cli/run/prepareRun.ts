@@ -141,6 +141,14 @@ export const prepareRun = async (io: RunIo, settled: SettledRun, audit: RunAudit
     audit,
     network: checks.network,
     hookRuns: settled.hookRuns,
+    // act's files are checkpointed (docs/continuation.md#rewind); the episode it goes on from is what a whole rewind returns to
+    checkpoints:
+      skill === 'act' && values.checkpoints
+        ? {
+            ignoredMaxBytes: values.checkpointIgnoredMaxBytes,
+            continuedFrom: on?.episode?.hash ?? on?.series?.episodes.at(-1)?.hash ?? null,
+          }
+        : null,
   };
 };
 

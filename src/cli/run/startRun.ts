@@ -1,11 +1,12 @@
 import type { BhrainContext } from '../../agent/BhrainContext.js';
+import { genGitCheckpointer, type GitCheckpointer } from '../../agent/checkpoint/genGitCheckpointer.js';
 import { findUnmatchedMcpDenyRules } from '../../agent/permission/findUnmatchedMcpDenyRules.js';
 import { getBhrainHome } from '../../core/continuation/genBrainRefStore.js';
 import { genTtyPrompter } from '../genTtyPrompter.js';
 import { startMcpServers } from '../mcp/startMcpServers.js';
 import { onStopSignals } from '../onStopSignals.js';
 import { nodeHttpFetch } from '../../providers/transport/nodeHttpFetch.js';
-import { openRunRecord, type RunRecord } from '../runRecord.js';
+import { openRunRecord, RUN_RETENTION, type RunRecord } from '../runRecord.js';
 import type { RunIo } from './genRunIo.js';
 import { genRecordSink } from './genRecordSink.js';
 import { genStreamJsonSink } from './genStreamJsonSink.js';
@@ -16,7 +17,10 @@ import type { PreparedRun } from './prepareRun.js';
  *         output and the host's sink added, and the context the session runs in (the prompter on a terminal, every
  *         event and streamed text to the run's sinks)
  */
-export const startRun = async (io: RunIo, run: PreparedRun): Promise<{ context: BhrainContext; record: RunRecord }> => {
+export const startRun = async (
+  io: RunIo,
+  run: PreparedRun,
+): Promise<{ context: BhrainContext; record: RunRecord; checkpointer: GitCheckpointer | null }> => {
   const { skill, options, redact, log, host, sinks } = io;
   const record = await openRunRecord(
     {
@@ -30,6 +34,23 @@ export const startRun = async (io: RunIo, run: PreparedRun): Promise<{ context: 
     { warn: io.warn },
   );
   sinks.add(genRecordSink(record));
+  // the files an act run may change, recorded before its first change and after each turn that changed them: nothing
+  // runs until a turn calls a tool that may write, so a run that changes nothing pays nothing. A run with no record
+  // (--no-record) could never be rewound: it takes none
+  const checkpointer =
+    run.checkpoints && record.dir !== null
+      ? genGitCheckpointer(
+          {
+            cwd: run.cwd,
+            home: getBhrainHome(),
+            runId: record.id,
+            ignoredMaxBytes: run.checkpoints.ignoredMaxBytes,
+            // the store keeps a run's checkpoints as long as its record is kept
+            retention: RUN_RETENTION,
+          },
+          { env: process.env },
+        )
+      : null;
   // a hosted run never prompts: its host's stdin is not a terminal to ask on
   const interactive = !host && !!process.stdin.isTTY && !!process.stderr.isTTY;
   // Ctrl-C or a CI cancel stops the run gracefully: tools are killed, the refs saved, exit 130; a second one exits at once.
@@ -93,6 +114,7 @@ export const startRun = async (io: RunIo, run: PreparedRun): Promise<{ context: 
     onTextDelta: partial ? (text) => sinks.onDelta({ type: 'TextDelta', text }) : undefined,
     onTextReset: partial ? () => sinks.onDelta({ type: 'TextReset' }) : undefined,
     onReasoningDelta: partial ? (text) => sinks.onDelta({ type: 'ReasoningDelta', text }) : undefined,
+    checkpointer: checkpointer ?? undefined,
   };
-  return { context, record };
+  return { context, record, checkpointer };
 };

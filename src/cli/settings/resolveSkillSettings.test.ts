@@ -48,6 +48,8 @@ describe('settings precedence: default < user < project < env < flag, one layer 
       allowedTools: [],
       disallowedTools: [],
       additionalDirectories: [],
+      checkpoints: true,
+      checkpointIgnoredMaxBytes: 0,
       sandbox: 'workspace-write',
       denyRead: [],
       allowUnixSockets: [],
@@ -152,7 +154,7 @@ describe('settings validation: a bad file is an error naming the file, the key a
     await rejects(
       { project: { atomm: 'qwen' } },
       ({ projectFile }) =>
-        `unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, allowedTools, disallowedTools, additionalDirectories, sandbox, allowNetwork, network, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, skills, systemPrompt, appendSystemPrompt`,
+        `unknown key 'atomm' in ${projectFile}: did you mean 'atom'? valid keys are atom, model, baseUrl, permission, allowedTools, disallowedTools, additionalDirectories, checkpoints, checkpointIgnoredMaxBytes, sandbox, allowNetwork, network, maxIterations, memory, timeoutMs, maxBudgetUsd, maxTokens, maxWallTime, projectInstructions, skills, systemPrompt, appendSystemPrompt, store, mcpServers, hooks, enableAllProjectMcpServers, enabledMcpjsonServers, trustedProjects`,
     );
   });
 

@@ -297,6 +297,16 @@ const pickAtomByKey = (env: Record<string, string | undefined>, sources: Record<
   return undefined;
 };
 
+/** .what = what ask fixes: the sandbox, the network, the guard and what reaches past them; nothing a project gives for them applies */
+const FIXED_BY_ASK: ReadonlyArray<keyof typeof LOOSENING> = [
+  'sandbox',
+  'allowNetwork',
+  'permission',
+  'allowedDomains',
+  'maskEnv',
+  'allowUnixSockets',
+];
+
 /**
  * .what = the settings of a skill run from every layer, highest first: flags > env > project > user > defaults; each
  *         value with its source. `flags` holds only the flags given explicitly (see pickExplicitFlags)
@@ -375,6 +385,8 @@ export const resolveSkillSettings = async (
     allowedTools: [...new Set(pick('allowedTools', SETTINGS.allowedTools.default))],
     disallowedTools: [...new Set(disallowedLayers.flatMap((layer) => layer.values.disallowedTools!))],
     additionalDirectories: [...new Set(pick('additionalDirectories', SETTINGS.additionalDirectories.default))],
+    checkpoints: pick('checkpoints', SETTINGS.checkpoints.default),
+    checkpointIgnoredMaxBytes: pick('checkpointIgnoredMaxBytes', SETTINGS.checkpointIgnoredMaxBytes.default),
     sandbox: pick('sandbox', SETTINGS.sandbox.default),
     denyRead: [...new Set(denyReadLayers.flatMap((layer) => layer.values.denyRead!))],
     allowUnixSockets: [...new Set(pick('allowUnixSockets', SETTINGS.allowUnixSockets.default))],
@@ -410,17 +422,8 @@ export const resolveSkillSettings = async (
   const howToApprove = `approve this project with --trust-project, or add "${approval.root}" to "trustedProjects" in ${userPath}`;
   const withoutProjects = layers.filter((layer) => !layer.source.startsWith('project:'));
   const defaults = Object.fromEntries((Object.keys(LOOSENING) as Array<keyof typeof LOOSENING>).map((key) => [key, SETTINGS[key].default]));
-  // ask fixes the sandbox, the network, the guard and what reaches past them: nothing a project gives for them applies
-  const fixedByAsk: ReadonlyArray<keyof typeof LOOSENING> = [
-    'sandbox',
-    'allowNetwork',
-    'permission',
-    'allowedDomains',
-    'maskEnv',
-    'allowUnixSockets',
-  ];
   for (const key of (Object.keys(LOOSENING) as Array<keyof typeof LOOSENING>).filter(
-    (each) => skill !== 'ask' || !fixedByAsk.includes(each),
+    (each) => skill !== 'ask' || !FIXED_BY_ASK.includes(each),
   )) {
     if (!sources[key].startsWith('project:')) continue;
     const file = sources[key].slice('project:'.length);

@@ -382,6 +382,40 @@ export const SETTINGS = {
       default: 'none',
     },
   }),
+  checkpoints: row({
+    fileKey: 'checkpoints',
+    flag: {
+      flags: '--no-checkpoints',
+      help: 'record no checkpoint of the files this run changes: `bhrain rewind` cannot undo it',
+      skills: ['act'],
+    },
+    value: { kind: 'boolean' },
+    expects: 'true or false',
+    default: true,
+    shownDefault: 'true',
+    readme: {
+      value:
+        '`false` records no checkpoint of the files an `act` run changes, so `bhrain rewind` cannot undo it ([Rewind](continuation.md#rewind))',
+      default: '`true`',
+    },
+  }),
+  checkpointIgnoredMaxBytes: row({
+    fileKey: 'checkpointIgnoredMaxBytes',
+    flag: {
+      flags: '--checkpoint-ignored-max-bytes <n>',
+      help: 'checkpoint git-ignored files too, those up to n bytes each (default 0: ignored files are not checkpointed)',
+      skills: ['act'],
+    },
+    value: { kind: 'int', min: 0, max: 1024 * 1024 * 1024 },
+    expects: 'a whole number of bytes from 0 to 1073741824',
+    default: 0,
+    shownDefault: '0',
+    readme: {
+      value:
+        'ignored files (`.gitignore`, `info/exclude`) up to this many bytes each are checkpointed too; `0`: none, and `bhrain rewind` leaves them as they are',
+      default: '`0`',
+    },
+  }),
   sandbox: row({
     fileKey: 'sandbox',
     flag: {

@@ -1,0 +1,276 @@
+import { existsSync } from 'node:fs';
+import { copyFile, lstat, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+import { runHardenedGit } from '../git/runHardenedGit.js';
+import type { BhrainCheckpoint, BhrainCheckpointer } from './BhrainCheckpointer.js';
+import {
+  CHECKPOINT_REF_PREFIX,
+  CheckpointStoreError,
+  initCheckpointStore,
+  locateCheckpointStore,
+  runStoreGit,
+  type CheckpointStore,
+} from './checkpointStore.js';
+
+/** .what = how many paths of each kind a checkpoint lists; past it, the rest are counted in `omitted` */
+export const CHECKPOINT_MAX_LISTED = 1_000;
+
+/** .what = the rule old checkpoints are removed by: older than keepDays and not among a store's keepNewest newest runs */
+export interface CheckpointRetention {
+  keepNewest: number;
+  keepDays: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/** .what = what a git checkpointer was given: where, for which run, what to keep */
+export interface GitCheckpointerInput {
+  /** the working directory: its repository's root (or itself, outside one) is what is recorded */
+  cwd: string;
+  /** bhrain's home (getBhrainHome): the store is under its checkpoints/ */
+  home: string;
+  /** names the run's checkpoints in the store (refs/bhrain/runs/<runId>) */
+  runId: string;
+  /** ignored files up to this size are recorded too; 0 = no ignored file */
+  ignoredMaxBytes: number;
+  retention: CheckpointRetention;
+}
+
+/** .what = a git checkpointer: the checkpointer, what it recorded, and why it stopped recording (null: it did not) */
+export interface GitCheckpointer extends BhrainCheckpointer {
+  store: CheckpointStore;
+  checkpoints: () => readonly BhrainCheckpoint[];
+  failure: () => string | null;
+}
+
+/**
+ * .what = the store's index seeded from the repository's own: a copy of `.git/index`, kept only when every entry is a
+ *         plain one (no assume-unchanged, no skip-worktree bit), no attribute or config can have converted what it
+ *         holds, and the repository's objects are readable from the store (alternates)
+ * .why = git's stat cache: a tracked file whose stat matches is not read again, so the first checkpoint of a big
+ *        repository hashes only what differs from its index. A blob the index names by a converted form (a filter, an
+ *        eol) would restore other bytes than the file's: then nothing is seeded and every file is hashed once
+ */
+const seedIndex = async (store: CheckpointStore, context: { env: Record<string, string | undefined> }): Promise<boolean> => {
+  const repo = store.repo;
+  if (!repo || !existsSync(join(repo.gitDir, 'index')) || existsSync(join(repo.commonDir, 'info', 'attributes'))) return false;
+  const converting = await runHardenedGit(
+    {
+      cwd: store.root,
+      args: ['config', '--get-regexp', '^core\\.(autocrlf|eol|attributesfile)$'],
+      timeoutMs: 10_000,
+      maxStdoutBytes: 4096,
+    },
+    context,
+  );
+  if (!converting.ran || converting.end.exitCode !== 1) return false;
+  await copyFile(join(repo.gitDir, 'index'), store.git.indexFile);
+  await writeFile(join(store.gitDir, 'objects', 'info', 'alternates'), `${join(repo.commonDir, 'objects')}\n`, { mode: 0o600 });
+  const listed = await runStoreGit(store, ['ls-files', '-z', '-v', '--cached'], context).catch(() => null);
+  const plain =
+    listed !== null &&
+    listed
+      .split('\0')
+      .filter(Boolean)
+      .every((entry) => entry.startsWith('H ') && !/(^|\/)\.gitattributes$/.test(entry.slice(2)));
+  if (!plain) await rm(store.git.indexFile, { force: true });
+  return plain;
+};
+
+/** .what = the ignored files up to maxBytes, added by force: what `git add -A` leaves out by default */
+const addIgnored = async (store: CheckpointStore, maxBytes: number, context: { env: Record<string, string | undefined> }) => {
+  const listed = await runStoreGit(store, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard'], context);
+  const small: string[] = [];
+  for (const path of listed.split('\0').filter(Boolean)) {
+    const stat = await lstat(join(store.root, path)).catch(() => null);
+    if (stat && (stat.isSymbolicLink() || (stat.isFile() && stat.size <= maxBytes))) small.push(path);
+  }
+  if (small.length)
+    await runStoreGit(store, ['add', '--force', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], context, {
+      stdin: `${small.join('\0')}\0`,
+    });
+};
+
+/** how long a checkpoint waits for another run's checkpoint of the same store, and when a lock is taken as left behind */
+const STORE_LOCK_WAIT_MS = 30_000;
+const STORE_LOCK_STALE_MS = 120_000;
+
+/**
+ * .what = runs `fn` holding the store's lock (a directory made atomically), waiting while another run's checkpoint of
+ *         the same work tree holds it; a lock older than STORE_LOCK_STALE_MS (its run was killed) is taken over
+ * .why = two runs in one repository share the store and its index: git's own index.lock would fail one of them, and a
+ *        prune must never find another run's new objects before its ref names them
+ */
+const withStoreLock = async <T>(store: CheckpointStore, fn: () => Promise<T>): Promise<T> => {
+  const lock = join(store.gitDir, 'bhrain-checkpoint.lock');
+  for (const deadline = Date.now() + STORE_LOCK_WAIT_MS; ;) {
+    const taken = await mkdir(lock).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+        return false;
+      },
+    );
+    if (taken) break;
+    const since = await stat(lock).then(
+      (found) => Date.now() - found.mtimeMs,
+      () => 0,
+    );
+    if (since > STORE_LOCK_STALE_MS) await rm(lock, { recursive: true, force: true });
+    else if (Date.now() > deadline)
+      throw new CheckpointStoreError(`another run's checkpoint of ${store.root} held ${lock} for ${STORE_LOCK_WAIT_MS / 1000} s`);
+    else await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  try {
+    return await fn();
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
+};
+
+/** .what = the paths two checkpoints differ by, as created, changed and deleted, each list bounded */
+const diffCheckpoints = async (
+  store: CheckpointStore,
+  from: string,
+  to: string,
+  context: { env: Record<string, string | undefined> },
+): Promise<NonNullable<BhrainCheckpoint['files']>> => {
+  const listed = (await runStoreGit(store, ['diff-tree', '-r', '-z', '--no-renames', '--name-status', from, to], context)).split('\0');
+  const files = { created: [] as string[], changed: [] as string[], deleted: [] as string[], omitted: 0 };
+  for (let at = 0; at + 1 < listed.length; at += 2) {
+    const list = listed[at] === 'A' ? files.created : listed[at] === 'D' ? files.deleted : files.changed;
+    if (list.length < CHECKPOINT_MAX_LISTED) list.push(listed[at + 1]);
+    else files.omitted++;
+  }
+  return files;
+};
+
+/**
+ * .what = removes the refs of a store's old runs (older than keepDays and not among the keepNewest newest), then the
+ *         objects no ref reaches any more
+ * .why = the store must stay bounded as the run records are (RUN_RETENTION), without a command to remember
+ */
+export const pruneCheckpointStore = async (
+  store: CheckpointStore,
+  retention: CheckpointRetention,
+  context: { env: Record<string, string | undefined>; now?: () => Date },
+): Promise<string[]> => {
+  const listed = await runStoreGit(
+    store,
+    // newest first: by commit time, then (the same second) by run id, which the CLI's make sort by time too
+    ['for-each-ref', '--sort=-refname', '--sort=-committerdate', '--format=%(refname) %(committerdate:unix)', CHECKPOINT_REF_PREFIX],
+    context,
+  );
+  const cutoffMs = (context.now?.() ?? new Date()).getTime() - retention.keepDays * DAY_MS;
+  const old = listed
+    .split('\n')
+    .filter(Boolean)
+    .slice(retention.keepNewest)
+    .map((line) => line.split(' '))
+    .filter(([, seconds]) => Number(seconds) * 1000 < cutoffMs)
+    .map(([ref]) => ref);
+  if (!old.length) return [];
+  await runStoreGit(store, ['update-ref', '--stdin'], context, { stdin: old.map((ref) => `delete ${ref}\n`).join('') });
+  await runStoreGit(store, ['prune', '--expire=now'], context);
+  return old.map((ref) => ref.slice(CHECKPOINT_REF_PREFIX.length));
+};
+
+/**
+ * .what = how long a store no run has opened is kept: then it is removed whole, by the next run that opens any store
+ * .why = a store's runs are pruned when a run opens it (pruneCheckpointStore); a tree no longer worked in would keep its
+ *        store for ever. Past the run records' keepDays, so a store goes only well after the records that name it
+ */
+export const CHECKPOINT_STORE_IDLE_DAYS = 30;
+
+/** .what = removes the other stores under the same home that no run has opened for CHECKPOINT_STORE_IDLE_DAYS */
+export const pruneIdleCheckpointStores = async (store: CheckpointStore, context: { now?: () => Date } = {}): Promise<string[]> => {
+  const home = dirname(store.gitDir);
+  const cutoffMs = (context.now?.() ?? new Date()).getTime() - CHECKPOINT_STORE_IDLE_DAYS * DAY_MS;
+  const removed: string[] = [];
+  for (const name of await readdir(home).catch(() => [] as string[])) {
+    const other = join(home, name);
+    if (other === store.gitDir || !/^[0-9a-f]{32}$/.test(name)) continue;
+    const used = await stat(join(other, 'last-used')).catch(() => null);
+    if (used && used.mtimeMs < cutoffMs) {
+      await rm(other, { recursive: true, force: true });
+      removed.push(other);
+    }
+  }
+  return removed;
+};
+
+/**
+ * .what = a checkpointer over a shadow git store in bhrain's home (checkpointStore): `git add -A` into the store's own
+ *         index (git's stat cache: only files whose stat changed are read), `write-tree`, and a commit when the tree
+ *         differs from the last one, kept by the run's ref; the first checkpoint is taken before the first call that may
+ *         change files, so a run that changes nothing costs nothing
+ * .why = changes made through bash are recorded as those of write and edit are, tracked or untracked, in a dirty tree;
+ *        git runs hardened (runHardenedGit) on a store of bhrain's, so nothing in the workspace runs nor is written
+ */
+export const genGitCheckpointer = (
+  input: GitCheckpointerInput,
+  context: { env: Record<string, string | undefined>; now?: () => Date },
+): GitCheckpointer => {
+  const store = locateCheckpointStore({ cwd: input.cwd, home: input.home });
+  const checkpoints: BhrainCheckpoint[] = [];
+  let failure: string | null = null;
+  let last: { commit: string; tree: string } | null = null;
+  let opened: Promise<void> | null = null;
+  const git = (args: readonly string[], options?: Parameters<typeof runStoreGit>[3]) => runStoreGit(store, args, context, options);
+
+  /** .what = the store made (its index seeded) or found, the user's own excludes copied in, old runs pruned */
+  const open = async () => {
+    await mkdir(store.gitDir, { recursive: true, mode: 0o700 });
+    await withStoreLock(store, async () => {
+      if (!existsSync(join(store.gitDir, 'HEAD'))) await initCheckpointStore(store, context);
+      if (!existsSync(store.git.indexFile)) await seedIndex(store, context);
+      // the repository's info/exclude is the user's too: ignored there, ignored here
+      const exclude = store.repo ? await readFile(join(store.repo.commonDir, 'info', 'exclude')).catch(() => Buffer.alloc(0)) : '';
+      await writeFile(join(store.gitDir, 'info', 'exclude'), exclude, { mode: 0o600 });
+      await pruneCheckpointStore(store, input.retention, context);
+      await writeFile(join(store.gitDir, 'last-used'), '', { mode: 0o600 });
+    });
+    await pruneIdleCheckpointStores(store, context);
+  };
+
+  /** .what = one checkpoint of the work tree as it is now, unless it is the same as the last */
+  const take = (turn: number) =>
+    // under the lock to the ref: another run's prune never finds this checkpoint's objects unreferenced
+    withStoreLock(store, async () => {
+      await git(['add', '--all', '--ignore-errors', '--', '.'], { okExitCodes: [0, 1] });
+      if (input.ignoredMaxBytes > 0) await addIgnored(store, input.ignoredMaxBytes, context);
+      const tree = (await git(['write-tree'])).trim();
+      if (last && tree === last.tree) return;
+      const parent = last ? ['-p', last.commit] : [];
+      const commit = (await git(['commit-tree', tree, ...parent, '-m', `bhrain ${input.runId} turn ${turn}`])).trim();
+      await git(['update-ref', `${CHECKPOINT_REF_PREFIX}${input.runId}`, commit]);
+      const files = last ? await diffCheckpoints(store, last.commit, commit, context) : null;
+      checkpoints.push({ turn, hash: commit, files, takenAt: (context.now?.() ?? new Date()).toISOString() });
+      last = { commit, tree };
+    });
+
+  /** .what = a failure recorded once and said once (thrown to the session, which warns): later calls do nothing */
+  const fail = (error: unknown): never => {
+    failure = (error as Error)?.message ?? String(error);
+    throw error;
+  };
+
+  return {
+    store,
+    checkpoints: () => checkpoints,
+    failure: () => failure,
+    beforeChange: async () => {
+      if (failure !== null || opened) return opened ?? undefined;
+      opened = open()
+        .then(() => take(0))
+        .catch(fail);
+      return opened;
+    },
+    afterTurn: async ({ turn }) => {
+      if (failure !== null || !opened) return;
+      await opened.catch(() => undefined);
+      if (failure === null) await take(turn).catch(fail);
+    },
+  };
+};
