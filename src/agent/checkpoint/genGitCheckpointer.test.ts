@@ -31,6 +31,21 @@ const genRun = (input: { runId?: string; ignoredMaxBytes?: number; files?: Recor
 };
 
 describe('genGitCheckpointer', () => {
+  it('outside any repository, a tree of more entries than the bound is not copied: the run records nothing, and says why', async () => {
+    const dir = tempDir('bhrain-ckpt-plain-');
+    const home = tempDir('bhrain-ckpt-home-');
+    made.push(dir, home);
+    await Promise.all(Array.from({ length: 30 }, (_, index) => writeFile(join(dir, `f${index}.txt`), 'x')));
+    const checkpointer = genGitCheckpointer(
+      { cwd: dir, home, runId: 'run-1', ignoredMaxBytes: 0, retention: RETENTION, maxEntriesOutsideGit: 20 },
+      { env: { PATH: process.env.PATH, HOME: home } },
+    );
+    await expect(checkpointer.beforeChange()).rejects.toThrow(/is in no git repository and holds more than 20 entries/);
+    await checkpointer.afterTurn({ turn: 1 });
+    expect([checkpointer.checkpoints(), existsSync(join(home, 'checkpoints'))]).toEqual([[], false]);
+    expect(checkpointer.failure()).toMatch(/this run takes no checkpoints and cannot be rewound/);
+  });
+
   it('records nothing until a turn may change files, then the state before it and after each turn that changed files', async () => {
     const { repo, home, checkpointer } = genRun();
     expect(existsSync(join(home, 'checkpoints'))).toBe(false);

@@ -3,6 +3,7 @@ import { copyFile, lstat, mkdir, readdir, readFile, rm, stat, writeFile } from '
 import { dirname, join } from 'node:path';
 
 import { runHardenedGit } from '../git/runHardenedGit.js';
+import { walkFiles, WALK_MAX_MS } from '../toolboxes/files/walkFiles.js';
 import type { BhrainCheckpoint, BhrainCheckpointer } from './BhrainCheckpointer.js';
 import {
   CHECKPOINT_REF_PREFIX,
@@ -35,6 +36,8 @@ export interface GitCheckpointerInput {
   /** ignored files up to this size are recorded too; 0 = no ignored file */
   ignoredMaxBytes: number;
   retention: CheckpointRetention;
+  /** outside any repository, a tree of more entries is not recorded; CHECKPOINT_MAX_ENTRIES_OUTSIDE_GIT when absent */
+  maxEntriesOutsideGit?: number;
 }
 
 /** .what = a git checkpointer: the checkpointer, what it recorded, and why it stopped recording (null: it did not) */
@@ -200,6 +203,29 @@ export const pruneIdleCheckpointStores = async (store: CheckpointStore, context:
   return removed;
 };
 
+/** a directory outside any repository is checkpointed whole, so only up to this many entries (a walk of glob's budget) */
+export const CHECKPOINT_MAX_ENTRIES_OUTSIDE_GIT = 200_000;
+
+/**
+ * .what = refuses (throws, so checkpoints stop for the run with a warning) a directory outside any repository that holds
+ *         more than CHECKPOINT_MAX_ENTRIES_OUTSIDE_GIT entries, or whose walk takes longer than glob's
+ * .why = no .gitignore and no index bound such a tree: an act run started in a home directory would copy all of it into
+ *        bhrain's home before its first change
+ */
+const refuseHugeTree = async (root: string, maxEntries: number): Promise<void> => {
+  const walk = await walkFiles({
+    root,
+    skipHiddenDirectories: false,
+    skipNodeModules: false,
+    maxEntries,
+    deadline: Date.now() + WALK_MAX_MS,
+  });
+  if (walk.stop)
+    throw new Error(
+      `${root} is in no git repository and holds more than ${walk.stop.entries.toLocaleString('en-US')} entries${walk.stop.reason === 'time' ? ` read in ${Math.round(walk.stop.elapsedMs / 1000)} s` : ''}: it would be copied whole into bhrain's home, so this run takes no checkpoints and cannot be rewound. Run in a git repository (its ignore rules and index bound a checkpoint), or in a smaller directory`,
+    );
+};
+
 /**
  * .what = a checkpointer over a shadow git store in bhrain's home (checkpointStore): `git add -A` into the store's own
  *         index (git's stat cache: only files whose stat changed are read), `write-tree`, and a commit when the tree
@@ -221,6 +247,7 @@ export const genGitCheckpointer = (
 
   /** .what = the store made (its index seeded) or found, the user's own excludes copied in, old runs pruned */
   const open = async () => {
+    if (!store.repo) await refuseHugeTree(store.root, input.maxEntriesOutsideGit ?? CHECKPOINT_MAX_ENTRIES_OUTSIDE_GIT);
     await mkdir(store.gitDir, { recursive: true, mode: 0o700 });
     await withStoreLock(store, async () => {
       if (!existsSync(join(store.gitDir, 'HEAD'))) await initCheckpointStore(store, context);
