@@ -31,6 +31,22 @@ const genRun = (input: { runId?: string; ignoredMaxBytes?: number; files?: Recor
 };
 
 describe('genGitCheckpointer', () => {
+  it('a small tree compared in-process between turns: a same-size change is still recorded, an unchanged turn adds nothing', async () => {
+    const { repo, checkpointer } = genRun();
+    await checkpointer.beforeChange();
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 120));
+    await settle();
+    await checkpointer.afterTurn({ turn: 1 });
+    await writeFile(join(repo, 'a.txt'), 'b\n');
+    await settle();
+    await checkpointer.afterTurn({ turn: 2 });
+    await checkpointer.afterTurn({ turn: 3 });
+    expect(checkpointer.checkpoints().map(({ turn, files }) => ({ turn, files }))).toEqual([
+      { turn: 0, files: null },
+      { turn: 2, files: { created: [], changed: ['a.txt'], deleted: [], omitted: 0 } },
+    ]);
+  });
+
   it('outside any repository, a tree of more entries than the bound is not copied: the run records nothing, and says why', async () => {
     const dir = tempDir('bhrain-ckpt-plain-');
     const home = tempDir('bhrain-ckpt-home-');

@@ -226,6 +226,36 @@ const refuseHugeTree = async (root: string, maxEntries: number): Promise<void> =
     );
 };
 
+/** a work tree of at most this many files (ignored ones and node_modules included) is compared in-process between turns */
+const SIGNED_TREE_MAX_ENTRIES = 2_000;
+
+/**
+ * .what = a signature of every file and link under the work tree (.git aside): each path with its inode, size, mode,
+ *         mtime and ctime in nanoseconds; null when the tree holds more than SIGNED_TREE_MAX_ENTRIES, or when a file changed
+ *         so recently that a change in the same tick could hide from its times
+ * .why = a turn that changed nothing must cost nothing: the run's next request waits on its checkpoint, and `git add` is a
+ *        process (~10 ms) where an lstat of a small tree is well under a millisecond. A bigger tree is left to git's own
+ *        stat cache, whose cost is a share of a real model's turn (docs/benchmarks.md)
+ */
+const signTree = async (root: string): Promise<string | null> => {
+  const walk = await walkFiles({
+    root,
+    skipHiddenDirectories: false,
+    skipNodeModules: false,
+    maxEntries: SIGNED_TREE_MAX_ENTRIES,
+    deadline: Date.now() + WALK_MAX_MS,
+  });
+  if (walk.stop) return null;
+  const racyAfterNs = BigInt(Date.now() - 50) * 1_000_000n;
+  const parts: string[] = [];
+  for (const path of walk.files.sort()) {
+    const stats = await lstat(path, { bigint: true }).catch(() => null);
+    if (!stats || stats.mtimeNs > racyAfterNs || stats.ctimeNs > racyAfterNs) return null;
+    parts.push(`${path}\0${stats.ino}\0${stats.size}\0${stats.mode}\0${stats.mtimeNs}\0${stats.ctimeNs}`);
+  }
+  return parts.join('\n');
+};
+
 /**
  * .what = a checkpointer over a shadow git store in bhrain's home (checkpointStore): `git add -A` into the store's own
  *         index (git's stat cache: only files whose stat changed are read), `write-tree`, and a commit when the tree
@@ -242,6 +272,8 @@ export const genGitCheckpointer = (
   const checkpoints: BhrainCheckpoint[] = [];
   let failure: string | null = null;
   let last: { commit: string; tree: string } | null = null;
+  // the work tree as of the last checkpoint, when small enough to compare in-process (signTree)
+  let signed: string | null = null;
   let opened: Promise<void> | null = null;
   const git = (args: readonly string[], options?: Parameters<typeof runStoreGit>[3]) => runStoreGit(store, args, context, options);
 
@@ -262,9 +294,11 @@ export const genGitCheckpointer = (
   };
 
   /** .what = one checkpoint of the work tree as it is now, unless it is the same as the last */
-  const take = (turn: number) =>
+  const take = async (turn: number) => {
+    const signature = await signTree(store.root);
+    if (signature !== null && signature === signed) return;
     // under the lock to the ref: another run's prune never finds this checkpoint's objects unreferenced
-    withStoreLock(store, async () => {
+    await withStoreLock(store, async () => {
       await git(['add', '--all', '--ignore-errors', '--', '.'], { okExitCodes: [0, 1] });
       if (input.ignoredMaxBytes > 0) await addIgnored(store, input.ignoredMaxBytes, context);
       const tree = (await git(['write-tree'])).trim();
@@ -276,6 +310,8 @@ export const genGitCheckpointer = (
       checkpoints.push({ turn, hash: commit, files, takenAt: (context.now?.() ?? new Date()).toISOString() });
       last = { commit, tree };
     });
+    signed = signature;
+  };
 
   /** .what = a failure recorded once and said once (thrown to the session, which warns): later calls do nothing */
   const fail = (error: unknown): never => {
