@@ -30,7 +30,7 @@ const genRun = (input: { runId?: string; ignoredMaxBytes?: number; files?: Recor
   return { repo, home, env, checkpointer };
 };
 
-describe('genGitCheckpointer', () => {
+describe('genGitCheckpointer: what a turn costs', () => {
   it('a small tree compared in-process between turns: a same-size change is still recorded, an unchanged turn adds nothing', async () => {
     const { repo, checkpointer } = genRun();
     await checkpointer.beforeChange();
@@ -61,7 +61,9 @@ describe('genGitCheckpointer', () => {
     expect([checkpointer.checkpoints(), existsSync(join(home, 'checkpoints'))]).toEqual([[], false]);
     expect(checkpointer.failure()).toMatch(/this run takes no checkpoints and cannot be rewound/);
   });
+});
 
+describe('genGitCheckpointer', () => {
   it('records nothing until a turn may change files, then the state before it and after each turn that changed files', async () => {
     const { repo, home, checkpointer } = genRun();
     expect(existsSync(join(home, 'checkpoints'))).toBe(false);
