@@ -3,7 +3,6 @@ import { isAbsolute, join, resolve } from 'node:path';
 
 import { Command } from 'commander';
 
-import { asPlaintextSteps } from '../core/contract/asPlaintext.js';
 import type { BrainEpisode } from '../core/contract/BrainEpisode.js';
 import type { BrainSeries } from '../core/contract/BrainSeries.js';
 import { BadRequestError, EpisodeCompactedError } from '../core/contract/errors.js';
@@ -127,7 +126,9 @@ const formatRunHeader = (meta: RunRecordMeta, dir: string): string => {
 };
 
 /** .what = the exchanges of a ref from the store, as user/assistant turns with the tool calls between them, episode by episode */
-const formatExchanges = (shown: Extract<Shown, { source: 'refs' }>): string => {
+const formatExchanges = async (shown: Extract<Shown, { source: 'refs' }>): Promise<string> => {
+  // loaded only to show a ref: --help and the other commands never need it
+  const { asPlaintextSteps } = await import('../core/contract/asPlaintext.js');
   const episodes = shown.kind === 'series' ? shown.ref.episodes : [shown.ref];
   return episodes
     .map((episode, index) =>
@@ -233,7 +234,7 @@ export const genShowCommand = (context: ReadCommandContext & { cwd?: string } = 
               [
                 last ? asBlock(last.output) : '(no answer: the ref holds no exchange)\n',
                 `\n══ ${shown.kind} ${shown.ref.hash}: no run record is left for it (pruned, --no-record, or recorded elsewhere); its exchanges from the refs store:\n`,
-                `\n${asBlock(formatExchanges(shown))}`,
+                `\n${asBlock(await formatExchanges(shown))}`,
               ].join(''),
             );
           }

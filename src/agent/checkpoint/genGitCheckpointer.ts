@@ -3,7 +3,6 @@ import { copyFile, lstat, mkdir, readdir, readFile, rm, stat, writeFile } from '
 import { dirname, join } from 'node:path';
 
 import { runHardenedGit } from '../git/runHardenedGit.js';
-import { walkFiles, WALK_MAX_MS } from '../toolboxes/files/walkFiles.js';
 import type { BhrainCheckpoint, BhrainCheckpointer } from './BhrainCheckpointer.js';
 import {
   CHECKPOINT_REF_PREFIX,
@@ -22,6 +21,9 @@ export interface CheckpointRetention {
   keepNewest: number;
   keepDays: number;
 }
+
+/** a walk stops after this long (glob's budget) */
+const WALK_MAX_MS = 10_000;
 
 const DAY_MS = 86_400_000;
 
@@ -203,6 +205,33 @@ export const pruneIdleCheckpointStores = async (store: CheckpointStore, context:
   return removed;
 };
 
+/**
+ * .what = the files and links under a directory (.git not entered, links not followed), or why the walk stopped: more
+ *         than maxEntries entries, or past the deadline
+ * .why = the checkpointer's own bounded readdir: fdir (glob's walk) would load it and picomatch into every run that calls
+ *        bash, for a walk this small or one stopped at its first bound
+ */
+const listTree = async (
+  root: string,
+  bounds: { maxEntries: number; deadline: number },
+): Promise<{ files: string[] } | { stop: { reason: 'entries' | 'time'; entries: number } }> => {
+  const files: string[] = [];
+  const pending = [root];
+  let entries = 0;
+  while (pending.length) {
+    const dir = pending.pop()!;
+    for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      if (++entries > bounds.maxEntries) return { stop: { reason: 'entries', entries: bounds.maxEntries } };
+      if ((entries & 255) === 0 && Date.now() > bounds.deadline) return { stop: { reason: 'time', entries } };
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== '.git') pending.push(path);
+      } else files.push(path);
+    }
+  }
+  return { files };
+};
+
 /** a directory outside any repository is checkpointed whole, so only up to this many entries (a walk of glob's budget) */
 export const CHECKPOINT_MAX_ENTRIES_OUTSIDE_GIT = 200_000;
 
@@ -213,16 +242,10 @@ export const CHECKPOINT_MAX_ENTRIES_OUTSIDE_GIT = 200_000;
  *        bhrain's home before its first change
  */
 const refuseHugeTree = async (root: string, maxEntries: number): Promise<void> => {
-  const walk = await walkFiles({
-    root,
-    skipHiddenDirectories: false,
-    skipNodeModules: false,
-    maxEntries,
-    deadline: Date.now() + WALK_MAX_MS,
-  });
-  if (walk.stop)
+  const walk = await listTree(root, { maxEntries, deadline: Date.now() + WALK_MAX_MS });
+  if ('stop' in walk)
     throw new Error(
-      `${root} is in no git repository and holds more than ${walk.stop.entries.toLocaleString('en-US')} entries${walk.stop.reason === 'time' ? ` read in ${Math.round(walk.stop.elapsedMs / 1000)} s` : ''}: it would be copied whole into bhrain's home, so this run takes no checkpoints and cannot be rewound. Run in a git repository (its ignore rules and index bound a checkpoint), or in a smaller directory`,
+      `${root} is in no git repository and ${walk.stop.reason === 'time' ? `takes more than ${WALK_MAX_MS / 1000} s to list` : `holds more than ${walk.stop.entries.toLocaleString('en-US')} entries`}: it would be copied whole into bhrain's home, so this run takes no checkpoints and cannot be rewound. Run in a git repository (its ignore rules and index bound a checkpoint), or in a smaller directory`,
     );
 };
 
@@ -238,14 +261,8 @@ const SIGNED_TREE_MAX_ENTRIES = 2_000;
  *        stat cache, whose cost is a share of a real model's turn (docs/benchmarks.md)
  */
 const signTree = async (root: string): Promise<string | null> => {
-  const walk = await walkFiles({
-    root,
-    skipHiddenDirectories: false,
-    skipNodeModules: false,
-    maxEntries: SIGNED_TREE_MAX_ENTRIES,
-    deadline: Date.now() + WALK_MAX_MS,
-  });
-  if (walk.stop) return null;
+  const walk = await listTree(root, { maxEntries: SIGNED_TREE_MAX_ENTRIES, deadline: Date.now() + WALK_MAX_MS });
+  if ('stop' in walk) return null;
   const racyAfterNs = BigInt(Date.now() - 50) * 1_000_000n;
   const parts: string[] = [];
   for (const path of walk.files.sort()) {
