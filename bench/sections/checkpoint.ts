@@ -62,13 +62,13 @@ export const benchCheckpoint = async (options: BenchOptions): Promise<BenchSecti
   return {
     title: `Checkpoints: a turn's checkpoint on a generated ${count}-file git tree`,
     rows: [
-      spreadRow(`first checkpoint (new store, ${count} untracked files hashed)`, 'ms', [first]),
+      spreadRow(`first checkpoint, what the first call waits for (new store, ${count} untracked files hashed)`, 'ms', [first]),
       spreadRow(`one turn's checkpoint, 1 file changed (${count} files)`, 'ms', changed, target),
       spreadRow(`one turn's checkpoint, nothing changed (${count} files)`, 'ms', unchanged, target),
     ],
     notes: [
       `genGitCheckpointer on the tools section's generated tree (${tree.visible} files git does not ignore, the rest ignored), in a temp BHRAIN_HOME; ${turns} turns each, median, min and max; ${listed} checkpoints recorded (the first, and one per turn that changed a file: a turn that changed nothing records none).`,
-      "A turn's checkpoint is `git add --all` into the store's own index (git's stat cache: only files whose stat changed are read), `write-tree`, and, when the tree differs, `commit-tree`, `update-ref` and the list of files changed; each git runs hardened (its config read and disarmed first). The tree's files are untracked, so the first checkpoint hashes them all; in a repository whose index holds them, the store's index is seeded from it and only what differs is hashed.",
+      "A turn's checkpoint is `git add --all` into the store's own index (git's stat cache: only files whose stat changed are read), `write-tree`, and, when the tree differs, a commit and the run's ref written in-process and the list of files changed; each git runs hardened (its config read and disarmed first). The first call waits only for the `git add` of the first checkpoint: its tree and commit are written while the call runs, so here they are in the first changed turn's time. The tree's files are untracked, so the first checkpoint hashes them all; in a repository whose index holds them, the store's index is seeded from it and only what differs is hashed.",
     ],
   };
 };

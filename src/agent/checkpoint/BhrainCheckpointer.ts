@@ -20,6 +20,7 @@ export interface BhrainCheckpointer {
   /** before the calls of a turn that may change files (write, edit, bash, a tool of unknown effect, a subagent); the
    *  first call records the state before any change, later calls do nothing */
   beforeChange: () => Promise<void>;
-  /** after such a turn's calls: a new checkpoint when the files changed */
+  /** after such a turn's calls: a new checkpoint when the files changed. The session does not wait for it before its
+   *  next request, only before the next call runs and before it ends: it is taken while the model answers */
   afterTurn: (input: { turn: number }) => Promise<void>;
 }

@@ -47,6 +47,34 @@ describe('genGitCheckpointer: what a turn costs', () => {
     ]);
   });
 
+  it("a directory without a file costs nothing until a turn makes one: no store while it stays empty, then git's empty tree as turn 0, which a rewind restores", async () => {
+    const dir = tempDir('bhrain-ckpt-empty-');
+    const home = tempDir('bhrain-ckpt-home-');
+    made.push(dir, home);
+    const env = { PATH: process.env.PATH, HOME: home };
+    const checkpointer = genGitCheckpointer({ cwd: dir, home, runId: 'run-1', ignoredMaxBytes: 0, retention: RETENTION }, { env });
+    await checkpointer.beforeChange();
+    await checkpointer.afterTurn({ turn: 1 });
+    expect(existsSync(checkpointer.store.gitDir)).toBe(false);
+    expect(checkpointer.checkpoints()).toEqual([]);
+    await mkdir(join(dir, 'src'));
+    await writeFile(join(dir, 'src', 'made.txt'), 'made\n');
+    await checkpointer.afterTurn({ turn: 2 });
+    expect(checkpointer.failure()).toBeNull();
+    const [before, after] = checkpointer.checkpoints();
+    expect([before.turn, before.files, after.turn, after.files]).toEqual([
+      0,
+      null,
+      2,
+      { created: ['src/made.txt'], changed: [], deleted: [], omitted: 0 },
+    ]);
+    // what was written in-process (the commits, the ref) is what git itself reads, and whole
+    expect(() => runGit(dir, ['--git-dir', checkpointer.store.gitDir, 'fsck', '--strict', '--no-dangling'])).not.toThrow();
+    const plan = await planRewind(checkpointer.store, { target: before.hash, last: after.hash }, { env });
+    await applyRewind(checkpointer.store, { plan, force: false }, { env });
+    expect(await readdir(dir, { recursive: true })).toEqual([]);
+  });
+
   it('outside any repository, a tree of more entries than the bound is not copied: the run records nothing, and says why', async () => {
     const dir = tempDir('bhrain-ckpt-plain-');
     const home = tempDir('bhrain-ckpt-home-');
@@ -176,6 +204,8 @@ describe('genGitCheckpointer', () => {
   it(`a store no run has opened for ${CHECKPOINT_STORE_IDLE_DAYS} days is removed whole when a run opens another`, async () => {
     const idle = genRun();
     await idle.checkpointer.beforeChange();
+    // the first checkpoint is recorded (and old stores pruned) while the first calls run: done by the turn's end
+    await idle.checkpointer.afterTurn({ turn: 1 });
     const old = new Date(Date.now() - (CHECKPOINT_STORE_IDLE_DAYS + 1) * 86_400_000);
     await utimes(join(idle.checkpointer.store.gitDir, 'last-used'), old, old);
     const recent = genGitCheckpointer(
@@ -187,7 +217,9 @@ describe('genGitCheckpointer', () => {
       { env: idle.env },
     );
     await kept.beforeChange();
+    await kept.afterTurn({ turn: 1 });
     await recent.beforeChange();
+    await recent.afterTurn({ turn: 1 });
     expect(existsSync(idle.checkpointer.store.gitDir)).toBe(false);
     expect(existsSync(kept.store.gitDir)).toBe(true);
   });

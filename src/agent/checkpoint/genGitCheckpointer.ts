@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { copyFile, lstat, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync, type Dirent } from 'node:fs';
+import { copyFile, lstat, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 import { runHardenedGit } from '../git/runHardenedGit.js';
@@ -7,9 +7,11 @@ import type { BhrainCheckpoint, BhrainCheckpointer } from './BhrainCheckpointer.
 import {
   CHECKPOINT_REF_PREFIX,
   CheckpointStoreError,
+  GIT_EMPTY_TREE,
   initCheckpointStore,
   locateCheckpointStore,
   runStoreGit,
+  writeCheckpointCommit,
   type CheckpointStore,
 } from './checkpointStore.js';
 
@@ -109,20 +111,19 @@ const STORE_LOCK_STALE_MS = 120_000;
  */
 const withStoreLock = async <T>(store: CheckpointStore, fn: () => Promise<T>): Promise<T> => {
   const lock = join(store.gitDir, 'bhrain-checkpoint.lock');
-  for (const deadline = Date.now() + STORE_LOCK_WAIT_MS; ;) {
-    const taken = await mkdir(lock).then(
-      () => true,
-      (error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EEXIST') throw error;
-        return false;
-      },
-    );
-    if (taken) break;
-    const since = await stat(lock).then(
-      (found) => Date.now() - found.mtimeMs,
-      () => 0,
-    );
-    if (since > STORE_LOCK_STALE_MS) await rm(lock, { recursive: true, force: true });
+  // synchronous: a directory made or found, on the path of a run's first change (a promise is a trip through the thread pool)
+  const take = () => {
+    try {
+      mkdirSync(lock);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      return false;
+    }
+  };
+  for (const deadline = Date.now() + STORE_LOCK_WAIT_MS; !take();) {
+    const since = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+    if (since > STORE_LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true });
     else if (Date.now() > deadline)
       throw new CheckpointStoreError(`another run's checkpoint of ${store.root} held ${lock} for ${STORE_LOCK_WAIT_MS / 1000} s`);
     else await new Promise((resolve) => setTimeout(resolve, 50));
@@ -130,7 +131,7 @@ const withStoreLock = async <T>(store: CheckpointStore, fn: () => Promise<T>): P
   try {
     return await fn();
   } finally {
-    await rm(lock, { recursive: true, force: true });
+    rmSync(lock, { recursive: true, force: true });
   }
 };
 
@@ -161,6 +162,9 @@ export const pruneCheckpointStore = async (
   retention: CheckpointRetention,
   context: { env: Record<string, string | undefined>; now?: () => Date },
 ): Promise<string[]> => {
+  // refs are written loose and never packed (no gc): no more than keepNewest of them, and no git needs to run
+  const loose = await readdir(join(store.gitDir, CHECKPOINT_REF_PREFIX)).catch(() => [] as string[]);
+  if (loose.length <= retention.keepNewest && !existsSync(join(store.gitDir, 'packed-refs'))) return [];
   const listed = await runStoreGit(
     store,
     // newest first: by commit time, then (the same second) by run id, which the CLI's make sort by time too
@@ -206,31 +210,38 @@ export const pruneIdleCheckpointStores = async (store: CheckpointStore, context:
 };
 
 /**
- * .what = the files and links under a directory (.git not entered, links not followed), or why the walk stopped: more
- *         than maxEntries entries, or past the deadline
- * .why = the checkpointer's own bounded readdir: fdir (glob's walk) would load it and picomatch into every run that calls
- *        bash, for a walk this small or one stopped at its first bound
+ * .what = walks the files and links under a directory (.git not entered, links not followed), one at a time, and returns
+ *         why it stopped early: more than maxEntries entries, or past the deadline (null: it listed them all)
+ * .why = the checkpointer's own bounded readdir, synchronous so that a small tree is signed between two turns without a
+ *        trip through the thread pool per directory (an async caller pauses between directories); fdir (glob's walk)
+ *        would load it and picomatch into every run that calls bash
  */
-const listTree = async (
+function* walkTree(
   root: string,
   bounds: { maxEntries: number; deadline: number },
-): Promise<{ files: string[] } | { stop: { reason: 'entries' | 'time'; entries: number } }> => {
-  const files: string[] = [];
+): Generator<string | null, { reason: 'entries' | 'time'; entries: number } | null> {
   const pending = [root];
   let entries = 0;
   while (pending.length) {
     const dir = pending.pop()!;
-    for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-      if (++entries > bounds.maxEntries) return { stop: { reason: 'entries', entries: bounds.maxEntries } };
-      if ((entries & 255) === 0 && Date.now() > bounds.deadline) return { stop: { reason: 'time', entries } };
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (entry.name !== '.git') pending.push(path);
-      } else files.push(path);
+    let listed: Dirent[] = [];
+    try {
+      listed = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      // a directory gone or unreadable is left out, as git add leaves it
     }
+    for (const entry of listed) {
+      if (++entries > bounds.maxEntries) return { reason: 'entries', entries: bounds.maxEntries };
+      if ((entries & 255) === 0 && Date.now() > bounds.deadline) return { reason: 'time', entries };
+      const path = join(dir, entry.name);
+      if (!entry.isDirectory()) yield path;
+      else if (entry.name !== '.git') pending.push(path);
+    }
+    // a directory read: where an async caller may let the event loop run
+    yield null;
   }
-  return { files };
-};
+  return null;
+}
 
 /** a directory outside any repository is checkpointed whole, so only up to this many entries (a walk of glob's budget) */
 export const CHECKPOINT_MAX_ENTRIES_OUTSIDE_GIT = 200_000;
@@ -242,10 +253,14 @@ export const CHECKPOINT_MAX_ENTRIES_OUTSIDE_GIT = 200_000;
  *        bhrain's home before its first change
  */
 const refuseHugeTree = async (root: string, maxEntries: number): Promise<void> => {
-  const walk = await listTree(root, { maxEntries, deadline: Date.now() + WALK_MAX_MS });
-  if ('stop' in walk)
+  const walk = walkTree(root, { maxEntries, deadline: Date.now() + WALK_MAX_MS });
+  let step = walk.next();
+  for (let dirs = 0; !step.done; step = walk.next())
+    if (step.value === null && ++dirs % 64 === 0) await new Promise((resolve) => setImmediate(resolve));
+  const stop = step.value;
+  if (stop)
     throw new Error(
-      `${root} is in no git repository and ${walk.stop.reason === 'time' ? `takes more than ${WALK_MAX_MS / 1000} s to list` : `holds more than ${walk.stop.entries.toLocaleString('en-US')} entries`}: it would be copied whole into bhrain's home, so this run takes no checkpoints and cannot be rewound. Run in a git repository (its ignore rules and index bound a checkpoint), or in a smaller directory`,
+      `${root} is in no git repository and ${stop.reason === 'time' ? `takes more than ${WALK_MAX_MS / 1000} s to list` : `holds more than ${stop.entries.toLocaleString('en-US')} entries`}: it would be copied whole into bhrain's home, so this run takes no checkpoints and cannot be rewound. Run in a git repository (its ignore rules and index bound a checkpoint), or in a smaller directory`,
     );
 };
 
@@ -255,18 +270,21 @@ const SIGNED_TREE_MAX_ENTRIES = 2_000;
 /**
  * .what = a signature of every file and link under the work tree (.git aside): each path with its inode, size, mode,
  *         mtime and ctime in nanoseconds; null when the tree holds more than SIGNED_TREE_MAX_ENTRIES, or when a file changed
- *         so recently that a change in the same tick could hide from its times
- * .why = a turn that changed nothing must cost nothing: the run's next request waits on its checkpoint, and `git add` is a
- *        process (~10 ms) where an lstat of a small tree is well under a millisecond. A bigger tree is left to git's own
- *        stat cache, whose cost is a share of a real model's turn (docs/benchmarks.md)
+ *         so recently that a change in the same tick could hide from its times; '' when it holds no file
+ * .why = a turn that changed nothing must cost nothing: `git add` is a process (~5 ms, and a fork of this one) where an
+ *        lstat of a small tree is well under a millisecond. A bigger tree is left to git's own stat cache, whose cost is
+ *        a share of a real model's turn (docs/benchmarks.md)
  */
-const signTree = async (root: string): Promise<string | null> => {
-  const walk = await listTree(root, { maxEntries: SIGNED_TREE_MAX_ENTRIES, deadline: Date.now() + WALK_MAX_MS });
-  if ('stop' in walk) return null;
+const signTree = (root: string): string | null => {
+  const files: string[] = [];
+  const walk = walkTree(root, { maxEntries: SIGNED_TREE_MAX_ENTRIES, deadline: Date.now() + WALK_MAX_MS });
+  let step = walk.next();
+  for (; !step.done; step = walk.next()) if (step.value !== null) files.push(step.value);
+  if (step.value) return null;
   const racyAfterNs = BigInt(Date.now() - 50) * 1_000_000n;
   const parts: string[] = [];
-  for (const path of walk.files.sort()) {
-    const stats = await lstat(path, { bigint: true }).catch(() => null);
+  for (const path of files.sort()) {
+    const stats = lstatSync(path, { bigint: true, throwIfNoEntry: false });
     if (!stats || stats.mtimeNs > racyAfterNs || stats.ctimeNs > racyAfterNs) return null;
     parts.push(`${path}\0${stats.ino}\0${stats.size}\0${stats.mode}\0${stats.mtimeNs}\0${stats.ctimeNs}`);
   }
@@ -289,45 +307,93 @@ export const genGitCheckpointer = (
   const checkpoints: BhrainCheckpoint[] = [];
   let failure: string | null = null;
   let last: { commit: string; tree: string } | null = null;
+  // the work tree held no file before the first change: that checkpoint (git's empty tree) is written with the next one
+  let emptyBefore: { turn: number; at: Date } | null = null;
   // the work tree as of the last checkpoint, when small enough to compare in-process (signTree)
   let signed: string | null = null;
+  let started: Promise<void> | null = null;
   let opened: Promise<void> | null = null;
+  let pruned = false;
+  // the last checkpoint's tree, commit and ref, written while the calls run (the next checkpoint awaits it)
+  let recording: Promise<void> = Promise.resolve();
+  const now = () => context.now?.() ?? new Date();
   const git = (args: readonly string[], options?: Parameters<typeof runStoreGit>[3]) => runStoreGit(store, args, context, options);
 
-  /** .what = the store made (its index seeded) or found, the user's own excludes copied in, old runs pruned */
+  /** .what = the store made (its index seeded) or found, and the user's own excludes copied in */
   const open = async () => {
     if (!store.repo) await refuseHugeTree(store.root, input.maxEntriesOutsideGit ?? CHECKPOINT_MAX_ENTRIES_OUTSIDE_GIT);
-    await mkdir(store.gitDir, { recursive: true, mode: 0o700 });
+    mkdirSync(store.gitDir, { recursive: true, mode: 0o700 });
     await withStoreLock(store, async () => {
-      if (!existsSync(join(store.gitDir, 'HEAD'))) await initCheckpointStore(store, context);
+      if (!existsSync(join(store.gitDir, 'HEAD'))) initCheckpointStore(store);
       if (!existsSync(store.git.indexFile)) await seedIndex(store, context);
       // the repository's info/exclude is the user's too: ignored there, ignored here
       const exclude = store.repo ? await readFile(join(store.repo.commonDir, 'info', 'exclude')).catch(() => Buffer.alloc(0)) : '';
-      await writeFile(join(store.gitDir, 'info', 'exclude'), exclude, { mode: 0o600 });
-      await pruneCheckpointStore(store, input.retention, context);
-      await writeFile(join(store.gitDir, 'last-used'), '', { mode: 0o600 });
+      writeFileSync(join(store.gitDir, 'info', 'exclude'), exclude, { mode: 0o600 });
+      writeFileSync(join(store.gitDir, 'last-used'), '', { mode: 0o600 });
     });
-    await pruneIdleCheckpointStores(store, context);
   };
 
-  /** .what = one checkpoint of the work tree as it is now, unless it is the same as the last */
-  const take = async (turn: number) => {
-    const signature = await signTree(store.root);
-    if (signature !== null && signature === signed) return;
-    // under the lock to the ref: another run's prune never finds this checkpoint's objects unreferenced
-    await withStoreLock(store, async () => {
-      await git(['add', '--all', '--ignore-errors', '--', '.'], { okExitCodes: [0, 1] });
-      if (input.ignoredMaxBytes > 0) await addIgnored(store, input.ignoredMaxBytes, context);
-      const tree = (await git(['write-tree'])).trim();
-      if (last && tree === last.tree) return;
-      const parent = last ? ['-p', last.commit] : [];
-      const commit = (await git(['commit-tree', tree, ...parent, '-m', `bhrain ${input.runId} turn ${turn}`])).trim();
-      await git(['update-ref', `${CHECKPOINT_REF_PREFIX}${input.runId}`, commit]);
-      const files = last ? await diffCheckpoints(store, last.commit, commit, context) : null;
-      checkpoints.push({ turn, hash: commit, files, takenAt: (context.now?.() ?? new Date()).toISOString() });
-      last = { commit, tree };
+  /** .what = a commit of the tree, kept by the run's ref, when it differs from the last */
+  const commitTree = async (tree: string, turn: number, at: Date) => {
+    if (last && tree === last.tree) return;
+    const commit = writeCheckpointCommit(store, {
+      tree,
+      parent: last?.commit ?? null,
+      message: `bhrain ${input.runId} turn ${turn}`,
+      at,
+      ref: `${CHECKPOINT_REF_PREFIX}${input.runId}`,
     });
-    signed = signature;
+    const files = last ? await diffCheckpoints(store, last.commit, commit, context) : null;
+    checkpoints.push({ turn, hash: commit, files, takenAt: at.toISOString() });
+    last = { commit, tree };
+  };
+
+  /**
+   * .what = one checkpoint of the work tree as it is now, unless it is the same as the last: `staged` once git has read
+   *         the files into the store's index, `recorded` once the tree, the commit and the ref are written (and, after
+   *         the run's first, old runs pruned)
+   * .why = only git's read of the files must come before a change: the rest is written while the calls run. A work tree
+   *        without a file (a directory a project is about to be made in) is git's empty tree: no git reads it, and
+   *        nothing is written until a turn makes a file, so a run that never does costs nothing
+   */
+  const take = (turn: number): { staged: Promise<void>; recorded: Promise<void> } => {
+    const signature = signTree(store.root);
+    const done = { staged: Promise.resolve(), recorded: Promise.resolve() };
+    if (signature !== null && signature === signed) return done;
+    if (signature === '' && last === null && emptyBefore === null) {
+      emptyBefore = { turn, at: now() };
+      signed = signature;
+      return done;
+    }
+    let staged = () => {};
+    const isStaged = new Promise<void>((resolve) => (staged = resolve));
+    const prune = !pruned;
+    pruned = true;
+    // under the lock to the ref: another run's prune never finds this checkpoint's objects unreferenced
+    const recorded = (opened ??= open())
+      .then(() =>
+        withStoreLock(store, async () => {
+          if (emptyBefore) await commitTree(GIT_EMPTY_TREE, emptyBefore.turn, emptyBefore.at);
+          emptyBefore = null;
+          let tree = GIT_EMPTY_TREE;
+          if (signature !== '') {
+            await git(['add', '--all', '--ignore-errors', '--', '.'], { okExitCodes: [0, 1] });
+            if (input.ignoredMaxBytes > 0) await addIgnored(store, input.ignoredMaxBytes, context);
+            staged();
+            // the calls start before the next git does: its spawn is synchronous
+            await new Promise((resolve) => setImmediate(resolve));
+            tree = (await git(['write-tree'])).trim();
+          }
+          staged();
+          await commitTree(tree, turn, now());
+          if (prune) await pruneCheckpointStore(store, input.retention, context);
+        }),
+      )
+      .then(async () => {
+        signed = signature;
+        if (prune) await pruneIdleCheckpointStores(store, context);
+      });
+    return { staged: Promise.race([isStaged, recorded]), recorded };
   };
 
   /** .what = a failure recorded once and said once (thrown to the session, which warns): later calls do nothing */
@@ -341,16 +407,20 @@ export const genGitCheckpointer = (
     checkpoints: () => checkpoints,
     failure: () => failure,
     beforeChange: async () => {
-      if (failure !== null || opened) return opened ?? undefined;
-      opened = open()
-        .then(() => take(0))
-        .catch(fail);
-      return opened;
+      if (failure !== null || started) return started ?? undefined;
+      started = (async () => {
+        const first = take(0);
+        recording = first.recorded;
+        // awaited by afterTurn, which says its failure
+        recording.catch(() => undefined);
+        await first.staged;
+      })().catch(fail);
+      return started;
     },
     afterTurn: async ({ turn }) => {
-      if (failure !== null || !opened) return;
-      await opened.catch(() => undefined);
-      if (failure === null) await take(turn).catch(fail);
+      if (failure !== null || !started) return;
+      await started.catch(() => undefined);
+      if (failure === null) await recording.then(() => take(turn).recorded).catch(fail);
     },
   };
 };

@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
-
-import { CheckpointStoreError, type CheckpointStore } from './checkpointStore.js';
+import { CheckpointStoreError, gitObjectId, type CheckpointStore } from './checkpointStore.js';
 import { runHardenedGit } from '../git/runHardenedGit.js';
 
 /** .what = one entry of a checkpoint's tree: its git mode (100644, 100755, 120000, 160000, 040000) and object id */
@@ -14,10 +12,6 @@ interface StoreObject {
   type: string;
   content: Buffer;
 }
-
-/** .what = the git id of an object: the sha1 of its header and content */
-export const gitObjectId = (type: string, content: Buffer): string =>
-  createHash('sha1').update(`${type} ${content.length}\0`).update(content).digest('hex');
 
 /**
  * .what = objects read from the store with `git cat-file --batch`, each one's id recomputed from its content; a missing

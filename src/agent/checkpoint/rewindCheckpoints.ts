@@ -3,14 +3,8 @@ import { chmod, lstat, mkdir, readFile, readlink, rename, rm, rmdir, symlink, wr
 import { dirname, join } from 'node:path';
 
 import { BadRequestError } from '../../core/contract/errors.js';
-import type { CheckpointStore } from './checkpointStore.js';
-import {
-  diffCheckpointTrees,
-  gitObjectId,
-  readCheckpointObjects,
-  readCheckpointTreeId,
-  type CheckpointEntry,
-} from './readCheckpointObjects.js';
+import { gitObjectId, type CheckpointStore } from './checkpointStore.js';
+import { diffCheckpointTrees, readCheckpointObjects, readCheckpointTreeId, type CheckpointEntry } from './readCheckpointObjects.js';
 
 /** .what = what a rewind does to one path: restore it (write it as it was), or remove it (the run created it) */
 export interface RewindStep {

@@ -128,6 +128,9 @@ export interface SessionState {
   subagents: readonly BhrainSubagent[];
   /** a replacement a background observer signalled, applied at the next iteration's start */
   pendingUpdate: BhrainCompactionResult | null;
+  /** the last turn's checkpoint (checkpointer.afterTurn), taken while the next request is answered; awaited before any
+   *  call runs and before the session ends (never rejects: a failed checkpoint is warned) */
+  checkpointing: Promise<void> | null;
   /** set by BhrainLoop.terminate: the session stops at its next boundary */
   terminateRequest: { reason: string } | null;
   /** the wall-time deadline fired */
@@ -241,6 +244,7 @@ export const genSessionState = (setup: SessionSetup): SessionState => {
     compactions: [],
     subagents: [],
     pendingUpdate: null,
+    checkpointing: null,
     terminateRequest: null,
     deadlinePassed: false,
     lifecycle: { status: 'ACTIVE', startedAt: new Date().toISOString(), endedAt: null, terminationReason: null },

@@ -528,3 +528,41 @@ describe('writes cannot leave the workspace, whatever the order of one turn: pro
     expect(await readdir(workspace)).toEqual([]);
   });
 });
+
+describe('a checkpointer at the turn boundaries', () => {
+  it("a turn's checkpoint is taken while the next request is answered, and is whole before the next call runs and before invoke returns", async () => {
+    const seen: string[] = [];
+    const probe = genProbeToolBox();
+    const checkpointer = {
+      beforeChange: async () => void seen.push('before'),
+      afterTurn: async ({ turn }: { turn: number }) => {
+        seen.push(`after ${turn} started`);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        seen.push(`after ${turn} done`);
+      },
+    };
+    standin().respond = () => {
+      seen.push(`request ${standin().requests.length}`);
+      return standin().requests.length < 3 ? { toolCalls: [{ name: 'ok', input: { n: standin().requests.length } }] } : { text: 'done' };
+    };
+    const execute = probe.execute;
+    probe.execute = async (input) => (seen.push(`call ${input.call.input.n}`), execute(input));
+    const result = await invoke({ config: { atom: 'claude/haiku', toolBoxes: [probe] }, prompt: 'twice' }, contextFor({ checkpointer }));
+    seen.push('returned');
+    expect(result.output).toBe('done');
+    expect(seen).toEqual([
+      'request 1',
+      'before',
+      'call 1',
+      'after 1 started',
+      'request 2',
+      'after 1 done',
+      'before',
+      'call 2',
+      'after 2 started',
+      'request 3',
+      'after 2 done',
+      'returned',
+    ]);
+  });
+});

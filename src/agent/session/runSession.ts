@@ -60,6 +60,7 @@ export const runSession = async (input: RunSessionInput): Promise<BhrainSessionR
   // the hooks (SessionStart, UserPromptSubmit, Stop or SubagentStop, SessionEnd) load only when the config has some
   const hooks = state.config.hooks ? await import('./sessionHooks.js') : null;
   const finish = async (end: SessionEnd) => {
+    await state.checkpointing;
     if (hooks && state.depth === 0) await hooks.runSessionHooks(state, 'SessionEnd', { reason: end.termination });
     return finishSession(state, end);
   };
@@ -103,6 +104,7 @@ export const runSession = async (input: RunSessionInput): Promise<BhrainSessionR
         return await finish(describeStop(next.stop, { lastText: state.lastText, maxIterations: state.config.maxIterations }));
     }
   } finally {
+    await state.checkpointing;
     release();
   }
 };

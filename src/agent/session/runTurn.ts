@@ -126,12 +126,14 @@ export const runTurn = async (state: SessionState): Promise<TurnRan | NextStep> 
   // a runaway notice depends on the calls alone: judged in the model's order before they run, so each result carries it
   const notices = calls.map((call) => state.runaway.observe(call));
   const checkpoint = checkpointerFor(state, calls);
+  // the last turn's checkpoint overlapped this request; it is whole before a call (or a hook) may change a file
+  if (calls.length) await state.checkpointing;
   await checkpoint?.before();
   const outcomes = await runToolCalls(
     { calls, notices, maxConcurrent: state.config.limits.maxConcurrentToolCalls },
     toolCallSessionOf(state),
   );
-  await checkpoint?.after(iteration);
+  if (checkpoint) state.checkpointing = checkpoint.after(iteration);
   state.toolCalls = tallyToolCalls(state.toolCalls, outcomes);
   const answered = outcomes.map((outcome) => outcome.message);
   appendMessages(state, answered);
