@@ -126,6 +126,41 @@ const formatRewind = (json: RewindJson): string => {
 };
 
 /**
+ * .what = the conversation as it stood after turn N of a run: the episode it went on from, then its exchange with the
+ *         tool-calling steps of turns 1 to N only (what turn N said as its output), saved in the ref store under its own
+ *         hash; the run's own episode when turn N is its last that called tools, or when its steps cannot be matched to
+ *         its turns (a turn before its last that called no tool: an empty answer the loop nudged)
+ * .why = a rewind to turn N puts the files back as they were after it; `--on-episode` then goes on from the same point
+ */
+const episodeAfterTurn = async (run: RunRecordMeta, toTurn: number, context: { home: string }): Promise<string | null> => {
+  if (!run.refs) return null;
+  const { resolveStoreSetting } = await import('./settings/resolveStoreSetting.js');
+  const { openBrainRefStore } = await import('../core/continuation/genBrainRefStore.js');
+  const store = await openBrainRefStore({
+    url: await resolveStoreSetting({ flag: undefined, env: process.env }),
+    home: context.home,
+    endpoint: process.env.BHRAIN_S3_ENDPOINT || undefined,
+    env: process.env,
+  });
+  const episode = await store.getEpisode(run.refs.episode);
+  const exchange = episode.exchanges.at(-1);
+  const steps = exchange?.steps ?? [];
+  const turns = run.metrics?.iterations ?? -1;
+  // a step per turn: every turn but the last called tools (the last too, when the run stopped during its calls)
+  if (!exchange || toTurn >= steps.length || (steps.length !== turns - 1 && steps.length !== turns)) return run.refs.episode;
+  const { genBrainExchange } = await import('../core/contract/BrainExchange.js');
+  const { genBrainEpisode } = await import('../core/contract/BrainEpisode.js');
+  const atTurn = genBrainEpisode({
+    exchanges: [
+      ...episode.exchanges.slice(0, -1),
+      genBrainExchange({ input: exchange.input, output: steps[toTurn - 1].said, steps: steps.slice(0, toTurn) }),
+    ],
+  });
+  await store.saveEpisode(atTurn);
+  return atTurn.hash;
+};
+
+/**
  * .what = rewinds one run: its record's checkpoints read, the plan made against the store (every object verified), the
  *         paths changed since refused unless --force, then the files put back (not with --dry-run)
  */
@@ -135,8 +170,7 @@ const rewindRun = async (arg: string | undefined, options: RewindOptions, contex
   const recorded = await readRecordCheckpoints(run);
   const { checkpoints } = recorded;
   const base = { type: 'rewind' as const, runId: run.id, toTurn, dryRun: !!options.dryRun, forced: !!options.force };
-  // a turn-level ref is not recorded: back to a turn, the conversation is the run's own (it holds every turn)
-  const continueFrom = toTurn === 0 ? recorded.continuedFrom : (run.refs?.episode ?? null);
+  const continueFrom = toTurn === 0 ? recorded.continuedFrom : await episodeAfterTurn(run, toTurn, context);
   const none = { restored: [], removed: [], conflicts: [], skipped: [], continueFrom: continueFrom ? { episode: continueFrom } : null };
   if (recorded.failure !== null && checkpoints.length < 2)
     throw new BadRequestError(`the run ${run.id} could not record its checkpoints (${recorded.failure}), so it cannot be rewound`);

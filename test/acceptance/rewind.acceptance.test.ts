@@ -165,7 +165,7 @@ describe('bhrain rewind', () => {
     expect(await readFile(join(cwd, 'notes.txt'), 'utf8')).toBe('untracked notes of the user\n');
   });
 
-  it('rewind prints the ref to continue from: for a whole run that continued another, the episode it continued from; back to a turn, the run’s own', async () => {
+  it('rewind prints the ref to continue from: for a whole run that continued another, the episode it continued from; back to turn N, the conversation as it stood after turn N', async () => {
     cwd = await genUserRepo();
     standin().script({ text: 'planned' });
     const first = await runBhrain({ args: [...actArgs, '-o', 'json', 'plan it'], cwd, env: envOf() });
@@ -180,7 +180,19 @@ describe('bhrain rewind', () => {
     expect(dry.stdout).toContain('would remove  new.txt');
     expect(dry.stdout).toContain(`continue the conversation from: --on-episode ${planned}`);
     const toTurn = JSON.parse((await rewind('--to-turn', '1', '--dry-run', '-o', 'json')).stdout);
-    expect(toTurn).toMatchObject({ toTurn: 1, continueFrom: { episode: own } });
+    expect(toTurn).toMatchObject({ toTurn: 1 });
+    const atTurn = toTurn.continueFrom.episode as string;
+    expect(atTurn).not.toBe(own);
+    // back to turn 2, the last that called tools: the run's own conversation
+    expect(JSON.parse((await rewind('--to-turn', '2', '--dry-run', '-o', 'json')).stdout).continueFrom).toEqual({ episode: own });
+    // going on from it, the model reads what turn 1 did, and nothing of turn 2
+    standin().script({ text: 'again' });
+    const again = await runBhrain({ args: [...actArgs, '--on-episode', atTurn, 'what did you do?'], cwd, env: envOf() });
+    expect(again.code, again.stderr).toBe(0);
+    const sent = JSON.stringify(standin().requests.at(-1)!.body.messages);
+    expect(sent).toContain('made by the write tool');
+    expect(sent).toContain('do it');
+    expect(sent).not.toContain('mv to-rename.txt');
   });
 
   it('a file the user changed after the run makes rewind refuse (exit 2) and name it, writing nothing; --force restores it', async () => {

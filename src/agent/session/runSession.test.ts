@@ -546,7 +546,7 @@ describe('a checkpointer at the turn boundaries', () => {
       return standin().requests.length < 3 ? { toolCalls: [{ name: 'ok', input: { n: standin().requests.length } }] } : { text: 'done' };
     };
     const execute = probe.execute;
-    probe.execute = async (input) => (seen.push(`call ${input.call.input.n}`), execute(input));
+    probe.execute = async (input, toolContext) => (seen.push(`call ${input.call.input.n}`), execute(input, toolContext));
     const result = await invoke({ config: { atom: 'claude/haiku', toolBoxes: [probe] }, prompt: 'twice' }, contextFor({ checkpointer }));
     seen.push('returned');
     expect(result.output).toBe('done');
