@@ -75,6 +75,19 @@ describe('genGitCheckpointer: what a turn costs', () => {
     expect(await readdir(dir, { recursive: true })).toEqual([]);
   });
 
+  it('a later checkpoint that fails (a damaged store index) is said once by afterTurn, and no promise is left to reject unhandled', async () => {
+    const { repo, checkpointer } = genRun();
+    await checkpointer.beforeChange();
+    await checkpointer.afterTurn({ turn: 1 });
+    await writeFile(checkpointer.store.git.indexFile, 'not an index');
+    await writeFile(join(repo, 'a.txt'), 'changed\n');
+    await expect(checkpointer.afterTurn({ turn: 2 })).rejects.toThrow(/git add on the checkpoint store .* failed/);
+    expect(checkpointer.failure()).toMatch(/git add on the checkpoint store/);
+    await writeFile(join(repo, 'a.txt'), 'changed again\n');
+    await checkpointer.afterTurn({ turn: 3 });
+    expect(checkpointer.checkpoints().map(({ turn }) => turn)).toEqual([0]);
+  });
+
   it('outside any repository, a tree of more entries than the bound is not copied: the run records nothing, and says why', async () => {
     const dir = tempDir('bhrain-ckpt-plain-');
     const home = tempDir('bhrain-ckpt-home-');

@@ -377,14 +377,16 @@ export const genGitCheckpointer = (
           emptyBefore = null;
           let tree = GIT_EMPTY_TREE;
           if (signature !== '') {
-            await git(['add', '--all', '--ignore-errors', '--', '.'], { okExitCodes: [0, 1] });
+            const addAll = () => git(['add', '--all', '--ignore-errors', '--', '.'], { okExitCodes: [0, 1] });
+            // a file removed while git lists the tree (by someone else while the model answers, or a process a call left)
+            // fails the add: once more, on the tree as it is then; a second failure is the checkpoint's
+            await addAll().catch(addAll);
             if (input.ignoredMaxBytes > 0) await addIgnored(store, input.ignoredMaxBytes, context);
             staged();
             // the calls start before the next git does: its spawn is synchronous
             await new Promise((resolve) => setImmediate(resolve));
             tree = (await git(['write-tree'])).trim();
-          }
-          staged();
+          } else staged();
           await commitTree(tree, turn, now());
           if (prune) await pruneCheckpointStore(store, input.retention, context);
         }),
@@ -393,7 +395,10 @@ export const genGitCheckpointer = (
         signed = signature;
         if (prune) await pruneIdleCheckpointStores(store, context);
       });
-    return { staged: Promise.race([isStaged, recorded]), recorded };
+    const stagedOrFailed = Promise.race([isStaged, recorded]);
+    // only the first checkpoint waits for its files to be read; a later one's failure is afterTurn's, through `recorded`
+    stagedOrFailed.catch(() => undefined);
+    return { staged: stagedOrFailed, recorded };
   };
 
   /** .what = a failure recorded once and said once (thrown to the session, which warns): later calls do nothing */
