@@ -231,9 +231,10 @@ export const genAtom = (input: {
         }),
     });
     // arguments are read here; whether they fit the tool's schema is checked where the session runs the call
+    // a name padded with spaces (' read_file ') names the tool: trimmed here, for every protocol, not answered "not found"
     const toolCalls: BrainToolCall[] = raw.toolCalls.map((call) => ({
       id: call.id,
-      name: call.name,
+      name: call.name.trim(),
       ...('raw' in call ? readToolArguments({ raw: call.raw, name: call.name }) : readToolValue({ value: call.value, name: call.name })),
     }));
     return {

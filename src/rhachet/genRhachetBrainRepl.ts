@@ -1,7 +1,9 @@
 import type { BhrainConfig } from '../agent/config/BhrainConfig.js';
 import type { BhrainToolBox } from '../agent/tool/BhrainToolBox.js';
+import { asBrainAtom } from '../providers/asBrainAtom.js';
 import { genBrainAtom } from '../providers/genBrainAtom.js';
 import type { BrainAtom } from '../core/contract/BrainAtom.js';
+import type { RhachetSupplierAtom } from './contract/RhachetSupplierAtom.js';
 import { BadRequestError, OutputInvalidError } from '../core/contract/errors.js';
 import { genBrainReplRunner, type BrainReplOn } from '../agent/repl/genBrainRepl.js';
 import { asBhrainContext, asBhrainEpisode, asBhrainSeries, asOutputSchema, readBriefs } from './readRhachetCall.js';
@@ -38,10 +40,11 @@ const genPlugToolBox = (input: { plugs: PlugTools; context: unknown }): BhrainTo
  *         OutputInvalidError: rhachet's output is the typed value, never a partial text in its place
  */
 export const genRhachetBrainRepl = (input: {
-  atom: BrainAtom | string;
+  /** one of our atoms, its slug, or a rhachet brain atom (a supplier's), run as ours (asBrainAtom) */
+  atom: BrainAtom | RhachetSupplierAtom | string;
   config?: Omit<BhrainConfig, 'atom' | 'toolBoxes'>;
 }): RhachetBrainRepl => {
-  const atom = typeof input.atom === 'string' ? genBrainAtom({ slug: input.atom }) : input.atom;
+  const atom = typeof input.atom === 'string' ? genBrainAtom({ slug: input.atom }) : asBrainAtom(input.atom);
   const slug = `bhrain/bhrain.struct.v1@${atom.slug}`;
   let runner: ReturnType<typeof genBrainReplRunner> | null = null;
 

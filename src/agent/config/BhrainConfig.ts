@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 
 import type { BrainAtom } from '../../core/contract/BrainAtom.js';
+import type { RhachetSupplierAtom } from '../../rhachet/contract/RhachetSupplierAtom.js';
 import type { BhrainBudget } from '../session/checkBudget.js';
 import type { BhrainMemoryManager } from '../memory/BhrainMemoryManager.js';
 import type { BhrainPermissionGuard } from '../permission/BhrainPermissionGuard.js';
@@ -33,8 +34,8 @@ export interface BhrainLimits extends BhrainBudget {
  */
 export interface BhrainConfig {
   uuid?: string;
-  /** an atom, or its slug: claude, claude/sonnet, qwen, qwen/<model>, openai, openai/<model> */
-  atom: BrainAtom | string;
+  /** an atom, or its slug: claude, claude/sonnet, qwen, qwen/<model>, openai, openai/<model>; or a rhachet brain atom */
+  atom: BrainAtom | RhachetSupplierAtom | string;
   toolBoxes?: BhrainToolBox[];
   memoryManager?: BhrainMemoryManager;
   permissionGuard?: BhrainPermissionGuard;

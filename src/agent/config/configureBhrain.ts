@@ -1,3 +1,4 @@
+import { asBrainAtom } from '../../providers/asBrainAtom.js';
 import { genBrainAtom } from '../../providers/genBrainAtom.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import { CONFIG_CHECKED_BY_CALLER, type BhrainConfig, type BhrainConfigResolved } from './BhrainConfig.js';
@@ -58,7 +59,8 @@ const resolveSubagents = (config: BhrainConfig): BhrainSubagentsResolved | null 
       description: custom.description,
       systemPrompt: custom.systemPrompt,
       tools: custom.toolBoxes ?? (custom.toolNames ? { names: [...custom.toolNames] } : custom.inheritTools ? 'parent' : 'read-only'),
-      atom: custom.atom === undefined ? null : typeof custom.atom === 'string' ? genBrainAtom({ slug: custom.atom }) : custom.atom,
+      atom:
+        custom.atom === undefined ? null : typeof custom.atom === 'string' ? genBrainAtom({ slug: custom.atom }) : asBrainAtom(custom.atom),
     });
   }
   return { maxDepth: given.maxDepth ?? DEFAULT_SUBAGENT_MAX_DEPTH, types: [...types.values()] };
@@ -83,13 +85,16 @@ export const checkGuardRules = (guard: BhrainPermissionGuard, toolBoxes: readonl
  * .what = validates a configuration and applies defaults, before any loop starts
  * .why = a bad config fails at configuration time with a message naming the field, never mid-run
  */
-export const configureBhrain = (config: BhrainConfig): BhrainConfigResolved => {
+export const configureBhrain = (configGiven: BhrainConfig): BhrainConfigResolved => {
+  // a rhachet brain atom runs as one of ours; anything that is neither kind fails here, saying what it lacks
+  const config: BhrainConfig =
+    typeof configGiven?.atom === 'object' ? { ...configGiven, atom: asBrainAtom(configGiven.atom) } : configGiven;
   if (validator) validator(config);
   else if (!config[CONFIG_CHECKED_BY_CALLER])
     throw new Error(
       'configureBhrain: no config check is installed; import bhrain from the package entry (rhachet-roles-bhrain), which installs it',
     );
-  const atom = typeof config.atom === 'string' ? genBrainAtom({ slug: config.atom }) : config.atom;
+  const atom = typeof config.atom === 'string' ? genBrainAtom({ slug: config.atom }) : asBrainAtom(config.atom);
   // fail closed: a USD cap over a model without a price could never stop the run
   if (config.limits?.maxBudgetUsd !== undefined && atom.spec.price === null)
     throw new BadRequestError(

@@ -1,11 +1,13 @@
 import type { PickOne } from 'type-fns';
 import type { z } from 'zod';
 
+import { asBrainAtom } from '../../providers/asBrainAtom.js';
 import { genBrainAtom } from '../../providers/genBrainAtom.js';
 import { preloadAjv } from '../../providers/structured/compileJsonSchema.js';
 import { runStructuredOutputTurn } from '../../providers/structured/runStructuredOutputTurn.js';
 import { compileOutputSchema, instructSchema } from '../../providers/structured/structuredOutput.js';
 import type { BrainAtom } from '../../core/contract/BrainAtom.js';
+import type { RhachetSupplierAtom } from '../../rhachet/contract/RhachetSupplierAtom.js';
 import type { BhrainConfig } from '../config/BhrainConfig.js';
 import type { BhrainContext } from '../BhrainContext.js';
 import type { BhrainSessionResult } from '../BhrainSessionResult.js';
@@ -114,7 +116,7 @@ const readOnlyAnd = (names: ReadonlySet<string>): BhrainPermissionGuard => ({
 });
 
 /** .what = what a repl is made over: its atom (or slug) and the config of its brains */
-type BrainReplInput = ({ slug: string; atom?: never } | { atom: BrainAtom; slug?: never }) & {
+type BrainReplInput = ({ slug: string; atom?: never } | { atom: BrainAtom | RhachetSupplierAtom; slug?: never }) & {
   config?: Omit<BhrainConfig, 'atom' | 'toolBoxes'>;
   /**
    * where the repl records the episodes it compacted, so that every process reading the same store refuses to continue
@@ -242,7 +244,7 @@ const recapIfFull = async (
  * .why = genBrainRepl wraps it in ask({ say }) / act({ do }) (docs/design/continuation.md#continuing); the rhachet repl calls run() with its plugs
  */
 export const genBrainReplRunner = (input: BrainReplInput) => {
-  const atom = input.atom ?? genBrainAtom({ slug: parseReplSlug(input.slug).atom });
+  const atom = input.atom ? asBrainAtom(input.atom) : genBrainAtom({ slug: parseReplSlug(input.slug!).atom });
   const slug = `bhrain.struct.v1@${atom.slug}`;
   const refStore = input.refStore ?? null;
   const brains = genReplBrains(atom, input.config);

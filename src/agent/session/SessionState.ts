@@ -174,7 +174,7 @@ export type SessionSetup = Pick<
  */
 const stamp = (message: BrainMessage, timestamp: string): BrainMessage => {
   if (message.role === 'tool')
-    return message.truncated === undefined && message.exitCode === undefined
+    return message.truncated === undefined && message.exitCode === undefined && message.malfunction === undefined
       ? {
           role: 'tool',
           toolCallId: message.toolCallId,
@@ -191,6 +191,7 @@ const stamp = (message: BrainMessage, timestamp: string): BrainMessage => {
           isError: message.isError,
           ...(message.truncated === undefined ? {} : { truncated: message.truncated }),
           ...(message.exitCode === undefined ? {} : { exitCode: message.exitCode }),
+          ...(message.malfunction === undefined ? {} : { malfunction: message.malfunction }),
           timestamp,
         };
   if (message.role === 'assistant')

@@ -146,7 +146,7 @@ const answerCall = async (asked: BrainToolCall, session: ToolCallSession, notRun
     // only a BhrainToolFatalError gets here: the call still gets its result, then the session ends
     const fatal = error as BhrainToolFatalError;
     session.log.error(`tool ${call.name} ended the session: ${fatal.message}`, { callId: call.id });
-    return { success: false, output: `${call.name} failed, and the session ends here: ${fatal.message}`, fatal };
+    return { success: false, output: `${call.name} failed, and the session ends here: ${fatal.message}`, fatal, malfunction: true };
   }
   if (!session.hooks) return result;
   // PostToolUse: a hook's complaint and added context go with the result the model reads (with PreToolUse's context)
@@ -221,7 +221,15 @@ export const executeToolCall = async (
     occurredAt: new Date().toISOString(),
   });
   return {
-    message: { role: 'tool', toolCallId: call.id, toolName: call.name, content, isError: !result.success, ...fields },
+    message: {
+      role: 'tool',
+      toolCallId: call.id,
+      toolName: call.name,
+      content,
+      isError: !result.success,
+      ...fields,
+      ...(result.malfunction && !result.success ? { malfunction: true as const } : {}),
+    },
     denied,
     ...(result.fatal ? { fatal: result.fatal } : {}),
   };

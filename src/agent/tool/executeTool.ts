@@ -103,6 +103,7 @@ export const runPreparedCall = async (
     return {
       callId: call.id,
       success: false,
+      malfunction: true,
       output: `tool ${call.name} failed with an unexpected error: ${(error as Error)?.message ?? String(error)}`,
     };
   }

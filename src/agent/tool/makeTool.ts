@@ -45,6 +45,8 @@ export interface BhrainToolResult {
   fullOutputPath?: string;
   /** for a tool that runs a process (bash): its exit code, null when killed by a signal or a timeout */
   exitCode?: number | null;
+  /** the tool threw an unexpected error: it broke, where a failed result is a call it refused or could not do */
+  malfunction?: true;
   /** for bash in a sandbox: the protected entries the command made or changed, put right when it ended, and the git
    *  repositories it made (for the audit; the model reads them in the output's notes) */
   protectedChanges?: readonly ProtectedChange[];

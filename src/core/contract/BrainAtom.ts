@@ -18,7 +18,8 @@ export interface BrainModelPrice {
 
 /** .what = what the supplier guarantees for this atom: model, window, price */
 export interface BrainAtomSpec {
-  supplier: BrainSupplier;
+  /** rhachet: a rhachet brain atom's, whatever wire it speaks (genBrainAtomOfRhachet) */
+  supplier: BrainSupplier | 'rhachet';
   model: string;
   contextWindowTokens: number;
   maxOutputTokens: number;

@@ -55,6 +55,11 @@ export interface BrainToolMessage {
   readonly toolName: string;
   readonly content: string;
   readonly isError: boolean;
+  /**
+   * the tool broke (it threw unexpectedly, or ended the session), rather than refused or reported a failed call; absent
+   * on every other result. An atom whose protocol tells the two apart (rhachet's error:malfunction) reads it
+   */
+  readonly malfunction?: true;
   /** when the loop appended it (ISO 8601); absent on messages made elsewhere (a history rebuilt from an episode) */
   readonly timestamp?: string;
   /** the output was cut: by the tool itself or by the loop's truncation policy (docs/design/tools.md#truncation-and-spill) */
