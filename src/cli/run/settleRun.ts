@@ -15,6 +15,7 @@ import { resolveMcpServers } from '../mcp/resolveMcpServers.js';
 import { readMcpTimeoutMs } from '../mcp/startMcpServers.js';
 import { readJsonSchema, readSystemPromptAdditions, readThinking } from '../readSkillOptions.js';
 import { resolvePermission } from '../resolvePermission.js';
+import { isRhachetAtomSlug } from '../settings/readSettingsFile.js';
 import { resolveSkillSettings, SETTINGS_FILE_NAME, type ResolvedSkillSettings } from '../settings/resolveSkillSettings.js';
 import { nameSettingOrigin, type SkillSettingsFlags } from '../settings/settingsTable.js';
 import type { RunIo } from './genRunIo.js';
@@ -73,6 +74,18 @@ const resolveRunMcp = async (io: RunIo, settings: ResolvedSkillSettings, cwd: st
 };
 
 /**
+ * .what = the run's atom: one of ours by its slug, else a rhachet brain atom of that full slug among the repository's
+ *         rhachet-brains-* packages (loaded only then); --model, --base-url and --thinking apply to ours alone
+ */
+const resolveRunAtom = async (io: RunIo, values: ResolvedSkillSettings['values']) => {
+  const slug = values.atom!;
+  if (!isRhachetAtomSlug(slug))
+    return genBrainAtom({ slug, model: values.model, baseUrl: values.baseUrl, thinking: readThinking(io.options.thinking) });
+  const { resolveRhachetAtom } = await import('../rhachet/discoverRhachetAtoms.js');
+  return resolveRhachetAtom({ slug, cwd: io.cwd }, { env: process.env, warn: io.warn });
+};
+
+/**
  * .what = the first half of a run's preparation, each part checked: the settings, the sandbox and network checks
  *         (started), the guard, the MCP servers to start, the hooks (their runs collected by a sink); then the atom
  * .why = every caller mistake is exit 2 before any model request and before anything is written
@@ -125,7 +138,7 @@ export const settleRun = async (io: RunIo, flags: SkillSettingsFlags, audit: Run
     : undefined;
   const hookRuns = hooks ? genHookRunsSink({ warnings: io.warnings, redact: io.redact }) : null;
   if (hookRuns) io.sinks.add(hookRuns);
-  const atom = genBrainAtom({ slug: values.atom!, model: values.model, baseUrl: values.baseUrl, thinking: readThinking(options.thinking) });
+  const atom = await resolveRunAtom(io, values);
   return { settings, sandbox, addDirs, outputSchema, systemPrompt, checks, settingsGuard, permissionGuard, mcp, hooks, hookRuns, atom };
 };
 

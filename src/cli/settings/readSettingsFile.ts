@@ -5,7 +5,7 @@ import type * as z from 'zod/mini';
 import type { BashSandboxMode } from '../../sandbox/BashSandbox.js';
 import { BASH_SANDBOX_MODES } from '../../sandbox/BashSandbox.js';
 import { DOMAIN_PATTERN_EXPECTS } from '../../sandbox/network/allowedDomains.js';
-import { SUPPLIER_URL_ENV_VARS_TEXT } from '../../core/contract/supplierTable.js';
+import { SUPPLIER_TABLE, SUPPLIER_URL_ENV_VARS_TEXT } from '../../core/contract/supplierTable.js';
 import { BadRequestError } from '../../core/contract/errors.js';
 import { didYouMean } from '../../core/text/findNearestName.js';
 import {
@@ -19,11 +19,17 @@ import {
   type SettingRuleValue,
 } from './settingsTable.js';
 
+/** .what = whether a slug is `<repo>/<...>` under a repo that is none of our slug prefixes: a rhachet brain atom's full slug */
+export const isRhachetAtomSlug = (slug: string): boolean =>
+  /^[^/\s]+\/\S+$/.test(slug) && !SUPPLIER_TABLE.some((row) => slug.startsWith(`${row.slugPrefix}/`));
+
 /**
  * .what = why a string is not an atom slug bhrain knows (the choices listed), or null when it is one
  * .why = the atom is checked where it is given (a file, an env var), so the error names that place
  */
 export const checkAtomSlug = async (slug: string): Promise<string | null> => {
+  // `<repo>/<...>` under a prefix not ours names a rhachet brain atom: found (or refused, exit 2) when the run starts
+  if (isRhachetAtomSlug(slug)) return null;
   // loaded only now: it brings the suppliers' SDKs
   const { genBrainAtom } = await import('../../providers/genBrainAtom.js');
   try {
