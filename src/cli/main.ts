@@ -5,6 +5,7 @@ import './enableCompileCache.js';
 import { Command } from 'commander';
 
 import { genAgentsCommand, genAgentSkillsCommand } from './genAgentFilesCommands.js';
+import { genAtomsCommand } from './genAtomsCommand.js';
 import { genConfigCommand } from './genConfigCommand.js';
 import { genExportCommand } from './genExportCommand.js';
 import { genRewindCommand } from './genRewindCommand.js';
@@ -23,6 +24,7 @@ const program = new Command('bhrain')
   .addCommand(genRewindCommand())
   .addCommand(genExportCommand())
   .addCommand(genConfigCommand())
+  .addCommand(genAtomsCommand())
   .addCommand(genMcpCommand())
   .addCommand(genAgentSkillsCommand())
   .addCommand(genAgentsCommand())

@@ -93,3 +93,27 @@ describe('bhrain act --atom <a rhachet brain atom of this repository>', () => {
     expect(unknown.stderr).toMatch(/unknown atom 'standin\/gpt-standin-2': did you mean 'standin\/gpt-standin-1'\?/);
   });
 });
+
+describe('bhrain atoms', () => {
+  it("lists bhrain's atoms and this repository's rhachet ones, with source, window and price; a package that throws is skipped with a warning", async () => {
+    await writeFile(
+      join(repo, 'package.json'),
+      JSON.stringify({ dependencies: { 'rhachet-brains-standin': '0.0.1', 'rhachet-brains-broken': '0.0.1' } }),
+    );
+    const broken = await writeRhachetSupplierPackage({ repoDir: repo, name: 'broken' });
+    await writeFile(join(broken, 'index.js'), "exports.getBrainAtomsByBroken = () => { throw new Error('no config'); };");
+    const run = await runBhrain({ args: ['atoms', '-o', 'json'], cwd: repo, env: envFor() });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/could not extract brains from package "rhachet-brains-broken": no config/);
+    const { atoms } = JSON.parse(run.stdout);
+    expect(atoms.find((atom: { slug: string }) => atom.slug === 'claude/sonnet')).toMatchObject({ source: 'bhrain' });
+    expect(atoms.find((atom: { slug: string }) => atom.slug === 'standin/gpt-standin-1')).toMatchObject({
+      source: 'rhachet-brains-standin',
+      contextWindowTokens: 200000,
+      price: { input: 3, output: 15 },
+      spec: expect.objectContaining({ gain: expect.any(Object) }),
+    });
+    const text = await runBhrain({ args: ['atoms'], cwd: repo, env: envFor() });
+    expect(text.stdout).toMatch(/standin\/gpt-standin-1\s+rhachet-brains-standin\s+200000\s+in \$3 \/ out \$15 per Mtok/);
+  });
+});

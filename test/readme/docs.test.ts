@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 
 import { EXIT_CODES } from '../../src/cli/exitCodes.js';
 import { genAgentsCommand, genAgentSkillsCommand } from '../../src/cli/genAgentFilesCommands.js';
+import { genAtomsCommand } from '../../src/cli/genAtomsCommand.js';
 import { genConfigCommand } from '../../src/cli/genConfigCommand.js';
 import { genExportCommand } from '../../src/cli/genExportCommand.js';
 import { genRunsCommand } from '../../src/cli/genRunsCommand.js';
@@ -101,6 +102,7 @@ describe('the CLI reference names every flag and every exit code', () => {
     genRewindCommand(),
     genExportCommand(),
     genConfigCommand(),
+    genAtomsCommand(),
     genMcpCommand(noop),
     genAgentSkillsCommand(),
     genAgentsCommand(),

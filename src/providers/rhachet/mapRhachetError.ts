@@ -16,7 +16,7 @@ export const isWireFailure = (error: unknown): boolean => {
 const NAMES_CREDS = /api[_ -]?key|credential|creds|token|unauthori[sz]ed|keyrack/i;
 
 /**
- * .what = a rhachet atom's failure as one of bhrain's errors, so the CLI's exit codes hold (docs/contracts.md#errors):
+ * .what = a rhachet atom's failure as one of bhrain's errors, so the CLI's exit codes hold (docs/contracts.md#errors-of-a-rhachet-atom):
  *         - a BhrainError stays itself;
  *         - an HTTP status or a failed connection is read as our own atoms read them (auth 401/403, overflow, a 4xx
  *           rejection, else unavailable): mapSupplierError;
