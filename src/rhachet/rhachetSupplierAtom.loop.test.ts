@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { genRecordingLog, useStandin } from '#standin/useStandin.js';
+import { genRecordingLog, PROTOCOL_SLUGS, useStandin } from '#standin/useStandin.js';
 import { tempDir } from '#test-helpers/fs.js';
 import { writeRhachetSupplierPackage } from '#test-helpers/rhachetSupplierPackage.js';
 import { genBhrain } from '../agent/genBhrain.js';
@@ -151,5 +151,31 @@ describe('rhachet supplier atoms: bhrain.struct.v1 runs on them', () => {
     expect(() => genBhrain({ atom: { repo: 'x', slug: 'x/y' } as never })).toThrow(/needs ask \(a function\)/);
     expect(() => genBrainRepl({ atom: { ...atoms[0], act: async () => null } as never })).toThrow(/rhachet BrainRepl/);
     expect(standin().requests).toHaveLength(0);
+  });
+});
+
+describe('rhachet supplier atoms: the loop stops mid-task as on our atoms', () => {
+  it('rhachet supplier atoms: max iterations and a token budget stop between calls, saying which', async () => {
+    const call = { text: 'working', toolCalls: [{ name: 'echo', input: { say: 'x' } }] };
+    standin().script(call, call, call);
+    const box = echoBox(async ({ call: asked }) => ({ callId: asked.id, success: true, output: 'ok' }));
+    const capped = await genBhrain({ atom: bound(), toolBoxes: [box], maxIterations: 2 }).invoke({ prompt: 'go' }, contextFor());
+    expect(capped).toMatchObject({ termination: 'max-iterations', iterations: 2, output: expect.stringContaining('(maxIterations)') });
+    standin().reset();
+    standin().script(call, call);
+    const spent = await genBhrain({ atom: bound(), toolBoxes: [box], limits: { maxTokens: 5 } }).invoke({ prompt: 'go' }, contextFor());
+    expect(spent).toMatchObject({ termination: 'budget', iterations: 1, budgetReached: { limit: 'maxTokens' } });
+  });
+});
+
+describe.each(PROTOCOL_SLUGS)('a padded tool name on $slug', ({ slug }) => {
+  it("' echo ' calls the tool echo, in every protocol: never answered 'tool not found'", async () => {
+    standin().script({ toolCalls: [{ name: ' echo ', input: { say: 'padded' } }] }, { text: 'done' });
+    const run = await genBhrain({
+      atom: slug,
+      toolBoxes: [echoBox(async ({ call }) => ({ callId: call.id, success: true, output: `said ${String(call.input.say)}` }))],
+    }).invoke({ prompt: 'go' }, contextFor());
+    expect(run.toolCalls).toMatchObject({ made: 1, failed: 0 });
+    expect(run.transcript.find((message) => message.role === 'tool')).toMatchObject({ toolName: 'echo', content: 'said padded' });
   });
 });
