@@ -12,6 +12,17 @@ export const isWireFailure = (error: unknown): boolean => {
   return NETWORK_CODES.test(code) || given?.name === 'APIConnectionError' || given?.name === 'APIConnectionTimeoutError';
 };
 
+/**
+ * .what = an error's kind: its name, else its class's name, else the "<Kind>Error: " its message begins with
+ * .why = helpful-errors before 1.7 leaves `name` as 'Error' and says the class in the message ("BadRequestError: ...");
+ *        rhachet-brains-anthropic 0.4.1 throws those
+ */
+const kindOf = (error: unknown): string => {
+  const given = error as { name?: unknown; constructor?: { name?: unknown }; message?: unknown } | null;
+  const named = [given?.name, given?.constructor?.name, /^(\w+Error): /.exec(String(given?.message ?? ''))?.[1]];
+  return (named.find((name) => typeof name === 'string' && name && name !== 'Error') as string | undefined) ?? 'Error';
+};
+
 /** .what = a credential or a key named in a message */
 const NAMES_CREDS = /api[_ -]?key|credential|creds|token|unauthori[sz]ed|keyrack/i;
 
@@ -30,8 +41,10 @@ export const mapRhachetError = (input: { error: unknown; slug: string; keyEnvVar
   const { error, slug } = input;
   if (error instanceof BhrainError) return error;
   if (isWireFailure(error)) return mapSupplierError({ error, supplier: slug, keyEnvVars: input.keyEnvVars });
-  const name = String((error as { name?: unknown })?.name ?? 'Error');
-  const message = (error as Error)?.message ?? String(error);
+  const name = kindOf(error);
+  const raw = (error as Error)?.message ?? String(error);
+  // the kind said once: helpful-errors 1.5 puts it in the message too
+  const message = raw.startsWith(`${name}: `) ? raw.slice(name.length + 2) : raw;
   const said = `${slug} failed (${name}: ${message})`;
   if (name === 'ZodError' || name === 'SyntaxError')
     return new OutputInvalidError(`${said}: its answer did not fit the output it parses`, '', { cause: error });
