@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { tempDir } from '#test-helpers/fs.js';
 import { genGitRepo, runGit } from '#test-helpers/git.js';
+import { BadRequestError } from '../../core/contract/errors.js';
 import { CheckpointStoreError } from './checkpointStore.js';
 import { CHECKPOINT_STORE_IDLE_DAYS, genGitCheckpointer, pruneCheckpointStore } from './genGitCheckpointer.js';
 import { applyRewind, planRewind } from './rewindCheckpoints.js';
@@ -86,6 +87,16 @@ describe('genGitCheckpointer: what a turn costs', () => {
     await writeFile(join(repo, 'a.txt'), 'changed again\n');
     await checkpointer.afterTurn({ turn: 3 });
     expect(checkpointer.checkpoints().map(({ turn }) => turn)).toEqual([0]);
+  });
+
+  it('a run id that is no plain ref name is refused before anything is written: the ref is a file the checkpointer writes', () => {
+    const home = tempDir('bhrain-ckpt-home-');
+    made.push(home);
+    for (const runId of ['../escape', 'a/../../b', '.hidden', 'run.lock', 'a b', ''])
+      expect(() => genGitCheckpointer({ cwd: home, home, runId, ignoredMaxBytes: 0, retention: RETENTION }, { env: {} }), runId).toThrow(
+        BadRequestError,
+      );
+    expect(existsSync(join(home, 'checkpoints'))).toBe(false);
   });
 
   it('outside any repository, a tree of more entries than the bound is not copied: the run records nothing, and says why', async () => {

@@ -2,6 +2,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync, writeF
 import { copyFile, lstat, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
+import { BadRequestError } from '../../core/contract/errors.js';
 import { runHardenedGit } from '../git/runHardenedGit.js';
 import type { BhrainCheckpoint, BhrainCheckpointer } from './BhrainCheckpointer.js';
 import {
@@ -303,6 +304,9 @@ export const genGitCheckpointer = (
   input: GitCheckpointerInput,
   context: { env: Record<string, string | undefined>; now?: () => Date },
 ): GitCheckpointer => {
+  // the ref is written in-process at refs/bhrain/runs/<runId>: a run id that is no plain ref name could write elsewhere
+  if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(input.runId) || input.runId.includes('..') || input.runId.endsWith('.lock'))
+    throw new BadRequestError(`the run id '${input.runId}' cannot name a checkpoint ref: use letters, digits, '.', '_' and '-'`);
   const store = locateCheckpointStore({ cwd: input.cwd, home: input.home });
   const checkpoints: BhrainCheckpoint[] = [];
   let failure: string | null = null;

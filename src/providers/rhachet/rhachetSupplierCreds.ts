@@ -1,3 +1,5 @@
+import { getSupplierFacts } from '../../core/contract/supplierTable.js';
+
 /**
  * .what = per rhachet supplier repo, the env vars bhrain reads its key from, and the context key its atoms read them at
  * .why = rhachet binds a supplier's creds as context['brain.supplier.<name>'] = { creds: async getter of keys }, with no
@@ -5,9 +7,9 @@
  *        of these variables. Read from ehmpathy's packages; docs/contracts.md#credentials lists what is not known
  */
 export const RHACHET_SUPPLIER_CREDS: Readonly<Record<string, { suppliesKeys: readonly string[]; keyEnvVars: readonly string[] }>> = {
-  // rhachet-brains-anthropic 0.4.1 reads process.env.ANTHROPIC_API_KEY itself (and its SDK ANTHROPIC_BASE_URL), not context
-  anthropic: { suppliesKeys: ['brain.supplier.anthropic'], keyEnvVars: ['ANTHROPIC_API_KEY'] },
-  openai: { suppliesKeys: ['brain.supplier.openai'], keyEnvVars: ['OPENAI_API_KEY'] },
+  // rhachet-brains-anthropic 0.4.1 reads the key variable from the environment itself (its SDK the URL one), not context
+  anthropic: { suppliesKeys: ['brain.supplier.anthropic'], keyEnvVars: getSupplierFacts('anthropic').keyEnvVars },
+  openai: { suppliesKeys: ['brain.supplier.openai'], keyEnvVars: getSupplierFacts('openai').keyEnvVars },
   xai: { suppliesKeys: ['brain.supplier.xai'], keyEnvVars: ['XAI_API_KEY'] },
   openrouter: { suppliesKeys: ['brain.supplier.openrouter'], keyEnvVars: ['OPENROUTER_API_KEY'] },
   // rhachet-brains-fireworksai reads context['brain.supplier.fireworks']
